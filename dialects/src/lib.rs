@@ -1,0 +1,15 @@
+//! umac's own dialects and the MLIR context every umac tool works in.
+//!
+//! - [`context`] builds a context with every upstream dialect, pass and LLVM translation
+//!   registered, ready for TOSA input and for umac's ops.
+//! - [`umac`] defines the `umac` dialect (ops and discardable attributes) and its verifier.
+//! - [`source`] parses MLIR text or bytecode with real file names and line numbers, and prints it back.
+//! - [`location`] turns MLIR locations into `file:line:col` and emits located errors.
+
+pub mod context;
+pub mod location;
+pub mod source;
+pub mod umac;
+
+pub use context::{ContextOptions, create_context};
+pub use location::{FileLineCol, emit_error, file_line_col};

@@ -1,0 +1,52 @@
+//! Source locations: resolving MLIR locations to `file:line:col`, and emitting located errors.
+
+use melior::ir::Location;
+use std::ffi::CString;
+
+/// A resolved source position (1-based line and column, as MLIR prints them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileLineCol {
+    /// The file name the location carries.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// Finds the position a diagnostic should point at, the way MLIR's source manager handler does:
+/// a call site shows its callee, a fused location its first resolvable part, a name its child.
+pub fn file_line_col(location: Location) -> Option<FileLineCol> {
+    if location.is_file_line_col_range() {
+        let file = location.file_line_col_range_filename();
+        let file = file.as_string_ref().as_str().ok()?.to_string();
+        return Some(FileLineCol {
+            file,
+            line: location.file_line_col_range_start_line(),
+            column: location.file_line_col_range_start_column(),
+        });
+    }
+    if location.is_name() {
+        return file_line_col(location.name_child_location());
+    }
+    if location.is_call_site() {
+        return file_line_col(location.call_site_callee())
+            .or_else(|| file_line_col(location.call_site_caller()));
+    }
+    if location.is_fused() {
+        return (0..location.fused_num_locations())
+            .find_map(|index| file_line_col(location.fused_location(index)));
+    }
+    None
+}
+
+/// Emits an error at `location` through the context's diagnostic handlers, as MLIR's own
+/// verifiers do, so tools print it and `--verify-diagnostics` can match it.
+pub fn emit_error(location: Location, message: &str) {
+    // Interior NULs cannot cross the C API; they never occur in our messages, but user text
+    // quoted in a message might carry one.
+    let message = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+    // SAFETY: the location is alive (borrowed for this call) and the message is NUL-terminated;
+    // mlirEmitError copies it.
+    unsafe { mlir_sys::mlirEmitError(location.to_raw(), message.as_ptr()) }
+}

@@ -1,0 +1,278 @@
+//! The `umac` dialect: umac's own low-level ops and the discardable attributes of partitioned
+//! functions, with the verifier that checks them.
+//!
+//! # Why unregistered ops and a Rust verifier, not IRDL
+//! `umac.call_extern` passes a list of operands of different types (an int8 input, an int32 bias,
+//! an int8 output...). In IRDL a constraint variable unifies across all of its uses, including all
+//! elements of one variadic operand group, so an IRDL `call_extern` would only accept calls whose
+//! inputs all share one type (MLIR 22: `expected 'memref<4xi8>' but got 'memref<2xi32>'`). IRDL
+//! cannot check discardable attributes on other dialects' ops either (`umac.target` on a
+//! `func.func` needs a dialect attribute hook IRDL does not have). So umac ops are unregistered
+//! ops, parsed in generic form, and [`verify`] checks them and the attributes; `umac-opt` runs it
+//! after parsing and after the pipeline, and the `umac-verify` pass runs it anywhere in a pipeline.
+//! Unregistered ops are treated by MLIR as having unknown side effects, which is what a call into
+//! C is. Foreign unregistered ops are still rejected unless `--allow-unregistered-dialect` is given.
+//!
+//! # Ops
+//! `umac.call_extern` calls a C function in destination-passing style:
+//! ```mlir
+//! "umac.call_extern"(%in, %weights, %out) {callee = @my_conv, operandSegmentSizes = array<i32: 2, 1>}
+//!     : (memref<1x8x8x4xi8>, memref<4x3x3x4xi8>, memref<1x8x8x4xi8>) -> ()
+//! ```
+//! Operands are the inputs, then the outputs (`operandSegmentSizes` gives the two counts); every
+//! operand is a memref, there is at least one output, and the op has no results. If the module
+//! declares the callee as a `func.func`, its type must be `(operand types) -> ()`.
+//!
+//! # Attributes
+//! - `umac.target = "<target>"` on a `func.func`: the function was partitioned to that target.
+//! - `umac.composite = "<pattern>"` on a `func.func` that also has `umac.target`: the composite
+//!   pattern the function's body matched.
+
+use crate::location::emit_error;
+use melior::ir::{
+    Attribute, AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
+use mlir_sys::{
+    MlirAttribute, MlirStringRef, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef,
+    mlirAttributeIsAString, mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation,
+    mlirOperationGetContext, mlirDenseArrayGetNumElements,
+    mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirStringAttrGetValue,
+    mlirTypeIsAMemRef,
+};
+
+/// `umac.call_extern`: a destination-passing call of a C symbol.
+pub const CALL_EXTERN: &str = "umac.call_extern";
+/// The symbol `umac.call_extern` calls.
+pub const CALLEE_ATTR: &str = "callee";
+/// The input and output operand counts of `umac.call_extern`.
+pub const SEGMENT_SIZES_ATTR: &str = "operandSegmentSizes";
+/// The target a partitioned function runs on.
+pub const TARGET_ATTR: &str = "umac.target";
+/// The composite pattern a partitioned function matched.
+pub const COMPOSITE_ATTR: &str = "umac.composite";
+
+/// Every op of the dialect.
+pub const OPERATIONS: &[&str] = &[CALL_EXTERN];
+/// Every discardable attribute of the dialect.
+pub const ATTRIBUTES: &[&str] = &[TARGET_ATTR, COMPOSITE_ATTR];
+
+/// What the verifier accepts beyond the umac dialect.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VerifyOptions {
+    /// Accept ops of unregistered dialects other than `umac`.
+    pub allow_unregistered_dialects: bool,
+}
+
+/// Verifies every umac op and attribute nested in `root` (and foreign unregistered ops), emitting
+/// a located error for each problem. Returns `true` when there was none.
+pub fn verify(root: OperationRef, options: VerifyOptions) -> bool {
+    let mut ok = true;
+    root.walk(WalkOrder::PreOrder, |op| {
+        ok &= verify_op(op, options);
+        WalkResult::Advance
+    });
+    ok
+}
+
+fn verify_op(op: OperationRef, options: VerifyOptions) -> bool {
+    let name = op_name(&op);
+    let mut ok = verify_attributes(&op, &name);
+    if name.starts_with("umac.") {
+        ok &= match name.as_str() {
+            CALL_EXTERN => verify_call_extern(&op),
+            _ => fail(&op, &format!("unknown operation '{name}' in the umac dialect (known: {})", OPERATIONS.join(", "))),
+        };
+    } else if !options.allow_unregistered_dialects && !is_registered_operation(&op, &name) {
+        let namespace = name.split('.').next().unwrap_or_default();
+        if !dialect_is_registered(&op, namespace) {
+            ok &= fail(&op, &format!(
+                "operation '{name}' is from the unregistered dialect '{namespace}' (pass --allow-unregistered-dialect to accept it)"
+            ));
+        }
+    }
+    ok
+}
+
+fn verify_attributes(op: &OperationRef, name: &str) -> bool {
+    let mut ok = true;
+    let count = op.discardable_attribute_count();
+    for index in 0..count {
+        let Ok((attr_name, value)) = op.discardable_attribute_at(index) else { continue };
+        let attr_name = attr_name.as_string_ref().as_str().unwrap_or_default().to_string();
+        if !attr_name.starts_with("umac.") {
+            continue;
+        }
+        ok &= match attr_name.as_str() {
+            TARGET_ATTR | COMPOSITE_ATTR => {
+                let mut good = true;
+                if name != "func.func" {
+                    good = fail(op, &format!("'{attr_name}' is only valid on a func.func (a partitioned function), not on '{name}'"));
+                } else if string_value(value).is_none_or(|s| s.is_empty()) {
+                    good = fail(op, &format!("'{attr_name}' must be a non-empty string, got {value}"));
+                } else if attr_name == COMPOSITE_ATTR && !op.has_attribute(TARGET_ATTR) {
+                    good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
+                }
+                good
+            }
+            _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
+        };
+    }
+    ok
+}
+
+fn verify_call_extern(op: &OperationRef) -> bool {
+    let prefix = format!("'{CALL_EXTERN}' op");
+    let Ok(callee) = op.attribute(CALLEE_ATTR) else {
+        return fail(op, &format!("{prefix} requires a '{CALLEE_ATTR}' attribute naming the C symbol to call (e.g. callee = @my_kernel)"));
+    };
+    // SAFETY: the attribute is alive for this call.
+    if !unsafe { mlirAttributeIsAFlatSymbolRef(callee.to_raw()) } {
+        return fail(op, &format!("{prefix} '{CALLEE_ATTR}' must be a flat symbol reference such as @my_kernel, got {callee}"));
+    }
+    // SAFETY: checked above that this is a flat symbol ref.
+    let symbol = string_ref(unsafe { mlirFlatSymbolRefAttrGetValue(callee.to_raw()) });
+    if !is_c_identifier(&symbol) {
+        return fail(op, &format!("{prefix} callee @{symbol:?} is not a C identifier"));
+    }
+    if op.result_count() != 0 {
+        return fail(op, &format!("{prefix} must have no results: outputs are operands (destination-passing style)"));
+    }
+    if op.region_count() != 0 || op.successor_count() != 0 {
+        return fail(op, &format!("{prefix} must have no regions or successors"));
+    }
+    let Some((inputs, outputs)) = segment_sizes(op) else {
+        return fail(op, &format!(
+            "{prefix} requires '{SEGMENT_SIZES_ATTR} = array<i32: #inputs, #outputs>' adding up to its {} operands",
+            op.operand_count()
+        ));
+    };
+    if outputs == 0 {
+        return fail(op, &format!("{prefix} requires at least one output operand, got {inputs} inputs and 0 outputs"));
+    }
+    let types: Vec<Type> = op.operands().map(|value| value.r#type()).collect();
+    for (index, ty) in types.iter().enumerate() {
+        // SAFETY: the type is alive for this call.
+        if !unsafe { mlirTypeIsAMemRef(ty.to_raw()) } {
+            let role = if index < inputs { "input" } else { "output" };
+            return fail(op, &format!("{prefix} operand #{index} ({role}) must be a memref, got '{ty}'"));
+        }
+    }
+    check_declaration(op, &symbol, &types)
+}
+
+/// If the enclosing module declares the callee as a function, its type must fit the call.
+fn check_declaration(op: &OperationRef, symbol: &str, types: &[Type]) -> bool {
+    let Some(module) = enclosing_module(op) else { return true };
+    let Ok(region) = module.region(0) else { return true };
+    let Some(body) = region.first_block() else { return true };
+    let mut next = body.first_operation();
+    while let Some(candidate) = next {
+        next = candidate.next_in_block();
+        if op_name(&candidate) != "func.func" {
+            continue;
+        }
+        let Ok(name) = candidate.attribute("sym_name") else { continue };
+        if string_value(name).as_deref() != Some(symbol) {
+            continue;
+        }
+        let Ok(function_type) = candidate.attribute("function_type") else { return true };
+        let called = format!(
+            "({}) -> ()",
+            types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        let declared = function_type.to_string();
+        if declared != called {
+            return fail(op, &format!(
+                "'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}'"
+            ));
+        }
+        return true;
+    }
+    true
+}
+
+fn enclosing_module<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut parent = op.parent_operation();
+    while let Some(p) = parent {
+        if op_name(&p) == "builtin.module" {
+            return Some(p);
+        }
+        parent = p.parent_operation();
+    }
+    None
+}
+
+fn segment_sizes(op: &OperationRef) -> Option<(usize, usize)> {
+    let attr = op.attribute(SEGMENT_SIZES_ATTR).ok()?;
+    let raw = attr.to_raw();
+    // SAFETY: the attribute is alive; the element reads are guarded by the kind and count checks.
+    unsafe {
+        if !mlirAttributeIsADenseI32Array(raw) || mlirDenseArrayGetNumElements(raw) != 2 {
+            return None;
+        }
+        let (inputs, outputs) = (mlirDenseI32ArrayGetElement(raw, 0), mlirDenseI32ArrayGetElement(raw, 1));
+        let (inputs, outputs) = (usize::try_from(inputs).ok()?, usize::try_from(outputs).ok()?);
+        (inputs + outputs == op.operand_count()).then_some((inputs, outputs))
+    }
+}
+
+/// The value of a string attribute, or `None` for another kind.
+pub fn string_value(attribute: Attribute) -> Option<String> {
+    let raw: MlirAttribute = attribute.to_raw();
+    // SAFETY: the attribute is alive; the value is only read after the kind check.
+    unsafe { mlirAttributeIsAString(raw).then(|| string_ref(mlirStringAttrGetValue(raw))) }
+}
+
+fn string_ref(s: MlirStringRef) -> String {
+    if s.data.is_null() {
+        return String::new();
+    }
+    // SAFETY: MLIR string refs point at `length` bytes owned by the context.
+    let bytes = unsafe { std::slice::from_raw_parts(s.data.cast::<u8>(), s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn op_name(op: &OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
+}
+
+fn dialect_is_registered(op: &OperationRef, namespace: &str) -> bool {
+    let name = MlirStringRef { data: namespace.as_ptr().cast(), length: namespace.len() };
+    // SAFETY: the context outlives the op; the name is alive for the call. Loading a registered
+    // dialect that is not loaded yet is harmless (all are loaded at context creation anyway).
+    !unsafe { mlirContextGetOrLoadDialect(mlirOperationGetContext(op.to_raw()), name) }.ptr.is_null()
+}
+
+fn is_registered_operation(op: &OperationRef, name: &str) -> bool {
+    let name = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
+    // SAFETY: the context outlives the op; the name is alive for the call.
+    unsafe { mlirContextIsRegisteredOperation(mlirOperationGetContext(op.to_raw()), name) }
+}
+
+/// Tells whether `s` can name a C function.
+pub fn is_c_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn fail(op: &OperationRef, message: &str) -> bool {
+    emit_error(op.location(), message);
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_c_identifier;
+
+    #[test]
+    fn c_identifiers() {
+        assert!(is_c_identifier("vanilla_conv2d_s8"));
+        assert!(is_c_identifier("_x1"));
+        assert!(!is_c_identifier(""));
+        assert!(!is_c_identifier("1abc"));
+        assert!(!is_c_identifier("a.b"));
+        assert!(!is_c_identifier("a-b"));
+    }
+}

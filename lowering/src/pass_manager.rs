@@ -1,0 +1,185 @@
+//! Builds one pass manager from a pipeline string that mixes umac and upstream passes.
+
+use crate::{
+    options::parse_options,
+    pipeline::{Element, PipelineError, parse_anchored, parse_list},
+    registry::{PassKind, lookup},
+};
+use melior::{
+    Context,
+    pass::{OperationPassManager, PassManager},
+};
+use mlir_sys::{MlirStringRef, mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
+use std::ffi::c_void;
+
+/// How deep named pipelines may expand into each other (a cycle would otherwise never end).
+const MAX_EXPANSION_DEPTH: usize = 16;
+
+/// Builds a pass manager for `pipeline` (e.g. `builtin.module(umac-verify,func.func(cse))`) that
+/// will run on operations named `root`. Errors carry the byte offset in `pipeline` they concern.
+pub fn build_pass_manager<'c>(
+    context: &'c Context,
+    pipeline: &str,
+    root: &str,
+) -> Result<PassManager<'c>, PipelineError> {
+    let (anchor, elements) = parse_anchored(pipeline)?;
+    if anchor != root {
+        return Err(PipelineError::new(
+            format!("the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"),
+            pipeline.len() - pipeline.trim_start().len(),
+        ));
+    }
+    // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
+    // returned PassManager, which frees it on drop.
+    let manager = unsafe {
+        PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), string_ref(&anchor)))
+    };
+    Builder { context, text: pipeline }.add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
+    Ok(manager)
+}
+
+struct Builder<'c, 't> {
+    context: &'c Context,
+    /// The pipeline text the elements' spans refer to.
+    text: &'t str,
+}
+
+impl Builder<'_, '_> {
+    fn add(
+        &self,
+        manager: &OperationPassManager,
+        anchor: &str,
+        elements: &[Element],
+        depth: usize,
+    ) -> Result<(), PipelineError> {
+        for element in elements {
+            match element {
+                Element::Pass { name, options, span, options_offset } => match lookup(name) {
+                    Some(info) => {
+                        if !info.runs_on(anchor) {
+                            return Err(PipelineError::new(
+                                format!(
+                                    "'{name}' runs on '{}' and cannot be placed in a pipeline on '{anchor}'",
+                                    info.anchor
+                                ),
+                                span.0,
+                            ));
+                        }
+                        let values = parse_options(name, info.options, options.as_deref(), *options_offset)?;
+                        match info.kind {
+                            PassKind::Pass(create) => manager.add_pass(create(&values)),
+                            PassKind::Pipeline(expand) => self.expand(manager, anchor, name, &expand(&values), span.0, depth)?,
+                        }
+                    }
+                    None => self.add_upstream(manager, *span)?,
+                },
+                Element::Nested { anchor: nested, elements, span } => {
+                    if !mentions_umac(elements) {
+                        // MLIR's own parser handles pure upstream nests, `any(...)` included.
+                        self.add_upstream(manager, *span)?;
+                    } else if nested == "any" || !self.context.is_registered_operation(nested) {
+                        return Err(PipelineError::new(
+                            format!("umac passes can only be nested under a registered operation, not '{nested}'"),
+                            span.0,
+                        ));
+                    } else {
+                        self.add(&manager.nested_under(nested), nested, elements, depth)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn expand(
+        &self,
+        manager: &OperationPassManager,
+        anchor: &str,
+        name: &str,
+        expansion: &str,
+        at: usize,
+        depth: usize,
+    ) -> Result<(), PipelineError> {
+        let in_expansion = |e: PipelineError| PipelineError::new(format!("in pipeline '{name}' ({expansion}): {}", e.message), at);
+        if depth >= MAX_EXPANSION_DEPTH {
+            return Err(PipelineError::new(format!("pipeline '{name}' expands more than {MAX_EXPANSION_DEPTH} levels deep"), at));
+        }
+        let elements = parse_list(expansion).map_err(in_expansion)?;
+        Builder { context: self.context, text: expansion }
+            .add(manager, anchor, &elements, depth + 1)
+            .map_err(in_expansion)
+    }
+
+    /// Appends upstream pipeline text to `manager` through MLIR's own pipeline parser.
+    fn add_upstream(&self, manager: &OperationPassManager, (start, end): (usize, usize)) -> Result<(), PipelineError> {
+        let text = &self.text[start..end];
+        let mut message = String::new();
+        // SAFETY: the text and the message buffer outlive the call; the callback only appends to
+        // the String it is handed.
+        let result = unsafe {
+            mlirOpPassManagerAddPipeline(
+                manager.to_raw(),
+                string_ref(text),
+                Some(append_message),
+                (&mut message as *mut String).cast(),
+            )
+        };
+        if result.value != 0 {
+            return Ok(());
+        }
+        let (column, message) = upstream_error(&message);
+        Err(PipelineError::new(message, start + column.min(text.len())))
+    }
+}
+
+/// Tells whether any element (at any depth) is a umac pass or pipeline.
+fn mentions_umac(elements: &[Element]) -> bool {
+    elements.iter().any(|element| match element {
+        Element::Pass { name, .. } => lookup(name).is_some(),
+        Element::Nested { elements, .. } => mentions_umac(elements),
+    })
+}
+
+/// Splits MLIR's pipeline-parser report (`<name>:1:COL: error: MESSAGE\n<line>\n<caret>`) into
+/// the 0-based column and the message.
+fn upstream_error(report: &str) -> (usize, String) {
+    let first = report.lines().next().unwrap_or_default();
+    let Some((location, message)) = first.split_once(": error: ") else {
+        let message = report.trim();
+        return (0, if message.is_empty() { "invalid pass pipeline".to_string() } else { message.to_string() });
+    };
+    let column = location
+        .rsplit(':')
+        .next()
+        .and_then(|c| c.parse::<usize>().ok())
+        .map_or(0, |c| c.saturating_sub(1));
+    (column, message.to_string())
+}
+
+fn string_ref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr().cast(), length: s.len() }
+}
+
+unsafe extern "C" fn append_message(text: MlirStringRef, data: *mut c_void) {
+    if text.data.is_null() || data.is_null() {
+        return;
+    }
+    // SAFETY: `data` is the String passed to mlirOpPassManagerAddPipeline, alive for that call;
+    // `text` points at `length` bytes for the duration of this callback.
+    unsafe {
+        let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
+        (*data.cast::<String>()).push_str(&String::from_utf8_lossy(bytes));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upstream_error;
+
+    #[test]
+    fn splits_upstream_reports() {
+        let report = "MLIR Textual PassPipeline Parser:1:5: error: 'foo' does not refer to a registered pass\nfoo\n^\n";
+        assert_eq!(upstream_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
+        assert_eq!(upstream_error(""), (0, "invalid pass pipeline".to_string()));
+    }
+}

@@ -1,0 +1,49 @@
+//! Every umac pass and named pipeline, by the name users write in a pipeline.
+
+use crate::{
+    options::{OptionSpec, OptionValues},
+    passes, pipelines,
+};
+use melior::pass::Pass;
+
+/// What a registry entry turns into.
+#[derive(Clone, Copy)]
+pub enum PassKind {
+    /// A pass implemented in Rust.
+    Pass(fn(&OptionValues) -> Pass),
+    /// A named pipeline: its elements in pipeline syntax, expanded in place (they may name
+    /// upstream passes, umac passes and other pipelines).
+    Pipeline(fn(&OptionValues) -> String),
+}
+
+/// A umac pass or named pipeline.
+#[derive(Clone, Copy)]
+pub struct PassInfo {
+    /// The name in a pipeline string, e.g. `umac-verify`.
+    pub name: &'static str,
+    /// One line for `--list-passes`.
+    pub summary: &'static str,
+    /// The operation it runs on: `builtin.module`, `func.func`, or `any`.
+    pub anchor: &'static str,
+    /// The options it accepts.
+    pub options: &'static [OptionSpec],
+    /// How it is built.
+    pub kind: PassKind,
+}
+
+impl PassInfo {
+    /// Tells whether this entry may be placed in a pass manager nested on `anchor`.
+    pub fn runs_on(&self, anchor: &str) -> bool {
+        self.anchor == "any" || self.anchor == anchor
+    }
+}
+
+/// All umac passes and pipelines, in the order `--list-passes` shows them.
+pub fn registry() -> &'static [PassInfo] {
+    &[passes::verify::INFO, pipelines::LOWER_TO_LLVM]
+}
+
+/// Finds a umac pass or pipeline by name.
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    registry().iter().find(|info| info.name == name)
+}

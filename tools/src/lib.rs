@@ -1,0 +1,3 @@
+//! The command-line tools' shared code. `umac-opt` lives in [`opt`].
+
+pub mod opt;
