@@ -11,6 +11,7 @@ pub mod passes;
 pub mod pipeline;
 pub mod pipelines;
 pub mod registry;
+mod stderr_capture;
 
 pub use pass_manager::build_pass_manager;
 pub use pipeline::PipelineError;

@@ -9,6 +9,7 @@ use melior::{
     Context,
     pass::{OperationPassManager, PassManager},
 };
+use crate::stderr_capture::capture_stderr;
 use mlir_sys::{MlirStringRef, mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
 use std::ffi::c_void;
 
@@ -116,18 +117,18 @@ impl Builder<'_, '_> {
         let mut message = String::new();
         // SAFETY: the text and the message buffer outlive the call; the callback only appends to
         // the String it is handed.
-        let result = unsafe {
+        let (result, stray) = capture_stderr(|| unsafe {
             mlirOpPassManagerAddPipeline(
                 manager.to_raw(),
                 string_ref(text),
                 Some(append_message),
                 (&mut message as *mut String).cast(),
             )
-        };
+        });
         if result.value != 0 {
             return Ok(());
         }
-        let (column, message) = upstream_error(&message);
+        let (column, message) = upstream_error(&format!("{stray}{message}"));
         Err(PipelineError::new(message, start + column.min(text.len())))
     }
 }
@@ -140,13 +141,19 @@ fn mentions_umac(elements: &[Element]) -> bool {
     })
 }
 
-/// Splits MLIR's pipeline-parser report (`<name>:1:COL: error: MESSAGE\n<line>\n<caret>`) into
-/// the 0-based column and the message.
+/// Splits MLIR's pipeline-parser report into the 0-based column and the message. The report is
+/// either `<name>:1:COL: error: MESSAGE` plus the pipeline and a caret, or (for pass options) loose
+/// lines, which become one message.
 fn upstream_error(report: &str) -> (usize, String) {
-    let first = report.lines().next().unwrap_or_default();
+    let first = report.trim_start().lines().next().unwrap_or_default();
     let Some((location, message)) = first.split_once(": error: ") else {
-        let message = report.trim();
-        return (0, if message.is_empty() { "invalid pass pipeline".to_string() } else { message.to_string() });
+        let lines: Vec<&str> = report
+            .lines()
+            .map(|line| line.trim().trim_start_matches("<Pass-Options-Parser>:").trim_start_matches(':').trim())
+            .filter(|line| !line.is_empty())
+            .collect();
+        let message = if lines.is_empty() { "invalid pass pipeline".to_string() } else { lines.join("; ") };
+        return (0, message);
     };
     let column = location
         .rsplit(':')
@@ -181,5 +188,9 @@ mod tests {
         let report = "MLIR Textual PassPipeline Parser:1:5: error: 'foo' does not refer to a registered pass\nfoo\n^\n";
         assert_eq!(upstream_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
         assert_eq!(upstream_error(""), (0, "invalid pass pipeline".to_string()));
+        let options = "<Pass-Options-Parser>: no such option bogus\n\nfailed to add `cse` with options `bogus=1`\n";
+        assert_eq!(upstream_error(options).1, "no such option bogus; failed to add `cse` with options `bogus=1`");
+        let stray = ": for the --n option: 'x' value invalid!\n\nfailed to add `cse`\n";
+        assert_eq!(upstream_error(stray).1, "for the --n option: 'x' value invalid!; failed to add `cse`");
     }
 }

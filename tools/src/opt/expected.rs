@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(run("op // expected-error {{bad thing}}\n", std::slice::from_ref(&ok)), "");
         let report = run(text, &[ok, Diag::error(at(2), "surprise")]);
         assert!(report.contains("t.mlir:2:3: error: unexpected error: surprise\nop2 // expected-note {{never}}\n  ^\n"), "{report}");
-        assert!(report.contains("t.mlir:2:5: error: expected note \"never\" was not produced"), "{report}");
+        assert!(report.contains("t.mlir:2:8: error: expected note \"never\" was not produced"), "{report}");
     }
 
     #[test]
