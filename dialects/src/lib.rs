@@ -5,11 +5,15 @@
 //! - [`umac`] defines the `umac` dialect (ops and discardable attributes) and its verifier.
 //! - [`source`] parses MLIR text or bytecode with real file names and line numbers, and prints it back.
 //! - [`location`] turns MLIR locations into `file:line:col` and emits located errors.
+//! - [`diagnostics`] copies diagnostics out of MLIR; [`text`] prints MLIR objects without panicking.
 
 pub mod context;
+pub mod diagnostics;
 pub mod location;
 pub mod source;
+pub mod text;
 pub mod umac;
 
 pub use context::{ContextOptions, create_context};
+pub use diagnostics::{Diag, Severity, attach_handler, detach_handler};
 pub use location::{FileLineCol, emit_error, file_line_col};

@@ -8,6 +8,7 @@ use melior::{
         operation::OperationPrintingFlags,
     },
 };
+use crate::diagnostics::{attach_handler, detach_handler};
 use mlir_sys::{MlirStringRef, mlirOperationCreateParse};
 use std::{
     cell::Cell,
@@ -53,15 +54,15 @@ pub fn parse_module<'c>(context: &'c Context, chunk: &SourceChunk) -> Option<Mod
     let flag = several.clone();
     // Intercept only MLIR's "single top-level operation" complaint: it means the text parsed and
     // verified but holds several ops, which mlir-opt accepts by wrapping them in a module.
-    let handler = context.attach_diagnostic_handler(move |diagnostic| {
-        let intercepted = diagnostic.to_string().starts_with(MULTIPLE_TOP_LEVEL_OPS);
+    let handler = attach_handler(context, move |diagnostic| {
+        let intercepted = diagnostic.message.starts_with(MULTIPLE_TOP_LEVEL_OPS);
         if intercepted {
             flag.set(true);
         }
         intercepted
     });
     let parsed = parse_single(context, &text, chunk.name);
-    context.detach_diagnostic_handler(handler);
+    detach_handler(context, handler);
     if let Some(op) = parsed {
         return Some(into_module(context, op, chunk.name));
     }

@@ -28,7 +28,10 @@
 //! - `umac.composite = "<pattern>"` on a `func.func` that also has `umac.target`: the composite
 //!   pattern the function's body matched.
 
-use crate::location::emit_error;
+use crate::{
+    location::emit_error,
+    text::{attribute_text, type_text},
+};
 use melior::ir::{
     Attribute, AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
@@ -109,7 +112,7 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
                 if name != "func.func" {
                     good = fail(op, &format!("'{attr_name}' is only valid on a func.func (a partitioned function), not on '{name}'"));
                 } else if string_value(value).is_none_or(|s| s.is_empty()) {
-                    good = fail(op, &format!("'{attr_name}' must be a non-empty string, got {value}"));
+                    good = fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)));
                 } else if attr_name == COMPOSITE_ATTR && !op.has_attribute(TARGET_ATTR) {
                     good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
                 }
@@ -128,7 +131,7 @@ fn verify_call_extern(op: &OperationRef) -> bool {
     };
     // SAFETY: the attribute is alive for this call.
     if !unsafe { mlirAttributeIsAFlatSymbolRef(callee.to_raw()) } {
-        return fail(op, &format!("{prefix} '{CALLEE_ATTR}' must be a flat symbol reference such as @my_kernel, got {callee}"));
+        return fail(op, &format!("{prefix} '{CALLEE_ATTR}' must be a flat symbol reference such as @my_kernel, got {}", attribute_text(callee)));
     }
     // SAFETY: checked above that this is a flat symbol ref.
     let symbol = string_ref(unsafe { mlirFlatSymbolRefAttrGetValue(callee.to_raw()) });
@@ -155,7 +158,7 @@ fn verify_call_extern(op: &OperationRef) -> bool {
         // SAFETY: the type is alive for this call.
         if !unsafe { mlirTypeIsAMemRef(ty.to_raw()) } {
             let role = if index < inputs { "input" } else { "output" };
-            return fail(op, &format!("{prefix} operand #{index} ({role}) must be a memref, got '{ty}'"));
+            return fail(op, &format!("{prefix} operand #{index} ({role}) must be a memref, got '{}'", type_text(*ty)));
         }
     }
     check_declaration(op, &symbol, &types)
@@ -179,9 +182,9 @@ fn check_declaration(op: &OperationRef, symbol: &str, types: &[Type]) -> bool {
         let Ok(function_type) = candidate.attribute("function_type") else { return true };
         let called = format!(
             "({}) -> ()",
-            types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+            types.iter().map(|t| type_text(*t)).collect::<Vec<_>>().join(", ")
         );
-        let declared = function_type.to_string();
+        let declared = attribute_text(function_type);
         if declared != called {
             return fail(op, &format!(
                 "'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}'"

@@ -1,72 +1,16 @@
 //! Collecting MLIR diagnostics and printing them the way `mlir-opt` does:
 //! `file:line:col: error: message`, the source line, a caret, then the notes.
 
-use melior::{Context, diagnostic::{Diagnostic, DiagnosticSeverity}};
+use melior::Context;
 use std::{
     collections::HashMap,
     fmt::Write as _,
     sync::{Arc, Mutex, PoisonError},
 };
-use umac_dialects::{FileLineCol, file_line_col};
-
-/// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    /// An error: the run fails.
-    Error,
-    /// A warning.
-    Warning,
-    /// A note attached to another diagnostic.
-    Note,
-    /// A remark.
-    Remark,
-}
-
-impl Severity {
-    /// The word MLIR prints and `expected-<word>` uses.
-    pub fn word(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-            Severity::Remark => "remark",
-        }
-    }
-}
-
-/// A diagnostic copied out of MLIR.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diag {
-    /// How serious.
-    pub severity: Severity,
-    /// Where, if the location resolves to a file position.
-    pub location: Option<FileLineCol>,
-    /// The message.
-    pub message: String,
-    /// Attached notes.
-    pub notes: Vec<Diag>,
-}
-
-impl Diag {
-    /// An error at a resolved location.
-    pub fn error(location: Option<FileLineCol>, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Error, location, message: message.into(), notes: Vec::new() }
-    }
-
-    fn from_mlir(diagnostic: &Diagnostic) -> Self {
-        let severity = match diagnostic.severity() {
-            DiagnosticSeverity::Error => Severity::Error,
-            DiagnosticSeverity::Warning => Severity::Warning,
-            DiagnosticSeverity::Note => Severity::Note,
-            DiagnosticSeverity::Remark => Severity::Remark,
-        };
-        let notes = (0..diagnostic.note_count())
-            .filter_map(|index| diagnostic.note(index).ok())
-            .map(|note| Diag::from_mlir(&note))
-            .collect();
-        Self { severity, location: file_line_col(diagnostic.location()), message: diagnostic.to_string(), notes }
-    }
-}
+pub use umac_dialects::{Diag, Severity};
+use umac_dialects::attach_handler;
+#[cfg(test)]
+use umac_dialects::FileLineCol;
 
 /// Diagnostics gathered from a context, in the order MLIR emitted them.
 #[derive(Clone, Default)]
@@ -78,9 +22,8 @@ impl Collector {
     /// Attaches a handler to `context` that records every diagnostic into this collector.
     pub fn attach(&self, context: &Context) {
         let sink = self.diagnostics.clone();
-        context.attach_diagnostic_handler(move |diagnostic| {
-            let diag = Diag::from_mlir(&diagnostic);
-            sink.lock().unwrap_or_else(PoisonError::into_inner).push(diag);
+        attach_handler(context, move |diagnostic| {
+            sink.lock().unwrap_or_else(PoisonError::into_inner).push(diagnostic.clone());
             true
         });
     }

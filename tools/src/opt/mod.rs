@@ -1,5 +1,6 @@
 //! `umac-opt`: `mlir-opt` with umac's passes, dialect and pipelines.
 
+pub mod crash_guard;
 pub mod diagnostics;
 pub mod expected;
 pub mod split;
@@ -70,6 +71,9 @@ pub struct Cli {
     /// List umac's passes and pipelines with their options, then exit.
     #[arg(long = "list-passes")]
     pub list_passes: bool,
+    /// Abort after parsing the command line (tests the crash guard).
+    #[arg(long = "debug-crash", hide = true)]
+    pub debug_crash: bool,
 }
 
 /// Long flags, so the single-dash spelling of LLVM tools (`-split-input-file`) works too.
@@ -94,7 +98,8 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Runs `umac-opt` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
-    let cli = match Cli::try_parse_from(normalize_args(args)) {
+    let args = normalize_args(args);
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -105,6 +110,12 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     if cli.list_passes {
         print!("{}", list_passes());
         return ExitCode::SUCCESS;
+    }
+    if !crash_guard::is_worker() {
+        return crash_guard::run_in_worker(&args, &cli.input);
+    }
+    if cli.debug_crash {
+        std::process::abort();
     }
     match run(&cli) {
         Ok(true) => ExitCode::SUCCESS,
@@ -237,7 +248,14 @@ fn process(
     print: PrintOptions,
 ) -> Option<Vec<u8>> {
     let verify_options = VerifyOptions { allow_unregistered_dialects: cli.allow_unregistered_dialect };
-    let mut module: Module = parse_module(context, source)?;
+    let Some(mut module): Option<Module> = parse_module(context, source) else {
+        if !collector.has_error() {
+            // Some MLIR parsers (tosa's custom assembly, for one) fail without a diagnostic.
+            let at = FileLineCol { file: source.name.to_string(), line: source.first_line, column: 1 };
+            collector.push(Diag::error(Some(at), "MLIR failed to parse this input without saying where or why; check its syntax"));
+        }
+        return None;
+    };
     if !verify(module.as_operation(), verify_options) {
         return None;
     }

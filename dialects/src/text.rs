@@ -1,0 +1,42 @@
+//! MLIR objects as Rust strings, never failing.
+//!
+//! melior's `Display` impls return a formatting error when MLIR prints bytes that are not UTF-8
+//! (a string attribute from a damaged bytecode file, say), and `to_string()`/`format!` turn that
+//! into a panic. Diagnostics must never panic, so everything user-facing prints through here,
+//! with invalid UTF-8 replaced.
+
+use melior::ir::{Attribute, AttributeLike, Type, TypeLike};
+use mlir_sys::{MlirStringRef, mlirAttributePrint, mlirTypePrint};
+use std::ffi::c_void;
+
+pub(crate) unsafe extern "C" fn collect(text: MlirStringRef, data: *mut c_void) {
+    if text.data.is_null() || data.is_null() {
+        return;
+    }
+    // SAFETY: `data` is the Vec handed to the print call below, alive for that call; `text`
+    // points at `length` bytes for the duration of this callback.
+    unsafe {
+        let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
+        (*data.cast::<Vec<u8>>()).extend_from_slice(bytes);
+    }
+}
+
+pub(crate) fn lossy(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// An attribute in MLIR syntax.
+pub fn attribute_text(attribute: Attribute) -> String {
+    let mut bytes = Vec::new();
+    // SAFETY: the attribute is alive; `collect` appends to `bytes`.
+    unsafe { mlirAttributePrint(attribute.to_raw(), Some(collect), (&mut bytes as *mut Vec<u8>).cast()) };
+    lossy(bytes)
+}
+
+/// A type in MLIR syntax.
+pub fn type_text(r#type: Type) -> String {
+    let mut bytes = Vec::new();
+    // SAFETY: the type is alive; `collect` appends to `bytes`.
+    unsafe { mlirTypePrint(r#type.to_raw(), Some(collect), (&mut bytes as *mut Vec<u8>).cast()) };
+    lossy(bytes)
+}
