@@ -5,8 +5,8 @@
 //! pipeline itself: umac passes become external passes, umac pipelines expand in place, and every
 //! other element is handed to MLIR's own parser, in order, into the same pass manager.
 
-pub mod pass_manager;
 pub mod options;
+pub mod pass_manager;
 pub mod passes;
 pub mod pipeline;
 pub mod pipelines;

@@ -1,5 +1,6 @@
 //! Builds one pass manager from a pipeline string that mixes umac and upstream passes.
 
+use crate::stderr_capture::capture_stderr;
 use crate::{
     options::parse_options,
     pipeline::{Element, PipelineError, parse_anchored, parse_list},
@@ -9,7 +10,6 @@ use melior::{
     Context,
     pass::{OperationPassManager, PassManager},
 };
-use crate::stderr_capture::capture_stderr;
 use mlir_sys::{MlirStringRef, mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
 use std::ffi::c_void;
 
@@ -26,16 +26,25 @@ pub fn build_pass_manager<'c>(
     let (anchor, elements) = parse_anchored(pipeline)?;
     if anchor != root {
         return Err(PipelineError::new(
-            format!("the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"),
+            format!(
+                "the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"
+            ),
             pipeline.len() - pipeline.trim_start().len(),
         ));
     }
     // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
     // returned PassManager, which frees it on drop.
     let manager = unsafe {
-        PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), string_ref(&anchor)))
+        PassManager::from_raw(mlirPassManagerCreateOnOperation(
+            context.to_raw(),
+            string_ref(&anchor),
+        ))
     };
-    Builder { context, text: pipeline }.add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
+    Builder {
+        context,
+        text: pipeline,
+    }
+    .add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
     Ok(manager)
 }
 
@@ -55,7 +64,12 @@ impl Builder<'_, '_> {
     ) -> Result<(), PipelineError> {
         for element in elements {
             match element {
-                Element::Pass { name, options, span, options_offset } => match lookup(name) {
+                Element::Pass {
+                    name,
+                    options,
+                    span,
+                    options_offset,
+                } => match lookup(name) {
                     Some(info) => {
                         if !info.runs_on(anchor) {
                             return Err(PipelineError::new(
@@ -66,21 +80,30 @@ impl Builder<'_, '_> {
                                 span.0,
                             ));
                         }
-                        let values = parse_options(name, info.options, options.as_deref(), *options_offset)?;
+                        let values =
+                            parse_options(name, info.options, options.as_deref(), *options_offset)?;
                         match info.kind {
                             PassKind::Pass(create) => manager.add_pass(create(&values)),
-                            PassKind::Pipeline(expand) => self.expand(manager, anchor, name, &expand(&values), span.0, depth)?,
+                            PassKind::Pipeline(expand) => {
+                                self.expand(manager, anchor, name, &expand(&values), span.0, depth)?
+                            }
                         }
                     }
                     None => self.add_upstream(manager, *span)?,
                 },
-                Element::Nested { anchor: nested, elements, span } => {
+                Element::Nested {
+                    anchor: nested,
+                    elements,
+                    span,
+                } => {
                     if !mentions_umac(elements) {
                         // MLIR's own parser handles pure upstream nests, `any(...)` included.
                         self.add_upstream(manager, *span)?;
                     } else if nested == "any" || !self.context.is_registered_operation(nested) {
                         return Err(PipelineError::new(
-                            format!("umac passes can only be nested under a registered operation, not '{nested}'"),
+                            format!(
+                                "umac passes can only be nested under a registered operation, not '{nested}'"
+                            ),
                             span.0,
                         ));
                     } else {
@@ -101,18 +124,33 @@ impl Builder<'_, '_> {
         at: usize,
         depth: usize,
     ) -> Result<(), PipelineError> {
-        let in_expansion = |e: PipelineError| PipelineError::new(format!("in pipeline '{name}' ({expansion}): {}", e.message), at);
+        let in_expansion = |e: PipelineError| {
+            PipelineError::new(
+                format!("in pipeline '{name}' ({expansion}): {}", e.message),
+                at,
+            )
+        };
         if depth >= MAX_EXPANSION_DEPTH {
-            return Err(PipelineError::new(format!("pipeline '{name}' expands more than {MAX_EXPANSION_DEPTH} levels deep"), at));
+            return Err(PipelineError::new(
+                format!("pipeline '{name}' expands more than {MAX_EXPANSION_DEPTH} levels deep"),
+                at,
+            ));
         }
         let elements = parse_list(expansion).map_err(in_expansion)?;
-        Builder { context: self.context, text: expansion }
-            .add(manager, anchor, &elements, depth + 1)
-            .map_err(in_expansion)
+        Builder {
+            context: self.context,
+            text: expansion,
+        }
+        .add(manager, anchor, &elements, depth + 1)
+        .map_err(in_expansion)
     }
 
     /// Appends upstream pipeline text to `manager` through MLIR's own pipeline parser.
-    fn add_upstream(&self, manager: &OperationPassManager, (start, end): (usize, usize)) -> Result<(), PipelineError> {
+    fn add_upstream(
+        &self,
+        manager: &OperationPassManager,
+        (start, end): (usize, usize),
+    ) -> Result<(), PipelineError> {
         let text = &self.text[start..end];
         let mut message = String::new();
         // SAFETY: the text and the message buffer outlive the call; the callback only appends to
@@ -149,10 +187,19 @@ fn upstream_error(report: &str) -> (usize, String) {
     let Some((location, message)) = first.split_once(": error: ") else {
         let lines: Vec<&str> = report
             .lines()
-            .map(|line| line.trim().trim_start_matches("<Pass-Options-Parser>:").trim_start_matches(':').trim())
+            .map(|line| {
+                line.trim()
+                    .trim_start_matches("<Pass-Options-Parser>:")
+                    .trim_start_matches(':')
+                    .trim()
+            })
             .filter(|line| !line.is_empty())
             .collect();
-        let message = if lines.is_empty() { "invalid pass pipeline".to_string() } else { lines.join("; ") };
+        let message = if lines.is_empty() {
+            "invalid pass pipeline".to_string()
+        } else {
+            lines.join("; ")
+        };
         return (0, message);
     };
     let column = location
@@ -164,7 +211,10 @@ fn upstream_error(report: &str) -> (usize, String) {
 }
 
 fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr().cast(), length: s.len() }
+    MlirStringRef {
+        data: s.as_ptr().cast(),
+        length: s.len(),
+    }
 }
 
 unsafe extern "C" fn append_message(text: MlirStringRef, data: *mut c_void) {
@@ -186,11 +236,20 @@ mod tests {
     #[test]
     fn splits_upstream_reports() {
         let report = "MLIR Textual PassPipeline Parser:1:5: error: 'foo' does not refer to a registered pass\nfoo\n^\n";
-        assert_eq!(upstream_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
+        assert_eq!(
+            upstream_error(report),
+            (4, "'foo' does not refer to a registered pass".to_string())
+        );
         assert_eq!(upstream_error(""), (0, "invalid pass pipeline".to_string()));
         let options = "<Pass-Options-Parser>: no such option bogus\n\nfailed to add `cse` with options `bogus=1`\n";
-        assert_eq!(upstream_error(options).1, "no such option bogus; failed to add `cse` with options `bogus=1`");
+        assert_eq!(
+            upstream_error(options).1,
+            "no such option bogus; failed to add `cse` with options `bogus=1`"
+        );
         let stray = ": for the --n option: 'x' value invalid!\n\nfailed to add `cse`\n";
-        assert_eq!(upstream_error(stray).1, "for the --n option: 'x' value invalid!; failed to add `cse`");
+        assert_eq!(
+            upstream_error(stray).1,
+            "for the --n option: 'x' value invalid!; failed to add `cse`"
+        );
     }
 }

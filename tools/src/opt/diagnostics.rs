@@ -7,10 +7,10 @@ use std::{
     fmt::Write as _,
     sync::{Arc, Mutex, PoisonError},
 };
-pub use umac_dialects::{Diag, Severity};
-use umac_dialects::attach_handler;
 #[cfg(test)]
 use umac_dialects::FileLineCol;
+use umac_dialects::attach_handler;
+pub use umac_dialects::{Diag, Severity};
 
 /// Diagnostics gathered from a context, in the order MLIR emitted them.
 #[derive(Clone, Default)]
@@ -23,19 +23,29 @@ impl Collector {
     pub fn attach(&self, context: &Context) {
         let sink = self.diagnostics.clone();
         attach_handler(context, move |diagnostic| {
-            sink.lock().unwrap_or_else(PoisonError::into_inner).push(diagnostic.clone());
+            sink.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(diagnostic.clone());
             true
         });
     }
 
     /// Adds a diagnostic of our own.
     pub fn push(&self, diag: Diag) {
-        self.diagnostics.lock().unwrap_or_else(PoisonError::into_inner).push(diag);
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(diag);
     }
 
     /// Takes everything recorded so far.
     pub fn take(&self) -> Vec<Diag> {
-        std::mem::take(&mut *self.diagnostics.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(
+            &mut *self
+                .diagnostics
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// Tells whether an error has been recorded since the last `take`.
@@ -82,7 +92,11 @@ impl Sources {
         let word = diag.severity.word();
         match &diag.location {
             Some(loc) => {
-                let _ = writeln!(out, "{}:{}:{}: {word}: {}", loc.file, loc.line, loc.column, diag.message);
+                let _ = writeln!(
+                    out,
+                    "{}:{}:{}: {word}: {}",
+                    loc.file, loc.line, loc.column, diag.message
+                );
                 if let Some(line) = self.line(&loc.file, loc.line) {
                     let _ = writeln!(out, "{line}");
                     let _ = writeln!(out, "{}^", caret_padding(&line, loc.column));
@@ -114,8 +128,20 @@ mod tests {
     fn renders_location_line_and_caret() {
         let mut sources = Sources::default();
         sources.add("f.mlir", b"module {\n\t%0 = foo\n}\n".to_vec());
-        let mut diag = Diag::error(Some(FileLineCol { file: "f.mlir".into(), line: 2, column: 3 }), "bad op");
-        diag.notes.push(Diag { severity: Severity::Note, location: None, message: "see here".into(), notes: vec![] });
+        let mut diag = Diag::error(
+            Some(FileLineCol {
+                file: "f.mlir".into(),
+                line: 2,
+                column: 3,
+            }),
+            "bad op",
+        );
+        diag.notes.push(Diag {
+            severity: Severity::Note,
+            location: None,
+            message: "see here".into(),
+            notes: vec![],
+        });
         assert_eq!(
             sources.render(&diag),
             "f.mlir:2:3: error: bad op\n\t%0 = foo\n\t ^\n<unknown>: note: see here\n"
@@ -125,7 +151,14 @@ mod tests {
     #[test]
     fn no_source_line_for_unknown_files_or_line_zero() {
         let sources = Sources::default();
-        let diag = Diag::error(Some(FileLineCol { file: "x.mlir".into(), line: 0, column: 0 }), "m");
+        let diag = Diag::error(
+            Some(FileLineCol {
+                file: "x.mlir".into(),
+                line: 0,
+                column: 0,
+            }),
+            "m",
+        );
         assert_eq!(sources.render(&diag), "x.mlir:0:0: error: m\n");
     }
 }
