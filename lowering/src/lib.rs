@@ -5,6 +5,7 @@
 //! pipeline itself: umac passes become external passes, umac pipelines expand in place, and every
 //! other element is handed to MLIR's own parser, in order, into the same pass manager.
 
+pub mod entry;
 pub mod options;
 pub mod pass_manager;
 pub mod passes;

@@ -26,6 +26,44 @@ expand-strided-metadata,lower-affine,convert-scf-to-cf";
 /// Everything left → the llvm dialect, ready for translation to LLVM IR.
 pub const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts";
 
+/// Bufferization for host execution: results become caller-provided out-parameters (the
+/// runtime owns inputs and outputs), every temporary is freed.
+pub const HOST_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},\
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},buffer-deallocation-pipeline";
+
+/// The loop level both host engines start from, cleaned up.
+pub const HOST_LOOPS: &[&str] = &[
+    TOSA_TO_LINALG,
+    HOST_BUFFERIZE,
+    LOWER_TO_CF,
+    "canonicalize,cse",
+];
+
+/// From the host loop level to the llvm dialect, with bare pointers for memref arguments (all
+/// static after specialization), so the entry is `void main(ptr in..., ptr out...)`.
+pub const HOST_CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},\
+convert-to-llvm,reconcile-unrealized-casts";
+
+/// `umac-lower-to-host-loops`: a TOSA model with static shapes to the level of the Cranelift
+/// engine: `func` + `cf` + `arith` + `math` + `memref`, results as out-parameters.
+pub const LOWER_TO_HOST_LOOPS: PassInfo = PassInfo {
+    name: "umac-lower-to-host-loops",
+    summary: "Lower a static-shaped TOSA model to cf/arith/math/memref with results as out-parameters (host engines)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| HOST_LOOPS.join(",")),
+};
+
+/// `umac-lower-to-host-llvm`: the host loop level, then the llvm dialect with bare-pointer arguments.
+pub const LOWER_TO_HOST_LLVM: PassInfo = PassInfo {
+    name: "umac-lower-to-host-llvm",
+    summary: "Lower a static-shaped TOSA model to the llvm dialect with bare-pointer memref arguments (LLVM host engine)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| format!("{},{HOST_CF_TO_LLVM}", HOST_LOOPS.join(","))),
+};
+
 /// `umac-lower-to-llvm`: a TOSA model to the llvm dialect.
 pub const LOWER_TO_LLVM: PassInfo = PassInfo {
     name: "umac-lower-to-llvm",

@@ -40,7 +40,12 @@ impl PassInfo {
 
 /// All umac passes and pipelines, in the order `--list-passes` shows them.
 pub fn registry() -> &'static [PassInfo] {
-    &[passes::verify::INFO, pipelines::LOWER_TO_LLVM]
+    &[
+        passes::verify::INFO,
+        pipelines::LOWER_TO_LLVM,
+        pipelines::LOWER_TO_HOST_LOOPS,
+        pipelines::LOWER_TO_HOST_LLVM,
+    ]
 }
 
 /// Finds a umac pass or pipeline by name.

@@ -1,3 +1,4 @@
-//! The command-line tools' shared code. `umac-opt` lives in [`opt`].
+//! The command-line tools: `umac-opt` lives in [`opt`], `umac` in [`umac`].
 
 pub mod opt;
+pub mod umac;

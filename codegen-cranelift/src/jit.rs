@@ -1,0 +1,66 @@
+//! Compiling a translated module in memory and handing out its entry point.
+
+use crate::{
+    Error, Result,
+    translate::{EntryPoint, translate_module},
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+
+/// A compiled model in executable memory.
+pub struct JitProgram {
+    module: Option<JITModule>,
+    entry: *const u8,
+}
+
+impl JitProgram {
+    /// The entry wrapper: `int32_t entry(const void *const inputs[], void *const outputs[])`.
+    ///
+    /// # Safety
+    /// The pointers handed to the function must point at buffers of the sizes and element types
+    /// of the model's arguments; the function pointer is valid while `self` lives.
+    pub unsafe fn entry(&self) -> unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32 {
+        // SAFETY: `entry` was produced by finalize_definitions for a function of this signature.
+        unsafe {
+            std::mem::transmute::<
+                *const u8,
+                unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32,
+            >(self.entry)
+        }
+    }
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: nothing can call into the module after its program is dropped.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU.
+pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitProgram> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| Error::Cranelift(e.to_string()))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut module = JITModule::new(builder);
+    let id = translate_module(&mut module, mlir, entry)?;
+    module
+        .finalize_definitions()
+        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    let entry = module.get_finalized_function(id);
+    Ok(JitProgram {
+        module: Some(module),
+        entry,
+    })
+}

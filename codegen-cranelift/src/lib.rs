@@ -1,0 +1,35 @@
+//! umac's reference engine: loop-level MLIR to Cranelift IR, run with `cranelift-jit` or written
+//! as a host object with `cranelift-object`.
+//!
+//! Input is the level `umac-lower-to-host-loops` produces: `func` + `cf` + `arith` + `math` +
+//! `memref` (after `expand-strided-metadata` and `convert-scf-to-cf`). MLIR blocks map one to one
+//! to Cranelift blocks; a memref value becomes its base pointer plus whatever of its offset, sizes
+//! and strides the type leaves dynamic; integers of any width up to 64 bits live in the smallest
+//! Cranelift integer type that holds them, kept sign-extended (i1 as 0/1). Constants
+//! (`memref.global`) are emitted once as data. An op the engine cannot translate is a located
+//! error, never a panic.
+
+mod arith;
+mod data;
+mod jit;
+mod math;
+mod memref;
+mod translate;
+pub mod types;
+
+pub use jit::{JitProgram, compile_jit};
+pub use translate::{EntryPoint, translate_module};
+
+/// What can go wrong translating or compiling.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An op or type the engine does not handle; the message carries its location.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Cranelift rejected what we built (a bug in this crate).
+    #[error("Cranelift: {0}")]
+    Cranelift(String),
+}
+
+/// Shorthand.
+pub type Result<T> = std::result::Result<T, Error>;

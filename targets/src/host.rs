@@ -1,0 +1,234 @@
+//! Running a TOSA model on the host: check the inputs against the entry's signature, specialize
+//! dynamic dimensions to the inputs' shapes, lower to loops, compile with an engine, run.
+
+use melior::{Context, ir::Module};
+use umac_codegen_cranelift::{EntryPoint, JitProgram, compile_jit};
+use umac_lowering::{
+    build_pass_manager,
+    entry::{Element, EntrySignature, TensorSig, entry_signature, specialize_entry},
+};
+use umac_runtime::{DType, Tensor};
+
+/// Which compiler turns the loop-level IR into machine code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The reference engine: Cranelift, fast to compile.
+    Cranelift,
+}
+
+impl Engine {
+    /// The name users write (`--engine cranelift`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Cranelift => "cranelift",
+        }
+    }
+}
+
+/// Why a model could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The inputs do not fit the model's entry function.
+    #[error("{0}")]
+    Inputs(String),
+    /// The model could not be compiled; MLIR diagnostics were emitted with the details.
+    #[error("{0}")]
+    Compile(String),
+}
+
+/// The runtime type of a signature element.
+pub fn dtype_of(element: Element) -> Option<DType> {
+    Some(match element {
+        Element::Int { bits: 1, .. } => DType::Bool,
+        Element::Int {
+            bits: 8,
+            unsigned: false,
+        } => DType::I8,
+        Element::Int {
+            bits: 8,
+            unsigned: true,
+        } => DType::U8,
+        Element::Int {
+            bits: 16,
+            unsigned: false,
+        } => DType::I16,
+        Element::Int {
+            bits: 32,
+            unsigned: false,
+        } => DType::I32,
+        Element::Int {
+            bits: 64,
+            unsigned: false,
+        } => DType::I64,
+        Element::F32 => DType::F32,
+        Element::F64 => DType::F64,
+        Element::Int { .. } => return None,
+    })
+}
+
+/// Checks `inputs` against the signature: count, element type and every static dimension.
+/// Returns the concrete shapes.
+pub fn check_inputs(
+    signature: &EntrySignature,
+    inputs: &[Tensor],
+) -> Result<Vec<Vec<i64>>, HostError> {
+    if inputs.len() != signature.inputs.len() {
+        let expected: Vec<String> = signature
+            .inputs
+            .iter()
+            .map(|t| format!("{} ({})", t.name, t.describe()))
+            .collect();
+        return Err(HostError::Inputs(format!(
+            "the model takes {} input(s), {} given: {}",
+            signature.inputs.len(),
+            inputs.len(),
+            expected.join(", ")
+        )));
+    }
+    signature
+        .inputs
+        .iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (sig, tensor))| {
+            let at = format!("input #{i} ({})", sig.name);
+            let expected = dtype_of(sig.element).ok_or_else(|| {
+                HostError::Inputs(format!(
+                    "{at}: element type {} cannot be fed",
+                    sig.describe()
+                ))
+            })?;
+            if tensor.dtype != expected {
+                return Err(HostError::Inputs(format!(
+                    "{at}: expected {expected} ({}), given {}",
+                    sig.describe(),
+                    tensor.dtype
+                )));
+            }
+            let fits = tensor.shape.len() == sig.shape.len()
+                && sig
+                    .shape
+                    .iter()
+                    .zip(&tensor.shape)
+                    .all(|(want, got)| want.is_none_or(|w| w == *got as i64));
+            if !fits {
+                return Err(HostError::Inputs(format!(
+                    "{at}: expected shape {}, given {}",
+                    sig.describe(),
+                    tensor.shape_text()
+                )));
+            }
+            Ok(tensor.shape.iter().map(|&d| d as i64).collect())
+        })
+        .collect()
+}
+
+/// A model compiled for the host, ready to run on tensors of the shapes it was specialized to.
+pub struct HostProgram {
+    engine: Engine,
+    signature: EntrySignature,
+    program: JitProgram,
+}
+
+impl HostProgram {
+    /// The engine that compiled it.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The (specialized, static) signature.
+    pub fn signature(&self) -> &EntrySignature {
+        &self.signature
+    }
+
+    /// Runs the model; `inputs` must have the shapes it was compiled for.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, HostError> {
+        let shapes = check_inputs(&self.signature, inputs)?;
+        let specialized: Vec<Vec<i64>> = self
+            .signature
+            .inputs
+            .iter()
+            .map(|t| t.shape.iter().map(|d| d.unwrap_or(-1)).collect())
+            .collect();
+        if shapes != specialized {
+            return Err(HostError::Inputs(
+                "the inputs' shapes differ from those the program was compiled for".into(),
+            ));
+        }
+        let mut outputs: Vec<Tensor> = self
+            .signature
+            .outputs
+            .iter()
+            .map(output_tensor)
+            .collect::<Result<_, _>>()?;
+        let input_ptrs: Vec<*const u8> = inputs.iter().map(|t| t.data.as_ptr()).collect();
+        let output_ptrs: Vec<*mut u8> = outputs.iter_mut().map(|t| t.data.as_mut_ptr()).collect();
+        // SAFETY: every pointer points at a buffer of exactly the size and element type of the
+        // corresponding (static) argument, checked above; the program outlives the call.
+        let status = unsafe { (self.program.entry())(input_ptrs.as_ptr(), output_ptrs.as_ptr()) };
+        if status != 0 {
+            return Err(HostError::Compile(format!(
+                "the model returned status {status}"
+            )));
+        }
+        Ok(outputs)
+    }
+}
+
+fn output_tensor(sig: &TensorSig) -> Result<Tensor, HostError> {
+    let dtype = dtype_of(sig.element).ok_or_else(|| {
+        HostError::Compile(format!(
+            "output {} has an unsupported element type",
+            sig.name
+        ))
+    })?;
+    let shape: Vec<usize> = sig.shape.iter().map(|d| d.unwrap_or(0) as usize).collect();
+    Ok(Tensor::zeros(dtype, &shape))
+}
+
+/// Compiles `module`'s `entry` for inputs shaped like `inputs` with `engine`. The module is
+/// lowered in place. Errors from MLIR are also emitted as diagnostics on `context`.
+pub fn compile(
+    context: &Context,
+    module: &mut Module,
+    entry: &str,
+    inputs: &[Tensor],
+    engine: Engine,
+) -> Result<HostProgram, HostError> {
+    let signature = entry_signature(module, entry).map_err(HostError::Inputs)?;
+    let shapes = check_inputs(&signature, inputs)?;
+    specialize_entry(context, module, entry, &shapes).map_err(HostError::Compile)?;
+    dump_ir("specialized", module);
+    let signature = entry_signature(module, entry).map_err(HostError::Compile)?;
+    let pipeline = match engine {
+        Engine::Cranelift => "builtin.module(umac-lower-to-host-loops)",
+    };
+    let manager = build_pass_manager(context, pipeline, "builtin.module")
+        .map_err(|e| HostError::Compile(e.message))?;
+    manager
+        .run(module)
+        .map_err(|_| HostError::Compile("lowering the model failed".into()))?;
+    dump_ir(engine.name(), module);
+    let point = EntryPoint {
+        function: entry.to_string(),
+        symbol: "__umac_run".into(),
+        inputs: signature.inputs.len(),
+    };
+    let program = compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?;
+    Ok(HostProgram {
+        engine,
+        signature,
+        program,
+    })
+}
+
+/// With `UMAC_DUMP_IR=DIR`, writes the module at each stage to `DIR/<stage>.mlir` (debugging
+/// without a debugger).
+fn dump_ir(stage: &str, module: &Module) {
+    if let Some(dir) = std::env::var_os("UMAC_DUMP_IR") {
+        let dir = std::path::PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let text = umac_dialects::source::print_module(module, Default::default());
+        let _ = std::fs::write(dir.join(format!("{stage}.mlir")), text);
+    }
+}

@@ -1,0 +1,48 @@
+//! `umac`: the model-level tool. `umac run` checks a model's numerics on the host.
+
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Command line of `umac`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "umac",
+    version,
+    about = "The Universal Modular Accelerator Compiler"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a model's entry function on the host, reading inputs from and writing outputs to .npy files.
+    Run(run::RunArgs),
+}
+
+/// Runs `umac` with `args` (including the program name).
+pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("umac: error: {message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
