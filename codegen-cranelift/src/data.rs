@@ -144,7 +144,9 @@ pub fn decode(
                         mlir_sys::mlirDenseDoubleResourceElementsAttrGetValue(raw, i).to_bits()
                     }
                     Scalar::Int(_) => {
-                        return Err("dense_resource of an odd-width integer is not supported".into());
+                        return Err(
+                            "dense_resource of an odd-width integer is not supported".into()
+                        );
                     }
                 };
                 out.extend_from_slice(&value.to_le_bytes()[..width]);

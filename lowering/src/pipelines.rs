@@ -20,7 +20,7 @@ pub const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone.
-pub const LOWER_TO_CF: &str = "func.func(convert-linalg-to-loops),convert-bufferization-to-memref,\
+pub const LOWER_TO_CF: &str = "func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops),convert-bufferization-to-memref,\
 expand-strided-metadata,lower-affine,convert-scf-to-cf";
 
 /// Everything left → the llvm dialect, ready for translation to LLVM IR.

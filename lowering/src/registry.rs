@@ -42,6 +42,7 @@ impl PassInfo {
 pub fn registry() -> &'static [PassInfo] {
     &[
         passes::verify::INFO,
+        passes::strided_copy::INFO,
         pipelines::LOWER_TO_LLVM,
         pipelines::LOWER_TO_HOST_LOOPS,
         pipelines::LOWER_TO_HOST_LLVM,

@@ -14,13 +14,19 @@ use umac_runtime::{DType, Tensor};
 pub enum Engine {
     /// The reference engine: Cranelift, fast to compile.
     Cranelift,
+    /// LLVM with its O3 middle end for the host CPU: fast code.
+    Llvm,
 }
+
+/// Every engine, for tests and `--engine both`.
+pub const ENGINES: &[Engine] = &[Engine::Cranelift, Engine::Llvm];
 
 impl Engine {
     /// The name users write (`--engine cranelift`).
     pub fn name(self) -> &'static str {
         match self {
             Engine::Cranelift => "cranelift",
+            Engine::Llvm => "llvm",
         }
     }
 }
@@ -127,7 +133,12 @@ pub fn check_inputs(
 pub struct HostProgram {
     engine: Engine,
     signature: EntrySignature,
-    program: JitProgram,
+    program: Program,
+}
+
+enum Program {
+    Cranelift(JitProgram),
+    Llvm(umac_codegen_llvm::JitProgram),
 }
 
 impl HostProgram {
@@ -165,7 +176,13 @@ impl HostProgram {
         let output_ptrs: Vec<*mut u8> = outputs.iter_mut().map(|t| t.data.as_mut_ptr()).collect();
         // SAFETY: every pointer points at a buffer of exactly the size and element type of the
         // corresponding (static) argument, checked above; the program outlives the call.
-        let status = unsafe { (self.program.entry())(input_ptrs.as_ptr(), output_ptrs.as_ptr()) };
+        let status = unsafe {
+            let entry = match &self.program {
+                Program::Cranelift(p) => p.entry(),
+                Program::Llvm(p) => p.entry(),
+            };
+            entry(input_ptrs.as_ptr(), output_ptrs.as_ptr())
+        };
         if status != 0 {
             return Err(HostError::Compile(format!(
                 "the model returned status {status}"
@@ -202,6 +219,7 @@ pub fn compile(
     let signature = entry_signature(module, entry).map_err(HostError::Compile)?;
     let pipeline = match engine {
         Engine::Cranelift => "builtin.module(umac-lower-to-host-loops)",
+        Engine::Llvm => "builtin.module(umac-lower-to-host-llvm)",
     };
     let manager = build_pass_manager(context, pipeline, "builtin.module")
         .map_err(|e| HostError::Compile(e.message))?;
@@ -209,17 +227,53 @@ pub fn compile(
         .run(module)
         .map_err(|_| HostError::Compile("lowering the model failed".into()))?;
     dump_ir(engine.name(), module);
-    let point = EntryPoint {
-        function: entry.to_string(),
-        symbol: "__umac_run".into(),
-        inputs: signature.inputs.len(),
+    let symbol = "__umac_run";
+    let program = match engine {
+        Engine::Cranelift => {
+            let point = EntryPoint {
+                function: entry.to_string(),
+                symbol: symbol.into(),
+                inputs: signature.inputs.len(),
+            };
+            Program::Cranelift(
+                compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?,
+            )
+        }
+        Engine::Llvm => Program::Llvm(compile_llvm(module, entry, symbol, signature.inputs.len())?),
     };
-    let program = compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?;
     Ok(HostProgram {
         engine,
         signature,
         program,
     })
+}
+
+/// llvm dialect → LLVM IR → O3 for the host CPU → object → linked into the process.
+fn compile_llvm(
+    module: &Module,
+    entry: &str,
+    symbol: &str,
+    inputs: usize,
+) -> Result<umac_codegen_llvm::JitProgram, HostError> {
+    use umac_codegen_llvm as llvm;
+    let err = |e: llvm::Error| HostError::Compile(e.to_string());
+    let machine =
+        llvm::target_machine(&llvm::Target::host(), llvm::OptLevel::Speed).map_err(err)?;
+    let context = llvm::LlvmContext::create();
+    let ir = llvm::translate(module, &context).map_err(err)?;
+    llvm::prepare(&ir, &machine);
+    llvm::add_entry_wrapper(&ir, entry, symbol, inputs).map_err(err)?;
+    llvm::optimize(&ir, &machine, llvm::OptLevel::Speed).map_err(err)?;
+    let object = llvm::emit_object(&ir, &machine).map_err(err)?;
+    if let Some(dir) = std::env::var_os("UMAC_DUMP_IR") {
+        let dir = std::path::PathBuf::from(dir);
+        let _ = std::fs::write(
+            dir.join("llvm-optimized.ll"),
+            ir.print_to_string().to_string(),
+        );
+        let _ = std::fs::write(dir.join("llvm.o"), &object);
+    }
+    llvm::JitProgram::load(&object, symbol).map_err(err)
 }
 
 /// With `UMAC_DUMP_IR=DIR`, writes the module at each stage to `DIR/<stage>.mlir` (debugging

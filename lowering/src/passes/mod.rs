@@ -1,3 +1,4 @@
 //! umac passes written in Rust, one file each.
 
+pub mod strided_copy;
 pub mod verify;

@@ -35,6 +35,8 @@ pub struct RunArgs {
 enum EngineArg {
     /// Cranelift: the reference engine, fast to compile.
     Cranelift,
+    /// LLVM with O3 for the host CPU: fast code.
+    Llvm,
 }
 
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
@@ -80,6 +82,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     }
     let engine = match args.engine {
         EngineArg::Cranelift => Engine::Cranelift,
+        EngineArg::Llvm => Engine::Llvm,
     };
     let program = compile(&context, &mut module, &args.entry, &inputs, engine);
     report(&collector);

@@ -1,0 +1,219 @@
+//! umac's LLVM back end.
+//!
+//! - [`translate`]: an llvm-dialect MLIR module to an inkwell (LLVM IR) module, in process;
+//! - [`Target`] and [`target_machine`]: a triple, CPU and feature string, for the host or any
+//!   board (Cortex-M, RISC-V);
+//! - [`optimize`] runs the LLVM middle end (`default<O3>` or `default<Os>`) for that machine and
+//!   [`emit_object`] writes the object;
+//! - [`add_entry_wrapper`] adds `int32_t SYMBOL(const void *const in[], void *const out[])`;
+//! - [`JitProgram`] loads a host object into the process with ORC's LLJIT.
+
+mod jit;
+
+pub use inkwell::context::Context as LlvmContext;
+pub use jit::JitProgram;
+
+use inkwell::{
+    AddressSpace, OptimizationLevel,
+    attributes::{Attribute, AttributeLoc},
+    module::Module as LlvmModule,
+    passes::PassBuilderOptions,
+    targets::{
+        CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
+        TargetTriple,
+    },
+};
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// MLIR could not translate the module (its diagnostics say where).
+    #[error("translation to LLVM IR failed")]
+    Translate,
+    /// LLVM rejected a request (bad triple, CPU, verification, JIT).
+    #[error("LLVM: {0}")]
+    Llvm(String),
+}
+
+/// Shorthand.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A code generation target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// LLVM triple, e.g. `thumbv8.1m.main-none-eabihf`.
+    pub triple: String,
+    /// CPU, e.g. `cortex-m55`.
+    pub cpu: String,
+    /// Feature string, e.g. `+mve.fp` (may be empty).
+    pub features: String,
+    /// Position-independent code: the host JIT places code and data anywhere in a 64-bit
+    /// address space; firmware is linked at fixed addresses and wants static code.
+    pub pic: bool,
+}
+
+impl Target {
+    /// The machine umac runs on.
+    pub fn host() -> Self {
+        Self {
+            triple: TargetMachine::get_default_triple()
+                .as_str()
+                .to_string_lossy()
+                .into_owned(),
+            cpu: TargetMachine::get_host_cpu_name().to_string(),
+            features: TargetMachine::get_host_cpu_features().to_string(),
+            pic: true,
+        }
+    }
+}
+
+/// How to optimize.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptLevel {
+    /// `default<O3>`.
+    Speed,
+    /// `default<Os>`.
+    Size,
+}
+
+/// Creates a target machine.
+pub fn target_machine(target: &Target, opt: OptLevel) -> Result<TargetMachine> {
+    initialize_targets();
+    let triple = TargetTriple::create(&target.triple);
+    let llvm_target = LlvmTarget::from_triple(&triple)
+        .map_err(|e| Error::Llvm(format!("unknown triple '{}': {e}", target.triple)))?;
+    let level = match opt {
+        OptLevel::Speed => OptimizationLevel::Aggressive,
+        OptLevel::Size => OptimizationLevel::Default,
+    };
+    llvm_target
+        .create_target_machine(
+            &triple,
+            &target.cpu,
+            &target.features,
+            level,
+            if target.pic {
+                RelocMode::PIC
+            } else {
+                RelocMode::Static
+            },
+            CodeModel::Default,
+        )
+        .ok_or_else(|| {
+            Error::Llvm(format!(
+                "cannot create a target machine for {} / {} / '{}'",
+                target.triple, target.cpu, target.features
+            ))
+        })
+}
+
+fn initialize_targets() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let config = InitializationConfig::default();
+        let _ = LlvmTarget::initialize_native(&config);
+        LlvmTarget::initialize_arm(&config);
+        LlvmTarget::initialize_x86(&config);
+        LlvmTarget::initialize_riscv(&config);
+        LlvmTarget::initialize_aarch64(&config);
+    });
+}
+
+/// Translates an llvm-dialect MLIR module to LLVM IR in `llvm` (no text round trip). On failure
+/// MLIR has emitted diagnostics at the offending ops.
+pub fn translate<'ctx>(
+    mlir: &melior::ir::Module,
+    llvm: &'ctx LlvmContext,
+) -> Result<LlvmModule<'ctx>> {
+    // SAFETY: both contexts outlive the call; the result is a module owned by `llvm`'s context,
+    // which inkwell's Module takes over (and disposes).
+    unsafe {
+        let raw =
+            mlir_sys::mlirTranslateModuleToLLVMIR(mlir.as_operation().to_raw(), llvm.raw().cast());
+        if raw.is_null() {
+            return Err(Error::Translate);
+        }
+        Ok(LlvmModule::new(raw.cast()))
+    }
+}
+
+/// Marks every defined function `nounwind` (no unwind tables, no unwinder pulled into
+/// firmware) and sets the machine's triple and data layout.
+pub fn prepare(module: &LlvmModule, machine: &TargetMachine) {
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    let context = module.get_context();
+    let nounwind = context.create_enum_attribute(Attribute::get_named_enum_kind_id("nounwind"), 0);
+    for function in module.get_functions() {
+        if function.count_basic_blocks() > 0 {
+            function.add_attribute(AttributeLoc::Function, nounwind);
+        }
+    }
+}
+
+/// Runs LLVM's middle end for `machine`.
+pub fn optimize(module: &LlvmModule, machine: &TargetMachine, opt: OptLevel) -> Result<()> {
+    let passes = match opt {
+        OptLevel::Speed => "default<O3>",
+        OptLevel::Size => "default<Os>",
+    };
+    module
+        .verify()
+        .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
+    module
+        .run_passes(passes, machine, PassBuilderOptions::create())
+        .map_err(|e| Error::Llvm(e.to_string()))
+}
+
+/// Writes an object file for `machine`.
+pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u8>> {
+    machine
+        .write_to_memory_buffer(module, FileType::Object)
+        .map(|buffer| buffer.as_slice().to_vec())
+        .map_err(|e| Error::Llvm(e.to_string()))
+}
+
+/// Adds `int32_t symbol(const void *const inputs[], void *const outputs[])`, which calls
+/// `function` with the first `inputs` pointers from `inputs[]` and the rest from `outputs[]`,
+/// and returns 0. `function` takes one pointer per argument (bare-pointer memrefs).
+pub fn add_entry_wrapper(
+    module: &LlvmModule,
+    function: &str,
+    symbol: &str,
+    inputs: usize,
+) -> Result<()> {
+    let context = module.get_context();
+    let callee = module
+        .get_function(function)
+        .ok_or_else(|| Error::Llvm(format!("no function @{function} in the LLVM module")))?;
+    let ptr = context.ptr_type(AddressSpace::default());
+    let i32t = context.i32_type();
+    let wrapper = module.add_function(symbol, i32t.fn_type(&[ptr.into(), ptr.into()], false), None);
+    let builder = context.create_builder();
+    builder.position_at_end(context.append_basic_block(wrapper, "entry"));
+    let (input_array, output_array) = (wrapper.get_nth_param(0), wrapper.get_nth_param(1));
+    let (Some(input_array), Some(output_array)) = (input_array, output_array) else {
+        return Err(Error::Llvm("wrapper without parameters".into()));
+    };
+    let llvm = |e: inkwell::builder::BuilderError| Error::Llvm(e.to_string());
+    let mut args = Vec::new();
+    for i in 0..callee.count_params() as usize {
+        let (array, slot) = if i < inputs {
+            (input_array, i)
+        } else {
+            (output_array, i - inputs)
+        };
+        let index = context.i64_type().const_int(slot as u64, false);
+        // SAFETY (inkwell's contract for GEP): the index stays within the caller's array of
+        // one pointer per argument, which the wrapper's signature documents.
+        let address =
+            unsafe { builder.build_in_bounds_gep(ptr, array.into_pointer_value(), &[index], "") }
+                .map_err(llvm)?;
+        args.push(builder.build_load(ptr, address, "").map_err(llvm)?.into());
+    }
+    builder.build_call(callee, &args, "").map_err(llvm)?;
+    builder
+        .build_return(Some(&i32t.const_zero()))
+        .map_err(llvm)?;
+    Ok(())
+}
