@@ -42,11 +42,7 @@ impl<M: Module> FnCx<'_, '_, M> {
     /// The value as a zero-extended container value.
     pub(crate) fn unsigned(&mut self, x: Value, bits: u32) -> Value {
         let cbits = container_bits(bits);
-        if bits == cbits || bits == 1 {
-            x
-        } else {
-            self.b.ins().band_imm_s(x, ((1u64 << bits) - 1) as i64)
-        }
+        if bits == cbits || bits == 1 { x } else { self.b.ins().band_imm_s(x, ((1u64 << bits) - 1) as i64) }
     }
 
     /// An integer constant of a scalar type, masked to its container.
@@ -60,28 +56,16 @@ impl<M: Module> FnCx<'_, '_, M> {
         } else {
             value
         };
-        let masked = if ty.bits() < 64 {
-            canonical & ((1i64 << ty.bits()) - 1)
-        } else {
-            canonical
-        };
+        let masked = if ty.bits() < 64 { canonical & ((1i64 << ty.bits()) - 1) } else { canonical };
         self.b.ins().iconst(ty, masked)
     }
 
     /// Converts an integer between widths: sign- or zero-extending, or truncating.
     pub(crate) fn convert_int(&mut self, x: Value, from: u32, to: u32, signed: bool) -> Value {
         let (cf, ct) = (crate::types::container(from), crate::types::container(to));
-        let x = if signed {
-            self.signed(x, from)
-        } else {
-            self.unsigned(x, from)
-        };
+        let x = if signed { self.signed(x, from) } else { self.unsigned(x, from) };
         let x = if ct.bits() > cf.bits() {
-            if signed {
-                self.b.ins().sextend(ct, x)
-            } else {
-                self.b.ins().uextend(ct, x)
-            }
+            if signed { self.b.ins().sextend(ct, x) } else { self.b.ins().uextend(ct, x) }
         } else if ct.bits() < cf.bits() {
             self.b.ins().ireduce(ct, x)
         } else {
@@ -96,11 +80,13 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
     let op_name = name.trim_start_matches("arith.");
     match op_name {
         "constant" => constant(cx, op),
-        "addi" | "subi" | "muli" | "andi" | "ori" | "xori" | "shli" | "shrsi" | "shrui"
-        | "divsi" | "divui" | "remsi" | "remui" | "maxsi" | "minsi" | "maxui" | "minui"
-        | "ceildivsi" | "floordivsi" | "ceildivui" => int_binary(cx, op, op_name),
-        "addf" | "subf" | "mulf" | "divf" | "maximumf" | "minimumf" | "maxnumf" | "minnumf"
-        | "remf" => float_binary(cx, op, op_name),
+        "addi" | "subi" | "muli" | "andi" | "ori" | "xori" | "shli" | "shrsi" | "shrui" | "divsi" | "divui"
+        | "remsi" | "remui" | "maxsi" | "minsi" | "maxui" | "minui" | "ceildivsi" | "floordivsi" | "ceildivui" => {
+            int_binary(cx, op, op_name)
+        }
+        "addf" | "subf" | "mulf" | "divf" | "maximumf" | "minimumf" | "maxnumf" | "minnumf" | "remf" => {
+            float_binary(cx, op, op_name)
+        }
         "negf" => {
             let x = cx.scalar(op, 0)?;
             let r = cx.b.ins().fneg(x);
@@ -117,10 +103,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
                     cx.set_result(op, 0, Val::S(r));
                     Ok(())
                 }
-                _ => Err(unsupported(
-                    op.location(),
-                    "arith.select on memrefs is not supported",
-                )),
+                _ => Err(unsupported(op.location(), "arith.select on memrefs is not supported")),
             }
         }
         "extsi" | "extui" | "trunci" | "index_cast" | "index_castui" => {
@@ -171,10 +154,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
                 (Scalar::F64, Scalar::F32) => cx.b.ins().fdemote(types::F32, x),
                 (a, b) if a == b => x,
                 _ => {
-                    return Err(unsupported(
-                        op.location(),
-                        "float conversion between unsupported types",
-                    ));
+                    return Err(unsupported(op.location(), "float conversion between unsupported types"));
                 }
             };
             cx.set_result(op, 0, Val::S(r));
@@ -188,37 +168,25 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             } else if from.clif().bits() == to.clif().bits() {
                 cx.b.ins().bitcast(to.clif(), MemFlagsData::new(), x)
             } else {
-                return Err(unsupported(
-                    op.location(),
-                    "bitcast between types of different widths",
-                ));
+                return Err(unsupported(op.location(), "bitcast between types of different widths"));
             };
             cx.set_result(op, 0, Val::S(r));
             Ok(())
         }
         "mulsi_extended" | "mului_extended" => mul_extended(cx, op, op_name == "mulsi_extended"),
-        _ => Err(unsupported(
-            op.location(),
-            &format!("the Cranelift engine cannot translate '{name}'"),
-        )),
+        _ => Err(unsupported(op.location(), &format!("the Cranelift engine cannot translate '{name}'"))),
     }
 }
 
 fn constant<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
     let s = cx.result_scalar(op, 0)?;
-    let attr = op
-        .attribute("value")
-        .map_err(|_| unsupported(op.location(), "arith.constant without value"))?;
+    let attr = op.attribute("value").map_err(|_| unsupported(op.location(), "arith.constant without value"))?;
     let raw = attr.to_raw();
     // SAFETY: the attribute is alive; each accessor is used after its kind check.
     let v = unsafe {
         if mlir_sys::mlirAttributeIsAInteger(raw) {
             let bits = s.int_bits().unwrap_or(64);
-            let value = if bits <= 64 {
-                mlir_sys::mlirIntegerAttrGetValueInt(raw)
-            } else {
-                0
-            };
+            let value = if bits <= 64 { mlir_sys::mlirIntegerAttrGetValueInt(raw) } else { 0 };
             cx.iconst(s, value)
         } else if mlir_sys::mlirAttributeIsAFloat(raw) {
             let value = mlir_sys::mlirFloatAttrGetValueDouble(raw);
@@ -240,10 +208,7 @@ fn constant<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
 fn int_binary<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &str) -> Result<()> {
     let s = cx.result_scalar(op, 0)?;
     let Some(bits) = s.int_bits() else {
-        return Err(unsupported(
-            op.location(),
-            "integer op on a non-integer type",
-        ));
+        return Err(unsupported(op.location(), "integer op on a non-integer type"));
     };
     let (a, b) = (cx.scalar(op, 0)?, cx.scalar(op, 1)?);
     let ty = s.clif();
@@ -265,19 +230,11 @@ fn int_binary<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &str) -> Res
         }
         "maxsi" | "minsi" => {
             let (a, b) = (cx.signed(a, bits), cx.signed(b, bits));
-            if name == "maxsi" {
-                cx.b.ins().smax(a, b)
-            } else {
-                cx.b.ins().smin(a, b)
-            }
+            if name == "maxsi" { cx.b.ins().smax(a, b) } else { cx.b.ins().smin(a, b) }
         }
         "maxui" | "minui" => {
             let (a, b) = (cx.unsigned(a, bits), cx.unsigned(b, bits));
-            if name == "maxui" {
-                cx.b.ins().umax(a, b)
-            } else {
-                cx.b.ins().umin(a, b)
-            }
+            if name == "maxui" { cx.b.ins().umax(a, b) } else { cx.b.ins().umin(a, b) }
         }
         "divsi" | "remsi" | "ceildivsi" | "floordivsi" => {
             let (a, b) = (cx.signed(a, bits), cx.signed(b, bits));
@@ -297,11 +254,7 @@ fn int_binary<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &str) -> Res
                     let r = cx.b.ins().urem(a, safe);
                     let nonzero = cx.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
                     let bump = cx.b.ins().uextend(types::I64, nonzero);
-                    let bump = if ty == types::I64 {
-                        bump
-                    } else {
-                        cx.b.ins().ireduce(ty, bump)
-                    };
+                    let bump = if ty == types::I64 { bump } else { cx.b.ins().ireduce(ty, bump) };
                     cx.b.ins().iadd(q, bump)
                 }
             }
@@ -369,22 +322,14 @@ fn float_binary<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &str) -> R
         "minimumf" => cx.b.ins().fmin(a, b),
         "maxnumf" | "minnumf" => {
             // NaN-ignoring: a NaN operand yields the other one.
-            let m = if name == "maxnumf" {
-                cx.b.ins().fmax(a, b)
-            } else {
-                cx.b.ins().fmin(a, b)
-            };
+            let m = if name == "maxnumf" { cx.b.ins().fmax(a, b) } else { cx.b.ins().fmin(a, b) };
             let a_nan = cx.b.ins().fcmp(FloatCC::Unordered, a, a);
             let b_nan = cx.b.ins().fcmp(FloatCC::Unordered, b, b);
             let m = cx.b.ins().select(b_nan, a, m);
             cx.b.ins().select(a_nan, b, m)
         }
         "remf" => {
-            let (fname, ty) = if s == Scalar::F32 {
-                ("fmodf", types::F32)
-            } else {
-                ("fmod", types::F64)
-            };
+            let (fname, ty) = if s == Scalar::F32 { ("fmodf", types::F32) } else { ("fmod", types::F64) };
             let f = cx.libcall(fname, &[ty, ty], &[ty])?;
             let call = cx.b.ins().call(f, &[a, b]);
             cx.b.inst_results(call)[0]
@@ -399,8 +344,7 @@ fn predicate(op: &OperationRef) -> Option<i64> {
     let attr = op.attribute("predicate").ok()?;
     // SAFETY: the attribute is alive and checked to be an integer.
     unsafe {
-        mlir_sys::mlirAttributeIsAInteger(attr.to_raw())
-            .then(|| mlir_sys::mlirIntegerAttrGetValueInt(attr.to_raw()))
+        mlir_sys::mlirAttributeIsAInteger(attr.to_raw()).then(|| mlir_sys::mlirIntegerAttrGetValueInt(attr.to_raw()))
     }
 }
 
@@ -469,17 +413,11 @@ fn cmpf<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
 fn mul_extended<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, signed: bool) -> Result<()> {
     let s = cx.result_scalar(op, 0)?;
     let Some(bits) = s.int_bits() else {
-        return Err(unsupported(
-            op.location(),
-            "extended multiply of a non-integer",
-        ));
+        return Err(unsupported(op.location(), "extended multiply of a non-integer"));
     };
     let (a, b) = (cx.scalar(op, 0)?, cx.scalar(op, 1)?);
     let (low, high) = if bits <= 32 {
-        let (wa, wb) = (
-            cx.convert_int(a, bits, 64, signed),
-            cx.convert_int(b, bits, 64, signed),
-        );
+        let (wa, wb) = (cx.convert_int(a, bits, 64, signed), cx.convert_int(b, bits, 64, signed));
         let product = cx.b.ins().imul(wa, wb);
         let low = cx.convert_int(product, 64, bits, true);
         let shifted = if signed {
@@ -491,17 +429,10 @@ fn mul_extended<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, signed: bool) ->
         (low, high)
     } else if bits == 64 {
         let low = cx.b.ins().imul(a, b);
-        let high = if signed {
-            cx.b.ins().smulhi(a, b)
-        } else {
-            cx.b.ins().umulhi(a, b)
-        };
+        let high = if signed { cx.b.ins().smulhi(a, b) } else { cx.b.ins().umulhi(a, b) };
         (low, high)
     } else {
-        return Err(unsupported(
-            op.location(),
-            "extended multiply of widths between 33 and 63 bits",
-        ));
+        return Err(unsupported(op.location(), "extended multiply of widths between 33 and 63 bits"));
     };
     cx.set_result(op, 0, Val::S(low));
     cx.set_result(op, 1, Val::S(high));

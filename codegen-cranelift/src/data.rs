@@ -10,53 +10,32 @@ use cranelift_module::{DataDescription, DataId, Linkage, Module};
 use melior::ir::{Attribute, AttributeLike, OperationRef, operation::OperationLike};
 
 /// Defines the data object of a `memref.global`; returns its MLIR name and id.
-pub(crate) fn define_global<M: Module>(
-    module: &mut M,
-    op: &OperationRef,
-) -> Result<(String, DataId)> {
+pub(crate) fn define_global<M: Module>(module: &mut M, op: &OperationRef) -> Result<(String, DataId)> {
     let name = string_attr(op, "sym_name")?;
-    let ty_attr = op
-        .attribute("type")
-        .map_err(|_| unsupported(op.location(), "memref.global without type"))?;
+    let ty_attr = op.attribute("type").map_err(|_| unsupported(op.location(), "memref.global without type"))?;
     // SAFETY: the attribute is alive and, for memref.global, a TypeAttr.
-    let ty =
-        unsafe { melior::ir::Type::from_raw(mlir_sys::mlirTypeAttrGetValue(ty_attr.to_raw())) };
+    let ty = unsafe { melior::ir::Type::from_raw(mlir_sys::mlirTypeAttrGetValue(ty_attr.to_raw())) };
     let ValType::MemRef(memref) = classify(ty).map_err(|m| unsupported(op.location(), &m))? else {
-        return Err(unsupported(
-            op.location(),
-            "memref.global of a non-memref type",
-        ));
+        return Err(unsupported(op.location(), "memref.global of a non-memref type"));
     };
     let Some(len) = memref.static_len() else {
-        return Err(unsupported(
-            op.location(),
-            "memref.global with a dynamic shape",
-        ));
+        return Err(unsupported(op.location(), "memref.global with a dynamic shape"));
     };
     let constant = op.attribute("constant").is_ok();
     let id = module
-        .declare_data(
-            &format!("__umac_global_{name}"),
-            Linkage::Local,
-            !constant,
-            false,
-        )
+        .declare_data(&format!("__umac_global_{name}"), Linkage::Local, !constant, false)
         .map_err(|e| Error::Cranelift(e.to_string()))?;
     let mut description = DataDescription::new();
     let bytes = len as usize * memref.element.bytes() as usize;
     match op.attribute("initial_value") {
         // SAFETY: the attribute is alive; checked to be a unit attribute.
         Ok(init) if !unsafe { mlir_sys::mlirAttributeIsAUnit(init.to_raw()) } => {
-            let data = decode(init, memref.element, len as usize)
-                .map_err(|m| unsupported(op.location(), &m))?;
+            let data = decode(init, memref.element, len as usize).map_err(|m| unsupported(op.location(), &m))?;
             description.define(data.into_boxed_slice());
         }
         Ok(_) => description.define_zeroinit(bytes.max(1)),
         Err(_) => {
-            return Err(unsupported(
-                op.location(),
-                "external memref.global (no initial value) is not supported",
-            ));
+            return Err(unsupported(op.location(), "external memref.global (no initial value) is not supported"));
         }
     }
     let align = op
@@ -68,18 +47,12 @@ pub(crate) fn define_global<M: Module>(
         .unwrap_or(16)
         .max(16);
     description.set_align(align);
-    module
-        .define_data(id, &description)
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    module.define_data(id, &description).map_err(|e| Error::Cranelift(e.to_string()))?;
     Ok((name, id))
 }
 
 /// Decodes a dense elements attribute (or a dense resource) into the engine's layout.
-pub fn decode(
-    attr: Attribute,
-    element: Scalar,
-    len: usize,
-) -> std::result::Result<Vec<u8>, String> {
+pub fn decode(attr: Attribute, element: Scalar, len: usize) -> std::result::Result<Vec<u8>, String> {
     let raw = attr.to_raw();
     let width = element.bytes() as usize;
     let mut out = Vec::with_capacity(len * width);
@@ -98,11 +71,7 @@ pub fn decode(
             for i in 0..len {
                 let index = if splat { 0 } else { i };
                 let value: u64 = if bits == 1 {
-                    if splat {
-                        u64::from(*data != 0)
-                    } else {
-                        u64::from((*data.add(index / 8) >> (index % 8)) & 1)
-                    }
+                    if splat { u64::from(*data != 0) } else { u64::from((*data.add(index / 8) >> (index % 8)) & 1) }
                 } else {
                     let storage = (bits as usize).div_ceil(8);
                     let mut v = 0u64;
@@ -122,31 +91,17 @@ pub fn decode(
         if mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
             for i in 0..len as isize {
                 let value: u64 = match element {
-                    Scalar::Int(1) => {
-                        u64::from(mlir_sys::mlirDenseBoolResourceElementsAttrGetValue(raw, i))
-                    }
-                    Scalar::Int(8) => {
-                        mlir_sys::mlirDenseInt8ResourceElementsAttrGetValue(raw, i) as i64 as u64
-                    }
-                    Scalar::Int(16) => {
-                        mlir_sys::mlirDenseInt16ResourceElementsAttrGetValue(raw, i) as i64 as u64
-                    }
-                    Scalar::Int(32) => {
-                        mlir_sys::mlirDenseInt32ResourceElementsAttrGetValue(raw, i) as i64 as u64
-                    }
+                    Scalar::Int(1) => u64::from(mlir_sys::mlirDenseBoolResourceElementsAttrGetValue(raw, i)),
+                    Scalar::Int(8) => mlir_sys::mlirDenseInt8ResourceElementsAttrGetValue(raw, i) as i64 as u64,
+                    Scalar::Int(16) => mlir_sys::mlirDenseInt16ResourceElementsAttrGetValue(raw, i) as i64 as u64,
+                    Scalar::Int(32) => mlir_sys::mlirDenseInt32ResourceElementsAttrGetValue(raw, i) as i64 as u64,
                     Scalar::Int(64) | Scalar::Index => {
                         mlir_sys::mlirDenseInt64ResourceElementsAttrGetValue(raw, i) as u64
                     }
-                    Scalar::F32 => u64::from(
-                        mlir_sys::mlirDenseFloatResourceElementsAttrGetValue(raw, i).to_bits(),
-                    ),
-                    Scalar::F64 => {
-                        mlir_sys::mlirDenseDoubleResourceElementsAttrGetValue(raw, i).to_bits()
-                    }
+                    Scalar::F32 => u64::from(mlir_sys::mlirDenseFloatResourceElementsAttrGetValue(raw, i).to_bits()),
+                    Scalar::F64 => mlir_sys::mlirDenseDoubleResourceElementsAttrGetValue(raw, i).to_bits(),
                     Scalar::Int(_) => {
-                        return Err(
-                            "dense_resource of an odd-width integer is not supported".into()
-                        );
+                        return Err("dense_resource of an odd-width integer is not supported".into());
                     }
                 };
                 out.extend_from_slice(&value.to_le_bytes()[..width]);
@@ -154,8 +109,5 @@ pub fn decode(
             return Ok(out);
         }
     }
-    Err(format!(
-        "initial value {} is not a dense constant",
-        umac_dialects::text::attribute_text(attr)
-    ))
+    Err(format!("initial value {} is not a dense constant", umac_dialects::text::attribute_text(attr)))
 }

@@ -22,10 +22,7 @@ impl JitProgram {
     pub unsafe fn entry(&self) -> unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32 {
         // SAFETY: `entry` was produced by finalize_definitions for a function of this signature.
         unsafe {
-            std::mem::transmute::<
-                *const u8,
-                unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32,
-            >(self.entry)
+            std::mem::transmute::<*const u8, unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32>(self.entry)
         }
     }
 }
@@ -42,9 +39,8 @@ impl Drop for JitProgram {
 /// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU.
 pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitProgram> {
     let mut flags = settings::builder();
-    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
-        flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()))
-    };
+    let set =
+        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
@@ -55,12 +51,7 @@ pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitP
     let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     let mut module = JITModule::new(builder);
     let id = translate_module(&mut module, mlir, entry)?;
-    module
-        .finalize_definitions()
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    module.finalize_definitions().map_err(|e| Error::Cranelift(e.to_string()))?;
     let entry = module.get_finalized_function(id);
-    Ok(JitProgram {
-        module: Some(module),
-        entry,
-    })
+    Ok(JitProgram { module: Some(module), entry })
 }

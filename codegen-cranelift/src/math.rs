@@ -28,11 +28,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
                 }
                 "cttz" => {
                     // A bit just above the value makes cttz(0) equal the width.
-                    let guarded = if bits < cbits {
-                        cx.b.ins().bor_imm_s(u, 1i64 << bits)
-                    } else {
-                        u
-                    };
+                    let guarded = if bits < cbits { cx.b.ins().bor_imm_s(u, 1i64 << bits) } else { u };
                     cx.b.ins().ctz(guarded)
                 }
                 _ => cx.b.ins().popcnt(u),
@@ -49,11 +45,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
         "sqrt" => cx.b.ins().sqrt(x),
         "rsqrt" => {
             let root = cx.b.ins().sqrt(x);
-            let one = if s == Scalar::F32 {
-                cx.b.ins().f32const(1.0)
-            } else {
-                cx.b.ins().f64const(1.0)
-            };
+            let one = if s == Scalar::F32 { cx.b.ins().f32const(1.0) } else { cx.b.ins().f64const(1.0) };
             cx.b.ins().fdiv(one, root)
         }
         "floor" => cx.b.ins().floor(x),
@@ -68,23 +60,16 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             let (y, z) = (cx.scalar(op, 1)?, cx.scalar(op, 2)?);
             cx.b.ins().fma(x, y, z)
         }
-        "exp" | "exp2" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sin" | "cos" | "tan"
-        | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "asinh" | "acosh" | "atanh"
-        | "erf" | "erfc" | "cbrt" | "round" => libm(cx, op_name, s, &[x])?,
+        "exp" | "exp2" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sin" | "cos" | "tan" | "asin" | "acos"
+        | "atan" | "sinh" | "cosh" | "tanh" | "asinh" | "acosh" | "atanh" | "erf" | "erfc" | "cbrt" | "round" => {
+            libm(cx, op_name, s, &[x])?
+        }
         "powf" | "atan2" => {
             let y = cx.scalar(op, 1)?;
-            libm(
-                cx,
-                if op_name == "powf" { "pow" } else { "atan2" },
-                s,
-                &[x, y],
-            )?
+            libm(cx, if op_name == "powf" { "pow" } else { "atan2" }, s, &[x, y])?
         }
         _ => {
-            return Err(unsupported(
-                op.location(),
-                &format!("the Cranelift engine cannot translate '{name}'"),
-            ));
+            return Err(unsupported(op.location(), &format!("the Cranelift engine cannot translate '{name}'")));
         }
     };
     cx.set_result(op, 0, Val::S(r));

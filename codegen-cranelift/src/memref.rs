@@ -5,9 +5,7 @@ use crate::{
     translate::{Dim, FnCx, MemDesc, Val, segments, unsupported},
     types::MemRefType,
 };
-use cranelift_codegen::ir::{
-    InstBuilder, StackSlotData, StackSlotKind, Value, condcodes::IntCC, types,
-};
+use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value, condcodes::IntCC, types};
 use cranelift_module::Module;
 use melior::ir::{AttributeLike, OperationRef, operation::OperationLike};
 
@@ -20,13 +18,9 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
         "memref.load" => {
             let ty = cx.operand_memref(op, 0)?;
             let desc = cx.memref(op, 0)?;
-            let indices = (1..op.operand_count())
-                .map(|i| cx.scalar(op, i))
-                .collect::<Result<Vec<_>>>()?;
+            let indices = (1..op.operand_count()).map(|i| cx.scalar(op, i)).collect::<Result<Vec<_>>>()?;
             let (addr, offset) = address(cx, &desc, &indices, ty.element.bytes());
-            let v =
-                cx.b.ins()
-                    .load(ty.element.clif(), FnCx::<M>::flags(), addr, offset);
+            let v = cx.b.ins().load(ty.element.clif(), FnCx::<M>::flags(), addr, offset);
             cx.set_result(op, 0, Val::S(v));
             Ok(())
         }
@@ -34,9 +28,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             let ty = cx.operand_memref(op, 1)?;
             let value = cx.scalar(op, 0)?;
             let desc = cx.memref(op, 1)?;
-            let indices = (2..op.operand_count())
-                .map(|i| cx.scalar(op, i))
-                .collect::<Result<Vec<_>>>()?;
+            let indices = (2..op.operand_count()).map(|i| cx.scalar(op, i)).collect::<Result<Vec<_>>>()?;
             let (addr, offset) = address(cx, &desc, &indices, ty.element.bytes());
             cx.b.ins().store(FnCx::<M>::flags(), value, addr, offset);
             Ok(())
@@ -50,18 +42,12 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
         }
         "memref.get_global" => {
             let ty = cx.result_memref(op, 0)?;
-            let symbol = op
-                .attribute("name")
-                .map_err(|_| unsupported(op.location(), "memref.get_global without name"))?;
-            let symbol = umac_dialects::text::attribute_text(symbol)
-                .trim_start_matches('@')
-                .trim_matches('"')
-                .to_string();
+            let symbol =
+                op.attribute("name").map_err(|_| unsupported(op.location(), "memref.get_global without name"))?;
+            let symbol =
+                umac_dialects::text::attribute_text(symbol).trim_start_matches('@').trim_matches('"').to_string();
             let Some(id) = cx.mcx.globals.get(&symbol).copied() else {
-                return Err(unsupported(
-                    op.location(),
-                    &format!("unknown memref.global @{symbol}"),
-                ));
+                return Err(unsupported(op.location(), &format!("unknown memref.global @{symbol}")));
             };
             let gv = cx.module.declare_data_in_func(id, cx.b.func);
             let base = cx.b.ins().symbol_value(types::I64, gv);
@@ -72,36 +58,19 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
         "memref.reinterpret_cast" => {
             let [_, n_off, n_size, n_stride] = segments::<4>(op)?;
             let source = cx.memref(op, 0)?;
-            let mut dynamic = (1..1 + n_off + n_size + n_stride)
-                .map(|i| cx.scalar(op, i))
-                .collect::<Result<Vec<_>>>()?
-                .into_iter();
+            let mut dynamic =
+                (1..1 + n_off + n_size + n_stride).map(|i| cx.scalar(op, i)).collect::<Result<Vec<_>>>()?.into_iter();
             let mut take = |values: Vec<i64>| -> Vec<Dim> {
                 values
                     .into_iter()
-                    .map(|v| {
-                        if v == DYNAMIC {
-                            dynamic.next().map_or(Dim::C(0), Dim::V)
-                        } else {
-                            Dim::C(v)
-                        }
-                    })
+                    .map(|v| if v == DYNAMIC { dynamic.next().map_or(Dim::C(0), Dim::V) } else { Dim::C(v) })
                     .collect()
             };
             let offsets = take(i64_array(op, "static_offsets")?);
             let sizes = take(i64_array(op, "static_sizes")?);
             let strides = take(i64_array(op, "static_strides")?);
             let offset = offsets.first().copied().unwrap_or(Dim::C(0));
-            cx.set_result(
-                op,
-                0,
-                Val::M(MemDesc {
-                    base: source.base,
-                    offset,
-                    sizes,
-                    strides,
-                }),
-            );
+            cx.set_result(op, 0, Val::M(MemDesc { base: source.base, offset, sizes, strides }));
             Ok(())
         }
         "memref.extract_strided_metadata" => {
@@ -110,12 +79,7 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             cx.set_result(
                 op,
                 0,
-                Val::M(MemDesc {
-                    base: source.base,
-                    offset: Dim::C(0),
-                    sizes: vec![],
-                    strides: vec![],
-                }),
+                Val::M(MemDesc { base: source.base, offset: Dim::C(0), sizes: vec![], strides: vec![] }),
             );
             let offset = cx.dim_value(source.offset);
             cx.set_result(op, 1, Val::S(offset));
@@ -146,20 +110,12 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             Ok(())
         }
         "memref.copy" => copy(cx, op),
-        _ => Err(unsupported(
-            op.location(),
-            &format!("the Cranelift engine cannot translate '{name}'"),
-        )),
+        _ => Err(unsupported(op.location(), &format!("the Cranelift engine cannot translate '{name}'"))),
     }
 }
 
 /// The address of an element, as a pointer value plus a constant byte offset.
-fn address<M: Module>(
-    cx: &mut FnCx<M>,
-    desc: &MemDesc,
-    indices: &[Value],
-    element_bytes: i64,
-) -> (Value, i32) {
+fn address<M: Module>(cx: &mut FnCx<M>, desc: &MemDesc, indices: &[Value], element_bytes: i64) -> (Value, i32) {
     let mut constant = 0i64;
     let mut linear: Option<Value> = None;
     let mut add = |cx: &mut FnCx<M>, v: Value| {
@@ -193,11 +149,7 @@ fn address<M: Module>(
     };
     match linear {
         Some(l) => {
-            let bytes = if element_bytes == 1 {
-                l
-            } else {
-                cx.b.ins().imul_imm_s(l, element_bytes)
-            };
+            let bytes = if element_bytes == 1 { l } else { cx.b.ins().imul_imm_s(l, element_bytes) };
             (cx.b.ins().iadd(base, bytes), byte_offset)
         }
         None => (base, byte_offset),
@@ -205,21 +157,13 @@ fn address<M: Module>(
 }
 
 /// A descriptor for a buffer whose type fixes its layout.
-fn static_desc<M: Module>(
-    _cx: &mut FnCx<M>,
-    base: Value,
-    ty: &MemRefType,
-    op: &OperationRef,
-) -> Result<MemDesc> {
+fn static_desc<M: Module>(_cx: &mut FnCx<M>, base: Value, ty: &MemRefType, op: &OperationRef) -> Result<MemDesc> {
     let (Some(offset), Some(sizes), Some(strides)) = (
         ty.offset,
         ty.shape.iter().copied().collect::<Option<Vec<_>>>(),
         ty.strides.iter().copied().collect::<Option<Vec<_>>>(),
     ) else {
-        return Err(unsupported(
-            op.location(),
-            "expected a memref type with a static layout",
-        ));
+        return Err(unsupported(op.location(), "expected a memref type with a static layout"));
     };
     Ok(MemDesc {
         base,
@@ -232,21 +176,12 @@ fn static_desc<M: Module>(
 fn alloc<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, on_stack: bool) -> Result<()> {
     let ty = cx.result_memref(op, 0)?;
     if ty.offset != Some(0) {
-        return Err(unsupported(
-            op.location(),
-            "allocation with a non-identity layout",
-        ));
+        return Err(unsupported(op.location(), "allocation with a non-identity layout"));
     }
     // Sizes: static from the type, dynamic from the operands in order; strides row-major.
-    let mut dynamic = (0..op.operand_count())
-        .map(|i| cx.scalar(op, i))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter();
-    let sizes: Vec<Dim> = ty
-        .shape
-        .iter()
-        .map(|d| d.map_or_else(|| dynamic.next().map_or(Dim::C(0), Dim::V), Dim::C))
-        .collect();
+    let mut dynamic = (0..op.operand_count()).map(|i| cx.scalar(op, i)).collect::<Result<Vec<_>>>()?.into_iter();
+    let sizes: Vec<Dim> =
+        ty.shape.iter().map(|d| d.map_or_else(|| dynamic.next().map_or(Dim::C(0), Dim::V), Dim::C)).collect();
     let mut strides = vec![Dim::C(1); sizes.len()];
     let mut running = Dim::C(1);
     for i in (0..sizes.len()).rev() {
@@ -258,18 +193,12 @@ fn alloc<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, on_stack: bool) -> Resu
     let base = match (on_stack, bytes) {
         (true, Dim::C(n)) => {
             let shift = align.trailing_zeros() as u8;
-            let slot = cx.b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                n.max(1) as u32,
-                shift,
-            ));
+            let slot =
+                cx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, n.max(1) as u32, shift));
             cx.b.ins().stack_addr(types::I64, slot, 0)
         }
         (true, Dim::V(_)) => {
-            return Err(unsupported(
-                op.location(),
-                "dynamically sized memref.alloca is not supported",
-            ));
+            return Err(unsupported(op.location(), "dynamically sized memref.alloca is not supported"));
         }
         (false, bytes) => {
             // aligned_alloc wants a size that is a multiple of the alignment (and not zero).
@@ -284,16 +213,7 @@ fn alloc<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, on_stack: bool) -> Resu
             cx.b.inst_results(call)[0]
         }
     };
-    cx.set_result(
-        op,
-        0,
-        Val::M(MemDesc {
-            base,
-            offset: Dim::C(0),
-            sizes,
-            strides,
-        }),
-    );
+    cx.set_result(op, 0, Val::M(MemDesc { base, offset: Dim::C(0), sizes, strides }));
     Ok(())
 }
 
@@ -316,17 +236,12 @@ fn alignment(op: &OperationRef) -> i64 {
 }
 
 fn i64_array(op: &OperationRef, name: &str) -> Result<Vec<i64>> {
-    let attr = op
-        .attribute(name)
-        .map_err(|_| unsupported(op.location(), &format!("missing '{name}'")))?;
+    let attr = op.attribute(name).map_err(|_| unsupported(op.location(), &format!("missing '{name}'")))?;
     let raw = attr.to_raw();
     // SAFETY: the attribute is alive; reads are bounded by its element count.
     unsafe {
         if !mlir_sys::mlirAttributeIsADenseI64Array(raw) {
-            return Err(unsupported(
-                op.location(),
-                &format!("'{name}' is not an i64 array"),
-            ));
+            return Err(unsupported(op.location(), &format!("'{name}' is not an i64 array")));
         }
         Ok((0..mlir_sys::mlirDenseArrayGetNumElements(raw))
             .map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i))
@@ -342,11 +257,7 @@ fn copy<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
     if src_ty.is_contiguous_static() && dst_ty.is_contiguous_static() {
         let bytes = src_ty.static_len().unwrap_or(0) * element.bytes();
         let n = cx.b.ins().iconst(types::I64, bytes);
-        let f = cx.libcall(
-            "memcpy",
-            &[types::I64, types::I64, types::I64],
-            &[types::I64],
-        )?;
+        let f = cx.libcall("memcpy", &[types::I64, types::I64, types::I64], &[types::I64])?;
         cx.b.ins().call(f, &[dst.base, src.base, n]);
         return Ok(());
     }
@@ -364,23 +275,16 @@ fn copy_level<M: Module>(
     let level = indices.len();
     if level == src.sizes.len() {
         let (from, from_off) = address(cx, src, indices, element.bytes());
-        let v =
-            cx.b.ins()
-                .load(element.clif(), FnCx::<M>::flags(), from, from_off);
+        let v = cx.b.ins().load(element.clif(), FnCx::<M>::flags(), from, from_off);
         let (to, to_off) = address(cx, dst, indices, element.bytes());
         cx.b.ins().store(FnCx::<M>::flags(), v, to, to_off);
         return Ok(());
     }
     let size = cx.dim_value(src.sizes[level]);
-    let (header, body, exit) = (
-        cx.b.create_block(),
-        cx.b.create_block(),
-        cx.b.create_block(),
-    );
+    let (header, body, exit) = (cx.b.create_block(), cx.b.create_block(), cx.b.create_block());
     let i = cx.b.append_block_param(header, types::I64);
     let zero = cx.b.ins().iconst(types::I64, 0);
-    cx.b.ins()
-        .jump(header, &[cranelift_codegen::ir::BlockArg::Value(zero)]);
+    cx.b.ins().jump(header, &[cranelift_codegen::ir::BlockArg::Value(zero)]);
     cx.b.switch_to_block(header);
     let more = cx.b.ins().icmp(IntCC::SignedLessThan, i, size);
     cx.b.ins().brif(more, body, &[], exit, &[]);
@@ -389,8 +293,7 @@ fn copy_level<M: Module>(
     copy_level(cx, src, dst, indices, element)?;
     indices.pop();
     let next = cx.b.ins().iadd_imm_s(i, 1);
-    cx.b.ins()
-        .jump(header, &[cranelift_codegen::ir::BlockArg::Value(next)]);
+    cx.b.ins().jump(header, &[cranelift_codegen::ir::BlockArg::Value(next)]);
     cx.b.switch_to_block(exit);
     Ok(())
 }

@@ -5,15 +5,13 @@ use crate::{
     types::{MemRefType, Scalar, ValType, classify},
 };
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value,
-    types,
+    AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{DataId, FuncId, Linkage, Module};
 use melior::ir::{
-    AttributeLike, BlockLike, BlockRef, Location, OperationRef, RegionLike, ValueLike,
-    operation::OperationLike,
+    AttributeLike, BlockLike, BlockRef, Location, OperationRef, RegionLike, ValueLike, operation::OperationLike,
 };
 use mlir_sys::MlirValue;
 use std::collections::HashMap;
@@ -70,11 +68,7 @@ pub(crate) struct FuncInfo {
 
 /// Translates every function and global of `mlir` into `module`, plus the entry wrapper.
 /// Returns the wrapper's id.
-pub fn translate_module<M: Module>(
-    module: &mut M,
-    mlir: &melior::ir::Module,
-    entry: &EntryPoint,
-) -> Result<FuncId> {
+pub fn translate_module<M: Module>(module: &mut M, mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<FuncId> {
     let mut globals = HashMap::new();
     let mut functions = HashMap::new();
     let mut bodies = Vec::new();
@@ -92,14 +86,8 @@ pub fn translate_module<M: Module>(
                 let (args, results) = function_type(&op)?;
                 let has_body = op.region(0).ok().and_then(|r| r.first_block()).is_some();
                 let sig = signature(module, &args, &results, &op)?;
-                let linkage = if has_body {
-                    Linkage::Local
-                } else {
-                    Linkage::Import
-                };
-                let id = module
-                    .declare_function(&name, linkage, &sig)
-                    .map_err(|e| Error::Cranelift(e.to_string()))?;
+                let linkage = if has_body { Linkage::Local } else { Linkage::Import };
+                let id = module.declare_function(&name, linkage, &sig).map_err(|e| Error::Cranelift(e.to_string()))?;
                 functions.insert(name, FuncInfo { id, args, results });
                 if has_body {
                     bodies.push(op.to_raw());
@@ -108,11 +96,7 @@ pub fn translate_module<M: Module>(
             _ => {}
         }
     }
-    let mut cx = ModuleCx {
-        globals,
-        functions,
-        imports: HashMap::new(),
-    };
+    let mut cx = ModuleCx { globals, functions, imports: HashMap::new() };
     let mut context = module.make_context();
     let mut builder_context = FunctionBuilderContext::new();
     for raw in bodies {
@@ -125,16 +109,8 @@ pub fn translate_module<M: Module>(
             UserFuncName::user(0, id.as_u32()),
             signature(module, &info.args, &info.results, &op)?,
         );
-        translate_function(
-            module,
-            &mut cx,
-            &mut context.func,
-            &mut builder_context,
-            &op,
-        )?;
-        module
-            .define_function(id, &mut context)
-            .map_err(|e| Error::Cranelift(format!("{name}: {e:?}")))?;
+        translate_function(module, &mut cx, &mut context.func, &mut builder_context, &op)?;
+        module.define_function(id, &mut context).map_err(|e| Error::Cranelift(format!("{name}: {e:?}")))?;
         module.clear_context(&mut context);
     }
     define_entry(module, &cx, entry, &mut context, &mut builder_context)
@@ -156,24 +132,16 @@ pub(crate) fn flat_types(ty: &ValType) -> Vec<cranelift_codegen::ir::Type> {
             let dynamic = usize::from(m.offset.is_none())
                 + m.shape.iter().filter(|d| d.is_none()).count()
                 + m.strides.iter().filter(|d| d.is_none()).count();
-            std::iter::once(types::I64)
-                .chain(std::iter::repeat_n(types::I64, dynamic))
-                .collect()
+            std::iter::once(types::I64).chain(std::iter::repeat_n(types::I64, dynamic)).collect()
         }
     }
 }
 
-fn signature<M: Module>(
-    module: &M,
-    args: &[ValType],
-    results: &[ValType],
-    op: &OperationRef,
-) -> Result<Signature> {
+fn signature<M: Module>(module: &M, args: &[ValType], results: &[ValType], op: &OperationRef) -> Result<Signature> {
     let mut sig = module.make_signature();
     sig.call_conv = CallConv::triple_default(module.isa().triple());
     for ty in args {
-        sig.params
-            .extend(flat_types(ty).into_iter().map(AbiParam::new));
+        sig.params.extend(flat_types(ty).into_iter().map(AbiParam::new));
     }
     for ty in results {
         if matches!(ty, ValType::MemRef(_)) {
@@ -182,41 +150,31 @@ fn signature<M: Module>(
                 "functions returning memrefs are not supported by the Cranelift engine (lower with buffer-results-to-out-params)",
             ));
         }
-        sig.returns
-            .extend(flat_types(ty).into_iter().map(AbiParam::new));
+        sig.returns.extend(flat_types(ty).into_iter().map(AbiParam::new));
     }
     Ok(sig)
 }
 
 fn function_type(op: &OperationRef) -> Result<(Vec<ValType>, Vec<ValType>)> {
-    let attr = op
-        .attribute("function_type")
-        .map_err(|_| unsupported(op.location(), "func.func without function_type"))?;
+    let attr =
+        op.attribute("function_type").map_err(|_| unsupported(op.location(), "func.func without function_type"))?;
     let raw = attr.to_raw();
     // SAFETY: the attribute is alive; it is a TypeAttr holding a FunctionType for func.func.
     let fty = unsafe { mlir_sys::mlirTypeAttrGetValue(raw) };
-    let get = |n: isize,
-               f: unsafe extern "C" fn(mlir_sys::MlirType, isize) -> mlir_sys::MlirType|
-     -> Result<Vec<ValType>> {
-        (0..n)
-            .map(|i| {
-                // SAFETY: `i` is within the function type's count.
-                let ty = unsafe { melior::ir::Type::from_raw(f(fty, i)) };
-                classify(ty).map_err(|m| unsupported(op.location(), &m))
-            })
-            .collect()
-    };
+    let get =
+        |n: isize, f: unsafe extern "C" fn(mlir_sys::MlirType, isize) -> mlir_sys::MlirType| -> Result<Vec<ValType>> {
+            (0..n)
+                .map(|i| {
+                    // SAFETY: `i` is within the function type's count.
+                    let ty = unsafe { melior::ir::Type::from_raw(f(fty, i)) };
+                    classify(ty).map_err(|m| unsupported(op.location(), &m))
+                })
+                .collect()
+        };
     // SAFETY: `fty` is a function type (func.func's verifier guarantees it).
-    let (n_in, n_out) = unsafe {
-        (
-            mlir_sys::mlirFunctionTypeGetNumInputs(fty),
-            mlir_sys::mlirFunctionTypeGetNumResults(fty),
-        )
-    };
-    Ok((
-        get(n_in, mlir_sys::mlirFunctionTypeGetInput)?,
-        get(n_out, mlir_sys::mlirFunctionTypeGetResult)?,
-    ))
+    let (n_in, n_out) =
+        unsafe { (mlir_sys::mlirFunctionTypeGetNumInputs(fty), mlir_sys::mlirFunctionTypeGetNumResults(fty)) };
+    Ok((get(n_in, mlir_sys::mlirFunctionTypeGetInput)?, get(n_out, mlir_sys::mlirFunctionTypeGetResult)?))
 }
 
 /// The translation state of one function.
@@ -239,9 +197,7 @@ fn translate_function<M: Module>(
     builder_context: &mut FunctionBuilderContext,
     op: &OperationRef,
 ) -> Result<()> {
-    let region = op
-        .region(0)
-        .map_err(|_| unsupported(op.location(), "func.func without a body"))?;
+    let region = op.region(0).map_err(|_| unsupported(op.location(), "func.func without a body"))?;
     let mut cx = FnCx {
         module,
         mcx,
@@ -262,14 +218,9 @@ fn translate_function<M: Module>(
         let clif = cx.blocks[&(block.to_raw().ptr as usize)];
         let mut params = Vec::new();
         for i in 0..block.argument_count() {
-            let arg = block
-                .argument(i)
-                .map_err(|e| Error::Cranelift(e.to_string()))?;
+            let arg = block.argument(i).map_err(|e| Error::Cranelift(e.to_string()))?;
             let ty = classify(arg.r#type()).map_err(|m| unsupported(op.location(), &m))?;
-            let flat: Vec<Value> = flat_types(&ty)
-                .into_iter()
-                .map(|t| cx.b.append_block_param(clif, t))
-                .collect();
+            let flat: Vec<Value> = flat_types(&ty).into_iter().map(|t| cx.b.append_block_param(clif, t)).collect();
             params.push((key(arg.to_raw()), ty, flat));
         }
         if index == 0 {
@@ -338,9 +289,7 @@ fn translate_op<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
                 cx.set_result(op, 0, Val::S(zero));
                 Ok(())
             }
-            "builtin.unrealized_conversion_cast"
-                if op.operand_count() == 1 && op.result_count() == 1 =>
-            {
+            "builtin.unrealized_conversion_cast" if op.operand_count() == 1 && op.result_count() == 1 => {
                 let from = cx.operand_type(op, 0)?;
                 let to = cx.result_type(op, 0)?;
                 if from != to {
@@ -353,27 +302,16 @@ fn translate_op<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
                 cx.set_result(op, 0, v);
                 Ok(())
             }
-            _ => Err(unsupported(
-                op.location(),
-                &format!("the Cranelift engine cannot translate '{name}'"),
-            )),
+            _ => Err(unsupported(op.location(), &format!("the Cranelift engine cannot translate '{name}'"))),
         },
     }
 }
 
 fn call<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
-    let callee = op
-        .attribute("callee")
-        .map_err(|_| unsupported(op.location(), "func.call without callee"))?;
-    let name = attribute_text(callee)
-        .trim_start_matches('@')
-        .trim_matches('"')
-        .to_string();
+    let callee = op.attribute("callee").map_err(|_| unsupported(op.location(), "func.call without callee"))?;
+    let name = attribute_text(callee).trim_start_matches('@').trim_matches('"').to_string();
     let Some(info) = cx.mcx.functions.get(&name) else {
-        return Err(unsupported(
-            op.location(),
-            &format!("call to unknown function @{name}"),
-        ));
+        return Err(unsupported(op.location(), &format!("call to unknown function @{name}")));
     };
     let (id, results) = (info.id, info.results.clone());
     let fref = cx.module.declare_func_in_func(id, cx.b.func);
@@ -390,9 +328,7 @@ fn call<M: Module>(cx: &mut FnCx<M>, op: &OperationRef) -> Result<()> {
 }
 
 fn successor<M: Module>(cx: &FnCx<M>, op: &OperationRef, index: usize) -> Result<Block> {
-    let block = op
-        .successor(index)
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    let block = op.successor(index).map_err(|e| Error::Cranelift(e.to_string()))?;
     cx.blocks
         .get(&(block.to_raw().ptr as usize))
         .copied()
@@ -401,21 +337,17 @@ fn successor<M: Module>(cx: &FnCx<M>, op: &OperationRef, index: usize) -> Result
 
 /// The `operandSegmentSizes` of an op with N operand groups.
 pub(crate) fn segments<const N: usize>(op: &OperationRef) -> Result<[usize; N]> {
-    let attr = op
-        .attribute("operandSegmentSizes")
-        .map_err(|_| unsupported(op.location(), "missing operandSegmentSizes"))?;
+    let attr =
+        op.attribute("operandSegmentSizes").map_err(|_| unsupported(op.location(), "missing operandSegmentSizes"))?;
     let raw = attr.to_raw();
     let mut out = [0usize; N];
     // SAFETY: the attribute is alive; reads are bounded by its element count.
     unsafe {
-        if !mlir_sys::mlirAttributeIsADenseI32Array(raw)
-            || mlir_sys::mlirDenseArrayGetNumElements(raw) != N as isize
-        {
+        if !mlir_sys::mlirAttributeIsADenseI32Array(raw) || mlir_sys::mlirDenseArrayGetNumElements(raw) != N as isize {
             return Err(unsupported(op.location(), "malformed operandSegmentSizes"));
         }
         for (i, slot) in out.iter_mut().enumerate() {
-            *slot = usize::try_from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i as isize))
-                .unwrap_or(0);
+            *slot = usize::try_from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i as isize)).unwrap_or(0);
         }
     }
     Ok(out)
@@ -428,28 +360,17 @@ impl<M: Module> FnCx<'_, '_, M> {
             ValType::Scalar(_) => Val::S(flat[0]),
             ValType::MemRef(m) => {
                 let mut rest = flat[1..].iter().copied();
-                let mut dim = |d: Option<i64>| {
-                    d.map_or_else(|| Dim::V(rest.next().unwrap_or(flat[0])), Dim::C)
-                };
+                let mut dim = |d: Option<i64>| d.map_or_else(|| Dim::V(rest.next().unwrap_or(flat[0])), Dim::C);
                 let offset = dim(m.offset);
                 let sizes = m.shape.iter().map(|d| dim(*d)).collect();
                 let strides = m.strides.iter().map(|d| dim(*d)).collect();
-                Val::M(MemDesc {
-                    base: flat[0],
-                    offset,
-                    sizes,
-                    strides,
-                })
+                Val::M(MemDesc { base: flat[0], offset, sizes, strides })
             }
         }
     }
 
     /// The flattened values of operand `index` (for calls, branches and returns).
-    pub(crate) fn flatten_operand(
-        &mut self,
-        op: &OperationRef,
-        index: usize,
-    ) -> Result<Vec<Value>> {
+    pub(crate) fn flatten_operand(&mut self, op: &OperationRef, index: usize) -> Result<Vec<Value>> {
         let ty = self.operand_type(op, index)?;
         match (self.operand(op, index)?, &ty) {
             (Val::S(v), _) => Ok(vec![v]),
@@ -470,25 +391,14 @@ impl<M: Module> FnCx<'_, '_, M> {
                 }
                 Ok(out)
             }
-            _ => Err(unsupported(
-                op.location(),
-                "memref operand with a non-memref type",
-            )),
+            _ => Err(unsupported(op.location(), "memref operand with a non-memref type")),
         }
     }
 
-    fn block_args(
-        &mut self,
-        op: &OperationRef,
-        range: std::ops::Range<usize>,
-    ) -> Result<Vec<BlockArg>> {
+    fn block_args(&mut self, op: &OperationRef, range: std::ops::Range<usize>) -> Result<Vec<BlockArg>> {
         let mut out = Vec::new();
         for i in range {
-            out.extend(
-                self.flatten_operand(op, i)?
-                    .into_iter()
-                    .map(BlockArg::Value),
-            );
+            out.extend(self.flatten_operand(op, i)?.into_iter().map(BlockArg::Value));
         }
         Ok(out)
     }
@@ -503,23 +413,22 @@ impl<M: Module> FnCx<'_, '_, M> {
 
     /// The translated value of operand `index`.
     pub(crate) fn operand(&self, op: &OperationRef, index: usize) -> Result<Val> {
-        let value = op
-            .operand(index)
-            .map_err(|e| Error::Cranelift(e.to_string()))?;
-        self.values
-            .get(&key(value.to_raw()))
-            .cloned()
-            .ok_or_else(|| unsupported(op.location(), &format!("operand #{index} is defined in a way the Cranelift engine did not translate")))
+        let value = op.operand(index).map_err(|e| Error::Cranelift(e.to_string()))?;
+        self.values.get(&key(value.to_raw())).cloned().ok_or_else(|| {
+            unsupported(
+                op.location(),
+                &format!("operand #{index} is defined in a way the Cranelift engine did not translate"),
+            )
+        })
     }
 
     /// Operand `index` as a scalar.
     pub(crate) fn scalar(&self, op: &OperationRef, index: usize) -> Result<Value> {
         match self.operand(op, index)? {
             Val::S(v) => Ok(v),
-            Val::M(_) => Err(unsupported(
-                op.location(),
-                &format!("operand #{index} is a memref where a scalar was expected"),
-            )),
+            Val::M(_) => {
+                Err(unsupported(op.location(), &format!("operand #{index} is a memref where a scalar was expected")))
+            }
         }
     }
 
@@ -527,26 +436,21 @@ impl<M: Module> FnCx<'_, '_, M> {
     pub(crate) fn memref(&self, op: &OperationRef, index: usize) -> Result<MemDesc> {
         match self.operand(op, index)? {
             Val::M(m) => Ok(m),
-            Val::S(_) => Err(unsupported(
-                op.location(),
-                &format!("operand #{index} is a scalar where a memref was expected"),
-            )),
+            Val::S(_) => {
+                Err(unsupported(op.location(), &format!("operand #{index} is a scalar where a memref was expected")))
+            }
         }
     }
 
     /// The type of operand `index`.
     pub(crate) fn operand_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
-        let value = op
-            .operand(index)
-            .map_err(|e| Error::Cranelift(e.to_string()))?;
+        let value = op.operand(index).map_err(|e| Error::Cranelift(e.to_string()))?;
         classify(value.r#type()).map_err(|m| unsupported(op.location(), &m))
     }
 
     /// The type of result `index`.
     pub(crate) fn result_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
-        let value = op
-            .result(index)
-            .map_err(|e| Error::Cranelift(e.to_string()))?;
+        let value = op.result(index).map_err(|e| Error::Cranelift(e.to_string()))?;
         classify(value.r#type()).map_err(|m| unsupported(op.location(), &m))
     }
 
@@ -610,8 +514,7 @@ impl<M: Module> FnCx<'_, '_, M> {
             None => {
                 let mut sig = self.module.make_signature();
                 sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-                sig.returns
-                    .extend(returns.iter().map(|t| AbiParam::new(*t)));
+                sig.returns.extend(returns.iter().map(|t| AbiParam::new(*t)));
                 let id = self
                     .module
                     .declare_function(name, Linkage::Import, &sig)
@@ -638,19 +541,15 @@ fn define_entry<M: Module>(
     builder_context: &mut FunctionBuilderContext,
 ) -> Result<FuncId> {
     let Some(info) = cx.functions.get(&entry.function) else {
-        return Err(Error::Unsupported(format!(
-            "the module has no function @{}",
-            entry.function
-        )));
+        return Err(Error::Unsupported(format!("the module has no function @{}", entry.function)));
     };
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(ptr));
     sig.params.push(AbiParam::new(ptr));
     sig.returns.push(AbiParam::new(types::I32));
-    let id = module
-        .declare_function(&entry.symbol, Linkage::Export, &sig)
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    let id =
+        module.declare_function(&entry.symbol, Linkage::Export, &sig).map_err(|e| Error::Cranelift(e.to_string()))?;
     context.func = Function::with_name_signature(UserFuncName::user(1, id.as_u32()), sig);
     let mut b = FunctionBuilder::new(&mut context.func, builder_context);
     let block = b.create_block();
@@ -671,13 +570,9 @@ fn define_entry<M: Module>(
                 entry.function
             )));
         }
-        let (array, slot) = if i < entry.inputs {
-            (inputs, i)
-        } else {
-            (outputs, i - entry.inputs)
-        };
-        let offset = i32::try_from(slot * ptr.bytes() as usize)
-            .map_err(|_| Error::Unsupported("too many arguments".into()))?;
+        let (array, slot) = if i < entry.inputs { (inputs, i) } else { (outputs, i - entry.inputs) };
+        let offset =
+            i32::try_from(slot * ptr.bytes() as usize).map_err(|_| Error::Unsupported("too many arguments".into()))?;
         args.push(b.ins().load(ptr, MemFlagsData::trusted(), array, offset));
     }
     let callee = module.declare_func_in_func(info.id, b.func);
@@ -686,20 +581,14 @@ fn define_entry<M: Module>(
     b.ins().return_(&[zero]);
     b.seal_all_blocks();
     b.finalize(module.isa().frontend_config());
-    module
-        .define_function(id, context)
-        .map_err(|e| Error::Cranelift(format!("entry: {e:?}")))?;
+    module.define_function(id, context).map_err(|e| Error::Cranelift(format!("entry: {e:?}")))?;
     module.clear_context(context);
     Ok(id)
 }
 
 /// An op's name.
 pub(crate) fn op_name(op: &OperationRef) -> String {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
 }
 
 /// A string attribute's value.
@@ -713,8 +602,6 @@ pub(crate) fn string_attr(op: &OperationRef, name: &str) -> Result<String> {
 /// Emits a located error and returns it.
 pub(crate) fn unsupported(location: Location, message: &str) -> Error {
     emit_error(location, message);
-    let at = file_line_col(location)
-        .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
-        .unwrap_or_default();
+    let at = file_line_col(location).map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column)).unwrap_or_default();
     Error::Unsupported(format!("{at}{message}"))
 }

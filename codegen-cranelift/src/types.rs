@@ -74,9 +74,7 @@ pub struct MemRefType {
 impl MemRefType {
     /// Number of elements, if static.
     pub fn static_len(&self) -> Option<i64> {
-        self.shape
-            .iter()
-            .try_fold(1i64, |acc, d| d.map(|d| acc * d))
+        self.shape.iter().try_fold(1i64, |acc, d| d.map(|d| acc * d))
     }
 
     /// Tells whether the layout is the row-major identity with static sizes.
@@ -128,12 +126,8 @@ pub fn classify(ty: Type) -> Result<ValType, String> {
                 .collect();
             let mut strides = vec![0i64; rank];
             let mut offset = 0i64;
-            if mlirMemRefTypeGetStridesAndOffset(raw, strides.as_mut_ptr(), &mut offset).value == 0
-            {
-                return Err(format!(
-                    "memref layout of '{}' is not strided",
-                    umac_dialects::text::type_text(ty)
-                ));
+            if mlirMemRefTypeGetStridesAndOffset(raw, strides.as_mut_ptr(), &mut offset).value == 0 {
+                return Err(format!("memref layout of '{}' is not strided", umac_dialects::text::type_text(ty)));
             }
             let dynamic = |v: i64| (!mlirShapedTypeIsDynamicStrideOrOffset(v)).then_some(v);
             return Ok(ValType::MemRef(MemRefType {
@@ -144,10 +138,7 @@ pub fn classify(ty: Type) -> Result<ValType, String> {
             }));
         }
         scalar(raw).map(ValType::Scalar).ok_or_else(|| {
-            format!(
-                "type '{}' is not supported by the Cranelift engine",
-                umac_dialects::text::type_text(ty)
-            )
+            format!("type '{}' is not supported by the Cranelift engine", umac_dialects::text::type_text(ty))
         })
     }
 }

@@ -7,9 +7,8 @@ use inkwell::llvm_sys::{
     orc2::{
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcJITDylibAddGenerator,
         lljit::{
-            LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
-            LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup,
-            LLVMOrcLLJITRef,
+            LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile, LLVMOrcLLJITGetGlobalPrefix,
+            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup, LLVMOrcLLJITRef,
         },
     },
 };
@@ -61,11 +60,8 @@ impl JitProgram {
                 std::ptr::null_mut(),
             ))?;
             LLVMOrcJITDylibAddGenerator(dylib, generator);
-            let buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-                object.as_ptr().cast(),
-                object.len(),
-                buffer_name.as_ptr(),
-            );
+            let buffer =
+                LLVMCreateMemoryBufferWithMemoryRangeCopy(object.as_ptr().cast(), object.len(), buffer_name.as_ptr());
             check(LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))?;
             let mut address = 0u64;
             check(LLVMOrcLLJITLookup(jit, &mut address, name.as_ptr()))?;
@@ -81,11 +77,7 @@ impl JitProgram {
     /// of the model's arguments; the function pointer is valid while `self` lives.
     pub unsafe fn entry(&self) -> unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32 {
         // SAFETY: the address was looked up for a function of this signature.
-        unsafe {
-            std::mem::transmute::<u64, unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32>(
-                self.entry,
-            )
-        }
+        unsafe { std::mem::transmute::<u64, unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32>(self.entry) }
     }
 }
 

@@ -19,8 +19,7 @@ use inkwell::{
     module::Module as LlvmModule,
     passes::PassBuilderOptions,
     targets::{
-        CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
-        TargetTriple,
+        CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine, TargetTriple,
     },
 };
 
@@ -56,10 +55,7 @@ impl Target {
     /// The machine umac runs on.
     pub fn host() -> Self {
         Self {
-            triple: TargetMachine::get_default_triple()
-                .as_str()
-                .to_string_lossy()
-                .into_owned(),
+            triple: TargetMachine::get_default_triple().as_str().to_string_lossy().into_owned(),
             cpu: TargetMachine::get_host_cpu_name().to_string(),
             features: TargetMachine::get_host_cpu_features().to_string(),
             pic: true,
@@ -92,11 +88,7 @@ pub fn target_machine(target: &Target, opt: OptLevel) -> Result<TargetMachine> {
             &target.cpu,
             &target.features,
             level,
-            if target.pic {
-                RelocMode::PIC
-            } else {
-                RelocMode::Static
-            },
+            if target.pic { RelocMode::PIC } else { RelocMode::Static },
             CodeModel::Default,
         )
         .ok_or_else(|| {
@@ -121,15 +113,11 @@ fn initialize_targets() {
 
 /// Translates an llvm-dialect MLIR module to LLVM IR in `llvm` (no text round trip). On failure
 /// MLIR has emitted diagnostics at the offending ops.
-pub fn translate<'ctx>(
-    mlir: &melior::ir::Module,
-    llvm: &'ctx LlvmContext,
-) -> Result<LlvmModule<'ctx>> {
+pub fn translate<'ctx>(mlir: &melior::ir::Module, llvm: &'ctx LlvmContext) -> Result<LlvmModule<'ctx>> {
     // SAFETY: both contexts outlive the call; the result is a module owned by `llvm`'s context,
     // which inkwell's Module takes over (and disposes).
     unsafe {
-        let raw =
-            mlir_sys::mlirTranslateModuleToLLVMIR(mlir.as_operation().to_raw(), llvm.raw().cast());
+        let raw = mlir_sys::mlirTranslateModuleToLLVMIR(mlir.as_operation().to_raw(), llvm.raw().cast());
         if raw.is_null() {
             return Err(Error::Translate);
         }
@@ -157,12 +145,8 @@ pub fn optimize(module: &LlvmModule, machine: &TargetMachine, opt: OptLevel) -> 
         OptLevel::Speed => "default<O3>",
         OptLevel::Size => "default<Os>",
     };
-    module
-        .verify()
-        .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
-    module
-        .run_passes(passes, machine, PassBuilderOptions::create())
-        .map_err(|e| Error::Llvm(e.to_string()))
+    module.verify().map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
+    module.run_passes(passes, machine, PassBuilderOptions::create()).map_err(|e| Error::Llvm(e.to_string()))
 }
 
 /// Writes an object file for `machine`.
@@ -176,12 +160,7 @@ pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u
 /// Adds `int32_t symbol(const void *const inputs[], void *const outputs[])`, which calls
 /// `function` with the first `inputs` pointers from `inputs[]` and the rest from `outputs[]`,
 /// and returns 0. `function` takes one pointer per argument (bare-pointer memrefs).
-pub fn add_entry_wrapper(
-    module: &LlvmModule,
-    function: &str,
-    symbol: &str,
-    inputs: usize,
-) -> Result<()> {
+pub fn add_entry_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize) -> Result<()> {
     let context = module.get_context();
     let callee = module
         .get_function(function)
@@ -198,22 +177,15 @@ pub fn add_entry_wrapper(
     let llvm = |e: inkwell::builder::BuilderError| Error::Llvm(e.to_string());
     let mut args = Vec::new();
     for i in 0..callee.count_params() as usize {
-        let (array, slot) = if i < inputs {
-            (input_array, i)
-        } else {
-            (output_array, i - inputs)
-        };
+        let (array, slot) = if i < inputs { (input_array, i) } else { (output_array, i - inputs) };
         let index = context.i64_type().const_int(slot as u64, false);
         // SAFETY (inkwell's contract for GEP): the index stays within the caller's array of
         // one pointer per argument, which the wrapper's signature documents.
         let address =
-            unsafe { builder.build_in_bounds_gep(ptr, array.into_pointer_value(), &[index], "") }
-                .map_err(llvm)?;
+            unsafe { builder.build_in_bounds_gep(ptr, array.into_pointer_value(), &[index], "") }.map_err(llvm)?;
         args.push(builder.build_load(ptr, address, "").map_err(llvm)?.into());
     }
     builder.build_call(callee, &args, "").map_err(llvm)?;
-    builder
-        .build_return(Some(&i32t.const_zero()))
-        .map_err(llvm)?;
+    builder.build_return(Some(&i32t.const_zero())).map_err(llvm)?;
     Ok(())
 }

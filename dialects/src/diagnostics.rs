@@ -10,10 +10,9 @@ use crate::{
 };
 use melior::{Context, ir::Location};
 use mlir_sys::{
-    MlirDiagnostic, MlirDiagnosticSeverity_MlirDiagnosticError,
-    MlirDiagnosticSeverity_MlirDiagnosticNote, MlirDiagnosticSeverity_MlirDiagnosticRemark,
-    MlirLogicalResult, mlirContextAttachDiagnosticHandler, mlirContextDetachDiagnosticHandler,
-    mlirDiagnosticGetLocation, mlirDiagnosticGetNote, mlirDiagnosticGetNumNotes,
+    MlirDiagnostic, MlirDiagnosticSeverity_MlirDiagnosticError, MlirDiagnosticSeverity_MlirDiagnosticNote,
+    MlirDiagnosticSeverity_MlirDiagnosticRemark, MlirLogicalResult, mlirContextAttachDiagnosticHandler,
+    mlirContextDetachDiagnosticHandler, mlirDiagnosticGetLocation, mlirDiagnosticGetNote, mlirDiagnosticGetNumNotes,
     mlirDiagnosticGetSeverity, mlirDiagnosticPrint,
 };
 use std::ffi::c_void;
@@ -59,12 +58,7 @@ pub struct Diag {
 impl Diag {
     /// An error at a resolved location.
     pub fn error(location: Option<FileLineCol>, message: impl Into<String>) -> Self {
-        Self {
-            severity: Severity::Error,
-            location,
-            message: message.into(),
-            notes: Vec::new(),
-        }
+        Self { severity: Severity::Error, location, message: message.into(), notes: Vec::new() }
     }
 
     /// Copies a diagnostic out of MLIR.
@@ -84,15 +78,9 @@ impl Diag {
             let mut message = Vec::new();
             mlirDiagnosticPrint(raw, Some(collect), (&mut message as *mut Vec<u8>).cast());
             let location = file_line_col(Location::from_raw(mlirDiagnosticGetLocation(raw)));
-            let notes = (0..mlirDiagnosticGetNumNotes(raw))
-                .map(|i| Diag::from_raw(mlirDiagnosticGetNote(raw, i)))
-                .collect();
-            Self {
-                severity,
-                location,
-                message: lossy(message),
-                notes,
-            }
+            let notes =
+                (0..mlirDiagnosticGetNumNotes(raw)).map(|i| Diag::from_raw(mlirDiagnosticGetNote(raw, i))).collect();
+            Self { severity, location, message: lossy(message), notes }
         }
     }
 }
@@ -103,20 +91,12 @@ pub struct HandlerId(u64);
 
 /// Attaches `handler` to `context`: it sees every diagnostic first and returns whether it handled
 /// it (`false` passes it on to the handlers attached before it).
-pub fn attach_handler<F: FnMut(&Diag) -> bool + 'static>(
-    context: &Context,
-    handler: F,
-) -> HandlerId {
-    unsafe extern "C" fn handle<F: FnMut(&Diag) -> bool>(
-        raw: MlirDiagnostic,
-        data: *mut c_void,
-    ) -> MlirLogicalResult {
+pub fn attach_handler<F: FnMut(&Diag) -> bool + 'static>(context: &Context, handler: F) -> HandlerId {
+    unsafe extern "C" fn handle<F: FnMut(&Diag) -> bool>(raw: MlirDiagnostic, data: *mut c_void) -> MlirLogicalResult {
         // SAFETY: MLIR calls this with a live diagnostic and the `F` boxed below, which it owns
         // until `destroy`.
         let handled = unsafe { (*data.cast::<F>())(&Diag::from_raw(raw)) };
-        MlirLogicalResult {
-            value: i8::from(handled),
-        }
+        MlirLogicalResult { value: i8::from(handled) }
     }
     unsafe extern "C" fn destroy<F>(data: *mut c_void) {
         // SAFETY: `data` is the box leaked in attach_handler; MLIR calls this exactly once.
@@ -125,12 +105,7 @@ pub fn attach_handler<F: FnMut(&Diag) -> bool + 'static>(
     let data = Box::into_raw(Box::new(handler)).cast::<c_void>();
     // SAFETY: the callbacks match the C signatures; MLIR owns `data` until it calls `destroy`.
     HandlerId(unsafe {
-        mlirContextAttachDiagnosticHandler(
-            context.to_raw(),
-            Some(handle::<F>),
-            data,
-            Some(destroy::<F>),
-        )
+        mlirContextAttachDiagnosticHandler(context.to_raw(), Some(handle::<F>), data, Some(destroy::<F>))
     })
 }
 

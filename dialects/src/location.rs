@@ -30,12 +30,10 @@ pub fn file_line_col(location: Location) -> Option<FileLineCol> {
         return file_line_col(location.name_child_location());
     }
     if location.is_call_site() {
-        return file_line_col(location.call_site_callee())
-            .or_else(|| file_line_col(location.call_site_caller()));
+        return file_line_col(location.call_site_callee()).or_else(|| file_line_col(location.call_site_caller()));
     }
     if location.is_fused() {
-        return (0..location.fused_num_locations())
-            .find_map(|index| file_line_col(location.fused_location(index)));
+        return (0..location.fused_num_locations()).find_map(|index| file_line_col(location.fused_location(index)));
     }
     None
 }

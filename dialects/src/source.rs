@@ -4,10 +4,7 @@
 use crate::diagnostics::{attach_handler, detach_handler};
 use melior::{
     Context,
-    ir::{
-        Location, Module, Operation, block::BlockLike, operation::OperationLike,
-        operation::OperationPrintingFlags,
-    },
+    ir::{Location, Module, Operation, block::BlockLike, operation::OperationLike, operation::OperationPrintingFlags},
 };
 use mlir_sys::{MlirStringRef, mlirOperationCreateParse};
 use std::{cell::Cell, rc::Rc};
@@ -39,8 +36,7 @@ pub fn is_bytecode(bytes: &[u8]) -> bool {
 /// (with the chunk's real file name and line numbers); `None` means at least one was reported.
 pub fn parse_module<'c>(context: &'c Context, chunk: &SourceChunk) -> Option<Module<'c>> {
     if is_bytecode(chunk.bytes) {
-        return parse_single(context, chunk.bytes, chunk.name)
-            .map(|op| into_module(context, op, chunk.name));
+        return parse_single(context, chunk.bytes, chunk.name).map(|op| into_module(context, op, chunk.name));
     }
     // Blank lines in front keep every location on the line it has in the real file.
     let padding = chunk.first_line.saturating_sub(1);
@@ -84,10 +80,7 @@ fn wrap_in_module_text(bytes: &[u8], padding: usize) -> Vec<u8> {
         text.push(b'\n');
         text.extend_from_slice(bytes);
     } else {
-        let first_end = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .unwrap_or(bytes.len());
+        let first_end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
         let first = String::from_utf8_lossy(&bytes[..first_end]);
         let first = first.trim();
         text.extend_from_slice(OPEN);
@@ -103,14 +96,8 @@ fn wrap_in_module_text(bytes: &[u8], padding: usize) -> Vec<u8> {
 }
 
 fn parse_single<'c>(context: &'c Context, bytes: &[u8], name: &str) -> Option<Operation<'c>> {
-    let source = MlirStringRef {
-        data: bytes.as_ptr().cast(),
-        length: bytes.len(),
-    };
-    let name = MlirStringRef {
-        data: name.as_ptr().cast(),
-        length: name.len(),
-    };
+    let source = MlirStringRef { data: bytes.as_ptr().cast(), length: bytes.len() };
+    let name = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
     // SAFETY: both string refs point into buffers alive for the call (MLIR copies the source into
     // its own memory buffer); the result is null or an operation the caller now owns.
     let raw = unsafe { mlirOperationCreateParse(context.to_raw(), source, name) };
@@ -126,8 +113,7 @@ fn parse_single<'c>(context: &'c Context, bytes: &[u8], name: &str) -> Option<Op
 fn into_module<'c>(context: &'c Context, op: Operation<'c>, name: &str) -> Module<'c> {
     if op.name().as_string_ref().as_str() == Ok("builtin.module") {
         // Cannot fail for a builtin.module; the fallback only keeps this path panic-free.
-        return Module::from_operation(op)
-            .unwrap_or_else(|| Module::new(Location::new(context, name, 0, 0)));
+        return Module::from_operation(op).unwrap_or_else(|| Module::new(Location::new(context, name, 0, 0)));
     }
     let module = Module::new(Location::new(context, name, 0, 0));
     module.body().append_operation(op);
@@ -159,10 +145,7 @@ impl PrintOptions {
 
 /// Prints a module as MLIR text.
 pub fn print_module(module: &Module, options: PrintOptions) -> String {
-    module
-        .as_operation()
-        .to_string_with_flags(options.flags())
-        .unwrap_or_default()
+    module.as_operation().to_string_with_flags(options.flags()).unwrap_or_default()
 }
 
 /// Writes a module as MLIR bytecode.

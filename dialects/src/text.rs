@@ -29,13 +29,7 @@ pub(crate) fn lossy(bytes: Vec<u8>) -> String {
 pub fn attribute_text(attribute: Attribute) -> String {
     let mut bytes = Vec::new();
     // SAFETY: the attribute is alive; `collect` appends to `bytes`.
-    unsafe {
-        mlirAttributePrint(
-            attribute.to_raw(),
-            Some(collect),
-            (&mut bytes as *mut Vec<u8>).cast(),
-        )
-    };
+    unsafe { mlirAttributePrint(attribute.to_raw(), Some(collect), (&mut bytes as *mut Vec<u8>).cast()) };
     lossy(bytes)
 }
 
@@ -43,12 +37,6 @@ pub fn attribute_text(attribute: Attribute) -> String {
 pub fn type_text(r#type: Type) -> String {
     let mut bytes = Vec::new();
     // SAFETY: the type is alive; `collect` appends to `bytes`.
-    unsafe {
-        mlirTypePrint(
-            r#type.to_raw(),
-            Some(collect),
-            (&mut bytes as *mut Vec<u8>).cast(),
-        )
-    };
+    unsafe { mlirTypePrint(r#type.to_raw(), Some(collect), (&mut bytes as *mut Vec<u8>).cast()) };
     lossy(bytes)
 }

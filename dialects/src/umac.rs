@@ -37,10 +37,10 @@ use melior::ir::{
     operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::{
-    MlirAttribute, MlirStringRef, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef,
-    mlirAttributeIsAString, mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation,
-    mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue,
-    mlirOperationGetContext, mlirStringAttrGetValue, mlirTypeIsAMemRef,
+    MlirAttribute, MlirStringRef, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsAString,
+    mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements,
+    mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirStringAttrGetValue,
+    mlirTypeIsAMemRef,
 };
 
 /// `umac.call_extern`: a destination-passing call of a C symbol.
@@ -83,13 +83,9 @@ fn verify_op(op: OperationRef, options: VerifyOptions) -> bool {
     if name.starts_with("umac.") {
         ok &= match name.as_str() {
             CALL_EXTERN => verify_call_extern(&op),
-            _ => fail(
-                &op,
-                &format!(
-                    "unknown operation '{name}' in the umac dialect (known: {})",
-                    OPERATIONS.join(", ")
-                ),
-            ),
+            _ => {
+                fail(&op, &format!("unknown operation '{name}' in the umac dialect (known: {})", OPERATIONS.join(", ")))
+            }
         };
     } else if !options.allow_unregistered_dialects && !is_registered_operation(&op, &name) {
         let namespace = name.split('.').next().unwrap_or_default();
@@ -112,11 +108,7 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
         let Ok((attr_name, value)) = op.discardable_attribute_at(index) else {
             continue;
         };
-        let attr_name = attr_name
-            .as_string_ref()
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let attr_name = attr_name.as_string_ref().as_str().unwrap_or_default().to_string();
         if !attr_name.starts_with("umac.") {
             continue;
         }
@@ -131,30 +123,14 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
                         ),
                     );
                 } else if string_value(value).is_none_or(|s| s.is_empty()) {
-                    good = fail(
-                        op,
-                        &format!(
-                            "'{attr_name}' must be a non-empty string, got {}",
-                            attribute_text(value)
-                        ),
-                    );
+                    good =
+                        fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)));
                 } else if attr_name == COMPOSITE_ATTR && !op.has_attribute(TARGET_ATTR) {
-                    good = fail(
-                        op,
-                        &format!(
-                            "'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"
-                        ),
-                    );
+                    good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
                 }
                 good
             }
-            _ => fail(
-                op,
-                &format!(
-                    "unknown umac attribute '{attr_name}' (known: {})",
-                    ATTRIBUTES.join(", ")
-                ),
-            ),
+            _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
         };
     }
     ok
@@ -183,18 +159,10 @@ fn verify_call_extern(op: &OperationRef) -> bool {
     // SAFETY: checked above that this is a flat symbol ref.
     let symbol = string_ref(unsafe { mlirFlatSymbolRefAttrGetValue(callee.to_raw()) });
     if !is_c_identifier(&symbol) {
-        return fail(
-            op,
-            &format!("{prefix} callee @{symbol:?} is not a C identifier"),
-        );
+        return fail(op, &format!("{prefix} callee @{symbol:?} is not a C identifier"));
     }
     if op.result_count() != 0 {
-        return fail(
-            op,
-            &format!(
-                "{prefix} must have no results: outputs are operands (destination-passing style)"
-            ),
-        );
+        return fail(op, &format!("{prefix} must have no results: outputs are operands (destination-passing style)"));
     }
     if op.region_count() != 0 || op.successor_count() != 0 {
         return fail(op, &format!("{prefix} must have no regions or successors"));
@@ -209,25 +177,14 @@ fn verify_call_extern(op: &OperationRef) -> bool {
         );
     };
     if outputs == 0 {
-        return fail(
-            op,
-            &format!(
-                "{prefix} requires at least one output operand, got {inputs} inputs and 0 outputs"
-            ),
-        );
+        return fail(op, &format!("{prefix} requires at least one output operand, got {inputs} inputs and 0 outputs"));
     }
     let types: Vec<Type> = op.operands().map(|value| value.r#type()).collect();
     for (index, ty) in types.iter().enumerate() {
         // SAFETY: the type is alive for this call.
         if !unsafe { mlirTypeIsAMemRef(ty.to_raw()) } {
             let role = if index < inputs { "input" } else { "output" };
-            return fail(
-                op,
-                &format!(
-                    "{prefix} operand #{index} ({role}) must be a memref, got '{}'",
-                    type_text(*ty)
-                ),
-            );
+            return fail(op, &format!("{prefix} operand #{index} ({role}) must be a memref, got '{}'", type_text(*ty)));
         }
     }
     check_declaration(op, &symbol, &types)
@@ -259,21 +216,12 @@ fn check_declaration(op: &OperationRef, symbol: &str, types: &[Type]) -> bool {
         let Ok(function_type) = candidate.attribute("function_type") else {
             return true;
         };
-        let called = format!(
-            "({}) -> ()",
-            types
-                .iter()
-                .map(|t| type_text(*t))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let called = format!("({}) -> ()", types.iter().map(|t| type_text(*t)).collect::<Vec<_>>().join(", "));
         let declared = attribute_text(function_type);
         if declared != called {
             return fail(
                 op,
-                &format!(
-                    "'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}'"
-                ),
+                &format!("'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}'"),
             );
         }
         return true;
@@ -300,14 +248,8 @@ fn segment_sizes(op: &OperationRef) -> Option<(usize, usize)> {
         if !mlirAttributeIsADenseI32Array(raw) || mlirDenseArrayGetNumElements(raw) != 2 {
             return None;
         }
-        let (inputs, outputs) = (
-            mlirDenseI32ArrayGetElement(raw, 0),
-            mlirDenseI32ArrayGetElement(raw, 1),
-        );
-        let (inputs, outputs) = (
-            usize::try_from(inputs).ok()?,
-            usize::try_from(outputs).ok()?,
-        );
+        let (inputs, outputs) = (mlirDenseI32ArrayGetElement(raw, 0), mlirDenseI32ArrayGetElement(raw, 1));
+        let (inputs, outputs) = (usize::try_from(inputs).ok()?, usize::try_from(outputs).ok()?);
         (inputs + outputs == op.operand_count()).then_some((inputs, outputs))
     }
 }
@@ -329,30 +271,18 @@ fn string_ref(s: MlirStringRef) -> String {
 }
 
 fn op_name(op: &OperationRef) -> String {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
 }
 
 fn dialect_is_registered(op: &OperationRef, namespace: &str) -> bool {
-    let name = MlirStringRef {
-        data: namespace.as_ptr().cast(),
-        length: namespace.len(),
-    };
+    let name = MlirStringRef { data: namespace.as_ptr().cast(), length: namespace.len() };
     // SAFETY: the context outlives the op; the name is alive for the call. Loading a registered
     // dialect that is not loaded yet is harmless (all are loaded at context creation anyway).
-    !unsafe { mlirContextGetOrLoadDialect(mlirOperationGetContext(op.to_raw()), name) }
-        .ptr
-        .is_null()
+    !unsafe { mlirContextGetOrLoadDialect(mlirOperationGetContext(op.to_raw()), name) }.ptr.is_null()
 }
 
 fn is_registered_operation(op: &OperationRef, name: &str) -> bool {
-    let name = MlirStringRef {
-        data: name.as_ptr().cast(),
-        length: name.len(),
-    };
+    let name = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
     // SAFETY: the context outlives the op; the name is alive for the call.
     unsafe { mlirContextIsRegisteredOperation(mlirOperationGetContext(op.to_raw()), name) }
 }
@@ -360,9 +290,7 @@ fn is_registered_operation(op: &OperationRef, name: &str) -> bool {
 /// Tells whether `s` can name a C function.
 pub fn is_c_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 

@@ -4,8 +4,7 @@
 use melior::{
     Context,
     ir::{
-        AttributeLike, BlockLike, Module, OperationRef, RegionLike, Type, TypeLike, ValueLike,
-        operation::OperationLike,
+        AttributeLike, BlockLike, Module, OperationRef, RegionLike, Type, TypeLike, ValueLike, operation::OperationLike,
     },
 };
 use mlir_sys::*;
@@ -41,11 +40,7 @@ pub struct TensorSig {
 impl TensorSig {
     /// The type as `tensor<?x49x10x1xi8>`-style text without the `tensor<>`: `?x49x10x1xi8`.
     pub fn describe(&self) -> String {
-        let dims: Vec<String> = self
-            .shape
-            .iter()
-            .map(|d| d.map_or("?".to_string(), |d| d.to_string()))
-            .collect();
+        let dims: Vec<String> = self.shape.iter().map(|d| d.map_or("?".to_string(), |d| d.to_string())).collect();
         let element = match self.element {
             Element::Int { bits, unsigned } => {
                 format!("{}i{bits}", if unsigned { "u" } else { "" })
@@ -53,11 +48,7 @@ impl TensorSig {
             Element::F32 => "f32".into(),
             Element::F64 => "f64".into(),
         };
-        if dims.is_empty() {
-            element
-        } else {
-            format!("{}x{element}", dims.join("x"))
-        }
+        if dims.is_empty() { element } else { format!("{}x{element}", dims.join("x")) }
     }
 }
 
@@ -71,10 +62,7 @@ pub struct EntrySignature {
 }
 
 /// Finds `func.func @name` at the top of `module`.
-pub fn find_entry<'c, 'a>(
-    module: &'a Module<'c>,
-    name: &str,
-) -> Result<OperationRef<'c, 'a>, String> {
+pub fn find_entry<'c, 'a>(module: &'a Module<'c>, name: &str) -> Result<OperationRef<'c, 'a>, String> {
     let mut next = module.body().first_operation();
     let mut functions = Vec::new();
     while let Some(op) = next {
@@ -82,11 +70,7 @@ pub fn find_entry<'c, 'a>(
         if op.name().as_string_ref().as_str() != Ok("func.func") {
             continue;
         }
-        let symbol = op
-            .attribute("sym_name")
-            .ok()
-            .and_then(umac_dialects::umac::string_value)
-            .unwrap_or_default();
+        let symbol = op.attribute("sym_name").ok().and_then(umac_dialects::umac::string_value).unwrap_or_default();
         if symbol == name {
             return Ok(op);
         }
@@ -95,10 +79,7 @@ pub fn find_entry<'c, 'a>(
     Err(if functions.is_empty() {
         format!("the model has no function @{name} (it has no functions at all)")
     } else {
-        format!(
-            "the model has no function @{name} (it has {})",
-            functions.join(", ")
-        )
+        format!("the model has no function @{name} (it has {})", functions.join(", "))
     })
 }
 
@@ -115,41 +96,28 @@ pub fn entry_signature(module: &Module, name: &str) -> Result<EntrySignature, St
             .and_then(|text| {
                 let start = text.find(&format!("{key} = \""))? + key.len() + 4;
                 let end = text[start..].find('"')? + start;
-                Some(
-                    text[start..end]
-                        .split(',')
-                        .map(|s| s.trim().to_string())
-                        .collect::<Vec<_>>(),
-                )
+                Some(text[start..end].split(',').map(|s| s.trim().to_string()).collect::<Vec<_>>())
             })
             .filter(|names| names.len() == count);
         listed.unwrap_or_else(|| (0..count).map(|i| format!("{prefix}{i}")).collect())
     };
     let input_names = names("inputs", inputs.len(), "arg");
     let output_names = names("outputs", outputs.len(), "result");
-    let sig =
-        |types: Vec<Type>, names: Vec<String>, what: &str| -> Result<Vec<TensorSig>, String> {
-            types
-                .into_iter()
-                .zip(names)
-                .enumerate()
-                .map(|(i, (ty, name))| {
-                    tensor_sig(ty, name)
-                        .map_err(|m| format!("@{} {what} #{i}: {m}", entry_name(&entry)))
-                })
-                .collect()
-        };
-    Ok(EntrySignature {
-        inputs: sig(inputs, input_names, "argument")?,
-        outputs: sig(outputs, output_names, "result")?,
-    })
+    let sig = |types: Vec<Type>, names: Vec<String>, what: &str| -> Result<Vec<TensorSig>, String> {
+        types
+            .into_iter()
+            .zip(names)
+            .enumerate()
+            .map(|(i, (ty, name))| {
+                tensor_sig(ty, name).map_err(|m| format!("@{} {what} #{i}: {m}", entry_name(&entry)))
+            })
+            .collect()
+    };
+    Ok(EntrySignature { inputs: sig(inputs, input_names, "argument")?, outputs: sig(outputs, output_names, "result")? })
 }
 
 fn entry_name(op: &OperationRef) -> String {
-    op.attribute("sym_name")
-        .ok()
-        .and_then(umac_dialects::umac::string_value)
-        .unwrap_or_default()
+    op.attribute("sym_name").ok().and_then(umac_dialects::umac::string_value).unwrap_or_default()
 }
 
 fn function_types<'c>(op: &OperationRef<'c, '_>) -> (Vec<Type<'c>>, Vec<Type<'c>>) {
@@ -159,9 +127,8 @@ fn function_types<'c>(op: &OperationRef<'c, '_>) -> (Vec<Type<'c>>, Vec<Type<'c>
     // SAFETY: func.func's verifier guarantees a TypeAttr holding a FunctionType; indices are in range.
     unsafe {
         let fty = mlirTypeAttrGetValue(attr.to_raw());
-        let inputs = (0..mlirFunctionTypeGetNumInputs(fty))
-            .map(|i| Type::from_raw(mlirFunctionTypeGetInput(fty, i)))
-            .collect();
+        let inputs =
+            (0..mlirFunctionTypeGetNumInputs(fty)).map(|i| Type::from_raw(mlirFunctionTypeGetInput(fty, i))).collect();
         let results = (0..mlirFunctionTypeGetNumResults(fty))
             .map(|i| Type::from_raw(mlirFunctionTypeGetResult(fty, i)))
             .collect();
@@ -179,25 +146,16 @@ fn tensor_sig(ty: Type, name: String) -> Result<TensorSig, String> {
         let element_raw = mlirShapedTypeGetElementType(raw);
         let element = if mlirTypeIsAInteger(element_raw) {
             let bits = mlirIntegerTypeGetWidth(element_raw);
-            if !matches!(bits, 1 | 8 | 16 | 32 | 64) {
-                return Err(format!(
-                    "element type of '{}' is not supported at the boundary",
-                    type_text(ty)
-                ));
+            if !(1..=64).contains(&bits) {
+                return Err(format!("element type of '{}' is not supported at the boundary", type_text(ty)));
             }
-            Element::Int {
-                bits,
-                unsigned: mlirIntegerTypeIsUnsigned(element_raw),
-            }
+            Element::Int { bits, unsigned: mlirIntegerTypeIsUnsigned(element_raw) }
         } else if mlirTypeIsAF32(element_raw) {
             Element::F32
         } else if mlirTypeIsAF64(element_raw) {
             Element::F64
         } else {
-            return Err(format!(
-                "element type of '{}' is not supported at the boundary",
-                type_text(ty)
-            ));
+            return Err(format!("element type of '{}' is not supported at the boundary", type_text(ty)));
         };
         let rank = mlirShapedTypeGetRank(raw);
         let shape = (0..rank)
@@ -206,37 +164,20 @@ fn tensor_sig(ty: Type, name: String) -> Result<TensorSig, String> {
                 (!mlirShapedTypeIsDynamicSize(d)).then_some(d)
             })
             .collect();
-        Ok(TensorSig {
-            name,
-            element,
-            shape,
-        })
+        Ok(TensorSig { name, element, shape })
     }
 }
 
 /// Gives the entry's dynamic dimensions the sizes in `shapes` (one per argument, already checked
 /// against the signature), propagates them through the TOSA graph, and updates the result types.
-pub fn specialize_entry(
-    context: &Context,
-    module: &mut Module,
-    name: &str,
-    shapes: &[Vec<i64>],
-) -> Result<(), String> {
+pub fn specialize_entry(context: &Context, module: &mut Module, name: &str, shapes: &[Vec<i64>]) -> Result<(), String> {
     let signature = entry_signature(module, name)?;
-    if signature
-        .inputs
-        .iter()
-        .all(|t| t.shape.iter().all(Option::is_some))
-    {
+    if signature.inputs.iter().all(|t| t.shape.iter().all(Option::is_some)) {
         return resolve_slice_sizes(context, module);
     }
     {
         let entry = find_entry(module, name)?;
-        let block = entry
-            .region(0)
-            .ok()
-            .and_then(|r| r.first_block())
-            .ok_or("the entry function has no body")?;
+        let block = entry.region(0).ok().and_then(|r| r.first_block()).ok_or("the entry function has no body")?;
         let (inputs, results) = function_types(&entry);
         let mut new_inputs = Vec::new();
         for (i, (ty, shape)) in inputs.iter().zip(shapes).enumerate() {
@@ -258,15 +199,9 @@ pub fn specialize_entry(
         }
         set_function_type(context, &entry, &new_inputs, &results);
     }
-    let manager = crate::build_pass_manager(
-        context,
-        "builtin.module(func.func(tosa-infer-shapes))",
-        "builtin.module",
-    )
-    .map_err(|e| e.message)?;
-    manager
-        .run(module)
-        .map_err(|_| "shape inference failed for the given input shapes".to_string())?;
+    let manager = crate::build_pass_manager(context, "builtin.module(func.func(tosa-infer-shapes))", "builtin.module")
+        .map_err(|e| e.message)?;
+    manager.run(module).map_err(|_| "shape inference failed for the given input shapes".to_string())?;
     resolve_slice_sizes(context, module)?;
     let entry = find_entry(module, name)?;
     let (inputs, _) = function_types(&entry);
@@ -304,11 +239,7 @@ fn return_types<'c>(entry: &OperationRef<'c, '_>) -> Option<Vec<Type<'c>>> {
                         let name = mlirIdentifierStr(mlirOperationGetName(def));
                         let name = std::slice::from_raw_parts(name.data.cast::<u8>(), name.length);
                         if name == b"tensor.cast" && mlirOperationGetNumOperands(def) == 1 {
-                            mlirOperationSetOperand(
-                                term.to_raw(),
-                                i as isize,
-                                mlirOperationGetOperand(def, 0),
-                            );
+                            mlirOperationSetOperand(term.to_raw(), i as isize, mlirOperationGetOperand(def, 0));
                         }
                     }
                 }
@@ -335,10 +266,7 @@ fn set_function_type(context: &Context, entry: &OperationRef, inputs: &[Type], r
         );
         mlirOperationSetAttributeByName(
             entry.to_raw(),
-            MlirStringRef {
-                data: name.as_ptr().cast(),
-                length: name.len(),
-            },
+            MlirStringRef { data: name.as_ptr().cast(), length: name.len() },
             mlirTypeAttrGet(fty),
         );
     }
@@ -349,31 +277,22 @@ fn set_function_type(context: &Context, entry: &OperationRef, inputs: &[Type], r
 /// size even when shape inference made the result static, which then fails to verify.
 fn resolve_slice_sizes(context: &Context, module: &Module) -> Result<(), String> {
     let mut slices = Vec::new();
-    module
-        .as_operation()
-        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
-            if op.name().as_string_ref().as_str() == Ok("tosa.slice") {
-                slices.push(op.to_raw());
-            }
-            melior::ir::operation::WalkResult::Advance
-        });
+    module.as_operation().walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("tosa.slice") {
+            slices.push(op.to_raw());
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
     for raw in slices {
         // SAFETY: the slices are alive in `module`; operands and their defining ops are read
         // before a new const_shape is inserted in front of the slice and becomes its operand.
         unsafe {
             let input = mlirValueGetType(mlirOperationGetOperand(raw, 0));
-            let (start, size) = (
-                mlirOperationGetOperand(raw, 1),
-                mlirOperationGetOperand(raw, 2),
-            );
-            let (Some(start), Some(size)) = (const_shape_values(start), const_shape_values(size))
-            else {
+            let (start, size) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
+            let (Some(start), Some(size)) = (const_shape_values(start), const_shape_values(size)) else {
                 continue;
             };
-            if !size.contains(&-1)
-                || !mlirTypeIsARankedTensor(input)
-                || mlirShapedTypeHasStaticShape(input) == false
-            {
+            if !size.contains(&-1) || !mlirTypeIsARankedTensor(input) || mlirShapedTypeHasStaticShape(input) == false {
                 continue;
             }
             let resolved: Vec<i64> = size
@@ -381,8 +300,7 @@ fn resolve_slice_sizes(context: &Context, module: &Module) -> Result<(), String>
                 .enumerate()
                 .map(|(i, &s)| {
                     if s == -1 {
-                        mlirShapedTypeGetDimSize(input, i as isize)
-                            - start.get(i).copied().unwrap_or(0)
+                        mlirShapedTypeGetDimSize(input, i as isize) - start.get(i).copied().unwrap_or(0)
                     } else {
                         s
                     }
@@ -390,18 +308,12 @@ fn resolve_slice_sizes(context: &Context, module: &Module) -> Result<(), String>
                 .collect();
             let text = format!(
                 "dense<[{}]> : tensor<{}xindex>",
-                resolved
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                resolved.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
                 resolved.len()
             );
-            let values = melior::ir::Attribute::parse(context, &text)
-                .ok_or("cannot build a tosa.const_shape")?;
-            let shape_type =
-                melior::ir::Type::parse(context, &format!("!tosa.shape<{}>", resolved.len()))
-                    .ok_or("cannot build a !tosa.shape type")?;
+            let values = melior::ir::Attribute::parse(context, &text).ok_or("cannot build a tosa.const_shape")?;
+            let shape_type = melior::ir::Type::parse(context, &format!("!tosa.shape<{}>", resolved.len()))
+                .ok_or("cannot build a !tosa.shape type")?;
             let location = melior::ir::Location::from_raw(mlirOperationGetLocation(raw));
             let op = melior::ir::operation::OperationBuilder::new("tosa.const_shape", location)
                 .add_attributes(&[(melior::ir::Identifier::new(context, "values"), values)])
@@ -433,13 +345,7 @@ unsafe fn const_shape_values(value: MlirValue) -> Option<Vec<i64>> {
             return None;
         }
         let key = "values";
-        let attr = mlirOperationGetAttributeByName(
-            def,
-            MlirStringRef {
-                data: key.as_ptr().cast(),
-                length: key.len(),
-            },
-        );
+        let attr = mlirOperationGetAttributeByName(def, MlirStringRef { data: key.as_ptr().cast(), length: key.len() });
         if attr.ptr.is_null() || !mlirAttributeIsADenseIntElements(attr) {
             return None;
         }

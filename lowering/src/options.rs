@@ -102,10 +102,7 @@ pub fn parse_options(
     let mut values = OptionValues::default();
     for spec in specs {
         let value = parse_value(spec, spec.default).map_err(|message| {
-            PipelineError::new(
-                format!("bad default of option '{}': {message}", spec.name),
-                offset,
-            )
+            PipelineError::new(format!("bad default of option '{}': {message}", spec.name), offset)
         })?;
         values.values.insert(spec.name, value);
     }
@@ -117,31 +114,18 @@ pub fn parse_options(
         };
         let Some(spec) = specs.iter().find(|s| s.name == key) else {
             let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
-            let known = if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            };
-            return Err(PipelineError::new(
-                format!("'{pass}' has no option '{key}' (options: {known})"),
-                at,
-            ));
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            return Err(PipelineError::new(format!("'{pass}' has no option '{key}' (options: {known})"), at));
         };
         let raw = match (raw, spec.kind) {
             (Some(raw), _) => raw,
             (None, OptionKind::Bool) => "true",
             (None, _) => {
-                return Err(PipelineError::new(
-                    format!("option '{key}' of '{pass}' needs a value: {key}=..."),
-                    at,
-                ));
+                return Err(PipelineError::new(format!("option '{key}' of '{pass}' needs a value: {key}=..."), at));
             }
         };
         let value = parse_value(spec, raw).map_err(|message| {
-            PipelineError::new(
-                format!("option '{key}' of '{pass}': {message}"),
-                at + key.len() + 1,
-            )
+            PipelineError::new(format!("option '{key}' of '{pass}': {message}"), at + key.len() + 1)
         })?;
         values.values.insert(spec.name, value);
     }
@@ -156,25 +140,17 @@ fn parse_value(spec: &OptionSpec, raw: &str) -> Result<OptionValue, String> {
             "false" | "0" => Ok(OptionValue::Bool(false)),
             _ => Err(format!("expected true or false, got '{raw}'")),
         },
-        OptionKind::Int => raw
-            .parse()
-            .map(OptionValue::Int)
-            .map_err(|_| format!("expected an integer, got '{raw}'")),
+        OptionKind::Int => raw.parse().map(OptionValue::Int).map_err(|_| format!("expected an integer, got '{raw}'")),
         OptionKind::String => Ok(OptionValue::String(raw.to_string())),
         OptionKind::List => Ok(OptionValue::List(
-            raw.split(',')
-                .map(|s| unquote(s.trim()).to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
+            raw.split(',').map(|s| unquote(s.trim()).to_string()).filter(|s| !s.is_empty()).collect(),
         )),
     }
 }
 
 fn unquote(raw: &str) -> &str {
     let b = raw.as_bytes();
-    if b.len() >= 2
-        && ((b[0] == b'"' && b[b.len() - 1] == b'"') || (b[0] == b'{' && b[b.len() - 1] == b'}'))
-    {
+    if b.len() >= 2 && ((b[0] == b'"' && b[b.len() - 1] == b'"') || (b[0] == b'{' && b[b.len() - 1] == b'}')) {
         &raw[1..raw.len() - 1]
     } else {
         raw
@@ -216,30 +192,10 @@ mod tests {
     use super::*;
 
     const SPECS: &[OptionSpec] = &[
-        OptionSpec {
-            name: "flag",
-            kind: OptionKind::Bool,
-            default: "false",
-            help: "",
-        },
-        OptionSpec {
-            name: "n",
-            kind: OptionKind::Int,
-            default: "3",
-            help: "",
-        },
-        OptionSpec {
-            name: "s",
-            kind: OptionKind::String,
-            default: "",
-            help: "",
-        },
-        OptionSpec {
-            name: "l",
-            kind: OptionKind::List,
-            default: "",
-            help: "",
-        },
+        OptionSpec { name: "flag", kind: OptionKind::Bool, default: "false", help: "" },
+        OptionSpec { name: "n", kind: OptionKind::Int, default: "3", help: "" },
+        OptionSpec { name: "s", kind: OptionKind::String, default: "", help: "" },
+        OptionSpec { name: "l", kind: OptionKind::List, default: "", help: "" },
     ];
 
     #[test]
@@ -261,22 +217,12 @@ mod tests {
     fn errors_name_the_option_and_point_at_it() {
         let e = parse_options("p", SPECS, Some("n=1 bogus=2"), 10).unwrap_err();
         assert_eq!(e.offset, 14);
-        assert!(
-            e.message
-                .contains("'p' has no option 'bogus' (options: flag, n, s, l)"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("'p' has no option 'bogus' (options: flag, n, s, l)"), "{}", e.message);
         let e = parse_options("p", SPECS, Some("n=x"), 10).unwrap_err();
         assert_eq!(e.offset, 12);
         assert!(e.message.contains("expected an integer, got 'x'"));
         let e = parse_options("p", SPECS, Some("flag=maybe"), 0).unwrap_err();
         assert!(e.message.contains("expected true or false"));
-        assert!(
-            parse_options("p", SPECS, Some("s"), 0)
-                .unwrap_err()
-                .message
-                .contains("needs a value")
-        );
+        assert!(parse_options("p", SPECS, Some("s"), 0).unwrap_err().message.contains("needs a value"));
     }
 }

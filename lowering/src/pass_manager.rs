@@ -26,25 +26,15 @@ pub fn build_pass_manager<'c>(
     let (anchor, elements) = parse_anchored(pipeline)?;
     if anchor != root {
         return Err(PipelineError::new(
-            format!(
-                "the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"
-            ),
+            format!("the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"),
             pipeline.len() - pipeline.trim_start().len(),
         ));
     }
     // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
     // returned PassManager, which frees it on drop.
-    let manager = unsafe {
-        PassManager::from_raw(mlirPassManagerCreateOnOperation(
-            context.to_raw(),
-            string_ref(&anchor),
-        ))
-    };
-    Builder {
-        context,
-        text: pipeline,
-    }
-    .add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
+    let manager =
+        unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), string_ref(&anchor))) };
+    Builder { context, text: pipeline }.add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
     Ok(manager)
 }
 
@@ -64,12 +54,7 @@ impl Builder<'_, '_> {
     ) -> Result<(), PipelineError> {
         for element in elements {
             match element {
-                Element::Pass {
-                    name,
-                    options,
-                    span,
-                    options_offset,
-                } => match lookup(name) {
+                Element::Pass { name, options, span, options_offset } => match lookup(name) {
                     Some(info) => {
                         if !info.runs_on(anchor) {
                             return Err(PipelineError::new(
@@ -80,8 +65,7 @@ impl Builder<'_, '_> {
                                 span.0,
                             ));
                         }
-                        let values =
-                            parse_options(name, info.options, options.as_deref(), *options_offset)?;
+                        let values = parse_options(name, info.options, options.as_deref(), *options_offset)?;
                         match info.kind {
                             PassKind::Pass(create) => manager.add_pass(create(&values)),
                             PassKind::Pipeline(expand) => {
@@ -91,19 +75,13 @@ impl Builder<'_, '_> {
                     }
                     None => self.add_upstream(manager, *span)?,
                 },
-                Element::Nested {
-                    anchor: nested,
-                    elements,
-                    span,
-                } => {
+                Element::Nested { anchor: nested, elements, span } => {
                     if !mentions_umac(elements) {
                         // MLIR's own parser handles pure upstream nests, `any(...)` included.
                         self.add_upstream(manager, *span)?;
                     } else if nested == "any" || !self.context.is_registered_operation(nested) {
                         return Err(PipelineError::new(
-                            format!(
-                                "umac passes can only be nested under a registered operation, not '{nested}'"
-                            ),
+                            format!("umac passes can only be nested under a registered operation, not '{nested}'"),
                             span.0,
                         ));
                     } else {
@@ -124,12 +102,8 @@ impl Builder<'_, '_> {
         at: usize,
         depth: usize,
     ) -> Result<(), PipelineError> {
-        let in_expansion = |e: PipelineError| {
-            PipelineError::new(
-                format!("in pipeline '{name}' ({expansion}): {}", e.message),
-                at,
-            )
-        };
+        let in_expansion =
+            |e: PipelineError| PipelineError::new(format!("in pipeline '{name}' ({expansion}): {}", e.message), at);
         if depth >= MAX_EXPANSION_DEPTH {
             return Err(PipelineError::new(
                 format!("pipeline '{name}' expands more than {MAX_EXPANSION_DEPTH} levels deep"),
@@ -137,20 +111,13 @@ impl Builder<'_, '_> {
             ));
         }
         let elements = parse_list(expansion).map_err(in_expansion)?;
-        Builder {
-            context: self.context,
-            text: expansion,
-        }
-        .add(manager, anchor, &elements, depth + 1)
-        .map_err(in_expansion)
+        Builder { context: self.context, text: expansion }
+            .add(manager, anchor, &elements, depth + 1)
+            .map_err(in_expansion)
     }
 
     /// Appends upstream pipeline text to `manager` through MLIR's own pipeline parser.
-    fn add_upstream(
-        &self,
-        manager: &OperationPassManager,
-        (start, end): (usize, usize),
-    ) -> Result<(), PipelineError> {
+    fn add_upstream(&self, manager: &OperationPassManager, (start, end): (usize, usize)) -> Result<(), PipelineError> {
         let text = &self.text[start..end];
         let mut message = String::new();
         // SAFETY: the text and the message buffer outlive the call; the callback only appends to
@@ -187,34 +154,18 @@ fn upstream_error(report: &str) -> (usize, String) {
     let Some((location, message)) = first.split_once(": error: ") else {
         let lines: Vec<&str> = report
             .lines()
-            .map(|line| {
-                line.trim()
-                    .trim_start_matches("<Pass-Options-Parser>:")
-                    .trim_start_matches(':')
-                    .trim()
-            })
+            .map(|line| line.trim().trim_start_matches("<Pass-Options-Parser>:").trim_start_matches(':').trim())
             .filter(|line| !line.is_empty())
             .collect();
-        let message = if lines.is_empty() {
-            "invalid pass pipeline".to_string()
-        } else {
-            lines.join("; ")
-        };
+        let message = if lines.is_empty() { "invalid pass pipeline".to_string() } else { lines.join("; ") };
         return (0, message);
     };
-    let column = location
-        .rsplit(':')
-        .next()
-        .and_then(|c| c.parse::<usize>().ok())
-        .map_or(0, |c| c.saturating_sub(1));
+    let column = location.rsplit(':').next().and_then(|c| c.parse::<usize>().ok()).map_or(0, |c| c.saturating_sub(1));
     (column, message.to_string())
 }
 
 fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef {
-        data: s.as_ptr().cast(),
-        length: s.len(),
-    }
+    MlirStringRef { data: s.as_ptr().cast(), length: s.len() }
 }
 
 unsafe extern "C" fn append_message(text: MlirStringRef, data: *mut c_void) {
@@ -236,20 +187,11 @@ mod tests {
     #[test]
     fn splits_upstream_reports() {
         let report = "MLIR Textual PassPipeline Parser:1:5: error: 'foo' does not refer to a registered pass\nfoo\n^\n";
-        assert_eq!(
-            upstream_error(report),
-            (4, "'foo' does not refer to a registered pass".to_string())
-        );
+        assert_eq!(upstream_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
         assert_eq!(upstream_error(""), (0, "invalid pass pipeline".to_string()));
         let options = "<Pass-Options-Parser>: no such option bogus\n\nfailed to add `cse` with options `bogus=1`\n";
-        assert_eq!(
-            upstream_error(options).1,
-            "no such option bogus; failed to add `cse` with options `bogus=1`"
-        );
+        assert_eq!(upstream_error(options).1, "no such option bogus; failed to add `cse` with options `bogus=1`");
         let stray = ": for the --n option: 'x' value invalid!\n\nfailed to add `cse`\n";
-        assert_eq!(
-            upstream_error(stray).1,
-            "for the --n option: 'x' value invalid!; failed to add `cse`"
-        );
+        assert_eq!(upstream_error(stray).1, "for the --n option: 'x' value invalid!; failed to add `cse`");
     }
 }

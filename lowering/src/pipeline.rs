@@ -15,10 +15,7 @@ pub struct PipelineError {
 impl PipelineError {
     /// Creates an error at `offset`.
     pub fn new(message: impl Into<String>, offset: usize) -> Self {
-        Self {
-            message: message.into(),
-            offset,
-        }
+        Self { message: message.into(), offset }
     }
 }
 
@@ -64,15 +61,10 @@ pub fn parse_anchored(text: &str) -> Result<(String, Vec<Element>), PipelineErro
     let element = parser.element()?;
     parser.skip_ws();
     if parser.pos != text.len() {
-        return Err(PipelineError::new(
-            "unexpected text after the pipeline",
-            parser.pos,
-        ));
+        return Err(PipelineError::new("unexpected text after the pipeline", parser.pos));
     }
     match element {
-        Element::Nested {
-            anchor, elements, ..
-        } => Ok((anchor, elements)),
+        Element::Nested { anchor, elements, .. } => Ok((anchor, elements)),
         Element::Pass { .. } => Err(PipelineError::new(
             "the pipeline must be anchored on an operation, e.g. 'builtin.module(canonicalize)'",
             start,
@@ -86,10 +78,7 @@ pub fn parse_list(text: &str) -> Result<Vec<Element>, PipelineError> {
     let elements = parser.list()?;
     parser.skip_ws();
     if parser.pos != text.len() {
-        return Err(PipelineError::new(
-            "expected ',' between pipeline elements",
-            parser.pos,
-        ));
+        return Err(PipelineError::new("expected ',' between pipeline elements", parser.pos));
     }
     Ok(elements)
 }
@@ -131,21 +120,12 @@ impl Parser<'_> {
     fn element(&mut self) -> Result<Element, PipelineError> {
         self.skip_ws();
         let start = self.pos;
-        while self
-            .peek()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'$'))
-        {
+        while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'$')) {
             self.pos += 1;
         }
         if self.pos == start {
-            let found = self.text[start..]
-                .chars()
-                .next()
-                .map_or("end of pipeline".to_string(), |c| format!("'{c}'"));
-            return Err(PipelineError::new(
-                format!("expected a pass or operation name, found {found}"),
-                start,
-            ));
+            let found = self.text[start..].chars().next().map_or("end of pipeline".to_string(), |c| format!("'{c}'"));
+            return Err(PipelineError::new(format!("expected a pass or operation name, found {found}"), start));
         }
         let name = self.text[start..self.pos].to_string();
         self.skip_ws();
@@ -176,18 +156,9 @@ impl Parser<'_> {
                     ));
                 }
                 self.pos += 1;
-                Ok(Element::Nested {
-                    anchor: name,
-                    elements,
-                    span: (start, self.pos),
-                })
+                Ok(Element::Nested { anchor: name, elements, span: (start, self.pos) })
             }
-            _ => Ok(Element::Pass {
-                name,
-                options: None,
-                span: (start, self.pos),
-                options_offset: self.pos,
-            }),
+            _ => Ok(Element::Pass { name, options: None, span: (start, self.pos), options_offset: self.pos }),
         }
     }
 }
@@ -228,15 +199,9 @@ mod tests {
         elements
             .iter()
             .map(|e| match e {
-                Element::Pass {
-                    name,
-                    options: Some(o),
-                    ..
-                } => format!("{name}{{{o}}}"),
+                Element::Pass { name, options: Some(o), .. } => format!("{name}{{{o}}}"),
                 Element::Pass { name, .. } => name.clone(),
-                Element::Nested {
-                    anchor, elements, ..
-                } => format!("{anchor}({})", names(elements).join(",")),
+                Element::Nested { anchor, elements, .. } => format!("{anchor}({})", names(elements).join(",")),
             })
             .collect()
     }
@@ -248,59 +213,32 @@ mod tests {
         assert_eq!(anchor, "builtin.module");
         assert_eq!(
             names(&elements),
-            [
-                "my-pass{opt=1}",
-                "func.func(canonicalize{max-iterations=3 x=\"a}b\"},p2)",
-                "cse"
-            ]
+            ["my-pass{opt=1}", "func.func(canonicalize{max-iterations=3 x=\"a}b\"},p2)", "cse"]
         );
         // Spans cover exactly the element's text.
         let (s, e) = elements[1].span();
-        assert_eq!(
-            &text[s..e],
-            "func.func(canonicalize{max-iterations=3 x=\"a}b\"},p2)"
-        );
+        assert_eq!(&text[s..e], "func.func(canonicalize{max-iterations=3 x=\"a}b\"},p2)");
     }
 
     #[test]
     fn empty_pipeline() {
-        assert_eq!(
-            parse_anchored("builtin.module()").unwrap(),
-            ("builtin.module".to_string(), vec![])
-        );
+        assert_eq!(parse_anchored("builtin.module()").unwrap(), ("builtin.module".to_string(), vec![]));
     }
 
     #[test]
     fn errors_point_at_the_offending_byte() {
         assert_eq!(parse_anchored("cse").unwrap_err().offset, 0);
         assert_eq!(parse_anchored("builtin.module(cse").unwrap_err().offset, 18);
-        assert_eq!(
-            parse_anchored("builtin.module(cse,)").unwrap_err().offset,
-            19
-        );
-        assert_eq!(
-            parse_anchored("builtin.module(a{x=1)").unwrap_err().offset,
-            16
-        );
-        assert_eq!(
-            parse_anchored("builtin.module(cse) x").unwrap_err().offset,
-            20
-        );
-        assert_eq!(
-            parse_anchored("builtin.module(cse cse)")
-                .unwrap_err()
-                .offset,
-            19
-        );
+        assert_eq!(parse_anchored("builtin.module(cse,)").unwrap_err().offset, 19);
+        assert_eq!(parse_anchored("builtin.module(a{x=1)").unwrap_err().offset, 16);
+        assert_eq!(parse_anchored("builtin.module(cse) x").unwrap_err().offset, 20);
+        assert_eq!(parse_anchored("builtin.module(cse cse)").unwrap_err().offset, 19);
         assert_eq!(parse_anchored("").unwrap_err().offset, 0);
     }
 
     #[test]
     fn lists() {
-        assert_eq!(
-            names(&parse_list("a, b{c=d}, func.func(e)").unwrap()),
-            ["a", "b{c=d}", "func.func(e)"]
-        );
+        assert_eq!(names(&parse_list("a, b{c=d}, func.func(e)").unwrap()), ["a", "b{c=d}", "func.func(e)"]);
         assert!(parse_list("a b").is_err());
     }
 }

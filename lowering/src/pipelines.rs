@@ -33,12 +33,7 @@ function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},buffer-deallocation-pipeline";
 
 /// The loop level both host engines start from, cleaned up.
-pub const HOST_LOOPS: &[&str] = &[
-    TOSA_TO_LINALG,
-    HOST_BUFFERIZE,
-    LOWER_TO_CF,
-    "canonicalize,cse",
-];
+pub const HOST_LOOPS: &[&str] = &[TOSA_TO_LINALG, HOST_BUFFERIZE, LOWER_TO_CF, "canonicalize,cse"];
 
 /// From the host loop level to the llvm dialect, with bare pointers for memref arguments (all
 /// static after specialization), so the entry is `void main(ptr in..., ptr out...)`.

@@ -75,11 +75,7 @@ impl Tensor {
     /// A zero-filled tensor.
     pub fn zeros(dtype: DType, shape: &[usize]) -> Self {
         let len: usize = shape.iter().product();
-        Self {
-            dtype,
-            shape: shape.to_vec(),
-            data: vec![0; len * dtype.size()],
-        }
+        Self { dtype, shape: shape.to_vec(), data: vec![0; len * dtype.size()] }
     }
 
     /// Number of elements.
@@ -118,10 +114,6 @@ pub fn shape_text(shape: &[usize]) -> String {
     if shape.is_empty() {
         "scalar".to_string()
     } else {
-        shape
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("x")
+        shape.iter().map(ToString::to_string).collect::<Vec<_>>().join("x")
     }
 }

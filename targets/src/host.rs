@@ -42,48 +42,44 @@ pub enum HostError {
     Compile(String),
 }
 
-/// The runtime type of a signature element.
+/// The runtime type of a signature element: the container both engines store it in (an `i48`
+/// lives in 8 bytes, so it is exchanged as int64, sign-extended).
 pub fn dtype_of(element: Element) -> Option<DType> {
     Some(match element {
         Element::Int { bits: 1, .. } => DType::Bool,
-        Element::Int {
-            bits: 8,
-            unsigned: false,
-        } => DType::I8,
-        Element::Int {
-            bits: 8,
-            unsigned: true,
-        } => DType::U8,
-        Element::Int {
-            bits: 16,
-            unsigned: false,
-        } => DType::I16,
-        Element::Int {
-            bits: 32,
-            unsigned: false,
-        } => DType::I32,
-        Element::Int {
-            bits: 64,
-            unsigned: false,
-        } => DType::I64,
+        Element::Int { bits: 8, unsigned: true } => DType::U8,
+        Element::Int { bits: 2..=8, .. } => DType::I8,
+        Element::Int { bits: 9..=16, .. } => DType::I16,
+        Element::Int { bits: 17..=32, .. } => DType::I32,
+        Element::Int { bits: 33..=64, .. } => DType::I64,
         Element::F32 => DType::F32,
         Element::F64 => DType::F64,
         Element::Int { .. } => return None,
     })
 }
 
+/// Sign-extends integers narrower than their container (LLVM stores an `i48` in 6 of its 8 bytes).
+fn sign_extend_odd_widths(tensor: &mut Tensor, element: Element) {
+    let Element::Int { bits, unsigned: false } = element else { return };
+    let size = tensor.dtype.size();
+    let container = size as u32 * 8;
+    if bits == 1 || bits >= container {
+        return;
+    }
+    let shift = 64 - bits;
+    for chunk in tensor.data.chunks_exact_mut(size) {
+        let mut raw = [0u8; 8];
+        raw[..size].copy_from_slice(chunk);
+        let value = ((u64::from_le_bytes(raw) << shift) as i64) >> shift;
+        chunk.copy_from_slice(&value.to_le_bytes()[..size]);
+    }
+}
+
 /// Checks `inputs` against the signature: count, element type and every static dimension.
 /// Returns the concrete shapes.
-pub fn check_inputs(
-    signature: &EntrySignature,
-    inputs: &[Tensor],
-) -> Result<Vec<Vec<i64>>, HostError> {
+pub fn check_inputs(signature: &EntrySignature, inputs: &[Tensor]) -> Result<Vec<Vec<i64>>, HostError> {
     if inputs.len() != signature.inputs.len() {
-        let expected: Vec<String> = signature
-            .inputs
-            .iter()
-            .map(|t| format!("{} ({})", t.name, t.describe()))
-            .collect();
+        let expected: Vec<String> = signature.inputs.iter().map(|t| format!("{} ({})", t.name, t.describe())).collect();
         return Err(HostError::Inputs(format!(
             "the model takes {} input(s), {} given: {}",
             signature.inputs.len(),
@@ -98,12 +94,8 @@ pub fn check_inputs(
         .enumerate()
         .map(|(i, (sig, tensor))| {
             let at = format!("input #{i} ({})", sig.name);
-            let expected = dtype_of(sig.element).ok_or_else(|| {
-                HostError::Inputs(format!(
-                    "{at}: element type {} cannot be fed",
-                    sig.describe()
-                ))
-            })?;
+            let expected = dtype_of(sig.element)
+                .ok_or_else(|| HostError::Inputs(format!("{at}: element type {} cannot be fed", sig.describe())))?;
             if tensor.dtype != expected {
                 return Err(HostError::Inputs(format!(
                     "{at}: expected {expected} ({}), given {}",
@@ -112,11 +104,7 @@ pub fn check_inputs(
                 )));
             }
             let fits = tensor.shape.len() == sig.shape.len()
-                && sig
-                    .shape
-                    .iter()
-                    .zip(&tensor.shape)
-                    .all(|(want, got)| want.is_none_or(|w| w == *got as i64));
+                && sig.shape.iter().zip(&tensor.shape).all(|(want, got)| want.is_none_or(|w| w == *got as i64));
             if !fits {
                 return Err(HostError::Inputs(format!(
                     "{at}: expected shape {}, given {}",
@@ -155,23 +143,12 @@ impl HostProgram {
     /// Runs the model; `inputs` must have the shapes it was compiled for.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, HostError> {
         let shapes = check_inputs(&self.signature, inputs)?;
-        let specialized: Vec<Vec<i64>> = self
-            .signature
-            .inputs
-            .iter()
-            .map(|t| t.shape.iter().map(|d| d.unwrap_or(-1)).collect())
-            .collect();
+        let specialized: Vec<Vec<i64>> =
+            self.signature.inputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap_or(-1)).collect()).collect();
         if shapes != specialized {
-            return Err(HostError::Inputs(
-                "the inputs' shapes differ from those the program was compiled for".into(),
-            ));
+            return Err(HostError::Inputs("the inputs' shapes differ from those the program was compiled for".into()));
         }
-        let mut outputs: Vec<Tensor> = self
-            .signature
-            .outputs
-            .iter()
-            .map(output_tensor)
-            .collect::<Result<_, _>>()?;
+        let mut outputs: Vec<Tensor> = self.signature.outputs.iter().map(output_tensor).collect::<Result<_, _>>()?;
         let input_ptrs: Vec<*const u8> = inputs.iter().map(|t| t.data.as_ptr()).collect();
         let output_ptrs: Vec<*mut u8> = outputs.iter_mut().map(|t| t.data.as_mut_ptr()).collect();
         // SAFETY: every pointer points at a buffer of exactly the size and element type of the
@@ -184,21 +161,18 @@ impl HostProgram {
             entry(input_ptrs.as_ptr(), output_ptrs.as_ptr())
         };
         if status != 0 {
-            return Err(HostError::Compile(format!(
-                "the model returned status {status}"
-            )));
+            return Err(HostError::Compile(format!("the model returned status {status}")));
+        }
+        for (tensor, sig) in outputs.iter_mut().zip(&self.signature.outputs) {
+            sign_extend_odd_widths(tensor, sig.element);
         }
         Ok(outputs)
     }
 }
 
 fn output_tensor(sig: &TensorSig) -> Result<Tensor, HostError> {
-    let dtype = dtype_of(sig.element).ok_or_else(|| {
-        HostError::Compile(format!(
-            "output {} has an unsupported element type",
-            sig.name
-        ))
-    })?;
+    let dtype = dtype_of(sig.element)
+        .ok_or_else(|| HostError::Compile(format!("output {} has an unsupported element type", sig.name)))?;
     let shape: Vec<usize> = sig.shape.iter().map(|d| d.unwrap_or(0) as usize).collect();
     Ok(Tensor::zeros(dtype, &shape))
 }
@@ -221,31 +195,19 @@ pub fn compile(
         Engine::Cranelift => "builtin.module(umac-lower-to-host-loops)",
         Engine::Llvm => "builtin.module(umac-lower-to-host-llvm)",
     };
-    let manager = build_pass_manager(context, pipeline, "builtin.module")
-        .map_err(|e| HostError::Compile(e.message))?;
-    manager
-        .run(module)
-        .map_err(|_| HostError::Compile("lowering the model failed".into()))?;
+    let manager = build_pass_manager(context, pipeline, "builtin.module").map_err(|e| HostError::Compile(e.message))?;
+    manager.run(module).map_err(|_| HostError::Compile("lowering the model failed".into()))?;
     dump_ir(engine.name(), module);
     let symbol = "__umac_run";
     let program = match engine {
         Engine::Cranelift => {
-            let point = EntryPoint {
-                function: entry.to_string(),
-                symbol: symbol.into(),
-                inputs: signature.inputs.len(),
-            };
-            Program::Cranelift(
-                compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?,
-            )
+            let point =
+                EntryPoint { function: entry.to_string(), symbol: symbol.into(), inputs: signature.inputs.len() };
+            Program::Cranelift(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?)
         }
         Engine::Llvm => Program::Llvm(compile_llvm(module, entry, symbol, signature.inputs.len())?),
     };
-    Ok(HostProgram {
-        engine,
-        signature,
-        program,
-    })
+    Ok(HostProgram { engine, signature, program })
 }
 
 /// llvm dialect → LLVM IR → O3 for the host CPU → object → linked into the process.
@@ -257,8 +219,7 @@ fn compile_llvm(
 ) -> Result<umac_codegen_llvm::JitProgram, HostError> {
     use umac_codegen_llvm as llvm;
     let err = |e: llvm::Error| HostError::Compile(e.to_string());
-    let machine =
-        llvm::target_machine(&llvm::Target::host(), llvm::OptLevel::Speed).map_err(err)?;
+    let machine = llvm::target_machine(&llvm::Target::host(), llvm::OptLevel::Speed).map_err(err)?;
     let context = llvm::LlvmContext::create();
     let ir = llvm::translate(module, &context).map_err(err)?;
     llvm::prepare(&ir, &machine);
@@ -267,10 +228,7 @@ fn compile_llvm(
     let object = llvm::emit_object(&ir, &machine).map_err(err)?;
     if let Some(dir) = std::env::var_os("UMAC_DUMP_IR") {
         let dir = std::path::PathBuf::from(dir);
-        let _ = std::fs::write(
-            dir.join("llvm-optimized.ll"),
-            ir.print_to_string().to_string(),
-        );
+        let _ = std::fs::write(dir.join("llvm-optimized.ll"), ir.print_to_string().to_string());
         let _ = std::fs::write(dir.join("llvm.o"), &object);
     }
     llvm::JitProgram::load(&object, symbol).map_err(err)

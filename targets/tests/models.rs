@@ -14,10 +14,7 @@ fn models_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIPPED: {} is missing (the MLPerf Tiny models live beside the checkout)",
-            dir.display()
-        );
+        eprintln!("SKIPPED: {} is missing (the MLPerf Tiny models live beside the checkout)", dir.display());
         None
     }
 }
@@ -29,29 +26,13 @@ fn check_model(name: &str) {
         for engine in umac_targets::host::ENGINES {
             let path = dir.join(file);
             let bytes = std::fs::read(&path).unwrap();
-            let context = create_context(ContextOptions {
-                allow_unregistered_dialects: false,
-                threading: true,
-            });
+            let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
             let shown = path.display().to_string();
-            let mut module = parse_module(
-                &context,
-                &SourceChunk {
-                    name: &shown,
-                    bytes: &bytes,
-                    first_line: 1,
-                },
-            )
-            .expect("the model parses");
+            let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
+                .expect("the model parses");
             let first = read_npy(&dir.join("ref/input_0.npy")).unwrap();
-            let program = compile(
-                &context,
-                &mut module,
-                "main",
-                std::slice::from_ref(&first),
-                *engine,
-            )
-            .unwrap_or_else(|e| panic!("{name}/{file} on {}: {e}", engine.name()));
+            let program = compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine)
+                .unwrap_or_else(|e| panic!("{name}/{file} on {}: {e}", engine.name()));
             for i in 0..5 {
                 let input = read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap();
                 let expected = read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap();

@@ -21,11 +21,7 @@ impl Rng {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
+        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
     }
 }
 
@@ -126,19 +122,13 @@ fn run(args: &[&str], stdin: &[u8]) -> Outcome {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!(
-                "umac-opt hung on args {args:?} and input {:?}",
-                String::from_utf8_lossy(stdin)
-            );
+            panic!("umac-opt hung on args {args:?} and input {:?}", String::from_utf8_lossy(stdin));
         }
         thread::sleep(Duration::from_millis(2));
     }
     let _ = writer.join();
     let output = child.wait_with_output().expect("output is collected");
-    Outcome {
-        code: output.status.code(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome { code: output.status.code(), stderr: String::from_utf8_lossy(&output.stderr).into_owned() }
 }
 
 /// A located error: `<stdin>:L:C: error:`, `<pass-pipeline>:1:C: error:`, or a tool-level error
@@ -165,11 +155,7 @@ const CRASH_REPORT: &str = "umac-opt crashed (";
 fn check(args: &[&str], input: &[u8], outcomes: &mut [usize; 2], crash_allowed: bool) {
     let outcome = run(args, input);
     if outcome.stderr.contains(CRASH_REPORT) && !crash_allowed {
-        panic!(
-            "MLIR crashed on args {args:?}; input saved to {}:\n{}",
-            save_failure(input),
-            outcome.stderr
-        );
+        panic!("MLIR crashed on args {args:?}; input saved to {}:\n{}", save_failure(input), outcome.stderr);
     }
     match outcome.code {
         Some(0) => outcomes[0] += 1,
@@ -194,14 +180,8 @@ fn check(args: &[&str], input: &[u8], outcomes: &mut [usize; 2], crash_allowed: 
 /// `UMAC_FUZZ_SEED` and `UMAC_FUZZ_ROUNDS` explore further than the default run (a failure prints
 /// the input, so any seed's find can become a lit test).
 fn settings(default_seed: u64, default_rounds: usize) -> (Rng, usize) {
-    let seed = std::env::var("UMAC_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default_seed);
-    let rounds = std::env::var("UMAC_FUZZ_ROUNDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default_rounds);
+    let seed = std::env::var("UMAC_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(default_seed);
+    let rounds = std::env::var("UMAC_FUZZ_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(default_rounds);
     (Rng(seed.max(1)), rounds)
 }
 
@@ -233,10 +213,7 @@ fn mutated_inputs_give_clean_diagnostics() {
         &["-"],
         &["-", "--split-input-file"],
         &["-", "--split-input-file", "--verify-diagnostics"],
-        &[
-            "-",
-            "--pass-pipeline=builtin.module(umac-verify,canonicalize)",
-        ],
+        &["-", "--pass-pipeline=builtin.module(umac-verify,canonicalize)"],
         &["-", "--pass-pipeline=builtin.module(umac-lower-to-llvm)"],
         &["-", "--emit-bytecode"],
     ];
@@ -248,22 +225,11 @@ fn mutated_inputs_give_clean_diagnostics() {
             mutate(&text_seeds[round % text_seeds.len()], &mut rng)
         };
         let crash_allowed = from_bytecode && input.starts_with(b"ML\xefR");
-        check(
-            modes[round % modes.len()],
-            &input,
-            &mut outcomes,
-            crash_allowed,
-        );
+        check(modes[round % modes.len()], &input, &mut outcomes, crash_allowed);
     }
     // The mutations must exercise both paths, or the test proves nothing.
-    assert!(
-        outcomes[1] > rounds / 2,
-        "too few failing inputs: {outcomes:?}"
-    );
-    assert!(
-        outcomes[0] > rounds / 60,
-        "too few accepted inputs: {outcomes:?}"
-    );
+    assert!(outcomes[1] > rounds / 2, "too few failing inputs: {outcomes:?}");
+    assert!(outcomes[0] > rounds / 60, "too few accepted inputs: {outcomes:?}");
 }
 
 #[test]
@@ -277,18 +243,12 @@ fn mutated_pipelines_give_clean_diagnostics() {
     let (mut rng, rounds) = settings(0x9191_2026, 150);
     let mut outcomes = [0usize; 2];
     for round in 0..rounds {
-        let pipeline = String::from_utf8_lossy(&mutate(
-            pipelines[round % pipelines.len()].as_bytes(),
-            &mut rng,
-        ))
-        .replace('\0', "");
+        let pipeline =
+            String::from_utf8_lossy(&mutate(pipelines[round % pipelines.len()].as_bytes(), &mut rng)).replace('\0', "");
         let flag = format!("--pass-pipeline={pipeline}");
         check(&["-", &flag], &input, &mut outcomes, false);
     }
-    assert!(
-        outcomes[1] > rounds / 2,
-        "too few failing pipelines: {outcomes:?}"
-    );
+    assert!(outcomes[1] > rounds / 2, "too few failing pipelines: {outcomes:?}");
 }
 
 fn run_to_bytecode(text: &[u8]) -> Vec<u8> {
@@ -298,12 +258,7 @@ fn run_to_bytecode(text: &[u8]) -> Vec<u8> {
         .stdout(Stdio::piped())
         .spawn()
         .expect("umac-opt starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text)
-        .expect("write");
+    child.stdin.take().expect("stdin").write_all(text).expect("write");
     let output = child.wait_with_output().expect("output");
     assert!(output.status.success());
     output.stdout

@@ -100,11 +100,7 @@ unsafe fn replace(copy: OperationRef) -> bool {
     unsafe {
         let new = linalg_copy.into_raw();
         mlirLinalgFillBuiltinNamedOpRegion(new);
-        mlirBlockInsertOwnedOperationBefore(
-            mlirOperationGetBlock(copy.to_raw()),
-            copy.to_raw(),
-            new,
-        );
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(copy.to_raw()), copy.to_raw(), new);
         mlirOperationDestroy(copy.to_raw());
     }
     true
@@ -117,7 +113,6 @@ fn identity_layout(ty: MlirType) -> bool {
             return true;
         }
         let layout = mlirMemRefTypeGetLayout(ty);
-        mlirAttributeIsAAffineMap(layout)
-            && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))
+        mlirAttributeIsAAffineMap(layout) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))
     }
 }

@@ -52,17 +52,7 @@ impl<'c> RunExternalPass<'c> for VerifyPass {
 
 fn create(options: &OptionValues) -> Pass {
     let pass = VerifyPass {
-        options: VerifyOptions {
-            allow_unregistered_dialects: options.bool("allow-unregistered-dialect"),
-        },
+        options: VerifyOptions { allow_unregistered_dialects: options.bool("allow-unregistered-dialect") },
     };
-    create_external(
-        pass,
-        TypeId::create(&PASS_ID),
-        "UmacVerify",
-        INFO.name,
-        INFO.summary,
-        "",
-        &[],
-    )
+    create_external(pass, TypeId::create(&PASS_ID), "UmacVerify", INFO.name, INFO.summary, "", &[])
 }

@@ -25,16 +25,11 @@ pub fn run_in_worker(args: &[String], input: &str) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
-            eprintln!(
-                "umac-opt: error: cannot find the umac-opt executable to start a worker: {e}"
-            );
+            eprintln!("umac-opt: error: cannot find the umac-opt executable to start a worker: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let status = Command::new(exe)
-        .args(args.iter().skip(1))
-        .env(WORKER_ENV, "1")
-        .status();
+    let status = Command::new(exe).args(args.iter().skip(1)).env(WORKER_ENV, "1").status();
     match status {
         Ok(status) => match (status.code(), status.signal()) {
             (Some(code), _) => ExitCode::from(u8::try_from(code).unwrap_or(1)),

@@ -23,38 +23,24 @@ impl Collector {
     pub fn attach(&self, context: &Context) {
         let sink = self.diagnostics.clone();
         attach_handler(context, move |diagnostic| {
-            sink.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(diagnostic.clone());
+            sink.lock().unwrap_or_else(PoisonError::into_inner).push(diagnostic.clone());
             true
         });
     }
 
     /// Adds a diagnostic of our own.
     pub fn push(&self, diag: Diag) {
-        self.diagnostics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(diag);
+        self.diagnostics.lock().unwrap_or_else(PoisonError::into_inner).push(diag);
     }
 
     /// Takes everything recorded so far.
     pub fn take(&self) -> Vec<Diag> {
-        std::mem::take(
-            &mut *self
-                .diagnostics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
+        std::mem::take(&mut *self.diagnostics.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Tells whether an error has been recorded since the last `take`.
     pub fn has_error(&self) -> bool {
-        self.diagnostics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .any(|d| d.severity == Severity::Error)
+        self.diagnostics.lock().unwrap_or_else(PoisonError::into_inner).iter().any(|d| d.severity == Severity::Error)
     }
 }
 
@@ -92,11 +78,7 @@ impl Sources {
         let word = diag.severity.word();
         match &diag.location {
             Some(loc) => {
-                let _ = writeln!(
-                    out,
-                    "{}:{}:{}: {word}: {}",
-                    loc.file, loc.line, loc.column, diag.message
-                );
+                let _ = writeln!(out, "{}:{}:{}: {word}: {}", loc.file, loc.line, loc.column, diag.message);
                 if let Some(line) = self.line(&loc.file, loc.line) {
                     let _ = writeln!(out, "{line}");
                     let _ = writeln!(out, "{}^", caret_padding(&line, loc.column));
@@ -114,10 +96,7 @@ impl Sources {
 
 /// Whitespace that puts a caret under 1-based `column` of `line`, keeping tabs so it lines up.
 pub fn caret_padding(line: &str, column: usize) -> String {
-    line.chars()
-        .take(column.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect()
+    line.chars().take(column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect()
 }
 
 #[cfg(test)]
@@ -128,37 +107,15 @@ mod tests {
     fn renders_location_line_and_caret() {
         let mut sources = Sources::default();
         sources.add("f.mlir", b"module {\n\t%0 = foo\n}\n".to_vec());
-        let mut diag = Diag::error(
-            Some(FileLineCol {
-                file: "f.mlir".into(),
-                line: 2,
-                column: 3,
-            }),
-            "bad op",
-        );
-        diag.notes.push(Diag {
-            severity: Severity::Note,
-            location: None,
-            message: "see here".into(),
-            notes: vec![],
-        });
-        assert_eq!(
-            sources.render(&diag),
-            "f.mlir:2:3: error: bad op\n\t%0 = foo\n\t ^\n<unknown>: note: see here\n"
-        );
+        let mut diag = Diag::error(Some(FileLineCol { file: "f.mlir".into(), line: 2, column: 3 }), "bad op");
+        diag.notes.push(Diag { severity: Severity::Note, location: None, message: "see here".into(), notes: vec![] });
+        assert_eq!(sources.render(&diag), "f.mlir:2:3: error: bad op\n\t%0 = foo\n\t ^\n<unknown>: note: see here\n");
     }
 
     #[test]
     fn no_source_line_for_unknown_files_or_line_zero() {
         let sources = Sources::default();
-        let diag = Diag::error(
-            Some(FileLineCol {
-                file: "x.mlir".into(),
-                line: 0,
-                column: 0,
-            }),
-            "m",
-        );
+        let diag = Diag::error(Some(FileLineCol { file: "x.mlir".into(), line: 0, column: 0 }), "m");
         assert_eq!(sources.render(&diag), "x.mlir:0:0: error: m\n");
     }
 }

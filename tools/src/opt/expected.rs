@@ -53,15 +53,8 @@ pub fn parse(file: &str, text: &[u8], first_line: usize) -> Result<Vec<Expectati
             last_plain_line = Some(line);
             continue;
         };
-        let column = caps
-            .get(0)
-            .map_or(0, |m| line_text[..m.start()].chars().count())
-            + 1;
-        let at = FileLineCol {
-            file: file.to_string(),
-            line,
-            column,
-        };
+        let column = caps.get(0).map_or(0, |m| line_text[..m.start()].chars().count()) + 1;
+        let at = FileLineCol { file: file.to_string(), line, column };
         let severity = match &caps[1] {
             "error" => Severity::Error,
             "warning" => Severity::Warning,
@@ -73,24 +66,15 @@ pub fn parse(file: &str, text: &[u8], first_line: usize) -> Result<Vec<Expectati
             match Regex::new(&regex_of(&body)) {
                 Ok(re) => Matcher::Regex(re),
                 Err(e) => {
-                    errors.push(Diag::error(
-                        Some(at),
-                        format!("invalid regex in expected-{}-re: {e}", severity.word()),
-                    ));
+                    errors
+                        .push(Diag::error(Some(at), format!("invalid regex in expected-{}-re: {e}", severity.word())));
                     continue;
                 }
             }
         } else {
             Matcher::Substring
         };
-        let mut expectation = Expectation {
-            severity,
-            line: Some(line),
-            at,
-            text: body,
-            matcher,
-            matched: false,
-        };
+        let mut expectation = Expectation { severity, line: Some(line), at, text: body, matcher, matched: false };
         match caps.get(4).map(|m| m.as_str()) {
             None => {}
             Some("unknown") => expectation.line = None,
@@ -98,20 +82,12 @@ pub fn parse(file: &str, text: &[u8], first_line: usize) -> Result<Vec<Expectati
             Some("below") => below.push(expectations.len()),
             Some(offset) => {
                 let n: usize = offset[1..].parse().unwrap_or(0);
-                expectation.line = Some(if offset.starts_with('+') {
-                    line + n
-                } else {
-                    line.saturating_sub(n)
-                });
+                expectation.line = Some(if offset.starts_with('+') { line + n } else { line.saturating_sub(n) });
             }
         }
         expectations.push(expectation);
     }
-    if errors.is_empty() {
-        Ok(expectations)
-    } else {
-        Err(errors)
-    }
+    if errors.is_empty() { Ok(expectations) } else { Err(errors) }
 }
 
 /// Turns `text{{re}}text` into one regular expression: literal parts escaped, `{{...}}` kept.
@@ -158,12 +134,7 @@ impl Expectation {
 
 /// Checks the diagnostics of one chunk against its expectations. Returns the report of every
 /// unexpected diagnostic and unmet expectation, empty when all is as expected.
-pub fn check(
-    file: &str,
-    mut expectations: Vec<Expectation>,
-    diagnostics: &[Diag],
-    sources: &Sources,
-) -> String {
+pub fn check(file: &str, mut expectations: Vec<Expectation>, diagnostics: &[Diag], sources: &Sources) -> String {
     let mut report = String::new();
     let mut flat = Vec::new();
     for diag in diagnostics {
@@ -175,18 +146,13 @@ pub fn check(
             None => {
                 let mut unexpected = diag.clone();
                 unexpected.severity = Severity::Error;
-                unexpected.message =
-                    format!("unexpected {}: {}", diag.severity.word(), diag.message);
+                unexpected.message = format!("unexpected {}: {}", diag.severity.word(), diag.message);
                 report.push_str(&sources.render(&unexpected));
             }
         }
     }
     for expectation in expectations.iter().filter(|e| !e.matched) {
-        let message = format!(
-            "expected {} \"{}\" was not produced",
-            expectation.severity.word(),
-            expectation.text
-        );
+        let message = format!("expected {} \"{}\" was not produced", expectation.severity.word(), expectation.text);
         report.push_str(&sources.render(&Diag::error(Some(expectation.at.clone()), message)));
     }
     report
@@ -201,11 +167,7 @@ fn flatten(diag: &Diag, out: &mut Vec<Diag>) {
     let mut head = diag.clone();
     head.notes.clear();
     out.push(head);
-    for note in diag
-        .notes
-        .iter()
-        .filter(|n| !n.message.starts_with(CURRENT_OPERATION_NOTE))
-    {
+    for note in diag.notes.iter().filter(|n| !n.message.starts_with(CURRENT_OPERATION_NOTE)) {
         flatten(note, out);
     }
 }
@@ -215,11 +177,7 @@ mod tests {
     use super::*;
 
     fn at(line: usize) -> Option<FileLineCol> {
-        Some(FileLineCol {
-            file: "t.mlir".into(),
-            line,
-            column: 3,
-        })
+        Some(FileLineCol { file: "t.mlir".into(), line, column: 3 })
     }
 
     fn run(text: &str, diags: &[Diag]) -> String {
@@ -239,61 +197,35 @@ mod tests {
 
     #[test]
     fn lines_count_from_the_chunk_start() {
-        let expectations = parse(
-            "t.mlir",
-            b"x\n// expected-error @unknown {{u}}\n// expected-note {{n}}",
-            10,
-        )
-        .unwrap();
-        assert_eq!(
-            expectations.iter().map(|e| e.line).collect::<Vec<_>>(),
-            [None, Some(12)]
-        );
+        let expectations = parse("t.mlir", b"x\n// expected-error @unknown {{u}}\n// expected-note {{n}}", 10).unwrap();
+        assert_eq!(expectations.iter().map(|e| e.line).collect::<Vec<_>>(), [None, Some(12)]);
     }
 
     #[test]
     fn matched_unexpected_and_missing() {
         let text = "op // expected-error {{bad thing}}\nop2 // expected-note {{never}}\n";
         let ok = Diag::error(at(1), "a bad thing happened");
-        assert_eq!(
-            run(
-                "op // expected-error {{bad thing}}\n",
-                std::slice::from_ref(&ok)
-            ),
-            ""
-        );
+        assert_eq!(run("op // expected-error {{bad thing}}\n", std::slice::from_ref(&ok)), "");
         let report = run(text, &[ok, Diag::error(at(2), "surprise")]);
-        assert!(report.contains("t.mlir:2:3: error: unexpected error: surprise\nop2 // expected-note {{never}}\n  ^\n"), "{report}");
         assert!(
-            report.contains("t.mlir:2:8: error: expected note \"never\" was not produced"),
+            report.contains("t.mlir:2:3: error: unexpected error: surprise\nop2 // expected-note {{never}}\n  ^\n"),
             "{report}"
         );
+        assert!(report.contains("t.mlir:2:8: error: expected note \"never\" was not produced"), "{report}");
     }
 
     #[test]
     fn severity_and_line_must_match() {
         let report = run("op // expected-warning {{w}}\n", &[Diag::error(at(1), "w")]);
-        assert!(
-            report.contains("unexpected error: w")
-                && report.contains("expected warning \"w\" was not produced")
-        );
-        let report = run(
-            "op // expected-error @+1 {{w}}\n",
-            &[Diag::error(at(1), "w")],
-        );
+        assert!(report.contains("unexpected error: w") && report.contains("expected warning \"w\" was not produced"));
+        let report = run("op // expected-error @+1 {{w}}\n", &[Diag::error(at(1), "w")]);
         assert!(report.contains("unexpected error"));
     }
 
     #[test]
     fn regex_expectations() {
         let text = "op // expected-error-re {{operand #{{[0-9]+}} must be}}\n";
-        assert_eq!(
-            run(
-                text,
-                &[Diag::error(at(1), "'x' op operand #12 must be a memref")]
-            ),
-            ""
-        );
+        assert_eq!(run(text, &[Diag::error(at(1), "'x' op operand #12 must be a memref")]), "");
         let report = run(text, &[Diag::error(at(1), "operand #a must be")]);
         assert!(report.contains("was not produced"));
         assert!(parse("t.mlir", b"// expected-error-re {{{{(}}}}", 1).is_err());
@@ -302,21 +234,10 @@ mod tests {
     #[test]
     fn notes_are_expected_separately() {
         let mut diag = Diag::error(at(1), "main");
-        diag.notes.push(Diag {
-            severity: Severity::Note,
-            location: at(2),
-            message: "why".into(),
-            notes: vec![],
-        });
+        diag.notes.push(Diag { severity: Severity::Note, location: at(2), message: "why".into(), notes: vec![] });
         let text = "a // expected-error {{main}}\nb // expected-note {{why}}\n";
         assert_eq!(run(text, std::slice::from_ref(&diag)), "");
-        assert!(
-            run(
-                "a // expected-error {{main}}\n",
-                std::slice::from_ref(&diag)
-            )
-            .contains("unexpected note: why")
-        );
+        assert!(run("a // expected-error {{main}}\n", std::slice::from_ref(&diag)).contains("unexpected note: why"));
         // MLIR's op-printing note is not part of what tests expect (mlir-opt disables it).
         diag.notes[0].message = "see current operation: \"x\"() : () -> ()".into();
         assert_eq!(run("a // expected-error {{main}}\n", &[diag]), "");

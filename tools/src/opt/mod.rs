@@ -26,11 +26,7 @@ use umac_lowering::{PipelineError, build_pass_manager, registry};
 
 /// Command line of `umac-opt`; the flags are `mlir-opt`'s.
 #[derive(Debug, Parser)]
-#[command(
-    name = "umac-opt",
-    version,
-    about = "Run MLIR and umac passes on MLIR text or bytecode, like mlir-opt"
-)]
+#[command(name = "umac-opt", version, about = "Run MLIR and umac passes on MLIR text or bytecode, like mlir-opt")]
 pub struct Cli {
     /// Input file (MLIR text or bytecode); `-` reads standard input.
     #[arg(default_value = "-")]
@@ -144,27 +140,19 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
 
 /// The `--list-passes` text.
 pub fn list_passes() -> String {
-    let mut out =
-        String::from("umac passes and pipelines (every upstream MLIR pass is available too):\n");
+    let mut out = String::from("umac passes and pipelines (every upstream MLIR pass is available too):\n");
     for info in registry() {
         let kind = match info.kind {
             umac_lowering::PassKind::Pass(_) => "pass",
             umac_lowering::PassKind::Pipeline(_) => "pipeline",
         };
-        out.push_str(&format!(
-            "  {:<24} {} [{kind}, on {}]\n",
-            info.name, info.summary, info.anchor
-        ));
+        out.push_str(&format!("  {:<24} {} [{kind}, on {}]\n", info.name, info.summary, info.anchor));
         for option in info.options {
             out.push_str(&format!(
                 "    {:<22} {} (default: {}) {}\n",
                 option.name,
                 option.kind.type_name(),
-                if option.default.is_empty() {
-                    "\"\""
-                } else {
-                    option.default
-                },
+                if option.default.is_empty() { "\"\"" } else { option.default },
                 option.help
             ));
         }
@@ -179,18 +167,13 @@ fn run(cli: &Cli) -> Result<bool, String> {
         return Err("--emit-bytecode cannot be combined with --split-input-file".into());
     }
     let threading = !(cli.disable_threading || cli.print_ir_after_all || cli.print_ir_before_all);
-    let context = create_context(ContextOptions {
-        allow_unregistered_dialects: cli.allow_unregistered_dialect,
-        threading,
-    });
+    let context =
+        create_context(ContextOptions { allow_unregistered_dialects: cli.allow_unregistered_dialect, threading });
     let collector = Collector::default();
     collector.attach(&context);
     let mut sources = Sources::default();
     sources.add(&name, bytes.clone());
-    let print = PrintOptions {
-        generic: cli.print_op_generic,
-        debug_info: cli.print_debuginfo,
-    };
+    let print = PrintOptions { generic: cli.print_op_generic, debug_info: cli.print_debuginfo };
 
     let manager = match &cli.pass_pipeline {
         Some(pipeline) => match build_pass_manager(&context, pipeline, "builtin.module") {
@@ -209,19 +192,12 @@ fn run(cli: &Cli) -> Result<bool, String> {
     let chunks = if cli.split_input_file && !is_bytecode(&bytes) {
         split::split(&bytes)
     } else {
-        vec![split::Chunk {
-            bytes: &bytes,
-            first_line: 1,
-        }]
+        vec![split::Chunk { bytes: &bytes, first_line: 1 }]
     };
     let mut outputs: Vec<Vec<u8>> = Vec::new();
     let mut ok = true;
     for chunk in &chunks {
-        let source = SourceChunk {
-            name: &name,
-            bytes: chunk.bytes,
-            first_line: chunk.first_line,
-        };
+        let source = SourceChunk { name: &name, bytes: chunk.bytes, first_line: chunk.first_line };
         let expectations = if cli.verify_diagnostics {
             match expected::parse(&name, chunk.bytes, chunk.first_line) {
                 Ok(expectations) => Some(expectations),
@@ -243,13 +219,8 @@ fn run(cli: &Cli) -> Result<bool, String> {
                 ok &= report.is_empty();
             }
             None => {
-                diagnostics
-                    .iter()
-                    .for_each(|d| eprint!("{}", sources.render(d)));
-                let failed = output.is_none()
-                    || diagnostics
-                        .iter()
-                        .any(|d| d.severity == diagnostics::Severity::Error);
+                diagnostics.iter().for_each(|d| eprint!("{}", sources.render(d)));
+                let failed = output.is_none() || diagnostics.iter().any(|d| d.severity == diagnostics::Severity::Error);
                 ok &= !failed;
             }
         }
@@ -288,17 +259,11 @@ fn process(
     cli: &Cli,
     print: PrintOptions,
 ) -> Option<Vec<u8>> {
-    let verify_options = VerifyOptions {
-        allow_unregistered_dialects: cli.allow_unregistered_dialect,
-    };
+    let verify_options = VerifyOptions { allow_unregistered_dialects: cli.allow_unregistered_dialect };
     let Some(mut module): Option<Module> = parse_module(context, source) else {
         if !collector.has_error() {
             // Some MLIR parsers (tosa's custom assembly, for one) fail without a diagnostic.
-            let at = FileLineCol {
-                file: source.name.to_string(),
-                line: source.first_line,
-                column: 1,
-            };
+            let at = FileLineCol { file: source.name.to_string(), line: source.first_line, column: 1 };
             collector.push(Diag::error(
                 Some(at),
                 "MLIR failed to parse this input without saying where or why; check its syntax",
@@ -312,15 +277,8 @@ fn process(
     if let Some(manager) = manager {
         if manager.run(&mut module).is_err() {
             if !collector.has_error() {
-                let at = FileLineCol {
-                    file: source.name.to_string(),
-                    line: source.first_line,
-                    column: 1,
-                };
-                collector.push(Diag::error(
-                    Some(at),
-                    "the pass pipeline failed without a diagnostic",
-                ));
+                let at = FileLineCol { file: source.name.to_string(), line: source.first_line, column: 1 };
+                collector.push(Diag::error(Some(at), "the pass pipeline failed without a diagnostic"));
             }
             return None;
         }
@@ -328,23 +286,16 @@ fn process(
             return None;
         }
     }
-    Some(if cli.emit_bytecode {
-        write_bytecode(&module)
-    } else {
-        print_module(&module, print).into_bytes()
-    })
+    Some(if cli.emit_bytecode { write_bytecode(&module) } else { print_module(&module, print).into_bytes() })
 }
 
 fn read_input(path: &str) -> Result<(String, Vec<u8>), String> {
     if path == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("could not read standard input: {e}"))?;
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("could not read standard input: {e}"))?;
         return Ok(("<stdin>".to_string(), bytes));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("could not open input file '{path}': {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("could not open input file '{path}': {e}"))?;
     Ok((path.to_string(), bytes))
 }
 
@@ -371,13 +322,6 @@ fn write_output(path: &str, outputs: &[Vec<u8>]) -> Result<(), String> {
 /// `<pass-pipeline>:1:COL: error: ...`, the pipeline and a caret, as for source diagnostics.
 fn render_pipeline_error(pipeline: &str, error: &PipelineError) -> String {
     let offset = error.offset.min(pipeline.len());
-    let column = pipeline[..pipeline.floor_char_boundary(offset)]
-        .chars()
-        .count()
-        + 1;
-    format!(
-        "<pass-pipeline>:1:{column}: error: {}\n{pipeline}\n{}^\n",
-        error.message,
-        caret_padding(pipeline, column)
-    )
+    let column = pipeline[..pipeline.floor_char_boundary(offset)].chars().count() + 1;
+    format!("<pass-pipeline>:1:{column}: error: {}\n{pipeline}\n{}^\n", error.message, caret_padding(pipeline, column))
 }

@@ -18,32 +18,20 @@ pub fn split(bytes: &[u8]) -> Vec<Chunk<'_>> {
     let (mut start, mut first_line) = (0, 1);
     let (mut pos, mut line) = (0, 1);
     while pos < bytes.len() {
-        let end = bytes[pos..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| pos + i);
+        let end = bytes[pos..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| pos + i);
         let text = String::from_utf8_lossy(&bytes[pos..end]);
         let next = (end + 1).min(bytes.len());
         if text.trim_start().starts_with(MARKER)
-            && text.trim_start()[MARKER.len()..]
-                .trim_start_matches('-')
-                .trim()
-                .is_empty()
+            && text.trim_start()[MARKER.len()..].trim_start_matches('-').trim().is_empty()
         {
-            chunks.push(Chunk {
-                bytes: &bytes[start..pos],
-                first_line,
-            });
+            chunks.push(Chunk { bytes: &bytes[start..pos], first_line });
             start = next;
             first_line = line + 1;
         }
         pos = end + 1;
         line += 1;
     }
-    chunks.push(Chunk {
-        bytes: &bytes[start.min(bytes.len())..],
-        first_line,
-    });
+    chunks.push(Chunk { bytes: &bytes[start.min(bytes.len())..], first_line });
     chunks
 }
 
@@ -58,18 +46,9 @@ mod tests {
         assert_eq!(
             chunks,
             [
-                Chunk {
-                    bytes: b"a\nb\n",
-                    first_line: 1
-                },
-                Chunk {
-                    bytes: b"c\n",
-                    first_line: 4
-                },
-                Chunk {
-                    bytes: b"\nd",
-                    first_line: 6
-                },
+                Chunk { bytes: b"a\nb\n", first_line: 1 },
+                Chunk { bytes: b"c\n", first_line: 4 },
+                Chunk { bytes: b"\nd", first_line: 6 },
             ]
         );
     }

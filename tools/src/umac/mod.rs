@@ -7,11 +7,7 @@ use std::process::ExitCode;
 
 /// Command line of `umac`.
 #[derive(Debug, Parser)]
-#[command(
-    name = "umac",
-    version,
-    about = "The Universal Modular Accelerator Compiler"
-)]
+#[command(name = "umac", version, about = "The Universal Modular Accelerator Compiler")]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

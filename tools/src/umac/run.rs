@@ -43,18 +43,11 @@ enum EngineArg {
 /// already said it all).
 pub fn run(args: &RunArgs) -> Result<(), String> {
     let name = args.model.display().to_string();
-    let bytes =
-        std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;
-    let inputs: Vec<Tensor> = args
-        .inputs
-        .iter()
-        .map(|p| read_npy(p).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
+    let bytes = std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;
+    let inputs: Vec<Tensor> =
+        args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
 
-    let context = create_context(ContextOptions {
-        allow_unregistered_dialects: false,
-        threading: true,
-    });
+    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
     let collector = Collector::default();
     collector.attach(&context);
     let mut sources = Sources::default();
@@ -65,14 +58,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         }
     };
 
-    let Some(mut module) = parse_module(
-        &context,
-        &SourceChunk {
-            name: &name,
-            bytes: &bytes,
-            first_line: 1,
-        },
-    ) else {
+    let Some(mut module) = parse_module(&context, &SourceChunk { name: &name, bytes: &bytes, first_line: 1 }) else {
         report(&collector);
         return Err(String::new());
     };
@@ -88,30 +74,17 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     report(&collector);
     let program = program.map_err(|e| match e {
         HostError::Inputs(m) => m,
-        HostError::Compile(m) => format!(
-            "cannot compile {name} with the {} engine: {m}",
-            engine.name()
-        ),
+        HostError::Compile(m) => format!("cannot compile {name} with the {} engine: {m}", engine.name()),
     })?;
     let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
     if args.outputs.is_empty() {
         for (sig, tensor) in program.signature().outputs.iter().zip(&outputs) {
-            println!(
-                "{} ({} {}): {}",
-                sig.name,
-                tensor.dtype,
-                tensor.shape_text(),
-                preview(tensor)
-            );
+            println!("{} ({} {}): {}", sig.name, tensor.dtype, tensor.shape_text(), preview(tensor));
         }
         return Ok(());
     }
     if args.outputs.len() != outputs.len() {
-        return Err(format!(
-            "the model has {} output(s), {} --output given",
-            outputs.len(),
-            args.outputs.len()
-        ));
+        return Err(format!("the model has {} output(s), {} --output given", outputs.len(), args.outputs.len()));
     }
     for (path, tensor) in args.outputs.iter().zip(&outputs) {
         write_npy(path, tensor).map_err(|e| e.to_string())?;
@@ -121,9 +94,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
 
 /// The first elements of a tensor, for printing.
 fn preview(tensor: &Tensor) -> String {
-    let shown: Vec<String> = (0..tensor.len().min(16))
-        .map(|i| format!("{}", tensor.get_f64(i)))
-        .collect();
+    let shown: Vec<String> = (0..tensor.len().min(16)).map(|i| format!("{}", tensor.get_f64(i))).collect();
     let more = if tensor.len() > 16 { ", ..." } else { "" };
     format!("[{}{more}]", shown.join(", "))
 }
