@@ -43,6 +43,7 @@ pub fn registry() -> &'static [PassInfo] {
     &[
         passes::verify::INFO,
         passes::strided_copy::INFO,
+        passes::transpose_conv::INFO,
         pipelines::LOWER_TO_LLVM,
         pipelines::LOWER_TO_HOST_LOOPS,
         pipelines::LOWER_TO_HOST_LLVM,

@@ -14,12 +14,12 @@
 use crate::registry::{PassInfo, PassKind};
 use melior::{
     ir::{
-        AttributeLike, Identifier, OperationRef, Region, TypeLike, ValueLike,
+        Identifier, OperationRef, Region, TypeLike, ValueLike,
         attribute::DenseI32ArrayAttribute,
         operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
         r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass, create_external},
 };
 use mlir_sys::*;
 
