@@ -225,8 +225,10 @@ fn return_types<'c>(entry: &OperationRef<'c, '_>) -> Option<Vec<Type<'c>>> {
     let region = entry.region(0).ok()?;
     let mut block = region.first_block();
     while let Some(b) = block {
-        if let Some(term) = b.terminator() {
-            if term.name().as_string_ref().as_str() == Ok("func.return") {
+        if let Some(term) = b.terminator()
+            && term.name().as_string_ref().as_str() == Ok("func.return")
+        {
+            {
                 for (i, value) in term.operands().enumerate() {
                     // SAFETY: the value and its defining op are alive; the cast's source
                     // replaces the operand of the same (refined) tensor type family.
@@ -292,7 +294,7 @@ fn resolve_slice_sizes(context: &Context, module: &Module) -> Result<(), String>
             let (Some(start), Some(size)) = (const_shape_values(start), const_shape_values(size)) else {
                 continue;
             };
-            if !size.contains(&-1) || !mlirTypeIsARankedTensor(input) || mlirShapedTypeHasStaticShape(input) == false {
+            if !size.contains(&-1) || !mlirTypeIsARankedTensor(input) || !mlirShapedTypeHasStaticShape(input) {
                 continue;
             }
             let resolved: Vec<i64> = size
@@ -355,4 +357,99 @@ unsafe fn const_shape_values(value: MlirValue) -> Option<Vec<i64>> {
                 .collect(),
         )
     }
+}
+
+/// One intermediate result made visible by [`expose_intermediates`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Intermediate {
+    /// The op that produced it, e.g. `tosa.conv2d`.
+    pub op: String,
+    /// Its location, `file:line:col` when known.
+    pub location: String,
+}
+
+/// Appends the result of every TOSA op in the entry's body (constants aside) to its results, in
+/// program order, so a run returns each layer's output after the model's own outputs.
+pub fn expose_intermediates(context: &Context, module: &Module, name: &str) -> Result<Vec<Intermediate>, String> {
+    let entry = find_entry(module, name)?;
+    let (inputs, mut results) = function_types(&entry);
+    let region = entry.region(0).map_err(|e| e.to_string())?;
+    let block = region.first_block().ok_or("the entry function has no body")?;
+    let terminator = block.terminator().ok_or("the entry function has no terminator")?;
+    let mut values = Vec::new();
+    let mut exposed = Vec::new();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let op_name = op.name().as_string_ref().as_str().unwrap_or_default().to_string();
+        // The model's layers: TOSA ops, not constants, not casts left by shape inference.
+        if !op_name.starts_with("tosa.") || matches!(op_name.as_str(), "tosa.const" | "tosa.const_shape") {
+            continue;
+        }
+        for result in op.results() {
+            let ty = result.r#type();
+            // SAFETY: the type is alive.
+            if !unsafe { mlirTypeIsARankedTensor(ty.to_raw()) && mlirShapedTypeHasStaticShape(ty.to_raw()) } {
+                continue;
+            }
+            values.push(result.to_raw());
+            results.push(ty);
+            let location = umac_dialects::file_line_col(op.location())
+                .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
+                .unwrap_or_else(|| "<unknown>".into());
+            exposed.push(Intermediate { op: op_name.clone(), location });
+        }
+    }
+    // Each intermediate is returned through its own copy: bufferization may compute a result in
+    // place of its input or leave a reshaped constant in place, and returning one buffer twice
+    // (or a global) is something buffer-results-to-out-params cannot handle.
+    let location = terminator.location();
+    let mut copies = Vec::new();
+    for value in values {
+        // SAFETY: the value is a live result; the new op is inserted before the return.
+        let copy = unsafe {
+            let ty = melior::ir::Type::from_raw(mlirValueGetType(value));
+            let op = melior::ir::operation::OperationBuilder::new("bufferization.alloc_tensor", location)
+                .add_operands(&[melior::ir::Value::from_raw(value)])
+                .add_attributes(&[(
+                    melior::ir::Identifier::new(context, "operandSegmentSizes"),
+                    melior::ir::attribute::DenseI32ArrayAttribute::new(context, &[0, 1, 0]).into(),
+                )])
+                .add_results(&[ty])
+                .build()
+                .map_err(|e| e.to_string())?;
+            let op = op.into_raw();
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(terminator.to_raw()), terminator.to_raw(), op);
+            mlirOperationGetResult(op, 0)
+        };
+        copies.push(copy);
+    }
+    // SAFETY: the return op is alive; the new operands are live results of ops in its block.
+    unsafe {
+        let term = terminator.to_raw();
+        let mut operands: Vec<MlirValue> =
+            (0..mlirOperationGetNumOperands(term)).map(|i| mlirOperationGetOperand(term, i)).collect();
+        operands.extend(copies);
+        mlirOperationSetOperands(term, operands.len() as isize, operands.as_ptr());
+    }
+    set_function_type(context, &entry, &inputs, &results);
+    Ok(exposed)
+}
+
+/// Drops the entry's argument and result attributes (`tosa.tensor_name` and the like): they
+/// are discardable, and LLVM translation warns about every one it does not know.
+pub fn strip_argument_attributes(module: &Module, name: &str) -> Result<(), String> {
+    let entry = find_entry(module, name)?;
+    for key in ["arg_attrs", "res_attrs"] {
+        // SAFETY: the op is alive; a null value clears the inherent attribute (func.func keeps
+        // argument and result attributes in its properties).
+        unsafe {
+            mlirOperationSetInherentAttributeByName(
+                entry.to_raw(),
+                MlirStringRef { data: key.as_ptr().cast(), length: key.len() },
+                MlirAttribute { ptr: std::ptr::null() },
+            );
+        }
+    }
+    Ok(())
 }

@@ -5,7 +5,10 @@ use melior::{Context, ir::Module};
 use umac_codegen_cranelift::{EntryPoint, JitProgram, compile_jit};
 use umac_lowering::{
     build_pass_manager,
-    entry::{Element, EntrySignature, TensorSig, entry_signature, specialize_entry},
+    entry::{
+        Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, specialize_entry,
+        strip_argument_attributes,
+    },
 };
 use umac_runtime::{DType, Tensor};
 
@@ -122,10 +125,20 @@ pub struct HostProgram {
     engine: Engine,
     signature: EntrySignature,
     program: Program,
+    /// The model's own outputs come first; these follow them (with `intermediates` compiled in).
+    intermediates: Vec<Intermediate>,
+}
+
+/// What to compile besides the model itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompileOptions {
+    /// Also return every op's result (after the model's outputs), for `--dump-intermediates`
+    /// and engine comparisons.
+    pub intermediates: bool,
 }
 
 enum Program {
-    Cranelift(JitProgram),
+    Cranelift(Box<JitProgram>),
     Llvm(umac_codegen_llvm::JitProgram),
 }
 
@@ -135,9 +148,19 @@ impl HostProgram {
         self.engine
     }
 
-    /// The (specialized, static) signature.
+    /// The (specialized, static) signature; its outputs include the intermediates, if any.
     pub fn signature(&self) -> &EntrySignature {
         &self.signature
+    }
+
+    /// The intermediates returned after the model's outputs (empty unless compiled in).
+    pub fn intermediates(&self) -> &[Intermediate] {
+        &self.intermediates
+    }
+
+    /// How many of the outputs are the model's own.
+    pub fn model_outputs(&self) -> usize {
+        self.signature.outputs.len() - self.intermediates.len()
     }
 
     /// Runs the model; `inputs` must have the shapes it was compiled for.
@@ -185,12 +208,25 @@ pub fn compile(
     entry: &str,
     inputs: &[Tensor],
     engine: Engine,
+    options: CompileOptions,
 ) -> Result<HostProgram, HostError> {
-    let signature = entry_signature(module, entry).map_err(HostError::Inputs)?;
-    let shapes = check_inputs(&signature, inputs)?;
+    let original = entry_signature(module, entry).map_err(HostError::Inputs)?;
+    let shapes = check_inputs(&original, inputs)?;
     specialize_entry(context, module, entry, &shapes).map_err(HostError::Compile)?;
+    strip_argument_attributes(module, entry).map_err(HostError::Compile)?;
+    let intermediates = if options.intermediates {
+        expose_intermediates(context, module, entry).map_err(HostError::Compile)?
+    } else {
+        vec![]
+    };
     dump_ir("specialized", module);
-    let signature = entry_signature(module, entry).map_err(HostError::Compile)?;
+    let mut signature = entry_signature(module, entry).map_err(HostError::Compile)?;
+    for (output, named) in signature.outputs.iter_mut().zip(&original.outputs) {
+        output.name.clone_from(&named.name);
+    }
+    for (output, intermediate) in signature.outputs.iter_mut().skip(original.outputs.len()).zip(&intermediates) {
+        output.name = format!("{} at {}", intermediate.op, intermediate.location);
+    }
     let pipeline = match engine {
         Engine::Cranelift => "builtin.module(umac-lower-to-host-loops)",
         Engine::Llvm => "builtin.module(umac-lower-to-host-llvm)",
@@ -203,11 +239,11 @@ pub fn compile(
         Engine::Cranelift => {
             let point =
                 EntryPoint { function: entry.to_string(), symbol: symbol.into(), inputs: signature.inputs.len() };
-            Program::Cranelift(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?)
+            Program::Cranelift(Box::new(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?))
         }
         Engine::Llvm => Program::Llvm(compile_llvm(module, entry, symbol, signature.inputs.len())?),
     };
-    Ok(HostProgram { engine, signature, program })
+    Ok(HostProgram { engine, signature, program, intermediates })
 }
 
 /// llvm dialect → LLVM IR → O3 for the host CPU → object → linked into the process.

@@ -7,7 +7,7 @@ use umac_dialects::{
     source::{SourceChunk, parse_module},
 };
 use umac_runtime::read_npy;
-use umac_targets::host::{Engine, compile};
+use umac_targets::host::compile;
 
 fn models_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny");
@@ -31,8 +31,9 @@ fn check_model(name: &str) {
             let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
                 .expect("the model parses");
             let first = read_npy(&dir.join("ref/input_0.npy")).unwrap();
-            let program = compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine)
-                .unwrap_or_else(|e| panic!("{name}/{file} on {}: {e}", engine.name()));
+            let program =
+                compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine, Default::default())
+                    .unwrap_or_else(|e| panic!("{name}/{file} on {}: {e}", engine.name()));
             for i in 0..5 {
                 let input = read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap();
                 let expected = read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap();

@@ -37,8 +37,8 @@ fn cases(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs one case on one engine; `Err` says why it failed.
-pub fn run_case(case: &Path, engine: Engine) -> Result<(), String> {
+/// Runs one case on one engine and checks it; returns the outputs, or why it failed.
+pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
     let desc: Value = serde_json::from_slice(&std::fs::read(case.join("desc.json")).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
     let inputs: Vec<Tensor> = desc["inputs"]
@@ -67,19 +67,19 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<(), String> {
     };
     let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
         .ok_or_else(|| format!("parse: {}", messages()))?;
-    let program =
-        compile(&context, &mut module, "main", &inputs, engine).map_err(|e| format!("{e}: {}", messages()))?;
+    let program = compile(&context, &mut module, "main", &inputs, engine, Default::default())
+        .map_err(|e| format!("{e}: {}", messages()))?;
     let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
     for (j, expected) in desc["outputs"].as_array().ok_or("desc.json has no outputs")?.iter().enumerate() {
         let reference =
             read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
         compare::check(&outputs[j], &reference, &expected["compare"], case).map_err(|e| format!("output {j}: {e}"))?;
     }
-    Ok(())
+    Ok(outputs)
 }
 
 #[test]
-fn tosa_conformance_on_both_engines() {
+fn tosa_conformance_on_both_engines_which_agree() {
     let Some(dir) = suite_dir() else { return };
     let cases = cases(&dir);
     assert!(cases.len() >= 236, "expected the 236 conformance tests, found {}", cases.len());
@@ -87,17 +87,39 @@ fn tosa_conformance_on_both_engines() {
     let mut failures = Vec::new();
     let mut passed = 0;
     for case in cases.iter().filter(|c| c.display().to_string().contains(&filter)) {
+        let shown = case.strip_prefix(&dir).unwrap_or(case).display().to_string();
+        let mut results = Vec::new();
         for engine in ENGINES {
             match run_case(case, *engine) {
-                Ok(()) => passed += 1,
-                Err(e) => failures.push(format!(
-                    "{} [{}]: {e}",
-                    case.strip_prefix(&dir).unwrap_or(case).display(),
-                    engine.name()
-                )),
+                Ok(outputs) => {
+                    passed += 1;
+                    results.push(outputs);
+                }
+                Err(e) => failures.push(format!("{shown} [{}]: {e}", engine.name())),
             }
+        }
+        // Differential check: the engines agree byte for byte, fp32 included (a NaN's sign and
+        // payload aside: x86 produces a negative default NaN where Cranelift's is positive).
+        if let [reference, other] = &results[..]
+            && reference.iter().zip(other).any(|(a, b)| !same_values(a, b))
+        {
+            failures.push(format!("{shown}: the cranelift and llvm engines differ"));
         }
     }
     eprintln!("conformance: {passed} passed, {} failed", failures.len());
     assert!(failures.is_empty(), "{} conformance failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Byte equality, except that any two NaNs are equal.
+fn same_values(a: &Tensor, b: &Tensor) -> bool {
+    if a.dtype != b.dtype || a.shape != b.shape {
+        return false;
+    }
+    if !a.dtype.is_float() {
+        return a.data == b.data;
+    }
+    (0..a.len()).all(|i| {
+        let (x, y) = (a.get_f64(i), b.get_f64(i));
+        (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits()
+    })
 }

@@ -1,15 +1,15 @@
-//! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F]`.
+//! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--dump-intermediates DIR]`.
 
 use crate::opt::diagnostics::{Collector, Sources};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use umac_dialects::{
     ContextOptions, create_context,
     source::{SourceChunk, parse_module},
     umac::{VerifyOptions, verify},
 };
 use umac_runtime::{Tensor, read_npy, write_npy};
-use umac_targets::host::{Engine, HostError, compile};
+use umac_targets::host::{CompileOptions, Engine, HostError, HostProgram, compile};
 
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
@@ -23,20 +23,65 @@ pub struct RunArgs {
     /// outputs are printed.
     #[arg(long = "output", value_name = "NPY")]
     outputs: Vec<PathBuf>,
-    /// The engine that compiles the model.
+    /// The engine that compiles the model; `both` runs the two and reports the first op where
+    /// they differ.
     #[arg(long, value_enum, default_value_t = EngineArg::Cranelift)]
     engine: EngineArg,
     /// The function to run.
     #[arg(long, default_value = "main")]
     entry: String,
+    /// Write every op's result to DIR/<index>_<op>.npy (in program order) and DIR/index.txt.
+    #[arg(long, value_name = "DIR")]
+    dump_intermediates: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum EngineArg {
     /// Cranelift: the reference engine, fast to compile.
     Cranelift,
     /// LLVM with O3 for the host CPU: fast code.
     Llvm,
+    /// Both, compared op by op.
+    Both,
+}
+
+/// A parsed model ready to compile, with its diagnostics plumbing.
+struct Loaded {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+impl Loaded {
+    /// Parses, verifies and compiles the model with one engine; diagnostics are printed.
+    fn compile(
+        &self,
+        args: &RunArgs,
+        inputs: &[Tensor],
+        engine: Engine,
+        intermediates: bool,
+    ) -> Result<HostProgram, String> {
+        let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+        let collector = Collector::default();
+        collector.attach(&context);
+        let mut sources = Sources::default();
+        sources.add(&self.name, self.bytes.clone());
+        let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
+        let chunk = SourceChunk { name: &self.name, bytes: &self.bytes, first_line: 1 };
+        let Some(mut module) = parse_module(&context, &chunk) else {
+            report();
+            return Err(String::new());
+        };
+        if !verify(module.as_operation(), VerifyOptions::default()) {
+            report();
+            return Err(String::new());
+        }
+        let program = compile(&context, &mut module, &args.entry, inputs, engine, CompileOptions { intermediates });
+        report();
+        program.map_err(|e| match e {
+            HostError::Inputs(m) => m,
+            HostError::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
+        })
+    }
 }
 
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
@@ -46,50 +91,85 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let bytes = std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-
-    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
-    let collector = Collector::default();
-    collector.attach(&context);
-    let mut sources = Sources::default();
-    sources.add(&name, bytes.clone());
-    let report = |collector: &Collector| {
-        for diag in collector.take() {
-            eprint!("{}", sources.render(&diag));
+    let loaded = Loaded { name, bytes };
+    let intermediates = args.dump_intermediates.is_some() || args.engine == EngineArg::Both;
+    let (program, outputs) = match args.engine {
+        EngineArg::Cranelift | EngineArg::Llvm => {
+            let engine = if args.engine == EngineArg::Llvm { Engine::Llvm } else { Engine::Cranelift };
+            let program = loaded.compile(args, &inputs, engine, intermediates)?;
+            let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
+            (program, outputs)
+        }
+        EngineArg::Both => {
+            let reference = loaded.compile(args, &inputs, Engine::Cranelift, true)?;
+            let fast = loaded.compile(args, &inputs, Engine::Llvm, true)?;
+            let expected = reference.run(&inputs).map_err(|e| e.to_string())?;
+            let actual = fast.run(&inputs).map_err(|e| e.to_string())?;
+            compare_engines(&reference, &expected, &actual)?;
+            (fast, actual)
         }
     };
-
-    let Some(mut module) = parse_module(&context, &SourceChunk { name: &name, bytes: &bytes, first_line: 1 }) else {
-        report(&collector);
-        return Err(String::new());
-    };
-    if !verify(module.as_operation(), VerifyOptions::default()) {
-        report(&collector);
-        return Err(String::new());
+    if let Some(dir) = &args.dump_intermediates {
+        dump(dir, &program, &outputs)?;
     }
-    let engine = match args.engine {
-        EngineArg::Cranelift => Engine::Cranelift,
-        EngineArg::Llvm => Engine::Llvm,
-    };
-    let program = compile(&context, &mut module, &args.entry, &inputs, engine);
-    report(&collector);
-    let program = program.map_err(|e| match e {
-        HostError::Inputs(m) => m,
-        HostError::Compile(m) => format!("cannot compile {name} with the {} engine: {m}", engine.name()),
-    })?;
-    let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
+    let model_outputs = &outputs[..program.model_outputs()];
     if args.outputs.is_empty() {
-        for (sig, tensor) in program.signature().outputs.iter().zip(&outputs) {
+        for (sig, tensor) in program.signature().outputs.iter().zip(model_outputs) {
             println!("{} ({} {}): {}", sig.name, tensor.dtype, tensor.shape_text(), preview(tensor));
         }
         return Ok(());
     }
-    if args.outputs.len() != outputs.len() {
-        return Err(format!("the model has {} output(s), {} --output given", outputs.len(), args.outputs.len()));
+    if args.outputs.len() != model_outputs.len() {
+        return Err(format!("the model has {} output(s), {} --output given", model_outputs.len(), args.outputs.len()));
     }
-    for (path, tensor) in args.outputs.iter().zip(&outputs) {
+    for (path, tensor) in args.outputs.iter().zip(model_outputs) {
         write_npy(path, tensor).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Reports the first op whose result differs between the engines (intermediates are in
+/// program order, so the first difference is where they part ways).
+fn compare_engines(program: &HostProgram, reference: &[Tensor], actual: &[Tensor]) -> Result<(), String> {
+    let n = program.model_outputs();
+    let order = (n..reference.len()).chain(0..n);
+    for i in order {
+        if reference[i].data != actual[i].data {
+            let sig = &program.signature().outputs[i];
+            let element = (0..reference[i].len())
+                .find(|&k| reference[i].get_f64(k).to_bits() != actual[i].get_f64(k).to_bits())
+                .unwrap_or(0);
+            return Err(format!(
+                "the engines differ first at {} (element {element}: cranelift {}, llvm {})",
+                sig.name,
+                reference[i].get_f64(element),
+                actual[i].get_f64(element)
+            ));
+        }
+    }
+    eprintln!(
+        "umac: the cranelift and llvm engines agree on all {} outputs and {} intermediate results",
+        n,
+        reference.len() - n
+    );
+    Ok(())
+}
+
+fn dump(dir: &Path, program: &HostProgram, outputs: &[Tensor]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut index = String::new();
+    for (k, (i, intermediate)) in (program.model_outputs()..outputs.len()).zip(program.intermediates()).enumerate() {
+        let file = format!("{k:04}_{}.npy", intermediate.op.replace('.', "_"));
+        write_npy(&dir.join(&file), &outputs[i]).map_err(|e| e.to_string())?;
+        index.push_str(&format!(
+            "{file}\t{}\t{}\t{} {}\n",
+            intermediate.op,
+            intermediate.location,
+            outputs[i].dtype,
+            outputs[i].shape_text()
+        ));
+    }
+    std::fs::write(dir.join("index.txt"), index).map_err(|e| e.to_string())
 }
 
 /// The first elements of a tensor, for printing.
