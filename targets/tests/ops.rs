@@ -2,14 +2,19 @@
 //! and int32, shape operands, dynamic dimensions). Expectations come from a direct Rust transcription
 //! of the TOSA specification's pseudo-code, not from either engine; every case runs on both.
 
-use umac_dialects::{ContextOptions, create_context, source::{SourceChunk, parse_module}};
+use umac_dialects::{
+    ContextOptions, create_context,
+    source::{SourceChunk, parse_module},
+};
 use umac_runtime::{DType, Tensor};
 use umac_targets::host::{ENGINES, Engine, compile};
 
 fn run(source: &str, inputs: &[Tensor], engine: Engine) -> Vec<Tensor> {
     let context = create_context(ContextOptions::default());
-    let mut module = parse_module(&context, &SourceChunk { name: "test", bytes: source.as_bytes(), first_line: 1 }).expect("parses");
-    let program = compile(&context, &mut module, "main", inputs, engine, Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut module =
+        parse_module(&context, &SourceChunk { name: "test", bytes: source.as_bytes(), first_line: 1 }).expect("parses");
+    let program =
+        compile(&context, &mut module, "main", inputs, engine, Default::default()).unwrap_or_else(|e| panic!("{e}"));
     program.run(inputs).unwrap()
 }
 
@@ -98,7 +103,8 @@ fn rescale_case(in_bits: u32, out_bits: u32, scale32: bool, rounding: &str, chan
         })
         .collect();
     let mult_max = if scale32 { i64::from(i32::MAX) } else { i64::from(i16::MAX) };
-    let multipliers: Vec<i64> = lcg(3 + channels as u64, channels).iter().map(|v| (v % mult_max).max(1 << 14)).collect();
+    let multipliers: Vec<i64> =
+        lcg(3 + channels as u64, channels).iter().map(|v| (v % mult_max).max(1 << 14)).collect();
     // Shifts large enough that the spec's input-range REQUIRE holds (|value| < 2^(shift-1)).
     let shifts: Vec<i64> = (0..channels as i64).map(|c| i64::from(in_bits) + 8 + (c % 6)).collect();
     // TOSA requires a zero input zero point for int16/int32 inputs.
@@ -174,8 +180,7 @@ fn shape_operands_drive_reshape_slice_and_tile() {
   return %t : tensor<6x2xi32>
 }";
     let mut expected = Vec::new();
-    for rep in 0..2 {
-        let _ = rep;
+    for _ in 0..2 {
         for row in 1..4 {
             for col in 1..3 {
                 expected.push(values[row * 4 + col]);

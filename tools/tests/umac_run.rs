@@ -1,0 +1,152 @@
+//! `umac run` from the command line: results equal TFLite Micro's, and every mistake a user can
+//! make gives a message naming the argument, expected vs given, and exit code 1.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+use umac_runtime::{DType, Tensor, read_npy, write_npy};
+
+fn umac(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_umac")).args(args).output().expect("umac starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn kws() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is missing", dir.display());
+        None
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("umac-run-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn kws_output_equals_tflite_micro_with_either_engine() {
+    let Some(dir) = kws() else { return };
+    for engine in ["cranelift", "llvm", "both"] {
+        let out = temp(&format!("kws-{engine}.npy"));
+        let (code, _, stderr) = umac(&[
+            "run",
+            dir.join("model.mlir").to_str().unwrap(),
+            "--input",
+            dir.join("ref/input_0.npy").to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code, 0, "{engine}: {stderr}");
+        assert_eq!(read_npy(&out).unwrap(), read_npy(&dir.join("ref/output_0.npy")).unwrap(), "{engine}");
+        if engine == "both" {
+            assert!(
+                stderr.contains("the cranelift and llvm engines agree on all 1 outputs and 77 intermediate results"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn intermediates_are_dumped_in_program_order() {
+    let Some(dir) = kws() else { return };
+    let dump = temp("intermediates");
+    let (code, _, stderr) = umac(&[
+        "run",
+        dir.join("model_b1.mlir").to_str().unwrap(),
+        "--input",
+        dir.join("ref/input_0.npy").to_str().unwrap(),
+        "--dump-intermediates",
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let index = std::fs::read_to_string(dump.join("index.txt")).unwrap();
+    let first = index.lines().next().unwrap();
+    assert!(first.starts_with("0000_tosa_conv2d.npy\ttosa.conv2d\t") && first.ends_with("int32 1x25x5x64"), "{first}");
+    assert_eq!(index.lines().count(), 77);
+    // The last layer is the softmax output's final op, equal to the model output.
+    let last = index.lines().last().unwrap().split('\t').next().unwrap();
+    let output = read_npy(&dump.join(last)).unwrap();
+    assert_eq!(output, read_npy(&dir.join("ref/output_0.npy")).unwrap());
+}
+
+#[test]
+fn wrong_inputs_name_the_argument_and_what_was_expected() {
+    let Some(dir) = kws() else { return };
+    let model = dir.join("model.mlir");
+    let model = model.to_str().unwrap();
+    let good = dir.join("ref/input_0.npy");
+    let wrong_dtype = temp("f32.npy");
+    write_npy(&wrong_dtype, &Tensor::zeros(DType::F32, &[1, 49, 10, 1])).unwrap();
+    let wrong_shape = temp("shape.npy");
+    write_npy(&wrong_shape, &Tensor::zeros(DType::I8, &[1, 49, 11, 1])).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "the model takes 1 input(s), 0 given: input_1 (?x49x10x1xi8)"),
+        (
+            &["--input", good.to_str().unwrap(), "--input", good.to_str().unwrap()],
+            "the model takes 1 input(s), 2 given",
+        ),
+        (
+            &["--input", wrong_dtype.to_str().unwrap()],
+            "input #0 (input_1): expected int8 (?x49x10x1xi8), given float32",
+        ),
+        (
+            &["--input", wrong_shape.to_str().unwrap()],
+            "input #0 (input_1): expected shape ?x49x10x1xi8, given 1x49x11x1",
+        ),
+        (
+            &["--input", good.to_str().unwrap(), "--output", "/tmp/a.npy", "--output", "/tmp/b.npy"],
+            "the model has 1 output(s), 2 --output given",
+        ),
+        (&["--input", "/nonexistent/x.npy"], "/nonexistent/x.npy: No such file"),
+        (&["--input", good.to_str().unwrap(), "--entry", "nope"], "the model has no function @nope (it has @main)"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["run", model];
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = umac(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: expected {message:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn bad_models_give_located_errors() {
+    let garbage = temp("garbage.mlir");
+    std::fs::write(&garbage, "func.func @main(%x: tensor<4xi8>) -> tensor<4xi8> {\n  %0 = tosa.nope %x\n}\n").unwrap();
+    let input = temp("in4.npy");
+    write_npy(&input, &Tensor::zeros(DType::I8, &[4])).unwrap();
+    let (code, _, stderr) = umac(&["run", garbage.to_str().unwrap(), "--input", input.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("garbage.mlir:2:8: error: custom op 'tosa.nope' is unknown"), "{stderr}");
+
+    let unsupported = temp("custom.mlir");
+    std::fs::write(
+        &unsupported,
+        "func.func @main(%x: tensor<4xi8>) -> tensor<4xi8> {\n  %0 = tosa.custom %x {domain_name = \"a\", implementation_attrs = \"\", operator_name = \"b\"} : (tensor<4xi8>) -> tensor<4xi8>\n  return %0 : tensor<4xi8>\n}\n",
+    )
+    .unwrap();
+    for engine in ["cranelift", "llvm"] {
+        let (code, _, stderr) =
+            umac(&["run", unsupported.to_str().unwrap(), "--input", input.to_str().unwrap(), "--engine", engine]);
+        assert_eq!(code, 1);
+        assert!(
+            stderr.contains("custom.mlir:2:8: error: failed to legalize operation 'tosa.custom'"),
+            "{engine}: {stderr}"
+        );
+    }
+    let (code, _, stderr) = umac(&["run", "/nonexistent/model.mlir"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("could not open model '/nonexistent/model.mlir'"), "{stderr}");
+}
