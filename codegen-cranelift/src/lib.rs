@@ -14,10 +14,12 @@ mod data;
 mod jit;
 mod math;
 mod memref;
+mod object;
 mod translate;
 pub mod types;
 
 pub use jit::{JitProgram, compile_jit};
+pub use object::compile_object;
 pub use translate::{EntryPoint, translate_module};
 
 /// What can go wrong translating or compiling.

@@ -210,6 +210,54 @@ pub fn compile(
     engine: Engine,
     options: CompileOptions,
 ) -> Result<HostProgram, HostError> {
+    let (signature, intermediates) = lower(context, module, entry, inputs, engine, options)?;
+    let program = match engine {
+        Engine::Cranelift => {
+            let point = EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len() };
+            Program::Cranelift(Box::new(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?))
+        }
+        Engine::Llvm => Program::Llvm(
+            umac_codegen_llvm::JitProgram::load(&llvm_object(module, entry, inputs.len())?, ENTRY_SYMBOL)
+                .map_err(|e| HostError::Compile(e.to_string()))?,
+        ),
+    };
+    Ok(HostProgram { engine, signature, program, intermediates })
+}
+
+/// The entry wrapper's symbol in host programs and objects:
+/// `int32_t __umac_run(const void *const inputs[], void *const outputs[])`.
+pub const ENTRY_SYMBOL: &str = "__umac_run";
+
+/// Compiles `module`'s `entry` for inputs shaped like `inputs` into a position-independent host
+/// object exporting [`ENTRY_SYMBOL`] (to link into a program or shared library). Returns the
+/// object and the specialized signature.
+pub fn compile_object(
+    context: &Context,
+    module: &mut Module,
+    entry: &str,
+    inputs: &[Tensor],
+    engine: Engine,
+) -> Result<(Vec<u8>, EntrySignature), HostError> {
+    let (signature, _) = lower(context, module, entry, inputs, engine, CompileOptions::default())?;
+    let object = match engine {
+        Engine::Cranelift => {
+            let point = EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len() };
+            umac_codegen_cranelift::compile_object(module, &point).map_err(|e| HostError::Compile(e.to_string()))?
+        }
+        Engine::Llvm => llvm_object(module, entry, inputs.len())?,
+    };
+    Ok((object, signature))
+}
+
+/// Checks the inputs, specializes, and lowers the module to the engine's input level.
+fn lower(
+    context: &Context,
+    module: &mut Module,
+    entry: &str,
+    inputs: &[Tensor],
+    engine: Engine,
+    options: CompileOptions,
+) -> Result<(EntrySignature, Vec<Intermediate>), HostError> {
     let original = entry_signature(module, entry).map_err(HostError::Inputs)?;
     let shapes = check_inputs(&original, inputs)?;
     specialize_entry(context, module, entry, &shapes).map_err(HostError::Compile)?;
@@ -234,32 +282,18 @@ pub fn compile(
     let manager = build_pass_manager(context, pipeline, "builtin.module").map_err(|e| HostError::Compile(e.message))?;
     manager.run(module).map_err(|_| HostError::Compile("lowering the model failed".into()))?;
     dump_ir(engine.name(), module);
-    let symbol = "__umac_run";
-    let program = match engine {
-        Engine::Cranelift => {
-            let point =
-                EntryPoint { function: entry.to_string(), symbol: symbol.into(), inputs: signature.inputs.len() };
-            Program::Cranelift(Box::new(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?))
-        }
-        Engine::Llvm => Program::Llvm(compile_llvm(module, entry, symbol, signature.inputs.len())?),
-    };
-    Ok(HostProgram { engine, signature, program, intermediates })
+    Ok((signature, intermediates))
 }
 
-/// llvm dialect → LLVM IR → O3 for the host CPU → object → linked into the process.
-fn compile_llvm(
-    module: &Module,
-    entry: &str,
-    symbol: &str,
-    inputs: usize,
-) -> Result<umac_codegen_llvm::JitProgram, HostError> {
+/// llvm dialect → LLVM IR → O3 for the host CPU → object (PIC, with the entry wrapper).
+fn llvm_object(module: &Module, entry: &str, inputs: usize) -> Result<Vec<u8>, HostError> {
     use umac_codegen_llvm as llvm;
     let err = |e: llvm::Error| HostError::Compile(e.to_string());
     let machine = llvm::target_machine(&llvm::Target::host(), llvm::OptLevel::Speed).map_err(err)?;
     let context = llvm::LlvmContext::create();
     let ir = llvm::translate(module, &context).map_err(err)?;
     llvm::prepare(&ir, &machine);
-    llvm::add_entry_wrapper(&ir, entry, symbol, inputs).map_err(err)?;
+    llvm::add_entry_wrapper(&ir, entry, ENTRY_SYMBOL, inputs).map_err(err)?;
     llvm::optimize(&ir, &machine, llvm::OptLevel::Speed).map_err(err)?;
     let object = llvm::emit_object(&ir, &machine).map_err(err)?;
     if let Some(dir) = std::env::var_os("UMAC_DUMP_IR") {
@@ -267,7 +301,7 @@ fn compile_llvm(
         let _ = std::fs::write(dir.join("llvm-optimized.ll"), ir.print_to_string().to_string());
         let _ = std::fs::write(dir.join("llvm.o"), &object);
     }
-    llvm::JitProgram::load(&object, symbol).map_err(err)
+    Ok(object)
 }
 
 /// With `UMAC_DUMP_IR=DIR`, writes the module at each stage to `DIR/<stage>.mlir` (debugging
