@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// Write every op's result to DIR/<index>_<op>.npy (in program order) and DIR/index.txt.
     #[arg(long, value_name = "DIR")]
     dump_intermediates: Option<PathBuf>,
+    /// Measure: print one JSON line with the compile time and the median of N timed runs (after
+    /// warm-up runs) instead of the outputs.
+    #[arg(long, value_name = "N")]
+    benchmark: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -92,6 +96,9 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let loaded = Loaded { name, bytes };
+    if let Some(runs) = args.benchmark {
+        return benchmark(&loaded, args, &inputs, runs);
+    }
     let intermediates = args.dump_intermediates.is_some() || args.engine == EngineArg::Both;
     let (program, outputs) = match args.engine {
         EngineArg::Cranelift | EngineArg::Llvm => {
@@ -125,6 +132,39 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     for (path, tensor) in args.outputs.iter().zip(model_outputs) {
         write_npy(path, tensor).map_err(|e| e.to_string())?;
     }
+    Ok(())
+}
+
+/// `--benchmark N`: compile once (timed), warm up, then time N runs and report the median.
+fn benchmark(loaded: &Loaded, args: &RunArgs, inputs: &[Tensor], runs: usize) -> Result<(), String> {
+    let engine = match args.engine {
+        EngineArg::Cranelift => Engine::Cranelift,
+        EngineArg::Llvm => Engine::Llvm,
+        EngineArg::Both => return Err("--benchmark measures one engine; choose cranelift or llvm".into()),
+    };
+    let start = std::time::Instant::now();
+    let program = loaded.compile(args, inputs, engine, false)?;
+    let compile_s = start.elapsed().as_secs_f64();
+    let warmup = (runs / 10).clamp(3, 50);
+    for _ in 0..warmup {
+        program.run(inputs).map_err(|e| e.to_string())?;
+    }
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = std::time::Instant::now();
+            let result = program.run(inputs);
+            (t.elapsed().as_secs_f64() * 1e6, result.is_ok())
+        })
+        .filter_map(|(us, ok)| ok.then_some(us))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "{{\"model\": {:?}, \"engine\": \"{}\", \"compile_s\": {compile_s:.4}, \"run_us_median\": {median:.2}, \"runs\": {}}}",
+        loaded.name,
+        engine.name(),
+        times.len()
+    );
     Ok(())
 }
 
