@@ -11,7 +11,8 @@ use crate::{
 /// TOSA → linalg/arith/tensor/scf on tensors. `include-apply-rescale` lowers `tosa.apply_scale`
 /// (the int8 rescale arithmetic) instead of leaving it behind.
 pub const TOSA_TO_LINALG: &str = "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,\
-tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor,tosa-to-scf),\
+tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor,tosa-to-scf,\
+linalg-fuse-elementwise-ops),\
 canonicalize";
 
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
