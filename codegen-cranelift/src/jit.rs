@@ -36,18 +36,23 @@ impl Drop for JitProgram {
     }
 }
 
-/// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU.
-pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitProgram> {
+/// Cranelift's ISA for the host CPU, optimizing for speed; `pic` for objects that go into a
+/// shared library.
+pub(crate) fn host_isa(pic: bool) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>> {
     let mut flags = settings::builder();
-    let set =
-        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
-    set(&mut flags, "is_pic", "false")?;
-    let isa = cranelift_native::builder()
+    set(&mut flags, "is_pic", if pic { "true" } else { "false" })?;
+    cranelift_native::builder()
         .map_err(|e| Error::Cranelift(e.to_string()))?
         .finish(settings::Flags::new(flags))
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+        .map_err(|e| Error::Cranelift(e.to_string()))
+}
+
+/// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU.
+pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitProgram> {
+    let isa = host_isa(false)?;
     let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     let mut module = JITModule::new(builder);
     let id = translate_module(&mut module, mlir, entry)?;

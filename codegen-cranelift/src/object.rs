@@ -5,21 +5,12 @@ use crate::{
     Error, Result,
     translate::{EntryPoint, translate_module},
 };
-use cranelift_codegen::settings::{self, Configurable};
 use cranelift_object::{ObjectBuilder, ObjectModule};
 
 /// Translates `mlir` and writes a position-independent object for the host; the entry wrapper
 /// is the only exported symbol.
 pub fn compile_object(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<Vec<u8>> {
-    let mut flags = settings::builder();
-    let set =
-        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
-    set(&mut flags, "opt_level", "speed")?;
-    set(&mut flags, "is_pic", "true")?;
-    let isa = cranelift_native::builder()
-        .map_err(|e| Error::Cranelift(e.to_string()))?
-        .finish(settings::Flags::new(flags))
-        .map_err(|e| Error::Cranelift(e.to_string()))?;
+    let isa = crate::jit::host_isa(true)?;
     let builder = ObjectBuilder::new(isa, "umac", cranelift_module::default_libcall_names())
         .map_err(|e| Error::Cranelift(e.to_string()))?;
     let mut module = ObjectModule::new(builder);

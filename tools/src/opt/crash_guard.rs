@@ -3,7 +3,7 @@
 //! MLIR's C++ code is not hardened against every malformed input: the fuzz test found bytecode
 //! files that corrupt the heap inside MLIR 22's bytecode reader (upstream `mlir-opt` aborts on
 //! them too). A crash must never be what a user sees, so — as the clang driver runs `cc1` — the
-//! `umac-opt` process re-executes itself as a worker and turns a worker killed by a signal into
+//! tool (`umac-opt`, `umac`) re-executes itself as a worker and turns a worker killed by a signal into
 //! `FILE:0:0: error: ...` with exit code 1. Standard input, output and error are inherited, so the
 //! worker reads and writes exactly as it would alone; the cost is one process start (~5 ms).
 
@@ -13,19 +13,20 @@ use std::{
 };
 
 /// Set in the worker's environment; also lets a debugger run the work in-process.
-pub const WORKER_ENV: &str = "UMAC_OPT_WORKER";
+pub const WORKER_ENV: &str = "UMAC_WORKER";
 
 /// Tells whether this process is the worker (or the guard was turned off).
 pub fn is_worker() -> bool {
     std::env::var_os(WORKER_ENV).is_some()
 }
 
-/// Runs `args` in a worker process and returns its exit code, reporting a crash against `input`.
-pub fn run_in_worker(args: &[String], input: &str) -> ExitCode {
+/// Runs `args` in a worker process of `tool` (this executable) and returns its exit code,
+/// reporting a crash against `input`.
+pub fn run_in_worker(tool: &str, args: &[String], input: &str) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
-            eprintln!("umac-opt: error: cannot find the umac-opt executable to start a worker: {e}");
+            eprintln!("{tool}: error: cannot find the {tool} executable to start a worker: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -37,7 +38,7 @@ pub fn run_in_worker(args: &[String], input: &str) -> ExitCode {
                 let name = if input == "-" { "<stdin>" } else { input };
                 let signal = signal.map_or_else(|| "an unknown signal".to_string(), signal_name);
                 eprintln!(
-                    "{name}:0:0: error: umac-opt crashed ({signal}) while processing this input; \
+                    "{name}:0:0: error: {tool} crashed ({signal}) while processing this input; \
                      MLIR does not diagnose every malformed input (its bytecode reader least of all), \
                      so the input is likely malformed. Please report it with the input attached."
                 );
@@ -45,7 +46,7 @@ pub fn run_in_worker(args: &[String], input: &str) -> ExitCode {
             }
         },
         Err(e) => {
-            eprintln!("umac-opt: error: cannot start a worker process: {e}");
+            eprintln!("{tool}: error: cannot start a worker process: {e}");
             ExitCode::FAILURE
         }
     }

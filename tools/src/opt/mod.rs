@@ -123,7 +123,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if !crash_guard::is_worker() {
-        return crash_guard::run_in_worker(&args, &cli.input);
+        return crash_guard::run_in_worker("umac-opt", &args, &cli.input);
     }
     if cli.debug_crash {
         std::process::abort();

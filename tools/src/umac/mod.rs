@@ -21,7 +21,8 @@ enum Command {
 
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<String> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -29,6 +30,11 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // MLIR and LLVM do not survive every malformed model: the work runs in a worker process.
+    if !crate::opt::crash_guard::is_worker() {
+        let Command::Run(run) = &cli.command;
+        return crate::opt::crash_guard::run_in_worker("umac", &args, &run.model_name());
+    }
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
     };

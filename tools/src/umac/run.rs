@@ -88,6 +88,13 @@ impl Loaded {
     }
 }
 
+impl RunArgs {
+    /// The model path as given.
+    pub fn model_name(&self) -> String {
+        self.model.display().to_string()
+    }
+}
+
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
 /// already said it all).
 pub fn run(args: &RunArgs) -> Result<(), String> {
