@@ -40,7 +40,8 @@ impl Drop for JitProgram {
 /// shared library.
 pub(crate) fn host_isa(pic: bool) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>> {
     let mut flags = settings::builder();
-    let set = |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
+    let set =
+        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(|e| Error::Cranelift(e.to_string()));
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", if pic { "true" } else { "false" })?;
