@@ -110,13 +110,9 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 /// Runs `umac-opt` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     let args = normalize_args(args);
-    let cli = match Cli::try_parse_from(&args) {
+    let cli: Cli = match crate::parse_args(&args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     if cli.list_passes {
         print!("{}", list_passes());

@@ -22,13 +22,9 @@ enum Command {
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     let args: Vec<String> = args.into_iter().collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli: Cli = match crate::parse_args(&args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     // MLIR and LLVM do not survive every malformed model: the work runs in a worker process.
     if !crate::opt::crash_guard::is_worker() {
