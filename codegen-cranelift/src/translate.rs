@@ -214,7 +214,8 @@ fn translate_function<M: Module>(
         cx.blocks.insert(block.to_raw().ptr as usize, clif);
         mlir_blocks.push(block);
     }
-    for (index, block) in mlir_blocks.iter().enumerate() {
+    // Block parameters follow the block arguments, flattened (the entry block's are the function's).
+    for block in &mlir_blocks {
         let clif = cx.blocks[&(block.to_raw().ptr as usize)];
         let mut params = Vec::new();
         for i in 0..block.argument_count() {
@@ -222,9 +223,6 @@ fn translate_function<M: Module>(
             let ty = classify(arg.r#type()).map_err(|m| unsupported(op.location(), &m))?;
             let flat: Vec<Value> = flat_types(&ty).into_iter().map(|t| cx.b.append_block_param(clif, t)).collect();
             params.push((key(arg.to_raw()), ty, flat));
-        }
-        if index == 0 {
-            // The entry block's parameters are the function's.
         }
         for (k, ty, flat) in params {
             let val = cx.unflatten(&ty, &flat);
