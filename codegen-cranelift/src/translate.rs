@@ -15,7 +15,10 @@ use melior::ir::{
 };
 use mlir_sys::MlirValue;
 use std::collections::HashMap;
-use umac_dialects::{emit_error, file_line_col, text::attribute_text};
+use umac_dialects::{
+    emit_error, file_line_col,
+    text::{attribute_text, op_name},
+};
 
 /// One dimension of a memref descriptor: known at compile time or a run-time value.
 #[derive(Clone, Copy, Debug)]
@@ -582,11 +585,6 @@ fn define_entry<M: Module>(
     module.define_function(id, context).map_err(|e| Error::Cranelift(format!("entry: {e:?}")))?;
     module.clear_context(context);
     Ok(id)
-}
-
-/// An op's name.
-pub(crate) fn op_name(op: &OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
 }
 
 /// A string attribute's value.

@@ -2,11 +2,12 @@
 //! user expects (`file:line:col` of the real file, also for `--split-input-file` chunks).
 
 use crate::diagnostics::{attach_handler, detach_handler};
+use crate::text::str_ref;
 use melior::{
     Context,
     ir::{Location, Module, Operation, block::BlockLike, operation::OperationLike, operation::OperationPrintingFlags},
 };
-use mlir_sys::{MlirStringRef, mlirOperationCreateParse};
+use mlir_sys::mlirOperationCreateParse;
 use std::{cell::Cell, rc::Rc};
 
 /// The magic number every MLIR bytecode file starts with.
@@ -96,8 +97,7 @@ fn wrap_in_module_text(bytes: &[u8], padding: usize) -> Vec<u8> {
 }
 
 fn parse_single<'c>(context: &'c Context, bytes: &[u8], name: &str) -> Option<Operation<'c>> {
-    let source = MlirStringRef { data: bytes.as_ptr().cast(), length: bytes.len() };
-    let name = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
+    let (source, name) = (str_ref(bytes), str_ref(name));
     // SAFETY: both string refs point into buffers alive for the call (MLIR copies the source into
     // its own memory buffer); the result is null or an operation the caller now owns.
     let raw = unsafe { mlirOperationCreateParse(context.to_raw(), source, name) };

@@ -9,7 +9,11 @@ use melior::ir::{Attribute, AttributeLike, Type, TypeLike};
 use mlir_sys::{MlirStringRef, mlirAttributePrint, mlirTypePrint};
 use std::ffi::c_void;
 
-pub(crate) unsafe extern "C" fn collect(text: MlirStringRef, data: *mut c_void) {
+/// A C API print callback that appends to the `Vec<u8>` passed as user data.
+///
+/// # Safety
+/// `data` must point at a live `Vec<u8>`.
+pub unsafe extern "C" fn collect(text: MlirStringRef, data: *mut c_void) {
     if text.data.is_null() || data.is_null() {
         return;
     }
@@ -39,4 +43,27 @@ pub fn type_text(r#type: Type) -> String {
     // SAFETY: the type is alive; `collect` appends to `bytes`.
     unsafe { mlirTypePrint(r#type.to_raw(), Some(collect), (&mut bytes as *mut Vec<u8>).cast()) };
     lossy(bytes)
+}
+
+/// A string slice as the C API's string reference (borrowed: valid while `s` is).
+pub fn str_ref(s: &(impl AsRef<[u8]> + ?Sized)) -> mlir_sys::MlirStringRef {
+    let bytes = s.as_ref();
+    mlir_sys::MlirStringRef { data: bytes.as_ptr().cast(), length: bytes.len() }
+}
+
+/// A C API string reference as an owned string (invalid UTF-8 replaced).
+pub fn string_from(s: mlir_sys::MlirStringRef) -> String {
+    if s.data.is_null() {
+        return String::new();
+    }
+    // SAFETY: MLIR string refs point at `length` bytes that outlive this call.
+    let bytes = unsafe { std::slice::from_raw_parts(s.data.cast::<u8>(), s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// An operation's name, e.g. `tosa.conv2d`.
+pub fn op_name(op: &melior::ir::OperationRef) -> String {
+    use melior::ir::operation::OperationLike;
+    // SAFETY: the op is alive; its name identifier is owned by the context.
+    string_from(unsafe { mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op.to_raw())) })
 }

@@ -30,14 +30,14 @@
 
 use crate::{
     location::emit_error,
-    text::{attribute_text, type_text},
+    text::{attribute_text, op_name, str_ref, string_from, type_text},
 };
 use melior::ir::{
     Attribute, AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::{
-    MlirAttribute, MlirStringRef, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsAString,
+    MlirAttribute, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsAString,
     mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements,
     mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirStringAttrGetValue,
     mlirTypeIsAMemRef,
@@ -157,7 +157,7 @@ fn verify_call_extern(op: &OperationRef) -> bool {
         );
     }
     // SAFETY: checked above that this is a flat symbol ref.
-    let symbol = string_ref(unsafe { mlirFlatSymbolRefAttrGetValue(callee.to_raw()) });
+    let symbol = string_from(unsafe { mlirFlatSymbolRefAttrGetValue(callee.to_raw()) });
     if !is_c_identifier(&symbol) {
         return fail(op, &format!("{prefix} callee @{symbol:?} is not a C identifier"));
     }
@@ -258,31 +258,18 @@ fn segment_sizes(op: &OperationRef) -> Option<(usize, usize)> {
 pub fn string_value(attribute: Attribute) -> Option<String> {
     let raw: MlirAttribute = attribute.to_raw();
     // SAFETY: the attribute is alive; the value is only read after the kind check.
-    unsafe { mlirAttributeIsAString(raw).then(|| string_ref(mlirStringAttrGetValue(raw))) }
-}
-
-fn string_ref(s: MlirStringRef) -> String {
-    if s.data.is_null() {
-        return String::new();
-    }
-    // SAFETY: MLIR string refs point at `length` bytes owned by the context.
-    let bytes = unsafe { std::slice::from_raw_parts(s.data.cast::<u8>(), s.length) };
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn op_name(op: &OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or_default().to_string()
+    unsafe { mlirAttributeIsAString(raw).then(|| string_from(mlirStringAttrGetValue(raw))) }
 }
 
 fn dialect_is_registered(op: &OperationRef, namespace: &str) -> bool {
-    let name = MlirStringRef { data: namespace.as_ptr().cast(), length: namespace.len() };
+    let name = str_ref(namespace);
     // SAFETY: the context outlives the op; the name is alive for the call. Loading a registered
     // dialect that is not loaded yet is harmless (all are loaded at context creation anyway).
     !unsafe { mlirContextGetOrLoadDialect(mlirOperationGetContext(op.to_raw()), name) }.ptr.is_null()
 }
 
 fn is_registered_operation(op: &OperationRef, name: &str) -> bool {
-    let name = MlirStringRef { data: name.as_ptr().cast(), length: name.len() };
+    let name = str_ref(name);
     // SAFETY: the context outlives the op; the name is alive for the call.
     unsafe { mlirContextIsRegisteredOperation(mlirOperationGetContext(op.to_raw()), name) }
 }

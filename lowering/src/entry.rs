@@ -8,7 +8,7 @@ use melior::{
     },
 };
 use mlir_sys::*;
-use umac_dialects::text::type_text;
+use umac_dialects::text::{str_ref, string_from, type_text};
 
 /// The element type of a tensor argument or result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,9 +238,9 @@ fn return_types<'c>(entry: &OperationRef<'c, '_>) -> Option<Vec<Type<'c>>> {
                             continue;
                         }
                         let def = mlirOpResultGetOwner(raw);
-                        let name = mlirIdentifierStr(mlirOperationGetName(def));
-                        let name = std::slice::from_raw_parts(name.data.cast::<u8>(), name.length);
-                        if name == b"tensor.cast" && mlirOperationGetNumOperands(def) == 1 {
+                        if string_from(mlirIdentifierStr(mlirOperationGetName(def))) == "tensor.cast"
+                            && mlirOperationGetNumOperands(def) == 1
+                        {
                             mlirOperationSetOperand(term.to_raw(), i as isize, mlirOperationGetOperand(def, 0));
                         }
                     }
@@ -266,11 +266,7 @@ fn set_function_type(context: &Context, entry: &OperationRef, inputs: &[Type], r
             results.len() as isize,
             results.as_ptr(),
         );
-        mlirOperationSetAttributeByName(
-            entry.to_raw(),
-            MlirStringRef { data: name.as_ptr().cast(), length: name.len() },
-            mlirTypeAttrGet(fty),
-        );
+        mlirOperationSetAttributeByName(entry.to_raw(), str_ref(name), mlirTypeAttrGet(fty));
     }
 }
 
@@ -342,12 +338,11 @@ unsafe fn const_shape_values(value: MlirValue) -> Option<Vec<i64>> {
             return None;
         }
         let def = mlirOpResultGetOwner(value);
-        let name = mlirIdentifierStr(mlirOperationGetName(def));
-        if std::slice::from_raw_parts(name.data.cast::<u8>(), name.length) != b"tosa.const_shape" {
+        if string_from(mlirIdentifierStr(mlirOperationGetName(def))) != "tosa.const_shape" {
             return None;
         }
         let key = "values";
-        let attr = mlirOperationGetAttributeByName(def, MlirStringRef { data: key.as_ptr().cast(), length: key.len() });
+        let attr = mlirOperationGetAttributeByName(def, str_ref(key));
         if attr.ptr.is_null() || !mlirAttributeIsADenseIntElements(attr) {
             return None;
         }
@@ -446,7 +441,7 @@ pub fn strip_argument_attributes(module: &Module, name: &str) -> Result<(), Stri
         unsafe {
             mlirOperationSetInherentAttributeByName(
                 entry.to_raw(),
-                MlirStringRef { data: key.as_ptr().cast(), length: key.len() },
+                str_ref(key),
                 MlirAttribute { ptr: std::ptr::null() },
             );
         }

@@ -10,8 +10,8 @@ use melior::{
     Context,
     pass::{OperationPassManager, PassManager},
 };
-use mlir_sys::{MlirStringRef, mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
-use std::ffi::c_void;
+use mlir_sys::{mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
+use umac_dialects::text::{collect, str_ref};
 
 /// How deep named pipelines may expand into each other (a cycle would otherwise never end).
 const MAX_EXPANSION_DEPTH: usize = 16;
@@ -33,7 +33,7 @@ pub fn build_pass_manager<'c>(
     // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
     // returned PassManager, which frees it on drop.
     let manager =
-        unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), string_ref(&anchor))) };
+        unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), str_ref(&anchor))) };
     Builder { context, text: pipeline }.add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
     Ok(manager)
 }
@@ -119,21 +119,21 @@ impl Builder<'_, '_> {
     /// Appends upstream pipeline text to `manager` through MLIR's own pipeline parser.
     fn add_upstream(&self, manager: &OperationPassManager, (start, end): (usize, usize)) -> Result<(), PipelineError> {
         let text = &self.text[start..end];
-        let mut message = String::new();
+        let mut message = Vec::<u8>::new();
         // SAFETY: the text and the message buffer outlive the call; the callback only appends to
-        // the String it is handed.
+        // the byte buffer it is handed.
         let (result, stray) = capture_stderr(|| unsafe {
             mlirOpPassManagerAddPipeline(
                 manager.to_raw(),
-                string_ref(text),
-                Some(append_message),
-                (&mut message as *mut String).cast(),
+                str_ref(text),
+                Some(collect),
+                (&mut message as *mut Vec<u8>).cast(),
             )
         });
         if result.value != 0 {
             return Ok(());
         }
-        let (column, message) = upstream_error(&format!("{stray}{message}"));
+        let (column, message) = upstream_error(&format!("{stray}{}", String::from_utf8_lossy(&message)));
         Err(PipelineError::new(message, start + column.min(text.len())))
     }
 }
@@ -162,22 +162,6 @@ fn upstream_error(report: &str) -> (usize, String) {
     };
     let column = location.rsplit(':').next().and_then(|c| c.parse::<usize>().ok()).map_or(0, |c| c.saturating_sub(1));
     (column, message.to_string())
-}
-
-fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr().cast(), length: s.len() }
-}
-
-unsafe extern "C" fn append_message(text: MlirStringRef, data: *mut c_void) {
-    if text.data.is_null() || data.is_null() {
-        return;
-    }
-    // SAFETY: `data` is the String passed to mlirOpPassManagerAddPipeline, alive for that call;
-    // `text` points at `length` bytes for the duration of this callback.
-    unsafe {
-        let bytes = std::slice::from_raw_parts(text.data.cast::<u8>(), text.length);
-        (*data.cast::<String>()).push_str(&String::from_utf8_lossy(bytes));
-    }
 }
 
 #[cfg(test)]

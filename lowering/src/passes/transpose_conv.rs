@@ -24,7 +24,7 @@ use melior::{
 use mlir_sys::*;
 use umac_dialects::{
     emit_error,
-    text::{attribute_text, type_text},
+    text::{attribute_text, str_ref, string_from, type_text},
 };
 
 /// The registry entry.
@@ -209,11 +209,7 @@ unsafe fn splice(op: &OperationRef, text: &str) -> Result<(), String> {
     // SAFETY: caller's contract; the parsed helper is destroyed after its ops moved out.
     unsafe {
         let context = mlirOperationGetContext(op.to_raw());
-        let helper = mlirOperationCreateParse(
-            context,
-            MlirStringRef { data: text.as_ptr().cast(), length: text.len() },
-            MlirStringRef { data: name.as_ptr().cast(), length: name.len() },
-        );
+        let helper = mlirOperationCreateParse(context, str_ref(text), str_ref(name));
         if helper.ptr.is_null() {
             return Err("internal error: the transpose_conv2d decomposition did not parse".into());
         }
@@ -225,8 +221,7 @@ unsafe fn splice(op: &OperationRef, text: &str) -> Result<(), String> {
         while !next.ptr.is_null() {
             let current = next;
             next = mlirOperationGetNextInBlock(current);
-            let op_name = mlirIdentifierStr(mlirOperationGetName(current));
-            if std::slice::from_raw_parts(op_name.data.cast::<u8>(), op_name.length) == b"func.return" {
+            if string_from(mlirIdentifierStr(mlirOperationGetName(current))) == "func.return" {
                 mlirValueReplaceAllUsesOfWith(
                     mlirOperationGetResult(op.to_raw(), 0),
                     mlirOperationGetOperand(current, 0),
