@@ -139,6 +139,20 @@ pub fn prepare(module: &LlvmModule, machine: &TargetMachine) {
     }
 }
 
+/// Declares, in the object's Arm build attributes, that its code passes no floating-point value
+/// in registers (`Tag_ABI_VFP_args` = 3, compatible with the base and the VFP procedure call
+/// standards), so it links into soft-float and hard-float firmware alike. True for umac's
+/// objects: every exported function takes pointers and returns an integer. (LLVM's C API
+/// cannot set the float ABI of a target machine, and without this the tag says "base only",
+/// which hard-float linkers reject.)
+pub fn mark_float_abi_neutral(module: &LlvmModule) {
+    let triple = module.get_triple();
+    let triple = triple.as_str().to_string_lossy();
+    if triple.starts_with("thumb") || triple.starts_with("arm") {
+        module.set_inline_assembly(".eabi_attribute 28, 3");
+    }
+}
+
 /// Runs LLVM's middle end for `machine`.
 pub fn optimize(module: &LlvmModule, machine: &TargetMachine, opt: OptLevel) -> Result<()> {
     let passes = match opt {
@@ -161,24 +175,48 @@ pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u
 /// `function` with the first `inputs` pointers from `inputs[]` and the rest from `outputs[]`,
 /// and returns 0. `function` takes one pointer per argument (bare-pointer memrefs).
 pub fn add_entry_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize) -> Result<()> {
+    add_wrapper(module, function, symbol, inputs, None)
+}
+
+/// Adds the firmware executor's entry `int32_t symbol(const void *const inputs[],
+/// void *const outputs[], void *workspace)`: `function` takes the inputs, the outputs and, when
+/// it has one more parameter, the workspace.
+pub fn add_executor_wrapper(
+    module: &LlvmModule,
+    function: &str,
+    symbol: &str,
+    inputs: usize,
+    outputs: usize,
+) -> Result<()> {
+    add_wrapper(module, function, symbol, inputs, Some(inputs + outputs))
+}
+
+fn add_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize, buffers: Option<usize>) -> Result<()> {
     let context = module.get_context();
     let callee = module
         .get_function(function)
         .ok_or_else(|| Error::Llvm(format!("no function @{function} in the LLVM module")))?;
     let ptr = context.ptr_type(AddressSpace::default());
     let i32t = context.i32_type();
-    let wrapper = module.add_function(symbol, i32t.fn_type(&[ptr.into(), ptr.into()], false), None);
+    let parameters: Vec<_> = (0..if buffers.is_some() { 3 } else { 2 }).map(|_| ptr.into()).collect();
+    let wrapper = module.add_function(symbol, i32t.fn_type(&parameters, false), None);
     let builder = context.create_builder();
     builder.position_at_end(context.append_basic_block(wrapper, "entry"));
-    let (input_array, output_array) = (wrapper.get_nth_param(0), wrapper.get_nth_param(1));
-    let (Some(input_array), Some(output_array)) = (input_array, output_array) else {
+    let (Some(input_array), Some(output_array)) = (wrapper.get_nth_param(0), wrapper.get_nth_param(1)) else {
         return Err(Error::Llvm("wrapper without parameters".into()));
     };
     let llvm = |e: inkwell::builder::BuilderError| Error::Llvm(e.to_string());
+    let count = callee.count_params() as usize;
     let mut args = Vec::new();
-    for i in 0..callee.count_params() as usize {
+    for i in 0..count {
+        if let (Some(buffers), Some(workspace)) = (buffers, wrapper.get_nth_param(2))
+            && i == buffers
+        {
+            args.push(workspace.into());
+            continue;
+        }
         let (array, slot) = if i < inputs { (input_array, i) } else { (output_array, i - inputs) };
-        let index = context.i64_type().const_int(slot as u64, false);
+        let index = context.i32_type().const_int(slot as u64, false);
         // SAFETY (inkwell's contract for GEP): the index stays within the caller's array of
         // one pointer per argument, which the wrapper's signature documents.
         let address =
@@ -188,4 +226,30 @@ pub fn add_entry_wrapper(module: &LlvmModule, function: &str, symbol: &str, inpu
     builder.build_call(callee, &args, "").map_err(llvm)?;
     builder.build_return(Some(&i32t.const_zero())).map_err(llvm)?;
     Ok(())
+}
+
+/// Gives every defined function and global but `exported` internal linkage (so the optimizer
+/// may specialize them and the object exports one symbol), and marks `kept` functions
+/// `noinline` so they stay distinct symbols (for profilers and map files).
+pub fn internalize(module: &LlvmModule, exported: &[&str], kept: &[&str]) {
+    use inkwell::module::Linkage;
+    let context = module.get_context();
+    let noinline = context.create_enum_attribute(Attribute::get_named_enum_kind_id("noinline"), 0);
+    for function in module.get_functions() {
+        let name = function.get_name().to_string_lossy().into_owned();
+        if function.count_basic_blocks() == 0 || exported.contains(&name.as_str()) {
+            continue;
+        }
+        function.set_linkage(Linkage::Internal);
+        if kept.contains(&name.as_str()) {
+            function.add_attribute(AttributeLoc::Function, noinline);
+        }
+    }
+    let mut global = module.get_first_global();
+    while let Some(g) = global {
+        if g.get_initializer().is_some() && !exported.contains(&g.get_name().to_string_lossy().as_ref()) {
+            g.set_linkage(Linkage::Internal);
+        }
+        global = g.get_next_global();
+    }
 }

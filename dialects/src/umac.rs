@@ -27,6 +27,9 @@
 //! - `umac.target = "<target>"` on a `func.func`: the function was partitioned to that target.
 //! - `umac.composite = "<pattern>"` on a `func.func` that also has `umac.target`: the composite
 //!   pattern the function's body matched.
+//! - `umac.workspace_size = N : i64` and `umac.workspace_lower_bound = N : i64` on a `func.func`:
+//!   set by `umac-plan-memory` — the bytes of the function's workspace argument, and the most
+//!   bytes of buffers alive at once.
 
 use crate::{
     location::emit_error,
@@ -53,11 +56,15 @@ pub const SEGMENT_SIZES_ATTR: &str = "operandSegmentSizes";
 pub const TARGET_ATTR: &str = "umac.target";
 /// The composite pattern a partitioned function matched.
 pub const COMPOSITE_ATTR: &str = "umac.composite";
+/// The planned workspace size of a function.
+pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
+/// The liveness lower bound of a function's planned buffers.
+pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 
 /// Every op of the dialect.
 pub const OPERATIONS: &[&str] = &[CALL_EXTERN];
 /// Every discardable attribute of the dialect.
-pub const ATTRIBUTES: &[&str] = &[TARGET_ATTR, COMPOSITE_ATTR];
+pub const ATTRIBUTES: &[&str] = &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR];
 
 /// What the verifier accepts beyond the umac dialect.
 #[derive(Clone, Copy, Debug, Default)]
@@ -129,6 +136,15 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
                     good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
                 }
                 good
+            }
+            WORKSPACE_SIZE_ATTR | WORKSPACE_LOWER_BOUND_ATTR => {
+                if name != "func.func" && name != "llvm.func" {
+                    fail(op, &format!("'{attr_name}' is only valid on a function, not on '{name}'"))
+                } else if integer_value(value).is_none_or(|v| v < 0) {
+                    fail(op, &format!("'{attr_name}' must be a non-negative integer, got {}", attribute_text(value)))
+                } else {
+                    true
+                }
             }
             _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
         };
@@ -284,6 +300,15 @@ pub fn is_c_identifier(s: &str) -> bool {
 fn fail(op: &OperationRef, message: &str) -> bool {
     emit_error(op.location(), message);
     false
+}
+
+/// The value of an integer attribute.
+pub fn integer_value(attribute: Attribute) -> Option<i64> {
+    // SAFETY: the attribute is alive; the value is read only from integer attributes.
+    unsafe {
+        mlir_sys::mlirAttributeIsAInteger(attribute.to_raw())
+            .then(|| mlir_sys::mlirIntegerAttrGetValueInt(attribute.to_raw()))
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! other element is handed to MLIR's own parser, in order, into the same pass manager.
 
 pub mod entry;
+pub mod memory_plan;
 pub mod options;
 pub mod pass_manager;
 pub mod passes;

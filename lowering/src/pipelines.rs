@@ -4,7 +4,7 @@
 //! firmware output adds memory planning between them) reuse the same recipe.
 
 use crate::{
-    options::OptionValues,
+    options::{OptionKind, OptionSpec, OptionValues},
     registry::{PassInfo, PassKind},
 };
 
@@ -40,6 +40,60 @@ pub const HOST_LOOPS: &[&str] = &[TOSA_TO_LINALG, HOST_BUFFERIZE, LOWER_TO_CF, "
 /// static after specialization), so the entry is `void main(ptr in..., ptr out...)`.
 pub const HOST_CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},\
 convert-to-llvm,reconcile-unrealized-casts";
+
+/// Bufferization for firmware: results become out-parameters, allocations of static size are
+/// hoisted out of loops and left for `umac-plan-memory` (no deallocation: nothing is allocated
+/// at run time).
+pub const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},\
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
+func.func(buffer-loop-hoisting),canonicalize,cse";
+
+/// TOSA → fused per-pixel loop nests on buffers in one planned workspace, one function per
+/// operator: the firmware executor's level.
+pub const FIRMWARE_OPERATORS: &[&str] = &[
+    TOSA_TO_LINALG,
+    "umac-tile-and-fuse,canonicalize,cse",
+    FIRMWARE_BUFFERIZE,
+    "umac-plan-memory,umac-outline-operators",
+];
+
+/// From the firmware operator level to the llvm dialect (bare-pointer arguments), with `index`
+/// as an `index_bits` integer (32 on Cortex-M: address arithmetic in single registers). Each
+/// conversion is told the width: `convert-to-llvm` alone would use 64 bits for some patterns.
+pub fn firmware_to_llvm(index_bits: u32) -> String {
+    let w = format!("index-bitwidth={index_bits}");
+    format!(
+        "{LOWER_TO_CF},canonicalize,cse,finalize-memref-to-llvm{{{w}}},\
+         convert-func-to-llvm{{use-bare-ptr-memref-call-conv=1 {w}}},convert-arith-to-llvm{{{w}}},\
+         convert-cf-to-llvm{{{w}}},convert-index-to-llvm{{{w}}},convert-to-llvm,reconcile-unrealized-casts"
+    )
+}
+
+/// `umac-lower-to-firmware-operators`: TOSA to planned, outlined operator functions.
+pub const LOWER_TO_FIRMWARE_OPERATORS: PassInfo = PassInfo {
+    name: "umac-lower-to-firmware-operators",
+    summary: "Lower a static-shaped TOSA model to fused loop nests in a planned workspace, one function per operator",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| FIRMWARE_OPERATORS.join(",")),
+};
+
+/// `umac-lower-to-firmware-llvm`: the whole firmware lowering to the llvm dialect.
+pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
+    name: "umac-lower-to-firmware-llvm",
+    summary: "Lower a static-shaped TOSA model to the llvm dialect for firmware (planned workspace, AOT executor)",
+    anchor: "builtin.module",
+    options: &[OptionSpec {
+        name: "index-bitwidth",
+        kind: OptionKind::Int,
+        default: "64",
+        help: "bits of `index` in the llvm dialect: 32 for Cortex-M",
+    }],
+    kind: PassKind::Pipeline(|options| {
+        format!("{},{}", FIRMWARE_OPERATORS.join(","), firmware_to_llvm(options.int("index-bitwidth") as u32))
+    }),
+};
 
 /// `umac-lower-to-host-loops`: a TOSA model with static shapes to the level of the Cranelift
 /// engine: `func` + `cf` + `arith` + `math` + `memref`, results as out-parameters.

@@ -44,9 +44,14 @@ pub fn registry() -> &'static [PassInfo] {
         passes::verify::INFO,
         passes::strided_copy::INFO,
         passes::transpose_conv::INFO,
+        passes::tile_and_fuse::INFO,
+        passes::plan_memory::INFO,
+        passes::outline_operators::INFO,
         pipelines::LOWER_TO_LLVM,
         pipelines::LOWER_TO_HOST_LOOPS,
         pipelines::LOWER_TO_HOST_LLVM,
+        pipelines::LOWER_TO_FIRMWARE_OPERATORS,
+        pipelines::LOWER_TO_FIRMWARE_LLVM,
     ]
 }
 

@@ -1,6 +1,8 @@
-//! The runtime side of umac: tensors and their `.npy` files. Nothing here depends on the
-//! compiler, so firmware tools and simulators can use it without pulling MLIR in.
+//! The runtime side of umac: tensors and their `.npy` files, and the firmware harness that runs
+//! compiled models on emulated boards ([`firmware`]). Nothing here depends on the compiler, so
+//! firmware tools and simulators can use it without pulling MLIR in.
 
+pub mod firmware;
 mod npy;
 mod tensor;
 

@@ -1,4 +1,5 @@
-//! umac's targets. Today: the host, where a model is compiled in memory by one of two engines
-//! and run on tensors ([`host`]).
+//! umac's targets: the host, where a model is compiled in memory by one of two engines and run
+//! on tensors ([`host`]), and firmware objects for Cortex-M CPUs and the host ([`firmware`]).
 
+pub mod firmware;
 pub mod host;

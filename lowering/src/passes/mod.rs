@@ -1,5 +1,8 @@
 //! umac passes written in Rust, one file each.
 
+pub mod outline_operators;
+pub mod plan_memory;
 pub mod strided_copy;
+pub mod tile_and_fuse;
 pub mod transpose_conv;
 pub mod verify;

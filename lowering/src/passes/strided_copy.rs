@@ -106,7 +106,8 @@ unsafe fn replace(copy: OperationRef) -> bool {
     true
 }
 
-fn identity_layout(ty: MlirType) -> bool {
+/// Whether `ty` is not a memref, or a memref with the identity layout.
+pub(crate) fn identity_layout(ty: MlirType) -> bool {
     // SAFETY: the type is alive; the layout is read only for memref types.
     unsafe {
         if !mlirTypeIsAMemRef(ty) {

@@ -1,6 +1,9 @@
-//! `umac`: the model-level tool. `umac run` checks a model's numerics on the host.
+//! `umac`: the model-level tool. `umac run` checks a model's numerics on the host; `umac compile`
+//! writes firmware output (object, header, metadata).
 
+mod compile;
 mod run;
+mod tflite;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,6 +20,8 @@ pub struct Cli {
 enum Command {
     /// Run a model's entry function on the host, reading inputs from and writing outputs to .npy files.
     Run(run::RunArgs),
+    /// Compile a model ahead of time into an object file, a C header and metadata.json for firmware.
+    Compile(compile::CompileArgs),
 }
 
 /// Runs `umac` with `args` (including the program name).
@@ -28,11 +33,15 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     // MLIR and LLVM do not survive every malformed model: the work runs in a worker process.
     if !crate::opt::crash_guard::is_worker() {
-        let Command::Run(run) = &cli.command;
-        return crate::opt::crash_guard::run_in_worker("umac", &args, &run.model_name());
+        let model = match &cli.command {
+            Command::Run(run) => run.model_name(),
+            Command::Compile(compile) => compile.model_name(),
+        };
+        return crate::opt::crash_guard::run_in_worker("umac", &args, &model);
     }
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Compile(args) => compile::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,298 @@
+//! `umac-outline-operators`: the AOT executor's shape. Every computing top-level op of a public
+//! function (a loop nest, a linalg op, a copy) moves into its own private function
+//! `@<function>_op<k>_<kind>`, and the public function becomes the executor: a straight list of
+//! calls in execution order, on buffers planned by `umac-plan-memory`.
+//!
+//! Each operator function takes the buffers it touches as arguments (identity-layout memrefs,
+//! so they stay single pointers) and scalars computed outside; constants (`arith.constant`,
+//! `memref.get_global`) and strided views of arguments are rebuilt inside it, so the code
+//! generator sees the weights' addresses and the views' strides as constants.
+//! ```mlir
+//! func.func @main(%in: memref<8xi8>, %out: memref<8xi8>) {
+//!   linalg.generic ... ins(%in) outs(%out)
+//! }
+//! // becomes
+//! func.func @main(%in: memref<8xi8>, %out: memref<8xi8>) {
+//!   call @main_op0_generic(%in, %out) : (memref<8xi8>, memref<8xi8>) -> ()
+//! }
+//! func.func private @main_op0_generic(%arg0: memref<8xi8>, %arg1: memref<8xi8>) { linalg.generic ... }
+//! ```
+
+use crate::{
+    passes::{plan_memory::build, strided_copy::identity_layout, tile_and_fuse::is_accumulating},
+    registry::{PassInfo, PassKind},
+};
+use melior::{
+    ir::{
+        OperationRef,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use std::collections::HashMap;
+use umac_dialects::text::{op_name, str_ref, string_from};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-outline-operators",
+    summary: "Move each computing top-level op of a public function into its own function (the AOT executor's calls)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(_: &crate::options::OptionValues) -> Pass {
+    create_external(Outline, TypeId::create(&PASS_ID), "UmacOutlineOperators", INFO.name, INFO.summary, "", &[])
+}
+
+#[derive(Clone)]
+struct Outline;
+
+impl<'c> RunExternalPass<'c> for Outline {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, _pass: ExternalPass<'_>) {
+        // SAFETY: the module is live and owned by the pass manager for this run; the pass only
+        // moves ops between functions of this module and creates new ones in it.
+        unsafe {
+            let module = operation.to_raw();
+            let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+            let mut functions = Vec::new();
+            let mut op = mlirBlockGetFirstOperation(body);
+            while !op.ptr.is_null() {
+                if is_public_definition(op) {
+                    functions.push(op);
+                }
+                op = mlirOperationGetNextInBlock(op);
+            }
+            for function in functions {
+                outline_function(module, function);
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `op` must be live.
+unsafe fn is_public_definition(op: MlirOperation) -> bool {
+    unsafe {
+        if string_from(mlirIdentifierStr(mlirOperationGetName(op))) != "func.func" {
+            return false;
+        }
+        let visibility = mlirOperationGetAttributeByName(op, str_ref("sym_visibility"));
+        let private = !visibility.ptr.is_null() && string_from(mlirStringAttrGetValue(visibility)) != "public";
+        !private && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)).ptr.is_null()
+    }
+}
+
+/// # Safety
+/// `module` and `function` must be live; `function` is a child of `module`.
+unsafe fn outline_function(module: MlirOperation, function: MlirOperation) {
+    unsafe {
+        let name = string_from(mlirStringAttrGetValue(mlirOperationGetAttributeByName(function, str_ref("sym_name"))));
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
+        let mut candidates = Vec::new();
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            if computes(op) {
+                candidates.push(op);
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
+        let mut insert_after = function;
+        for (index, op) in candidates.into_iter().enumerate() {
+            let symbol = format!("{name}_op{index}_{}", kind(op));
+            insert_after = outline(module, insert_after, op, &symbol);
+        }
+    }
+}
+
+/// Ops that do work (as opposed to constants, views and the terminator).
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn computes(op: MlirOperation) -> bool {
+    unsafe {
+        let name = string_from(mlirIdentifierStr(mlirOperationGetName(op)));
+        mlirOperationGetNumRegions(op) > 0 || name == "memref.copy" || name.starts_with("linalg.")
+    }
+}
+
+/// A short name for what `op` computes: its main linalg op.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn kind(op: MlirOperation) -> String {
+    // SAFETY: the caller's contract.
+    let op = unsafe { OperationRef::from_raw(op) };
+    let mut accumulating = None;
+    let mut first_linalg = None;
+    op.walk(WalkOrder::PreOrder, |nested| {
+        let name = op_name(&nested);
+        if accumulating.is_none() && is_accumulating(&name) {
+            accumulating = Some(name.clone());
+        }
+        if first_linalg.is_none() && name.starts_with("linalg.") && name != "linalg.yield" && name != "linalg.fill" {
+            first_linalg = Some(name);
+        }
+        WalkResult::Advance
+    });
+    let name = accumulating.or(first_linalg).unwrap_or_else(|| op_name(&op));
+    name.rsplit('.').next().unwrap_or("op").chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// Moves `op` into a new private function `symbol` placed after `after`, and calls it in its
+/// place. Returns the new function.
+///
+/// # Safety
+/// All ops must be live; `op` is a top-level op of a function of `module`.
+unsafe fn outline(module: MlirOperation, after: MlirOperation, op: MlirOperation, symbol: &str) -> MlirOperation {
+    unsafe {
+        let context = mlirOperationGetContext(op);
+        let location = mlirOperationGetLocation(op);
+        // Values defined outside `op` and used inside it, in first-use order.
+        let mut captured: Vec<MlirValue> = Vec::new();
+        OperationRef::from_raw(op).walk(WalkOrder::PreOrder, |nested| {
+            let raw = nested.to_raw();
+            for i in 0..mlirOperationGetNumOperands(raw) {
+                let value = mlirOperationGetOperand(raw, i);
+                if !defined_inside(value, op) && !captured.iter().any(|v| mlirValueEqual(*v, value)) {
+                    captured.push(value);
+                }
+            }
+            WalkResult::Advance
+        });
+        let block = mlirBlockCreate(0, std::ptr::null(), std::ptr::null());
+        let mut map: HashMap<usize, MlirValue> = HashMap::new();
+        let mut arguments: Vec<MlirValue> = Vec::new();
+        let mut prologue: Vec<MlirOperation> = Vec::new();
+        for &value in &captured {
+            resolve(value, block, &mut map, &mut arguments, &mut prologue);
+        }
+        for clone in &prologue {
+            mlirBlockAppendOwnedOperation(block, *clone);
+        }
+        let ret = build("func.return", location, &[], &[], &[]);
+        mlirBlockAppendOwnedOperation(block, ret);
+
+        let argument_types: Vec<MlirType> = arguments.iter().map(|v| mlirValueGetType(*v)).collect();
+        let function_type =
+            mlirFunctionTypeGet(context, argument_types.len() as isize, argument_types.as_ptr(), 0, std::ptr::null());
+        let mut state = mlirOperationStateGet(str_ref("func.func"), location);
+        let region = mlirRegionCreate();
+        mlirRegionAppendOwnedBlock(region, block);
+        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
+        let attributes = [
+            (str_ref("sym_name"), mlirStringAttrGet(context, str_ref(symbol))),
+            (str_ref("function_type"), mlirTypeAttrGet(function_type)),
+            (str_ref("sym_visibility"), mlirStringAttrGet(context, str_ref("private"))),
+        ];
+        let named: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, *name), *value))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        let function = mlirOperationCreate(&mut state);
+        let module_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+        mlirBlockInsertOwnedOperationAfter(module_body, after, function);
+
+        // The call, in the op's place; then the op moves into the function.
+        let callee = mlirFlatSymbolRefAttrGet(context, str_ref(symbol));
+        let call = build("func.call", location, &arguments, &[], &[("callee", callee)]);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
+        mlirOperationMoveBefore(op, ret);
+        let mut nested_ops = Vec::new();
+        OperationRef::from_raw(op).walk(WalkOrder::PreOrder, |nested| {
+            nested_ops.push(nested.to_raw());
+            WalkResult::Advance
+        });
+        for nested in nested_ops.into_iter().chain(prologue) {
+            for i in 0..mlirOperationGetNumOperands(nested) {
+                let value = mlirOperationGetOperand(nested, i);
+                if let Some(new) = map.get(&(value.ptr as usize)) {
+                    mlirOperationSetOperand(nested, i, *new);
+                }
+            }
+        }
+        function
+    }
+}
+
+/// Maps an outside value to its stand-in inside the new function: a clone of a constant, a
+/// clone of a strided view (whose operands are resolved in turn), or a new argument.
+///
+/// # Safety
+/// `value` and `block` must be live.
+unsafe fn resolve(
+    value: MlirValue,
+    block: MlirBlock,
+    map: &mut HashMap<usize, MlirValue>,
+    arguments: &mut Vec<MlirValue>,
+    prologue: &mut Vec<MlirOperation>,
+) -> MlirValue {
+    unsafe {
+        if let Some(existing) = map.get(&(value.ptr as usize)) {
+            return *existing;
+        }
+        let new = if mlirValueIsAOpResult(value) && rebuilt_inside(value) {
+            let owner = mlirOpResultGetOwner(value);
+            for i in 0..mlirOperationGetNumOperands(owner) {
+                resolve(mlirOperationGetOperand(owner, i), block, map, arguments, prologue);
+            }
+            let clone = mlirOperationClone(owner);
+            prologue.push(clone);
+            mlirOperationGetResult(clone, mlirOpResultGetResultNumber(value))
+        } else {
+            arguments.push(value);
+            mlirBlockAddArgument(block, mlirValueGetType(value), mlirValueGetLocation(value))
+        };
+        map.insert(value.ptr as usize, new);
+        new
+    }
+}
+
+/// Constants, and views whose type a bare pointer cannot carry.
+///
+/// # Safety
+/// `value` must be an op result.
+unsafe fn rebuilt_inside(value: MlirValue) -> bool {
+    unsafe {
+        let owner = mlirOpResultGetOwner(value);
+        let name = string_from(mlirIdentifierStr(mlirOperationGetName(owner)));
+        match name.as_str() {
+            "arith.constant" | "memref.get_global" | "ub.poison" => true,
+            "memref.subview"
+            | "memref.collapse_shape"
+            | "memref.expand_shape"
+            | "memref.cast"
+            | "memref.reinterpret_cast"
+            | "memref.view" => !identity_layout(mlirValueGetType(value)),
+            _ => false,
+        }
+    }
+}
+
+/// # Safety
+/// Both must be live.
+unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
+    unsafe {
+        let mut owner = if mlirValueIsAOpResult(value) {
+            mlirOpResultGetOwner(value)
+        } else {
+            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
+        };
+        while !owner.ptr.is_null() {
+            if mlirOperationEqual(owner, op) {
+                return true;
+            }
+            owner = mlirOperationGetParentOperation(owner);
+        }
+        false
+    }
+}

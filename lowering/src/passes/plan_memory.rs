@@ -1,0 +1,458 @@
+//! `umac-plan-memory`: static memory planning. Every `memref.alloc` of a function becomes a
+//! `memref.view` into one workspace buffer, a new last argument `memref<Nxi8>` the caller
+//! provides; nothing is allocated at run time.
+//!
+//! Lifetimes are measured over the function's top-level ops in order (the AOT execution order):
+//! a buffer is alive from the first to the last top-level op that uses it or a view of it
+//! (`subview`, `collapse_shape`, `expand_shape`, `cast`, `reinterpret_cast`). Buffers allocated
+//! inside a loop nest (per-tile scratch) are alive for that nest. Offsets come from
+//! [`crate::memory_plan::plan`] (greedy by size, then hill climbing), aligned to `alignment`.
+//!
+//! In place: an elementwise `linalg.generic` (all loops parallel, identity indexing maps) whose
+//! output buffer starts there and whose input buffer of the same type dies there writes over the
+//! input; the two become one buffer.
+//!
+//! The function gets `umac.workspace_size` and `umac.workspace_lower_bound` (the most bytes alive
+//! at once, which no placement can beat). A buffer whose size is not static is an error at its
+//! `memref.alloc`.
+//! ```mlir
+//! %a = memref.alloc() : memref<1x8xi8>
+//! // becomes, in func.func @f(..., %ws: memref<32xi8>)
+//! %c16 = arith.constant 16 : index
+//! %a = memref.view %ws[%c16][] : memref<32xi8> to memref<1x8xi8>
+//! ```
+
+use crate::{
+    memory_plan::{Buffer, align_up, liveness_lower_bound, plan, validate},
+    options::{OptionKind, OptionSpec, OptionValues},
+    registry::{PassInfo, PassKind},
+};
+use melior::{
+    ir::{
+        BlockLike, Location, OperationRef, RegionLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use std::collections::HashMap;
+use umac_dialects::{
+    emit_error,
+    text::{attribute_text, op_name, str_ref, string_from, type_text},
+};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-plan-memory",
+    summary: "Place every memref.alloc in one caller-provided workspace argument by static lifetime analysis",
+    anchor: "builtin.module",
+    options: &[OptionSpec {
+        name: "alignment",
+        kind: OptionKind::Int,
+        default: "16",
+        help: "byte alignment of every buffer (a power of two)",
+    }],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(options: &OptionValues) -> Pass {
+    let alignment = options.int("alignment").max(1) as u64;
+    create_external(
+        PlanMemory { alignment },
+        TypeId::create(&PASS_ID),
+        "UmacPlanMemory",
+        INFO.name,
+        INFO.summary,
+        "",
+        &[],
+    )
+}
+
+use umac_dialects::umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE};
+
+#[derive(Clone)]
+struct PlanMemory {
+    alignment: u64,
+}
+
+impl<'c> RunExternalPass<'c> for PlanMemory {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        if !self.alignment.is_power_of_two() {
+            emit_error(
+                operation.location(),
+                &format!("umac-plan-memory: alignment {} is not a power of two", self.alignment),
+            );
+            pass.signal_failure();
+            return;
+        }
+        let mut functions = Vec::new();
+        let mut next = operation.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+        while let Some(op) = next {
+            next = op.next_in_block();
+            if op_name(&op) == "func.func" && op.region(0).is_ok_and(|r| r.first_block().is_some()) {
+                functions.push(op.to_raw());
+            }
+        }
+        for function in functions {
+            // SAFETY: each function is a live op of the module; the pass rewrites only its body
+            // and signature.
+            if let Err((location, message)) = unsafe { plan_function(function, self.alignment) } {
+                emit_error(location, &message);
+                pass.signal_failure();
+                return;
+            }
+        }
+    }
+}
+
+type PassResult<T> = Result<T, (Location<'static>, String)>;
+
+fn location_of(op: MlirOperation) -> Location<'static> {
+    // SAFETY: the location is owned by the context, which outlives the pass.
+    unsafe { Location::from_raw(mlirOperationGetLocation(op)) }
+}
+
+const VIEW_LIKE: &[&str] =
+    &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast", "memref.reinterpret_cast"];
+
+/// The alloc a value is a view of, if any.
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
+    unsafe {
+        loop {
+            if !mlirValueIsAOpResult(value) {
+                return None;
+            }
+            let owner = mlirOpResultGetOwner(value);
+            let name = name_of(owner);
+            if name == "memref.alloc" {
+                return Some(owner);
+            }
+            if !VIEW_LIKE.contains(&name.as_str()) {
+                return None;
+            }
+            value = mlirOperationGetOperand(owner, 0);
+        }
+    }
+}
+
+/// # Safety
+/// `op` must be live.
+unsafe fn name_of(op: MlirOperation) -> String {
+    unsafe { string_from(mlirIdentifierStr(mlirOperationGetName(op))) }
+}
+
+/// # Safety
+/// `function` must be a live `func.func` with a body.
+unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<()> {
+    unsafe {
+        let region = mlirOperationGetRegion(function, 0);
+        let block = mlirRegionGetFirstBlock(region);
+        if !mlirBlockGetNextInRegion(block).ptr.is_null() {
+            return Err((
+                location_of(function),
+                "umac-plan-memory: the function has more than one block; plan memory before lowering to cf".into(),
+            ));
+        }
+        // The top-level ops in execution order.
+        let mut steps: HashMap<usize, usize> = HashMap::new();
+        let mut top = Vec::new();
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            steps.insert(op.ptr as usize, top.len());
+            top.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+        // Every alloc, and the steps where it (or a view of it) is used.
+        let mut allocs: Vec<MlirOperation> = Vec::new();
+        let mut index_of: HashMap<usize, usize> = HashMap::new();
+        let mut uses: Vec<Option<(usize, usize)>> = Vec::new();
+        let mut failure = None;
+        let mut self_copies = Vec::new();
+        OperationRef::from_raw(function).walk(WalkOrder::PreOrder, |op| {
+            let raw = op.to_raw();
+            let name = op_name(&op);
+            if name == "memref.alloc" || name == "memref.alloca" {
+                let ty = mlirValueGetType(mlirOperationGetResult(raw, 0));
+                if name == "memref.alloca" || !mlirShapedTypeHasStaticShape(ty) {
+                    failure.get_or_insert((
+                        mlirOperationGetLocation(raw),
+                        format!(
+                            "umac-plan-memory: cannot place a {} of {} in the workspace (only static-size memref.alloc)",
+                            name,
+                            type_text(melior::ir::Type::from_raw(ty))
+                        ),
+                    ));
+                    return WalkResult::Interrupt;
+                }
+                index_of.insert(raw.ptr as usize, allocs.len());
+                allocs.push(raw);
+                uses.push(None);
+            }
+            if name == "memref.copy" && mlirValueEqual(mlirOperationGetOperand(raw, 0), mlirOperationGetOperand(raw, 1))
+            {
+                self_copies.push(raw);
+                return WalkResult::Advance;
+            }
+            let step = top_level_step(raw, function, &steps);
+            for i in 0..mlirOperationGetNumOperands(raw) {
+                if let Some(alloc) = root_alloc(mlirOperationGetOperand(raw, i))
+                    && let (Some(&index), Some(step)) = (index_of.get(&(alloc.ptr as usize)), step)
+                {
+                    let entry = uses[index].get_or_insert((step, step));
+                    entry.0 = entry.0.min(step);
+                    entry.1 = entry.1.max(step);
+                }
+            }
+            WalkResult::Advance
+        });
+        if let Some((location, message)) = failure {
+            return Err((Location::from_raw(location), message));
+        }
+        for copy in self_copies {
+            mlirOperationDestroy(copy);
+        }
+        // In place: an elementwise generic overwrites an input that dies there.
+        let mut merged_into: Vec<Option<usize>> = vec![None; allocs.len()];
+        for (step, &op) in top.iter().enumerate() {
+            if let Some((input, output)) = in_place_pair(op, &index_of, &uses, step) {
+                let output_value = mlirOperationGetResult(allocs[output], 0);
+                mlirValueReplaceAllUsesOfWith(output_value, mlirOperationGetResult(allocs[input], 0));
+                let (start, _) = uses[input].unwrap_or((step, step));
+                let (_, end) = uses[output].unwrap_or((step, step));
+                uses[input] = Some((start, end));
+                uses[output] = None;
+                merged_into[output] = Some(input);
+            }
+        }
+        // Plan the buffers that are used; drop the others (and the merged ones).
+        let mut planned = Vec::new();
+        let mut buffers = Vec::new();
+        for (index, &alloc) in allocs.iter().enumerate() {
+            match uses[index] {
+                Some((start, end)) => {
+                    planned.push(index);
+                    buffers.push(Buffer { size: byte_size(alloc)?, start, end });
+                }
+                None if merged_into[index].is_some() => mlirOperationDestroy(alloc),
+                None => {
+                    if !mlirValueGetFirstUse(mlirOperationGetResult(alloc, 0)).ptr.is_null() {
+                        // Used only by views that nothing reads: drop the views with it.
+                        return Err((
+                            location_of(alloc),
+                            "umac-plan-memory: a buffer used only through unused views".into(),
+                        ));
+                    }
+                    mlirOperationDestroy(alloc);
+                }
+            }
+        }
+        let result = plan(&buffers, alignment);
+        validate(&buffers, &result, alignment)
+            .map_err(|e| (location_of(function), format!("umac-plan-memory: internal error: {e}")))?;
+        let aligned: Vec<Buffer> = buffers.iter().map(|b| Buffer { size: align_up(b.size, alignment), ..*b }).collect();
+        let lower_bound = liveness_lower_bound(&aligned);
+
+        // The workspace argument, and a view per buffer.
+        let context = mlirOperationGetContext(function);
+        let i8t = mlirIntegerTypeGet(context, 8);
+        let size = result.size as i64;
+        let workspace_type = mlirMemRefTypeContiguousGet(i8t, 1, &size, mlirAttributeGetNull());
+        let workspace = mlirBlockAddArgument(block, workspace_type, mlirOperationGetLocation(function));
+        add_argument_to_signature(function, workspace_type);
+        let index_type = mlirIndexTypeGet(context);
+        for (slot, &index) in planned.iter().enumerate() {
+            let alloc = allocs[index];
+            let location = mlirOperationGetLocation(alloc);
+            let offset = build(
+                "arith.constant",
+                location,
+                &[],
+                &[index_type],
+                &[("value", mlirIntegerAttrGet(index_type, result.offsets[slot] as i64))],
+            );
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(alloc), alloc, offset);
+            let ty = mlirValueGetType(mlirOperationGetResult(alloc, 0));
+            let view = build("memref.view", location, &[workspace, mlirOperationGetResult(offset, 0)], &[ty], &[]);
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(alloc), alloc, view);
+            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(alloc, 0), mlirOperationGetResult(view, 0));
+            mlirOperationDestroy(alloc);
+        }
+        let i64t = mlirIntegerTypeGet(context, 64);
+        mlirOperationSetDiscardableAttributeByName(function, str_ref(WORKSPACE_SIZE), mlirIntegerAttrGet(i64t, size));
+        mlirOperationSetDiscardableAttributeByName(
+            function,
+            str_ref(WORKSPACE_LOWER_BOUND),
+            mlirIntegerAttrGet(i64t, lower_bound as i64),
+        );
+        Ok(())
+    }
+}
+
+/// The step of the top-level op that contains `op` (itself included).
+///
+/// # Safety
+/// `op` must be live and nested in `function`.
+unsafe fn top_level_step(
+    mut op: MlirOperation,
+    function: MlirOperation,
+    steps: &HashMap<usize, usize>,
+) -> Option<usize> {
+    unsafe {
+        loop {
+            let parent = mlirOperationGetParentOperation(op);
+            if parent.ptr.is_null() {
+                return None;
+            }
+            if mlirOperationEqual(parent, function) {
+                return steps.get(&(op.ptr as usize)).copied();
+            }
+            op = parent;
+        }
+    }
+}
+
+/// For an elementwise `linalg.generic` at `step`: an input alloc that dies here and the output
+/// alloc that starts here, of the same type.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn in_place_pair(
+    op: MlirOperation,
+    index_of: &HashMap<usize, usize>,
+    uses: &[Option<(usize, usize)>],
+    step: usize,
+) -> Option<(usize, usize)> {
+    unsafe {
+        if name_of(op) != "linalg.generic" || mlirOperationGetNumResults(op) != 0 {
+            return None;
+        }
+        let iterators = mlirOperationGetAttributeByName(op, str_ref("iterator_types"));
+        let maps = mlirOperationGetAttributeByName(op, str_ref("indexing_maps"));
+        if iterators.ptr.is_null() || maps.ptr.is_null() {
+            return None;
+        }
+        if attribute_text(melior::ir::Attribute::from_raw(iterators)).contains("reduction") {
+            return None;
+        }
+        let operands = mlirOperationGetNumOperands(op);
+        if operands < 2 || mlirArrayAttrGetNumElements(maps) != operands {
+            return None;
+        }
+        let identity = |i: isize| mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i)));
+        let direct_alloc = |value: MlirValue| -> Option<usize> {
+            if !mlirValueIsAOpResult(value) {
+                return None;
+            }
+            let owner = mlirOpResultGetOwner(value);
+            (name_of(owner) == "memref.alloc").then(|| index_of.get(&(owner.ptr as usize)).copied()).flatten()
+        };
+        let output_value = mlirOperationGetOperand(op, operands - 1);
+        let output = direct_alloc(output_value)?;
+        if !identity(operands - 1) || uses[output]?.0 != step {
+            return None;
+        }
+        (0..operands - 1).find_map(|i| {
+            let value = mlirOperationGetOperand(op, i);
+            let input = direct_alloc(value)?;
+            let same_type = mlirTypeEqual(mlirValueGetType(value), mlirValueGetType(output_value));
+            (input != output && same_type && identity(i) && uses[input]?.1 == step).then_some((input, output))
+        })
+    }
+}
+
+/// # Safety
+/// `alloc` must be a live `memref.alloc` of a static shape.
+unsafe fn byte_size(alloc: MlirOperation) -> PassResult<u64> {
+    unsafe {
+        let ty = mlirValueGetType(mlirOperationGetResult(alloc, 0));
+        let element = mlirShapedTypeGetElementType(ty);
+        let bits = if mlirTypeIsAInteger(element) {
+            u64::from(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAIndex(element) {
+            64
+        } else if mlirTypeIsAFloat(element) {
+            u64::from(mlirFloatTypeGetWidth(element))
+        } else {
+            return Err((
+                location_of(alloc),
+                format!(
+                    "umac-plan-memory: buffer of {} has no known element size",
+                    type_text(melior::ir::Type::from_raw(ty))
+                ),
+            ));
+        };
+        let count: u64 =
+            (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize) as u64).product();
+        // Sub-byte and odd widths are stored in whole bytes, as the llvm dialect lowers them.
+        Ok(count * bits.div_ceil(8).next_power_of_two())
+    }
+}
+
+/// # Safety
+/// `function` must be a live `func.func`.
+unsafe fn add_argument_to_signature(function: MlirOperation, argument: MlirType) {
+    unsafe {
+        let attr = mlirOperationGetAttributeByName(function, str_ref("function_type"));
+        let ty = mlirTypeAttrGetValue(attr);
+        let mut inputs: Vec<MlirType> =
+            (0..mlirFunctionTypeGetNumInputs(ty)).map(|i| mlirFunctionTypeGetInput(ty, i)).collect();
+        inputs.push(argument);
+        let results: Vec<MlirType> =
+            (0..mlirFunctionTypeGetNumResults(ty)).map(|i| mlirFunctionTypeGetResult(ty, i)).collect();
+        let context = mlirOperationGetContext(function);
+        let new = mlirFunctionTypeGet(
+            context,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        );
+        mlirOperationSetAttributeByName(function, str_ref("function_type"), mlirTypeAttrGet(new));
+        let arg_attrs = mlirOperationGetAttributeByName(function, str_ref("arg_attrs"));
+        if !arg_attrs.ptr.is_null() {
+            let mut elements: Vec<MlirAttribute> =
+                (0..mlirArrayAttrGetNumElements(arg_attrs)).map(|i| mlirArrayAttrGetElement(arg_attrs, i)).collect();
+            elements.push(mlirDictionaryAttrGet(context, 0, std::ptr::null()));
+            mlirOperationSetAttributeByName(
+                function,
+                str_ref("arg_attrs"),
+                mlirArrayAttrGet(context, elements.len() as isize, elements.as_ptr()),
+            );
+        }
+    }
+}
+
+/// Builds a detached op.
+///
+/// # Safety
+/// Operands, types and attributes must belong to one live context.
+pub(crate) unsafe fn build(
+    name: &str,
+    location: MlirLocation,
+    operands: &[MlirValue],
+    results: &[MlirType],
+    attributes: &[(&str, MlirAttribute)],
+) -> MlirOperation {
+    unsafe {
+        let mut state = mlirOperationStateGet(str_ref(name), location);
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        let context = mlirLocationGetContext(location);
+        let named: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}

@@ -1,0 +1,191 @@
+//! `umac-tile-and-fuse`: computes each accumulating linalg op (convolution, depthwise
+//! convolution, pooling, matmul) together with its producers (padding, bias broadcast) and its
+//! elementwise consumer (rescale, clamp) one output pixel at a time, so the int32 accumulator and
+//! the padded input exist only as small per-pixel tiles, never as whole tensors.
+//!
+//! The root of each group is the accumulating op's single elementwise consumer (or the op itself
+//! when it has none). Its leading parallel dimensions — up to three (N, H, W of NHWC), never the
+//! innermost — are tiled by one with upstream MLIR's tile-and-fuse
+//! (`transform.structured.fuse`), which pulls the producers into the loop nest. Groups are
+//! processed in program order, so an earlier group's loop nest stops the fusion of a later one:
+//! nothing is recomputed.
+//! ```mlir
+//! %acc = linalg.conv_2d_nhwc_fhwc_q ins(%padded, %w, ...) outs(%bias : tensor<1x25x5x64xi32>)
+//! %y = linalg.generic {rescale, clamp} ins(%acc, ...) outs(%e : tensor<1x25x5x64xi8>)
+//! // becomes
+//! %y = scf.for %h ... { scf.for %w ... {   // per pixel: pad tile, bias tile, conv tile, rescale
+//!   ... tensor<1x1x1x64xi32> ... tensor.insert_slice ... } }
+//! ```
+
+use crate::registry::{PassInfo, PassKind};
+use melior::{
+    ir::{
+        OperationRef, ValueLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use umac_dialects::text::{attribute_text, op_name, str_ref};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-tile-and-fuse",
+    summary: "Fuse padding, bias, convolution/pooling/matmul and their rescale into one per-pixel loop nest",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(_: &crate::options::OptionValues) -> Pass {
+    create_external(TileAndFuse, TypeId::create(&PASS_ID), "UmacTileAndFuse", INFO.name, INFO.summary, "", &[])
+}
+
+const ROOT_ATTRIBUTE: &str = "umac.fuse_root";
+
+#[derive(Clone)]
+struct TileAndFuse;
+
+impl<'c> RunExternalPass<'c> for TileAndFuse {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let mut roots: Vec<(MlirOperation, usize)> = Vec::new();
+        operation.walk(WalkOrder::PreOrder, |op| {
+            if is_accumulating(&op_name(&op))
+                && let Some(root) = group_root(&op)
+            {
+                roots.push(root);
+            }
+            WalkResult::Advance
+        });
+        if roots.is_empty() {
+            return;
+        }
+        // SAFETY: every root is a live op of the module being transformed; the transform module is
+        // parsed in the same context, applied, and destroyed before the pass returns.
+        let ok = unsafe { apply(operation.to_raw(), &roots) };
+        if !ok {
+            pass.signal_failure();
+        }
+    }
+}
+
+/// Ops that reduce into an accumulator whose producers and consumer are worth fusing.
+pub fn is_accumulating(name: &str) -> bool {
+    ["linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_", "linalg.matmul", "linalg.batch_matmul"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        || name == "linalg.quantized_matmul"
+        || name == "linalg.quantized_batch_matmul"
+}
+
+/// The op whose loops are tiled for `op`'s group, and how many leading loops to tile.
+fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
+    if op.result_count() != 1 {
+        return None;
+    }
+    let result = op.result(0).ok()?;
+    let mut root = op.to_raw();
+    // SAFETY: the use list and its owner are read while the IR is not modified.
+    unsafe {
+        let first = mlirValueGetFirstUse(result.to_raw());
+        if !mlirOpOperandIsNull(first) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)) {
+            let user = mlirOpOperandGetOwner(first);
+            if elementwise_generic(user) {
+                root = user;
+            }
+        }
+        let rank = result_rank(root)?;
+        let tiled = rank.saturating_sub(1).min(3);
+        (tiled > 0).then_some((root, tiled))
+    }
+}
+
+/// # Safety
+/// `op` must be live.
+unsafe fn elementwise_generic(op: MlirOperation) -> bool {
+    unsafe {
+        let name = umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(op)));
+        if name != "linalg.generic" || mlirOperationGetNumResults(op) != 1 {
+            return false;
+        }
+        let iterators = mlirOperationGetAttributeByName(op, str_ref("iterator_types"));
+        !iterators.ptr.is_null() && !attribute_text(melior::ir::Attribute::from_raw(iterators)).contains("reduction")
+    }
+}
+
+/// # Safety
+/// `op` must be live.
+unsafe fn result_rank(op: MlirOperation) -> Option<usize> {
+    unsafe {
+        let ty = mlirValueGetType(mlirOperationGetResult(op, 0));
+        (mlirTypeIsARankedTensor(ty) && mlirShapedTypeHasStaticShape(ty)).then(|| mlirShapedTypeGetRank(ty) as usize)
+    }
+}
+
+/// Tags the roots, builds the transform script, applies it, and removes the tags.
+///
+/// # Safety
+/// `module` and every root must be live ops of one context.
+unsafe fn apply(module: MlirOperation, roots: &[(MlirOperation, usize)]) -> bool {
+    unsafe {
+        let context = mlirOperationGetContext(module);
+        let i64t = mlirIntegerTypeGet(context, 64);
+        for (index, (root, _)) in roots.iter().enumerate() {
+            let tag = mlirIntegerAttrGet(i64t, index as i64);
+            mlirOperationSetDiscardableAttributeByName(*root, str_ref(ROOT_ATTRIBUTE), tag);
+        }
+        let script = transform_script(roots.iter().map(|(_, tiled)| *tiled));
+        let transform = mlirModuleCreateParse(context, str_ref(&script));
+        let mut ok = !transform.ptr.is_null();
+        if ok {
+            let transform_op = mlirModuleGetOperation(transform);
+            let sequence = mlirBlockGetFirstOperation(mlirModuleGetBody(transform));
+            let options = mlirTransformOptionsCreate();
+            ok = mlirTransformApplyNamedSequence(module, sequence, transform_op, options).value != 0;
+            mlirTransformOptionsDestroy(options);
+            mlirModuleDestroy(transform);
+        }
+        // The tags may sit on ops that survived (a group that failed), never on new ones.
+        let mut tagged = Vec::new();
+        melior::ir::OperationRef::from_raw(module).walk(WalkOrder::PreOrder, |op| {
+            let attr = mlirOperationGetDiscardableAttributeByName(op.to_raw(), str_ref(ROOT_ATTRIBUTE));
+            if !attr.ptr.is_null() {
+                tagged.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for op in tagged {
+            mlirOperationRemoveDiscardableAttributeByName(op, str_ref(ROOT_ATTRIBUTE));
+        }
+        ok
+    }
+}
+
+/// One match + fuse per root, in program order, then cleanup patterns that shrink slices of
+/// `tensor.empty` to tile-sized empties (so bufferization allocates tiles, not whole tensors).
+fn transform_script(tiles: impl Iterator<Item = usize>) -> String {
+    let mut body = String::new();
+    for (index, tiled) in tiles.enumerate() {
+        let sizes = vec!["1"; tiled].join(", ");
+        let loops = vec!["!transform.any_op"; tiled].join(", ");
+        body.push_str(&format!(
+            "    %r{index} = transform.structured.match attributes{{{ROOT_ATTRIBUTE} = {index} : i64}} in %m \
+             : (!transform.any_op) -> !transform.any_op\n    \
+             %t{index}, %l{index}:{tiled} = transform.structured.fuse %r{index} tile_sizes [{sizes}] {{apply_cleanup}} \
+             : (!transform.any_op) -> (!transform.any_op, {loops})\n"
+        ));
+    }
+    format!(
+        "module attributes {{transform.with_named_sequence}} {{\n  \
+         transform.named_sequence @__transform_main(%m: !transform.any_op {{transform.readonly}}) {{\n{body}    \
+         transform.apply_patterns to %m {{\n      transform.apply_patterns.tensor.fold_tensor_empty\n      \
+         transform.apply_patterns.canonicalization\n    }} : !transform.any_op\n    transform.yield\n  }}\n}}\n"
+    )
+}

@@ -1,0 +1,141 @@
+//! `umac compile MODEL --target=T -o DIR [--name N] [--opt=speed|size] [--shape S]...
+//! [--max-workspace B] [--max-flash B]`: firmware output (`DIR/N.o`, `DIR/N.h`, `DIR/metadata.json`).
+
+use super::tflite;
+use crate::opt::diagnostics::{Collector, Sources};
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+use umac_dialects::{
+    ContextOptions, create_context,
+    source::{SourceChunk, parse_module},
+    umac::{VerifyOptions, verify},
+};
+use umac_targets::firmware::{Cpu, FirmwareError, FirmwareOptions, c_identifier, compile, set_quantization};
+
+/// Arguments of `umac compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file.
+    model: PathBuf,
+    /// The CPU: cortex-m55, cortex-m7, cortex-m4 or host.
+    #[arg(long)]
+    target: String,
+    /// The output directory (created if missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    output: PathBuf,
+    /// The C name prefixing the object's symbol, the header's macros and the files (default:
+    /// the model file's stem as a C identifier).
+    #[arg(long)]
+    name: Option<String>,
+    /// Optimize for speed (LLVM O3) or code size (Os).
+    #[arg(long, value_enum, default_value_t = OptArg::Speed)]
+    opt: OptArg,
+    /// The shape of an input with dynamic dimensions, e.g. 1x49x10x1, once per input in order
+    /// (default: dynamic dimensions are 1).
+    #[arg(long = "shape", value_name = "DIMS")]
+    shapes: Vec<String>,
+    /// Fail when the workspace (RAM for intermediate tensors) exceeds this many bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_workspace: Option<u64>,
+    /// Fail when code and constants together exceed this many bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_flash: Option<u64>,
+    /// The function to compile.
+    #[arg(long, default_value = "main")]
+    entry: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OptArg {
+    /// LLVM O3.
+    Speed,
+    /// LLVM Os.
+    Size,
+}
+
+impl CompileArgs {
+    /// The model path as given.
+    pub fn model_name(&self) -> String {
+        self.model.display().to_string()
+    }
+}
+
+fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
+    text.split('x')
+        .map(|d| d.trim().parse::<i64>().ok().filter(|d| *d > 0))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("--shape '{text}' is not a shape like 1x49x10x1"))
+}
+
+/// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
+/// already said it all).
+pub fn run(args: &CompileArgs) -> Result<(), String> {
+    let cpu = Cpu::parse(&args.target).map_err(|e| e.to_string())?;
+    let shapes = if args.shapes.is_empty() {
+        None
+    } else {
+        Some(args.shapes.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?)
+    };
+    let display = args.model.display().to_string();
+    let raw = std::fs::read(&args.model).map_err(|e| format!("could not open model '{display}': {e}"))?;
+    let is_tflite = args.model.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite"));
+    let (bytes, quantization) = if is_tflite {
+        let quantization = tflite::io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
+        (tflite::convert(&args.model)?, Some(quantization))
+    } else {
+        (raw, None)
+    };
+    let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = args.name.clone().unwrap_or_else(|| c_identifier(&stem));
+    let options = FirmwareOptions {
+        name: name.clone(),
+        optimize_for_size: args.opt == OptArg::Size,
+        shapes,
+        max_workspace: args.max_workspace,
+        max_flash: args.max_flash,
+        source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
+    };
+
+    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+    let collector = Collector::default();
+    collector.attach(&context);
+    let mut sources = Sources::default();
+    sources.add(&display, bytes.clone());
+    let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
+    let chunk = SourceChunk { name: &display, bytes: &bytes, first_line: 1 };
+    let Some(mut module) = parse_module(&context, &chunk) else {
+        report();
+        return Err(String::new());
+    };
+    if !verify(module.as_operation(), VerifyOptions::default()) {
+        report();
+        return Err(String::new());
+    }
+    let result = compile(&context, &mut module, &args.entry, cpu, &options);
+    report();
+    let mut firmware = result.map_err(|e| match e {
+        FirmwareError::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name()),
+        FirmwareError::Usage(m) | FirmwareError::Limit(m) => m,
+    })?;
+    if let Some((inputs, outputs)) = quantization {
+        for (kind, list) in [("inputs", inputs), ("outputs", outputs)] {
+            for (i, q) in list.iter().enumerate() {
+                set_quantization(&mut firmware.metadata, kind, i, &q.scale, &q.zero_point);
+            }
+        }
+    }
+    write_outputs(&args.output, &name, &firmware)
+}
+
+fn write_outputs(dir: &Path, name: &str, firmware: &umac_targets::firmware::Firmware) -> Result<(), String> {
+    let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let object = dir.join(format!("{name}.o"));
+    std::fs::write(&object, &firmware.object).map_err(|e| fail(&object, e))?;
+    let header = dir.join(format!("{name}.h"));
+    std::fs::write(&header, &firmware.header).map_err(|e| fail(&header, e))?;
+    let metadata = dir.join("metadata.json");
+    let text = serde_json::to_string_pretty(&firmware.metadata).unwrap_or_default() + "\n";
+    std::fs::write(&metadata, text).map_err(|e| fail(&metadata, e))?;
+    Ok(())
+}
