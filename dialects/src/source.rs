@@ -72,28 +72,76 @@ pub fn parse_module<'c>(context: &'c Context, chunk: &SourceChunk) -> Option<Mod
 /// Wraps source text in `module { ... }` without moving any line: the opening goes on the last
 /// padding line, or replaces a first line that holds only a comment. Only when the first line of
 /// the file holds code does it go in front of that line, shifting that one line's columns.
+/// Attribute and type alias definitions (`#map = ...`, `!t = ...`) must stay outside the module:
+/// they move in front of the opening, and their lines stay as blank lines.
 fn wrap_in_module_text(bytes: &[u8], padding: usize) -> Vec<u8> {
-    const OPEN: &[u8] = b"module {";
-    let mut text = Vec::with_capacity(bytes.len() + padding + 16);
+    let (aliases, body) = hoist_aliases(bytes);
+    let mut open = aliases;
+    open.extend_from_slice(b"module {");
+    let mut text = Vec::with_capacity(body.len() + padding + open.len() + 8);
     if padding > 0 {
         text.resize(padding - 1, b'\n');
-        text.extend_from_slice(OPEN);
+        text.extend_from_slice(&open);
         text.push(b'\n');
-        text.extend_from_slice(bytes);
+        text.extend_from_slice(&body);
     } else {
-        let first_end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
-        let first = String::from_utf8_lossy(&bytes[..first_end]);
+        let first_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
+        let first = String::from_utf8_lossy(&body[..first_end]);
         let first = first.trim();
-        text.extend_from_slice(OPEN);
+        text.extend_from_slice(&open);
         if first.is_empty() || first.starts_with("//") {
-            text.extend_from_slice(&bytes[first_end..]);
+            text.extend_from_slice(&body[first_end..]);
         } else {
             text.push(b' ');
-            text.extend_from_slice(bytes);
+            text.extend_from_slice(&body);
         }
     }
     text.extend_from_slice(b"\n}\n");
     text
+}
+
+/// Splits one-line top-level alias definitions out of `bytes`: returns them (space-separated)
+/// and the text with each such line emptied.
+fn hoist_aliases(bytes: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut aliases = Vec::new();
+    let mut body = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if is_alias_definition(line) {
+            aliases.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
+            aliases.push(b' ');
+            if line.ends_with(b"\n") {
+                body.push(b'\n');
+            }
+        } else {
+            body.extend_from_slice(line);
+        }
+    }
+    (aliases, body)
+}
+
+/// `#name = ...` or `!name = ...` at the start of a line, with its brackets closed on the line.
+fn is_alias_definition(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let Some(rest) = text.strip_prefix('#').or_else(|| text.strip_prefix('!')) else {
+        return false;
+    };
+    let name_end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')).unwrap_or(0);
+    if name_end == 0 || !rest[name_end..].trim_start().starts_with('=') {
+        return false;
+    }
+    // Brackets balance; the `>` of an arrow (`->`) closes nothing.
+    let mut depth = 0i32;
+    let mut previous = ' ';
+    for c in rest.chars() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' if previous == '-' => {}
+            '>' | ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        previous = c;
+    }
+    depth == 0
 }
 
 fn parse_single<'c>(context: &'c Context, bytes: &[u8], name: &str) -> Option<Operation<'c>> {

@@ -146,8 +146,26 @@ func.func @target_on_op() {
 
 // -----
 
-// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite)}}
+// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound)}}
 func.func private @typo() attributes {umac.targt = "npu"}
+
+// -----
+
+// expected-error @+1 {{'umac.workspace_size' must be a non-negative integer, got "big"}}
+func.func private @workspace_text() attributes {umac.workspace_size = "big"}
+
+// -----
+
+// expected-error @+1 {{'umac.workspace_lower_bound' must be a non-negative integer, got -16 : i64}}
+func.func private @workspace_negative() attributes {umac.workspace_lower_bound = -16 : i64}
+
+// -----
+
+func.func @workspace_on_op() {
+  // expected-error @+1 {{'umac.workspace_size' is only valid on a function, not on 'arith.constant'}}
+  %c = arith.constant {umac.workspace_size = 16 : i64} 0 : i32
+  return
+}
 
 // -----
 

@@ -110,6 +110,34 @@ unsafe fn outline_function(module: MlirOperation, function: MlirOperation) {
             let symbol = format!("{name}_op{index}_{}", kind(op));
             insert_after = outline(module, insert_after, op, &symbol);
         }
+        erase_dead_rebuilt(block);
+    }
+}
+
+/// Erases the constants and views the operator functions now rebuild for themselves.
+///
+/// # Safety
+/// `block` must be live.
+unsafe fn erase_dead_rebuilt(block: MlirBlock) {
+    unsafe {
+        loop {
+            let mut dead = Vec::new();
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                let results = mlirOperationGetNumResults(op);
+                let unused = (0..results).all(|i| mlirValueGetFirstUse(mlirOperationGetResult(op, i)).ptr.is_null());
+                if results > 0 && unused && rebuilt_inside(mlirOperationGetResult(op, 0)) {
+                    dead.push(op);
+                }
+                op = mlirOperationGetNextInBlock(op);
+            }
+            if dead.is_empty() {
+                return;
+            }
+            for op in dead {
+                mlirOperationDestroy(op);
+            }
+        }
     }
 }
 

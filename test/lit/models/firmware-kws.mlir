@@ -1,0 +1,24 @@
+// The batch-1 KWS model through the firmware lowering: per-pixel fused loop nests, one planned
+// workspace, one function per operator, 32-bit indices for Cortex-M; it translates to LLVM IR.
+// REQUIRES: shared-models
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-operators)' %shared/models/mlperf-tiny/kws/model_b1.mlir | FileCheck %s --check-prefix=OPS
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-llvm{index-bitwidth=32})' %shared/models/mlperf-tiny/kws/model_b1.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+
+// The executor: the input, the output and the workspace; only calls and views inside. No
+// buffer is allocated, and no int32 tensor of a convolution's full output exists.
+// OPS: func.func @main(%{{.*}}: memref<1x49x10x1xi8>, %{{.*}}: memref<1x12xi8>, %[[WS:.*]]: memref<{{[0-9]+}}xi8>)
+// OPS-SAME: umac.workspace_lower_bound = [[BOUND:[0-9]+]] : i64, umac.workspace_size = [[BOUND]] : i64
+// OPS-NOT: memref.alloc
+// OPS-NOT: memref<1x25x5x64xi32>
+// OPS: call @main_op0_conv_2d_nhwc_fhwc_q(
+// OPS: call @main_op1_depthwise_conv_2d_nhwc_hwcm_q(
+// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc_q(
+// OPS: scf.for
+// OPS: linalg.conv_2d_nhwc_fhwc_q {{.*}} outs(%{{.*}} : memref<1x1x1x64xi32{{.*}}>)
+// OPS-NOT: memref.alloc
+
+// LLVM: define void @main(ptr %0, ptr %1, ptr %2)
+// LLVM: call void @main_op0_conv_2d_nhwc_fhwc_q(
+// LLVM: define void @main_op0_conv_2d_nhwc_fhwc_q(
+// LLVM: getelementptr {{.*}}, i32
+// LLVM-NOT: malloc

@@ -1,0 +1,72 @@
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse)' | FileCheck %s
+
+// Padding, accumulator initialization, convolution and the requantizing consumer are computed
+// one output pixel at a time: the int32 accumulator and the padded input exist only as tiles.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_pad_rescale(
+// CHECK-NOT: tensor<1x4x4x3xi32>
+// CHECK-NOT: tensor<1x6x6x2xi8>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.pad
+// CHECK: linalg.fill {{.*}} -> tensor<1x1x1x3xi32>
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x3xi32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x1x3xi32>)
+// CHECK: } -> tensor<1x1x1x3xi8>
+// CHECK: tensor.insert_slice {{.*}} into tensor<1x4x4x3xi8>
+// CHECK-NOT: tensor<1x4x4x3xi32>
+func.func @conv_pad_rescale(%x: tensor<1x4x4x2xi8>, %w: tensor<3x3x3x2xi8>) -> tensor<1x4x4x3xi8> {
+  %c0 = arith.constant 0 : i32
+  %pv = arith.constant 0 : i8
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %pv : i8
+  } : tensor<1x4x4x2xi8> to tensor<1x6x6x2xi8>
+  %e = tensor.empty() : tensor<1x4x4x3xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  %acc = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%padded, %w : tensor<1x6x6x2xi8>, tensor<3x3x3x2xi8>) outs(%f : tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  %e8 = tensor.empty() : tensor<1x4x4x3xi8>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%acc : tensor<1x4x4x3xi32>) outs(%e8 : tensor<1x4x4x3xi8>) {
+  ^bb0(%a: i32, %o: i8):
+    %t = arith.trunci %a : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x4x4x3xi8>
+  return %y : tensor<1x4x4x3xi8>
+}
+
+// -----
+
+// A convolution whose result is used twice keeps its accumulator (the consumers need all of
+// it), but is still computed one pixel at a time.
+// CHECK-LABEL: func.func @shared_result(
+// CHECK: scf.for
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x3xi32>
+// CHECK: tensor.insert_slice {{.*}} into tensor<1x4x4x3xi32>
+func.func @shared_result(%x: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8>) -> (tensor<1x4x4x3xi32>, tensor<1x4x4x3xi32>) {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x4x4x3xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  %acc = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>) outs(%f : tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  return %acc, %acc : tensor<1x4x4x3xi32>, tensor<1x4x4x3xi32>
+}
+
+// -----
+
+// Elementwise ops alone are left to linalg's elementwise fusion: nothing to tile here.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @elementwise_only(
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+func.func @elementwise_only(%x: tensor<4x4xi8>) -> tensor<4x4xi8> {
+  %e = tensor.empty() : tensor<4x4xi8>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%x : tensor<4x4xi8>) outs(%e : tensor<4x4xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    %t = arith.addi %a, %a : i8
+    linalg.yield %t : i8
+  } -> tensor<4x4xi8>
+  return %y : tensor<4x4xi8>
+}
