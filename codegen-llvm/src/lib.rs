@@ -200,6 +200,10 @@ fn add_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize,
     let i32t = context.i32_type();
     let parameters: Vec<_> = (0..if buffers.is_some() { 3 } else { 2 }).map(|_| ptr.into()).collect();
     let wrapper = module.add_function(symbol, i32t.fn_type(&parameters, false), None);
+    wrapper.add_attribute(
+        AttributeLoc::Function,
+        context.create_enum_attribute(Attribute::get_named_enum_kind_id("nounwind"), 0),
+    );
     let builder = context.create_builder();
     builder.position_at_end(context.append_basic_block(wrapper, "entry"));
     let (Some(input_array), Some(output_array)) = (wrapper.get_nth_param(0), wrapper.get_nth_param(1)) else {

@@ -440,6 +440,12 @@ fn inspect_object(bytes: &[u8]) -> Result<ObjectSizes, FirmwareError> {
         .map_err(|e| FirmwareError::Compile(format!("cannot read the generated object: {e}")))?;
     let mut sizes = ObjectSizes { text: 0, rodata: 0 };
     for section in file.sections() {
+        // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
+        // is referenced); it is accounted with the code, not the constants.
+        if section.name().is_ok_and(|n| n.starts_with(".ARM.exidx")) {
+            sizes.text += section.size();
+            continue;
+        }
         match section.kind() {
             SectionKind::Text => sizes.text += section.size(),
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString | SectionKind::ReadOnlyDataWithRel => {

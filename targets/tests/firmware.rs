@@ -125,3 +125,118 @@ fn ad_cortex_m4() {
 fn ad_host() {
     run_on("ad", Cpu::Host, Platform::Host);
 }
+
+/// The object is what firmware can link: one exported symbol `N_run`, operator functions as
+/// local symbols, constants in read-only data, no writable data, no unwind tables, and no
+/// undefined symbols but the C library's memory functions (here inspected independently of the
+/// check `compile` makes).
+#[test]
+fn objects_are_self_contained() {
+    use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
+    let Some(models) = models_dir() else { return };
+    for model in ["kws", "ad"] {
+        for cpu in [Cpu::CortexM55, Cpu::CortexM7, Cpu::CortexM4] {
+            let firmware = compile_model(&models.join(model), model, cpu);
+            let file = object::File::parse(&*firmware.object).unwrap();
+            let undefined: Vec<&str> = file
+                .symbols()
+                .filter(|s| s.is_undefined())
+                .filter_map(|s| s.name().ok())
+                .filter(|n| !n.is_empty())
+                .collect();
+            for name in &undefined {
+                assert!(
+                    ["memcpy", "memset", "memmove"].iter().any(|m| name.trim_start_matches("__aeabi_").starts_with(m))
+                        || name.starts_with("__aeabi_memclr"),
+                    "{model} for {}: undefined symbol {name}",
+                    cpu.name()
+                );
+            }
+            let global: Vec<&str> =
+                file.symbols().filter(|s| s.is_global() && s.is_definition()).filter_map(|s| s.name().ok()).collect();
+            assert_eq!(global, vec![format!("{model}_run").as_str()], "{model} for {}", cpu.name());
+            for operator in &firmware.operators {
+                let symbol = file.symbols().find(|s| s.name() == Ok(operator.function.as_str()));
+                assert!(symbol.is_some_and(|s| s.is_local()), "{} is a local symbol", operator.function);
+            }
+            let mut rodata = 0;
+            for section in file.sections() {
+                let name = section.name().unwrap_or("");
+                // nounwind code: no unwind instructions (.ARM.extab); the index only says
+                // "cannot unwind" and is code metadata, not constants.
+                assert!(!name.contains("extab"), "unwind tables in {name}");
+                if name.starts_with(".ARM.exidx") {
+                    continue;
+                }
+                match section.kind() {
+                    SectionKind::Data | SectionKind::UninitializedData => {
+                        assert_eq!(section.size(), 0, "writable data in {name}")
+                    }
+                    SectionKind::ReadOnlyData => rodata += section.size(),
+                    _ => {}
+                }
+            }
+            assert_eq!(rodata, firmware.rodata_bytes);
+            assert!(rodata > 0);
+        }
+    }
+}
+
+/// The header declares the entry and the sizes a firmware engineer allocates.
+#[test]
+fn header_and_metadata_describe_the_model() {
+    let Some(models) = models_dir() else { return };
+    let firmware = compile_model(&models.join("kws"), "kws", Cpu::CortexM55);
+    let h = &firmware.header;
+    assert!(h.contains("int32_t kws_run(const void *const inputs[], void *const outputs[], void *workspace);"));
+    assert!(h.contains(&format!("#define KWS_WORKSPACE_SIZE {}\n", firmware.workspace_size)));
+    assert!(h.contains("#define KWS_WORKSPACE_ALIGNMENT 16\n"));
+    assert!(h.contains("#define KWS_INPUT_0_SIZE 490\n"), "{h}");
+    assert!(h.contains("#define KWS_OUTPUT_0_SIZE 12\n"));
+    assert!(h.contains("batch (dynamic dimensions) is fixed to 1"));
+    let m = &firmware.metadata;
+    assert_eq!(m["inputs"][0]["shape"], serde_json::json!([1, 49, 10, 1]));
+    assert_eq!(m["inputs"][0]["dtype"], "int8");
+    assert_eq!(m["inputs"][0]["name"], "input_1");
+    assert_eq!(m["outputs"][0]["bytes"], 12);
+    assert_eq!(m["workspace"]["bytes"], firmware.workspace_size);
+    assert_eq!(m["workspace"]["alignment"], 16);
+    assert!(firmware.workspace_lower_bound <= firmware.workspace_size);
+    assert_eq!(m["target"]["name"], "cortex-m55");
+    assert_eq!(m["target"]["triple"], "thumbv8.1m.main-none-eabihf");
+    assert!(m["text_bytes"].as_u64().unwrap() > 0);
+    // KWS: 5 convolutions and 4 depthwise convolutions, each one fused operator, in order.
+    let kinds: Vec<&str> = firmware.operators.iter().map(|o| o.function.as_str()).collect();
+    assert_eq!(kinds[0], "kws_op0_conv_2d_nhwc_fhwc_q");
+    assert_eq!(kinds[1], "kws_op1_depthwise_conv_2d_nhwc_hwcm_q");
+    let first = &firmware.operators[0].source_ops;
+    assert!(first.iter().any(|s| s.starts_with("tosa.conv2d at ")), "{first:?}");
+    assert!(first.iter().any(|s| s.starts_with("tosa.rescale at ")), "{first:?}");
+}
+
+/// A harness that checks nothing would pass anything: a wrong expected byte must fail.
+#[test]
+fn a_wrong_output_is_caught() {
+    let Some(models) = models_dir() else { return };
+    let dir = models.join("ad");
+    let firmware = compile_model(&dir, "ad", Cpu::Host);
+    let work = std::env::temp_dir().join(format!("umac-fw-{}-wrong", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let (object, header) = (work.join("ad.o"), work.join("ad.h"));
+    std::fs::write(&object, &firmware.object).unwrap();
+    std::fs::write(&header, &firmware.header).unwrap();
+    let mut cases = cases(&dir);
+    cases[3].expected[0][100] ^= 1;
+    let spec = Model {
+        name: "ad",
+        object: &object,
+        header: &header,
+        workspace_size: firmware.workspace_size,
+        output_bytes: vec![640],
+    };
+    let program = build(Platform::Host, &work, &spec, &cases).unwrap();
+    let outcome = run(Platform::Host, &program, Duration::from_secs(60)).unwrap();
+    assert_eq!(outcome.status, Some(1), "{}", outcome.output);
+    assert!(outcome.output.contains("case 3 output 0 byte 100"), "{}", outcome.output);
+    std::fs::remove_dir_all(&work).unwrap();
+}

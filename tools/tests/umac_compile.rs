@@ -1,0 +1,201 @@
+//! `umac compile` from the command line: the files a firmware engineer links, and the errors
+//! they will hit (unknown target, an op without a lowering, limits exceeded), each with a clear
+//! message and exit code 1.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+fn umac(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_umac")).args(args).output().expect("umac starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn kws() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is missing", dir.display());
+        None
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("umac-compile-test-{}", std::process::id())).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn metadata(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn writes_object_header_and_metadata_named_after_the_model() {
+    let Some(kws) = kws() else { return };
+    let out = temp("default-name");
+    let model = kws.join("model.mlir");
+    let (code, stderr) =
+        umac(&["compile", model.to_str().unwrap(), "--target=cortex-m55", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    for file in ["model.o", "model.h", "metadata.json"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let header = std::fs::read_to_string(out.join("model.h")).unwrap();
+    assert!(header.contains("int32_t model_run(const void *const inputs[], void *const outputs[], void *workspace);"));
+    let m = metadata(&out);
+    assert_eq!(m["name"], "model");
+    assert_eq!(m["entry"], "model_run");
+    assert_eq!(m["target"]["name"], "cortex-m55");
+    assert_eq!(m["batch_fixed_to_1"], true);
+    // A .mlir model carries no quantization parameters.
+    assert!(m["inputs"][0]["scale"].is_null());
+}
+
+#[test]
+fn tflite_models_convert_and_keep_their_quantization() {
+    let Some(kws) = kws() else { return };
+    let out = temp("tflite");
+    let model = kws.join("model.tflite");
+    let (code, stderr) =
+        umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", out.to_str().unwrap(), "--name", "kws"]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    // ../shared/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zero point 83;
+    // output 0.00390625, -128.
+    assert_eq!(m["inputs"][0]["scale"], serde_json::json!([0.5847029089927673f32]));
+    assert_eq!(m["inputs"][0]["zero_point"], serde_json::json!([83]));
+    assert_eq!(m["outputs"][0]["scale"], serde_json::json!([0.00390625]));
+    assert_eq!(m["outputs"][0]["zero_point"], serde_json::json!([-128]));
+    assert!(out.join("kws.o").is_file());
+}
+
+#[test]
+fn size_optimization_makes_smaller_code() {
+    let Some(kws) = kws() else { return };
+    let model = kws.join("model.mlir");
+    let mut text = Vec::new();
+    for opt in ["speed", "size"] {
+        let out = temp(&format!("opt-{opt}"));
+        let (code, stderr) = umac(&[
+            "compile",
+            model.to_str().unwrap(),
+            "--target=cortex-m4",
+            "-o",
+            out.to_str().unwrap(),
+            "--opt",
+            opt,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let m = metadata(&out);
+        assert_eq!(m["target"]["opt"], opt);
+        text.push(m["text_bytes"].as_u64().unwrap());
+    }
+    assert!(text[1] < text[0], "Os code ({}) is not smaller than O3 code ({})", text[1], text[0]);
+}
+
+#[test]
+fn unknown_target_lists_the_known_ones() {
+    let Some(kws) = kws() else { return };
+    let model = kws.join("model.mlir");
+    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m85", "-o", "/nonexistent"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("error: unknown target 'cortex-m85' (known: cortex-m55, cortex-m7, cortex-m4, host)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_op_without_lowering_is_named_at_its_location() {
+    let dir = temp("custom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("custom.mlir");
+    std::fs::write(
+        &model,
+        "func.func @main(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {\n  \
+         %y = tosa.custom %x {operator_name = \"my_op\", domain_name = \"acme\", implementation_attrs = \"\"} \
+         : (tensor<1x4xi8>) -> tensor<1x4xi8>\n  return %y : tensor<1x4xi8>\n}\n",
+    )
+    .unwrap();
+    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("custom.mlir:2:8: error: failed to legalize operation 'tosa.custom'"), "{stderr}");
+    assert!(!dir.join("custom.o").exists());
+}
+
+#[test]
+fn limits_name_the_sizes() {
+    let Some(kws) = kws() else { return };
+    let model = kws.join("model.mlir");
+    let out = temp("limits");
+    let (code, stderr) = umac(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--target=cortex-m4",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-workspace=1000",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("-byte workspace, more than --max-workspace=1000"), "{stderr}");
+    let (code, stderr) = umac(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--target=cortex-m4",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-flash=4096",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("bytes of flash (") && stderr.contains("more than --max-flash=4096"), "{stderr}");
+    assert!(!out.exists(), "nothing is written when a limit is exceeded");
+    // Generous limits pass.
+    let (code, stderr) = umac(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--target=cortex-m4",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-workspace=65536",
+        "--max-flash=262144",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn bad_names_and_shapes_are_rejected() {
+    let Some(kws) = kws() else { return };
+    let model = kws.join("model.mlir");
+    let out = temp("bad");
+    let (code, stderr) =
+        umac(&["compile", model.to_str().unwrap(), "--target=host", "-o", out.to_str().unwrap(), "--name", "my-model"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--name 'my-model' is not a C identifier"), "{stderr}");
+    let (code, stderr) = umac(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--target=host",
+        "-o",
+        out.to_str().unwrap(),
+        "--shape",
+        "1x49x11x1",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--shape 1x49x11x1 does not fit input 'input_1' of type ?x49x10x1xi8"), "{stderr}");
+    let (code, stderr) = umac(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--target=host",
+        "-o",
+        out.to_str().unwrap(),
+        "--shape",
+        "2x49x10x1",
+    ]);
+    assert_eq!(code, 0, "a batch of 2 compiles: {stderr}");
+    let m = metadata(&out);
+    assert_eq!(m["inputs"][0]["shape"], serde_json::json!([2, 49, 10, 1]));
+    assert_eq!(m["batch_fixed_to_1"], false);
+}
