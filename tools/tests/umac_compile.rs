@@ -65,7 +65,7 @@ fn tflite_models_convert_and_keep_their_quantization() {
     let m = metadata(&out);
     // ../shared/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zero point 83;
     // output 0.00390625, -128.
-    assert_eq!(m["inputs"][0]["scale"], serde_json::json!([0.5847029089927673f32]));
+    assert_eq!(m["inputs"][0]["scale"], serde_json::json!([0.584_702_9_f32]));
     assert_eq!(m["inputs"][0]["zero_point"], serde_json::json!([83]));
     assert_eq!(m["outputs"][0]["scale"], serde_json::json!([0.00390625]));
     assert_eq!(m["outputs"][0]["zero_point"], serde_json::json!([-128]));
