@@ -30,6 +30,8 @@
 //! - `umac.workspace_size = N : i64` and `umac.workspace_lower_bound = N : i64` on a `func.func`:
 //!   set by `umac-plan-memory` — the bytes of the function's workspace argument, and the most
 //!   bytes of buffers alive at once.
+//! - `umac.op = "<name>"` on a `linalg.generic` umac wrote in place of a named linalg op (e.g.
+//!   `umac-fold-padding`): the name of that op, kept for readers and operator names.
 
 use crate::{
     location::emit_error,
@@ -56,6 +58,8 @@ pub const SEGMENT_SIZES_ATTR: &str = "operandSegmentSizes";
 pub const TARGET_ATTR: &str = "umac.target";
 /// The composite pattern a partitioned function matched.
 pub const COMPOSITE_ATTR: &str = "umac.composite";
+/// On a `linalg.generic` that umac wrote in place of a named op: that op's name.
+pub const OP_ATTR: &str = "umac.op";
 /// The planned workspace size of a function.
 pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
 /// The liveness lower bound of a function's planned buffers.
@@ -64,7 +68,8 @@ pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 /// Every op of the dialect.
 pub const OPERATIONS: &[&str] = &[CALL_EXTERN];
 /// Every discardable attribute of the dialect.
-pub const ATTRIBUTES: &[&str] = &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR];
+pub const ATTRIBUTES: &[&str] =
+    &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR, OP_ATTR];
 
 /// What the verifier accepts beyond the umac dialect.
 #[derive(Clone, Copy, Debug, Default)]
@@ -136,6 +141,13 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
                     good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
                 }
                 good
+            }
+            OP_ATTR => {
+                if string_value(value).is_none_or(|s| s.is_empty()) {
+                    fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)))
+                } else {
+                    true
+                }
             }
             WORKSPACE_SIZE_ATTR | WORKSPACE_LOWER_BOUND_ATTR => {
                 if name != "func.func" && name != "llvm.func" {

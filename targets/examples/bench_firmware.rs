@@ -66,7 +66,9 @@ fn main() -> Result<(), String> {
     );
     for reference in REFERENCES {
         let dir = models.join(reference.model);
-        for (cpu, platform, tflm) in [("cortex-m55", MPS3_AN547, reference.m55), ("cortex-m4", MPS2_AN386, reference.m4)] {
+        for (cpu, platform, tflm) in
+            [("cortex-m55", MPS3_AN547, reference.m55), ("cortex-m4", MPS2_AN386, reference.m4)]
+        {
             let out: PathBuf = work.join(format!("{}-{cpu}", reference.model));
             let model = dir.join("model.mlir");
             let started = Instant::now();
@@ -98,8 +100,13 @@ fn main() -> Result<(), String> {
                 inputs: vec![read_npy(&dir.join("ref/input_0.npy")).map_err(|e| e.to_string())?.data],
                 expected: vec![read_npy(&dir.join("ref/output_0.npy")).map_err(|e| e.to_string())?.data],
             };
-            let spec =
-                Model { name: reference.model, object: &object, header: &header, workspace_size: workspace, output_bytes };
+            let spec = Model {
+                name: reference.model,
+                object: &object,
+                header: &header,
+                workspace_size: workspace,
+                output_bytes,
+            };
             let program = build(platform, &out, &spec, &[case])?;
             let Platform::Board { machine, .. } = platform else { unreachable!() };
             let instructions = count_instructions(

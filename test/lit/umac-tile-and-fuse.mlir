@@ -1,7 +1,8 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse)' | FileCheck %s
 
 // Padding, accumulator initialization, convolution and the requantizing consumer are computed
-// one output pixel at a time: the int32 accumulator and the padded input exist only as tiles.
+// one output pixel at a time (a materialized pad is built once per pixel, not per channel): the
+// int32 accumulator and the padded input exist only as tiles.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv_pad_rescale(
 // CHECK-NOT: tensor<1x4x4x3xi32>
@@ -38,11 +39,13 @@ func.func @conv_pad_rescale(%x: tensor<1x4x4x2xi8>, %w: tensor<3x3x3x2xi8>) -> t
 
 // -----
 
-// A convolution whose result is used twice keeps its accumulator (the consumers need all of
-// it), but is still computed one pixel at a time.
+// Without a padded input, each output element is its own tile (the accumulator is a scalar).
+// A convolution whose result is used twice keeps its whole result (the consumers need it all).
 // CHECK-LABEL: func.func @shared_result(
 // CHECK: scf.for
-// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x3xi32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
 // CHECK: tensor.insert_slice {{.*}} into tensor<1x4x4x3xi32>
 func.func @shared_result(%x: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8>) -> (tensor<1x4x4x3xi32>, tensor<1x4x4x3xi32>) {
   %c0 = arith.constant 0 : i32

@@ -1,7 +1,9 @@
 //! umac passes written in Rust, one file each.
 
+pub mod fold_padding;
 pub mod outline_operators;
 pub mod plan_memory;
+pub mod splice;
 pub mod strided_copy;
 pub mod tile_and_fuse;
 pub mod transpose_conv;

@@ -19,7 +19,7 @@
 //! ```
 
 use crate::{
-    passes::{plan_memory::build, strided_copy::identity_layout, tile_and_fuse::is_accumulating},
+    passes::{plan_memory::build, strided_copy::identity_layout, tile_and_fuse::accumulating_kind},
     registry::{PassInfo, PassKind},
 };
 use melior::{
@@ -163,8 +163,8 @@ unsafe fn kind(op: MlirOperation) -> String {
     let mut first_linalg = None;
     op.walk(WalkOrder::PreOrder, |nested| {
         let name = op_name(&nested);
-        if accumulating.is_none() && is_accumulating(&name) {
-            accumulating = Some(name.clone());
+        if accumulating.is_none() {
+            accumulating = accumulating_kind(&nested);
         }
         if first_linalg.is_none() && name.starts_with("linalg.") && name != "linalg.yield" && name != "linalg.fill" {
             first_linalg = Some(name);
@@ -285,7 +285,8 @@ unsafe fn resolve(
     }
 }
 
-/// Constants, and views whose type a bare pointer cannot carry.
+/// Constants, scalar stack slots (registers after LLVM's SROA), and views whose type a bare
+/// pointer cannot carry.
 ///
 /// # Safety
 /// `value` must be an op result.
@@ -294,7 +295,7 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
         let owner = mlirOpResultGetOwner(value);
         let name = string_from(mlirIdentifierStr(mlirOperationGetName(owner)));
         match name.as_str() {
-            "arith.constant" | "memref.get_global" | "ub.poison" => true,
+            "arith.constant" | "memref.get_global" | "ub.poison" | "memref.alloca" => true,
             "memref.subview"
             | "memref.collapse_shape"
             | "memref.expand_shape"

@@ -12,6 +12,9 @@
 //! output buffer starts there and whose input buffer of the same type dies there writes over the
 //! input; the two become one buffer.
 //!
+//! A buffer of a single element used within one step (a tile's accumulator) is a register, not
+//! memory: it becomes a `memref.alloca` in front of that step, which LLVM promotes to a register.
+//!
 //! The function gets `umac.workspace_size` and `umac.workspace_lower_bound` (the most bytes alive
 //! at once, which no placement can beat). A buffer whose size is not static is an error at its
 //! `memref.alloc`.
@@ -183,6 +186,9 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
             let name = op_name(&op);
             if name == "memref.alloc" || name == "memref.alloca" {
                 let ty = mlirValueGetType(mlirOperationGetResult(raw, 0));
+                if name == "memref.alloca" && is_scalar(ty) {
+                    return WalkResult::Advance;
+                }
                 if name == "memref.alloca" || !mlirShapedTypeHasStaticShape(ty) {
                     failure.get_or_insert((
                         mlirOperationGetLocation(raw),
@@ -234,11 +240,25 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
                 merged_into[output] = Some(input);
             }
         }
-        // Plan the buffers that are used; drop the others (and the merged ones).
+        // Plan the buffers that are used; drop the others (and the merged ones). A single scalar
+        // used within one step is a register, not memory: it becomes a `memref.alloca` in front
+        // of that step, which LLVM promotes to a register.
         let mut planned = Vec::new();
         let mut buffers = Vec::new();
         for (index, &alloc) in allocs.iter().enumerate() {
             match uses[index] {
+                Some((start, end)) if start == end && is_scalar(mlirValueGetType(mlirOperationGetResult(alloc, 0))) => {
+                    let alloca = build(
+                        "memref.alloca",
+                        mlirOperationGetLocation(alloc),
+                        &[],
+                        &[mlirValueGetType(mlirOperationGetResult(alloc, 0))],
+                        &[("operandSegmentSizes", mlirDenseI32ArrayGet(context_of(alloc), 2, [0, 0].as_ptr()))],
+                    );
+                    mlirBlockInsertOwnedOperationBefore(block, top[start], alloca);
+                    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(alloc, 0), mlirOperationGetResult(alloca, 0));
+                    mlirOperationDestroy(alloc);
+                }
                 Some((start, end)) => {
                     planned.push(index);
                     buffers.push(Buffer { size: byte_size(alloc)?, start, end });
@@ -296,6 +316,24 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
         );
         Ok(())
     }
+}
+
+/// A memref of one element.
+///
+/// # Safety
+/// `ty` must be live.
+unsafe fn is_scalar(ty: MlirType) -> bool {
+    unsafe {
+        mlirTypeIsAMemRef(ty)
+            && mlirShapedTypeHasStaticShape(ty)
+            && (0..mlirShapedTypeGetRank(ty)).all(|d| mlirShapedTypeGetDimSize(ty, d as isize) == 1)
+    }
+}
+
+/// # Safety
+/// `op` must be live.
+unsafe fn context_of(op: MlirOperation) -> MlirContext {
+    unsafe { mlirOperationGetContext(op) }
 }
 
 /// The step of the top-level op that contains `op` (itself included).

@@ -57,7 +57,7 @@ impl<'c> RunExternalPass<'c> for TileAndFuse {
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
         let mut roots: Vec<(MlirOperation, usize)> = Vec::new();
         operation.walk(WalkOrder::PreOrder, |op| {
-            if is_accumulating(&op_name(&op))
+            if accumulating_kind(&op).is_some()
                 && let Some(root) = group_root(&op)
             {
                 roots.push(root);
@@ -85,11 +85,37 @@ pub fn is_accumulating(name: &str) -> bool {
         || name == "linalg.quantized_batch_matmul"
 }
 
-/// The op whose loops are tiled for `op`'s group, and how many leading loops to tile.
+/// The accumulating op `op` is (`conv_2d_nhwc_fhwc_q`, ...), also when it is a generic umac
+/// wrote in place of one (`umac.op`).
+pub fn accumulating_kind(op: &OperationRef) -> Option<String> {
+    let name = op_name(op);
+    if is_accumulating(&name) {
+        return Some(name.trim_start_matches("linalg.").to_string());
+    }
+    if name != "linalg.generic" {
+        return None;
+    }
+    let kind = op.attribute(umac_dialects::umac::OP_ATTR).ok().and_then(umac_dialects::umac::string_value)?;
+    is_accumulating(&format!("linalg.{kind}")).then_some(kind)
+}
+
+/// The op whose loops are tiled for `op`'s group, and how many leading loops to tile: every
+/// output dimension (one output element per tile: the accumulator is a scalar), or, when the
+/// input is still a materialized `tensor.pad`, all but the innermost (one pixel per tile, so the
+/// padded window is built once per pixel rather than once per channel).
 fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
     if op.result_count() != 1 {
         return None;
     }
+    let padded_input = op.operand(0).ok().is_some_and(|input| {
+        // SAFETY: the value and its owner are alive while the IR is read.
+        unsafe {
+            mlirValueIsAOpResult(input.to_raw())
+                && umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(
+                    input.to_raw(),
+                )))) == "tensor.pad"
+        }
+    });
     let result = op.result(0).ok()?;
     let mut root = op.to_raw();
     // SAFETY: the use list and its owner are read while the IR is not modified.
@@ -102,7 +128,7 @@ fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
             }
         }
         let rank = result_rank(root)?;
-        let tiled = rank.saturating_sub(1).min(3);
+        let tiled = if padded_input { rank.saturating_sub(1).min(3) } else { rank };
         (tiled > 0).then_some((root, tiled))
     }
 }

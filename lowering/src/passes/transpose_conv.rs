@@ -12,7 +12,10 @@
 //! // becomes reshape → pad (zero insertion) → reshape → slice → reverse ×2 → tosa.conv2d
 //! ```
 
-use crate::registry::{PassInfo, PassKind};
+use crate::{
+    passes::splice::splice,
+    registry::{PassInfo, PassKind},
+};
 use melior::{
     ir::{
         AttributeLike, OperationRef, TypeLike, ValueLike,
@@ -24,7 +27,7 @@ use melior::{
 use mlir_sys::*;
 use umac_dialects::{
     emit_error,
-    text::{attribute_text, str_ref, string_from, type_text},
+    text::{attribute_text, type_text},
 };
 
 /// The registry entry.
@@ -72,7 +75,9 @@ impl<'c> RunExternalPass<'c> for Decompose {
             match helper_text(&op) {
                 Ok(Some(text)) => {
                     // SAFETY: the op is alive; the helper is parsed in its context and consumed.
-                    if let Err(message) = unsafe { splice(&op, &text) } {
+                    let operands: Vec<MlirValue> =
+                        (0..5).map(|i| unsafe { mlirOperationGetOperand(op.to_raw(), i) }).collect();
+                    if let Err(message) = unsafe { splice(&op, &text, &operands, INFO.name) } {
                         emit_error(op.location(), &message);
                         pass.signal_failure();
                         return;
@@ -198,40 +203,4 @@ fn helper_text(op: &OperationRef) -> Result<Option<String>, String> {
         "func.func private @__umac_transpose_conv2d(%x: {x_type}, %w: {w_type}, %b: {}, %izp: {}, %wzp: {}) -> {y_type} {{\n{body}    return %y : {y_type}\n}}\n",
         types[2], types[3], types[4]
     )))
-}
-
-/// Parses the helper and moves its body in front of `op`, wired to `op`'s operands; `op` goes.
-///
-/// # Safety
-/// `op` must be a live `tosa.transpose_conv2d` with five operands and one result.
-unsafe fn splice(op: &OperationRef, text: &str) -> Result<(), String> {
-    let name = "umac-decompose-transpose-conv2d";
-    // SAFETY: caller's contract; the parsed helper is destroyed after its ops moved out.
-    unsafe {
-        let context = mlirOperationGetContext(op.to_raw());
-        let helper = mlirOperationCreateParse(context, str_ref(text), str_ref(name));
-        if helper.ptr.is_null() {
-            return Err("internal error: the transpose_conv2d decomposition did not parse".into());
-        }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
-        for i in 0..5 {
-            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), mlirOperationGetOperand(op.to_raw(), i));
-        }
-        let mut next = mlirBlockGetFirstOperation(block);
-        while !next.ptr.is_null() {
-            let current = next;
-            next = mlirOperationGetNextInBlock(current);
-            if string_from(mlirIdentifierStr(mlirOperationGetName(current))) == "func.return" {
-                mlirValueReplaceAllUsesOfWith(
-                    mlirOperationGetResult(op.to_raw(), 0),
-                    mlirOperationGetOperand(current, 0),
-                );
-                break;
-            }
-            mlirOperationMoveBefore(current, op.to_raw());
-        }
-        mlirOperationDestroy(helper);
-        mlirOperationDestroy(op.to_raw());
-    }
-    Ok(())
 }

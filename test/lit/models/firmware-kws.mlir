@@ -6,16 +6,24 @@
 
 // The executor: the input, the output and the workspace; only calls and views inside. No
 // buffer is allocated, and no int32 tensor of a convolution's full output exists.
-// OPS: func.func @main(%{{.*}}: memref<1x49x10x1xi8>, %{{.*}}: memref<1x12xi8>, %[[WS:.*]]: memref<{{[0-9]+}}xi8>)
-// OPS-SAME: umac.workspace_lower_bound = [[BOUND:[0-9]+]] : i64, umac.workspace_size = [[BOUND]] : i64
+// The workspace is the liveness bound of the int8 graph: two 25x5x64 tensors (TFLite Micro's
+// activation arena is the same 16000 bytes).
+// OPS: func.func @main(%{{.*}}: memref<1x49x10x1xi8>, %{{.*}}: memref<1x12xi8>, %[[WS:.*]]: memref<16000xi8>)
+// OPS-SAME: umac.workspace_lower_bound = 16000 : i64, umac.workspace_size = 16000 : i64
 // OPS-NOT: memref.alloc
 // OPS-NOT: memref<1x25x5x64xi32>
 // OPS: call @main_op0_conv_2d_nhwc_fhwc_q(
 // OPS: call @main_op1_depthwise_conv_2d_nhwc_hwcm_q(
-// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc_q(
+// Each output element is computed in one go: the accumulator is a scalar (an alloca LLVM turns
+// into a register), the padded input is read in place with bounds checks (umac-fold-padding).
+// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc_q(%[[X:.*]]: memref<1x49x10x1xi8>, %{{.*}}: memref<1x25x5x64xi8>)
+// OPS: %[[ACC:.*]] = memref.alloca() : memref<1x1x1x1xi32>
 // OPS: scf.for
-// OPS: linalg.conv_2d_nhwc_fhwc_q {{.*}} outs(%{{.*}} : memref<1x1x1x64xi32{{.*}}>)
-// OPS-NOT: memref.alloc
+// OPS: scf.for
+// OPS: scf.for
+// OPS: linalg.generic {{.*}} outs(%[[ACC]] : memref<1x1x1x1xi32>)
+// OPS: memref.load %[[X]]
+// OPS-NOT: memref.alloc(
 
 // LLVM: define void @main(ptr %0, ptr %1, ptr %2)
 // LLVM: call void @main_op0_conv_2d_nhwc_fhwc_q(

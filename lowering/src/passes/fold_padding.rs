@@ -1,0 +1,316 @@
+//! `umac-fold-padding`: a convolution, depthwise convolution or pooling over a `tensor.pad`
+//! reads the unpadded input directly, with bounds checks, so no padded copy of the input (not
+//! even a per-tile window) is ever materialized. TFLite Micro's kernels work the same way.
+//!
+//! The named op becomes a `linalg.generic` with the same iteration space and the same
+//! arithmetic (so results are bit-identical); the input is read with `tensor.extract` at
+//! `(n, oh·s + kh·d - pad, ow·s + kw·d - pad, c)`, and positions outside the input read the pad
+//! value instead. The generic keeps the named op's name in `umac.op`.
+//! ```mlir
+//! %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] { tensor.yield %c-128_i8 }
+//! %y = linalg.depthwise_conv_2d_nhwc_hwcm_q ins(%p, %w, %izp, %wzp) outs(%init)
+//! // becomes
+//! %y = linalg.generic {umac.op = "depthwise_conv_2d_nhwc_hwcm_q", ...} ins(%w) outs(%init) {
+//!   ... %in = arith.andi (bounds checks) ... %v = tensor.extract %x[...] ...
+//!   %xv = arith.select %in, %v, %c-128_i8 ... }
+//! ```
+//! Supported: `conv_2d_nhwc_fhwc[_q]`, `depthwise_conv_2d_nhwc_hwcm[_q]`, `pooling_nhwc_sum`,
+//! `pooling_nhwc_max` on integer types with static shapes, padding on H and W only, and a
+//! constant pad value. Anything else is left as it is (still correct, with the padded copy).
+
+use crate::{
+    passes::splice::splice,
+    registry::{PassInfo, PassKind},
+};
+use melior::{
+    ir::{
+        OperationRef, TypeLike, ValueLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use umac_dialects::{
+    emit_error,
+    text::{attribute_text, op_name, str_ref, string_from, type_text},
+};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-fold-padding",
+    summary: "Read a padded convolution/pooling input in place with bounds checks instead of materializing tensor.pad",
+    anchor: "any",
+    options: &[],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(_: &crate::options::OptionValues) -> Pass {
+    create_external(FoldPadding, TypeId::create(&PASS_ID), "UmacFoldPadding", INFO.name, INFO.summary, "", &[])
+}
+
+#[derive(Clone)]
+struct FoldPadding;
+
+/// What a supported op computes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Conv { quantized: bool },
+    Depthwise { quantized: bool },
+    PoolSum,
+    PoolMax,
+}
+
+fn kind_of(name: &str) -> Option<Kind> {
+    Some(match name {
+        "linalg.conv_2d_nhwc_fhwc" => Kind::Conv { quantized: false },
+        "linalg.conv_2d_nhwc_fhwc_q" => Kind::Conv { quantized: true },
+        "linalg.depthwise_conv_2d_nhwc_hwcm" => Kind::Depthwise { quantized: false },
+        "linalg.depthwise_conv_2d_nhwc_hwcm_q" => Kind::Depthwise { quantized: true },
+        "linalg.pooling_nhwc_sum" => Kind::PoolSum,
+        "linalg.pooling_nhwc_max" => Kind::PoolMax,
+        _ => return None,
+    })
+}
+
+impl<'c> RunExternalPass<'c> for FoldPadding {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let mut found = Vec::new();
+        operation.walk(WalkOrder::PreOrder, |op| {
+            if let Some(kind) = kind_of(&op_name(&op)) {
+                found.push((op.to_raw(), kind));
+            }
+            WalkResult::Advance
+        });
+        for (raw, kind) in found {
+            // SAFETY: each op is alive until it is replaced, one at a time; the pad it reads
+            // stays (other users may need it) and is erased by canonicalization when dead.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let Some((text, arguments)) = (unsafe { rewrite(&op, kind) }) else { continue };
+            if let Err(message) = unsafe { splice(&op, &text, &arguments, INFO.name) } {
+                emit_error(op.location(), &message);
+                pass.signal_failure();
+                return;
+            }
+        }
+    }
+}
+
+/// Static shape and element type of a ranked tensor.
+fn shape_of(ty: MlirType) -> Option<(Vec<i64>, MlirType)> {
+    // SAFETY: the type is alive; accessors follow the ranked-tensor check.
+    unsafe {
+        if !mlirTypeIsARankedTensor(ty) || !mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let dims = (0..mlirShapedTypeGetRank(ty)).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect();
+        Some((dims, mlirShapedTypeGetElementType(ty)))
+    }
+}
+
+/// Two values of a dense i64 attribute (strides, dilations), splat or not.
+///
+/// # Safety
+/// `attribute` must be live or null.
+unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
+    unsafe {
+        if attribute.ptr.is_null() || !mlirAttributeIsADenseElements(attribute) {
+            return None;
+        }
+        if mlirDenseElementsAttrIsSplat(attribute) {
+            let v = mlirDenseElementsAttrGetInt64SplatValue(attribute);
+            return Some([v, v]);
+        }
+        (mlirElementsAttrGetNumElements(attribute) == 2).then(|| {
+            [mlirDenseElementsAttrGetInt64Value(attribute, 0), mlirDenseElementsAttrGetInt64Value(attribute, 1)]
+        })
+    }
+}
+
+/// # Safety
+/// `attribute` must be live or null.
+unsafe fn i64_array(attribute: MlirAttribute) -> Option<Vec<i64>> {
+    unsafe {
+        if attribute.ptr.is_null() || !mlirAttributeIsADenseI64Array(attribute) {
+            return None;
+        }
+        Some((0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect())
+    }
+}
+
+/// The padding of a foldable `tensor.pad`: its source, `[top, left]`, and the pad value as
+/// `arith.constant` text.
+///
+/// # Safety
+/// `pad` must be live.
+unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
+    unsafe {
+        if string_from(mlirIdentifierStr(mlirOperationGetName(pad))) != "tensor.pad"
+            || mlirOperationGetNumOperands(pad) != 1
+        {
+            return None;
+        }
+        let low = i64_array(mlirOperationGetAttributeByName(pad, str_ref("static_low")))?;
+        let high = i64_array(mlirOperationGetAttributeByName(pad, str_ref("static_high")))?;
+        let [0, top, left, 0] = low[..] else { return None };
+        let [0, _, _, 0] = high[..] else { return None };
+        if low.iter().chain(&high).any(|p| *p < 0) {
+            return None;
+        }
+        // The region yields one value defined outside it: a constant.
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(pad, 0));
+        let yield_op = mlirBlockGetTerminator(block);
+        let value = mlirOperationGetOperand(yield_op, 0);
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let constant = mlirOpResultGetOwner(value);
+        if string_from(mlirIdentifierStr(mlirOperationGetName(constant))) != "arith.constant" {
+            return None;
+        }
+        let attribute = mlirOperationGetAttributeByName(constant, str_ref("value"));
+        let text = attribute_text(melior::ir::Attribute::from_raw(attribute));
+        Some((mlirOperationGetOperand(pad, 0), [top, left], text))
+    }
+}
+
+fn tensor(dims: &[i64], element: &str) -> String {
+    format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
+}
+
+fn map(loops: usize, results: &[usize]) -> String {
+    let dims: Vec<String> = (0..loops).map(|d| format!("d{d}")).collect();
+    let out: Vec<String> = results.iter().map(|d| format!("d{d}")).collect();
+    format!("affine_map<({}) -> ({})>", dims.join(", "), out.join(", "))
+}
+
+/// The replacement helper and the values its arguments take, or `None` when `op` is not a
+/// foldable case.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValue>)> {
+    unsafe {
+        let raw = op.to_raw();
+        let input = mlirOperationGetOperand(raw, 0);
+        if !mlirValueIsAOpResult(input) {
+            return None;
+        }
+        let (source, [top, left], pad_value) = padding(mlirOpResultGetOwner(input))?;
+        let (x_dims, x_element) = shape_of(mlirValueGetType(source))?;
+        let result = op.result(0).ok()?;
+        let (y_dims, y_element) = shape_of(result.r#type().to_raw())?;
+        if !mlirTypeIsAInteger(x_element) || !mlirTypeIsAInteger(y_element) || x_dims.len() != 4 {
+            return None;
+        }
+        let strides = pair(mlirOperationGetAttributeByName(raw, str_ref("strides")))?;
+        let dilations = pair(mlirOperationGetAttributeByName(raw, str_ref("dilations")))?;
+        let second = mlirOperationGetOperand(raw, 1);
+        let (w_dims, w_element) = shape_of(mlirValueGetType(second))?;
+        let xe = type_text(melior::ir::Type::from_raw(x_element));
+        let ye = type_text(melior::ir::Type::from_raw(y_element));
+        let we = type_text(melior::ir::Type::from_raw(w_element));
+        let init = mlirOperationGetOperand(raw, mlirOperationGetNumOperands(raw) - 1);
+
+        // Loops, the windows' loop positions (kh, kw), the channel loop, the second operand's
+        // and the output's indexing.
+        let (loops, kh, kw, channel, w_map, y_map): (usize, usize, usize, usize, Vec<usize>, Vec<usize>) = match kind {
+            Kind::Conv { .. } => (7, 4, 5, 6, vec![3, 4, 5, 6], vec![0, 1, 2, 3]),
+            Kind::Depthwise { .. } => (7, 5, 6, 3, vec![5, 6, 3, 4], vec![0, 1, 2, 3, 4]),
+            Kind::PoolSum | Kind::PoolMax => (6, 4, 5, 3, vec![4, 5], vec![0, 1, 2, 3]),
+        };
+        let parallel = y_map.len();
+        let iterators: Vec<&str> =
+            (0..loops).map(|d| if d < parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
+        let quantized = matches!(kind, Kind::Conv { quantized: true } | Kind::Depthwise { quantized: true });
+        let (izp, wzp) = if quantized {
+            (Some(mlirOperationGetOperand(raw, 2)), Some(mlirOperationGetOperand(raw, 3)))
+        } else {
+            (None, None)
+        };
+        let scalar = |v: Option<MlirValue>| v.map(|v| type_text(melior::ir::Type::from_raw(mlirValueGetType(v))));
+        let (izp_type, wzp_type) = (scalar(izp), scalar(wzp));
+        let x_type = tensor(&x_dims, &xe);
+        let w_type = tensor(&w_dims, &we);
+        let y_type = tensor(&y_dims, &ye);
+        let widen = |value: &str, from: &str, name: &str| {
+            if from == ye {
+                format!("      %{name} = arith.addi {value}, %c0_acc : {ye}\n")
+            } else {
+                format!("      %{name} = arith.extsi {value} : {from} to {ye}\n")
+            }
+        };
+        let mut body = String::new();
+        body += &format!(
+            "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
+             %kh = linalg.index {kh} : index\n      %kw = linalg.index {kw} : index\n      %c = linalg.index {channel} : index\n"
+        );
+        body += &format!(
+            "      %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
+             %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
+            strides[0], dilations[0], strides[1], dilations[1]
+        );
+        body += &format!(
+            "      %h_lo = arith.cmpi sge, %ih, %c0 : index\n      %h_hi = arith.cmpi slt, %ih, %ch : index\n      \
+             %w_lo = arith.cmpi sge, %iw, %c0 : index\n      %w_hi = arith.cmpi slt, %iw, %cw : index\n      \
+             %h_in = arith.andi %h_lo, %h_hi : i1\n      %w_in = arith.andi %w_lo, %w_hi : i1\n      \
+             %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
+             %iwc = arith.select %in, %iw, %c0 : index\n      \
+             %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
+             %xv = arith.select %in, %loaded, %pad : {xe}\n"
+        );
+        body += &widen("%xv", &xe, "xw");
+        let (block_args, yield_value) = match kind {
+            Kind::Conv { .. } | Kind::Depthwise { .. } => {
+                body += &widen("%wv", &we, "ww");
+                if quantized {
+                    body += &format!(
+                        "      %xs = arith.subi %xw, %izp : {ye}\n      %ws = arith.subi %ww, %wzp : {ye}\n      \
+                         %prod = arith.muli %xs, %ws : {ye}\n"
+                    );
+                } else {
+                    body += &format!("      %prod = arith.muli %xw, %ww : {ye}\n");
+                }
+                body += &format!("      %sum = arith.addi %acc, %prod : {ye}\n");
+                (format!("%wv: {we}, %acc: {ye}"), "%sum")
+            }
+            Kind::PoolSum => {
+                body += &format!("      %sum = arith.addi %acc, %xw : {ye}\n");
+                (format!("%wv: {we}, %acc: {ye}"), "%sum")
+            }
+            Kind::PoolMax => {
+                body += &format!("      %max = arith.maxsi %acc, %xw : {ye}\n");
+                (format!("%wv: {we}, %acc: {ye}"), "%max")
+            }
+        };
+        let quantized_args = match (&izp_type, &wzp_type) {
+            (Some(i), Some(w)) => format!(", %izp: {i}, %wzp: {w}"),
+            _ => String::new(),
+        };
+        let name = op_name(op);
+        let short = name.trim_start_matches("linalg.");
+        let text = format!(
+            "func.func private @__umac_fold_padding(%x: {x_type}, %w: {w_type}, %init: {y_type}{quantized_args}) -> {y_type} {{\n  \
+             %c0 = arith.constant 0 : index\n  %ch = arith.constant {} : index\n  %cw = arith.constant {} : index\n  \
+             %c0_acc = arith.constant 0 : {ye}\n  %pad = arith.constant {pad_value}\n  \
+             %y = linalg.generic {{indexing_maps = [{}, {}], iterator_types = [{}], umac.op = \"{short}\"}} \
+             ins(%w : {w_type}) outs(%init : {y_type}) {{\n    ^bb0({block_args}):\n{body}      linalg.yield {yield_value} : {ye}\n  \
+             }} -> {y_type}\n  return %y : {y_type}\n}}\n",
+            x_dims[1],
+            x_dims[2],
+            map(loops, &w_map),
+            map(loops, &y_map),
+            iterators.join(", "),
+        );
+        let mut arguments = vec![source, second, init];
+        arguments.extend(izp);
+        arguments.extend(wzp);
+        Some((text, arguments))
+    }
+}
