@@ -53,7 +53,7 @@ func.func(buffer-loop-hoisting),canonicalize,cse";
 /// operator: the firmware executor's level.
 pub const FIRMWARE_OPERATORS: &[&str] = &[
     TOSA_TO_LINALG,
-    "func.func(umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse",
+    "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse",
     FIRMWARE_BUFFERIZE,
     "umac-plan-memory,umac-outline-operators",
 ];

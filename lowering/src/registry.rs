@@ -44,6 +44,7 @@ pub fn registry() -> &'static [PassInfo] {
         passes::verify::INFO,
         passes::strided_copy::INFO,
         passes::transpose_conv::INFO,
+        passes::fold_zero_points::INFO,
         passes::fold_padding::INFO,
         passes::tile_and_fuse::INFO,
         passes::plan_memory::INFO,

@@ -207,8 +207,8 @@ fn header_and_metadata_describe_the_model() {
     assert!(m["text_bytes"].as_u64().unwrap() > 0);
     // KWS: 5 convolutions and 4 depthwise convolutions, each one fused operator, in order.
     let kinds: Vec<&str> = firmware.operators.iter().map(|o| o.function.as_str()).collect();
-    assert_eq!(kinds[0], "kws_op0_conv_2d_nhwc_fhwc_q");
-    assert_eq!(kinds[1], "kws_op1_depthwise_conv_2d_nhwc_hwcm_q");
+    assert_eq!(kinds[0], "kws_op0_conv_2d_nhwc_fhwc");
+    assert_eq!(kinds[1], "kws_op1_depthwise_conv_2d_nhwc_hwcm");
     let first = &firmware.operators[0].source_ops;
     assert!(first.iter().any(|s| s.starts_with("tosa.conv2d at ")), "{first:?}");
     assert!(first.iter().any(|s| s.starts_with("tosa.rescale at ")), "{first:?}");

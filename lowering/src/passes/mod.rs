@@ -1,6 +1,7 @@
 //! umac passes written in Rust, one file each.
 
 pub mod fold_padding;
+pub mod fold_zero_points;
 pub mod outline_operators;
 pub mod plan_memory;
 pub mod splice;

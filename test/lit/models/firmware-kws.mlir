@@ -12,11 +12,11 @@
 // OPS-SAME: umac.workspace_lower_bound = 16000 : i64, umac.workspace_size = 16000 : i64
 // OPS-NOT: memref.alloc
 // OPS-NOT: memref<1x25x5x64xi32>
-// OPS: call @main_op0_conv_2d_nhwc_fhwc_q(
-// OPS: call @main_op1_depthwise_conv_2d_nhwc_hwcm_q(
+// OPS: call @main_op0_conv_2d_nhwc_fhwc(
+// OPS: call @main_op1_depthwise_conv_2d_nhwc_hwcm(
 // Each output element is computed in one go: the accumulator is a scalar (an alloca LLVM turns
 // into a register), the padded input is read in place with bounds checks (umac-fold-padding).
-// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc_q(%[[X:.*]]: memref<1x49x10x1xi8>, %{{.*}}: memref<1x25x5x64xi8>)
+// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc(%[[X:.*]]: memref<1x49x10x1xi8>, %{{.*}}: memref<1x25x5x64xi8>)
 // OPS: %[[ACC:.*]] = memref.alloca() : memref<1x1x1x1xi32>
 // OPS: scf.for
 // OPS: scf.for
@@ -26,7 +26,7 @@
 // OPS-NOT: memref.alloc(
 
 // LLVM: define void @main(ptr %0, ptr %1, ptr %2)
-// LLVM: call void @main_op0_conv_2d_nhwc_fhwc_q(
-// LLVM: define void @main_op0_conv_2d_nhwc_fhwc_q(
+// LLVM: call void @main_op0_conv_2d_nhwc_fhwc(
+// LLVM: define void @main_op0_conv_2d_nhwc_fhwc(
 // LLVM: getelementptr {{.*}}, i32
 // LLVM-NOT: malloc

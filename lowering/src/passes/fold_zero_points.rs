@@ -1,0 +1,206 @@
+//! `umac-fold-zero-points`: a quantized convolution with constant weights, a constant input
+//! zero point and a zero weight zero point becomes a plain integer convolution whose accumulator
+//! starts at `-izp · Σw` per output channel (computed here, at compile time):
+//! `Σ (x - izp) · w  =  Σ x · w  -  izp · Σ w`  (exact in wrapping i32 arithmetic).
+//!
+//! The inner loop is then a pure int8 dot product, which code generators turn into the CPU's
+//! dot-product instructions (Helium `vmlava.s8`: sixteen multiply-accumulates at once). Padded
+//! positions stay exact when they read the input zero point, which TFLite's padding does:
+//! `umac-fold-padding` reads the pad value there, contributing `izp · w`, which the correction
+//! cancels.
+//! ```mlir
+//! %y = linalg.conv_2d_nhwc_fhwc_q ins(%x, %w, %c-128_i32, %c0_i32) outs(%bias)
+//! // becomes
+//! %init = linalg.generic ins(dense<[128·Σw₀, 128·Σw₁, ...]>) outs(%bias) { addi }
+//! %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%init)
+//! ```
+
+use crate::{
+    passes::splice::splice,
+    registry::{PassInfo, PassKind},
+};
+use melior::{
+    ir::{
+        OperationRef,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use umac_dialects::{
+    emit_error,
+    text::{attribute_text, op_name, str_ref, string_from, type_text},
+};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-fold-zero-points",
+    summary: "Turn quantized convolutions with constant weights into plain ones with a precomputed zero-point correction",
+    anchor: "any",
+    options: &[],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(_: &crate::options::OptionValues) -> Pass {
+    create_external(FoldZeroPoints, TypeId::create(&PASS_ID), "UmacFoldZeroPoints", INFO.name, INFO.summary, "", &[])
+}
+
+#[derive(Clone)]
+struct FoldZeroPoints;
+
+impl<'c> RunExternalPass<'c> for FoldZeroPoints {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let mut found = Vec::new();
+        operation.walk(WalkOrder::PreOrder, |op| {
+            let name = op_name(&op);
+            if name == "linalg.conv_2d_nhwc_fhwc_q" || name == "linalg.depthwise_conv_2d_nhwc_hwcm_q" {
+                found.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for raw in found {
+            // SAFETY: each op is alive until it is replaced, one at a time.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let Some((text, arguments)) = (unsafe { rewrite(raw) }) else { continue };
+            if let Err(message) = unsafe { splice(&op, &text, &arguments, INFO.name) } {
+                emit_error(op.location(), &message);
+                pass.signal_failure();
+                return;
+            }
+        }
+    }
+}
+
+/// The integer value of a constant scalar operand.
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn constant_int(value: MlirValue) -> Option<i64> {
+    unsafe {
+        let attribute = constant_attribute(value)?;
+        mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute))
+    }
+}
+
+/// # Safety
+/// `value` must be live.
+unsafe fn constant_attribute(value: MlirValue) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let owner = mlirOpResultGetOwner(value);
+        if string_from(mlirIdentifierStr(mlirOperationGetName(owner))) != "arith.constant" {
+            return None;
+        }
+        let attribute = mlirOperationGetAttributeByName(owner, str_ref("value"));
+        (!attribute.ptr.is_null()).then_some(attribute)
+    }
+}
+
+fn shape(ty: MlirType) -> Option<Vec<i64>> {
+    // SAFETY: the type is alive; accessors follow the ranked-tensor check.
+    unsafe {
+        (mlirTypeIsARankedTensor(ty) && mlirShapedTypeHasStaticShape(ty))
+            .then(|| (0..mlirShapedTypeGetRank(ty)).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect())
+    }
+}
+
+/// The replacement and its arguments `(x, w, init)`, or `None` when `op` does not qualify.
+///
+/// # Safety
+/// `op` must be a live quantized convolution.
+unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
+    unsafe {
+        let depthwise = string_from(mlirIdentifierStr(mlirOperationGetName(op))).starts_with("linalg.depthwise");
+        let (x, w, izp, wzp) = (
+            mlirOperationGetOperand(op, 0),
+            mlirOperationGetOperand(op, 1),
+            mlirOperationGetOperand(op, 2),
+            mlirOperationGetOperand(op, 3),
+        );
+        let init = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
+        let (izp, wzp) = (constant_int(izp)?, constant_int(wzp)?);
+        if wzp != 0 {
+            return None;
+        }
+        let weights = constant_attribute(w)?;
+        let w_type = mlirValueGetType(w);
+        let element = mlirShapedTypeGetElementType(w_type);
+        if !mlirAttributeIsADenseElements(weights) || !mlirTypeIsAInteger(element) {
+            return None;
+        }
+        let w_dims = shape(w_type)?;
+        shape(mlirValueGetType(x))?;
+        let y_type = mlirValueGetType(init);
+        let y_dims = shape(y_type)?;
+        let y_element = mlirShapedTypeGetElementType(y_type);
+        if !mlirTypeIsAInteger(y_element) || mlirIntegerTypeGetWidth(y_element) != 32 {
+            return None;
+        }
+        let bits = mlirIntegerTypeGetWidth(element);
+        let count: i64 = w_dims.iter().product();
+        // The element getters read a splat at any index.
+        let read = |i: isize| -> Option<i64> {
+            Some(match bits {
+                8 => i64::from(mlirDenseElementsAttrGetInt8Value(weights, i)),
+                16 => i64::from(mlirDenseElementsAttrGetInt16Value(weights, i)),
+                _ => return None,
+            })
+        };
+        // Σw per output channel: FHWC sums over the last three dimensions; HWCM over the first two.
+        let channels: usize = if depthwise { (w_dims[2] * w_dims[3]) as usize } else { w_dims[0] as usize };
+        let mut sums = vec![0i64; channels];
+        for i in 0..count {
+            let channel = if depthwise { i as usize % channels } else { i as usize / (count as usize / channels) };
+            sums[channel] += read(i as isize)?;
+        }
+        let corrections: Vec<String> = sums.iter().map(|s| ((-izp).wrapping_mul(*s) as i32).to_string()).collect();
+        let ty = |t: MlirType| type_text(melior::ir::Type::from_raw(t));
+        let (x_text, w_text, y_text) = (ty(mlirValueGetType(x)), ty(w_type), ty(y_type));
+        let rank = y_dims.len();
+        let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+        let (correction_type, correction_map) = if depthwise {
+            (format!("tensor<{}x{}xi32>", w_dims[2], w_dims[3]), format!("d{}, d{}", rank - 2, rank - 1))
+        } else {
+            (format!("tensor<{channels}xi32>"), format!("d{}", rank - 1))
+        };
+        let correction_values = if depthwise {
+            let rows: Vec<String> = sums
+                .chunks(w_dims[3] as usize)
+                .enumerate()
+                .map(|(row, chunk)| {
+                    let start = row * w_dims[3] as usize;
+                    format!("[{}]", corrections[start..start + chunk.len()].join(", "))
+                })
+                .collect();
+            rows.join(", ")
+        } else {
+            corrections.join(", ")
+        };
+        let name = if depthwise { "depthwise_conv_2d_nhwc_hwcm" } else { "conv_2d_nhwc_fhwc" };
+        let strides =
+            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("strides"))));
+        let dilations =
+            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("dilations"))));
+        let text = format!(
+            "func.func private @__umac_fold_zero_points(%x: {x_text}, %w: {w_text}, %init: {y_text}) -> {y_text} {{\n  \
+             %correction = arith.constant dense<[{correction_values}]> : {correction_type}\n  \
+             %start = linalg.generic {{indexing_maps = [affine_map<({d}) -> ({correction_map})>, affine_map<({d}) -> ({d})>], \
+             iterator_types = [{iterators}]}} ins(%correction : {correction_type}) outs(%init : {y_text}) {{\n  \
+             ^bb0(%c: i32, %acc: i32):\n    %sum = arith.addi %acc, %c : i32\n    linalg.yield %sum : i32\n  }} -> {y_text}\n  \
+             %y = linalg.{name} {{dilations = {dilations}, strides = {strides}}} ins(%x, %w : {x_text}, {w_text}) \
+             outs(%start : {y_text}) -> {y_text}\n  return %y : {y_text}\n}}\n",
+            d = dims.join(", "),
+            iterators = vec!["\"parallel\""; rank].join(", "),
+        );
+        Some((text, vec![x, w, init]))
+    }
+}
