@@ -1,20 +1,22 @@
 //! `umac-tile-and-fuse`: computes each accumulating linalg op (convolution, depthwise
-//! convolution, pooling, matmul) together with its producers (padding, bias broadcast) and its
-//! elementwise consumer (rescale, clamp) one output pixel at a time, so the int32 accumulator and
-//! the padded input exist only as small per-pixel tiles, never as whole tensors.
+//! convolution, pooling, matmul, or a generic umac wrote for one, see `umac.op`) together with
+//! its producers (bias broadcast, zero-point correction, padding) and its elementwise consumer
+//! (rescale, clamp) one output element at a time, so the int32 accumulator is a scalar and no
+//! int32 tensor is ever materialized.
 //!
 //! The root of each group is the accumulating op's single elementwise consumer (or the op itself
-//! when it has none). Its leading parallel dimensions — up to three (N, H, W of NHWC), never the
-//! innermost — are tiled by one with upstream MLIR's tile-and-fuse
-//! (`transform.structured.fuse`), which pulls the producers into the loop nest. Groups are
-//! processed in program order, so an earlier group's loop nest stops the fusion of a later one:
-//! nothing is recomputed.
+//! when it has none). All its output dimensions are tiled by one with upstream MLIR's
+//! tile-and-fuse (`transform.structured.fuse`), which pulls the producers into the loop nest.
+//! When the accumulating op still reads a materialized `tensor.pad` (one `umac-fold-padding`
+//! could not fold), the innermost dimension stays whole — one pixel per tile — so the padded
+//! window is built once per pixel, not once per channel. Groups are processed in program order,
+//! so an earlier group's loop nest stops the fusion of a later one: nothing is recomputed.
 //! ```mlir
-//! %acc = linalg.conv_2d_nhwc_fhwc_q ins(%padded, %w, ...) outs(%bias : tensor<1x25x5x64xi32>)
+//! %acc = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%bias : tensor<1x25x5x64xi32>)
 //! %y = linalg.generic {rescale, clamp} ins(%acc, ...) outs(%e : tensor<1x25x5x64xi8>)
 //! // becomes
-//! %y = scf.for %h ... { scf.for %w ... {   // per pixel: pad tile, bias tile, conv tile, rescale
-//!   ... tensor<1x1x1x64xi32> ... tensor.insert_slice ... } }
+//! %y = scf.for %h ... { scf.for %w ... { scf.for %c ... {  // per element: bias, conv, rescale
+//!   ... tensor<1x1x1x1xi32> ... tensor.insert_slice ... } } }
 //! ```
 
 use crate::registry::{PassInfo, PassKind};
