@@ -14,16 +14,16 @@ pub struct JitProgram {
 }
 
 impl JitProgram {
-    /// The entry wrapper: `int32_t entry(const void *const inputs[], void *const outputs[])`.
+    /// The entry wrapper: `int32_t entry(const void *const inputs[], void *const outputs[],
+    /// void *workspace)`.
     ///
     /// # Safety
     /// The pointers handed to the function must point at buffers of the sizes and element types
-    /// of the model's arguments; the function pointer is valid while `self` lives.
-    pub unsafe fn entry(&self) -> unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32 {
+    /// of the model's arguments (and a workspace of the planned size, if any); the function
+    /// pointer is valid while `self` lives.
+    pub unsafe fn entry(&self) -> crate::EntryFn {
         // SAFETY: `entry` was produced by finalize_definitions for a function of this signature.
-        unsafe {
-            std::mem::transmute::<*const u8, unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32>(self.entry)
-        }
+        unsafe { std::mem::transmute::<*const u8, crate::EntryFn>(self.entry) }
     }
 }
 

@@ -22,6 +22,9 @@ pub use jit::{JitProgram, compile_jit};
 pub use object::compile_object;
 pub use translate::{EntryPoint, translate_module};
 
+/// The entry wrapper's type: `int32_t (const void *const inputs[], void *const outputs[], void *workspace)`.
+pub type EntryFn = unsafe extern "C" fn(*const *const u8, *const *mut u8, *mut u8) -> i32;
+
 /// What can go wrong translating or compiling.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -51,7 +51,9 @@ pub enum Val {
     M(MemDesc),
 }
 
-/// The entry wrapper a runtime calls: `int32_t NAME(const void *const inputs[], void *const outputs[])`.
+/// The entry wrapper a runtime calls: `int32_t NAME(const void *const inputs[], void *const
+/// outputs[], void *workspace)`. The workspace goes to the function's last argument when it has
+/// one more than the inputs and outputs (a module planned by `umac-plan-memory`).
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
     /// The MLIR function it calls.
@@ -60,6 +62,8 @@ pub struct EntryPoint {
     pub symbol: String,
     /// How many of the function's arguments are inputs; the rest are outputs.
     pub inputs: usize,
+    /// How many are outputs (a last argument beyond them is the workspace).
+    pub outputs: usize,
 }
 
 /// Function symbols and their MLIR argument/result types.
@@ -533,7 +537,7 @@ impl<M: Module> FnCx<'_, '_, M> {
     }
 }
 
-/// Defines the wrapper `int32_t SYMBOL(const void *const inputs[], void *const outputs[])`.
+/// Defines the wrapper `int32_t SYMBOL(const void *const inputs[], void *const outputs[], void *workspace)`.
 fn define_entry<M: Module>(
     module: &mut M,
     cx: &ModuleCx,
@@ -548,6 +552,7 @@ fn define_entry<M: Module>(
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(ptr));
     sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
     sig.returns.push(AbiParam::new(types::I32));
     let id =
         module.declare_function(&entry.symbol, Linkage::Export, &sig).map_err(|e| Error::Cranelift(e.to_string()))?;
@@ -556,7 +561,7 @@ fn define_entry<M: Module>(
     let block = b.create_block();
     b.append_block_params_for_function_params(block);
     b.switch_to_block(block);
-    let (inputs, outputs) = (b.block_params(block)[0], b.block_params(block)[1]);
+    let (inputs, outputs, workspace) = (b.block_params(block)[0], b.block_params(block)[1], b.block_params(block)[2]);
     let mut args = Vec::new();
     for (i, ty) in info.args.iter().enumerate() {
         let ValType::MemRef(m) = ty else {
@@ -570,6 +575,10 @@ fn define_entry<M: Module>(
                 "entry @{} argument #{i} is not a static contiguous memref",
                 entry.function
             )));
+        }
+        if i == entry.inputs + entry.outputs {
+            args.push(workspace);
+            continue;
         }
         let (array, slot) = if i < entry.inputs { (inputs, i) } else { (outputs, i - entry.inputs) };
         let offset =

@@ -5,7 +5,7 @@
 //!   board (Cortex-M, RISC-V);
 //! - [`optimize`] runs the LLVM middle end (`default<O3>` or `default<Os>`) for that machine and
 //!   [`emit_object`] writes the object;
-//! - [`add_entry_wrapper`] adds `int32_t SYMBOL(const void *const in[], void *const out[])`;
+//! - [`add_executor_wrapper`] adds `int32_t SYMBOL(const void *const in[], void *const out[], void *workspace)`;
 //! - [`JitProgram`] loads a host object into the process with ORC's LLJIT.
 
 mod jit;
@@ -171,16 +171,10 @@ pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u
         .map_err(|e| Error::Llvm(e.to_string()))
 }
 
-/// Adds `int32_t symbol(const void *const inputs[], void *const outputs[])`, which calls
-/// `function` with the first `inputs` pointers from `inputs[]` and the rest from `outputs[]`,
-/// and returns 0. `function` takes one pointer per argument (bare-pointer memrefs).
-pub fn add_entry_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize) -> Result<()> {
-    add_wrapper(module, function, symbol, inputs, None)
-}
-
-/// Adds the firmware executor's entry `int32_t symbol(const void *const inputs[],
-/// void *const outputs[], void *workspace)`: `function` takes the inputs, the outputs and, when
-/// it has one more parameter, the workspace.
+/// Adds the entry a runtime calls, `int32_t symbol(const void *const inputs[], void *const
+/// outputs[], void *workspace)`, returning 0: it calls `function` (one pointer per argument:
+/// bare-pointer memrefs) with the inputs, the outputs and, when it has one more parameter, the
+/// workspace.
 pub fn add_executor_wrapper(
     module: &LlvmModule,
     function: &str,
@@ -188,17 +182,13 @@ pub fn add_executor_wrapper(
     inputs: usize,
     outputs: usize,
 ) -> Result<()> {
-    add_wrapper(module, function, symbol, inputs, Some(inputs + outputs))
-}
-
-fn add_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize, buffers: Option<usize>) -> Result<()> {
     let context = module.get_context();
     let callee = module
         .get_function(function)
         .ok_or_else(|| Error::Llvm(format!("no function @{function} in the LLVM module")))?;
     let ptr = context.ptr_type(AddressSpace::default());
     let i32t = context.i32_type();
-    let parameters: Vec<_> = (0..if buffers.is_some() { 3 } else { 2 }).map(|_| ptr.into()).collect();
+    let parameters: Vec<_> = (0..3).map(|_| ptr.into()).collect();
     let wrapper = module.add_function(symbol, i32t.fn_type(&parameters, false), None);
     wrapper.add_attribute(
         AttributeLoc::Function,
@@ -213,8 +203,8 @@ fn add_wrapper(module: &LlvmModule, function: &str, symbol: &str, inputs: usize,
     let count = callee.count_params() as usize;
     let mut args = Vec::new();
     for i in 0..count {
-        if let (Some(buffers), Some(workspace)) = (buffers, wrapper.get_nth_param(2))
-            && i == buffers
+        if let Some(workspace) = wrapper.get_nth_param(2)
+            && i == inputs + outputs
         {
             args.push(workspace.into());
             continue;

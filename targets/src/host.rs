@@ -1,14 +1,19 @@
 //! Running a TOSA model on the host: check the inputs against the entry's signature, specialize
 //! dynamic dimensions to the inputs' shapes, lower to loops, compile with an engine, run.
 
-use melior::{Context, ir::Module};
+use melior::{
+    Context,
+    ir::{Module, operation::OperationLike},
+};
 use umac_codegen_cranelift::{EntryPoint, JitProgram, compile_jit};
+use umac_dialects::umac::{WORKSPACE_SIZE_ATTR, integer_value};
 use umac_lowering::{
     build_pass_manager,
     entry::{
-        Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, specialize_entry,
-        strip_argument_attributes,
+        Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, find_entry,
+        specialize_entry, strip_argument_attributes,
     },
+    pipelines::{FIRMWARE_OPERATORS, firmware_to_llvm},
 };
 use umac_runtime::{DType, Tensor};
 
@@ -127,6 +132,8 @@ pub struct HostProgram {
     program: Program,
     /// The model's own outputs come first; these follow them (with `intermediates` compiled in).
     intermediates: Vec<Intermediate>,
+    /// Bytes of the planned workspace the entry takes (0 when it plans none).
+    workspace_size: u64,
 }
 
 /// What to compile besides the model itself.
@@ -174,14 +181,17 @@ impl HostProgram {
         let mut outputs: Vec<Tensor> = self.signature.outputs.iter().map(output_tensor).collect::<Result<_, _>>()?;
         let input_ptrs: Vec<*const u8> = inputs.iter().map(|t| t.data.as_ptr()).collect();
         let output_ptrs: Vec<*mut u8> = outputs.iter_mut().map(|t| t.data.as_mut_ptr()).collect();
+        // 16-byte aligned, as the plan assumes.
+        let mut workspace = vec![0u128; (self.workspace_size as usize).div_ceil(16).max(1)];
         // SAFETY: every pointer points at a buffer of exactly the size and element type of the
-        // corresponding (static) argument, checked above; the program outlives the call.
+        // corresponding (static) argument, checked above, and the workspace has the planned size;
+        // the program outlives the call.
         let status = unsafe {
             let entry = match &self.program {
                 Program::Cranelift(p) => p.entry(),
                 Program::Llvm(p) => p.entry(),
             };
-            entry(input_ptrs.as_ptr(), output_ptrs.as_ptr())
+            entry(input_ptrs.as_ptr(), output_ptrs.as_ptr(), workspace.as_mut_ptr().cast())
         };
         if status != 0 {
             return Err(HostError::Compile(format!("the model returned status {status}")));
@@ -210,43 +220,57 @@ pub fn compile(
     engine: Engine,
     options: CompileOptions,
 ) -> Result<HostProgram, HostError> {
-    let (signature, intermediates) = lower(context, module, entry, inputs, engine, options)?;
+    let (signature, intermediates, workspace_size) = lower(context, module, entry, inputs, engine, options)?;
+    let outputs = signature.outputs.len();
     let program = match engine {
         Engine::Cranelift => {
-            let point = EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len() };
+            let point =
+                EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len(), outputs };
             Program::Cranelift(Box::new(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?))
         }
         Engine::Llvm => Program::Llvm(
-            umac_codegen_llvm::JitProgram::load(&llvm_object(module, entry, inputs.len())?, ENTRY_SYMBOL)
+            umac_codegen_llvm::JitProgram::load(&llvm_object(module, entry, inputs.len(), outputs)?, ENTRY_SYMBOL)
                 .map_err(|e| HostError::Compile(e.to_string()))?,
         ),
     };
-    Ok(HostProgram { engine, signature, program, intermediates })
+    Ok(HostProgram { engine, signature, program, intermediates, workspace_size })
 }
 
 /// The entry wrapper's symbol in host programs and objects:
-/// `int32_t __umac_run(const void *const inputs[], void *const outputs[])`.
+/// `int32_t __umac_run(const void *const inputs[], void *const outputs[], void *workspace)`;
+/// the workspace (16-byte aligned) has the size [`HostObject::workspace_size`] gives.
 pub const ENTRY_SYMBOL: &str = "__umac_run";
 
+/// A host object and what its caller needs to know.
+pub struct HostObject {
+    /// The object file.
+    pub object: Vec<u8>,
+    /// The specialized signature.
+    pub signature: EntrySignature,
+    /// Bytes of the workspace the entry takes.
+    pub workspace_size: u64,
+}
+
 /// Compiles `module`'s `entry` for inputs shaped like `inputs` into a position-independent host
-/// object exporting [`ENTRY_SYMBOL`] (to link into a program or shared library). Returns the
-/// object and the specialized signature.
+/// object exporting [`ENTRY_SYMBOL`] (to link into a program or shared library).
 pub fn compile_object(
     context: &Context,
     module: &mut Module,
     entry: &str,
     inputs: &[Tensor],
     engine: Engine,
-) -> Result<(Vec<u8>, EntrySignature), HostError> {
-    let (signature, _) = lower(context, module, entry, inputs, engine, CompileOptions::default())?;
+) -> Result<HostObject, HostError> {
+    let (signature, _, workspace_size) = lower(context, module, entry, inputs, engine, CompileOptions::default())?;
+    let outputs = signature.outputs.len();
     let object = match engine {
         Engine::Cranelift => {
-            let point = EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len() };
+            let point =
+                EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len(), outputs };
             umac_codegen_cranelift::compile_object(module, &point).map_err(|e| HostError::Compile(e.to_string()))?
         }
-        Engine::Llvm => llvm_object(module, entry, inputs.len())?,
+        Engine::Llvm => llvm_object(module, entry, inputs.len(), outputs)?,
     };
-    Ok((object, signature))
+    Ok(HostObject { object, signature, workspace_size })
 }
 
 /// Checks the inputs, specializes, and lowers the module to the engine's input level.
@@ -257,7 +281,7 @@ fn lower(
     inputs: &[Tensor],
     engine: Engine,
     options: CompileOptions,
-) -> Result<(EntrySignature, Vec<Intermediate>), HostError> {
+) -> Result<(EntrySignature, Vec<Intermediate>, u64), HostError> {
     let original = entry_signature(module, entry).map_err(HostError::Inputs)?;
     let shapes = check_inputs(&original, inputs)?;
     specialize_entry(context, module, entry, &shapes).map_err(HostError::Compile)?;
@@ -275,25 +299,39 @@ fn lower(
     for (output, intermediate) in signature.outputs.iter_mut().skip(original.outputs.len()).zip(&intermediates) {
         output.name = format!("{} at {}", intermediate.op, intermediate.location);
     }
-    let pipeline = match engine {
-        Engine::Cranelift => "builtin.module(umac-lower-to-host-loops)",
-        Engine::Llvm => "builtin.module(umac-lower-to-host-llvm)",
-    };
-    let manager = build_pass_manager(context, pipeline, "builtin.module").map_err(|e| HostError::Compile(e.message))?;
-    manager.run(module).map_err(|_| HostError::Compile("lowering the model failed".into()))?;
+    // Cranelift, the reference, gets the plain loop nests; LLVM the firmware lowering (fused
+    // per-element loop nests on a planned workspace), which it vectorizes for the host CPU.
+    let mut workspace_size = 0;
+    match engine {
+        Engine::Cranelift => run_pipeline(context, module, "umac-lower-to-host-loops")?,
+        Engine::Llvm => {
+            run_pipeline(context, module, &FIRMWARE_OPERATORS.join(","))?;
+            let function = find_entry(module, entry).map_err(HostError::Compile)?;
+            workspace_size = function.attribute(WORKSPACE_SIZE_ATTR).ok().and_then(integer_value).unwrap_or(0) as u64;
+            run_pipeline(context, module, &firmware_to_llvm(usize::BITS))?;
+        }
+    }
     dump_ir(engine.name(), module);
-    Ok((signature, intermediates))
+    Ok((signature, intermediates, workspace_size))
 }
 
-/// llvm dialect → LLVM IR → O3 for the host CPU → object (PIC, with the entry wrapper).
-fn llvm_object(module: &Module, entry: &str, inputs: usize) -> Result<Vec<u8>, HostError> {
+fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), HostError> {
+    let manager = build_pass_manager(context, &format!("builtin.module({pipeline})"), "builtin.module")
+        .map_err(|e| HostError::Compile(e.message))?;
+    manager.run(module).map_err(|_| HostError::Compile("lowering the model failed".into()))
+}
+
+/// llvm dialect → LLVM IR → O3 for the host CPU → object (PIC, with the entry wrapper, which
+/// is the only exported symbol).
+fn llvm_object(module: &Module, entry: &str, inputs: usize, outputs: usize) -> Result<Vec<u8>, HostError> {
     use umac_codegen_llvm as llvm;
     let err = |e: llvm::Error| HostError::Compile(e.to_string());
     let machine = llvm::target_machine(&llvm::Target::host(), llvm::OptLevel::Speed).map_err(err)?;
     let context = llvm::LlvmContext::create();
     let ir = llvm::translate(module, &context).map_err(err)?;
     llvm::prepare(&ir, &machine);
-    llvm::add_entry_wrapper(&ir, entry, ENTRY_SYMBOL, inputs).map_err(err)?;
+    llvm::add_executor_wrapper(&ir, entry, ENTRY_SYMBOL, inputs, outputs).map_err(err)?;
+    llvm::internalize(&ir, &[ENTRY_SYMBOL], &[]);
     llvm::optimize(&ir, &machine, llvm::OptLevel::Speed).map_err(err)?;
     let object = llvm::emit_object(&ir, &machine).map_err(err)?;
     if let Some(dir) = std::env::var_os("UMAC_DUMP_IR") {

@@ -25,8 +25,9 @@ fn host_objects_link_load_and_run_bit_exact() {
         let path = dir.join("model.mlir");
         let bytes = std::fs::read(&path).unwrap();
         let mut module = parse_module(&context, &SourceChunk { name: "kws", bytes: &bytes, first_line: 1 }).unwrap();
-        let (object, signature) =
-            compile_object(&context, &mut module, "main", std::slice::from_ref(&input), *engine).unwrap();
+        let compiled = compile_object(&context, &mut module, "main", std::slice::from_ref(&input), *engine).unwrap();
+        let (object, signature) = (compiled.object, compiled.signature);
+        let mut workspace = vec![0u128; (compiled.workspace_size as usize).div_ceil(16).max(1)];
         let (obj, lib) = (work.join(format!("{}.o", engine.name())), work.join(format!("lib{}.so", engine.name())));
         std::fs::write(&obj, object).unwrap();
         let status = Command::new("cc").args(["-shared", "-o"]).arg(&lib).arg(&obj).arg("-lm").status().unwrap();
@@ -38,11 +39,11 @@ fn host_objects_link_load_and_run_bit_exact() {
         // model's input and output sizes.
         unsafe {
             let library = libloading::Library::new(&lib).unwrap();
-            let run: libloading::Symbol<unsafe extern "C" fn(*const *const u8, *const *mut u8) -> i32> =
+            let run: libloading::Symbol<unsafe extern "C" fn(*const *const u8, *const *mut u8, *mut u8) -> i32> =
                 library.get(ENTRY_SYMBOL.as_bytes()).unwrap();
             let inputs = [input.data.as_ptr()];
             let outputs = [output.data.as_mut_ptr()];
-            assert_eq!(run(inputs.as_ptr(), outputs.as_ptr()), 0);
+            assert_eq!(run(inputs.as_ptr(), outputs.as_ptr(), workspace.as_mut_ptr().cast()), 0);
         }
         assert_eq!(output, expected, "{}", engine.name());
     }

@@ -180,6 +180,11 @@ unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
     }
 }
 
+/// The width of an `iN` type's text.
+fn width(ty: &str) -> u32 {
+    ty.trim_start_matches('i').parse().unwrap_or(0)
+}
+
 fn tensor(dims: &[i64], element: &str) -> String {
     format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
 }
@@ -271,7 +276,7 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
                 body += &widen("%wv", &we, "ww");
                 if quantized {
                     body += &format!(
-                        "      %xs = arith.subi %xw, %izp : {ye}\n      %ws = arith.subi %ww, %wzp : {ye}\n      \
+                        "      %xs = arith.subi %xw, %izp_acc : {ye}\n      %ws = arith.subi %ww, %wzp_acc : {ye}\n      \
                          %prod = arith.muli %xs, %ws : {ye}\n"
                     );
                 } else {
@@ -293,12 +298,23 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
             (Some(i), Some(w)) => format!(", %izp: {i}, %wzp: {w}"),
             _ => String::new(),
         };
+        // The zero points in the accumulator's type, as the named op casts them.
+        let mut preamble = String::new();
+        for (name, ty) in [("izp", &izp_type), ("wzp", &wzp_type)] {
+            let Some(ty) = ty else { continue };
+            let cast = match width(ty).cmp(&width(&ye)) {
+                std::cmp::Ordering::Equal => format!("arith.addi %{name}, %c0_acc : {ye}"),
+                std::cmp::Ordering::Less => format!("arith.extsi %{name} : {ty} to {ye}"),
+                std::cmp::Ordering::Greater => format!("arith.trunci %{name} : {ty} to {ye}"),
+            };
+            preamble += &format!("  %{name}_acc = {cast}\n");
+        }
         let name = op_name(op);
         let short = name.trim_start_matches("linalg.");
         let text = format!(
             "func.func private @__umac_fold_padding(%x: {x_type}, %w: {w_type}, %init: {y_type}{quantized_args}) -> {y_type} {{\n  \
              %c0 = arith.constant 0 : index\n  %ch = arith.constant {} : index\n  %cw = arith.constant {} : index\n  \
-             %c0_acc = arith.constant 0 : {ye}\n  %pad = arith.constant {pad_value}\n  \
+             %c0_acc = arith.constant 0 : {ye}\n  %pad = arith.constant {pad_value}\n{preamble}  \
              %y = linalg.generic {{indexing_maps = [{}, {}], iterator_types = [{}], umac.op = \"{short}\"}} \
              ins(%w : {w_type}) outs(%init : {y_type}) {{\n    ^bb0({block_args}):\n{body}      linalg.yield {yield_value} : {ye}\n  \
              }} -> {y_type}\n  return %y : {y_type}\n}}\n",
