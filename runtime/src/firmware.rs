@@ -27,17 +27,19 @@ pub enum Platform {
         machine: &'static str,
         /// `-mcpu` for the C compiler, e.g. `cortex-m55`.
         cpu: &'static str,
+        /// Address of the board's large memory, where the test vectors go.
+        data: u32,
     },
     /// The machine running the tests (the system C compiler).
     Host,
 }
 
 /// QEMU's Cortex-M55 board (MVE).
-pub const MPS3_AN547: Platform = Platform::Board { machine: "mps3-an547", cpu: "cortex-m55" };
+pub const MPS3_AN547: Platform = Platform::Board { machine: "mps3-an547", cpu: "cortex-m55", data: 0x2100_0000 };
 /// QEMU's Cortex-M4 board.
-pub const MPS2_AN386: Platform = Platform::Board { machine: "mps2-an386", cpu: "cortex-m4" };
+pub const MPS2_AN386: Platform = Platform::Board { machine: "mps2-an386", cpu: "cortex-m4", data: 0x2100_0000 };
 /// QEMU's Cortex-M7 board.
-pub const MPS2_AN500: Platform = Platform::Board { machine: "mps2-an500", cpu: "cortex-m7" };
+pub const MPS2_AN500: Platform = Platform::Board { machine: "mps2-an500", cpu: "cortex-m7", data: 0x6000_0000 };
 
 /// One test case: the bytes of every input and the expected bytes of every output.
 #[derive(Clone, Debug)]
@@ -127,7 +129,12 @@ pub fn cases_c(model: &Model, cases: &[Case]) -> String {
 /// program for `platform`. Returns the program's path.
 pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (name, text) in [("startup.c", STARTUP_C), ("main.c", MAIN_C), ("harness.h", HARNESS_H), ("link.ld", LINK_LD)] {
+    let data = match platform {
+        Platform::Board { data, .. } => data,
+        Platform::Host => 0,
+    };
+    let link = LINK_LD.replace("@EXT_ORIGIN@", &format!("{data:#010x}"));
+    for (name, text) in [("startup.c", STARTUP_C), ("main.c", MAIN_C), ("harness.h", HARNESS_H), ("link.ld", &link)] {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
     }
     std::fs::write(dir.join("cases.c"), cases_c(model, cases)).map_err(|e| format!("cases.c: {e}"))?;

@@ -1,7 +1,8 @@
 //! Firmware output runs where firmware engineers run it: every MLPerf Tiny model, compiled for
 //! Cortex-M55 and Cortex-M4, linked into a bare-metal test program and run under QEMU
-//! (mps3-an547, mps2-an386) on all five reference inputs; `--target=host` objects linked into a
-//! host program the same way. Every output byte must equal TFLite Micro's.
+//! (mps3-an547, mps2-an386) on all five reference inputs (and KWS on the Cortex-M7 board,
+//! mps2-an500); `--target=host` objects linked into a host program the same way. Every output
+//! byte must equal TFLite Micro's.
 
 use std::{
     path::{Path, PathBuf},
@@ -12,7 +13,7 @@ use umac_dialects::{
     source::{SourceChunk, parse_module},
 };
 use umac_runtime::{
-    firmware::{Case, MPS2_AN386, MPS3_AN547, Model, Platform, build, run},
+    firmware::{Case, MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run},
     read_npy,
 };
 use umac_targets::firmware::{Cpu, Firmware, FirmwareOptions, compile};
@@ -84,6 +85,10 @@ fn kws_cortex_m55() {
 #[test]
 fn kws_cortex_m4() {
     run_on("kws", Cpu::CortexM4, MPS2_AN386);
+}
+#[test]
+fn kws_cortex_m7() {
+    run_on("kws", Cpu::CortexM7, MPS2_AN500);
 }
 #[test]
 fn kws_host() {
