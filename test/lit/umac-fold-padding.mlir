@@ -7,8 +7,8 @@
 // CHECK-NOT: tensor.pad
 // CHECK: %[[PAD:.*]] = arith.constant -128 : i8
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[W]] : tensor<3x3x4x1xi8>) outs(%{{.*}} : tensor<1x5x5x4x1xi32>) attrs = {{ *}}{umac.op = "depthwise_conv_2d_nhwc_hwcm_q"}
-// CHECK: arith.andi
-// CHECK: arith.andi
+// CHECK: arith.cmpi ult
+// CHECK: arith.cmpi ult
 // CHECK: %[[IN:.*]] = arith.andi
 // CHECK: %[[V:.*]] = tensor.extract %[[X]]
 // CHECK: arith.select %[[IN]], %[[V]], %[[PAD]] : i8

@@ -11,7 +11,7 @@
 //! %y = linalg.depthwise_conv_2d_nhwc_hwcm_q ins(%p, %w, %izp, %wzp) outs(%init)
 //! // becomes
 //! %y = linalg.generic {umac.op = "depthwise_conv_2d_nhwc_hwcm_q", ...} ins(%w) outs(%init) {
-//!   ... %in = arith.andi (bounds checks) ... %v = tensor.extract %x[...] ...
+//!   ... %in = arith.andi (unsigned bounds checks of ih, iw) ... %v = tensor.extract %x[...] ...
 //!   %xv = arith.select %in, %v, %c-128_i8 ... }
 //! ```
 //! Supported: `conv_2d_nhwc_fhwc[_q]`, `depthwise_conv_2d_nhwc_hwcm[_q]`, `pooling_nhwc_sum`,
@@ -256,15 +256,15 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
             "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
              %kh = linalg.index {kh} : index\n      %kw = linalg.index {kw} : index\n      %c = linalg.index {channel} : index\n"
         );
+        // One unsigned comparison per axis checks both bounds: a negative index is a huge
+        // unsigned one.
         body += &format!(
             "      %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
              %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
             strides[0], dilations[0], strides[1], dilations[1]
         );
         body += &format!(
-            "      %h_lo = arith.cmpi sge, %ih, %c0 : index\n      %h_hi = arith.cmpi slt, %ih, %ch : index\n      \
-             %w_lo = arith.cmpi sge, %iw, %c0 : index\n      %w_hi = arith.cmpi slt, %iw, %cw : index\n      \
-             %h_in = arith.andi %h_lo, %h_hi : i1\n      %w_in = arith.andi %w_lo, %w_hi : i1\n      \
+            "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
              %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
              %iwc = arith.select %in, %iw, %c0 : index\n      \
              %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
