@@ -63,10 +63,33 @@ pub const INFO: PassInfo = PassInfo {
 struct PassId;
 static PASS_ID: PassId = PassId;
 
+// melior 0.27 frees an external pass's state with `drop_in_place` but never deallocates its box,
+// so a pass with fields leaks it; the alignment is therefore a type parameter (a zero-sized pass,
+// whose box allocates nothing) for each power of two up to 4096. 0 stands for an invalid option.
 fn create(options: &OptionValues) -> Pass {
-    let alignment = options.int("alignment").max(1) as u64;
+    let alignment = options.int("alignment");
+    let log2 = if alignment > 0 && (alignment as u64).is_power_of_two() { alignment.trailing_zeros() } else { 99 };
+    match log2 {
+        0 => external::<1>(),
+        1 => external::<2>(),
+        2 => external::<4>(),
+        3 => external::<8>(),
+        4 => external::<16>(),
+        5 => external::<32>(),
+        6 => external::<64>(),
+        7 => external::<128>(),
+        8 => external::<256>(),
+        9 => external::<512>(),
+        10 => external::<1024>(),
+        11 => external::<2048>(),
+        12 => external::<4096>(),
+        _ => external::<0>(),
+    }
+}
+
+fn external<const ALIGNMENT: u64>() -> Pass {
     create_external(
-        PlanMemory { alignment },
+        PlanMemory::<ALIGNMENT>,
         TypeId::create(&PASS_ID),
         "UmacPlanMemory",
         INFO.name,
@@ -79,19 +102,14 @@ fn create(options: &OptionValues) -> Pass {
 use umac_dialects::umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE};
 
 #[derive(Clone)]
-struct PlanMemory {
-    alignment: u64,
-}
+struct PlanMemory<const ALIGNMENT: u64>;
 
-impl<'c> RunExternalPass<'c> for PlanMemory {
+impl<'c, const ALIGNMENT: u64> RunExternalPass<'c> for PlanMemory<ALIGNMENT> {
     fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if !self.alignment.is_power_of_two() {
-            emit_error(
-                operation.location(),
-                &format!("umac-plan-memory: alignment {} is not a power of two", self.alignment),
-            );
+        if ALIGNMENT == 0 {
+            emit_error(operation.location(), "umac-plan-memory: alignment must be a power of two from 1 to 4096");
             pass.signal_failure();
             return;
         }
@@ -106,7 +124,7 @@ impl<'c> RunExternalPass<'c> for PlanMemory {
         for function in functions {
             // SAFETY: each function is a live op of the module; the pass rewrites only its body
             // and signature.
-            if let Err((location, message)) = unsafe { plan_function(function, self.alignment) } {
+            if let Err((location, message)) = unsafe { plan_function(function, ALIGNMENT) } {
                 emit_error(location, &message);
                 pass.signal_failure();
                 return;

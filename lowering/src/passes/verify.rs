@@ -35,24 +35,26 @@ pub const INFO: PassInfo = PassInfo {
 struct PassId;
 static PASS_ID: PassId = PassId;
 
+/// The option is a type parameter: melior 0.27 never deallocates an external pass's box, so
+/// passes are zero-sized (see `plan_memory`).
 #[derive(Clone)]
-struct VerifyPass {
-    options: VerifyOptions,
-}
+struct VerifyPass<const ALLOW_UNREGISTERED: bool>;
 
-impl<'c> RunExternalPass<'c> for VerifyPass {
+impl<'c, const ALLOW_UNREGISTERED: bool> RunExternalPass<'c> for VerifyPass<ALLOW_UNREGISTERED> {
     fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if !verify(operation, self.options) {
+        if !verify(operation, VerifyOptions { allow_unregistered_dialects: ALLOW_UNREGISTERED }) {
             pass.signal_failure();
         }
     }
 }
 
 fn create(options: &OptionValues) -> Pass {
-    let pass = VerifyPass {
-        options: VerifyOptions { allow_unregistered_dialects: options.bool("allow-unregistered-dialect") },
-    };
-    create_external(pass, TypeId::create(&PASS_ID), "UmacVerify", INFO.name, INFO.summary, "", &[])
+    let id = TypeId::create(&PASS_ID);
+    if options.bool("allow-unregistered-dialect") {
+        create_external(VerifyPass::<true>, id, "UmacVerify", INFO.name, INFO.summary, "", &[])
+    } else {
+        create_external(VerifyPass::<false>, id, "UmacVerify", INFO.name, INFO.summary, "", &[])
+    }
 }
