@@ -469,7 +469,9 @@ fn inspect_object(bytes: &[u8]) -> Result<ObjectSizes, FirmwareError> {
         .collect();
     if !undefined.is_empty() {
         return Err(FirmwareError::Compile(format!(
-            "internal error: the object references {} (only memcpy/memset/memmove are allowed)",
+            "the generated code calls {}, which firmware output does not provide (it links against nothing but \
+             memcpy/memset/memmove): floating-point transcendental ops (exp, tanh, sigmoid, ...) are not supported \
+             in firmware yet",
             undefined.join(", ")
         )));
     }

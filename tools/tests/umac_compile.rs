@@ -200,3 +200,19 @@ fn bad_names_and_shapes_are_rejected() {
     assert_eq!(m["inputs"][0]["shape"], serde_json::json!([2, 49, 10, 1]));
     assert_eq!(m["batch_fixed_to_1"], false);
 }
+
+#[test]
+fn a_float_math_function_is_named() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/tosa-conformance/exp/exp_0_f32/test.mlir");
+    if !model.is_file() {
+        eprintln!("SKIPPED: {} is missing", model.display());
+        return;
+    }
+    let out = temp("float");
+    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the generated code calls expf, which firmware output does not provide"), "{stderr}");
+    // Host objects are held to the same rule (they link into the same kind of program).
+    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=host", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+}
