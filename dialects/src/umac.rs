@@ -32,6 +32,8 @@
 //!   bytes of buffers alive at once.
 //! - `umac.op = "<name>"` on a `linalg.generic` umac wrote in place of a named linalg op (e.g.
 //!   `umac-fold-padding`): the name of that op, kept for readers and operator names.
+//! - `umac.interior = array<i64: a, b, c, d>` on such a generic: output rows `[a, b)` and columns
+//!   `[c, d)` read no padding (`umac-split-borders` drops the bounds checks there).
 
 use crate::{
     location::emit_error,
@@ -60,6 +62,9 @@ pub const TARGET_ATTR: &str = "umac.target";
 pub const COMPOSITE_ATTR: &str = "umac.composite";
 /// On a `linalg.generic` that umac wrote in place of a named op: that op's name.
 pub const OP_ATTR: &str = "umac.op";
+/// On a generic from `umac-fold-padding`: the output rows `[a, b)` and columns `[c, d)` whose
+/// windows lie inside the input, as `array<i64: a, b, c, d>`.
+pub const INTERIOR_ATTR: &str = "umac.interior";
 /// The planned workspace size of a function.
 pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
 /// The liveness lower bound of a function's planned buffers.
@@ -69,7 +74,7 @@ pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 pub const OPERATIONS: &[&str] = &[CALL_EXTERN];
 /// Every discardable attribute of the dialect.
 pub const ATTRIBUTES: &[&str] =
-    &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR, OP_ATTR];
+    &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR, OP_ATTR, INTERIOR_ATTR];
 
 /// What the verifier accepts beyond the umac dialect.
 #[derive(Clone, Copy, Debug, Default)]
@@ -141,6 +146,18 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
                     good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
                 }
                 good
+            }
+            INTERIOR_ATTR => {
+                // SAFETY: the attribute is alive; its elements are read after the type check.
+                let four = unsafe {
+                    mlir_sys::mlirAttributeIsADenseI64Array(value.to_raw())
+                        && mlir_sys::mlirDenseArrayGetNumElements(value.to_raw()) == 4
+                };
+                if four {
+                    true
+                } else {
+                    fail(op, &format!("'{attr_name}' must be array<i64: 4 values>, got {}", attribute_text(value)))
+                }
             }
             OP_ATTR => {
                 if string_value(value).is_none_or(|s| s.is_empty()) {

@@ -55,7 +55,7 @@ pub const FIRMWARE_OPERATORS: &[&str] = &[
     TOSA_TO_LINALG,
     "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse",
     FIRMWARE_BUFFERIZE,
-    "umac-plan-memory,umac-outline-operators",
+    "umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize",
 ];
 
 /// From the firmware operator level to the llvm dialect (bare-pointer arguments), with `index`

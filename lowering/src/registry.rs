@@ -47,6 +47,7 @@ pub fn registry() -> &'static [PassInfo] {
         passes::fold_zero_points::INFO,
         passes::fold_padding::INFO,
         passes::tile_and_fuse::INFO,
+        passes::split_borders::INFO,
         passes::plan_memory::INFO,
         passes::outline_operators::INFO,
         pipelines::LOWER_TO_LLVM,

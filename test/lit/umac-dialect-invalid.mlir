@@ -146,7 +146,7 @@ func.func @target_on_op() {
 
 // -----
 
-// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op)}}
+// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior)}}
 func.func private @typo() attributes {umac.targt = "npu"}
 
 // -----

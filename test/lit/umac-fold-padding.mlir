@@ -1,12 +1,13 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-fold-padding),canonicalize)' | FileCheck %s
 
 // A quantized depthwise convolution over a padded input reads the input in place: positions
-// outside it take the pad value, and the arithmetic is the named op's.
+// outside it take the pad value, and the arithmetic is the named op's. Output rows and columns
+// 1..3 read no padding (umac.interior).
 // CHECK-LABEL: func.func @depthwise(
 // CHECK-SAME: %[[X:.*]]: tensor<1x5x5x4xi8>, %[[W:.*]]: tensor<3x3x4x1xi8>, %[[IZP:.*]]: i32, %[[WZP:.*]]: i32
 // CHECK-NOT: tensor.pad
 // CHECK: %[[PAD:.*]] = arith.constant -128 : i8
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[W]] : tensor<3x3x4x1xi8>) outs(%{{.*}} : tensor<1x5x5x4x1xi32>) attrs = {{ *}}{umac.op = "depthwise_conv_2d_nhwc_hwcm_q"}
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[W]] : tensor<3x3x4x1xi8>) outs(%{{.*}} : tensor<1x5x5x4x1xi32>) attrs = {{ *}}{umac.interior = array<i64: 1, 4, 1, 4>, umac.op = "depthwise_conv_2d_nhwc_hwcm_q"}
 // CHECK: arith.cmpi ult
 // CHECK: arith.cmpi ult
 // CHECK: %[[IN:.*]] = arith.andi

@@ -311,11 +311,29 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
         }
         let name = op_name(op);
         let short = name.trim_start_matches("linalg.");
+        // The output rows and columns whose whole window lies inside the input: there the
+        // bounds checks always pass (`umac-split-borders` uses this).
+        let (window_h, window_w) = match kind {
+            Kind::Conv { .. } => (w_dims[1], w_dims[2]),
+            Kind::Depthwise { .. } | Kind::PoolSum | Kind::PoolMax => (w_dims[0], w_dims[1]),
+        };
+        let range = |top: i64, size: i64, window: i64, stride: i64, dilation: i64, out: i64| {
+            let lo = (top + stride - 1) / stride;
+            let hi = ((size - 1 + top - (window - 1) * dilation).div_euclid(stride) + 1).min(out);
+            (lo.min(out), hi.max(0))
+        };
+        let (oh_lo, oh_hi) = range(top, x_dims[1], window_h, strides[0], dilations[0], y_dims[1]);
+        let (ow_lo, ow_hi) = range(left, x_dims[2], window_w, strides[1], dilations[1], y_dims[2]);
+        let interior = if oh_lo < oh_hi && ow_lo < ow_hi {
+            format!(", umac.interior = array<i64: {oh_lo}, {oh_hi}, {ow_lo}, {ow_hi}>")
+        } else {
+            String::new()
+        };
         let text = format!(
             "func.func private @__umac_fold_padding(%x: {x_type}, %w: {w_type}, %init: {y_type}{quantized_args}) -> {y_type} {{\n  \
              %c0 = arith.constant 0 : index\n  %ch = arith.constant {} : index\n  %cw = arith.constant {} : index\n  \
              %c0_acc = arith.constant 0 : {ye}\n  %pad = arith.constant {pad_value}\n{preamble}  \
-             %y = linalg.generic {{indexing_maps = [{}, {}], iterator_types = [{}], umac.op = \"{short}\"}} \
+             %y = linalg.generic {{indexing_maps = [{}, {}], iterator_types = [{}], umac.op = \"{short}\"{interior}}} \
              ins(%w : {w_type}) outs(%init : {y_type}) {{\n    ^bb0({block_args}):\n{body}      linalg.yield {yield_value} : {ye}\n  \
              }} -> {y_type}\n  return %y : {y_type}\n}}\n",
             x_dims[1],

@@ -5,6 +5,7 @@ pub mod fold_zero_points;
 pub mod outline_operators;
 pub mod plan_memory;
 pub mod splice;
+pub mod split_borders;
 pub mod strided_copy;
 pub mod tile_and_fuse;
 pub mod transpose_conv;

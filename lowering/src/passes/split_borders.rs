@@ -1,0 +1,263 @@
+//! `umac-split-borders`: a convolution or pooling from `umac-fold-padding` checks every input
+//! read against the input's bounds; most output pixels never need that. This pass splits the
+//! output row and column loops around it into borders and interior (from the generic's
+//! `umac.interior` rows and columns) and, in the interior copy, replaces the bounds condition by
+//! `true`, so the interior reads its input directly.
+//! ```mlir
+//! scf.for %oh = 0 to 25 { scf.for %ow = 0 to 5 { ... linalg.generic {umac.interior = array<i64: 1, 24, 1, 4>}
+//!   { %in = arith.andi %h_in, %w_in ... select %in ... } } }
+//! // becomes rows [0,1) [1,24) [24,25), each with columns [0,1) [1,4) [4,5); in rows [1,24) x
+//! // columns [1,4), %in is replaced by `true`.
+//! ```
+//! Runs on buffers (after bufferization), where the tile loops carry no values.
+
+use crate::{
+    passes::plan_memory::build,
+    registry::{PassInfo, PassKind},
+};
+use melior::{
+    ir::{
+        OperationRef,
+        operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::TypeId,
+    },
+    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+};
+use mlir_sys::*;
+use umac_dialects::{
+    text::{op_name, str_ref, string_from},
+    umac::INTERIOR_ATTR,
+};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-split-borders",
+    summary: "Split the output loops of bounds-checked convolutions into borders and an unchecked interior",
+    anchor: "any",
+    options: &[],
+    kind: PassKind::Pass(create),
+};
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+fn create(_: &crate::options::OptionValues) -> Pass {
+    create_external(SplitBorders, TypeId::create(&PASS_ID), "UmacSplitBorders", INFO.name, INFO.summary, "", &[])
+}
+
+#[derive(Clone)]
+struct SplitBorders;
+
+/// Marks the interior column loop between the two splits (removed before the pass ends).
+const MARK: &str = "umac_split_borders.interior";
+
+impl<'c> RunExternalPass<'c> for SplitBorders {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, _pass: ExternalPass<'_>) {
+        let mut generics = Vec::new();
+        operation.walk(WalkOrder::PreOrder, |op| {
+            if op_name(&op) == "linalg.generic" && op.attribute(INTERIOR_ATTR).is_ok() {
+                generics.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for generic in generics {
+            // SAFETY: each generic is live until its loops are split; splitting clones the loops
+            // (the original generic stays in one of the clones) and only rewrites the clones.
+            unsafe { split(generic) };
+        }
+    }
+}
+
+/// The bounds condition of a bounds-checked generic: the `i1` selecting every load's indices.
+///
+/// # Safety
+/// `generic` must be live.
+unsafe fn condition(generic: MlirOperation) -> Option<MlirValue> {
+    unsafe {
+        let mut found = None;
+        OperationRef::from_raw(generic).walk(WalkOrder::PreOrder, |op| {
+            if op_name(&op) == "memref.load" || op_name(&op) == "tensor.extract" {
+                let raw = op.to_raw();
+                for i in 1..mlirOperationGetNumOperands(raw) {
+                    let index = mlirOperationGetOperand(raw, i);
+                    if mlirValueIsAOpResult(index) {
+                        let owner = mlirOpResultGetOwner(index);
+                        if string_from(mlirIdentifierStr(mlirOperationGetName(owner))) == "arith.select" {
+                            found = Some(mlirOperationGetOperand(owner, 0));
+                            return WalkResult::Interrupt;
+                        }
+                    }
+                }
+            }
+            WalkResult::Advance
+        });
+        found
+    }
+}
+
+/// The loop whose induction variable `value` depends on through `affine.apply`/arith ops:
+/// the `scf.for` owning the first block argument found.
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn loop_of(value: MlirValue, depth: usize) -> Option<MlirOperation> {
+    unsafe {
+        if depth > 8 {
+            return None;
+        }
+        if mlirValueIsABlockArgument(value) {
+            let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+            return (string_from(mlirIdentifierStr(mlirOperationGetName(owner))) == "scf.for").then_some(owner);
+        }
+        let def = mlirOpResultGetOwner(value);
+        (0..mlirOperationGetNumOperands(def)).find_map(|i| loop_of(mlirOperationGetOperand(def, i), depth + 1))
+    }
+}
+
+/// The row and column comparisons under the condition `and(rows, columns)`.
+///
+/// # Safety
+/// `condition` must be live.
+unsafe fn row_and_column_loops(condition: MlirValue) -> Option<(MlirOperation, MlirOperation)> {
+    unsafe {
+        if !mlirValueIsAOpResult(condition) {
+            return None;
+        }
+        let and = mlirOpResultGetOwner(condition);
+        if string_from(mlirIdentifierStr(mlirOperationGetName(and))) != "arith.andi" {
+            return None;
+        }
+        // Each side is `cmpi ult, <index from the output loop and a window index>, <size>`.
+        let side = |i: isize| -> Option<MlirOperation> {
+            let compare = mlirOperationGetOperand(and, i);
+            if !mlirValueIsAOpResult(compare) {
+                return None;
+            }
+            let cmp = mlirOpResultGetOwner(compare);
+            loop_of(mlirOperationGetOperand(cmp, 0), 0)
+        };
+        Some((side(0)?, side(1)?))
+    }
+}
+
+/// Splits `for` into `[lb, a)`, `[a, b)`, `[b, ub)` (constant bounds; empty parts are skipped)
+/// and returns the middle loop.
+///
+/// # Safety
+/// `for_op` must be a live `scf.for` without results.
+unsafe fn split_loop(for_op: MlirOperation, a: i64, b: i64) -> Option<MlirOperation> {
+    unsafe {
+        let bound = |i: isize| -> Option<i64> {
+            let value = mlirOperationGetOperand(for_op, i);
+            if !mlirValueIsAOpResult(value) {
+                return None;
+            }
+            let attribute = mlirOperationGetAttributeByName(mlirOpResultGetOwner(value), str_ref("value"));
+            (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
+                .then(|| mlirIntegerAttrGetValueInt(attribute))
+        };
+        let (lb, ub, step) = (bound(0)?, bound(1)?, bound(2)?);
+        if step != 1 || mlirOperationGetNumResults(for_op) != 0 || a <= lb && b >= ub {
+            return (a <= lb && b >= ub).then_some(for_op);
+        }
+        let (a, b) = (a.clamp(lb, ub), b.clamp(lb, ub));
+        let block = mlirOperationGetBlock(for_op);
+        let location = mlirOperationGetLocation(for_op);
+        let context = mlirOperationGetContext(for_op);
+        let index = mlirIndexTypeGet(context);
+        let constant = |v: i64| {
+            let c = build("arith.constant", location, &[], &[index], &[("value", mlirIntegerAttrGet(index, v))]);
+            mlirBlockInsertOwnedOperationBefore(block, for_op, c);
+            mlirOperationGetResult(c, 0)
+        };
+        let piece = |from: i64, to: i64| {
+            let (from, to) = (constant(from), constant(to));
+            let clone = mlirOperationClone(for_op);
+            mlirBlockInsertOwnedOperationBefore(block, for_op, clone);
+            mlirOperationSetOperand(clone, 0, from);
+            mlirOperationSetOperand(clone, 1, to);
+            clone
+        };
+        if lb < a {
+            piece(lb, a);
+        }
+        let middle = piece(a, b);
+        if b < ub {
+            piece(b, ub);
+        }
+        mlirOperationDestroy(for_op);
+        Some(middle)
+    }
+}
+
+/// # Safety
+/// `generic` must be a live bounds-checked generic with `umac.interior`.
+unsafe fn split(generic: MlirOperation) {
+    unsafe {
+        let interior = mlirOperationGetAttributeByName(generic, str_ref(INTERIOR_ATTR));
+        let [row_lo, row_hi, col_lo, col_hi] = [0, 1, 2, 3].map(|i| mlirDenseI64ArrayGetElement(interior, i));
+        let Some(checked_by) = condition(generic) else { return };
+        let Some((rows, columns)) = row_and_column_loops(checked_by) else { return };
+        if mlirOperationEqual(rows, columns) {
+            return;
+        }
+        let context = mlirOperationGetContext(generic);
+        // Columns first (inside the row loop), then the rows: the interior is the middle row
+        // loop's middle column loop.
+        let Some(middle_columns) = split_loop(columns, col_lo, col_hi) else { return };
+        mlirOperationSetDiscardableAttributeByName(middle_columns, str_ref(MARK), mlirUnitAttrGet(context));
+        let Some(middle_rows) = split_loop(rows, row_lo, row_hi) else {
+            mlirOperationRemoveDiscardableAttributeByName(middle_columns, str_ref(MARK));
+            return;
+        };
+        // In the interior, every bounds condition is true.
+        let mut interiors = Vec::new();
+        OperationRef::from_raw(middle_rows).walk(WalkOrder::PreOrder, |op| {
+            let raw = op.to_raw();
+            if !mlirOperationGetDiscardableAttributeByName(raw, str_ref(MARK)).ptr.is_null() {
+                interiors.push(raw);
+            }
+            WalkResult::Advance
+        });
+        for columns in interiors {
+            let mut checked = Vec::new();
+            OperationRef::from_raw(columns).walk(WalkOrder::PreOrder, |op| {
+                if op_name(&op) == "linalg.generic" && op.attribute(INTERIOR_ATTR).is_ok() {
+                    checked.push(op.to_raw());
+                }
+                WalkResult::Advance
+            });
+            for generic in checked {
+                if let Some(condition) = condition(generic) {
+                    let owner = mlirOpResultGetOwner(condition);
+                    let i1 = mlirIntegerTypeGet(context, 1);
+                    let always = build(
+                        "arith.constant",
+                        mlirOperationGetLocation(owner),
+                        &[],
+                        &[i1],
+                        &[("value", mlirIntegerAttrGet(i1, 1))],
+                    );
+                    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(owner), owner, always);
+                    mlirValueReplaceAllUsesOfWith(condition, mlirOperationGetResult(always, 0));
+                }
+                mlirOperationRemoveDiscardableAttributeByName(generic, str_ref(INTERIOR_ATTR));
+            }
+        }
+        // Drop the marks everywhere (the border row clones carry copies).
+        let parent = mlirOperationGetParentOperation(middle_rows);
+        let mut marked = Vec::new();
+        OperationRef::from_raw(parent).walk(WalkOrder::PreOrder, |op| {
+            if !mlirOperationGetDiscardableAttributeByName(op.to_raw(), str_ref(MARK)).ptr.is_null() {
+                marked.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for op in marked {
+            mlirOperationRemoveDiscardableAttributeByName(op, str_ref(MARK));
+        }
+    }
+}
