@@ -12,6 +12,14 @@ fn umac(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// `umac compile MODEL --target=TARGET -o OUT EXTRA...`.
+fn compile(model: &Path, target: &str, out: &Path, extra: &[&str]) -> (i32, String) {
+    let target = format!("--target={target}");
+    let mut args = vec!["compile", model.to_str().unwrap(), &target, "-o", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    umac(&args)
+}
+
 fn kws() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws");
     if dir.is_dir() {
@@ -37,8 +45,7 @@ fn writes_object_header_and_metadata_named_after_the_model() {
     let Some(kws) = kws() else { return };
     let out = temp("default-name");
     let model = kws.join("model.mlir");
-    let (code, stderr) =
-        umac(&["compile", model.to_str().unwrap(), "--target=cortex-m55", "-o", out.to_str().unwrap()]);
+    let (code, stderr) = compile(&model, "cortex-m55", &out, &[]);
     assert_eq!(code, 0, "{stderr}");
     for file in ["model.o", "model.h", "metadata.json"] {
         assert!(out.join(file).is_file(), "{file} missing");
@@ -59,8 +66,7 @@ fn tflite_models_convert_and_keep_their_quantization() {
     let Some(kws) = kws() else { return };
     let out = temp("tflite");
     let model = kws.join("model.tflite");
-    let (code, stderr) =
-        umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", out.to_str().unwrap(), "--name", "kws"]);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &["--name", "kws"]);
     assert_eq!(code, 0, "{stderr}");
     let m = metadata(&out);
     // ../shared/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zero point 83;
@@ -80,15 +86,7 @@ fn size_optimization_makes_smaller_code() {
     let mut text = Vec::new();
     for opt in ["speed", "size"] {
         let out = temp(&format!("opt-{opt}"));
-        let (code, stderr) = umac(&[
-            "compile",
-            model.to_str().unwrap(),
-            "--target=cortex-m4",
-            "-o",
-            out.to_str().unwrap(),
-            "--opt",
-            opt,
-        ]);
+        let (code, stderr) = compile(&model, "cortex-m4", &out, &["--opt", opt]);
         assert_eq!(code, 0, "{stderr}");
         let m = metadata(&out);
         assert_eq!(m["target"]["opt"], opt);
@@ -121,7 +119,7 @@ fn an_op_without_lowering_is_named_at_its_location() {
          : (tensor<1x4xi8>) -> tensor<1x4xi8>\n  return %y : tensor<1x4xi8>\n}\n",
     )
     .unwrap();
-    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", dir.to_str().unwrap()]);
+    let (code, stderr) = compile(&model, "cortex-m4", &dir, &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("custom.mlir:2:8: error: failed to legalize operation 'tosa.custom'"), "{stderr}");
     assert!(!dir.join("custom.o").exists());
@@ -132,37 +130,15 @@ fn limits_name_the_sizes() {
     let Some(kws) = kws() else { return };
     let model = kws.join("model.mlir");
     let out = temp("limits");
-    let (code, stderr) = umac(&[
-        "compile",
-        model.to_str().unwrap(),
-        "--target=cortex-m4",
-        "-o",
-        out.to_str().unwrap(),
-        "--max-workspace=1000",
-    ]);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &["--max-workspace=1000"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("-byte workspace, more than --max-workspace=1000"), "{stderr}");
-    let (code, stderr) = umac(&[
-        "compile",
-        model.to_str().unwrap(),
-        "--target=cortex-m4",
-        "-o",
-        out.to_str().unwrap(),
-        "--max-flash=4096",
-    ]);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &["--max-flash=4096"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("bytes of flash (") && stderr.contains("more than --max-flash=4096"), "{stderr}");
     assert!(!out.exists(), "nothing is written when a limit is exceeded");
     // Generous limits pass.
-    let (code, stderr) = umac(&[
-        "compile",
-        model.to_str().unwrap(),
-        "--target=cortex-m4",
-        "-o",
-        out.to_str().unwrap(),
-        "--max-workspace=65536",
-        "--max-flash=262144",
-    ]);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &["--max-workspace=65536", "--max-flash=262144"]);
     assert_eq!(code, 0, "{stderr}");
 }
 
@@ -171,30 +147,13 @@ fn bad_names_and_shapes_are_rejected() {
     let Some(kws) = kws() else { return };
     let model = kws.join("model.mlir");
     let out = temp("bad");
-    let (code, stderr) =
-        umac(&["compile", model.to_str().unwrap(), "--target=host", "-o", out.to_str().unwrap(), "--name", "my-model"]);
+    let (code, stderr) = compile(&model, "host", &out, &["--name", "my-model"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("--name 'my-model' is not a C identifier"), "{stderr}");
-    let (code, stderr) = umac(&[
-        "compile",
-        model.to_str().unwrap(),
-        "--target=host",
-        "-o",
-        out.to_str().unwrap(),
-        "--shape",
-        "1x49x11x1",
-    ]);
+    let (code, stderr) = compile(&model, "host", &out, &["--shape", "1x49x11x1"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("--shape 1x49x11x1 does not fit input 'input_1' of type ?x49x10x1xi8"), "{stderr}");
-    let (code, stderr) = umac(&[
-        "compile",
-        model.to_str().unwrap(),
-        "--target=host",
-        "-o",
-        out.to_str().unwrap(),
-        "--shape",
-        "2x49x10x1",
-    ]);
+    let (code, stderr) = compile(&model, "host", &out, &["--shape", "2x49x10x1"]);
     assert_eq!(code, 0, "a batch of 2 compiles: {stderr}");
     let m = metadata(&out);
     assert_eq!(m["inputs"][0]["shape"], serde_json::json!([2, 49, 10, 1]));
@@ -209,10 +168,10 @@ fn a_float_math_function_is_named() {
         return;
     }
     let out = temp("float");
-    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m4", "-o", out.to_str().unwrap()]);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("the generated code calls expf, which firmware output does not provide"), "{stderr}");
     // Host objects are held to the same rule (they link into the same kind of program).
-    let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=host", "-o", out.to_str().unwrap()]);
+    let (code, stderr) = compile(&model, "host", &out, &[]);
     assert_eq!(code, 1, "{stderr}");
 }

@@ -26,9 +26,8 @@ use melior::{
     ir::{
         OperationRef, TypeLike, ValueLike,
         operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 use umac_dialects::{
@@ -45,13 +44,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-fn create(_: &crate::options::OptionValues) -> Pass {
-    create_external(FoldPadding, TypeId::create(&PASS_ID), "UmacFoldPadding", INFO.name, INFO.summary, "", &[])
-}
+external_pass!(FoldPadding, "UmacFoldPadding");
 
 #[derive(Clone)]
 struct FoldPadding;

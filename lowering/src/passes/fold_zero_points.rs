@@ -23,9 +23,8 @@ use melior::{
     ir::{
         OperationRef,
         operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 use umac_dialects::{
@@ -42,13 +41,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-fn create(_: &crate::options::OptionValues) -> Pass {
-    create_external(FoldZeroPoints, TypeId::create(&PASS_ID), "UmacFoldZeroPoints", INFO.name, INFO.summary, "", &[])
-}
+external_pass!(FoldZeroPoints, "UmacFoldZeroPoints");
 
 #[derive(Clone)]
 struct FoldZeroPoints;

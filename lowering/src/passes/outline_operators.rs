@@ -26,9 +26,8 @@ use melior::{
     ir::{
         OperationRef,
         operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 use std::collections::HashMap;
@@ -43,13 +42,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-fn create(_: &crate::options::OptionValues) -> Pass {
-    create_external(Outline, TypeId::create(&PASS_ID), "UmacOutlineOperators", INFO.name, INFO.summary, "", &[])
-}
+external_pass!(Outline, "UmacOutlineOperators");
 
 #[derive(Clone)]
 struct Outline;

@@ -17,9 +17,8 @@ use melior::{
         Identifier, OperationRef, Region, TypeLike, ValueLike,
         attribute::DenseI32ArrayAttribute,
         operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 
@@ -29,22 +28,10 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Rewrite memref.copy between non-identity layouts as linalg.copy (no memrefCopy runtime call)",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| {
-        create_external(
-            StridedCopy,
-            TypeId::create(&PASS_ID),
-            "UmacStridedCopyToLinalg",
-            INFO.name,
-            INFO.summary,
-            "",
-            &[],
-        )
-    }),
+    kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
+external_pass!(StridedCopy, "UmacStridedCopyToLinalg");
 
 #[derive(Clone)]
 struct StridedCopy;

@@ -24,9 +24,8 @@ use melior::{
     ir::{
         OperationRef, ValueLike,
         operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 use umac_dialects::text::{attribute_text, op_name, str_ref};
@@ -40,13 +39,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-fn create(_: &crate::options::OptionValues) -> Pass {
-    create_external(TileAndFuse, TypeId::create(&PASS_ID), "UmacTileAndFuse", INFO.name, INFO.summary, "", &[])
-}
+external_pass!(TileAndFuse, "UmacTileAndFuse");
 
 const ROOT_ATTRIBUTE: &str = "umac.fuse_root";
 

@@ -20,9 +20,8 @@ use melior::{
     ir::{
         AttributeLike, OperationRef, TypeLike, ValueLike,
         operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
     },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+    pass::{ExternalPass, RunExternalPass},
 };
 use mlir_sys::*;
 use umac_dialects::{
@@ -39,21 +38,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(create),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-fn create(_: &crate::options::OptionValues) -> Pass {
-    create_external(
-        Decompose,
-        TypeId::create(&PASS_ID),
-        "UmacDecomposeTransposeConv2d",
-        INFO.name,
-        INFO.summary,
-        "",
-        &[],
-    )
-}
+external_pass!(Decompose, "UmacDecomposeTransposeConv2d");
 
 #[derive(Clone)]
 struct Decompose;

@@ -2,14 +2,8 @@
 //! [--max-workspace B] [--max-flash B]`: firmware output (`DIR/N.o`, `DIR/N.h`, `DIR/metadata.json`).
 
 use super::tflite;
-use crate::opt::diagnostics::{Collector, Sources};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-    umac::{VerifyOptions, verify},
-};
 use umac_targets::firmware::{Cpu, FirmwareError, FirmwareOptions, c_identifier, compile, set_quantization};
 
 /// Arguments of `umac compile`.
@@ -96,26 +90,11 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
     };
 
-    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
-    let collector = Collector::default();
-    collector.attach(&context);
-    let mut sources = Sources::default();
-    sources.add(&display, bytes.clone());
-    let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
-    let chunk = SourceChunk { name: &display, bytes: &bytes, first_line: 1 };
-    let Some(mut module) = parse_module(&context, &chunk) else {
-        report();
-        return Err(String::new());
-    };
-    if !verify(module.as_operation(), VerifyOptions::default()) {
-        report();
-        return Err(String::new());
-    }
-    let result = compile(&context, &mut module, &args.entry, cpu, &options);
-    report();
-    let mut firmware = result.map_err(|e| match e {
-        FirmwareError::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name()),
-        FirmwareError::Usage(m) | FirmwareError::Limit(m) => m,
+    let mut firmware = super::with_model(&display, &bytes, |context, module| {
+        compile(context, module, &args.entry, cpu, &options).map_err(|e| match e {
+            FirmwareError::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name()),
+            FirmwareError::Usage(m) | FirmwareError::Limit(m) => m,
+        })
     })?;
     if let Some((inputs, outputs)) = quantization {
         for (kind, list) in [("inputs", inputs), ("outputs", outputs)] {

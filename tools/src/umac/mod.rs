@@ -5,8 +5,15 @@ mod compile;
 mod run;
 mod tflite;
 
+use crate::opt::diagnostics::{Collector, Sources};
 use clap::{Parser, Subcommand};
+use melior::{Context, ir::Module};
 use std::process::ExitCode;
+use umac_dialects::{
+    ContextOptions, create_context,
+    source::{SourceChunk, parse_module},
+    umac::{VerifyOptions, verify},
+};
 
 /// Command line of `umac`.
 #[derive(Debug, Parser)]
@@ -52,4 +59,32 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Parses and verifies a model (MLIR text or bytecode) in a fresh context and hands it to
+/// `work`. Every diagnostic — from parsing, verifying or `work` — is printed against the model's
+/// source. A model that does not parse or verify gives `Err("")`: the diagnostics said why.
+pub(crate) fn with_model<T>(
+    name: &str,
+    bytes: &[u8],
+    work: impl FnOnce(&Context, &mut Module) -> Result<T, String>,
+) -> Result<T, String> {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+    let collector = Collector::default();
+    collector.attach(&context);
+    let mut sources = Sources::default();
+    sources.add(name, bytes.to_vec());
+    let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
+    let chunk = SourceChunk { name, bytes, first_line: 1 };
+    let Some(mut module) = parse_module(&context, &chunk) else {
+        report();
+        return Err(String::new());
+    };
+    if !verify(module.as_operation(), VerifyOptions::default()) {
+        report();
+        return Err(String::new());
+    }
+    let result = work(&context, &mut module);
+    report();
+    result
 }

@@ -1,13 +1,7 @@
 //! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--dump-intermediates DIR]`.
 
-use crate::opt::diagnostics::{Collector, Sources};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-    umac::{VerifyOptions, verify},
-};
 use umac_runtime::{Tensor, read_npy, write_npy};
 use umac_targets::host::{CompileOptions, Engine, HostError, HostProgram, compile};
 
@@ -64,26 +58,12 @@ impl Loaded {
         engine: Engine,
         intermediates: bool,
     ) -> Result<HostProgram, String> {
-        let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
-        let collector = Collector::default();
-        collector.attach(&context);
-        let mut sources = Sources::default();
-        sources.add(&self.name, self.bytes.clone());
-        let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
-        let chunk = SourceChunk { name: &self.name, bytes: &self.bytes, first_line: 1 };
-        let Some(mut module) = parse_module(&context, &chunk) else {
-            report();
-            return Err(String::new());
-        };
-        if !verify(module.as_operation(), VerifyOptions::default()) {
-            report();
-            return Err(String::new());
-        }
-        let program = compile(&context, &mut module, &args.entry, inputs, engine, CompileOptions { intermediates });
-        report();
-        program.map_err(|e| match e {
-            HostError::Inputs(m) => m,
-            HostError::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
+        super::with_model(&self.name, &self.bytes, |context, module| {
+            compile(context, module, &args.entry, inputs, engine, CompileOptions { intermediates }).map_err(|e| match e
+            {
+                HostError::Inputs(m) => m,
+                HostError::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
+            })
         })
     }
 }
