@@ -313,8 +313,11 @@ fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<(String, usi
     let function = find_entry(module, entry).map_err(FirmwareError::Usage)?;
     let mut names = BTreeMap::new();
     function.walk(WalkOrder::PreOrder, |op| {
-        if let Some(at) = file_line_col(op.location()) {
-            names.entry((at.file, at.line, at.column)).or_insert_with(|| op_name(&op));
+        let name = op_name(&op);
+        // Constants become data, not work of an operator.
+        let computes = !name.starts_with("tosa.const") && name != "arith.constant" && name != "func.return";
+        if computes && let Some(at) = file_line_col(op.location()) {
+            names.entry((at.file, at.line, at.column)).or_insert(name);
         }
         WalkResult::Advance
     });
