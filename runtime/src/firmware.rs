@@ -133,7 +133,7 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
         Platform::Board { data, .. } => data,
         Platform::Host => 0,
     };
-    let link = LINK_LD.replace("@EXT_ORIGIN@", &format!("{data:#010x}"));
+    let link = LINK_LD.replace("ORIGIN = 0x21000000", &format!("ORIGIN = {data:#010x}"));
     for (name, text) in [("startup.c", STARTUP_C), ("main.c", MAIN_C), ("harness.h", HARNESS_H), ("link.ld", &link)] {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
     }
