@@ -209,6 +209,9 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
         }
         let strides = pair(mlirOperationGetAttributeByName(raw, str_ref("strides")))?;
         let dilations = pair(mlirOperationGetAttributeByName(raw, str_ref("dilations")))?;
+        if strides.iter().chain(&dilations).any(|v| *v < 1) {
+            return None;
+        }
         let second = mlirOperationGetOperand(raw, 1);
         let (w_dims, w_element) = shape_of(mlirValueGetType(second))?;
         let xe = type_text(melior::ir::Type::from_raw(x_element));
