@@ -49,14 +49,23 @@ function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 func.func(buffer-loop-hoisting),canonicalize,cse";
 
-/// TOSA → fused per-pixel loop nests on buffers in one planned workspace, one function per
-/// operator: the firmware executor's level.
-pub const FIRMWARE_OPERATORS: &[&str] = &[
+/// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
+/// one function per operator: the executor's level, shared by firmware and the LLVM host engine.
+pub const PLANNED_OPERATORS: &[&str] = &[
     TOSA_TO_LINALG,
     "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse",
     FIRMWARE_BUFFERIZE,
-    "umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize",
+    "umac-plan-memory,umac-outline-operators",
 ];
+
+/// Firmware adds the border/interior split: fewer instructions per inference, at the price of
+/// more code and a longer LLVM compile (the host engine, where compile time counts, skips it).
+pub const SPLIT_BORDERS: &str = "func.func(umac-split-borders),canonicalize";
+
+/// [`PLANNED_OPERATORS`] then [`SPLIT_BORDERS`]: the firmware operator level.
+pub fn firmware_operators() -> String {
+    format!("{},{SPLIT_BORDERS}", PLANNED_OPERATORS.join(","))
+}
 
 /// From the firmware operator level to the llvm dialect (bare-pointer arguments), with `index`
 /// as an `index_bits` integer (32 on Cortex-M: address arithmetic in single registers). Each
@@ -76,7 +85,7 @@ pub const LOWER_TO_FIRMWARE_OPERATORS: PassInfo = PassInfo {
     summary: "Lower a static-shaped TOSA model to fused loop nests in a planned workspace, one function per operator",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| FIRMWARE_OPERATORS.join(",")),
+    kind: PassKind::Pipeline(|_| firmware_operators()),
 };
 
 /// `umac-lower-to-firmware-llvm`: the whole firmware lowering to the llvm dialect.
@@ -91,7 +100,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
         help: "bits of `index` in the llvm dialect: 32 for Cortex-M",
     }],
     kind: PassKind::Pipeline(|options| {
-        format!("{},{}", FIRMWARE_OPERATORS.join(","), firmware_to_llvm(options.int("index-bitwidth") as u32))
+        format!("{},{}", firmware_operators(), firmware_to_llvm(options.int("index-bitwidth") as u32))
     }),
 };
 

@@ -27,7 +27,7 @@ use umac_dialects::{
 use umac_lowering::{
     build_pass_manager,
     entry::{EntrySignature, entry_signature, find_entry, specialize_entry, strip_argument_attributes},
-    pipelines::{FIRMWARE_OPERATORS, firmware_to_llvm},
+    pipelines::{firmware_operators, firmware_to_llvm},
 };
 
 /// A CPU umac compiles firmware for.
@@ -233,7 +233,7 @@ pub fn compile(
     let source_ops = source_op_names(module, entry)?;
     rename_entry(module, entry, name)?;
 
-    run(context, module, &FIRMWARE_OPERATORS.join(","))?;
+    run(context, module, &firmware_operators())?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
     let operators = operator_functions(module, name, &source_ops);
     run(context, module, &firmware_to_llvm(cpu.pointer_bits()))?;

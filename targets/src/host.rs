@@ -13,7 +13,7 @@ use umac_lowering::{
         Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, find_entry,
         specialize_entry, strip_argument_attributes,
     },
-    pipelines::{FIRMWARE_OPERATORS, firmware_to_llvm},
+    pipelines::{PLANNED_OPERATORS, firmware_to_llvm},
 };
 use umac_runtime::{DType, Tensor};
 
@@ -299,13 +299,14 @@ fn lower(
     for (output, intermediate) in signature.outputs.iter_mut().skip(original.outputs.len()).zip(&intermediates) {
         output.name = format!("{} at {}", intermediate.op, intermediate.location);
     }
-    // Cranelift, the reference, gets the plain loop nests; LLVM the firmware lowering (fused
-    // per-element loop nests on a planned workspace), which it vectorizes for the host CPU.
+    // Cranelift, the reference, gets the plain loop nests; LLVM the fused per-element loop nests
+    // on a planned workspace (the firmware lowering without its border split, which would cost
+    // compile time), which it vectorizes for the host CPU.
     let mut workspace_size = 0;
     match engine {
         Engine::Cranelift => run_pipeline(context, module, "umac-lower-to-host-loops")?,
         Engine::Llvm => {
-            run_pipeline(context, module, &FIRMWARE_OPERATORS.join(","))?;
+            run_pipeline(context, module, &PLANNED_OPERATORS.join(","))?;
             let function = find_entry(module, entry).map_err(HostError::Compile)?;
             workspace_size = function.attribute(WORKSPACE_SIZE_ATTR).ok().and_then(integer_value).unwrap_or(0) as u64;
             run_pipeline(context, module, &firmware_to_llvm(usize::BITS))?;
