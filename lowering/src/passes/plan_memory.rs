@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use umac_dialects::{
     emit_error,
     text::{attribute_text, op_name, str_ref, string_from, type_text},
+    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
 };
 
 /// The registry entry.
@@ -98,8 +99,6 @@ fn external<const ALIGNMENT: u64>() -> Pass {
         &[],
     )
 }
-
-use umac_dialects::umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE};
 
 #[derive(Clone)]
 struct PlanMemory<const ALIGNMENT: u64>;
