@@ -19,12 +19,16 @@
 //! "umac.call_extern"(%in, %weights, %out) {callee = @my_conv, operandSegmentSizes = array<i32: 2, 1>}
 //!     : (memref<1x8x8x4xi8>, memref<4x3x3x4xi8>, memref<1x8x8x4xi8>) -> ()
 //! ```
-//! Operands are the inputs, then the outputs (`operandSegmentSizes` gives the two counts); every
-//! operand is a memref, there is at least one output, and the op has no results. If the module
-//! declares the callee as a `func.func`, its type must be `(operand types) -> ()`.
+//! Operands are the inputs, then the outputs (`operandSegmentSizes` gives the two counts); inputs
+//! are memrefs or scalars (integers, index, floats: the shapes and attributes a kernel needs), outputs
+//! are memrefs, there is at least one output, and the op has no results. In C a memref is a pointer
+//! to its first element (`umac-lower-call-extern`). If the module
+//! declares the callee as a `func.func`, its type must be `(operand types) -> ()` or its C form,
+//! each memref replaced by `index` (an address).
 //!
 //! # Attributes
-//! - `umac.target = "<target>"` on a `func.func`: the function was partitioned to that target.
+//! - `umac.target = "<target>"` on a `func.func` (or the `llvm.func` it becomes): the function was
+//!   partitioned to that target.
 //! - `umac.composite = "<pattern>"` on a `func.func` that also has `umac.target`: the composite
 //!   pattern the function's body matched.
 //! - `umac.workspace_size = N : i64` and `umac.workspace_lower_bound = N : i64` on a `func.func`:
@@ -47,7 +51,7 @@ use mlir_sys::{
     MlirAttribute, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsAString,
     mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements,
     mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirStringAttrGetValue,
-    mlirTypeIsAMemRef,
+    mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAMemRef,
 };
 
 /// `umac.call_extern`: a destination-passing call of a C symbol.
@@ -132,12 +136,10 @@ fn verify_attributes(op: &OperationRef, name: &str) -> bool {
         ok &= match attr_name.as_str() {
             TARGET_ATTR | COMPOSITE_ATTR => {
                 let mut good = true;
-                if name != "func.func" {
+                if name != "func.func" && name != "llvm.func" {
                     good = fail(
                         op,
-                        &format!(
-                            "'{attr_name}' is only valid on a func.func (a partitioned function), not on '{name}'"
-                        ),
+                        &format!("'{attr_name}' is only valid on a function (a partitioned function), not on '{name}'"),
                     );
                 } else if string_value(value).is_none_or(|s| s.is_empty()) {
                     good =
@@ -227,9 +229,21 @@ fn verify_call_extern(op: &OperationRef) -> bool {
     let types: Vec<Type> = op.operands().map(|value| value.r#type()).collect();
     for (index, ty) in types.iter().enumerate() {
         // SAFETY: the type is alive for this call.
-        if !unsafe { mlirTypeIsAMemRef(ty.to_raw()) } {
-            let role = if index < inputs { "input" } else { "output" };
-            return fail(op, &format!("{prefix} operand #{index} ({role}) must be a memref, got '{}'", type_text(*ty)));
+        let (memref, scalar) = unsafe {
+            let raw = ty.to_raw();
+            (mlirTypeIsAMemRef(raw), mlirTypeIsAInteger(raw) || mlirTypeIsAIndex(raw) || mlirTypeIsAFloat(raw))
+        };
+        if index >= inputs && !memref {
+            return fail(op, &format!("{prefix} operand #{index} (output) must be a memref, got '{}'", type_text(*ty)));
+        }
+        if index < inputs && !memref && !scalar {
+            return fail(
+                op,
+                &format!(
+                    "{prefix} operand #{index} (input) must be a memref or a scalar (integer, index, float), got '{}'",
+                    type_text(*ty)
+                ),
+            );
         }
     }
     check_declaration(op, &symbol, &types)
@@ -261,12 +275,24 @@ fn check_declaration(op: &OperationRef, symbol: &str, types: &[Type]) -> bool {
         let Ok(function_type) = candidate.attribute("function_type") else {
             return true;
         };
-        let called = format!("({}) -> ()", types.iter().map(|t| type_text(*t)).collect::<Vec<_>>().join(", "));
+        let signature = |memref: &dyn Fn(Type) -> String| {
+            let texts: Vec<String> = types
+                .iter()
+                // SAFETY: the type is alive for this call.
+                .map(|t| if unsafe { mlirTypeIsAMemRef(t.to_raw()) } { memref(*t) } else { type_text(*t) })
+                .collect();
+            format!("({}) -> ()", texts.join(", "))
+        };
+        let called = signature(&|t| type_text(t));
+        // The C form `umac-lower-call-extern` declares: each memref is an address (`index`).
+        let c_form = signature(&|_| "index".to_string());
         let declared = attribute_text(function_type);
-        if declared != called {
+        if declared != called && declared != c_form {
             return fail(
                 op,
-                &format!("'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}'"),
+                &format!(
+                    "'{CALL_EXTERN}' op callee @{symbol} is declared as '{declared}' but called as '{called}' (C form '{c_form}')"
+                ),
             );
         }
         return true;

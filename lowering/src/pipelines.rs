@@ -20,17 +20,20 @@ canonicalize";
 pub const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline";
 
-/// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone.
-pub const LOWER_TO_CF: &str = "func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops),convert-bufferization-to-memref,\
+/// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
+/// as calls of declared functions.
+pub const LOWER_TO_CF: &str = "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops),convert-bufferization-to-memref,\
 expand-strided-metadata,lower-affine,convert-scf-to-cf";
 
 /// Everything left → the llvm dialect, ready for translation to LLVM IR.
 pub const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts";
 
 /// Bufferization for host execution: results become caller-provided out-parameters (the
-/// runtime owns inputs and outputs), every temporary is freed.
+/// runtime owns inputs and outputs), every temporary is freed. Private functions (partitioned
+/// ones) go first, so that their callers' results are hoisted too and nothing is copied.
 pub const HOST_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},\
+buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},buffer-deallocation-pipeline";
 
 /// The loop level both host engines start from, cleaned up.
@@ -46,6 +49,7 @@ convert-to-llvm,reconcile-unrealized-casts";
 /// at run time).
 pub const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},\
+buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 func.func(buffer-loop-hoisting),canonicalize,cse";
 

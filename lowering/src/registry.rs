@@ -50,6 +50,7 @@ pub fn registry() -> &'static [PassInfo] {
         passes::split_borders::INFO,
         passes::plan_memory::INFO,
         passes::outline_operators::INFO,
+        passes::lower_call_extern::INFO,
         pipelines::LOWER_TO_LLVM,
         pipelines::LOWER_TO_HOST_LOOPS,
         pipelines::LOWER_TO_HOST_LLVM,

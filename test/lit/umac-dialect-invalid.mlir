@@ -85,7 +85,7 @@ func.func @no_output(%a: memref<4xi8>) {
 // -----
 
 func.func @tensor_input(%a: tensor<4xi8>, %b: memref<4xi8>) {
-  // expected-error @+1 {{operand #0 (input) must be a memref, got 'tensor<4xi8>'}}
+  // expected-error @+1 {{operand #0 (input) must be a memref or a scalar (integer, index, float), got 'tensor<4xi8>'}}
   "umac.call_extern"(%a, %b) {callee = @k, operandSegmentSizes = array<i32: 1, 1>} : (tensor<4xi8>, memref<4xi8>) -> ()
   return
 }
@@ -139,7 +139,7 @@ func.func private @composite_symbol() attributes {umac.target = "npu", umac.comp
 // -----
 
 func.func @target_on_op() {
-  // expected-error @+1 {{'umac.target' is only valid on a func.func (a partitioned function), not on 'arith.constant'}}
+  // expected-error @+1 {{'umac.target' is only valid on a function (a partitioned function), not on 'arith.constant'}}
   %c = arith.constant {umac.target = "npu"} 0 : i32
   return
 }

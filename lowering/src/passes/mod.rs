@@ -26,6 +26,7 @@ macro_rules! external_pass {
 
 pub mod fold_padding;
 pub mod fold_zero_points;
+pub mod lower_call_extern;
 pub mod outline_operators;
 pub mod plan_memory;
 pub mod splice;

@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use umac_dialects::{
     emit_error,
     text::{attribute_text, op_name, str_ref, string_from, type_text},
-    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
+    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE, string_value},
 };
 
 /// The registry entry.
@@ -116,8 +116,30 @@ impl<'c, const ALIGNMENT: u64> RunExternalPass<'c> for PlanMemory<ALIGNMENT> {
         let mut next = operation.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
         while let Some(op) = next {
             next = op.next_in_block();
-            if op_name(&op) == "func.func" && op.region(0).is_ok_and(|r| r.first_block().is_some()) {
+            if op_name(&op) != "func.func" || op.region(0).is_ok_and(|r| r.first_block().is_none()) {
+                continue;
+            }
+            if !is_private(&op) {
                 functions.push(op.to_raw());
+                continue;
+            }
+            // A private function is called with its caller's buffers (a partitioned function, an
+            // operator); it has no workspace of its own.
+            let mut allocation = None;
+            op.walk(WalkOrder::PreOrder, |inner| {
+                if op_name(&inner) == "memref.alloc" {
+                    allocation = Some(location_of(inner.to_raw()));
+                    return WalkResult::Interrupt;
+                }
+                WalkResult::Advance
+            });
+            if let Some(location) = allocation {
+                emit_error(
+                    location,
+                    "umac-plan-memory: a private (called) function allocates a buffer; only public functions get a workspace",
+                );
+                pass.signal_failure();
+                return;
             }
         }
         for function in functions {
@@ -133,6 +155,10 @@ impl<'c, const ALIGNMENT: u64> RunExternalPass<'c> for PlanMemory<ALIGNMENT> {
 }
 
 type PassResult<T> = Result<T, (Location<'static>, String)>;
+
+fn is_private(function: &OperationRef) -> bool {
+    function.attribute("sym_visibility").ok().and_then(string_value).as_deref() == Some("private")
+}
 
 fn location_of(op: MlirOperation) -> Location<'static> {
     // SAFETY: the location is owned by the context, which outlives the pass.
