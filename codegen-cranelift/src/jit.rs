@@ -51,10 +51,15 @@ pub(crate) fn host_isa(pic: bool) -> Result<std::sync::Arc<dyn cranelift_codegen
         .map_err(|e| Error::Cranelift(e.to_string()))
 }
 
-/// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU.
-pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint) -> Result<JitProgram> {
+/// Translates `mlir` (loop level, see the crate doc) and compiles it for the host CPU; calls of
+/// `externs` (C symbols and their addresses in this process, e.g. accelerator kernels) go there,
+/// other external functions are looked up in the process (libc, libm).
+pub fn compile_jit(mlir: &melior::ir::Module, entry: &EntryPoint, externs: &[(&str, usize)]) -> Result<JitProgram> {
     let isa = host_isa(false)?;
-    let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    for (name, address) in externs {
+        builder.symbol(*name, *address as *const u8);
+    }
     let mut module = JITModule::new(builder);
     let id = translate_module(&mut module, mlir, entry)?;
     module.finalize_definitions().map_err(|e| Error::Cranelift(e.to_string()))?;

@@ -91,6 +91,12 @@ pub(crate) fn translate<M: Module>(cx: &mut FnCx<M>, op: &OperationRef, name: &s
             }
             Ok(())
         }
+        // The aligned pointer is the buffer's element 0 (the offset is not included, as in MLIR).
+        "memref.extract_aligned_pointer_as_index" => {
+            let desc = cx.memref(op, 0)?;
+            cx.set_result(op, 0, Val::S(desc.base));
+            Ok(())
+        }
         "memref.cast" => {
             let desc = cx.memref(op, 0)?;
             cx.set_result(op, 0, Val::M(desc));

@@ -5,10 +5,12 @@ use inkwell::llvm_sys::{
     core::LLVMCreateMemoryBufferWithMemoryRangeCopy,
     error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage},
     orc2::{
-        LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcJITDylibAddGenerator,
+        LLVMJITEvaluatedSymbol, LLVMJITSymbolFlags, LLVMJITSymbolGenericFlags, LLVMOrcAbsoluteSymbols,
+        LLVMOrcCSymbolMapPair, LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcJITDylibAddGenerator,
+        LLVMOrcJITDylibDefine,
         lljit::{
             LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile, LLVMOrcLLJITGetGlobalPrefix,
-            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup, LLVMOrcLLJITRef,
+            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup, LLVMOrcLLJITMangleAndIntern, LLVMOrcLLJITRef,
         },
     },
 };
@@ -38,9 +40,14 @@ fn check(error: LLVMErrorRef) -> Result<()> {
 }
 
 impl JitProgram {
-    /// Links `object` (for the host) into the process, resolving libc/libm from the process,
+    /// Links `object` (for the host) into the process, resolving `externs` (C symbols and their
+    /// addresses in this process, e.g. accelerator kernels) and then libc/libm from the process,
     /// and finds `symbol`.
-    pub fn load(object: &[u8], symbol: &str) -> Result<Self> {
+    pub fn load(object: &[u8], symbol: &str, externs: &[(&str, usize)]) -> Result<Self> {
+        let extern_names = externs
+            .iter()
+            .map(|(name, _)| CString::new(*name).map_err(|_| Error::Llvm("symbol with a NUL".into())))
+            .collect::<Result<Vec<_>>>()?;
         crate::initialize_targets();
         let name = CString::new(symbol).map_err(|_| Error::Llvm("symbol with a NUL".into()))?;
         let buffer_name = c"umac-object";
@@ -60,6 +67,26 @@ impl JitProgram {
                 std::ptr::null_mut(),
             ))?;
             LLVMOrcJITDylibAddGenerator(dylib, generator);
+            if !externs.is_empty() {
+                let mut pairs: Vec<LLVMOrcCSymbolMapPair> = extern_names
+                    .iter()
+                    .zip(externs)
+                    .map(|(name, (_, address))| LLVMOrcCSymbolMapPair {
+                        Name: LLVMOrcLLJITMangleAndIntern(jit, name.as_ptr()),
+                        Sym: LLVMJITEvaluatedSymbol {
+                            Address: *address as u64,
+                            Flags: LLVMJITSymbolFlags {
+                                GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported as u8
+                                    | LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsCallable as u8,
+                                TargetFlags: 0,
+                            },
+                        },
+                    })
+                    .collect();
+                // The materialization unit takes over the interned names.
+                let unit = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
+                check(LLVMOrcJITDylibDefine(dylib, unit))?;
+            }
             let buffer =
                 LLVMCreateMemoryBufferWithMemoryRangeCopy(object.as_ptr().cast(), object.len(), buffer_name.as_ptr());
             check(LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))?;

@@ -38,6 +38,22 @@ pub fn file_line_col(location: Location) -> Option<FileLineCol> {
     None
 }
 
+/// Every `file:line:col` a location names: itself, or each part of a fused location (an op that
+/// stands for several source ops, e.g. an accelerator call).
+pub fn file_line_cols(location: Location) -> Vec<FileLineCol> {
+    // SAFETY: the location is alive; fused parts are read into a buffer of their count.
+    unsafe {
+        let raw = location.to_raw();
+        if mlir_sys::mlirLocationIsAFused(raw) {
+            let n = mlir_sys::mlirLocationFusedGetNumLocations(raw) as usize;
+            let mut parts = vec![raw; n];
+            mlir_sys::mlirLocationFusedGetLocations(raw, parts.as_mut_ptr());
+            return parts.into_iter().flat_map(|p| file_line_cols(Location::from_raw(p))).collect();
+        }
+    }
+    file_line_col(location).into_iter().collect()
+}
+
 /// Emits an error at `location` through the context's diagnostic handlers, as MLIR's own
 /// verifiers do, so tools print it and `--verify-diagnostics` can match it.
 pub fn emit_error(location: Location, message: &str) {

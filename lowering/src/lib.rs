@@ -8,6 +8,7 @@
 pub mod entry;
 pub mod memory_plan;
 pub mod options;
+pub mod owned_pass;
 pub mod pass_manager;
 pub mod passes;
 pub mod pipeline;
@@ -17,4 +18,4 @@ mod stderr_capture;
 
 pub use pass_manager::build_pass_manager;
 pub use pipeline::PipelineError;
-pub use registry::{PassInfo, PassKind, lookup, registry};
+pub use registry::{PassInfo, PassKind, lookup, register, registry};

@@ -68,6 +68,7 @@ impl Builder<'_, '_> {
                         let values = parse_options(name, info.options, options.as_deref(), *options_offset)?;
                         match info.kind {
                             PassKind::Pass(create) => manager.add_pass(create(&values)),
+                            PassKind::Named(create) => manager.add_pass(create(info.name, &values)),
                             PassKind::Pipeline(expand) => {
                                 self.expand(manager, anchor, name, &expand(&values), span.0, depth)?
                             }

@@ -30,11 +30,13 @@ pub const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-
 
 /// Bufferization for host execution: results become caller-provided out-parameters (the
 /// runtime owns inputs and outputs), every temporary is freed. Private functions (partitioned
-/// ones) go first, so that their callers' results are hoisted too and nothing is copied.
+/// ones) go first, so that their callers' results are hoisted too and nothing is copied. Extern
+/// calls become plain calls first: the deallocation pipeline rejects ops with unknown effects.
 pub const HOST_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true},\
-buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},buffer-deallocation-pipeline";
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
+umac-lower-call-extern,buffer-deallocation-pipeline";
 
 /// The loop level both host engines start from, cleaned up.
 pub const HOST_LOOPS: &[&str] = &[TOSA_TO_LINALG, HOST_BUFFERIZE, LOWER_TO_CF, "canonicalize,cse"];
@@ -72,12 +74,19 @@ pub fn firmware_operators() -> String {
 }
 
 /// From the firmware operator level to the llvm dialect (bare-pointer arguments), with `index`
-/// as an `index_bits` integer (32 on Cortex-M: address arithmetic in single registers). Each
-/// conversion is told the width: `convert-to-llvm` alone would use 64 bits for some patterns.
+/// as an `index_bits` integer (32 on Cortex-M: address arithmetic in single registers): the
+/// loops to `cf` ([`LOWER_TO_CF`]), then [`cf_to_llvm`].
 pub fn firmware_to_llvm(index_bits: u32) -> String {
+    format!("{LOWER_TO_CF},canonicalize,cse,{}", cf_to_llvm(index_bits))
+}
+
+/// From `cf`/`arith`/`memref` to the llvm dialect with bare-pointer arguments and `index` as an
+/// `index_bits` integer. Each conversion is told the width: `convert-to-llvm` alone would use 64
+/// bits for some patterns.
+pub fn cf_to_llvm(index_bits: u32) -> String {
     let w = format!("index-bitwidth={index_bits}");
     format!(
-        "{LOWER_TO_CF},canonicalize,cse,finalize-memref-to-llvm{{{w}}},\
+        "finalize-memref-to-llvm{{{w}}},\
          convert-func-to-llvm{{use-bare-ptr-memref-call-conv=1 {w}}},convert-arith-to-llvm{{{w}}},\
          convert-cf-to-llvm{{{w}}},convert-index-to-llvm{{{w}}},convert-to-llvm,reconcile-unrealized-casts"
     )

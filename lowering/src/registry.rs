@@ -5,12 +5,16 @@ use crate::{
     passes, pipelines,
 };
 use melior::pass::Pass;
+use std::sync::Mutex;
 
 /// What a registry entry turns into.
 #[derive(Clone, Copy)]
 pub enum PassKind {
     /// A pass implemented in Rust.
     Pass(fn(&OptionValues) -> Pass),
+    /// A pass implemented in Rust, one per registered name (e.g. `umac-legalize-<target>`): the
+    /// constructor is told the name it was registered under.
+    Named(fn(&str, &OptionValues) -> Pass),
     /// A named pipeline: its elements in pipeline syntax, expanded in place (they may name
     /// upstream passes, umac passes and other pipelines).
     Pipeline(fn(&OptionValues) -> String),
@@ -38,28 +42,44 @@ impl PassInfo {
     }
 }
 
-/// All umac passes and pipelines, in the order `--list-passes` shows them.
-pub fn registry() -> &'static [PassInfo] {
-    &[
-        passes::verify::INFO,
-        passes::strided_copy::INFO,
-        passes::transpose_conv::INFO,
-        passes::fold_zero_points::INFO,
-        passes::fold_padding::INFO,
-        passes::tile_and_fuse::INFO,
-        passes::split_borders::INFO,
-        passes::plan_memory::INFO,
-        passes::outline_operators::INFO,
-        passes::lower_call_extern::INFO,
-        pipelines::LOWER_TO_LLVM,
-        pipelines::LOWER_TO_HOST_LOOPS,
-        pipelines::LOWER_TO_HOST_LLVM,
-        pipelines::LOWER_TO_FIRMWARE_OPERATORS,
-        pipelines::LOWER_TO_FIRMWARE_LLVM,
-    ]
+/// Passes registered at run time by other crates (accelerator backends: the partitioner and each
+/// target's legalization live in `umac-targets`, which this crate cannot depend on).
+static EXTENSIONS: Mutex<Vec<PassInfo>> = Mutex::new(Vec::new());
+
+/// Adds `info` to the registry (a later registration of the same name replaces the earlier one),
+/// so pipelines and `--list-passes` know it.
+pub fn register(info: PassInfo) {
+    let mut extensions = EXTENSIONS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    extensions.retain(|known| known.name != info.name);
+    extensions.push(info);
 }
 
+/// All umac passes and pipelines, in the order `--list-passes` shows them: umac's own, then the
+/// registered ones.
+pub fn registry() -> Vec<PassInfo> {
+    let extensions = EXTENSIONS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    BUILTIN.iter().copied().chain(extensions.iter().copied()).collect()
+}
+
+const BUILTIN: &[PassInfo] = &[
+    passes::verify::INFO,
+    passes::strided_copy::INFO,
+    passes::transpose_conv::INFO,
+    passes::fold_zero_points::INFO,
+    passes::fold_padding::INFO,
+    passes::tile_and_fuse::INFO,
+    passes::split_borders::INFO,
+    passes::plan_memory::INFO,
+    passes::outline_operators::INFO,
+    passes::lower_call_extern::INFO,
+    pipelines::LOWER_TO_LLVM,
+    pipelines::LOWER_TO_HOST_LOOPS,
+    pipelines::LOWER_TO_HOST_LLVM,
+    pipelines::LOWER_TO_FIRMWARE_OPERATORS,
+    pipelines::LOWER_TO_FIRMWARE_LLVM,
+];
+
 /// Finds a umac pass or pipeline by name.
-pub fn lookup(name: &str) -> Option<&'static PassInfo> {
-    registry().iter().find(|info| info.name == name)
+pub fn lookup(name: &str) -> Option<PassInfo> {
+    registry().into_iter().find(|info| info.name == name)
 }

@@ -3,6 +3,7 @@
 //! firmware tools and simulators can use it without pulling MLIR in.
 
 pub mod firmware;
+pub mod kernels;
 mod npy;
 mod tensor;
 

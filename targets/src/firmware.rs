@@ -8,7 +8,14 @@
 //! constants are in `.rodata`; the only external symbols code may reference are
 //! `memcpy`/`memset`/`memmove` (and their AEABI spellings on Arm), which [`compile`] checks.
 
-use crate::host::dtype_of;
+use crate::{
+    backend::{
+        Phase, TargetSet,
+        flow::{Stage, extern_functions, kernels_for, lower_in_stages, partition_and_legalize},
+        partition::{CPU, Placement},
+    },
+    host::dtype_of,
+};
 use melior::{
     Context,
     ir::{
@@ -20,15 +27,15 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
 use std::collections::BTreeMap;
 use umac_codegen_llvm as llvm;
 use umac_dialects::{
-    location::file_line_col,
+    location::{file_line_col, file_line_cols},
     text::{op_name, str_ref},
-    umac::{WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, integer_value},
+    umac::{COMPOSITE_ATTR, TARGET_ATTR, WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, integer_value},
 };
 use umac_lowering::{
-    build_pass_manager,
     entry::{EntrySignature, entry_signature, find_entry, specialize_entry, strip_argument_attributes},
-    pipelines::{firmware_operators, firmware_to_llvm},
+    pipelines::{LOWER_TO_CF, PLANNED_OPERATORS, SPLIT_BORDERS, cf_to_llvm},
 };
+use umac_runtime::kernels::Kernel;
 
 /// A CPU umac compiles firmware for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +115,8 @@ pub struct FirmwareOptions {
     pub max_flash: Option<u64>,
     /// The model's file name, recorded in the header and metadata.
     pub source: String,
+    /// Accelerators the model is partitioned for first (from the target string).
+    pub accelerators: TargetSet,
 }
 
 /// What can go wrong.
@@ -129,6 +138,10 @@ pub enum FirmwareError {
 pub struct Operator {
     /// Its symbol in the object.
     pub function: String,
+    /// The accelerator it was partitioned to (`None`: the CPU).
+    pub target: Option<String>,
+    /// The composite pattern it computes, for an accelerator's function.
+    pub composite: Option<String>,
     /// The source ops it computes, as `op at file:line:col`, in source order.
     pub source_ops: Vec<String>,
 }
@@ -154,6 +167,10 @@ pub struct Firmware {
     pub signature: EntrySignature,
     /// The operator functions in execution order.
     pub operators: Vec<Operator>,
+    /// Where each op of the model runs (empty without accelerators).
+    pub placements: Vec<Placement>,
+    /// The C kernels the object calls, to link into the firmware.
+    pub kernels: Vec<Kernel>,
 }
 
 /// Symbols generated code may call: the C library's memory functions, which LLVM emits for
@@ -233,14 +250,37 @@ pub fn compile(
     let source_ops = source_op_names(module, entry)?;
     rename_entry(module, entry, name)?;
 
-    run(context, module, &firmware_operators())?;
+    let targets = &options.accelerators;
+    let mut placements = Vec::new();
+    let mut kernels = Vec::new();
+    if !targets.accelerators.is_empty() {
+        placements = partition_and_legalize(context, module, targets).map_err(compile_err)?;
+        for placement in &mut placements {
+            if placement.target == CPU {
+                placement.target = cpu.name().to_string();
+            }
+        }
+        kernels = kernels_for(targets, &extern_functions(module)).map_err(compile_err)?;
+    }
+    let phases = [Phase::Loop0, Phase::Loop1, Phase::Loop2];
+    let mut stages: Vec<Stage> = PLANNED_OPERATORS[..3]
+        .iter()
+        .zip(&phases)
+        .map(|(pipeline, phase)| Stage { pipeline, then: std::slice::from_ref(phase) })
+        .collect();
+    stages.push(Stage { pipeline: PLANNED_OPERATORS[3], then: &[] });
+    stages.push(Stage { pipeline: SPLIT_BORDERS, then: &[Phase::Loop3] });
+    lower_in_stages(context, module, &stages, targets).map_err(compile_err)?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
     let operators = operator_functions(module, name, &source_ops);
-    run(context, module, &firmware_to_llvm(cpu.pointer_bits()))?;
+    let to_cf = format!("{LOWER_TO_CF},canonicalize,cse");
+    let to_llvm = cf_to_llvm(cpu.pointer_bits());
+    let stages = [Stage { pipeline: &to_cf, then: &[Phase::LowLevel] }, Stage { pipeline: &to_llvm, then: &[] }];
+    lower_in_stages(context, module, &stages, targets).map_err(compile_err)?;
 
     let opt = if options.optimize_for_size { llvm::OptLevel::Size } else { llvm::OptLevel::Speed };
     let object = llvm_object(module, name, cpu, opt, &signature, &operators)?;
-    let sizes = inspect_object(&object)?;
+    let sizes = inspect_object(&object, &kernels)?;
     let flash = sizes.text + sizes.rodata;
     if let Some(limit) = options.max_workspace
         && workspace_size > limit
@@ -268,6 +308,8 @@ pub fn compile(
         rodata_bytes: sizes.rodata,
         signature,
         operators,
+        placements,
+        kernels,
     };
     firmware.header = header(&firmware, name, cpu, options, fixed_batch);
     firmware.metadata = metadata(&firmware, name, cpu, options, fixed_batch);
@@ -300,12 +342,6 @@ fn input_shapes(signature: &EntrySignature, given: Option<&[Vec<i64>]>) -> Resul
             Ok(shapes.to_vec())
         }
     }
-}
-
-fn run(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), FirmwareError> {
-    let manager = build_pass_manager(context, &format!("builtin.module({pipeline})"), "builtin.module")
-        .map_err(|e| FirmwareError::Compile(e.message))?;
-    manager.run(module).map_err(|_| FirmwareError::Compile("lowering the model failed".into()))
 }
 
 /// `file:line:col` → op name, for the entry's ops, to name what each operator computes.
@@ -386,9 +422,12 @@ fn operator_functions(
         .into_iter()
         .map(|function| {
             let mut at: Vec<(String, usize, usize)> = Vec::new();
+            let (mut target, mut composite) = (None, None);
             if let Some(op) = functions.get(&function) {
+                let text = |attr: &str| op.attribute(attr).ok().and_then(umac_dialects::umac::string_value);
+                (target, composite) = (text(TARGET_ATTR), text(COMPOSITE_ATTR));
                 op.walk(WalkOrder::PreOrder, |nested| {
-                    if let Some(l) = file_line_col(nested.location()) {
+                    for l in file_line_cols(nested.location()) {
                         let key = (l.file, l.line, l.column);
                         if source_ops.contains_key(&key) && !at.contains(&key) {
                             at.push(key);
@@ -400,7 +439,7 @@ fn operator_functions(
             at.sort();
             let source_ops =
                 at.into_iter().map(|key| format!("{} at {}:{}:{}", source_ops[&key], key.0, key.1, key.2)).collect();
-            Operator { function, source_ops }
+            Operator { function, target, composite, source_ops }
         })
         .collect()
 }
@@ -437,8 +476,8 @@ struct ObjectSizes {
 }
 
 /// Measures code and constants and checks the object references nothing but the memory
-/// functions.
-fn inspect_object(bytes: &[u8]) -> Result<ObjectSizes, FirmwareError> {
+/// functions and the accelerators' kernels.
+fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, FirmwareError> {
     let file = object::File::parse(bytes)
         .map_err(|e| FirmwareError::Compile(format!("cannot read the generated object: {e}")))?;
     let mut sizes = ObjectSizes { text: 0, rodata: 0 };
@@ -468,7 +507,7 @@ fn inspect_object(bytes: &[u8]) -> Result<ObjectSizes, FirmwareError> {
         .symbols()
         .filter(|s| s.is_undefined() && !s.name().unwrap_or("").is_empty())
         .map(|s| s.name().unwrap_or("").to_string())
-        .filter(|s| !ALLOWED_UNDEFINED.contains(&s.as_str()))
+        .filter(|s| !ALLOWED_UNDEFINED.contains(&s.as_str()) && !kernels.iter().any(|k| k.symbol == s))
         .collect();
     if !undefined.is_empty() {
         return Err(FirmwareError::Compile(format!(
@@ -527,7 +566,19 @@ fn header(firmware: &Firmware, name: &str, cpu: Cpu, options: &FirmwareOptions, 
         );
     }
     h.push_str(" */\n");
-    h.push_str(&format!("#ifndef UMAC_{upper}_H\n#define UMAC_{upper}_H\n\n#include <stdint.h>\n\n"));
+    h.push_str(&format!("#ifndef UMAC_{upper}_H\n#define UMAC_{upper}_H\n\n#include <stdint.h>\n"));
+    // The accelerators' codegen hook: what their C functions need in every source that links them.
+    for configured in &options.accelerators.accelerators {
+        let includes = configured.backend.includes();
+        if !includes.is_empty() {
+            h.push_str(&format!(
+                "\n/* {}: link with {} */\n{includes}",
+                configured.backend.name(),
+                kernel_sources(firmware)
+            ));
+        }
+    }
+    h.push('\n');
     h.push_str("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     h.push_str(&format!("#define {upper}_WORKSPACE_SIZE {}\n", firmware.workspace_size));
     h.push_str(&format!("#define {upper}_WORKSPACE_ALIGNMENT {WORKSPACE_ALIGNMENT}\n"));
@@ -592,10 +643,26 @@ fn metadata(
         "text_bytes": firmware.text_bytes,
         "operators": firmware.operators.iter().map(|o| serde_json::json!({
             "function": o.function,
-            "target": cpu.name(),
+            "target": o.target.as_deref().unwrap_or(cpu.name()),
+            "composite": o.composite,
             "source_ops": o.source_ops,
         })).collect::<Vec<_>>(),
+        "accelerators": options.accelerators.accelerators.iter().map(|c| serde_json::json!({
+            "name": c.backend.name(),
+            "attributes": c.attributes.values().iter().map(|(k, v)| (k.clone(), serde_json::json!(v.to_string()))).collect::<serde_json::Map<_, _>>(),
+        })).collect::<Vec<_>>(),
+        "placement": firmware.placements,
+        "extern_functions": firmware.kernels.iter().map(|k| serde_json::json!({
+            "symbol": k.symbol,
+            "source": format!("runtime/{}", k.source),
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// The C sources of the kernels the object calls, for the header's note.
+fn kernel_sources(firmware: &Firmware) -> String {
+    let sources: Vec<String> = firmware.kernels.iter().map(|k| format!("umac's runtime/{}", k.source)).collect();
+    if sources.is_empty() { "nothing (no call in this model)".into() } else { sources.join(", ") }
 }
 
 /// Sets quantization parameters of inputs (`kind` = "inputs") or outputs in `metadata`.

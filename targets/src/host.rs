@@ -1,6 +1,11 @@
 //! Running a TOSA model on the host: check the inputs against the entry's signature, specialize
 //! dynamic dimensions to the inputs' shapes, lower to loops, compile with an engine, run.
 
+use crate::backend::{
+    Phase, TargetSet,
+    flow::{Stage, extern_functions, kernels_for, lower_in_stages, partition_and_legalize},
+    partition::Placement,
+};
 use melior::{
     Context,
     ir::{Module, operation::OperationLike},
@@ -8,12 +13,11 @@ use melior::{
 use umac_codegen_cranelift::{EntryPoint, JitProgram, compile_jit};
 use umac_dialects::umac::{WORKSPACE_SIZE_ATTR, integer_value};
 use umac_lowering::{
-    build_pass_manager,
     entry::{
         Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, find_entry,
         specialize_entry, strip_argument_attributes,
     },
-    pipelines::{PLANNED_OPERATORS, firmware_to_llvm},
+    pipelines::{HOST_BUFFERIZE, LOWER_TO_CF, PLANNED_OPERATORS, TOSA_TO_LINALG, cf_to_llvm},
 };
 use umac_runtime::{DType, Tensor};
 
@@ -134,14 +138,19 @@ pub struct HostProgram {
     intermediates: Vec<Intermediate>,
     /// Bytes of the planned workspace the entry takes (0 when it plans none).
     workspace_size: u64,
+    /// Where each op of the model runs (empty without accelerators).
+    placements: Vec<Placement>,
 }
 
 /// What to compile besides the model itself.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct CompileOptions {
     /// Also return every op's result (after the model's outputs), for `--dump-intermediates`
     /// and engine comparisons.
     pub intermediates: bool,
+    /// Accelerators to partition the model for (their kernels run on the host); the CPU, if the
+    /// target string names one, is ignored: the host runs the rest.
+    pub targets: TargetSet,
 }
 
 enum Program {
@@ -163,6 +172,11 @@ impl HostProgram {
     /// The intermediates returned after the model's outputs (empty unless compiled in).
     pub fn intermediates(&self) -> &[Intermediate] {
         &self.intermediates
+    }
+
+    /// Where each op of the model runs (empty without accelerators).
+    pub fn placements(&self) -> &[Placement] {
+        &self.placements
     }
 
     /// How many of the outputs are the model's own.
@@ -220,20 +234,34 @@ pub fn compile(
     engine: Engine,
     options: CompileOptions,
 ) -> Result<HostProgram, HostError> {
-    let (signature, intermediates, workspace_size) = lower(context, module, entry, inputs, engine, options)?;
-    let outputs = signature.outputs.len();
+    let lowered = lower(context, module, entry, inputs, engine, &options)?;
+    let outputs = lowered.signature.outputs.len();
+    let symbols: Vec<(&str, usize)> = lowered.kernels.iter().map(|k| (k.symbol, k.address)).collect();
     let program = match engine {
         Engine::Cranelift => {
             let point =
                 EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len(), outputs };
-            Program::Cranelift(Box::new(compile_jit(module, &point).map_err(|e| HostError::Compile(e.to_string()))?))
+            Program::Cranelift(Box::new(
+                compile_jit(module, &point, &symbols).map_err(|e| HostError::Compile(e.to_string()))?,
+            ))
         }
         Engine::Llvm => Program::Llvm(
-            umac_codegen_llvm::JitProgram::load(&llvm_object(module, entry, inputs.len(), outputs)?, ENTRY_SYMBOL)
-                .map_err(|e| HostError::Compile(e.to_string()))?,
+            umac_codegen_llvm::JitProgram::load(
+                &llvm_object(module, entry, inputs.len(), outputs)?,
+                ENTRY_SYMBOL,
+                &symbols,
+            )
+            .map_err(|e| HostError::Compile(e.to_string()))?,
         ),
     };
-    Ok(HostProgram { engine, signature, program, intermediates, workspace_size })
+    Ok(HostProgram {
+        engine,
+        signature: lowered.signature,
+        program,
+        intermediates: lowered.intermediates,
+        workspace_size: lowered.workspace_size,
+        placements: lowered.placements,
+    })
 }
 
 /// The entry wrapper's symbol in host programs and objects:
@@ -260,7 +288,8 @@ pub fn compile_object(
     inputs: &[Tensor],
     engine: Engine,
 ) -> Result<HostObject, HostError> {
-    let (signature, _, workspace_size) = lower(context, module, entry, inputs, engine, CompileOptions::default())?;
+    let lowered = lower(context, module, entry, inputs, engine, &CompileOptions::default())?;
+    let (signature, workspace_size) = (lowered.signature, lowered.workspace_size);
     let outputs = signature.outputs.len();
     let object = match engine {
         Engine::Cranelift => {
@@ -273,15 +302,26 @@ pub fn compile_object(
     Ok(HostObject { object, signature, workspace_size })
 }
 
-/// Checks the inputs, specializes, and lowers the module to the engine's input level.
+/// A module lowered to an engine's input level, and what compiling it needs.
+struct Lowered {
+    signature: EntrySignature,
+    intermediates: Vec<Intermediate>,
+    workspace_size: u64,
+    placements: Vec<Placement>,
+    /// The C kernels the model calls.
+    kernels: Vec<umac_runtime::kernels::Kernel>,
+}
+
+/// Checks the inputs, specializes, partitions for the accelerators, and lowers the module to the
+/// engine's input level.
 fn lower(
     context: &Context,
     module: &mut Module,
     entry: &str,
     inputs: &[Tensor],
     engine: Engine,
-    options: CompileOptions,
-) -> Result<(EntrySignature, Vec<Intermediate>, u64), HostError> {
+    options: &CompileOptions,
+) -> Result<Lowered, HostError> {
     let original = entry_signature(module, entry).map_err(HostError::Inputs)?;
     let shapes = check_inputs(&original, inputs)?;
     specialize_entry(context, module, entry, &shapes).map_err(HostError::Compile)?;
@@ -299,27 +339,48 @@ fn lower(
     for (output, intermediate) in signature.outputs.iter_mut().skip(original.outputs.len()).zip(&intermediates) {
         output.name = format!("{} at {}", intermediate.op, intermediate.location);
     }
+    let targets = &options.targets;
+    let mut placements = Vec::new();
+    let mut kernels = Vec::new();
+    if !targets.accelerators.is_empty() {
+        placements = partition_and_legalize(context, module, targets).map_err(HostError::Compile)?;
+        kernels = kernels_for(targets, &extern_functions(module)).map_err(HostError::Compile)?;
+        dump_ir("partitioned", module);
+    }
     // Cranelift, the reference, gets the plain loop nests; LLVM the fused per-element loop nests
     // on a planned workspace (the firmware lowering without its border split, which would cost
     // compile time), which it vectorizes for the host CPU.
+    let err = HostError::Compile;
     let mut workspace_size = 0;
     match engine {
-        Engine::Cranelift => run_pipeline(context, module, "umac-lower-to-host-loops")?,
+        Engine::Cranelift => {
+            let stages = [
+                Stage { pipeline: TOSA_TO_LINALG, then: &[Phase::Loop0, Phase::Loop1] },
+                Stage { pipeline: HOST_BUFFERIZE, then: &[Phase::Loop2, Phase::Loop3] },
+                Stage { pipeline: LOWER_TO_CF, then: &[] },
+                Stage { pipeline: "canonicalize,cse", then: &[Phase::LowLevel] },
+            ];
+            lower_in_stages(context, module, &stages, targets).map_err(err)?;
+        }
         Engine::Llvm => {
-            run_pipeline(context, module, &PLANNED_OPERATORS.join(","))?;
+            let phases = [Phase::Loop0, Phase::Loop1, Phase::Loop2, Phase::Loop3];
+            let stages: Vec<Stage> = PLANNED_OPERATORS
+                .iter()
+                .zip(&phases)
+                .map(|(pipeline, phase)| Stage { pipeline, then: std::slice::from_ref(phase) })
+                .collect();
+            lower_in_stages(context, module, &stages, targets).map_err(err)?;
             let function = find_entry(module, entry).map_err(HostError::Compile)?;
             workspace_size = function.attribute(WORKSPACE_SIZE_ATTR).ok().and_then(integer_value).unwrap_or(0) as u64;
-            run_pipeline(context, module, &firmware_to_llvm(usize::BITS))?;
+            let to_cf = format!("{LOWER_TO_CF},canonicalize,cse");
+            let to_llvm = cf_to_llvm(usize::BITS);
+            let stages =
+                [Stage { pipeline: &to_cf, then: &[Phase::LowLevel] }, Stage { pipeline: &to_llvm, then: &[] }];
+            lower_in_stages(context, module, &stages, targets).map_err(err)?;
         }
     }
     dump_ir(engine.name(), module);
-    Ok((signature, intermediates, workspace_size))
-}
-
-fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), HostError> {
-    let manager = build_pass_manager(context, &format!("builtin.module({pipeline})"), "builtin.module")
-        .map_err(|e| HostError::Compile(e.message))?;
-    manager.run(module).map_err(|_| HostError::Compile("lowering the model failed".into()))
+    Ok(Lowered { signature, intermediates, workspace_size, placements, kernels })
 }
 
 /// llvm dialect → LLVM IR → O3 for the host CPU → object (PIC, with the entry wrapper, which

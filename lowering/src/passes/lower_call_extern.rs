@@ -128,7 +128,9 @@ unsafe fn declare(
         let mut op = mlirBlockGetFirstOperation(body);
         while !op.ptr.is_null() {
             let name = mlirOperationGetAttributeByName(op, str_ref("sym_name"));
-            if !name.ptr.is_null() && mlirAttributeIsAString(name) && string_from(mlirStringAttrGetValue(name)) == symbol
+            if !name.ptr.is_null()
+                && mlirAttributeIsAString(name)
+                && string_from(mlirStringAttrGetValue(name)) == symbol
             {
                 if string_from(mlirIdentifierStr(mlirOperationGetName(op))) != "func.func" {
                     return Err(format!("@{symbol} is called as a C function but the module defines it as another op"));

@@ -109,6 +109,8 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Runs `umac-opt` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
+    // The accelerators' passes (umac-partition, umac-legalize-<target>) join the registry.
+    umac_targets::backend::passes::register_passes();
     let args = normalize_args(args);
     let cli: Cli = match crate::parse_args(&args) {
         Ok(cli) => cli,
@@ -139,7 +141,7 @@ pub fn list_passes() -> String {
     let mut out = String::from("umac passes and pipelines (every upstream MLIR pass is available too):\n");
     for info in registry() {
         let kind = match info.kind {
-            umac_lowering::PassKind::Pass(_) => "pass",
+            umac_lowering::PassKind::Pass(_) | umac_lowering::PassKind::Named(_) => "pass",
             umac_lowering::PassKind::Pipeline(_) => "pipeline",
         };
         out.push_str(&format!("  {:<24} {} [{kind}, on {}]\n", info.name, info.summary, info.anchor));

@@ -1,19 +1,28 @@
 //! `umac compile MODEL --target=T -o DIR [--name N] [--opt=speed|size] [--shape S]...
-//! [--max-workspace B] [--max-flash B]`: firmware output (`DIR/N.o`, `DIR/N.h`, `DIR/metadata.json`).
+//! [--max-workspace B] [--max-flash B] [--report]`: firmware output (`DIR/N.o`, `DIR/N.h`,
+//! `DIR/metadata.json`). `T` is `[accelerator [-attr=value]...,]...cpu`.
 
 use super::tflite;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use umac_targets::firmware::{Cpu, FirmwareError, FirmwareOptions, c_identifier, compile, set_quantization};
+use umac_targets::{
+    backend::parse_target_string,
+    firmware::{CPUS, Cpu, FirmwareError, FirmwareOptions, c_identifier, compile, set_quantization},
+};
 
 /// Arguments of `umac compile`.
 #[derive(Debug, Args)]
 pub struct CompileArgs {
     /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file.
     model: PathBuf,
-    /// The CPU: cortex-m55, cortex-m7, cortex-m4 or host.
+    /// Accelerators (with attributes) then the CPU, comma-separated: "vanilla -dimension=8,cortex-m55".
+    /// CPUs: cortex-m55, cortex-m7, cortex-m4, host.
     #[arg(long)]
     target: String,
+    /// Print which target runs each op of the model (and why an op that almost matched an
+    /// accelerator's pattern did not).
+    #[arg(long)]
+    report: bool,
     /// The output directory (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: PathBuf,
@@ -64,7 +73,12 @@ fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
 /// already said it all).
 pub fn run(args: &CompileArgs) -> Result<(), String> {
-    let cpu = Cpu::parse(&args.target).map_err(|e| e.to_string())?;
+    let cpu_names: Vec<&str> = CPUS.iter().map(|c| c.name()).collect();
+    let targets = parse_target_string(&args.target, &cpu_names)?;
+    let Some(cpu_name) = targets.cpu.clone() else {
+        return Err(format!("--target '{}' names no CPU; end it with one of {}", args.target, cpu_names.join(", ")));
+    };
+    let cpu = Cpu::parse(&cpu_name).map_err(|e| e.to_string())?;
     let shapes = if args.shapes.is_empty() {
         None
     } else {
@@ -88,6 +102,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         max_workspace: args.max_workspace,
         max_flash: args.max_flash,
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
+        accelerators: targets,
     };
 
     let mut firmware = super::with_model(&display, &bytes, |context, module| {
@@ -102,6 +117,9 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
                 set_quantization(&mut firmware.metadata, kind, i, &q.scale, &q.zero_point);
             }
         }
+    }
+    if args.report {
+        print!("{}", super::placement_report(&firmware.placements, cpu.name()));
     }
     write_outputs(&args.output, &name, &firmware)
 }

@@ -61,6 +61,30 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     }
 }
 
+/// The placement report: one line per op of the model with the target that runs it, and for an
+/// op left on the CPU although a pattern almost matched, the predicate that failed.
+pub(crate) fn placement_report(placements: &[umac_targets::backend::partition::Placement], cpu: &str) -> String {
+    if placements.is_empty() {
+        return format!("placement: no accelerator named; every op runs on {cpu}\n");
+    }
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut out = String::new();
+    for p in placements {
+        let target = if p.target == umac_targets::backend::partition::CPU { cpu } else { p.target.as_str() };
+        *counts.entry(target).or_default() += 1;
+        out.push_str(&format!("{}: {} -> {target}", p.location, p.op));
+        if let (Some(composite), Some(function)) = (&p.composite, &p.function) {
+            out.push_str(&format!(" ({composite} in @{function})"));
+        }
+        if let Some(reason) = &p.reason {
+            out.push_str(&format!(" (not claimed: {reason})"));
+        }
+        out.push('\n');
+    }
+    let summary: Vec<String> = counts.iter().map(|(t, n)| format!("{n} on {t}")).collect();
+    format!("placement of {} ops: {}\n{out}", placements.len(), summary.join(", "))
+}
+
 /// Parses and verifies a model (MLIR text or bytecode) in a fresh context and hands it to
 /// `work`. Every diagnostic — from parsing, verifying or `work` — is printed against the model's
 /// source. A model that does not parse or verify gives `Err("")`: the diagnostics said why.

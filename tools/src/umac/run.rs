@@ -1,9 +1,13 @@
-//! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--dump-intermediates DIR]`.
+//! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--target T]
+//! [--report] [--dump-intermediates DIR]`.
 
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use umac_runtime::{Tensor, read_npy, write_npy};
-use umac_targets::host::{CompileOptions, Engine, HostError, HostProgram, compile};
+use umac_targets::{
+    backend::{TargetSet, parse_target_string},
+    host::{CompileOptions, Engine, HostError, HostProgram, compile},
+};
 
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
@@ -27,6 +31,13 @@ pub struct RunArgs {
     /// Write every op's result to DIR/<index>_<op>.npy (in program order) and DIR/index.txt.
     #[arg(long, value_name = "DIR")]
     dump_intermediates: Option<PathBuf>,
+    /// Accelerators to partition the model for, as in `umac compile` (`"vanilla -dimension=8"`;
+    /// a CPU, if named, must be `host`): their kernels run on the host.
+    #[arg(long, value_name = "TARGETS")]
+    target: Option<String>,
+    /// Print which target runs each op (and why an op that almost matched a pattern did not).
+    #[arg(long)]
+    report: bool,
     /// Measure: print one JSON line with the compile time and the median of N timed runs (after
     /// warm-up runs) instead of the outputs.
     #[arg(long, value_name = "N")]
@@ -58,12 +69,25 @@ impl Loaded {
         engine: Engine,
         intermediates: bool,
     ) -> Result<HostProgram, String> {
+        let targets = match &args.target {
+            Some(text) => {
+                let set = parse_target_string(text, &["host"])?;
+                if set.cpu.is_some() && set.cpu.as_deref() != Some("host") {
+                    return Err("umac run runs on the host".into());
+                }
+                set
+            }
+            None => TargetSet::default(),
+        };
         super::with_model(&self.name, &self.bytes, |context, module| {
-            compile(context, module, &args.entry, inputs, engine, CompileOptions { intermediates }).map_err(|e| match e
-            {
-                HostError::Inputs(m) => m,
-                HostError::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
-            })
+            compile(context, module, &args.entry, inputs, engine, CompileOptions { intermediates, targets }).map_err(
+                |e| match e {
+                    HostError::Inputs(m) => m,
+                    HostError::Compile(m) => {
+                        format!("cannot compile {} with the {} engine: {m}", self.name, engine.name())
+                    }
+                },
+            )
         })
     }
 }
@@ -105,6 +129,9 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     };
     if let Some(dir) = &args.dump_intermediates {
         dump(dir, &program, &outputs)?;
+    }
+    if args.report {
+        eprint!("{}", super::placement_report(program.placements(), "host"));
     }
     let model_outputs = &outputs[..program.model_outputs()];
     if args.outputs.is_empty() {

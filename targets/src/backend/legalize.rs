@@ -1,0 +1,321 @@
+//! Legalization (`umac-legalize-<target>`): each composite in a backend's outlined functions is
+//! lowered by the backend's [`Strategy`]. An extern call becomes, at the tensor level,
+//! ```mlir
+//! %b0 = bufferization.to_buffer %input read_only : tensor<1x8x8x4xi8> to memref<1x8x8x4xi8>
+//! %c1 = arith.constant 1 : i32
+//! %out = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
+//! "umac.call_extern"(%b0, %c1, %out) {callee = @kernel, operandSegmentSizes = array<i32: 2, 1>} : ...
+//! %r = bufferization.to_tensor %out restrict writable : memref<1x8x8x4xi8> to tensor<1x8x8x4xi8>
+//! ```
+//! which bufferization turns into a call writing straight into the caller's buffer. A function
+//! whose composites all take the reference lowering is inlined back into its caller.
+
+use super::{Backend, Composite, ExternArg, ExternCallSite, Replacement, Strategy, TargetAttrs, pattern::match_at};
+use melior::ir::{BlockLike, OperationRef, RegionLike, ValueLike, operation::OperationLike};
+use mlir_sys::*;
+use umac_dialects::{
+    text::{op_name, str_ref, string_from, type_text},
+    umac::{CALL_EXTERN, TARGET_ATTR, string_value},
+};
+
+/// Legalizes every function of `module` partitioned to `backend`.
+pub fn legalize(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), String> {
+    for function in functions_of(module, backend.name()) {
+        legalize_function(module, function, backend, attributes)?;
+    }
+    Ok(())
+}
+
+/// The functions of `module` with `umac.target = target`.
+pub fn functions_of<'c, 'a>(module: OperationRef<'c, 'a>, target: &str) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
+        return found;
+    };
+    let mut next = body.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if op_name(&op) == "func.func"
+            && op.attribute(TARGET_ATTR).ok().and_then(string_value).as_deref() == Some(target)
+        {
+            found.push(op);
+        }
+    }
+    found
+}
+
+fn legalize_function(
+    module: OperationRef,
+    function: OperationRef,
+    backend: &dyn Backend,
+    attributes: &TargetAttrs,
+) -> Result<(), String> {
+    let symbol = function.attribute("sym_name").ok().and_then(string_value).unwrap_or_default();
+    let Some(block) = function.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(());
+    };
+    // The composites, found again by the same patterns (the partitioner outlined whole matches).
+    let patterns = backend.patterns(attributes);
+    let mut claimed = std::collections::HashSet::new();
+    let mut composites = Vec::new();
+    for pattern in &patterns {
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            if claimed.contains(&(op.to_raw().ptr as usize)) {
+                continue;
+            }
+            let taken = |o: &OperationRef| claimed.contains(&(o.to_raw().ptr as usize));
+            if let super::pattern::Outcome::Matched(m) = match_at(pattern, op, &taken) {
+                for (_, o) in &m.ops {
+                    claimed.insert(o.to_raw().ptr as usize);
+                }
+                composites.push((pattern.name.clone(), m));
+            }
+        }
+    }
+    let mut plans = Vec::new();
+    for (pattern, m) in &composites {
+        let composite = Composite {
+            pattern: pattern.clone(),
+            ops: m.ops.iter().map(|(role, op)| (role.clone(), super::OpView::new(*op))).collect(),
+        };
+        let strategy = backend
+            .strategy(&composite, attributes)
+            .map_err(|e| format!("{}: {} cannot lower {pattern}: {e}", composite.last().location(), backend.name()))?;
+        plans.push(strategy);
+    }
+    let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();
+    if externs == 0 {
+        return inline(function);
+    }
+    if externs != plans.len() {
+        return Err(format!(
+            "@{symbol} mixes composites with the reference lowering and extern calls; \
+             {} must not merge them (merge_compiler_regions = false) or use one strategy",
+            backend.name()
+        ));
+    }
+    for ((pattern, m), strategy) in composites.iter().zip(plans) {
+        if let Strategy::Extern(call) = strategy {
+            extern_call(module, pattern, m, call, backend)?;
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the composite `m` by the extern call `call`.
+fn extern_call(
+    module: OperationRef,
+    pattern: &str,
+    m: &super::pattern::Match,
+    mut call: super::ExternCall,
+    backend: &dyn Backend,
+) -> Result<(), String> {
+    let last = m.ops[m.ops.len() - 1].1;
+    let at = super::OpView::new(last).location();
+    let result = last.result(0).map_err(|_| format!("{at}: the composite has no result"))?;
+    let result_type = type_text(result.r#type());
+    let memref = |tensor: &str| -> Result<String, String> {
+        if !tensor.starts_with("tensor<") || tensor.contains('?') {
+            return Err(format!("{at}: {pattern}: extern calls need static tensor types, got {tensor}"));
+        }
+        Ok(tensor.replacen("tensor<", "memref<", 1))
+    };
+    let mut arguments = Vec::new();
+    let mut parameters = Vec::new();
+    let mut lines = Vec::new();
+    let mut operands = Vec::new();
+    let mut types = Vec::new();
+    for (i, argument) in call.arguments.iter().enumerate() {
+        match argument {
+            ExternArg::Operand { role, index } => {
+                let op = m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o).ok_or_else(|| {
+                    format!("{at}: {pattern}: the strategy names an op '{role}' the composite does not have")
+                })?;
+                let value =
+                    op.operand(*index).map_err(|_| format!("{at}: {pattern}: '{role}' has no operand #{index}"))?;
+                let tensor = type_text(value.r#type());
+                let buffer = memref(&tensor)?;
+                parameters.push(format!("%a{i}: {tensor}"));
+                arguments.push(value.to_raw());
+                lines.push(format!("%b{i} = bufferization.to_buffer %a{i} read_only : {tensor} to {buffer}"));
+                operands.push(format!("%b{i}"));
+                types.push(buffer);
+            }
+            ExternArg::Zeros { element, len } => {
+                let tensor = format!("tensor<{len}x{element}>");
+                lines.push(format!("%z{i} = arith.constant dense<0> : {tensor}"));
+                lines.push(format!(
+                    "%b{i} = bufferization.to_buffer %z{i} read_only : {tensor} to memref<{len}x{element}>"
+                ));
+                operands.push(format!("%b{i}"));
+                types.push(format!("memref<{len}x{element}>"));
+            }
+            ExternArg::I32(value) => {
+                let value = i32::try_from(*value)
+                    .map_err(|_| format!("{at}: {pattern}: scalar argument #{i} ({value}) does not fit an int32_t"))?;
+                lines.push(format!("%c{i} = arith.constant {value} : i32"));
+                operands.push(format!("%c{i}"));
+                types.push("i32".into());
+            }
+        }
+    }
+    let out = memref(&result_type)?;
+    types.push(out.clone());
+    let site =
+        ExternCallSite { callee: call.callee.clone(), composite: pattern.to_string(), argument_types: types.clone() };
+    match backend.replace_call_extern(&site) {
+        Some(Replacement::Symbol(symbol)) => call.callee = symbol,
+        Some(Replacement::Definition(text)) => define(module, &call.callee, &text)?,
+        None => {}
+    }
+    if !umac_dialects::umac::is_c_identifier(&call.callee) {
+        return Err(format!("{at}: {pattern}: the extern callee '{}' is not a C identifier", call.callee));
+    }
+    lines.push(format!("%out = memref.alloc() {{alignment = 16 : i64}} : {out}"));
+    lines.push(format!(
+        "\"{CALL_EXTERN}\"({}, %out) {{callee = @{}, operandSegmentSizes = array<i32: {}, 1>}} : ({}) -> ()",
+        operands.join(", "),
+        call.callee,
+        operands.len(),
+        types.join(", ")
+    ));
+    lines.push(format!("%r = bufferization.to_tensor %out restrict writable : {out} to {result_type}"));
+    let text = format!(
+        "func.func @composite({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",
+        parameters.join(", "),
+        lines.join("\n  ")
+    );
+    // SAFETY: the composite's ops are live ops of one block; the helper is parsed in their
+    // context, its ops move before the last composite op, which is then replaced and erased with
+    // the other composite ops (each used only by the next one).
+    unsafe {
+        let location = fused_location(m);
+        replace_with(last.to_raw(), &text, &arguments, location)?;
+        for (_, op) in m.ops.iter().rev().skip(1) {
+            mlirOperationDestroy(op.to_raw());
+        }
+    }
+    Ok(())
+}
+
+/// One location naming every op of the composite (the operator metadata lists them all).
+fn fused_location(m: &super::pattern::Match) -> MlirLocation {
+    let locations: Vec<MlirLocation> = m.ops.iter().map(|(_, op)| op.location().to_raw()).collect();
+    // SAFETY: the locations belong to the ops' context.
+    unsafe {
+        let context = mlirLocationGetContext(locations[0]);
+        mlirLocationFusedGet(context, locations.len() as isize, locations.as_ptr(), mlirAttributeGetNull())
+    }
+}
+
+/// Parses `text` (a `func.func` taking `arguments`), moves its body before `op` with `location`,
+/// replaces `op`'s result by the returned value and erases `op`.
+///
+/// # Safety
+/// `op` must be live with one result; the arguments must dominate it.
+unsafe fn replace_with(
+    op: MlirOperation,
+    text: &str,
+    arguments: &[MlirValue],
+    location: MlirLocation,
+) -> Result<(), String> {
+    unsafe {
+        let context = mlirOperationGetContext(op);
+        let helper = mlirOperationCreateParse(context, str_ref(text), str_ref("umac-legalize"));
+        if helper.ptr.is_null() {
+            return Err(format!("internal error: the extern call built for legalization did not parse:\n{text}"));
+        }
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
+        for (i, value) in arguments.iter().enumerate() {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i as isize), *value);
+        }
+        let mut next = mlirBlockGetFirstOperation(block);
+        while !next.ptr.is_null() {
+            let current = next;
+            next = mlirOperationGetNextInBlock(current);
+            if string_from(mlirIdentifierStr(mlirOperationGetName(current))) == "func.return" {
+                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(current, 0));
+                break;
+            }
+            mlirOperationSetLocation(current, location);
+            mlirOperationMoveBefore(current, op);
+        }
+        mlirOperationDestroy(helper);
+        mlirOperationDestroy(op);
+    }
+    Ok(())
+}
+
+/// Adds the backend's definition of `callee` (MLIR text) to `module`, once.
+fn define(module: OperationRef, callee: &str, text: &str) -> Result<(), String> {
+    let body = module.region(0).ok().and_then(|r| r.first_block()).ok_or("the module has no body")?;
+    let mut next = body.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if op.attribute("sym_name").ok().and_then(string_value).as_deref() == Some(callee) {
+            return Ok(());
+        }
+    }
+    // SAFETY: the parsed op is appended to (and owned by) the module's body.
+    unsafe {
+        let context = mlirOperationGetContext(module.to_raw());
+        let parsed = mlirOperationCreateParse(context, str_ref(text), str_ref("replace_call_extern"));
+        if parsed.ptr.is_null() {
+            return Err(format!("the definition of @{callee} given by replace_call_extern does not parse"));
+        }
+        let name = mlirOperationGetAttributeByName(parsed, str_ref("sym_name"));
+        if name.ptr.is_null() || string_from(mlirStringAttrGetValue(name)) != callee {
+            mlirOperationDestroy(parsed);
+            return Err(format!("the definition given by replace_call_extern must be func.func @{callee}"));
+        }
+        mlirBlockAppendOwnedOperation(body.to_raw(), parsed);
+    }
+    Ok(())
+}
+
+/// Inlines `function` (called exactly once) at its call and erases it.
+fn inline(function: OperationRef) -> Result<(), String> {
+    let symbol = function.attribute("sym_name").ok().and_then(string_value).unwrap_or_default();
+    let module = function.parent_operation().ok_or("a function outside a module")?;
+    let mut calls = Vec::new();
+    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if op_name(&op) == "func.call"
+            && op.attribute("callee").ok().map(umac_dialects::text::attribute_text).as_deref()
+                == Some(format!("@{symbol}").as_str())
+        {
+            calls.push(op.to_raw());
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    let [call] = calls[..] else {
+        return Err(format!(
+            "@{symbol} is called {} times; the reference lowering inlines a function called once",
+            calls.len()
+        ));
+    };
+    // SAFETY: the function and its call are live; ops move from the function's block to before
+    // the call, then the call, the return and the function are erased.
+    unsafe {
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.to_raw(), 0));
+        for i in 0..mlirBlockGetNumArguments(block) {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), mlirOperationGetOperand(call, i));
+        }
+        let mut next = mlirBlockGetFirstOperation(block);
+        while !next.ptr.is_null() {
+            let current = next;
+            next = mlirOperationGetNextInBlock(current);
+            if string_from(mlirIdentifierStr(mlirOperationGetName(current))) == "func.return" {
+                for i in 0..mlirOperationGetNumOperands(current) {
+                    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, i), mlirOperationGetOperand(current, i));
+                }
+                break;
+            }
+            mlirOperationMoveBefore(current, call);
+        }
+        mlirOperationDestroy(call);
+        mlirOperationDestroy(function.to_raw());
+    }
+    Ok(())
+}

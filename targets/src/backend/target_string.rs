@@ -1,0 +1,280 @@
+//! Target strings: `"vanilla -dimension=8,cortex-m55"` — accelerators first, each with its
+//! `-attribute=value` settings, the CPU last (as in TVM's `--target="ethos-u -accelerator_config=..., c"`).
+
+use super::{Backend, backends};
+use std::collections::BTreeMap;
+
+/// The type of a target attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// Text.
+    String,
+    /// A signed integer.
+    Int,
+    /// `true` or `false` (a bare `-name` means `true`).
+    Bool,
+}
+
+impl AttrKind {
+    fn describe(self) -> &'static str {
+        match self {
+            AttrKind::String => "string",
+            AttrKind::Int => "int",
+            AttrKind::Bool => "bool",
+        }
+    }
+}
+
+/// A value of a target attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttrValue {
+    /// Text.
+    String(String),
+    /// An integer.
+    Int(i64),
+    /// A flag.
+    Bool(bool),
+}
+
+impl std::fmt::Display for AttrValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttrValue::String(s) => write!(f, "{s}"),
+            AttrValue::Int(i) => write!(f, "{i}"),
+            AttrValue::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// An attribute a backend accepts in the target string.
+#[derive(Clone, Debug)]
+pub struct TargetAttr {
+    /// Its name (`dimension` for `-dimension=8`).
+    pub name: &'static str,
+    /// Its type.
+    pub kind: AttrKind,
+    /// Its value when the target string does not set it.
+    pub default: AttrValue,
+    /// One line for error messages and docs.
+    pub help: &'static str,
+}
+
+impl TargetAttr {
+    /// An integer attribute.
+    pub fn int(name: &'static str, default: i64, help: &'static str) -> Self {
+        TargetAttr { name, kind: AttrKind::Int, default: AttrValue::Int(default), help }
+    }
+
+    /// A boolean attribute.
+    pub fn bool(name: &'static str, default: bool, help: &'static str) -> Self {
+        TargetAttr { name, kind: AttrKind::Bool, default: AttrValue::Bool(default), help }
+    }
+
+    /// A string attribute.
+    pub fn string(name: &'static str, default: &str, help: &'static str) -> Self {
+        TargetAttr { name, kind: AttrKind::String, default: AttrValue::String(default.into()), help }
+    }
+
+    fn parse(&self, backend: &str, text: Option<&str>) -> Result<AttrValue, String> {
+        let wrong = || {
+            format!(
+                "'-{}{}' for {backend}: the attribute takes a{} {}",
+                self.name,
+                text.map(|t| format!("={t}")).unwrap_or_default(),
+                if self.kind == AttrKind::Int { "n" } else { "" },
+                self.kind.describe()
+            )
+        };
+        match (self.kind, text) {
+            (AttrKind::Bool, None) => Ok(AttrValue::Bool(true)),
+            (AttrKind::Bool, Some("true" | "1")) => Ok(AttrValue::Bool(true)),
+            (AttrKind::Bool, Some("false" | "0")) => Ok(AttrValue::Bool(false)),
+            (AttrKind::Int, Some(t)) => t.parse().map(AttrValue::Int).map_err(|_| wrong()),
+            (AttrKind::String, Some(t)) => Ok(AttrValue::String(t.to_string())),
+            _ => Err(wrong()),
+        }
+    }
+}
+
+/// The attribute values of one target: every declared attribute, set or defaulted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetAttrs {
+    values: BTreeMap<String, AttrValue>,
+}
+
+impl TargetAttrs {
+    /// The defaults of `declared`.
+    pub fn defaults(declared: &[TargetAttr]) -> Self {
+        TargetAttrs { values: declared.iter().map(|a| (a.name.to_string(), a.default.clone())).collect() }
+    }
+
+    /// An integer attribute's value (0 if undeclared).
+    pub fn int(&self, name: &str) -> i64 {
+        match self.values.get(name) {
+            Some(AttrValue::Int(i)) => *i,
+            _ => 0,
+        }
+    }
+
+    /// A boolean attribute's value (false if undeclared).
+    pub fn bool(&self, name: &str) -> bool {
+        matches!(self.values.get(name), Some(AttrValue::Bool(true)))
+    }
+
+    /// A string attribute's value (empty if undeclared).
+    pub fn string(&self, name: &str) -> &str {
+        match self.values.get(name) {
+            Some(AttrValue::String(s)) => s,
+            _ => "",
+        }
+    }
+
+    /// Every value, by name.
+    pub fn values(&self) -> &BTreeMap<String, AttrValue> {
+        &self.values
+    }
+}
+
+/// An accelerator named in a target string, with its attributes.
+#[derive(Clone)]
+pub struct ConfiguredBackend {
+    /// The backend.
+    pub backend: &'static dyn Backend,
+    /// Its attribute values.
+    pub attributes: TargetAttrs,
+}
+
+/// A parsed target string.
+#[derive(Clone, Default)]
+pub struct TargetSet {
+    /// The accelerators, in the order given (an op goes to the first that claims it).
+    pub accelerators: Vec<ConfiguredBackend>,
+    /// The CPU, if the string names one (it must be last).
+    pub cpu: Option<String>,
+}
+
+impl std::fmt::Debug for TargetSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let accelerators: Vec<(&str, &TargetAttrs)> =
+            self.accelerators.iter().map(|a| (a.backend.name(), &a.attributes)).collect();
+        f.debug_struct("TargetSet").field("accelerators", &accelerators).field("cpu", &self.cpu).finish()
+    }
+}
+
+impl TargetSet {
+    /// The accelerators' names, comma-separated (for `umac-partition{targets=...}`).
+    pub fn accelerator_names(&self) -> Vec<&'static str> {
+        self.accelerators.iter().map(|a| a.backend.name()).collect()
+    }
+}
+
+/// Parses `text` (`"vanilla -dimension=8,cortex-m55"`): comma-separated targets, accelerators
+/// first, then at most one of `cpus`. Errors list what is accepted.
+pub fn parse_target_string(text: &str, cpus: &[&str]) -> Result<TargetSet, String> {
+    let mut set = TargetSet::default();
+    let known = || {
+        let accelerators: Vec<&str> = backends().iter().map(|b| b.name()).collect();
+        format!("accelerators: {}; CPUs: {}", accelerators.join(", "), cpus.join(", "))
+    };
+    for (position, part) in text.split(',').enumerate() {
+        let mut words = part.split_whitespace();
+        let Some(name) = words.next() else {
+            return Err(format!("empty target in '{text}' (known {})", known()));
+        };
+        if set.cpu.is_some() {
+            return Err(format!("'{name}' follows the CPU in '{text}': accelerators come first, the CPU last"));
+        }
+        if cpus.contains(&name) {
+            if let Some(extra) = words.next() {
+                return Err(format!("the CPU '{name}' takes no attributes (got '{extra}')"));
+            }
+            set.cpu = Some(name.to_string());
+            continue;
+        }
+        let Some(backend) = backends().into_iter().find(|b| b.name() == name) else {
+            return Err(format!("unknown target '{name}' (known {})", known()));
+        };
+        if set.accelerators.iter().any(|a| a.backend.name() == name) {
+            return Err(format!("target '{name}' is named twice in '{text}'"));
+        }
+        let declared = backend.attributes();
+        let mut attributes = TargetAttrs::defaults(&declared);
+        for word in words {
+            let setting = word.strip_prefix('-').map(|w| w.trim_start_matches('-'));
+            let Some(setting) = setting else {
+                return Err(format!("'{word}' in target {position} ('{name}'): attributes are written -name=value"));
+            };
+            let (key, value) = match setting.split_once('=') {
+                Some((k, v)) => (k, Some(v)),
+                None => (setting, None),
+            };
+            let Some(attr) = declared.iter().find(|a| a.name == key) else {
+                let accepted: Vec<String> = declared
+                    .iter()
+                    .map(|a| format!("-{}=<{}> (default {}: {})", a.name, a.kind.describe(), a.default, a.help))
+                    .collect();
+                return Err(format!(
+                    "{name} has no attribute '-{key}' (accepted: {})",
+                    if accepted.is_empty() { "none".to_string() } else { accepted.join(", ") }
+                ));
+            };
+            attributes.values.insert(key.to_string(), attr.parse(name, value)?);
+        }
+        set.accelerators.push(ConfiguredBackend { backend, attributes });
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CPUS: &[&str] = &["cortex-m55", "host"];
+
+    #[test]
+    fn accelerators_then_cpu() {
+        let set = parse_target_string("vanilla -dimension=8,cortex-m55", CPUS).unwrap();
+        assert_eq!(set.accelerator_names(), ["vanilla"]);
+        assert_eq!(set.accelerators[0].attributes.int("dimension"), 8);
+        assert_eq!(set.cpu.as_deref(), Some("cortex-m55"));
+        let set = parse_target_string("vanilla", CPUS).unwrap();
+        assert_eq!(set.accelerators[0].attributes.int("dimension"), 16, "the default");
+        assert!(set.cpu.is_none());
+        assert_eq!(parse_target_string("host", CPUS).unwrap().accelerators.len(), 0);
+    }
+
+    #[test]
+    fn rejections_list_what_is_accepted() {
+        let err = |s: &str| parse_target_string(s, CPUS).err().unwrap();
+        assert_eq!(err("npu,cortex-m55"), "unknown target 'npu' (known accelerators: vanilla; CPUs: cortex-m55, host)");
+        assert!(
+            err("vanilla -size=3")
+                .starts_with("vanilla has no attribute '-size' (accepted: -dimension=<int> (default 16")
+        );
+        assert_eq!(err("vanilla -dimension=big"), "'-dimension=big' for vanilla: the attribute takes an int");
+        assert_eq!(
+            err("cortex-m55,vanilla"),
+            "'vanilla' follows the CPU in 'cortex-m55,vanilla': accelerators come first, the CPU last"
+        );
+        assert_eq!(err("vanilla,vanilla"), "target 'vanilla' is named twice in 'vanilla,vanilla'");
+        assert_eq!(
+            err("vanilla dimension=3"),
+            "'dimension=3' in target 0 ('vanilla'): attributes are written -name=value"
+        );
+        assert_eq!(err("vanilla,"), "empty target in 'vanilla,' (known accelerators: vanilla; CPUs: cortex-m55, host)");
+    }
+
+    #[test]
+    fn attribute_types() {
+        let attrs =
+            [TargetAttr::int("n", 1, ""), TargetAttr::bool("fast", false, ""), TargetAttr::string("mode", "a", "")];
+        assert_eq!(attrs[0].parse("x", Some("-4")), Ok(AttrValue::Int(-4)));
+        assert_eq!(attrs[1].parse("x", None), Ok(AttrValue::Bool(true)));
+        assert_eq!(attrs[1].parse("x", Some("false")), Ok(AttrValue::Bool(false)));
+        assert_eq!(attrs[1].parse("x", Some("yes")), Err("'-fast=yes' for x: the attribute takes a bool".into()));
+        assert_eq!(attrs[2].parse("x", Some("b")), Ok(AttrValue::String("b".into())));
+        assert_eq!(attrs[2].parse("x", None), Err("'-mode' for x: the attribute takes a string".into()));
+        let defaults = TargetAttrs::defaults(&attrs);
+        assert_eq!((defaults.int("n"), defaults.bool("fast"), defaults.string("mode")), (1, false, "a"));
+    }
+}
