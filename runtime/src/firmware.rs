@@ -63,6 +63,8 @@ pub struct Model<'a> {
     pub workspace_size: u64,
     /// Bytes of each output.
     pub output_bytes: Vec<usize>,
+    /// C sources of the kernels the object calls (accelerators' functions), compiled with it.
+    pub kernel_sources: Vec<PathBuf>,
 }
 
 /// What a harness run produced.
@@ -163,6 +165,9 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
         .arg(dir)
         .arg("-I")
         .arg(include)
+        .arg("-I")
+        .arg(crate::kernels::runtime_dir().join("include"))
+        .args(&model.kernel_sources)
         .arg(dir.join("main.c"))
         .arg(dir.join("cases.c"))
         .arg(model.object)

@@ -19,6 +19,13 @@ pub struct Kernel {
     pub source: &'static str,
 }
 
+impl Kernel {
+    /// The absolute path of its C source.
+    pub fn source_path(&self) -> PathBuf {
+        runtime_dir().join(self.source)
+    }
+}
+
 /// Every kernel of the runtime.
 pub fn kernels() -> Vec<Kernel> {
     vec![Kernel {

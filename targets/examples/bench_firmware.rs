@@ -106,6 +106,7 @@ fn main() -> Result<(), String> {
                 header: &header,
                 workspace_size: workspace,
                 output_bytes,
+                kernel_sources: vec![],
             };
             let program = build(platform, &out, &spec, &[case])?;
             let Platform::Board { machine, .. } = platform else { unreachable!() };

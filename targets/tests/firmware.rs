@@ -16,7 +16,10 @@ use umac_runtime::{
     firmware::{Case, MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run},
     read_npy,
 };
-use umac_targets::firmware::{Cpu, Firmware, FirmwareOptions, compile};
+use umac_targets::{
+    backend::parse_target_string,
+    firmware::{Cpu, Firmware, FirmwareOptions, compile},
+};
 
 fn models_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny");
@@ -28,7 +31,9 @@ fn models_dir() -> Option<PathBuf> {
     }
 }
 
-fn options(name: &str) -> FirmwareOptions {
+fn options(name: &str, accelerators: &str) -> FirmwareOptions {
+    let accelerators =
+        if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators, &[]).unwrap() };
     FirmwareOptions {
         name: name.into(),
         optimize_for_size: false,
@@ -36,16 +41,22 @@ fn options(name: &str) -> FirmwareOptions {
         max_workspace: None,
         max_flash: None,
         source: "model.mlir".into(),
+        accelerators,
     }
 }
 
 fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
+    compile_for(dir, name, cpu, "")
+}
+
+/// Compiles the model for `accelerators` (a target string without the CPU) and `cpu`.
+fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware {
     let path = dir.join("model.mlir");
     let bytes = std::fs::read(&path).unwrap();
     let context = create_context(ContextOptions::default());
     let shown = path.display().to_string();
     let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 }).unwrap();
-    compile(&context, &mut module, "main", cpu, &options(name))
+    compile(&context, &mut module, "main", cpu, &options(name, accelerators))
         .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name()))
 }
 
@@ -59,23 +70,64 @@ fn cases(dir: &Path) -> Vec<Case> {
 }
 
 fn run_on(model: &str, cpu: Cpu, platform: Platform) {
+    run_with(model, cpu, platform, "");
+}
+
+fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) {
     let Some(models) = models_dir() else { return };
     let dir = models.join(model);
-    let firmware = compile_model(&dir, model, cpu);
-    let work = std::env::temp_dir().join(format!("umac-fw-{}-{model}-{}", std::process::id(), cpu.name()));
+    let firmware = compile_for(&dir, model, cpu, accelerators);
+    if !accelerators.is_empty() {
+        // Every convolution went to the accelerator, and its kernel is linked in.
+        let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
+        assert!(!convs.is_empty());
+        assert!(convs.iter().all(|p| p.target == "vanilla"), "{convs:?}");
+        assert!(firmware.placements.iter().any(|p| p.target == cpu.name()));
+        assert_eq!(firmware.kernels.iter().map(|k| k.symbol).collect::<Vec<_>>(), ["vanilla_conv2d_s8"]);
+    }
+    let work = std::env::temp_dir().join(format!(
+        "umac-fw-{}-{model}-{}{}",
+        std::process::id(),
+        cpu.name(),
+        if accelerators.is_empty() { "" } else { "-accel" }
+    ));
     std::fs::create_dir_all(&work).unwrap();
     let (object, header) = (work.join(format!("{model}.o")), work.join(format!("{model}.h")));
     std::fs::write(&object, &firmware.object).unwrap();
     std::fs::write(&header, &firmware.header).unwrap();
     let output_bytes =
         firmware.signature.outputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap() as usize).product()).collect();
-    let spec =
-        Model { name: model, object: &object, header: &header, workspace_size: firmware.workspace_size, output_bytes };
+    let spec = Model {
+        name: model,
+        object: &object,
+        header: &header,
+        workspace_size: firmware.workspace_size,
+        output_bytes,
+        kernel_sources: firmware.kernels.iter().map(|k| k.source_path()).collect(),
+    };
     let program = build(platform, &work, &spec, &cases(&dir)).unwrap();
     let outcome = run(platform, &program, Duration::from_secs(120)).unwrap();
     assert_eq!(outcome.status, Some(0), "{model} on {}: {}", cpu.name(), outcome.output);
     assert!(outcome.output.contains("ok: 5 cases"), "{}", outcome.output);
     std::fs::remove_dir_all(&work).unwrap();
+}
+
+// The tutorial accelerator: convolutions run as calls of runtime/kernels/vanilla.c, linked in.
+#[test]
+fn kws_vanilla_cortex_m55() {
+    run_with("kws", Cpu::CortexM55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn vww_vanilla_cortex_m55() {
+    run_with("vww", Cpu::CortexM55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn ic_vanilla_cortex_m55() {
+    run_with("ic", Cpu::CortexM55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn ad_vanilla_cortex_m55() {
+    run_with("ad", Cpu::CortexM55, MPS3_AN547, "vanilla");
 }
 
 #[test]
@@ -238,6 +290,7 @@ fn a_wrong_output_is_caught() {
         header: &header,
         workspace_size: firmware.workspace_size,
         output_bytes: vec![640],
+        kernel_sources: vec![],
     };
     let program = build(Platform::Host, &work, &spec, &cases).unwrap();
     let outcome = run(Platform::Host, &program, Duration::from_secs(60)).unwrap();
