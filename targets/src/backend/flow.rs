@@ -63,7 +63,13 @@ pub fn partition_and_legalize(
     let placements = partition(module.as_operation(), &targets.accelerators)?;
     run_phase(context, module, targets, Phase::PostPartition)?;
     for configured in &targets.accelerators {
-        legalize(module.as_operation(), configured.backend, &configured.attributes)?;
+        legalize(module.as_operation(), configured.backend, &configured.attributes).map_err(|e| {
+            if e.is_empty() {
+                format!("legalizing for {} failed (see the errors above)", configured.backend.name())
+            } else {
+                e
+            }
+        })?;
     }
     if !module.as_operation().verify() {
         return Err("the partitioned module does not verify (see the errors above)".into());

@@ -10,7 +10,10 @@
 //! which bufferization turns into a call writing straight into the caller's buffer. A function
 //! whose composites all take the reference lowering is inlined back into its caller.
 
-use super::{Backend, Composite, ExternArg, ExternCallSite, Replacement, Strategy, TargetAttrs, pattern::match_at};
+use super::{
+    Backend, Composite, ExternArg, ExternCallSite, Replacement, Strategy, TargetAttrs,
+    pattern::{is_constant_op, match_at},
+};
 use melior::ir::{BlockLike, OperationRef, RegionLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
@@ -74,15 +77,27 @@ fn legalize_function(
             }
         }
     }
+    // Every op must belong to a composite (hand-written or edited IR may not).
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let name = op_name(&op);
+        if !claimed.contains(&(op.to_raw().ptr as usize)) && !is_constant_op(&name) && name != "func.return" {
+            return Err(diagnose(
+                &op,
+                &format!("'{name}' in @{symbol} is not part of any of {}'s composite patterns", backend.name()),
+            ));
+        }
+    }
     let mut plans = Vec::new();
     for (pattern, m) in &composites {
         let composite = Composite {
             pattern: pattern.clone(),
             ops: m.ops.iter().map(|(role, op)| (role.clone(), super::OpView::new(*op))).collect(),
         };
-        let strategy = backend
-            .strategy(&composite, attributes)
-            .map_err(|e| format!("{}: {} cannot lower {pattern}: {e}", composite.last().location(), backend.name()))?;
+        let strategy = backend.strategy(&composite, attributes).map_err(|e| {
+            diagnose(&m.ops[m.ops.len() - 1].1, &format!("{} cannot lower {pattern}: {e}", backend.name()))
+        })?;
         plans.push(strategy);
     }
     let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();
@@ -90,10 +105,13 @@ fn legalize_function(
         return inline(function);
     }
     if externs != plans.len() {
-        return Err(format!(
-            "@{symbol} mixes composites with the reference lowering and extern calls; \
-             {} must not merge them (merge_compiler_regions = false) or use one strategy",
-            backend.name()
+        return Err(diagnose(
+            &function,
+            &format!(
+                "@{symbol} mixes composites with the reference lowering and extern calls; \
+                 {} must not merge them (merge_compiler_regions = false) or use one strategy",
+                backend.name()
+            ),
         ));
     }
     for ((pattern, m), strategy) in composites.iter().zip(plans) {
@@ -102,6 +120,12 @@ fn legalize_function(
         }
     }
     Ok(())
+}
+
+/// Emits `message` as an error at `op`; returns the empty message of an error already reported.
+fn diagnose(op: &OperationRef, message: &str) -> String {
+    umac_dialects::emit_error(op.location(), message);
+    String::new()
 }
 
 /// Replaces the composite `m` by the extern call `call`.
@@ -113,12 +137,12 @@ fn extern_call(
     backend: &dyn Backend,
 ) -> Result<(), String> {
     let last = m.ops[m.ops.len() - 1].1;
-    let at = super::OpView::new(last).location();
-    let result = last.result(0).map_err(|_| format!("{at}: the composite has no result"))?;
+    let fail = |message: String| diagnose(&last, &format!("{pattern}: {message}"));
+    let result = last.result(0).map_err(|_| fail("the composite has no result".into()))?;
     let result_type = type_text(result.r#type());
     let memref = |tensor: &str| -> Result<String, String> {
         if !tensor.starts_with("tensor<") || tensor.contains('?') {
-            return Err(format!("{at}: {pattern}: extern calls need static tensor types, got {tensor}"));
+            return Err(fail(format!("extern calls need static tensor types, got {tensor}")));
         }
         Ok(tensor.replacen("tensor<", "memref<", 1))
     };
@@ -130,11 +154,11 @@ fn extern_call(
     for (i, argument) in call.arguments.iter().enumerate() {
         match argument {
             ExternArg::Operand { role, index } => {
-                let op = m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o).ok_or_else(|| {
-                    format!("{at}: {pattern}: the strategy names an op '{role}' the composite does not have")
-                })?;
-                let value =
-                    op.operand(*index).map_err(|_| format!("{at}: {pattern}: '{role}' has no operand #{index}"))?;
+                let op =
+                    m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o).ok_or_else(|| {
+                        fail(format!("the strategy names an op '{role}' the composite does not have"))
+                    })?;
+                let value = op.operand(*index).map_err(|_| fail(format!("'{role}' has no operand #{index}")))?;
                 let tensor = type_text(value.r#type());
                 let buffer = memref(&tensor)?;
                 parameters.push(format!("%a{i}: {tensor}"));
@@ -154,7 +178,7 @@ fn extern_call(
             }
             ExternArg::I32(value) => {
                 let value = i32::try_from(*value)
-                    .map_err(|_| format!("{at}: {pattern}: scalar argument #{i} ({value}) does not fit an int32_t"))?;
+                    .map_err(|_| fail(format!("scalar argument #{i} ({value}) does not fit an int32_t")))?;
                 lines.push(format!("%c{i} = arith.constant {value} : i32"));
                 operands.push(format!("%c{i}"));
                 types.push("i32".into());
@@ -167,11 +191,11 @@ fn extern_call(
         ExternCallSite { callee: call.callee.clone(), composite: pattern.to_string(), argument_types: types.clone() };
     match backend.replace_call_extern(&site) {
         Some(Replacement::Symbol(symbol)) => call.callee = symbol,
-        Some(Replacement::Definition(text)) => define(module, &call.callee, &text)?,
+        Some(Replacement::Definition(text)) => define(module, &call.callee, &text).map_err(fail)?,
         None => {}
     }
     if !umac_dialects::umac::is_c_identifier(&call.callee) {
-        return Err(format!("{at}: {pattern}: the extern callee '{}' is not a C identifier", call.callee));
+        return Err(fail(format!("the extern callee '{}' is not a C identifier", call.callee)));
     }
     lines.push(format!("%out = memref.alloc() {{alignment = 16 : i64}} : {out}"));
     lines.push(format!(
@@ -192,7 +216,7 @@ fn extern_call(
     // the other composite ops (each used only by the next one).
     unsafe {
         let location = fused_location(m);
-        replace_with(last.to_raw(), &text, &arguments, location)?;
+        replace_with(last.to_raw(), &text, &arguments, location).map_err(fail)?;
         for (_, op) in m.ops.iter().rev().skip(1) {
             mlirOperationDestroy(op.to_raw());
         }

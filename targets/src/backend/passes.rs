@@ -102,7 +102,10 @@ impl OwnedPass for Legalize {
     fn run(&mut self, operation: OperationRef, pass: ExternalPass) {
         let result = self.target.clone().and_then(|t| legalize(operation, t.backend, &t.attributes));
         if let Err(message) = result {
-            emit_error(operation.location(), &message);
+            // An empty message: the error was reported at the offending op.
+            if !message.is_empty() {
+                emit_error(operation.location(), &message);
+            }
             pass.signal_failure();
         }
     }
