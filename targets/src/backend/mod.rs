@@ -20,6 +20,8 @@ pub mod partition;
 pub mod passes;
 pub mod pattern;
 pub mod target_string;
+#[cfg(test)]
+mod tests;
 
 pub use pattern::{OpPattern, OpView, Operand, Pattern, TensorType, any_op, constant, op, wildcard};
 pub use target_string::{
