@@ -52,7 +52,7 @@ impl Backend for Vanilla {
                 matches!(o.attr_text("rounding_mode").as_deref(), Some("SINGLE_ROUND" | "DOUBLE_ROUND"))
             });
         let clamp = op("tosa.clamp");
-        vec![Pattern::new("vanilla.conv2d", conv).optional(bias).optional(rescale).optional(clamp)]
+        vec![Pattern::new(&format!("{NAME}.conv2d"), conv).optional(bias).optional(rescale).optional(clamp)]
     }
 
     fn strategy(&self, composite: &Composite, _attributes: &TargetAttrs) -> Result<Strategy, String> {

@@ -102,9 +102,73 @@ fn unknown_target_lists_the_known_ones() {
     let (code, stderr) = umac(&["compile", model.to_str().unwrap(), "--target=cortex-m85", "-o", "/nonexistent"]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("error: unknown target 'cortex-m85' (known: cortex-m55, cortex-m7, cortex-m4, host)"),
+        stderr.contains(
+            "error: unknown target 'cortex-m85' (known accelerators: vanilla; CPUs: cortex-m55, cortex-m7, cortex-m4, host)"
+        ),
         "{stderr}"
     );
+    let errors = [
+        ("vanilla", "error: --target 'vanilla' names no CPU; end it with one of cortex-m55, cortex-m7, cortex-m4, host"),
+        ("vanilla -size=2,cortex-m55", "error: vanilla has no attribute '-size' (accepted: -dimension=<int> (default 16"),
+        ("vanilla -dimension=x,cortex-m55", "error: '-dimension=x' for vanilla: the attribute takes an int"),
+        ("cortex-m55,vanilla", "error: 'vanilla' follows the CPU in 'cortex-m55,vanilla': accelerators come first, the CPU last"),
+    ];
+    for (target, message) in errors {
+        let (code, stderr) = compile(&model, target, Path::new("/nonexistent"), &[]);
+        assert_eq!(code, 1, "{target}");
+        assert!(stderr.contains(message), "{target}: {stderr}");
+    }
+}
+
+/// `--target="vanilla,cortex-m55" --report`: the convolutions go to vanilla, the report and
+/// metadata.json say where every op runs (with its source location), the header includes the
+/// kernel's declarations, and the object calls the kernel.
+#[test]
+fn accelerators_report_where_each_op_runs() {
+    let Some(kws) = kws() else { return };
+    let out = temp("vanilla");
+    let model = kws.join("model.mlir");
+    let output = Command::new(env!("CARGO_BIN_EXE_umac"))
+        .args(["compile", model.to_str().unwrap(), "--target=vanilla -dimension=8,cortex-m55", "-o"])
+        .arg(&out)
+        .arg("--report")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(report.starts_with("placement of 78 ops: 64 on cortex-m55, 14 on vanilla\n"), "{report}");
+    assert!(
+        report.contains(
+            "model.mlir:70:11: tosa.conv2d -> cortex-m55 (not claimed: vanilla.conv2d: the kernel fits the 8x8 array failed)"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("model.mlir:77:11: tosa.conv2d -> vanilla (vanilla.conv2d in @vanilla_0)"), "{report}");
+    assert!(report.contains("model.mlir:74:11: tosa.depthwise_conv2d -> cortex-m55\n"), "{report}");
+    let m = metadata(&out);
+    let placement = m["placement"].as_array().unwrap();
+    assert_eq!(placement.len(), 78);
+    let first = &placement[0];
+    assert_eq!((first["op"].as_str(), first["target"].as_str()), (Some("tosa.conv2d"), Some("cortex-m55")));
+    assert_eq!(first["reason"], "vanilla.conv2d: the kernel fits the 8x8 array failed");
+    assert!(first["location"].as_str().unwrap().ends_with("model.mlir:70:11"));
+    let vanilla_ops = placement.iter().filter(|p| p["target"] == "vanilla").count();
+    assert_eq!(vanilla_ops, 14);
+    assert_eq!(m["accelerators"][0]["name"], "vanilla");
+    assert_eq!(m["accelerators"][0]["attributes"]["dimension"], "8");
+    assert_eq!(m["extern_functions"][0]["symbol"], "vanilla_conv2d_s8");
+    let operators = m["operators"].as_array().unwrap();
+    let accelerated: Vec<&serde_json::Value> = operators.iter().filter(|o| o["target"] == "vanilla").collect();
+    assert_eq!(accelerated.len(), 5, "{operators:?}");
+    assert_eq!(accelerated[0]["function"], "vanilla_0");
+    assert_eq!(accelerated[0]["composite"], "vanilla.conv2d");
+    let sources: Vec<&str> = accelerated[0]["source_ops"].as_array().unwrap().iter().filter_map(|s| s.as_str()).collect();
+    assert_eq!(sources.len(), 3, "conv2d, rescale and clamp: {sources:?}");
+    assert!(sources[0].starts_with("tosa.conv2d at ") && sources[0].ends_with("model.mlir:77:11"), "{sources:?}");
+    let header = std::fs::read_to_string(out.join("model.h")).unwrap();
+    assert!(header.contains("#include \"umac/vanilla.h\""), "{header}");
+    let object = std::fs::read(out.join("model.o")).unwrap();
+    assert!(object.windows(17).any(|w| w == b"vanilla_conv2d_s8"));
 }
 
 #[test]

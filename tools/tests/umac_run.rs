@@ -58,6 +58,38 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
     }
 }
 
+/// `--target vanilla`: the convolutions run in the vanilla kernel on the host, with the same bytes;
+/// `--report` says where each op ran; a target that is not an accelerator or the host is refused.
+#[test]
+fn accelerators_run_on_the_host() {
+    let Some(dir) = kws() else { return };
+    for engine in ["cranelift", "llvm", "both"] {
+        let out = temp(&format!("kws-vanilla-{engine}.npy"));
+        let (code, _, stderr) = umac(&[
+            "run",
+            dir.join("model.mlir").to_str().unwrap(),
+            "--input",
+            dir.join("ref/input_3.npy").to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--target",
+            "vanilla",
+            "--report",
+        ]);
+        assert_eq!(code, 0, "{engine}: {stderr}");
+        assert_eq!(read_npy(&out).unwrap().data, read_npy(&dir.join("ref/output_3.npy")).unwrap().data, "{engine}");
+        assert!(stderr.contains("tosa.conv2d -> vanilla (vanilla.conv2d in @vanilla_0)"), "{stderr}");
+    }
+    let (code, _, stderr) =
+        umac(&["run", dir.join("model.mlir").to_str().unwrap(), "--input", "x.npy", "--target", "vanilla,cortex-m4"]);
+    assert_eq!(
+        (code, stderr.trim()),
+        (1, "umac: error: umac run runs on the host, not cortex-m4 (compile for it with umac compile)")
+    );
+}
+
 #[test]
 fn intermediates_are_dumped_in_program_order() {
     let Some(dir) = kws() else { return };

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use umac_runtime::{Tensor, read_npy, write_npy};
 use umac_targets::{
     backend::{TargetSet, parse_target_string},
+    firmware::CPUS,
     host::{CompileOptions, Engine, HostError, HostProgram, compile},
 };
 
@@ -58,6 +59,21 @@ enum EngineArg {
 struct Loaded {
     name: String,
     bytes: Vec<u8>,
+    /// The accelerators of `--target`.
+    targets: TargetSet,
+}
+
+/// `--target`: accelerators, and at most the host as the CPU.
+fn run_targets(args: &RunArgs) -> Result<TargetSet, String> {
+    let Some(text) = &args.target else {
+        return Ok(TargetSet::default());
+    };
+    let cpus: Vec<&str> = CPUS.iter().map(|c| c.name()).collect();
+    let set = parse_target_string(text, &cpus)?;
+    match set.cpu.as_deref() {
+        None | Some("host") => Ok(set),
+        Some(cpu) => Err(format!("umac run runs on the host, not {cpu} (compile for it with umac compile)")),
+    }
 }
 
 impl Loaded {
@@ -69,16 +85,7 @@ impl Loaded {
         engine: Engine,
         intermediates: bool,
     ) -> Result<HostProgram, String> {
-        let targets = match &args.target {
-            Some(text) => {
-                let set = parse_target_string(text, &["host"])?;
-                if set.cpu.is_some() && set.cpu.as_deref() != Some("host") {
-                    return Err("umac run runs on the host".into());
-                }
-                set
-            }
-            None => TargetSet::default(),
-        };
+        let targets = self.targets.clone();
         super::with_model(&self.name, &self.bytes, |context, module| {
             compile(context, module, &args.entry, inputs, engine, CompileOptions { intermediates, targets }).map_err(
                 |e| match e {
@@ -102,11 +109,12 @@ impl RunArgs {
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
 /// already said it all).
 pub fn run(args: &RunArgs) -> Result<(), String> {
+    let targets = run_targets(args)?;
     let name = args.model.display().to_string();
     let bytes = std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    let loaded = Loaded { name, bytes };
+    let loaded = Loaded { name, bytes, targets };
     if let Some(runs) = args.benchmark {
         return benchmark(&loaded, args, &inputs, runs);
     }
