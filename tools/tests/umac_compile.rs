@@ -108,10 +108,19 @@ fn unknown_target_lists_the_known_ones() {
         "{stderr}"
     );
     let errors = [
-        ("vanilla", "error: --target 'vanilla' names no CPU; end it with one of cortex-m55, cortex-m7, cortex-m4, host"),
-        ("vanilla -size=2,cortex-m55", "error: vanilla has no attribute '-size' (accepted: -dimension=<int> (default 16"),
+        (
+            "vanilla",
+            "error: --target 'vanilla' names no CPU; end it with one of cortex-m55, cortex-m7, cortex-m4, host",
+        ),
+        (
+            "vanilla -size=2,cortex-m55",
+            "error: vanilla has no attribute '-size' (accepted: -dimension=<int> (default 16",
+        ),
         ("vanilla -dimension=x,cortex-m55", "error: '-dimension=x' for vanilla: the attribute takes an int"),
-        ("cortex-m55,vanilla", "error: 'vanilla' follows the CPU in 'cortex-m55,vanilla': accelerators come first, the CPU last"),
+        (
+            "cortex-m55,vanilla",
+            "error: 'vanilla' follows the CPU in 'cortex-m55,vanilla': accelerators come first, the CPU last",
+        ),
     ];
     for (target, message) in errors {
         let (code, stderr) = compile(&model, target, Path::new("/nonexistent"), &[]);
@@ -162,7 +171,8 @@ fn accelerators_report_where_each_op_runs() {
     assert_eq!(accelerated.len(), 5, "{operators:?}");
     assert_eq!(accelerated[0]["function"], "vanilla_0");
     assert_eq!(accelerated[0]["composite"], "vanilla.conv2d");
-    let sources: Vec<&str> = accelerated[0]["source_ops"].as_array().unwrap().iter().filter_map(|s| s.as_str()).collect();
+    let sources: Vec<&str> =
+        accelerated[0]["source_ops"].as_array().unwrap().iter().filter_map(|s| s.as_str()).collect();
     assert_eq!(sources.len(), 3, "conv2d, rescale and clamp: {sources:?}");
     assert!(sources[0].starts_with("tosa.conv2d at ") && sources[0].ends_with("model.mlir:77:11"), "{sources:?}");
     let header = std::fs::read_to_string(out.join("model.h")).unwrap();
