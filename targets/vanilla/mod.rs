@@ -59,8 +59,11 @@ impl Backend for Vanilla {
         let conv = composite.get("tosa.conv2d").ok_or("no convolution")?;
         let dims = |o: &OpView, i: usize| o.operand_type(i).map(|t| t.dims()).unwrap_or_default();
         let (input, filter, output) = (dims(conv, 0), dims(conv, 1), conv.result_type().map(|t| t.dims()).unwrap_or_default());
-        let ints = |name: &str| conv.ints(name).filter(|v| v.len() >= 2).ok_or(format!("conv2d without {name}"));
-        let (pad, stride, dilation) = (ints("pad")?, ints("stride")?, ints("dilation")?);
+        let ints = |name: &str, n: usize| conv.ints(name).filter(|v| v.len() == n).ok_or(format!("conv2d without {name}"));
+        let (pad, stride, dilation) = (ints("pad", 4)?, ints("stride", 2)?, ints("dilation", 2)?);
+        if input.len() != 4 || filter.len() != 4 || output.len() != 4 {
+            return Err("conv2d operands are not rank 4".into());
+        }
         let operand = |role: &str, index: usize| ExternArg::Operand { role: role.into(), index };
         let zeros = |element: &'static str| ExternArg::Zeros { element, len: 1 };
         let mut arguments: Vec<ExternArg> = (0..5).map(|i| operand("tosa.conv2d", i)).collect();

@@ -13,6 +13,21 @@ use umac_dialects::text::{str_ref, string_from};
 /// `op` must be live, have one result, and `arguments` must be live values of its context
 /// dominating `op`.
 pub unsafe fn splice(op: &OperationRef, text: &str, arguments: &[MlirValue], pass: &str) -> Result<(), String> {
+    // SAFETY: the caller's contract.
+    unsafe { splice_at(op, text, arguments, pass, None) }
+}
+
+/// [`splice`], giving every moved op `location` (e.g. a fused location naming the ops it replaces).
+///
+/// # Safety
+/// As for [`splice`]; `location` belongs to `op`'s context.
+pub unsafe fn splice_at(
+    op: &OperationRef,
+    text: &str,
+    arguments: &[MlirValue],
+    pass: &str,
+    location: Option<MlirLocation>,
+) -> Result<(), String> {
     // SAFETY: caller's contract; the parsed helper is destroyed after its ops moved out.
     unsafe {
         let context = mlirOperationGetContext(op.to_raw());
@@ -38,6 +53,9 @@ pub unsafe fn splice(op: &OperationRef, text: &str, arguments: &[MlirValue], pas
                     mlirOperationGetOperand(current, 0),
                 );
                 break;
+            }
+            if let Some(location) = location {
+                mlirOperationSetLocation(current, location);
             }
             mlirOperationMoveBefore(current, op.to_raw());
         }

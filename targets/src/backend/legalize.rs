@@ -20,6 +20,7 @@ use umac_dialects::{
     text::{op_name, str_ref, string_from, type_text},
     umac::{CALL_EXTERN, TARGET_ATTR, string_value},
 };
+use umac_lowering::passes::splice::splice_at;
 
 /// Legalizes every function of `module` partitioned to `backend`.
 pub fn legalize(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), String> {
@@ -216,7 +217,7 @@ fn extern_call(
     // the other composite ops (each used only by the next one).
     unsafe {
         let location = fused_location(m);
-        replace_with(last.to_raw(), &text, &arguments, location).map_err(fail)?;
+        splice_at(&last, &text, &arguments, "umac-legalize", Some(location)).map_err(fail)?;
         for (_, op) in m.ops.iter().rev().skip(1) {
             mlirOperationDestroy(op.to_raw());
         }
@@ -232,44 +233,6 @@ fn fused_location(m: &super::pattern::Match) -> MlirLocation {
         let context = mlirLocationGetContext(locations[0]);
         mlirLocationFusedGet(context, locations.len() as isize, locations.as_ptr(), mlirAttributeGetNull())
     }
-}
-
-/// Parses `text` (a `func.func` taking `arguments`), moves its body before `op` with `location`,
-/// replaces `op`'s result by the returned value and erases `op`.
-///
-/// # Safety
-/// `op` must be live with one result; the arguments must dominate it.
-unsafe fn replace_with(
-    op: MlirOperation,
-    text: &str,
-    arguments: &[MlirValue],
-    location: MlirLocation,
-) -> Result<(), String> {
-    unsafe {
-        let context = mlirOperationGetContext(op);
-        let helper = mlirOperationCreateParse(context, str_ref(text), str_ref("umac-legalize"));
-        if helper.ptr.is_null() {
-            return Err(format!("internal error: the extern call built for legalization did not parse:\n{text}"));
-        }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
-        for (i, value) in arguments.iter().enumerate() {
-            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i as isize), *value);
-        }
-        let mut next = mlirBlockGetFirstOperation(block);
-        while !next.ptr.is_null() {
-            let current = next;
-            next = mlirOperationGetNextInBlock(current);
-            if string_from(mlirIdentifierStr(mlirOperationGetName(current))) == "func.return" {
-                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(current, 0));
-                break;
-            }
-            mlirOperationSetLocation(current, location);
-            mlirOperationMoveBefore(current, op);
-        }
-        mlirOperationDestroy(helper);
-        mlirOperationDestroy(op);
-    }
-    Ok(())
 }
 
 /// Adds the backend's definition of `callee` (MLIR text) to `module`, once.
