@@ -103,6 +103,27 @@ fn legalize_function(
     }
     let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();
     if externs == 0 {
+        let mut schedules: Vec<&str> = plans
+            .iter()
+            .filter_map(|s| match s {
+                Strategy::Schedule(pipeline) => Some(pipeline.as_str()),
+                _ => None,
+            })
+            .collect();
+        schedules.dedup();
+        match schedules[..] {
+            [] => {}
+            [schedule] => run_schedule(function, schedule, backend.name())?,
+            _ => {
+                return Err(diagnose(
+                    &function,
+                    &format!(
+                        "@{symbol} merges composites with different schedules; {} must not merge them",
+                        backend.name()
+                    ),
+                ));
+            }
+        }
         return inline(function);
     }
     if externs != plans.len() {
@@ -119,6 +140,20 @@ fn legalize_function(
         if let Strategy::Extern(call) = strategy {
             extern_call(module, pattern, m, call, backend)?;
         }
+    }
+    Ok(())
+}
+
+/// Runs a backend's schedule (pipeline text anchored on `func.func`) on `function`.
+fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<(), String> {
+    // SAFETY: the context outlives this call (it owns the function).
+    let context = unsafe { function.context().to_ref() };
+    let manager = umac_lowering::build_pass_manager(context, &format!("func.func({schedule})"), "func.func")
+        .map_err(|e| diagnose(&function, &format!("{target}'s schedule '{schedule}' does not parse: {}", e.message)))?;
+    // SAFETY: the manager is anchored on func.func and `function` is a live func.func.
+    let result = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), function.to_raw()) };
+    if result.value == 0 {
+        return Err(diagnose(&function, &format!("{target}'s schedule '{schedule}' failed")));
     }
     Ok(())
 }

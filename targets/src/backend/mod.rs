@@ -9,7 +9,8 @@
 //! - composite [`Pattern`]s (the RFC's `_register_pattern`), matched by the partitioner;
 //! - [`PhasePass`]es (the RFC's `_register_relay_pass`/`_register_tir_pass`) at a [`Phase`];
 //! - an operator [`Strategy`] per composite (the RFC's `_register_operator_strategy`): the
-//!   reference lowering or a [`ExternCall`] of a C function in destination-passing style;
+//!   reference lowering, a custom schedule, or an [`ExternCall`] of a C function in
+//!   destination-passing style;
 //! - codegen hooks: [`Backend::includes`] and [`Backend::replace_call_extern`] (the RFC's
 //!   `_register_codegen(includes=..., replace_call_extern=...)`);
 //! - configuration: [`Backend::merge_compiler_regions`].
@@ -87,6 +88,11 @@ pub enum Strategy {
     /// umac's own lowering of the composite's TOSA ops, on the CPU: the function is inlined back
     /// into its caller (a backend can claim ops before it has kernels for them).
     Reference,
+    /// A custom schedule: this pipeline (`umac-opt` syntax, on the function: e.g.
+    /// `tosa-to-linalg-named,tosa-to-linalg,linalg-generalize-named-ops`, tiling, a transform
+    /// script) lowers the composite's function towards loop IR, which is then inlined back into
+    /// its caller and compiled with the rest.
+    Schedule(String),
     /// A call of a C function: the composite becomes `umac.call_extern`.
     Extern(ExternCall),
 }

@@ -20,6 +20,8 @@ struct Abs {
     name: &'static str,
     merge: bool,
     reference: bool,
+    /// A schedule (with `reference`): `Strategy::Schedule`.
+    schedule: &'static str,
     /// `replace_call_extern`: a symbol to call instead, or (starting with `func.func`) a definition.
     replace: Option<&'static str>,
     passes: &'static [(Phase, &'static str)],
@@ -37,7 +39,11 @@ impl Backend for Abs {
     }
     fn strategy(&self, composite: &Composite, _: &TargetAttrs) -> Result<Strategy, String> {
         if self.reference {
-            return Ok(Strategy::Reference);
+            return Ok(if self.schedule.is_empty() {
+                Strategy::Reference
+            } else {
+                Strategy::Schedule(self.schedule.into())
+            });
         }
         let n = composite.last().result_type().map(|t| t.dims().iter().product::<i64>()).unwrap_or(0);
         Ok(Strategy::Extern(ExternCall {
@@ -79,7 +85,7 @@ impl Backend for Any {
 }
 
 const fn abs(name: &'static str) -> Abs {
-    Abs { name, merge: true, reference: false, replace: None, passes: &[] }
+    Abs { name, merge: true, reference: false, schedule: "", replace: None, passes: &[] }
 }
 
 fn set(backends: Vec<&'static dyn Backend>) -> TargetSet {
@@ -163,6 +169,44 @@ fn the_reference_strategy_inlines_back() {
         let ir = text(module);
         assert!(!ir.contains("call @reference") && !ir.contains("func.func private"), "{ir}");
         assert_eq!(ir.matches("tosa.abs").count(), 3, "{ir}");
+    });
+}
+
+#[test]
+fn a_schedule_lowers_the_claimed_ops_only() {
+    static SCHEDULED: Abs = Abs { reference: true, schedule: "tosa-to-linalg", ..abs("scheduled") };
+    with_module(MODEL, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&SCHEDULED])).unwrap();
+        let ir = text(module);
+        // The claimed abs/bitwise_not ops are loops now, inlined back; clz was not claimed.
+        assert!(
+            !ir.contains("tosa.abs") && !ir.contains("tosa.bitwise_not") && !ir.contains("func.func private"),
+            "{ir}"
+        );
+        assert!(ir.contains("tosa.clz") && ir.contains("linalg.generic"), "{ir}");
+    });
+    // The same numbers as without the backend, on both engines.
+    let input = umac_runtime::Tensor {
+        dtype: umac_runtime::DType::I32,
+        shape: vec![4],
+        data: [-7i32, 0, 5, i32::MIN].iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
+    for engine in crate::host::ENGINES {
+        let run = |targets: TargetSet| {
+            let mut out = Vec::new();
+            with_module(MODEL, |context, module| {
+                let options = crate::host::CompileOptions { intermediates: false, targets };
+                let program =
+                    crate::host::compile(context, module, "main", std::slice::from_ref(&input), *engine, options).unwrap();
+                out = program.run(std::slice::from_ref(&input)).unwrap().remove(0).data;
+            });
+            out
+        };
+        assert_eq!(run(set(vec![&SCHEDULED])), run(TargetSet::default()), "{}", engine.name());
+    }
+    static BROKEN: Abs = Abs { reference: true, schedule: "no-such-pass", ..abs("broken") };
+    with_module(MODEL, |context, module| {
+        assert!(partition_and_legalize(context, module, &set(vec![&BROKEN])).is_err());
     });
 }
 
