@@ -6,7 +6,8 @@
 //! functions (`N_op<k>_<kind>`, kept as separate local symbols for profiling) in order on
 //! buffers at fixed offsets of the caller's workspace. Nothing is allocated at run time;
 //! constants are in `.rodata`; the only external symbols code may reference are
-//! `memcpy`/`memset`/`memmove` (and their AEABI spellings on Arm), which [`compile`] checks.
+//! `memcpy`/`memset`/`memmove` (and their AEABI spellings on Arm) and the C kernels of the
+//! accelerators named in the target string (listed in the metadata), which [`compile`] checks.
 
 use crate::{
     backend::{
