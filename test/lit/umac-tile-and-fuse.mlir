@@ -73,3 +73,32 @@ func.func @elementwise_only(%x: tensor<4x4xi8>) -> tensor<4x4xi8> {
   } -> tensor<4x4xi8>
   return %y : tensor<4x4xi8>
 }
+
+// -----
+
+// A producer fusion cannot tile (a call of a partitioned function) is not pulled into the loop
+// nest of the pooling and its consumer: the call runs once, before it.
+// CHECK-LABEL: func.func @called_producer(
+// CHECK: %[[Y:.*]] = call @accelerated(%{{.*}})
+// CHECK-NOT: call @accelerated
+// CHECK: scf.for
+// CHECK-NOT: call @accelerated
+// CHECK: tensor.extract_slice %[[Y]]
+// CHECK: linalg.pooling_nhwc_sum
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func private @accelerated(tensor<1x4x4x8xi32>) -> tensor<1x4x4x8xi32>
+func.func @called_producer(%x: tensor<1x4x4x8xi32>) -> tensor<1x1x1x8xi32> {
+  %y = call @accelerated(%x) : (tensor<1x4x4x8xi32>) -> tensor<1x4x4x8xi32>
+  %k = tensor.empty() : tensor<4x4xi32>
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x1x1x8xi32>
+  %f = linalg.fill ins(%z : i32) outs(%e : tensor<1x1x1x8xi32>) -> tensor<1x1x1x8xi32>
+  %p = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<4> : vector<2xi64>} ins(%y, %k : tensor<1x4x4x8xi32>, tensor<4x4xi32>) outs(%f : tensor<1x1x1x8xi32>) -> tensor<1x1x1x8xi32>
+  %e2 = tensor.empty() : tensor<1x1x1x8xi32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x1x1x8xi32>) outs(%e2 : tensor<1x1x1x8xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    %s = arith.addi %in, %in : i32
+    linalg.yield %s : i32
+  } -> tensor<1x1x1x8xi32>
+  return %g : tensor<1x1x1x8xi32>
+}

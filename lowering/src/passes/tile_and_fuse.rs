@@ -67,7 +67,10 @@ impl<'c> RunExternalPass<'c> for TileAndFuse {
         let ok = unsafe { apply(operation.to_raw(), &roots) };
         if !ok {
             pass.signal_failure();
+            return;
         }
+        // SAFETY: the module is live; calls are only erased or moved within their function.
+        unsafe { unclone_calls(operation.to_raw()) };
     }
 }
 
@@ -186,6 +189,101 @@ unsafe fn apply(module: MlirOperation, roots: &[(MlirOperation, usize)]) -> bool
             mlirOperationRemoveDiscardableAttributeByName(op, str_ref(ROOT_ATTRIBUTE));
         }
         ok
+    }
+}
+
+/// Upstream fusion pulls a producer it cannot tile into the loop nest whole: a `func.call` (an
+/// accelerator's function) feeding a fused op would then run once per tile. Each such call is
+/// replaced by the identical call in front of the loop nest (or moved there).
+///
+/// # Safety
+/// `module` must be live.
+unsafe fn unclone_calls(module: MlirOperation) {
+    unsafe {
+        let mut nested = Vec::new();
+        melior::ir::OperationRef::from_raw(module).walk(WalkOrder::PreOrder, |op| {
+            let raw = op.to_raw();
+            let parent = mlirOperationGetParentOperation(raw);
+            if op_name(&op) == "func.call"
+                && !parent.ptr.is_null()
+                && umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(parent))) == "scf.for"
+            {
+                nested.push(raw);
+            }
+            WalkResult::Advance
+        });
+        for call in nested {
+            // The outermost loop around the call, in its function's block.
+            let mut top = mlirOperationGetParentOperation(call);
+            loop {
+                let parent = mlirOperationGetParentOperation(top);
+                if parent.ptr.is_null()
+                    || umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(parent))) != "scf.for"
+                {
+                    break;
+                }
+                top = parent;
+            }
+            let invariant =
+                (0..mlirOperationGetNumOperands(call)).all(|i| !defined_within(mlirOperationGetOperand(call, i), top));
+            if !invariant {
+                continue;
+            }
+            let mut twin = None;
+            let mut earlier = mlirBlockGetFirstOperation(mlirOperationGetBlock(top));
+            while !earlier.ptr.is_null() && earlier.ptr != top.ptr {
+                if same_call(earlier, call) {
+                    twin = Some(earlier);
+                }
+                earlier = mlirOperationGetNextInBlock(earlier);
+            }
+            match twin {
+                Some(twin) => {
+                    for i in 0..mlirOperationGetNumResults(call) {
+                        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, i), mlirOperationGetResult(twin, i));
+                    }
+                    mlirOperationDestroy(call);
+                }
+                None => mlirOperationMoveBefore(call, top),
+            }
+        }
+    }
+}
+
+/// # Safety
+/// Both ops must be live.
+unsafe fn same_call(a: MlirOperation, b: MlirOperation) -> bool {
+    unsafe {
+        let name = |op| umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(op)));
+        let callee = |op| {
+            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("callee"))))
+        };
+        name(a) == "func.call"
+            && callee(a) == callee(b)
+            && mlirOperationGetNumOperands(a) == mlirOperationGetNumOperands(b)
+            && (0..mlirOperationGetNumOperands(a))
+                .all(|i| mlirValueEqual(mlirOperationGetOperand(a, i), mlirOperationGetOperand(b, i)))
+    }
+}
+
+/// Whether `value` is defined inside `op` (by a nested op or as a nested block's argument).
+///
+/// # Safety
+/// Both must be live.
+unsafe fn defined_within(value: MlirValue, op: MlirOperation) -> bool {
+    unsafe {
+        let mut owner = if mlirValueIsAOpResult(value) {
+            mlirOperationGetParentOperation(mlirOpResultGetOwner(value))
+        } else {
+            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
+        };
+        while !owner.ptr.is_null() {
+            if owner.ptr == op.ptr {
+                return true;
+            }
+            owner = mlirOperationGetParentOperation(owner);
+        }
+        false
     }
 }
 

@@ -197,7 +197,8 @@ fn a_schedule_lowers_the_claimed_ops_only() {
             with_module(MODEL, |context, module| {
                 let options = crate::host::CompileOptions { intermediates: false, targets };
                 let program =
-                    crate::host::compile(context, module, "main", std::slice::from_ref(&input), *engine, options).unwrap();
+                    crate::host::compile(context, module, "main", std::slice::from_ref(&input), *engine, options)
+                        .unwrap();
                 out = program.run(std::slice::from_ref(&input)).unwrap().remove(0).data;
             });
             out
