@@ -57,7 +57,7 @@ func.func(buffer-loop-hoisting),canonicalize,cse";
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
 /// one function per operator: the executor's level, shared by firmware and the LLVM host engine.
-pub const PLANNED_OPERATORS: &[&str] = &[
+pub const PLANNED_OPERATORS: [&str; 4] = [
     TOSA_TO_LINALG,
     "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse",
     FIRMWARE_BUFFERIZE,

@@ -11,8 +11,8 @@
 
 use crate::{
     backend::{
-        Phase, TargetSet,
-        flow::{Stage, extern_functions, kernels_for, lower_in_stages, partition_and_legalize},
+        TargetSet,
+        flow::{extern_functions, kernels_for, lower_operators_to_llvm, lower_to_operators, partition_and_legalize},
         partition::{CPU, Placement},
     },
     host::dtype_of,
@@ -32,10 +32,7 @@ use umac_dialects::{
     text::{op_name, str_ref},
     umac::{COMPOSITE_ATTR, TARGET_ATTR, WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, integer_value},
 };
-use umac_lowering::{
-    entry::{EntrySignature, entry_signature, find_entry, specialize_entry, strip_argument_attributes},
-    pipelines::{LOWER_TO_CF, PLANNED_OPERATORS, SPLIT_BORDERS, cf_to_llvm},
-};
+use umac_lowering::entry::{EntrySignature, entry_signature, find_entry, specialize_entry, strip_argument_attributes};
 use umac_runtime::kernels::Kernel;
 
 /// A CPU umac compiles firmware for.
@@ -263,21 +260,10 @@ pub fn compile(
         }
         kernels = kernels_for(targets, &extern_functions(module)).map_err(compile_err)?;
     }
-    let phases = [Phase::Loop0, Phase::Loop1, Phase::Loop2];
-    let mut stages: Vec<Stage> = PLANNED_OPERATORS[..3]
-        .iter()
-        .zip(&phases)
-        .map(|(pipeline, phase)| Stage { pipeline, then: std::slice::from_ref(phase) })
-        .collect();
-    stages.push(Stage { pipeline: PLANNED_OPERATORS[3], then: &[] });
-    stages.push(Stage { pipeline: SPLIT_BORDERS, then: &[Phase::Loop3] });
-    lower_in_stages(context, module, &stages, targets).map_err(compile_err)?;
+    lower_to_operators(context, module, targets, true).map_err(compile_err)?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
     let operators = operator_functions(module, name, &source_ops);
-    let to_cf = format!("{LOWER_TO_CF},canonicalize,cse");
-    let to_llvm = cf_to_llvm(cpu.pointer_bits());
-    let stages = [Stage { pipeline: &to_cf, then: &[Phase::LowLevel] }, Stage { pipeline: &to_llvm, then: &[] }];
-    lower_in_stages(context, module, &stages, targets).map_err(compile_err)?;
+    lower_operators_to_llvm(context, module, targets, cpu.pointer_bits()).map_err(compile_err)?;
 
     let opt = if options.optimize_for_size { llvm::OptLevel::Size } else { llvm::OptLevel::Speed };
     let object = llvm_object(module, name, cpu, opt, &signature, &operators)?;

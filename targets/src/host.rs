@@ -3,7 +3,10 @@
 
 use crate::backend::{
     Phase, TargetSet,
-    flow::{Stage, extern_functions, kernels_for, lower_in_stages, partition_and_legalize},
+    flow::{
+        Stage, extern_functions, kernels_for, lower_in_stages, lower_operators_to_llvm, lower_to_operators,
+        partition_and_legalize,
+    },
     partition::Placement,
 };
 use melior::{
@@ -17,7 +20,7 @@ use umac_lowering::{
         Element, EntrySignature, Intermediate, TensorSig, entry_signature, expose_intermediates, find_entry,
         specialize_entry, strip_argument_attributes,
     },
-    pipelines::{HOST_BUFFERIZE, LOWER_TO_CF, PLANNED_OPERATORS, TOSA_TO_LINALG, cf_to_llvm},
+    pipelines::{HOST_BUFFERIZE, LOWER_TO_CF, TOSA_TO_LINALG},
 };
 use umac_runtime::{DType, Tensor};
 
@@ -363,20 +366,10 @@ fn lower(
             lower_in_stages(context, module, &stages, targets).map_err(err)?;
         }
         Engine::Llvm => {
-            let phases = [Phase::Loop0, Phase::Loop1, Phase::Loop2, Phase::Loop3];
-            let stages: Vec<Stage> = PLANNED_OPERATORS
-                .iter()
-                .zip(&phases)
-                .map(|(pipeline, phase)| Stage { pipeline, then: std::slice::from_ref(phase) })
-                .collect();
-            lower_in_stages(context, module, &stages, targets).map_err(err)?;
+            lower_to_operators(context, module, targets, false).map_err(err)?;
             let function = find_entry(module, entry).map_err(HostError::Compile)?;
             workspace_size = function.attribute(WORKSPACE_SIZE_ATTR).ok().and_then(integer_value).unwrap_or(0) as u64;
-            let to_cf = format!("{LOWER_TO_CF},canonicalize,cse");
-            let to_llvm = cf_to_llvm(usize::BITS);
-            let stages =
-                [Stage { pipeline: &to_cf, then: &[Phase::LowLevel] }, Stage { pipeline: &to_llvm, then: &[] }];
-            lower_in_stages(context, module, &stages, targets).map_err(err)?;
+            lower_operators_to_llvm(context, module, targets, usize::BITS).map_err(err)?;
         }
     }
     dump_ir(engine.name(), module);

@@ -300,9 +300,21 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
     }
 }
 
+/// Whether `value` is defined by `op` or inside it.
+///
 /// # Safety
 /// Both must be live.
-unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
+pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { defined_under(value, |owner| mlirOperationEqual(owner, op)) }
+}
+
+/// Whether the op defining `value` (for a block argument: the op owning the block), or one of its
+/// ancestors, satisfies `inside`.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn defined_under(value: MlirValue, inside: impl Fn(MlirOperation) -> bool) -> bool {
     unsafe {
         let mut owner = if mlirValueIsAOpResult(value) {
             mlirOpResultGetOwner(value)
@@ -310,7 +322,7 @@ unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
             mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
         };
         while !owner.ptr.is_null() {
-            if mlirOperationEqual(owner, op) {
+            if inside(owner) {
                 return true;
             }
             owner = mlirOperationGetParentOperation(owner);

@@ -19,7 +19,10 @@
 //!   ... tensor<1x1x1x1xi32> ... tensor.insert_slice ... } } }
 //! ```
 
-use crate::registry::{PassInfo, PassKind};
+use crate::{
+    passes::outline_operators::defined_inside,
+    registry::{PassInfo, PassKind},
+};
 use melior::{
     ir::{
         OperationRef, ValueLike,
@@ -225,7 +228,7 @@ unsafe fn unclone_calls(module: MlirOperation) {
                 top = parent;
             }
             let invariant =
-                (0..mlirOperationGetNumOperands(call)).all(|i| !defined_within(mlirOperationGetOperand(call, i), top));
+                (0..mlirOperationGetNumOperands(call)).all(|i| !defined_inside(mlirOperationGetOperand(call, i), top));
             if !invariant {
                 continue;
             }
@@ -263,27 +266,6 @@ unsafe fn same_call(a: MlirOperation, b: MlirOperation) -> bool {
             && mlirOperationGetNumOperands(a) == mlirOperationGetNumOperands(b)
             && (0..mlirOperationGetNumOperands(a))
                 .all(|i| mlirValueEqual(mlirOperationGetOperand(a, i), mlirOperationGetOperand(b, i)))
-    }
-}
-
-/// Whether `value` is defined inside `op` (by a nested op or as a nested block's argument).
-///
-/// # Safety
-/// Both must be live.
-unsafe fn defined_within(value: MlirValue, op: MlirOperation) -> bool {
-    unsafe {
-        let mut owner = if mlirValueIsAOpResult(value) {
-            mlirOperationGetParentOperation(mlirOpResultGetOwner(value))
-        } else {
-            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
-        };
-        while !owner.ptr.is_null() {
-            if owner.ptr == op.ptr {
-                return true;
-            }
-            owner = mlirOperationGetParentOperation(owner);
-        }
-        false
     }
 }
 

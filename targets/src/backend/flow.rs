@@ -10,7 +10,7 @@ use super::{
 use melior::{
     Context,
     ir::{
-        BlockLike, Module,
+        BlockLike, Module, OperationRef,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
@@ -18,7 +18,10 @@ use umac_dialects::{
     text::{attribute_text, op_name},
     umac::{CALL_EXTERN, CALLEE_ATTR, string_value},
 };
-use umac_lowering::build_pass_manager;
+use umac_lowering::{
+    build_pass_manager,
+    pipelines::{LOWER_TO_CF, PLANNED_OPERATORS, SPLIT_BORDERS, cf_to_llvm},
+};
 use umac_runtime::kernels::Kernel;
 
 /// Runs the passes the backends of `targets` registered for `phase`, backends in target-string
@@ -35,20 +38,24 @@ pub fn run_phase(context: &Context, module: &mut Module, targets: &TargetSet, ph
                         .map_err(|e| failed(&format!("does not parse: {}", e.message)))?;
                 manager.run(module).map_err(|_| failed("failed"))?;
             } else {
-                let manager = build_pass_manager(context, &format!("func.func({})", pass.pipeline), "func.func")
-                    .map_err(|e| failed(&format!("does not parse: {}", e.message)))?;
                 for function in functions_of(module.as_operation(), backend.name()) {
-                    // SAFETY: the pass manager is anchored on func.func and the op is a live
-                    // func.func of the module, which outlives the run.
-                    let result = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), function.to_raw()) };
-                    if result.value == 0 {
-                        return Err(failed("failed"));
-                    }
+                    run_on_function(context, function, &pass.pipeline).map_err(|e| failed(&e))?;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Runs `pipeline` (pipeline text anchored on `func.func`) on `function` alone. The error says
+/// whether it did not parse or failed.
+pub fn run_on_function(context: &Context, function: OperationRef, pipeline: &str) -> Result<(), String> {
+    let manager = build_pass_manager(context, &format!("func.func({pipeline})"), "func.func")
+        .map_err(|e| format!("does not parse: {}", e.message))?;
+    // SAFETY: the pass manager is anchored on func.func and `function` is a live func.func, which
+    // outlives the run.
+    let result = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), function.to_raw()) };
+    if result.value == 0 { Err("failed".into()) } else { Ok(()) }
 }
 
 /// The accelerator steps at the start of a compilation: pre-partition passes, partitioning,
@@ -111,6 +118,43 @@ pub fn lower_in_stages(
         }
     }
     Ok(())
+}
+
+/// TOSA to the executor's operator functions on a planned workspace (the upstream-MLIR stages of
+/// [`PLANNED_OPERATORS`], and firmware's border split), with the loop-IR phases between them.
+pub fn lower_to_operators(
+    context: &Context,
+    module: &mut Module,
+    targets: &TargetSet,
+    split_borders: bool,
+) -> Result<(), String> {
+    let [to_linalg, tiled, buffers, planned] = PLANNED_OPERATORS;
+    let mut stages = vec![
+        Stage { pipeline: to_linalg, then: &[Phase::Loop0] },
+        Stage { pipeline: tiled, then: &[Phase::Loop1] },
+        Stage { pipeline: buffers, then: &[Phase::Loop2] },
+    ];
+    if split_borders {
+        stages.push(Stage { pipeline: planned, then: &[] });
+        stages.push(Stage { pipeline: SPLIT_BORDERS, then: &[Phase::Loop3] });
+    } else {
+        stages.push(Stage { pipeline: planned, then: &[Phase::Loop3] });
+    }
+    lower_in_stages(context, module, &stages, targets)
+}
+
+/// The operator level to the llvm dialect with `index` as an `index_bits` integer, with the
+/// low-level phase on `cf`.
+pub fn lower_operators_to_llvm(
+    context: &Context,
+    module: &mut Module,
+    targets: &TargetSet,
+    index_bits: u32,
+) -> Result<(), String> {
+    let to_cf = format!("{LOWER_TO_CF},canonicalize,cse");
+    let to_llvm = cf_to_llvm(index_bits);
+    let stages = [Stage { pipeline: &to_cf, then: &[Phase::LowLevel] }, Stage { pipeline: &to_llvm, then: &[] }];
+    lower_in_stages(context, module, &stages, targets)
 }
 
 /// The C functions `module` calls through `umac.call_extern` (or, after lowering, declares

@@ -148,14 +148,8 @@ fn legalize_function(
 fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<(), String> {
     // SAFETY: the context outlives this call (it owns the function).
     let context = unsafe { function.context().to_ref() };
-    let manager = umac_lowering::build_pass_manager(context, &format!("func.func({schedule})"), "func.func")
-        .map_err(|e| diagnose(&function, &format!("{target}'s schedule '{schedule}' does not parse: {}", e.message)))?;
-    // SAFETY: the manager is anchored on func.func and `function` is a live func.func.
-    let result = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), function.to_raw()) };
-    if result.value == 0 {
-        return Err(diagnose(&function, &format!("{target}'s schedule '{schedule}' failed")));
-    }
-    Ok(())
+    super::flow::run_on_function(context, function, schedule)
+        .map_err(|e| diagnose(&function, &format!("{target}'s schedule '{schedule}' {e}")))
 }
 
 /// Emits `message` as an error at `op`; returns the empty message of an error already reported.

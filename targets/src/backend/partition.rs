@@ -17,6 +17,7 @@ use umac_dialects::{
     text::{op_name, str_ref, string_from},
     umac::{COMPOSITE_ATTR, TARGET_ATTR},
 };
+use umac_lowering::passes::outline_operators::defined_under;
 
 /// Where one op of the source model runs.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -195,7 +196,10 @@ fn users<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
         for i in 0..mlirOperationGetNumResults(raw) {
             let mut use_ = mlirValueGetFirstUse(mlirOperationGetResult(raw, i));
             while !use_.ptr.is_null() {
-                found.push(OperationRef::from_raw(top_level_ancestor(mlirOpOperandGetOwner(use_), raw)));
+                let user = top_level_ancestor(mlirOpOperandGetOwner(use_), raw);
+                if !user.ptr.is_null() {
+                    found.push(OperationRef::from_raw(user));
+                }
                 use_ = mlirOpOperandGetNextUse(use_);
             }
         }
@@ -233,16 +237,12 @@ fn path_outside(from: &[OperationRef], to: &[OperationRef]) -> bool {
     let inside: HashSet<usize> = from.iter().chain(to).map(key).collect();
     let target: HashSet<usize> = to.iter().map(key).collect();
     let mut seen = HashSet::new();
-    let mut stack: Vec<OperationRef> =
-        from.iter().flat_map(users).filter(|u| !user_is_null(u) && !inside.contains(&key(u))).collect();
+    let mut stack: Vec<OperationRef> = from.iter().flat_map(users).filter(|u| !inside.contains(&key(u))).collect();
     while let Some(op) = stack.pop() {
         if !seen.insert(key(&op)) {
             continue;
         }
         for user in users(&op) {
-            if user_is_null(&user) {
-                continue;
-            }
             if target.contains(&key(&user)) {
                 return true;
             }
@@ -252,10 +252,6 @@ fn path_outside(from: &[OperationRef], to: &[OperationRef]) -> bool {
         }
     }
     false
-}
-
-fn user_is_null(op: &OperationRef) -> bool {
-    op.to_raw().ptr.is_null()
 }
 
 /// `<target>_<n>` for the first `n` from `counter` on that names nothing in `module`.
@@ -460,20 +456,8 @@ unsafe fn for_each_operand(op: MlirOperation, f: &mut dyn FnMut(MlirValue)) {
 /// # Safety
 /// `value` must be live.
 unsafe fn defined_in(value: MlirValue, ops: &HashSet<usize>) -> bool {
-    unsafe {
-        let mut owner = if mlirValueIsAOpResult(value) {
-            mlirOpResultGetOwner(value)
-        } else {
-            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
-        };
-        while !owner.ptr.is_null() {
-            if ops.contains(&(owner.ptr as usize)) {
-                return true;
-            }
-            owner = mlirOperationGetParentOperation(owner);
-        }
-        false
-    }
+    // SAFETY: the caller's contract.
+    unsafe { defined_under(value, |owner| ops.contains(&(owner.ptr as usize))) }
 }
 
 /// Replaces, in `op` and the ops nested in it, operands equal to a first element by the second.
