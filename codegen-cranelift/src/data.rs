@@ -15,7 +15,7 @@ pub(crate) fn define_global<M: Module>(module: &mut M, op: &OperationRef) -> Res
     let ty_attr = op.attribute("type").map_err(|_| unsupported(op.location(), "memref.global without type"))?;
     // SAFETY: the attribute is alive and, for memref.global, a TypeAttr.
     let ty = unsafe { melior::ir::Type::from_raw(mlir_sys::mlirTypeAttrGetValue(ty_attr.to_raw())) };
-    let ValType::MemRef(memref) = classify(ty).map_err(|m| unsupported(op.location(), &m))? else {
+    let ValType::MemRef(memref) = classify(ty).map_err(|e| unsupported(op.location(), &e.to_string()))? else {
         return Err(unsupported(op.location(), "memref.global of a non-memref type"));
     };
     let Some(len) = memref.static_len() else {
@@ -30,7 +30,8 @@ pub(crate) fn define_global<M: Module>(module: &mut M, op: &OperationRef) -> Res
     match op.attribute("initial_value") {
         // SAFETY: the attribute is alive; checked to be a unit attribute.
         Ok(init) if !unsafe { mlir_sys::mlirAttributeIsAUnit(init.to_raw()) } => {
-            let data = decode(init, memref.element, len as usize).map_err(|m| unsupported(op.location(), &m))?;
+            let data =
+                decode(init, memref.element, len as usize).map_err(|e| unsupported(op.location(), &e.to_string()))?;
             description.define(data.into_boxed_slice());
         }
         Ok(_) => description.define_zeroinit(bytes.max(1)),
@@ -52,7 +53,7 @@ pub(crate) fn define_global<M: Module>(module: &mut M, op: &OperationRef) -> Res
 }
 
 /// Decodes a dense elements attribute (or a dense resource) into the engine's layout.
-pub fn decode(attr: Attribute, element: Scalar, len: usize) -> std::result::Result<Vec<u8>, String> {
+pub fn decode(attr: Attribute, element: Scalar, len: usize) -> Result<Vec<u8>> {
     let raw = attr.to_raw();
     let width = element.bytes() as usize;
     let mut out = Vec::with_capacity(len * width);
@@ -101,7 +102,9 @@ pub fn decode(attr: Attribute, element: Scalar, len: usize) -> std::result::Resu
                     Scalar::F32 => u64::from(mlir_sys::mlirDenseFloatResourceElementsAttrGetValue(raw, i).to_bits()),
                     Scalar::F64 => mlir_sys::mlirDenseDoubleResourceElementsAttrGetValue(raw, i).to_bits(),
                     Scalar::Int(_) => {
-                        return Err("dense_resource of an odd-width integer is not supported".into());
+                        return Err(Error::Unsupported(
+                            "dense_resource of an odd-width integer is not supported".into(),
+                        ));
                     }
                 };
                 out.extend_from_slice(&value.to_le_bytes()[..width]);
@@ -109,5 +112,8 @@ pub fn decode(attr: Attribute, element: Scalar, len: usize) -> std::result::Resu
             return Ok(out);
         }
     }
-    Err(format!("initial value {} is not a dense constant", umac_dialects::text::attribute_text(attr)))
+    Err(Error::Unsupported(format!(
+        "initial value {} is not a dense constant",
+        umac_dialects::text::attribute_text(attr)
+    )))
 }

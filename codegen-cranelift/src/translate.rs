@@ -15,10 +15,7 @@ use melior::ir::{
 };
 use mlir_sys::MlirValue;
 use std::collections::HashMap;
-use umac_dialects::{
-    emit_error, file_line_col,
-    text::{attribute_text, op_name},
-};
+use umac_dialects::{emit_error, file_line_col, ir::op_name, text::attribute_text};
 
 /// One dimension of a memref descriptor: known at compile time or a run-time value.
 #[derive(Clone, Copy, Debug)]
@@ -174,7 +171,7 @@ fn function_type(op: &OperationRef) -> Result<(Vec<ValType>, Vec<ValType>)> {
                 .map(|i| {
                     // SAFETY: `i` is within the function type's count.
                     let ty = unsafe { melior::ir::Type::from_raw(f(fty, i)) };
-                    classify(ty).map_err(|m| unsupported(op.location(), &m))
+                    classify(ty).map_err(|e| unsupported(op.location(), &e.to_string()))
                 })
                 .collect()
         };
@@ -227,7 +224,7 @@ fn translate_function<M: Module>(
         let mut params = Vec::new();
         for i in 0..block.argument_count() {
             let arg = block.argument(i).map_err(|e| Error::Cranelift(e.to_string()))?;
-            let ty = classify(arg.r#type()).map_err(|m| unsupported(op.location(), &m))?;
+            let ty = classify(arg.r#type()).map_err(|e| unsupported(op.location(), &e.to_string()))?;
             let flat: Vec<Value> = flat_types(&ty).into_iter().map(|t| cx.b.append_block_param(clif, t)).collect();
             params.push((key(arg.to_raw()), ty, flat));
         }
@@ -450,13 +447,13 @@ impl<M: Module> FnCx<'_, '_, M> {
     /// The type of operand `index`.
     pub(crate) fn operand_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
         let value = op.operand(index).map_err(|e| Error::Cranelift(e.to_string()))?;
-        classify(value.r#type()).map_err(|m| unsupported(op.location(), &m))
+        classify(value.r#type()).map_err(|e| unsupported(op.location(), &e.to_string()))
     }
 
     /// The type of result `index`.
     pub(crate) fn result_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
         let value = op.result(index).map_err(|e| Error::Cranelift(e.to_string()))?;
-        classify(value.r#type()).map_err(|m| unsupported(op.location(), &m))
+        classify(value.r#type()).map_err(|e| unsupported(op.location(), &e.to_string()))
     }
 
     /// The scalar type of result `index`.
@@ -600,7 +597,7 @@ fn define_entry<M: Module>(
 pub(crate) fn string_attr(op: &OperationRef, name: &str) -> Result<String> {
     op.attribute(name)
         .ok()
-        .and_then(umac_dialects::umac::string_value)
+        .and_then(umac_dialects::ir::string_value)
         .ok_or_else(|| unsupported(op.location(), &format!("missing string attribute '{name}'")))
 }
 

@@ -103,7 +103,7 @@ pub enum ValType {
 }
 
 /// Classifies an MLIR type, or says why it is not supported.
-pub fn classify(ty: Type) -> Result<ValType, String> {
+pub fn classify(ty: Type) -> Result<ValType, crate::Error> {
     let raw = ty.to_raw();
     // SAFETY: the type is alive; every call only inspects it.
     unsafe {
@@ -111,10 +111,10 @@ pub fn classify(ty: Type) -> Result<ValType, String> {
             let element = match scalar(mlirShapedTypeGetElementType(raw)) {
                 Some(s) => s,
                 None => {
-                    return Err(format!(
+                    return Err(crate::Error::Unsupported(format!(
                         "memref element type '{}' is not supported",
                         umac_dialects::text::type_text(ty)
-                    ));
+                    )));
                 }
             };
             let rank = usize::try_from(mlirShapedTypeGetRank(raw)).unwrap_or(0);
@@ -127,7 +127,10 @@ pub fn classify(ty: Type) -> Result<ValType, String> {
             let mut strides = vec![0i64; rank];
             let mut offset = 0i64;
             if mlirMemRefTypeGetStridesAndOffset(raw, strides.as_mut_ptr(), &mut offset).value == 0 {
-                return Err(format!("memref layout of '{}' is not strided", umac_dialects::text::type_text(ty)));
+                return Err(crate::Error::Unsupported(format!(
+                    "memref layout of '{}' is not strided",
+                    umac_dialects::text::type_text(ty)
+                )));
             }
             let dynamic = |v: i64| (!mlirShapedTypeIsDynamicStrideOrOffset(v)).then_some(v);
             return Ok(ValType::MemRef(MemRefType {
@@ -138,7 +141,10 @@ pub fn classify(ty: Type) -> Result<ValType, String> {
             }));
         }
         scalar(raw).map(ValType::Scalar).ok_or_else(|| {
-            format!("type '{}' is not supported by the Cranelift engine", umac_dialects::text::type_text(ty))
+            crate::Error::Unsupported(format!(
+                "type '{}' is not supported by the Cranelift engine",
+                umac_dialects::text::type_text(ty)
+            ))
         })
     }
 }

@@ -6,9 +6,12 @@
 //! - [`source`] parses MLIR text or bytecode with real file names and line numbers, and prints it back.
 //! - [`location`] turns MLIR locations into `file:line:col` and emits located errors.
 //! - [`diagnostics`] copies diagnostics out of MLIR; [`text`] prints MLIR objects without panicking.
+//! - [`ir`] holds the IR helpers every pass shares (names, attributes, shapes, building ops and
+//!   functions, replacing an op by IR written as text).
 
 pub mod context;
 pub mod diagnostics;
+pub mod ir;
 pub mod location;
 pub mod source;
 pub mod text;
@@ -17,3 +20,14 @@ pub mod umac;
 pub use context::{ContextOptions, create_context};
 pub use diagnostics::{Diag, Severity, attach_handler, detach_handler};
 pub use location::{FileLineCol, emit_error, file_line_col};
+
+/// What can go wrong in IR work.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The problem was reported as a diagnostic at the offending op.
+    #[error("see the errors reported above")]
+    Reported,
+    /// umac built IR that MLIR rejected: a bug in umac, not in the input.
+    #[error("internal error: {0}")]
+    Internal(String),
+}

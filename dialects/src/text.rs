@@ -61,9 +61,8 @@ pub fn string_from(s: mlir_sys::MlirStringRef) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// An operation's name, e.g. `tosa.conv2d`.
-pub fn op_name(op: &melior::ir::OperationRef) -> String {
-    use melior::ir::operation::OperationLike;
-    // SAFETY: the op is alive; its name identifier is owned by the context.
-    string_from(unsafe { mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op.to_raw())) })
+/// `tensor<2x3xi8>` for `dims` `[2, 3]` and `element` `i8` (`tensor<i8>` for a scalar).
+pub fn tensor_type(dims: &[i64], element: &str) -> String {
+    let dims: Vec<String> = dims.iter().map(i64::to_string).chain([element.to_string()]).collect();
+    format!("tensor<{}>", dims.join("x"))
 }

@@ -40,18 +40,19 @@
 //!   `[c, d)` read no padding (`umac-split-borders` drops the bounds checks there).
 
 use crate::{
+    ir::{integer_value, op_name, string_value},
     location::emit_error,
-    text::{attribute_text, op_name, str_ref, string_from, type_text},
+    text::{attribute_text, str_ref, string_from, type_text},
 };
 use melior::ir::{
-    Attribute, AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::{
-    MlirAttribute, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsAString,
-    mlirContextGetOrLoadDialect, mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements,
-    mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirStringAttrGetValue,
-    mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAMemRef,
+    mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirContextGetOrLoadDialect,
+    mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement,
+    mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
+    mlirTypeIsAMemRef,
 };
 
 /// `umac.call_extern`: a destination-passing call of a C symbol.
@@ -325,13 +326,6 @@ fn segment_sizes(op: &OperationRef) -> Option<(usize, usize)> {
     }
 }
 
-/// The value of a string attribute, or `None` for another kind.
-pub fn string_value(attribute: Attribute) -> Option<String> {
-    let raw: MlirAttribute = attribute.to_raw();
-    // SAFETY: the attribute is alive; the value is only read after the kind check.
-    unsafe { mlirAttributeIsAString(raw).then(|| string_from(mlirStringAttrGetValue(raw))) }
-}
-
 fn dialect_is_registered(op: &OperationRef, namespace: &str) -> bool {
     let name = str_ref(namespace);
     // SAFETY: the context outlives the op; the name is alive for the call. Loading a registered
@@ -355,15 +349,6 @@ pub fn is_c_identifier(s: &str) -> bool {
 fn fail(op: &OperationRef, message: &str) -> bool {
     emit_error(op.location(), message);
     false
-}
-
-/// The value of an integer attribute.
-pub fn integer_value(attribute: Attribute) -> Option<i64> {
-    // SAFETY: the attribute is alive; the value is read only from integer attributes.
-    unsafe {
-        mlir_sys::mlirAttributeIsAInteger(attribute.to_raw())
-            .then(|| mlir_sys::mlirIntegerAttrGetValueInt(attribute.to_raw()))
-    }
 }
 
 #[cfg(test)]

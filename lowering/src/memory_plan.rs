@@ -134,18 +134,21 @@ impl XorShift {
 
 /// Checks that no two buffers alive at the same step overlap in memory and that every offset
 /// is aligned; returns the first violation.
-pub fn validate(buffers: &[Buffer], plan: &Plan, alignment: u64) -> Result<(), String> {
+pub fn validate(buffers: &[Buffer], plan: &Plan, alignment: u64) -> Result<(), crate::Error> {
     for (i, a) in buffers.iter().enumerate() {
         if !plan.offsets[i].is_multiple_of(alignment) {
-            return Err(format!("buffer {i} at offset {} is not {alignment}-byte aligned", plan.offsets[i]));
+            return Err(crate::Error::Internal(format!(
+                "buffer {i} at offset {} is not {alignment}-byte aligned",
+                plan.offsets[i]
+            )));
         }
         if plan.offsets[i] + a.size > plan.size {
-            return Err(format!("buffer {i} ends past the workspace"));
+            return Err(crate::Error::Internal(format!("buffer {i} ends past the workspace")));
         }
         for (j, b) in buffers.iter().enumerate().skip(i + 1) {
             let disjoint = plan.offsets[i] + a.size <= plan.offsets[j] || plan.offsets[j] + b.size <= plan.offsets[i];
             if a.overlaps(b) && !disjoint {
-                return Err(format!("buffers {i} and {j} are alive together and overlap"));
+                return Err(crate::Error::Internal(format!("buffers {i} and {j} are alive together and overlap")));
             }
         }
     }

@@ -1,6 +1,6 @@
-//! Options of umac passes: `pass{key=value other="quoted value" flag list=a,b}`.
+//! Options of umac passes: `pass{key=value other="quoted value" flag}`.
 
-use crate::pipeline::{PipelineError, matching_brace};
+use crate::pipeline_syntax::{PipelineError, matching_brace};
 use std::collections::BTreeMap;
 
 /// The type of a pass option.
@@ -10,10 +10,8 @@ pub enum OptionKind {
     Bool,
     /// A signed integer.
     Int,
-    /// Any text; quote it to include spaces.
+    /// Any text; quote it (or brace it) to include spaces.
     String,
-    /// Comma-separated strings.
-    List,
 }
 
 impl OptionKind {
@@ -23,7 +21,6 @@ impl OptionKind {
             OptionKind::Bool => "bool",
             OptionKind::Int => "int",
             OptionKind::String => "string",
-            OptionKind::List => "list<string>",
         }
     }
 }
@@ -50,8 +47,6 @@ pub enum OptionValue {
     Int(i64),
     /// A string option.
     String(String),
-    /// A list option.
-    List(Vec<String>),
 }
 
 /// The values of every option of one pass instance (defaults filled in).
@@ -79,14 +74,6 @@ impl OptionValues {
         match self.values.get(name) {
             Some(OptionValue::String(v)) => v,
             _ => "",
-        }
-    }
-
-    /// A list option's value (empty if the pass has no such option).
-    pub fn list(&self, name: &str) -> &[String] {
-        match self.values.get(name) {
-            Some(OptionValue::List(v)) => v,
-            _ => &[],
         }
     }
 }
@@ -132,19 +119,29 @@ pub fn parse_options(
     Ok(values)
 }
 
-fn parse_value(spec: &OptionSpec, raw: &str) -> Result<OptionValue, String> {
+fn parse_value(spec: &OptionSpec, raw: &str) -> Result<OptionValue, crate::Error> {
     let raw = unquote(raw);
     match spec.kind {
         OptionKind::Bool => match raw {
             "true" | "1" => Ok(OptionValue::Bool(true)),
             "false" | "0" => Ok(OptionValue::Bool(false)),
-            _ => Err(format!("expected true or false, got '{raw}'")),
+            _ => Err(crate::Error::Invalid(format!("expected true or false, got '{raw}'"))),
         },
-        OptionKind::Int => raw.parse().map(OptionValue::Int).map_err(|_| format!("expected an integer, got '{raw}'")),
+        OptionKind::Int => raw
+            .parse()
+            .map(OptionValue::Int)
+            .map_err(|_| crate::Error::Invalid(format!("expected an integer, got '{raw}'"))),
         OptionKind::String => Ok(OptionValue::String(raw.to_string())),
-        OptionKind::List => Ok(OptionValue::List(
-            raw.split(',').map(|s| unquote(s.trim()).to_string()).filter(|s| !s.is_empty()).collect(),
-        )),
+    }
+}
+
+/// `value` as an option value in pipeline text: as it is, or in braces when it holds whitespace,
+/// braces or quotes (`pipeline={canonicalize,cse}` stays one value).
+pub fn quote(value: &str) -> String {
+    if value.is_empty() || value.contains(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '"' | '\'')) {
+        format!("{{{value}}}")
+    } else {
+        value.to_string()
     }
 }
 
@@ -195,7 +192,6 @@ mod tests {
         OptionSpec { name: "flag", kind: OptionKind::Bool, default: "false", help: "" },
         OptionSpec { name: "n", kind: OptionKind::Int, default: "3", help: "" },
         OptionSpec { name: "s", kind: OptionKind::String, default: "", help: "" },
-        OptionSpec { name: "l", kind: OptionKind::List, default: "", help: "" },
     ];
 
     #[test]
@@ -203,13 +199,12 @@ mod tests {
         let v = parse_options("p", SPECS, None, 0).unwrap();
         assert!(!v.bool("flag"));
         assert_eq!(v.int("n"), 3);
-        let v = parse_options("p", SPECS, Some(" flag n=-7 s=\"a b\" l=x,y,{z}"), 0).unwrap();
+        let v = parse_options("p", SPECS, Some(" flag n=-7 s=\"a b\""), 0).unwrap();
         assert!(v.bool("flag"));
         assert_eq!(v.int("n"), -7);
         assert_eq!(v.string("s"), "a b");
-        assert_eq!(v.list("l"), ["x", "y", "z"]);
-        let v = parse_options("p", SPECS, Some("l={a,b} flag=false"), 0).unwrap();
-        assert_eq!(v.list("l"), ["a", "b"]);
+        let v = parse_options("p", SPECS, Some("s={a,b c} flag=false"), 0).unwrap();
+        assert_eq!(v.string("s"), "a,b c");
         assert!(!v.bool("flag"));
     }
 
@@ -217,12 +212,22 @@ mod tests {
     fn errors_name_the_option_and_point_at_it() {
         let e = parse_options("p", SPECS, Some("n=1 bogus=2"), 10).unwrap_err();
         assert_eq!(e.offset, 14);
-        assert!(e.message.contains("'p' has no option 'bogus' (options: flag, n, s, l)"), "{}", e.message);
+        assert!(e.message.contains("'p' has no option 'bogus' (options: flag, n, s)"), "{}", e.message);
         let e = parse_options("p", SPECS, Some("n=x"), 10).unwrap_err();
         assert_eq!(e.offset, 12);
         assert!(e.message.contains("expected an integer, got 'x'"));
         let e = parse_options("p", SPECS, Some("flag=maybe"), 0).unwrap_err();
         assert!(e.message.contains("expected true or false"));
         assert!(parse_options("p", SPECS, Some("s"), 0).unwrap_err().message.contains("needs a value"));
+    }
+
+    #[test]
+    fn quoting_round_trips() {
+        for value in ["main", "canonicalize,cse", "vanilla -dimension=8", "func.func(cse{x=1})", ""] {
+            let v = parse_options("p", SPECS, Some(&format!("s={}", quote(value))), 0).unwrap();
+            assert_eq!(v.string("s"), value);
+        }
+        assert_eq!(quote("main"), "main");
+        assert_eq!(quote("vanilla -dimension=8"), "{vanilla -dimension=8}");
     }
 }

@@ -2,16 +2,28 @@
 
 use crate::stderr_capture::capture_stderr;
 use crate::{
+    Error,
     options::parse_options,
-    pipeline::{Element, PipelineError, parse_anchored, parse_list},
+    pipeline_syntax::{Element, PipelineError, parse_anchored, parse_list},
     registry::{PassKind, lookup},
 };
 use melior::{
     Context,
+    ir::OperationRef,
     pass::{OperationPassManager, PassManager},
 };
-use mlir_sys::{mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation};
+use mlir_sys::{mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation, mlirPassManagerRunOnOp};
 use umac_dialects::text::{collect, str_ref};
+
+/// Runs `pipeline` (pipeline text anchored on `func.func`, e.g. `canonicalize,cse`) on `function`
+/// alone. A failing pass has reported its errors.
+pub fn run_on_function(context: &Context, function: OperationRef, pipeline: &str) -> Result<(), Error> {
+    let manager = build_pass_manager(context, &format!("func.func({pipeline})"), "func.func")?;
+    // SAFETY: the pass manager is anchored on func.func and `function` is a live func.func, which
+    // outlives the run.
+    let result = unsafe { mlirPassManagerRunOnOp(manager.to_raw(), function.to_raw()) };
+    if result.value == 0 { Err(Error::Reported) } else { Ok(()) }
+}
 
 /// How deep named pipelines may expand into each other (a cycle would otherwise never end).
 const MAX_EXPANSION_DEPTH: usize = 16;

@@ -2,7 +2,7 @@
 
 use crate::{
     options::{OptionSpec, OptionValues},
-    passes, pipelines,
+    passes, stages,
 };
 use melior::pass::Pass;
 use std::sync::Mutex;
@@ -63,8 +63,16 @@ pub fn registry() -> Vec<PassInfo> {
 
 const BUILTIN: &[PassInfo] = &[
     passes::verify::INFO,
-    passes::strided_copy::INFO,
-    passes::transpose_conv::INFO,
+    passes::set_entry_shapes::INFO,
+    passes::resolve_slice_sizes::INFO,
+    passes::refine_entry_results::INFO,
+    passes::strip_entry_attributes::INFO,
+    passes::expose_intermediates::INFO,
+    passes::rename_entry::INFO,
+    passes::on_target_functions::INFO,
+    passes::order_constant_globals::INFO,
+    passes::strided_copy_to_linalg::INFO,
+    passes::decompose_transpose_conv2d::INFO,
     passes::fold_zero_points::INFO,
     passes::fold_padding::INFO,
     passes::tile_and_fuse::INFO,
@@ -72,11 +80,12 @@ const BUILTIN: &[PassInfo] = &[
     passes::plan_memory::INFO,
     passes::outline_operators::INFO,
     passes::lower_call_extern::INFO,
-    pipelines::LOWER_TO_LLVM,
-    pipelines::LOWER_TO_HOST_LOOPS,
-    pipelines::LOWER_TO_HOST_LLVM,
-    pipelines::LOWER_TO_FIRMWARE_OPERATORS,
-    pipelines::LOWER_TO_FIRMWARE_LLVM,
+    stages::SPECIALIZE_ENTRY,
+    stages::LOWER_TO_LLVM,
+    stages::LOWER_TO_HOST_LOOPS,
+    stages::LOWER_TO_HOST_LLVM,
+    stages::LOWER_TO_FIRMWARE_OPERATORS,
+    stages::LOWER_TO_FIRMWARE_LLVM,
 ];
 
 /// Finds a umac pass or pipeline by name.

@@ -5,6 +5,7 @@
 //! The C sources live in `runtime/firmware/`; a generated `cases.c` supplies the model's inputs
 //! and expected outputs. Exit status 0 means every output byte matched.
 
+use crate::Error;
 use std::{
     fmt::Write as _,
     io::{BufRead, BufReader},
@@ -65,6 +66,8 @@ pub struct Model<'a> {
     pub output_bytes: Vec<usize>,
     /// C sources of the kernels the object calls (accelerators' functions), compiled with it.
     pub kernel_sources: Vec<PathBuf>,
+    /// Directories the kernels' headers are included from (beside the header: its own).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// What a harness run produced.
@@ -75,6 +78,10 @@ pub struct Outcome {
     pub status: Option<i32>,
     /// What the program printed.
     pub output: String,
+}
+
+fn harness(message: String) -> Error {
+    Error::Harness(message)
 }
 
 /// Generates `cases.c` for `model` and `cases`.
@@ -129,17 +136,17 @@ pub fn cases_c(model: &Model, cases: &[Case]) -> String {
 
 /// Writes the harness sources and `cases.c` into `dir` and links them with the model into a
 /// program for `platform`. Returns the program's path.
-pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| harness(format!("{}: {e}", dir.display())))?;
     let data = match platform {
         Platform::Board { data, .. } => data,
         Platform::Host => 0,
     };
     let link = LINK_LD.replace("ORIGIN = 0x21000000", &format!("ORIGIN = {data:#010x}"));
     for (name, text) in [("startup.c", STARTUP_C), ("main.c", MAIN_C), ("harness.h", HARNESS_H), ("link.ld", &link)] {
-        std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))?;
+        std::fs::write(dir.join(name), text).map_err(|e| harness(format!("{name}: {e}")))?;
     }
-    std::fs::write(dir.join("cases.c"), cases_c(model, cases)).map_err(|e| format!("cases.c: {e}"))?;
+    std::fs::write(dir.join("cases.c"), cases_c(model, cases)).map_err(|e| harness(format!("cases.c: {e}")))?;
     let include = model.header.parent().unwrap_or(Path::new("."));
     let program = dir.join(format!("{}.elf", model.name));
     let mut command = match platform {
@@ -160,22 +167,20 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
             command
         }
     };
+    command.arg("-I").arg(dir).arg("-I").arg(include);
+    for dir in &model.include_dirs {
+        command.arg("-I").arg(dir);
+    }
     command
-        .arg("-I")
-        .arg(dir)
-        .arg("-I")
-        .arg(include)
-        .arg("-I")
-        .arg(crate::kernels::runtime_dir().join("include"))
         .args(&model.kernel_sources)
         .arg(dir.join("main.c"))
         .arg(dir.join("cases.c"))
         .arg(model.object)
         .arg("-o")
         .arg(&program);
-    let output = command.output().map_err(|e| format!("cannot run the C compiler ({command:?}): {e}"))?;
+    let output = command.output().map_err(|e| harness(format!("cannot run the C compiler ({command:?}): {e}")))?;
     if !output.status.success() {
-        return Err(format!("linking the harness failed:\n{}", String::from_utf8_lossy(&output.stderr)));
+        return Err(harness(format!("linking the harness failed:\n{}", String::from_utf8_lossy(&output.stderr))));
     }
     Ok(program)
 }
@@ -192,18 +197,18 @@ pub fn qemu_command(machine: &str, program: &Path) -> Command {
 }
 
 /// Runs `program` (from [`build`]) on `platform`, killing it after `timeout`.
-pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outcome, String> {
+pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outcome, Error> {
     let mut command = match platform {
         Platform::Board { machine, .. } => qemu_command(machine, program),
         Platform::Host => Command::new(program),
     };
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|e| format!("cannot start {command:?}: {e}"))?;
+    let mut child = command.spawn().map_err(|e| harness(format!("cannot start {command:?}: {e}")))?;
     let started = std::time::Instant::now();
     loop {
-        match child.try_wait().map_err(|e| e.to_string())? {
+        match child.try_wait().map_err(|e| Error::Harness(e.to_string()))? {
             Some(status) => {
-                let output = child.wait_with_output().map_err(|e| e.to_string())?;
+                let output = child.wait_with_output().map_err(|e| Error::Harness(e.to_string()))?;
                 let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
                 text.push_str(&String::from_utf8_lossy(&output.stderr));
                 return Ok(Outcome { status: status.code(), output: text });
@@ -227,22 +232,22 @@ pub fn count_instructions(
     harness_run: (u64, u64),
     main: (u64, u64),
     timeout: Duration,
-) -> Result<u64, String> {
+) -> Result<u64, Error> {
     let mut command = qemu_command(machine, program);
     // `-d exec,nochain -singlestep`: one "Trace" line per executed instruction, with its PC.
     command.args(["-singlestep", "-d", "exec,nochain", "-D", "/dev/stderr"]);
     command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|e| format!("cannot start {command:?}: {e}"))?;
-    let stderr = child.stderr.take().ok_or("no trace stream")?;
+    let mut child = command.spawn().map_err(|e| harness(format!("cannot start {command:?}: {e}")))?;
+    let stderr = child.stderr.take().ok_or_else(|| harness("no trace stream".into()))?;
     let started = std::time::Instant::now();
     let in_range = |pc: u64, (start, size): (u64, u64)| pc >= start && pc < start + size;
     let mut counting = false;
     let mut count = 0u64;
-    let mut result = Err("the trace never entered harness_run".to_string());
+    let mut result = Err(harness("the trace never entered harness_run".into()));
     for line in BufReader::with_capacity(1 << 20, stderr).lines() {
         let Ok(line) = line else { break };
         if started.elapsed() > timeout {
-            result = Err(format!("timed out after {timeout:?}"));
+            result = Err(harness(format!("timed out after {timeout:?}")));
             break;
         }
         // "Trace 0: 0x7f... [00000000/000004d0/00000110/ff200000] harness_run"

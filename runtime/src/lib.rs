@@ -3,7 +3,6 @@
 //! firmware tools and simulators can use it without pulling MLIR in.
 
 pub mod firmware;
-pub mod kernels;
 mod npy;
 mod tensor;
 
@@ -29,4 +28,39 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Building or running a firmware harness failed (the compiler's or QEMU's words).
+    #[error("{0}")]
+    Harness(String),
+}
+
+/// Where the shared test data lives (`../shared` beside the checkout: models, references,
+/// conformance tests), for tests and benchmarks.
+pub mod testdata {
+    use std::path::{Path, PathBuf};
+
+    /// The environment variable that lets tests pass without the shared data (a user's clone).
+    pub const ALLOW_MISSING: &str = "UMAC_ALLOW_MISSING_SHARED";
+
+    /// `<checkout>/../shared/<sub>`, or `None` when it is missing and `UMAC_ALLOW_MISSING_SHARED=1`
+    /// says tests may skip what needs it.
+    ///
+    /// # Panics
+    /// When the directory is missing and skipping is not allowed: a test that silently does not
+    /// run must not pass.
+    pub fn shared(sub: &str) -> Option<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        let dir = root.join(sub);
+        if dir.is_dir() {
+            return Some(dir);
+        }
+        if std::env::var(ALLOW_MISSING).is_ok_and(|v| v == "1") {
+            eprintln!("SKIPPED: {} is missing ({ALLOW_MISSING}=1)", dir.display());
+            return None;
+        }
+        panic!(
+            "{} is missing: the shared models and conformance tests live beside the checkout \
+             (set {ALLOW_MISSING}=1 to skip the tests that need them)",
+            dir.display()
+        );
+    }
 }

@@ -21,13 +21,7 @@ fn compile(model: &Path, target: &str, out: &Path, extra: &[&str]) -> (i32, Stri
 }
 
 fn kws() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is missing", dir.display());
-        None
-    }
+    umac_runtime::testdata::shared("models/mlperf-tiny/kws")
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -181,6 +175,55 @@ fn accelerators_report_where_each_op_runs() {
     assert!(object.windows(17).any(|w| w == b"vanilla_conv2d_s8"));
 }
 
+/// The output directory is all a firmware build needs: the kernel's source and header sit beside
+/// the object, metadata.json lists them relative to the directory, and the header declares the
+/// kernel with the prototype umac checked the calls against — which the C compiler holds to the
+/// kernel's own header.
+#[test]
+fn the_output_directory_carries_the_kernels() {
+    let Some(kws) = kws() else { return };
+    let out = temp("self-contained");
+    let (code, stderr) = compile(&kws.join("model.mlir"), "vanilla,cortex-m55", &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let kernel = &m["extern_functions"][0];
+    assert_eq!(kernel["source"], "kernels/vanilla.c");
+    assert_eq!(kernel["headers"], serde_json::json!(["include/umac/vanilla.h"]));
+    assert_eq!(kernel["include_dir"], "include");
+    let prototype = kernel["prototype"].as_str().unwrap();
+    assert!(prototype.starts_with("void vanilla_conv2d_s8(const int8_t *input, const int8_t *filter,"), "{prototype}");
+    assert!(out.join("kernels/vanilla.c").is_file() && out.join("include/umac/vanilla.h").is_file());
+    let header = std::fs::read_to_string(out.join("model.h")).unwrap();
+    assert!(header.contains(prototype), "{header}");
+    assert!(header.contains("link with kernels/vanilla.c (-I include), beside this header"), "{header}");
+    // One program including the header and compiling the kernel, from the directory alone.
+    std::fs::write(out.join("use.c"), "#include \"model.h\"\nint main(void) { return 0; }\n").unwrap();
+    let status = Command::new("cc")
+        .current_dir(&out)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-Iinclude", "-c", "use.c", "kernels/vanilla.c"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// The same model and target give the same bytes, run after run (bufferization's constant
+/// globals are ordered by first use: upstream orders them by memory addresses when a
+/// partitioned model has several functions).
+#[test]
+fn output_is_reproducible() {
+    let Some(kws) = kws() else { return };
+    let model = kws.join("model.mlir");
+    let objects: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            let out = temp(&format!("reproducible-{i}"));
+            let (code, stderr) = compile(&model, "vanilla,cortex-m55", &out, &["--name", "kws"]);
+            assert_eq!(code, 0, "{stderr}");
+            std::fs::read(out.join("kws.o")).unwrap()
+        })
+        .collect();
+    assert!(objects[1] == objects[0] && objects[2] == objects[0]);
+}
+
 #[test]
 fn an_op_without_lowering_is_named_at_its_location() {
     let dir = temp("custom");
@@ -236,11 +279,8 @@ fn bad_names_and_shapes_are_rejected() {
 
 #[test]
 fn a_float_math_function_is_named() {
-    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/tosa-conformance/exp/exp_0_f32/test.mlir");
-    if !model.is_file() {
-        eprintln!("SKIPPED: {} is missing", model.display());
-        return;
-    }
+    let Some(suite) = umac_runtime::testdata::shared("tosa-conformance") else { return };
+    let model = suite.join("exp/exp_0_f32/test.mlir");
     let out = temp("float");
     let (code, stderr) = compile(&model, "cortex-m4", &out, &[]);
     assert_eq!(code, 1);

@@ -1,10 +1,7 @@
 //! `umac run` from the command line: results equal TFLite Micro's, and every mistake a user can
 //! make gives a message naming the argument, expected vs given, and exit code 1.
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::{path::PathBuf, process::Command};
 use umac_runtime::{DType, Tensor, read_npy, write_npy};
 
 fn umac(args: &[&str]) -> (i32, String, String) {
@@ -17,13 +14,7 @@ fn umac(args: &[&str]) -> (i32, String, String) {
 }
 
 fn kws() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is missing", dir.display());
-        None
-    }
+    umac_runtime::testdata::shared("models/mlperf-tiny/kws")
 }
 
 fn temp(name: &str) -> PathBuf {

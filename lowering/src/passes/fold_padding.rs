@@ -19,20 +19,15 @@
 //! constant pad value. Anything else is left as it is (still correct, with the padded copy).
 
 use crate::{
-    passes::splice::splice,
+    Error,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        OperationRef, TypeLike, ValueLike,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
-};
+use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
-    emit_error,
-    text::{attribute_text, op_name, str_ref, string_from, type_text},
+    ir::{attribute, collect, constant_value, element_type, i64_array, op_name, splice, static_tensor_shape},
+    text::{attribute_text, tensor_type, type_text},
 };
 
 /// The registry entry.
@@ -41,10 +36,8 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Read a padded convolution/pooling input in place with bounds checks instead of materializing tensor.pad",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, FoldPadding)),
 };
-
-external_pass!(FoldPadding, "UmacFoldPadding");
 
 #[derive(Clone)]
 struct FoldPadding;
@@ -70,50 +63,34 @@ fn kind_of(name: &str) -> Option<Kind> {
     })
 }
 
-impl<'c> RunExternalPass<'c> for FoldPadding {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let mut found = Vec::new();
-        operation.walk(WalkOrder::PreOrder, |op| {
-            if let Some(kind) = kind_of(&op_name(&op)) {
-                found.push((op.to_raw(), kind));
-            }
-            WalkResult::Advance
-        });
-        for (raw, kind) in found {
+impl UmacPass for FoldPadding {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        for raw in collect(operation, |op| kind_of(&op_name(op)).is_some()) {
             // SAFETY: each op is alive until it is replaced, one at a time; the pad it reads
             // stays (other users may need it) and is erased by canonicalization when dead.
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let Some((text, arguments)) = (unsafe { rewrite(&op, kind) }) else { continue };
-            if let Err(message) = unsafe { splice(&op, &text, &arguments, INFO.name) } {
-                emit_error(op.location(), &message);
-                pass.signal_failure();
-                return;
+            unsafe {
+                let op = OperationRef::from_raw(raw);
+                let Some(kind) = kind_of(&op_name(&op)) else { continue };
+                let Some((text, arguments)) = rewrite(&op, kind) else { continue };
+                splice(raw, &text, &arguments, INFO.name, None)?;
             }
         }
+        Ok(())
     }
 }
 
 /// Static shape and element type of a ranked tensor.
 fn shape_of(ty: MlirType) -> Option<(Vec<i64>, MlirType)> {
-    // SAFETY: the type is alive; accessors follow the ranked-tensor check.
-    unsafe {
-        if !mlirTypeIsARankedTensor(ty) || !mlirShapedTypeHasStaticShape(ty) {
-            return None;
-        }
-        let dims = (0..mlirShapedTypeGetRank(ty)).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect();
-        Some((dims, mlirShapedTypeGetElementType(ty)))
-    }
+    Some((static_tensor_shape(ty)?, element_type(ty)))
 }
 
 /// Two values of a dense i64 attribute (strides, dilations), splat or not.
 ///
 /// # Safety
-/// `attribute` must be live or null.
+/// `attribute` must be live.
 unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
     unsafe {
-        if attribute.ptr.is_null() || !mlirAttributeIsADenseElements(attribute) {
+        if !mlirAttributeIsADenseElements(attribute) {
             return None;
         }
         if mlirDenseElementsAttrIsSplat(attribute) {
@@ -126,17 +103,6 @@ unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
     }
 }
 
-/// # Safety
-/// `attribute` must be live or null.
-unsafe fn i64_array(attribute: MlirAttribute) -> Option<Vec<i64>> {
-    unsafe {
-        if attribute.ptr.is_null() || !mlirAttributeIsADenseI64Array(attribute) {
-            return None;
-        }
-        Some((0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect())
-    }
-}
-
 /// The padding of a foldable `tensor.pad`: its source, `[top, left]`, and the pad value as
 /// `arith.constant` text.
 ///
@@ -144,13 +110,11 @@ unsafe fn i64_array(attribute: MlirAttribute) -> Option<Vec<i64>> {
 /// `pad` must be live.
 unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
     unsafe {
-        if string_from(mlirIdentifierStr(mlirOperationGetName(pad))) != "tensor.pad"
-            || mlirOperationGetNumOperands(pad) != 1
-        {
+        if umac_dialects::ir::name(pad) != "tensor.pad" || mlirOperationGetNumOperands(pad) != 1 {
             return None;
         }
-        let low = i64_array(mlirOperationGetAttributeByName(pad, str_ref("static_low")))?;
-        let high = i64_array(mlirOperationGetAttributeByName(pad, str_ref("static_high")))?;
+        let low = i64_array(attribute(pad, "static_low")?)?;
+        let high = i64_array(attribute(pad, "static_high")?)?;
         let [0, top, left, 0] = low[..] else { return None };
         let [0, _, _, 0] = high[..] else { return None };
         if low.iter().chain(&high).any(|p| *p < 0) {
@@ -159,16 +123,8 @@ unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
         // The region yields one value defined outside it: a constant.
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(pad, 0));
         let yield_op = mlirBlockGetTerminator(block);
-        let value = mlirOperationGetOperand(yield_op, 0);
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let constant = mlirOpResultGetOwner(value);
-        if string_from(mlirIdentifierStr(mlirOperationGetName(constant))) != "arith.constant" {
-            return None;
-        }
-        let attribute = mlirOperationGetAttributeByName(constant, str_ref("value"));
-        let text = attribute_text(melior::ir::Attribute::from_raw(attribute));
+        let value = constant_value(mlirOperationGetOperand(yield_op, 0))?;
+        let text = attribute_text(melior::ir::Attribute::from_raw(value));
         Some((mlirOperationGetOperand(pad, 0), [top, left], text))
     }
 }
@@ -176,10 +132,6 @@ unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
 /// The width of an `iN` type's text.
 fn width(ty: &str) -> u32 {
     ty.trim_start_matches('i').parse().unwrap_or(0)
-}
-
-fn tensor(dims: &[i64], element: &str) -> String {
-    format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
 }
 
 fn map(loops: usize, results: &[usize]) -> String {
@@ -207,8 +159,8 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
         if !mlirTypeIsAInteger(x_element) || !mlirTypeIsAInteger(y_element) || x_dims.len() != 4 {
             return None;
         }
-        let strides = pair(mlirOperationGetAttributeByName(raw, str_ref("strides")))?;
-        let dilations = pair(mlirOperationGetAttributeByName(raw, str_ref("dilations")))?;
+        let strides = pair(attribute(raw, "strides")?)?;
+        let dilations = pair(attribute(raw, "dilations")?)?;
         if strides.iter().chain(&dilations).any(|v| *v < 1) {
             return None;
         }
@@ -237,9 +189,9 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
         };
         let scalar = |v: Option<MlirValue>| v.map(|v| type_text(melior::ir::Type::from_raw(mlirValueGetType(v))));
         let (izp_type, wzp_type) = (scalar(izp), scalar(wzp));
-        let x_type = tensor(&x_dims, &xe);
-        let w_type = tensor(&w_dims, &we);
-        let y_type = tensor(&y_dims, &ye);
+        let x_type = tensor_type(&x_dims, &xe);
+        let w_type = tensor_type(&w_dims, &we);
+        let y_type = tensor_type(&y_dims, &ye);
         let widen = |value: &str, from: &str, name: &str| {
             if from == ye {
                 format!("      %{name} = arith.addi {value}, %c0_acc : {ye}\n")

@@ -16,20 +16,15 @@
 //! ```
 
 use crate::{
-    passes::splice::splice,
+    Error,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
-};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    emit_error,
-    text::{attribute_text, op_name, str_ref, string_from, type_text},
+    ir::{attribute, collect, constant_int, constant_value, op_name, splice, static_tensor_shape, type_text},
+    text::attribute_text,
 };
 
 /// The registry entry.
@@ -38,71 +33,26 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Turn quantized convolutions with constant weights into plain ones with a precomputed zero-point correction",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, FoldZeroPoints)),
 };
-
-external_pass!(FoldZeroPoints, "UmacFoldZeroPoints");
 
 #[derive(Clone)]
 struct FoldZeroPoints;
 
-impl<'c> RunExternalPass<'c> for FoldZeroPoints {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let mut found = Vec::new();
-        operation.walk(WalkOrder::PreOrder, |op| {
-            let name = op_name(&op);
-            if name == "linalg.conv_2d_nhwc_fhwc_q" || name == "linalg.depthwise_conv_2d_nhwc_hwcm_q" {
-                found.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        for raw in found {
+impl UmacPass for FoldZeroPoints {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        let quantized = |op: &OperationRef| {
+            let name = op_name(op);
+            name == "linalg.conv_2d_nhwc_fhwc_q" || name == "linalg.depthwise_conv_2d_nhwc_hwcm_q"
+        };
+        for raw in collect(operation, quantized) {
             // SAFETY: each op is alive until it is replaced, one at a time.
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let Some((text, arguments)) = (unsafe { rewrite(raw) }) else { continue };
-            if let Err(message) = unsafe { splice(&op, &text, &arguments, INFO.name) } {
-                emit_error(op.location(), &message);
-                pass.signal_failure();
-                return;
+            unsafe {
+                let Some((text, arguments)) = rewrite(raw) else { continue };
+                splice(raw, &text, &arguments, INFO.name, None)?;
             }
         }
-    }
-}
-
-/// The integer value of a constant scalar operand.
-///
-/// # Safety
-/// `value` must be live.
-unsafe fn constant_int(value: MlirValue) -> Option<i64> {
-    unsafe {
-        let attribute = constant_attribute(value)?;
-        mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute))
-    }
-}
-
-/// # Safety
-/// `value` must be live.
-unsafe fn constant_attribute(value: MlirValue) -> Option<MlirAttribute> {
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let owner = mlirOpResultGetOwner(value);
-        if string_from(mlirIdentifierStr(mlirOperationGetName(owner))) != "arith.constant" {
-            return None;
-        }
-        let attribute = mlirOperationGetAttributeByName(owner, str_ref("value"));
-        (!attribute.ptr.is_null()).then_some(attribute)
-    }
-}
-
-fn shape(ty: MlirType) -> Option<Vec<i64>> {
-    // SAFETY: the type is alive; accessors follow the ranked-tensor check.
-    unsafe {
-        (mlirTypeIsARankedTensor(ty) && mlirShapedTypeHasStaticShape(ty))
-            .then(|| (0..mlirShapedTypeGetRank(ty)).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect())
+        Ok(())
     }
 }
 
@@ -112,7 +62,7 @@ fn shape(ty: MlirType) -> Option<Vec<i64>> {
 /// `op` must be a live quantized convolution.
 unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
     unsafe {
-        let depthwise = string_from(mlirIdentifierStr(mlirOperationGetName(op))).starts_with("linalg.depthwise");
+        let depthwise = umac_dialects::ir::name(op).starts_with("linalg.depthwise");
         let (x, w, izp, wzp) = (
             mlirOperationGetOperand(op, 0),
             mlirOperationGetOperand(op, 1),
@@ -124,16 +74,16 @@ unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
         if wzp != 0 {
             return None;
         }
-        let weights = constant_attribute(w)?;
+        let weights = constant_value(w)?;
         let w_type = mlirValueGetType(w);
         let element = mlirShapedTypeGetElementType(w_type);
         if !mlirAttributeIsADenseElements(weights) || !mlirTypeIsAInteger(element) {
             return None;
         }
-        let w_dims = shape(w_type)?;
-        shape(mlirValueGetType(x))?;
+        let w_dims = static_tensor_shape(w_type)?;
+        static_tensor_shape(mlirValueGetType(x))?;
         let y_type = mlirValueGetType(init);
-        let y_dims = shape(y_type)?;
+        let y_dims = static_tensor_shape(y_type)?;
         let y_element = mlirShapedTypeGetElementType(y_type);
         if !mlirTypeIsAInteger(y_element) || mlirIntegerTypeGetWidth(y_element) != 32 {
             return None;
@@ -156,7 +106,7 @@ unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
             sums[channel] += read(i as isize)?;
         }
         let corrections: Vec<String> = sums.iter().map(|s| ((-izp).wrapping_mul(*s) as i32).to_string()).collect();
-        let ty = |t: MlirType| type_text(melior::ir::Type::from_raw(t));
+        let ty = type_text;
         let (x_text, w_text, y_text) = (ty(mlirValueGetType(x)), ty(w_type), ty(y_type));
         let rank = y_dims.len();
         let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
@@ -179,10 +129,8 @@ unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
             corrections.join(", ")
         };
         let name = if depthwise { "depthwise_conv_2d_nhwc_hwcm" } else { "conv_2d_nhwc_fhwc" };
-        let strides =
-            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("strides"))));
-        let dilations =
-            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("dilations"))));
+        let strides = attribute_text(melior::ir::Attribute::from_raw(attribute(op, "strides")?));
+        let dilations = attribute_text(melior::ir::Attribute::from_raw(attribute(op, "dilations")?));
         let text = format!(
             "func.func private @__umac_fold_zero_points(%x: {x_text}, %w: {w_text}, %init: {y_text}) -> {y_text} {{\n  \
              %correction = arith.constant dense<[{correction_values}]> : {correction_type}\n  \

@@ -15,20 +15,19 @@
 //! module that already declares or defines the callee must give it exactly this type.
 
 use crate::{
-    passes::plan_memory::build,
+    Error,
+    error::report,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        Location, OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
-};
+use melior::ir::{Location, OperationRef};
 use mlir_sys::*;
 use umac_dialects::{
-    emit_error,
-    text::{op_name, str_ref, string_from, type_text},
+    ir::{
+        attribute, build, collect, function_type, function_type_get, name, op_name, private_function, symbol_name,
+        top_level_ops,
+    },
+    text::{string_from, type_text},
     umac::{CALL_EXTERN, CALLEE_ATTR},
 };
 
@@ -38,46 +37,35 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Turn umac.call_extern into a func.call of a declared C function (memrefs as element pointers)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, LowerCallExtern)),
 };
-
-external_pass!(LowerCallExtern, "UmacLowerCallExtern");
 
 #[derive(Clone)]
 struct LowerCallExtern;
 
-impl<'c> RunExternalPass<'c> for LowerCallExtern {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let mut calls = Vec::new();
-        operation.walk(WalkOrder::PreOrder, |op| {
-            if op_name(&op) == CALL_EXTERN {
-                calls.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        for call in calls {
+impl UmacPass for LowerCallExtern {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        for call in collect(operation, |op| op_name(op) == CALL_EXTERN) {
             // SAFETY: each call is a live op of the module, visited once; the module is the
-            // pass's operation.
-            if let Err(message) = unsafe { lower(operation.to_raw(), call) } {
-                // SAFETY: the call was not destroyed (lowering failed before touching it).
-                emit_error(unsafe { Location::from_raw(mlirOperationGetLocation(call)) }, &message);
-                pass.signal_failure();
-                return;
+            // pass's operation. On failure the call was not destroyed (lowering failed before
+            // touching it).
+            unsafe {
+                lower(operation, call)
+                    .map_err(|e| report(Location::from_raw(mlirOperationGetLocation(call)), &e.to_string()))?;
             }
         }
+        Ok(())
     }
 }
 
 /// # Safety
-/// `module` and `call` must be live; `call` is a `umac.call_extern` inside `module`.
-unsafe fn lower(module: MlirOperation, call: MlirOperation) -> Result<(), String> {
+/// `call` must be a live `umac.call_extern` inside `module`.
+unsafe fn lower(module: OperationRef, call: MlirOperation) -> Result<(), Error> {
     unsafe {
-        let callee = mlirOperationGetAttributeByName(call, str_ref(CALLEE_ATTR));
-        if callee.ptr.is_null() || !mlirAttributeIsAFlatSymbolRef(callee) {
-            return Err(format!("'{CALL_EXTERN}' op needs a callee (run umac-verify for details)"));
-        }
+        let callee = attribute(call, CALLEE_ATTR).filter(|callee| mlirAttributeIsAFlatSymbolRef(*callee));
+        let Some(callee) = callee else {
+            return Err(Error::Invalid(format!("'{CALL_EXTERN}' op needs a callee (run umac-verify for details)")));
+        };
         let symbol = string_from(mlirFlatSymbolRefAttrGetValue(callee));
         let context = mlirOperationGetContext(call);
         let location = mlirOperationGetLocation(call);
@@ -93,17 +81,17 @@ unsafe fn lower(module: MlirOperation, call: MlirOperation) -> Result<(), String
                 continue;
             }
             if !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(ty)) {
-                return Err(format!(
+                return Err(Error::Invalid(format!(
                     "operand #{i} of @{symbol} is a '{}': a C kernel takes a contiguous buffer (identity layout)",
                     type_text(melior::ir::Type::from_raw(ty))
-                ));
+                )));
             }
             let pointer = build("memref.extract_aligned_pointer_as_index", location, &[value], &[index], &[]);
             mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(call), call, pointer);
             arguments.push(mlirOperationGetResult(pointer, 0));
             types.push(index);
         }
-        let function_type = mlirFunctionTypeGet(context, types.len() as isize, types.as_ptr(), 0, std::ptr::null());
+        let function_type = function_type_get(context, &types, &[]);
         declare(module, &symbol, function_type, location)?;
         let new_call = build("func.call", location, &arguments, &[], &[("callee", callee)]);
         mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(call), call, new_call);
@@ -116,52 +104,35 @@ unsafe fn lower(module: MlirOperation, call: MlirOperation) -> Result<(), String
 /// `func.func` of that name has that type.
 ///
 /// # Safety
-/// `module` must be live and the type and location of its context.
+/// The type and location must belong to `module`'s context.
 unsafe fn declare(
-    module: MlirOperation,
+    module: OperationRef,
     symbol: &str,
-    function_type: MlirType,
+    declared_type: MlirType,
     location: MlirLocation,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     unsafe {
-        let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-        let mut op = mlirBlockGetFirstOperation(body);
-        while !op.ptr.is_null() {
-            let name = mlirOperationGetAttributeByName(op, str_ref("sym_name"));
-            if !name.ptr.is_null()
-                && mlirAttributeIsAString(name)
-                && string_from(mlirStringAttrGetValue(name)) == symbol
-            {
-                if string_from(mlirIdentifierStr(mlirOperationGetName(op))) != "func.func" {
-                    return Err(format!("@{symbol} is called as a C function but the module defines it as another op"));
-                }
-                let existing = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, str_ref("function_type")));
-                if !mlirTypeEqual(existing, function_type) {
-                    return Err(format!(
-                        "@{symbol} is called with the C signature {} but the module gives it {}",
-                        type_text(melior::ir::Type::from_raw(function_type)),
-                        type_text(melior::ir::Type::from_raw(existing))
-                    ));
-                }
-                return Ok(());
+        let existing = top_level_ops(module).into_iter().find(|op| symbol_name(op).as_deref() == Some(symbol));
+        if let Some(op) = existing {
+            if name(op.to_raw()) != "func.func" {
+                return Err(Error::Invalid(format!(
+                    "@{symbol} is called as a C function but the module defines it as another op"
+                )));
             }
-            op = mlirOperationGetNextInBlock(op);
+            let (inputs, results) = function_type(op.to_raw());
+            let context = mlirOperationGetContext(op.to_raw());
+            let existing_type = function_type_get(context, &inputs, &results);
+            if !mlirTypeEqual(existing_type, declared_type) {
+                return Err(Error::Invalid(format!(
+                    "@{symbol} is called with the C signature {} but the module gives it {}",
+                    type_text(melior::ir::Type::from_raw(declared_type)),
+                    type_text(melior::ir::Type::from_raw(existing_type))
+                )));
+            }
+            return Ok(());
         }
-        let context = mlirOperationGetContext(module);
-        let mut state = mlirOperationStateGet(str_ref("func.func"), location);
-        let region = mlirRegionCreate();
-        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
-        let attributes = [
-            ("sym_name", mlirStringAttrGet(context, str_ref(symbol))),
-            ("function_type", mlirTypeAttrGet(function_type)),
-            ("sym_visibility", mlirStringAttrGet(context, str_ref("private"))),
-        ];
-        let named: Vec<MlirNamedAttribute> = attributes
-            .iter()
-            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
-            .collect();
-        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-        mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&mut state));
+        let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module.to_raw(), 0));
+        mlirBlockAppendOwnedOperation(body, private_function(symbol, declared_type, None, location, &[]));
         Ok(())
     }
 }

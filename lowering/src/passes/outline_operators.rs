@@ -19,19 +19,24 @@
 //! ```
 
 use crate::{
-    passes::{plan_memory::build, strided_copy::identity_layout, tile_and_fuse::accumulating_kind},
+    Error,
+    linalg_kinds::accumulating_kind,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
 use std::collections::HashMap;
-use umac_dialects::text::{op_name, str_ref, string_from};
+use umac_dialects::{
+    ir::{
+        build, defined_inside, function_type_get, has_body, identity_layout, is_private, name, op_name,
+        private_function, symbol_name,
+    },
+    text::str_ref,
+};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -39,56 +44,32 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Move each computing top-level op of a public function into its own function (the AOT executor's calls)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, OutlineOperators)),
 };
 
-external_pass!(Outline, "UmacOutlineOperators");
-
 #[derive(Clone)]
-struct Outline;
+struct OutlineOperators;
 
-impl<'c> RunExternalPass<'c> for Outline {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, _pass: ExternalPass<'_>) {
-        // SAFETY: the module is live and owned by the pass manager for this run; the pass only
-        // moves ops between functions of this module and creates new ones in it.
-        unsafe {
-            let module = operation.to_raw();
-            let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-            let mut functions = Vec::new();
-            let mut op = mlirBlockGetFirstOperation(body);
-            while !op.ptr.is_null() {
-                if is_public_definition(op) {
-                    functions.push(op);
-                }
-                op = mlirOperationGetNextInBlock(op);
-            }
-            for function in functions {
-                outline_function(module, function);
-            }
+impl UmacPass for OutlineOperators {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        let functions: Vec<(MlirOperation, String)> = umac_dialects::ir::top_level_ops(operation)
+            .into_iter()
+            .filter(|op| op_name(op) == "func.func" && !is_private(op) && has_body(op))
+            .map(|op| (op.to_raw(), symbol_name(&op).unwrap_or_default()))
+            .collect();
+        for (function, symbol) in functions {
+            // SAFETY: the module is live and owned by the pass manager for this run; the pass only
+            // moves ops between functions of this module and creates new ones in it.
+            unsafe { outline_function(operation.to_raw(), function, &symbol) };
         }
-    }
-}
-
-/// # Safety
-/// `op` must be live.
-unsafe fn is_public_definition(op: MlirOperation) -> bool {
-    unsafe {
-        if string_from(mlirIdentifierStr(mlirOperationGetName(op))) != "func.func" {
-            return false;
-        }
-        let visibility = mlirOperationGetAttributeByName(op, str_ref("sym_visibility"));
-        let private = !visibility.ptr.is_null() && string_from(mlirStringAttrGetValue(visibility)) != "public";
-        !private && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)).ptr.is_null()
+        Ok(())
     }
 }
 
 /// # Safety
 /// `module` and `function` must be live; `function` is a child of `module`.
-unsafe fn outline_function(module: MlirOperation, function: MlirOperation) {
+unsafe fn outline_function(module: MlirOperation, function: MlirOperation, name: &str) {
     unsafe {
-        let name = string_from(mlirStringAttrGetValue(mlirOperationGetAttributeByName(function, str_ref("sym_name"))));
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
         let mut candidates = Vec::new();
         let mut op = mlirBlockGetFirstOperation(block);
@@ -140,7 +121,7 @@ unsafe fn erase_dead_rebuilt(block: MlirBlock) {
 /// `op` must be live.
 unsafe fn computes(op: MlirOperation) -> bool {
     unsafe {
-        let name = string_from(mlirIdentifierStr(mlirOperationGetName(op)));
+        let name = name(op);
         mlirOperationGetNumRegions(op) > 0 || name == "memref.copy" || name.starts_with("linalg.")
     }
 }
@@ -203,23 +184,8 @@ unsafe fn outline(module: MlirOperation, after: MlirOperation, op: MlirOperation
         mlirBlockAppendOwnedOperation(block, ret);
 
         let argument_types: Vec<MlirType> = arguments.iter().map(|v| mlirValueGetType(*v)).collect();
-        let function_type =
-            mlirFunctionTypeGet(context, argument_types.len() as isize, argument_types.as_ptr(), 0, std::ptr::null());
-        let mut state = mlirOperationStateGet(str_ref("func.func"), location);
-        let region = mlirRegionCreate();
-        mlirRegionAppendOwnedBlock(region, block);
-        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
-        let attributes = [
-            (str_ref("sym_name"), mlirStringAttrGet(context, str_ref(symbol))),
-            (str_ref("function_type"), mlirTypeAttrGet(function_type)),
-            (str_ref("sym_visibility"), mlirStringAttrGet(context, str_ref("private"))),
-        ];
-        let named: Vec<MlirNamedAttribute> = attributes
-            .iter()
-            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, *name), *value))
-            .collect();
-        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-        let function = mlirOperationCreate(&mut state);
+        let function_type = function_type_get(context, &argument_types, &[]);
+        let function = private_function(symbol, function_type, Some(block), location, &[]);
         let module_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
         mlirBlockInsertOwnedOperationAfter(module_body, after, function);
 
@@ -286,8 +252,7 @@ unsafe fn resolve(
 unsafe fn rebuilt_inside(value: MlirValue) -> bool {
     unsafe {
         let owner = mlirOpResultGetOwner(value);
-        let name = string_from(mlirIdentifierStr(mlirOperationGetName(owner)));
-        match name.as_str() {
+        match name(owner).as_str() {
             "arith.constant" | "memref.get_global" | "ub.poison" | "memref.alloca" => true,
             "memref.subview"
             | "memref.collapse_shape"
@@ -297,36 +262,5 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
             | "memref.view" => !identity_layout(mlirValueGetType(value)),
             _ => false,
         }
-    }
-}
-
-/// Whether `value` is defined by `op` or inside it.
-///
-/// # Safety
-/// Both must be live.
-pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
-    // SAFETY: the caller's contract.
-    unsafe { defined_under(value, |owner| mlirOperationEqual(owner, op)) }
-}
-
-/// Whether the op defining `value` (for a block argument: the op owning the block), or one of its
-/// ancestors, satisfies `inside`.
-///
-/// # Safety
-/// `value` must be live.
-pub unsafe fn defined_under(value: MlirValue, inside: impl Fn(MlirOperation) -> bool) -> bool {
-    unsafe {
-        let mut owner = if mlirValueIsAOpResult(value) {
-            mlirOpResultGetOwner(value)
-        } else {
-            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
-        };
-        while !owner.ptr.is_null() {
-            if inside(owner) {
-                return true;
-            }
-            owner = mlirOperationGetParentOperation(owner);
-        }
-        false
     }
 }

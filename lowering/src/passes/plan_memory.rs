@@ -26,24 +26,23 @@
 //! ```
 
 use crate::{
+    Error,
+    error::report,
     memory_plan::{Buffer, align_up, liveness_lower_bound, plan, validate},
     options::{OptionKind, OptionSpec, OptionValues},
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        BlockLike, Location, OperationRef, RegionLike,
-        operation::{OperationLike, WalkOrder, WalkResult},
-        r#type::TypeId,
-    },
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
+use melior::ir::{
+    Location, OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
-    emit_error,
-    text::{attribute_text, op_name, str_ref, string_from, type_text},
-    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE, string_value},
+    ir::{attribute, build, function_type, has_body, is_private, name, op_name, set_function_type, top_level_ops},
+    text::{attribute_text, str_ref, type_text},
+    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
 };
 
 /// The registry entry.
@@ -57,66 +56,23 @@ pub const INFO: PassInfo = PassInfo {
         default: "16",
         help: "byte alignment of every buffer (a power of two)",
     }],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|options: &OptionValues| create(&INFO, PlanMemory { alignment: options.int("alignment") })),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-// melior 0.27 frees an external pass's state with `drop_in_place` but never deallocates its box,
-// so a pass with fields leaks it; the alignment is therefore a type parameter (a zero-sized pass,
-// whose box allocates nothing) for each power of two up to 4096. 0 stands for an invalid option.
-fn create(options: &OptionValues) -> Pass {
-    let alignment = options.int("alignment");
-    let log2 = if alignment > 0 && (alignment as u64).is_power_of_two() { alignment.trailing_zeros() } else { 99 };
-    match log2 {
-        0 => external::<1>(),
-        1 => external::<2>(),
-        2 => external::<4>(),
-        3 => external::<8>(),
-        4 => external::<16>(),
-        5 => external::<32>(),
-        6 => external::<64>(),
-        7 => external::<128>(),
-        8 => external::<256>(),
-        9 => external::<512>(),
-        10 => external::<1024>(),
-        11 => external::<2048>(),
-        12 => external::<4096>(),
-        _ => external::<0>(),
-    }
-}
-
-fn external<const ALIGNMENT: u64>() -> Pass {
-    create_external(
-        PlanMemory::<ALIGNMENT>,
-        TypeId::create(&PASS_ID),
-        "UmacPlanMemory",
-        INFO.name,
-        INFO.summary,
-        "",
-        &[],
-    )
-}
-
 #[derive(Clone)]
-struct PlanMemory<const ALIGNMENT: u64>;
+struct PlanMemory {
+    alignment: i64,
+}
 
-impl<'c, const ALIGNMENT: u64> RunExternalPass<'c> for PlanMemory<ALIGNMENT> {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if ALIGNMENT == 0 {
-            emit_error(operation.location(), "umac-plan-memory: alignment must be a power of two from 1 to 4096");
-            pass.signal_failure();
-            return;
-        }
+impl UmacPass for PlanMemory {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        let alignment = u64::try_from(self.alignment).ok().filter(|a| a.is_power_of_two() && *a <= 4096);
+        let Some(alignment) = alignment else {
+            return Err(Error::Invalid("alignment must be a power of two from 1 to 4096".into()));
+        };
         let mut functions = Vec::new();
-        let mut next = operation.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
-        while let Some(op) = next {
-            next = op.next_in_block();
-            if op_name(&op) != "func.func" || op.region(0).is_ok_and(|r| r.first_block().is_none()) {
+        for op in top_level_ops(operation) {
+            if op_name(&op) != "func.func" || !has_body(&op) {
                 continue;
             }
             if !is_private(&op) {
@@ -134,30 +90,19 @@ impl<'c, const ALIGNMENT: u64> RunExternalPass<'c> for PlanMemory<ALIGNMENT> {
                 WalkResult::Advance
             });
             if let Some(location) = allocation {
-                emit_error(
+                return Err(report(
                     location,
                     "umac-plan-memory: a private (called) function allocates a buffer; only public functions get a workspace",
-                );
-                pass.signal_failure();
-                return;
+                ));
             }
         }
         for function in functions {
             // SAFETY: each function is a live op of the module; the pass rewrites only its body
             // and signature.
-            if let Err((location, message)) = unsafe { plan_function(function, ALIGNMENT) } {
-                emit_error(location, &message);
-                pass.signal_failure();
-                return;
-            }
+            unsafe { plan_function(function, alignment) }?;
         }
+        Ok(())
     }
-}
-
-type PassResult<T> = Result<T, (Location<'static>, String)>;
-
-fn is_private(function: &OperationRef) -> bool {
-    function.attribute("sym_visibility").ok().and_then(string_value).as_deref() == Some("private")
 }
 
 fn location_of(op: MlirOperation) -> Location<'static> {
@@ -179,7 +124,7 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
                 return None;
             }
             let owner = mlirOpResultGetOwner(value);
-            let name = name_of(owner);
+            let name = name(owner);
             if name == "memref.alloc" {
                 return Some(owner);
             }
@@ -192,21 +137,15 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
 }
 
 /// # Safety
-/// `op` must be live.
-unsafe fn name_of(op: MlirOperation) -> String {
-    unsafe { string_from(mlirIdentifierStr(mlirOperationGetName(op))) }
-}
-
-/// # Safety
 /// `function` must be a live `func.func` with a body.
-unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<()> {
+unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), Error> {
     unsafe {
         let region = mlirOperationGetRegion(function, 0);
         let block = mlirRegionGetFirstBlock(region);
         if !mlirBlockGetNextInRegion(block).ptr.is_null() {
-            return Err((
+            return Err(report(
                 location_of(function),
-                "umac-plan-memory: the function has more than one block; plan memory before lowering to cf".into(),
+                "umac-plan-memory: the function has more than one block; plan memory before lowering to cf",
             ));
         }
         // The top-level ops in execution order.
@@ -265,7 +204,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
             WalkResult::Advance
         });
         if let Some((location, message)) = failure {
-            return Err((Location::from_raw(location), message));
+            return Err(report(Location::from_raw(location), &message));
         }
         for copy in self_copies {
             mlirOperationDestroy(copy);
@@ -310,9 +249,9 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
                 None => {
                     if !mlirValueGetFirstUse(mlirOperationGetResult(alloc, 0)).ptr.is_null() {
                         // Used only by views that nothing reads: drop the views with it.
-                        return Err((
+                        return Err(report(
                             location_of(alloc),
-                            "umac-plan-memory: a buffer used only through unused views".into(),
+                            "umac-plan-memory: a buffer used only through unused views",
                         ));
                     }
                     mlirOperationDestroy(alloc);
@@ -321,7 +260,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> PassResult<(
         }
         let result = plan(&buffers, alignment);
         validate(&buffers, &result, alignment)
-            .map_err(|e| (location_of(function), format!("umac-plan-memory: internal error: {e}")))?;
+            .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
         let aligned: Vec<Buffer> = buffers.iter().map(|b| Buffer { size: align_up(b.size, alignment), ..*b }).collect();
         let lower_bound = liveness_lower_bound(&aligned);
 
@@ -414,14 +353,11 @@ unsafe fn in_place_pair(
     step: usize,
 ) -> Option<(usize, usize)> {
     unsafe {
-        if name_of(op) != "linalg.generic" || mlirOperationGetNumResults(op) != 0 {
+        if name(op) != "linalg.generic" || mlirOperationGetNumResults(op) != 0 {
             return None;
         }
-        let iterators = mlirOperationGetAttributeByName(op, str_ref("iterator_types"));
-        let maps = mlirOperationGetAttributeByName(op, str_ref("indexing_maps"));
-        if iterators.ptr.is_null() || maps.ptr.is_null() {
-            return None;
-        }
+        let iterators = attribute(op, "iterator_types")?;
+        let maps = attribute(op, "indexing_maps")?;
         if attribute_text(melior::ir::Attribute::from_raw(iterators)).contains("reduction") {
             return None;
         }
@@ -435,7 +371,7 @@ unsafe fn in_place_pair(
                 return None;
             }
             let owner = mlirOpResultGetOwner(value);
-            (name_of(owner) == "memref.alloc").then(|| index_of.get(&(owner.ptr as usize)).copied()).flatten()
+            (name(owner) == "memref.alloc").then(|| index_of.get(&(owner.ptr as usize)).copied()).flatten()
         };
         let output_value = mlirOperationGetOperand(op, operands - 1);
         let output = direct_alloc(output_value)?;
@@ -453,7 +389,7 @@ unsafe fn in_place_pair(
 
 /// # Safety
 /// `alloc` must be a live `memref.alloc` of a static shape.
-unsafe fn byte_size(alloc: MlirOperation) -> PassResult<u64> {
+unsafe fn byte_size(alloc: MlirOperation) -> Result<u64, Error> {
     unsafe {
         let ty = mlirValueGetType(mlirOperationGetResult(alloc, 0));
         let element = mlirShapedTypeGetElementType(ty);
@@ -464,9 +400,9 @@ unsafe fn byte_size(alloc: MlirOperation) -> PassResult<u64> {
         } else if mlirTypeIsAFloat(element) {
             u64::from(mlirFloatTypeGetWidth(element))
         } else {
-            return Err((
+            return Err(report(
                 location_of(alloc),
-                format!(
+                &format!(
                     "umac-plan-memory: buffer of {} has no known element size",
                     type_text(melior::ir::Type::from_raw(ty))
                 ),
@@ -483,22 +419,10 @@ unsafe fn byte_size(alloc: MlirOperation) -> PassResult<u64> {
 /// `function` must be a live `func.func`.
 unsafe fn add_argument_to_signature(function: MlirOperation, argument: MlirType) {
     unsafe {
-        let attr = mlirOperationGetAttributeByName(function, str_ref("function_type"));
-        let ty = mlirTypeAttrGetValue(attr);
-        let mut inputs: Vec<MlirType> =
-            (0..mlirFunctionTypeGetNumInputs(ty)).map(|i| mlirFunctionTypeGetInput(ty, i)).collect();
+        let (mut inputs, results) = function_type(function);
         inputs.push(argument);
-        let results: Vec<MlirType> =
-            (0..mlirFunctionTypeGetNumResults(ty)).map(|i| mlirFunctionTypeGetResult(ty, i)).collect();
+        set_function_type(function, &inputs, &results);
         let context = mlirOperationGetContext(function);
-        let new = mlirFunctionTypeGet(
-            context,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            results.len() as isize,
-            results.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(function, str_ref("function_type"), mlirTypeAttrGet(new));
         let arg_attrs = mlirOperationGetAttributeByName(function, str_ref("arg_attrs"));
         if !arg_attrs.ptr.is_null() {
             let mut elements: Vec<MlirAttribute> =
@@ -510,30 +434,5 @@ unsafe fn add_argument_to_signature(function: MlirOperation, argument: MlirType)
                 mlirArrayAttrGet(context, elements.len() as isize, elements.as_ptr()),
             );
         }
-    }
-}
-
-/// Builds a detached op.
-///
-/// # Safety
-/// Operands, types and attributes must belong to one live context.
-pub(crate) unsafe fn build(
-    name: &str,
-    location: MlirLocation,
-    operands: &[MlirValue],
-    results: &[MlirType],
-    attributes: &[(&str, MlirAttribute)],
-) -> MlirOperation {
-    unsafe {
-        let mut state = mlirOperationStateGet(str_ref(name), location);
-        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
-        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
-        let context = mlirLocationGetContext(location);
-        let named: Vec<MlirNamedAttribute> = attributes
-            .iter()
-            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
-            .collect();
-        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-        mlirOperationCreate(&mut state)
     }
 }

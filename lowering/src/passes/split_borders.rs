@@ -12,19 +12,18 @@
 //! Runs on buffers (after bufferization), where the tile loops carry no values.
 
 use crate::{
-    passes::plan_memory::build,
+    Error,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
 use umac_dialects::{
-    text::{op_name, str_ref, string_from},
+    ir::{build, collect, constant_int, name, op_name, produced_by},
+    text::str_ref,
     umac::INTERIOR_ATTR,
 };
 
@@ -34,10 +33,8 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Split the output loops of bounds-checked convolutions into borders and an unchecked interior",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, SplitBorders)),
 };
-
-external_pass!(SplitBorders, "UmacSplitBorders");
 
 #[derive(Clone)]
 struct SplitBorders;
@@ -45,22 +42,19 @@ struct SplitBorders;
 /// Marks the interior column loop between the two splits (removed before the pass ends).
 const MARK: &str = "umac_split_borders.interior";
 
-impl<'c> RunExternalPass<'c> for SplitBorders {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+/// The bounds-checked generics under `root` that `umac-fold-padding` marked with their interior.
+fn checked_generics(root: OperationRef) -> Vec<MlirOperation> {
+    collect(root, |op| op_name(op) == "linalg.generic" && op.attribute(INTERIOR_ATTR).is_ok())
+}
 
-    fn run(&mut self, operation: OperationRef<'c, '_>, _pass: ExternalPass<'_>) {
-        let mut generics = Vec::new();
-        operation.walk(WalkOrder::PreOrder, |op| {
-            if op_name(&op) == "linalg.generic" && op.attribute(INTERIOR_ATTR).is_ok() {
-                generics.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        for generic in generics {
+impl UmacPass for SplitBorders {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        for generic in checked_generics(operation) {
             // SAFETY: each generic is live until its loops are split; splitting clones the loops
             // (the original generic stays in one of the clones) and only rewrites the clones.
             unsafe { split(generic) };
         }
+        Ok(())
     }
 }
 
@@ -75,13 +69,9 @@ unsafe fn condition(generic: MlirOperation) -> Option<MlirValue> {
             if op_name(&op) == "memref.load" || op_name(&op) == "tensor.extract" {
                 let raw = op.to_raw();
                 for i in 1..mlirOperationGetNumOperands(raw) {
-                    let index = mlirOperationGetOperand(raw, i);
-                    if mlirValueIsAOpResult(index) {
-                        let owner = mlirOpResultGetOwner(index);
-                        if string_from(mlirIdentifierStr(mlirOperationGetName(owner))) == "arith.select" {
-                            found = Some(mlirOperationGetOperand(owner, 0));
-                            return WalkResult::Interrupt;
-                        }
+                    if let Some(select) = produced_by(mlirOperationGetOperand(raw, i), "arith.select") {
+                        found = Some(mlirOperationGetOperand(select, 0));
+                        return WalkResult::Interrupt;
                     }
                 }
             }
@@ -103,7 +93,7 @@ unsafe fn loop_of(value: MlirValue, depth: usize) -> Option<MlirOperation> {
         }
         if mlirValueIsABlockArgument(value) {
             let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-            return (string_from(mlirIdentifierStr(mlirOperationGetName(owner))) == "scf.for").then_some(owner);
+            return (name(owner) == "scf.for").then_some(owner);
         }
         let def = mlirOpResultGetOwner(value);
         (0..mlirOperationGetNumOperands(def)).find_map(|i| loop_of(mlirOperationGetOperand(def, i), depth + 1))
@@ -116,13 +106,7 @@ unsafe fn loop_of(value: MlirValue, depth: usize) -> Option<MlirOperation> {
 /// `condition` must be live.
 unsafe fn row_and_column_loops(condition: MlirValue) -> Option<(MlirOperation, MlirOperation)> {
     unsafe {
-        if !mlirValueIsAOpResult(condition) {
-            return None;
-        }
-        let and = mlirOpResultGetOwner(condition);
-        if string_from(mlirIdentifierStr(mlirOperationGetName(and))) != "arith.andi" {
-            return None;
-        }
+        let and = produced_by(condition, "arith.andi")?;
         // Each side is `cmpi ult, <index from the output loop and a window index>, <size>`.
         let side = |i: isize| -> Option<MlirOperation> {
             let compare = mlirOperationGetOperand(and, i);
@@ -143,15 +127,7 @@ unsafe fn row_and_column_loops(condition: MlirValue) -> Option<(MlirOperation, M
 /// `for_op` must be a live `scf.for` without results.
 unsafe fn split_loop(for_op: MlirOperation, a: i64, b: i64) -> Option<MlirOperation> {
     unsafe {
-        let bound = |i: isize| -> Option<i64> {
-            let value = mlirOperationGetOperand(for_op, i);
-            if !mlirValueIsAOpResult(value) {
-                return None;
-            }
-            let attribute = mlirOperationGetAttributeByName(mlirOpResultGetOwner(value), str_ref("value"));
-            (!attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
-                .then(|| mlirIntegerAttrGetValueInt(attribute))
-        };
+        let bound = |i: isize| constant_int(mlirOperationGetOperand(for_op, i));
         let (lb, ub, step) = (bound(0)?, bound(1)?, bound(2)?);
         if step != 1 || mlirOperationGetNumResults(for_op) != 0 || a <= lb && b >= ub {
             return (a <= lb && b >= ub).then_some(for_op);
@@ -207,23 +183,9 @@ unsafe fn split(generic: MlirOperation) {
             return;
         };
         // In the interior, every bounds condition is true.
-        let mut interiors = Vec::new();
-        OperationRef::from_raw(middle_rows).walk(WalkOrder::PreOrder, |op| {
-            let raw = op.to_raw();
-            if !mlirOperationGetDiscardableAttributeByName(raw, str_ref(MARK)).ptr.is_null() {
-                interiors.push(raw);
-            }
-            WalkResult::Advance
-        });
-        for columns in interiors {
-            let mut checked = Vec::new();
-            OperationRef::from_raw(columns).walk(WalkOrder::PreOrder, |op| {
-                if op_name(&op) == "linalg.generic" && op.attribute(INTERIOR_ATTR).is_ok() {
-                    checked.push(op.to_raw());
-                }
-                WalkResult::Advance
-            });
-            for generic in checked {
+        let marked = |op: &OperationRef| op.attribute(MARK).is_ok();
+        for columns in collect(OperationRef::from_raw(middle_rows), marked) {
+            for generic in checked_generics(OperationRef::from_raw(columns)) {
                 if let Some(condition) = condition(generic) {
                     let owner = mlirOpResultGetOwner(condition);
                     let i1 = mlirIntegerTypeGet(context, 1);
@@ -242,14 +204,7 @@ unsafe fn split(generic: MlirOperation) {
         }
         // Drop the marks everywhere (the border row clones carry copies).
         let parent = mlirOperationGetParentOperation(middle_rows);
-        let mut marked = Vec::new();
-        OperationRef::from_raw(parent).walk(WalkOrder::PreOrder, |op| {
-            if !mlirOperationGetDiscardableAttributeByName(op.to_raw(), str_ref(MARK)).ptr.is_null() {
-                marked.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        for op in marked {
+        for op in collect(OperationRef::from_raw(parent), marked) {
             mlirOperationRemoveDiscardableAttributeByName(op, str_ref(MARK));
         }
     }

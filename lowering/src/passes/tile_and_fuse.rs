@@ -20,18 +20,20 @@
 //! ```
 
 use crate::{
-    passes::outline_operators::defined_inside,
+    Error,
+    linalg_kinds::accumulating_kind,
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{
-        OperationRef, ValueLike,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::{ExternalPass, RunExternalPass},
+use melior::ir::{
+    OperationRef, ValueLike,
+    operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
-use umac_dialects::text::{attribute_text, op_name, str_ref};
+use umac_dialects::{
+    ir::{attribute, collect, defined_inside, name, op_name, produced_by},
+    text::{attribute_text, str_ref},
+};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -39,20 +41,16 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Fuse padding, bias, convolution/pooling/matmul and their rescale into one per-pixel loop nest",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|_| create(&INFO, TileAndFuse)),
 };
-
-external_pass!(TileAndFuse, "UmacTileAndFuse");
 
 const ROOT_ATTRIBUTE: &str = "umac.fuse_root";
 
 #[derive(Clone)]
 struct TileAndFuse;
 
-impl<'c> RunExternalPass<'c> for TileAndFuse {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+impl UmacPass for TileAndFuse {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let mut roots: Vec<(MlirOperation, usize)> = Vec::new();
         operation.walk(WalkOrder::PreOrder, |op| {
             if accumulating_kind(&op).is_some()
@@ -63,41 +61,17 @@ impl<'c> RunExternalPass<'c> for TileAndFuse {
             WalkResult::Advance
         });
         if roots.is_empty() {
-            return;
+            return Ok(());
         }
         // SAFETY: every root is a live op of the module being transformed; the transform module is
         // parsed in the same context, applied, and destroyed before the pass returns.
-        let ok = unsafe { apply(operation.to_raw(), &roots) };
-        if !ok {
-            pass.signal_failure();
-            return;
+        if !unsafe { apply(operation.to_raw(), &roots) } {
+            return Err(Error::Reported);
         }
         // SAFETY: the module is live; calls are only erased or moved within their function.
-        unsafe { unclone_calls(operation.to_raw()) };
+        unsafe { unclone_calls(operation) };
+        Ok(())
     }
-}
-
-/// Ops that reduce into an accumulator whose producers and consumer are worth fusing.
-pub fn is_accumulating(name: &str) -> bool {
-    ["linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_", "linalg.matmul", "linalg.batch_matmul"]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
-        || name == "linalg.quantized_matmul"
-        || name == "linalg.quantized_batch_matmul"
-}
-
-/// The accumulating op `op` is (`conv_2d_nhwc_fhwc_q`, ...), also when it is a generic umac
-/// wrote in place of one (`umac.op`).
-pub fn accumulating_kind(op: &OperationRef) -> Option<String> {
-    let name = op_name(op);
-    if is_accumulating(&name) {
-        return Some(name.trim_start_matches("linalg.").to_string());
-    }
-    if name != "linalg.generic" {
-        return None;
-    }
-    let kind = op.attribute(umac_dialects::umac::OP_ATTR).ok().and_then(umac_dialects::umac::string_value)?;
-    is_accumulating(&format!("linalg.{kind}")).then_some(kind)
 }
 
 /// The op whose loops are tiled for `op`'s group, and how many leading loops to tile: every
@@ -108,15 +82,9 @@ fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
     if op.result_count() != 1 {
         return None;
     }
-    let padded_input = op.operand(0).ok().is_some_and(|input| {
-        // SAFETY: the value and its owner are alive while the IR is read.
-        unsafe {
-            mlirValueIsAOpResult(input.to_raw())
-                && umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(
-                    input.to_raw(),
-                )))) == "tensor.pad"
-        }
-    });
+    // SAFETY: the value and its owner are alive while the IR is read.
+    let padded_input =
+        op.operand(0).ok().is_some_and(|input| unsafe { produced_by(input.to_raw(), "tensor.pad").is_some() });
     let result = op.result(0).ok()?;
     let mut root = op.to_raw();
     // SAFETY: the use list and its owner are read while the IR is not modified.
@@ -138,12 +106,11 @@ fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
 /// `op` must be live.
 unsafe fn elementwise_generic(op: MlirOperation) -> bool {
     unsafe {
-        let name = umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(op)));
-        if name != "linalg.generic" || mlirOperationGetNumResults(op) != 1 {
+        if name(op) != "linalg.generic" || mlirOperationGetNumResults(op) != 1 {
             return false;
         }
-        let iterators = mlirOperationGetAttributeByName(op, str_ref("iterator_types"));
-        !iterators.ptr.is_null() && !attribute_text(melior::ir::Attribute::from_raw(iterators)).contains("reduction")
+        attribute(op, "iterator_types")
+            .is_some_and(|iterators| !attribute_text(melior::ir::Attribute::from_raw(iterators)).contains("reduction"))
     }
 }
 
@@ -180,14 +147,7 @@ unsafe fn apply(module: MlirOperation, roots: &[(MlirOperation, usize)]) -> bool
             mlirModuleDestroy(transform);
         }
         // The tags may sit on ops that survived (a group that failed), never on new ones.
-        let mut tagged = Vec::new();
-        melior::ir::OperationRef::from_raw(module).walk(WalkOrder::PreOrder, |op| {
-            let attr = mlirOperationGetDiscardableAttributeByName(op.to_raw(), str_ref(ROOT_ATTRIBUTE));
-            if !attr.ptr.is_null() {
-                tagged.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
+        let tagged = collect(OperationRef::from_raw(module), |op| op.attribute(ROOT_ATTRIBUTE).is_ok());
         for op in tagged {
             mlirOperationRemoveDiscardableAttributeByName(op, str_ref(ROOT_ATTRIBUTE));
         }
@@ -201,28 +161,17 @@ unsafe fn apply(module: MlirOperation, roots: &[(MlirOperation, usize)]) -> bool
 ///
 /// # Safety
 /// `module` must be live.
-unsafe fn unclone_calls(module: MlirOperation) {
+unsafe fn unclone_calls(module: OperationRef) {
     unsafe {
-        let mut nested = Vec::new();
-        melior::ir::OperationRef::from_raw(module).walk(WalkOrder::PreOrder, |op| {
-            let raw = op.to_raw();
-            let parent = mlirOperationGetParentOperation(raw);
-            if op_name(&op) == "func.call"
-                && !parent.ptr.is_null()
-                && umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(parent))) == "scf.for"
-            {
-                nested.push(raw);
-            }
-            WalkResult::Advance
+        let nested = collect(module, |op| {
+            op_name(op) == "func.call" && op.parent_operation().is_some_and(|parent| op_name(&parent) == "scf.for")
         });
         for call in nested {
             // The outermost loop around the call, in its function's block.
             let mut top = mlirOperationGetParentOperation(call);
             loop {
                 let parent = mlirOperationGetParentOperation(top);
-                if parent.ptr.is_null()
-                    || umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(parent))) != "scf.for"
-                {
+                if parent.ptr.is_null() || name(parent) != "scf.for" {
                     break;
                 }
                 top = parent;
@@ -257,10 +206,7 @@ unsafe fn unclone_calls(module: MlirOperation) {
 /// Both ops must be live.
 unsafe fn same_call(a: MlirOperation, b: MlirOperation) -> bool {
     unsafe {
-        let name = |op| umac_dialects::text::string_from(mlirIdentifierStr(mlirOperationGetName(op)));
-        let callee = |op| {
-            attribute_text(melior::ir::Attribute::from_raw(mlirOperationGetAttributeByName(op, str_ref("callee"))))
-        };
+        let callee = |op| attribute(op, "callee").map(|a| attribute_text(melior::ir::Attribute::from_raw(a)));
         name(a) == "func.call"
             && callee(a) == callee(b)
             && mlirOperationGetNumOperands(a) == mlirOperationGetNumOperands(b)

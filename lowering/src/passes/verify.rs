@@ -8,13 +8,12 @@
 //! ```
 
 use crate::{
+    Error,
     options::{OptionKind, OptionSpec, OptionValues},
+    pass::{UmacPass, create},
     registry::{PassInfo, PassKind},
 };
-use melior::{
-    ir::{OperationRef, r#type::TypeId},
-    pass::{ExternalPass, Pass, RunExternalPass, create_external},
-};
+use melior::{ir::OperationRef, pass::Pass};
 use umac_dialects::umac::{VerifyOptions, verify};
 
 /// The registry entry.
@@ -28,33 +27,16 @@ pub const INFO: PassInfo = PassInfo {
         default: "false",
         help: "accept ops of dialects that are not registered",
     }],
-    kind: PassKind::Pass(create),
+    kind: PassKind::Pass(|options: &OptionValues| -> Pass {
+        create(&INFO, Verify(VerifyOptions { allow_unregistered_dialects: options.bool("allow-unregistered-dialect") }))
+    }),
 };
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-/// The option is a type parameter: melior 0.27 never deallocates an external pass's box, so
-/// passes are zero-sized (see `plan_memory`).
 #[derive(Clone)]
-struct VerifyPass<const ALLOW_UNREGISTERED: bool>;
+struct Verify(VerifyOptions);
 
-impl<'c, const ALLOW_UNREGISTERED: bool> RunExternalPass<'c> for VerifyPass<ALLOW_UNREGISTERED> {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if !verify(operation, VerifyOptions { allow_unregistered_dialects: ALLOW_UNREGISTERED }) {
-            pass.signal_failure();
-        }
-    }
-}
-
-fn create(options: &OptionValues) -> Pass {
-    let id = TypeId::create(&PASS_ID);
-    if options.bool("allow-unregistered-dialect") {
-        create_external(VerifyPass::<true>, id, "UmacVerify", INFO.name, INFO.summary, "", &[])
-    } else {
-        create_external(VerifyPass::<false>, id, "UmacVerify", INFO.name, INFO.summary, "", &[])
+impl UmacPass for Verify {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        if verify(operation, self.0) { Ok(()) } else { Err(Error::Reported) }
     }
 }

@@ -110,7 +110,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 /// Runs `umac-opt` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     // The accelerators' passes (umac-partition, umac-legalize-<target>) join the registry.
-    umac_targets::backend::passes::register_passes();
+    umac_driver::register_targets();
     let args = normalize_args(args);
     let cli: Cli = match crate::parse_args(&args) {
         Ok(cli) => cli,

@@ -1,13 +1,16 @@
 //! `umac compile MODEL --target=T -o DIR [--name N] [--opt=speed|size] [--shape S]...
-//! [--max-workspace B] [--max-flash B] [--report]`: firmware output (`DIR/N.o`, `DIR/N.h`,
-//! `DIR/metadata.json`). `T` is `[accelerator [-attr=value]...,]...cpu`.
+//! [--max-workspace B] [--max-flash B] [--report] [--print-pipeline] [--emit-mlir F]
+//! [--mlir-print-ir-after-all]`: firmware output (`DIR/N.o`, `DIR/N.h`, `DIR/metadata.json`,
+//! and the C sources and headers of the kernels the object calls). `T` is
+//! `[accelerator [-attr=value]...,]...cpu`.
 
-use super::tflite;
+use super::{CompileViews, tflite};
 use clap::{Args, ValueEnum};
-use std::path::{Path, PathBuf};
-use umac_targets::{
-    backend::parse_target_string,
-    firmware::{CPUS, Cpu, FirmwareError, FirmwareOptions, c_identifier, compile, set_quantization},
+use std::path::PathBuf;
+use umac_backend::{Cpu, parse_target_string};
+use umac_driver::{
+    Error,
+    firmware::{FirmwareOptions, c_identifier, compile, output, pipeline, set_quantization},
 };
 
 /// Arguments of `umac compile`.
@@ -16,7 +19,7 @@ pub struct CompileArgs {
     /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file.
     model: PathBuf,
     /// Accelerators (with attributes) then the CPU, comma-separated: "vanilla -dimension=8,cortex-m55".
-    /// CPUs: cortex-m55, cortex-m7, cortex-m4, host.
+    /// CPUs: cortex-m55, cortex-m7, cortex-m4, host (umac compile --help lists the accelerators' attributes).
     #[arg(long)]
     target: String,
     /// Print which target runs each op of the model (and why an op that almost matched an
@@ -46,6 +49,9 @@ pub struct CompileArgs {
     /// The function to compile.
     #[arg(long, default_value = "main")]
     entry: String,
+    /// What to show of the compile.
+    #[command(flatten)]
+    views: CompileViews,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -73,12 +79,11 @@ fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
 /// already said it all).
 pub fn run(args: &CompileArgs) -> Result<(), String> {
-    let cpu_names: Vec<&str> = CPUS.iter().map(|c| c.name()).collect();
-    let targets = parse_target_string(&args.target, &cpu_names)?;
-    let Some(cpu_name) = targets.cpu.clone() else {
-        return Err(format!("--target '{}' names no CPU; end it with one of {}", args.target, cpu_names.join(", ")));
+    umac_driver::register_targets();
+    let targets = parse_target_string(&args.target).map_err(|e| e.to_string())?;
+    let Some(cpu) = targets.cpu else {
+        return Err(format!("--target '{}' names no CPU; end it with one of {}", args.target, Cpu::names()));
     };
-    let cpu = Cpu::parse(&cpu_name).map_err(|e| e.to_string())?;
     let shapes = if args.shapes.is_empty() {
         None
     } else {
@@ -103,12 +108,17 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         max_flash: args.max_flash,
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
         accelerators: targets,
+        observe: args.views.observe(),
     };
 
     let mut firmware = super::with_model(&display, &bytes, |context, module| {
+        if args.views.print_pipeline {
+            println!("{}", pipeline(module, &args.entry, cpu, &options).map_err(|e| e.to_string())?.text());
+        }
         compile(context, module, &args.entry, cpu, &options).map_err(|e| match e {
-            FirmwareError::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name()),
-            FirmwareError::Usage(m) | FirmwareError::Limit(m) => m,
+            Error::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name),
+            Error::Reported => format!("cannot compile {display} for {} (see the errors above)", cpu.name),
+            Error::Usage(m) | Error::Limit(m) => m,
         })
     })?;
     if let Some((inputs, outputs)) = quantization {
@@ -119,20 +129,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         }
     }
     if args.report {
-        print!("{}", super::placement_report(&firmware.placements, cpu.name()));
+        print!("{}", super::placement_report(&firmware.placements, cpu.name));
     }
-    write_outputs(&args.output, &name, &firmware)
-}
-
-fn write_outputs(dir: &Path, name: &str, firmware: &umac_targets::firmware::Firmware) -> Result<(), String> {
-    let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
-    let object = dir.join(format!("{name}.o"));
-    std::fs::write(&object, &firmware.object).map_err(|e| fail(&object, e))?;
-    let header = dir.join(format!("{name}.h"));
-    std::fs::write(&header, &firmware.header).map_err(|e| fail(&header, e))?;
-    let metadata = dir.join("metadata.json");
-    let text = serde_json::to_string_pretty(&firmware.metadata).unwrap_or_default() + "\n";
-    std::fs::write(&metadata, text).map_err(|e| fail(&metadata, e))?;
-    Ok(())
+    output::write(&args.output, &name, &firmware).map(|_| ()).map_err(|e| e.to_string())
 }

@@ -6,7 +6,7 @@ mod run;
 mod tflite;
 
 use crate::opt::diagnostics::{Collector, Sources};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use melior::{Context, ir::Module};
 use std::process::ExitCode;
 use umac_dialects::{
@@ -61,16 +61,37 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     }
 }
 
+/// What `umac compile` and `umac run` show of a compile besides its result.
+#[derive(Debug, Args)]
+pub struct CompileViews {
+    /// Print the complete pass pipeline the compile runs (replayable with
+    /// `umac-opt MODEL --pass-pipeline='...'`), then compile.
+    #[arg(long)]
+    print_pipeline: bool,
+    /// Write the final module (the llvm dialect; the Cranelift engine's loop level) to FILE.
+    #[arg(long, value_name = "FILE")]
+    emit_mlir: Option<std::path::PathBuf>,
+    /// Print the IR after every pass of the compile pipeline (to standard error).
+    #[arg(long = "mlir-print-ir-after-all")]
+    print_ir_after_all: bool,
+}
+
+impl CompileViews {
+    fn observe(&self) -> umac_driver::runner::Observe {
+        umac_driver::runner::Observe { print_ir_after_all: self.print_ir_after_all, emit_mlir: self.emit_mlir.clone() }
+    }
+}
+
 /// The placement report: one line per op of the model with the target that runs it, and for an
 /// op left on the CPU although a pattern almost matched, the predicate that failed.
-pub(crate) fn placement_report(placements: &[umac_targets::backend::partition::Placement], cpu: &str) -> String {
+pub(crate) fn placement_report(placements: &[umac_backend::partition::Placement], cpu: &str) -> String {
     if placements.is_empty() {
         return format!("placement: no accelerator named; every op runs on {cpu}\n");
     }
     let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     let mut out = String::new();
     for p in placements {
-        let target = if p.target == umac_targets::backend::partition::CPU { cpu } else { p.target.as_str() };
+        let target = if p.target == umac_backend::partition::CPU { cpu } else { p.target.as_str() };
         *counts.entry(target).or_default() += 1;
         out.push_str(&format!("{}: {} -> {target}", p.location, p.op));
         if let (Some(composite), Some(function)) = (&p.composite, &p.function) {
@@ -94,6 +115,7 @@ pub(crate) fn with_model<T>(
     work: impl FnOnce(&Context, &mut Module) -> Result<T, String>,
 ) -> Result<T, String> {
     let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+    umac_driver::register_targets();
     let collector = Collector::default();
     collector.attach(&context);
     let mut sources = Sources::default();

@@ -1,14 +1,15 @@
 //! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--target T]
 //! [--report] [--dump-intermediates DIR]`.
 
+use super::CompileViews;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use umac_runtime::{Tensor, read_npy, write_npy};
-use umac_targets::{
-    backend::{TargetSet, parse_target_string},
-    firmware::CPUS,
-    host::{CompileOptions, Engine, HostError, HostProgram, compile},
+use umac_backend::{TargetSet, parse_target_string};
+use umac_driver::{
+    Error,
+    host::{CompileOptions, Engine, HostProgram, compile, pipeline},
 };
+use umac_runtime::{Tensor, read_npy, write_npy};
 
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
@@ -43,6 +44,9 @@ pub struct RunArgs {
     /// warm-up runs) instead of the outputs.
     #[arg(long, value_name = "N")]
     benchmark: Option<usize>,
+    /// What to show of the compile (with `--engine both`, of the LLVM engine's).
+    #[command(flatten)]
+    views: CompileViews,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,9 +72,8 @@ fn run_targets(args: &RunArgs) -> Result<TargetSet, String> {
     let Some(text) = &args.target else {
         return Ok(TargetSet::default());
     };
-    let cpus: Vec<&str> = CPUS.iter().map(|c| c.name()).collect();
-    let set = parse_target_string(text, &cpus)?;
-    match set.cpu.as_deref() {
+    let set = parse_target_string(text).map_err(|e| e.to_string())?;
+    match set.cpu.map(|c| c.name) {
         None | Some("host") => Ok(set),
         Some(cpu) => Err(format!("umac run runs on the host, not {cpu} (compile for it with umac compile)")),
     }
@@ -86,15 +89,25 @@ impl Loaded {
         intermediates: bool,
     ) -> Result<HostProgram, String> {
         let targets = self.targets.clone();
+        // With both engines, the views show the LLVM engine's compile (the one that is printed).
+        let observe = if engine == Engine::Llvm || args.engine != EngineArg::Both {
+            args.views.observe()
+        } else {
+            Default::default()
+        };
+        let options = CompileOptions { intermediates, targets, observe };
         super::with_model(&self.name, &self.bytes, |context, module| {
-            compile(context, module, &args.entry, inputs, engine, CompileOptions { intermediates, targets }).map_err(
-                |e| match e {
-                    HostError::Inputs(m) => m,
-                    HostError::Compile(m) => {
-                        format!("cannot compile {} with the {} engine: {m}", self.name, engine.name())
-                    }
-                },
-            )
+            if args.views.print_pipeline && (engine == Engine::Llvm || args.engine != EngineArg::Both) {
+                let text = pipeline(module, &args.entry, inputs, engine, &options).map_err(|e| e.to_string())?.text();
+                println!("{text}");
+            }
+            compile(context, module, &args.entry, inputs, engine, options).map_err(|e| match e {
+                Error::Usage(m) | Error::Limit(m) => m,
+                Error::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
+                Error::Reported => {
+                    format!("cannot compile {} with the {} engine (see the errors above)", self.name, engine.name())
+                }
+            })
         })
     }
 }
@@ -109,6 +122,7 @@ impl RunArgs {
 /// Runs the command; `Err` carries the message for `umac: error:` (empty when diagnostics
 /// already said it all).
 pub fn run(args: &RunArgs) -> Result<(), String> {
+    umac_driver::register_targets();
     let targets = run_targets(args)?;
     let name = args.model.display().to_string();
     let bytes = std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;

@@ -1,0 +1,373 @@
+//! The IR helpers every umac pass shares: reading names, attributes, shapes and producers,
+//! building ops and functions, and replacing an op by IR written as text.
+//!
+//! Passes hold raw C API handles (`MlirOperation`, `MlirValue`) across rewrites, where melior's
+//! borrowed references cannot live, so most helpers take raw handles and are `unsafe` with one
+//! contract: every handle passed in is live (owned by a context that outlives the call). Helpers
+//! on melior references are safe.
+
+use crate::{
+    Error,
+    text::{str_ref, string_from},
+};
+use melior::ir::{
+    Attribute, AttributeLike, OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
+use mlir_sys::*;
+
+/// An operation's name, e.g. `tosa.conv2d`.
+///
+/// # Safety
+/// `op` must be live.
+pub unsafe fn name(op: MlirOperation) -> String {
+    // SAFETY: the caller's contract; the name identifier is owned by the context.
+    unsafe { string_from(mlirIdentifierStr(mlirOperationGetName(op))) }
+}
+
+/// An operation's name, e.g. `tosa.conv2d`.
+pub fn op_name(op: &OperationRef) -> String {
+    // SAFETY: a borrowed op is live.
+    unsafe { name(op.to_raw()) }
+}
+
+/// The op defining `value`, if it is an op result (not a block argument).
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn producer(value: MlirValue) -> Option<MlirOperation> {
+    // SAFETY: the caller's contract; the owner is read only for op results.
+    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
+}
+
+/// The op defining `value` if it is a `name` op.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn produced_by(value: MlirValue, name: &str) -> Option<MlirOperation> {
+    // SAFETY: the caller's contract.
+    unsafe { producer(value).filter(|op| self::name(*op) == name) }
+}
+
+/// An attribute of `op` by name, `None` when absent.
+///
+/// # Safety
+/// `op` must be live.
+pub unsafe fn attribute(op: MlirOperation, name: &str) -> Option<MlirAttribute> {
+    // SAFETY: the caller's contract; the name is alive for the call.
+    let attribute = unsafe { mlirOperationGetAttributeByName(op, str_ref(name)) };
+    (!attribute.ptr.is_null()).then_some(attribute)
+}
+
+/// The elements of a `array<i64: ...>` attribute.
+///
+/// # Safety
+/// `attribute` must be live.
+pub unsafe fn i64_array(attribute: MlirAttribute) -> Option<Vec<i64>> {
+    // SAFETY: the caller's contract; elements are read after the kind check, within the count.
+    unsafe {
+        mlirAttributeIsADenseI64Array(attribute).then(|| {
+            (0..mlirDenseArrayGetNumElements(attribute)).map(|i| mlirDenseI64ArrayGetElement(attribute, i)).collect()
+        })
+    }
+}
+
+/// The integer an `arith.constant` producing `value` holds.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn constant_int(value: MlirValue) -> Option<i64> {
+    // SAFETY: the caller's contract; the value is read after the kind check.
+    unsafe {
+        let attribute = constant_value(value)?;
+        mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute))
+    }
+}
+
+/// The `value` attribute of the `arith.constant` producing `value`.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
+    // SAFETY: the caller's contract.
+    unsafe { attribute(produced_by(value, "arith.constant")?, "value") }
+}
+
+/// The sizes of a ranked tensor type with a static shape.
+pub fn static_tensor_shape(ty: MlirType) -> Option<Vec<i64>> {
+    // SAFETY: a type handle from a melior type or a live op is owned by its context; the sizes
+    // are read after the kind checks.
+    unsafe {
+        (mlirTypeIsARankedTensor(ty) && mlirShapedTypeHasStaticShape(ty))
+            .then(|| (0..mlirShapedTypeGetRank(ty)).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect())
+    }
+}
+
+/// The element type of a shaped type.
+pub fn element_type(ty: MlirType) -> MlirType {
+    // SAFETY: the type is owned by its context.
+    unsafe { mlirShapedTypeGetElementType(ty) }
+}
+
+/// A type in MLIR syntax.
+pub fn type_text(ty: MlirType) -> String {
+    // SAFETY: the type is owned by its context.
+    crate::text::type_text(unsafe { melior::ir::Type::from_raw(ty) })
+}
+
+/// Whether `ty` is not a memref, or a memref with the identity layout (a plain buffer).
+pub fn identity_layout(ty: MlirType) -> bool {
+    // SAFETY: the type is owned by its context; the layout is read only for memref types.
+    unsafe {
+        if !mlirTypeIsAMemRef(ty) {
+            return true;
+        }
+        let layout = mlirMemRefTypeGetLayout(ty);
+        mlirAttributeIsAAffineMap(layout) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))
+    }
+}
+
+/// The value of a string attribute, or `None` for another kind.
+pub fn string_value(attribute: Attribute) -> Option<String> {
+    let raw = attribute.to_raw();
+    // SAFETY: the attribute is alive; the value is only read after the kind check.
+    unsafe { mlirAttributeIsAString(raw).then(|| string_from(mlirStringAttrGetValue(raw))) }
+}
+
+/// The value of an integer attribute.
+pub fn integer_value(attribute: Attribute) -> Option<i64> {
+    let raw = attribute.to_raw();
+    // SAFETY: the attribute is alive; the value is read only from integer attributes.
+    unsafe { mlirAttributeIsAInteger(raw).then(|| mlirIntegerAttrGetValueInt(raw)) }
+}
+
+/// A function's (or any symbol's) name.
+pub fn symbol_name(op: &OperationRef) -> Option<String> {
+    op.attribute("sym_name").ok().and_then(string_value)
+}
+
+/// Whether a symbol (a `func.func`) is not public: callable only from within its module.
+pub fn is_private(function: &OperationRef) -> bool {
+    function.attribute("sym_visibility").ok().and_then(string_value).is_some_and(|v| v != "public")
+}
+
+/// Whether a function has a body (is a definition, not a declaration).
+pub fn has_body(function: &OperationRef) -> bool {
+    function.region(0).ok().and_then(|r| melior::ir::RegionLike::first_block(&r)).is_some()
+}
+
+/// The top-level ops of a module (or of any op's first block), in order.
+pub fn top_level_ops<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    use melior::ir::{BlockLike, RegionLike};
+    let mut ops = Vec::new();
+    let mut next = module.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+    while let Some(op) = next {
+        next = op.next_in_block();
+        ops.push(op);
+    }
+    ops
+}
+
+/// The `func.func` named `symbol` at the top of `module`.
+pub fn find_function<'c, 'a>(module: OperationRef<'c, 'a>, symbol: &str) -> Option<OperationRef<'c, 'a>> {
+    top_level_ops(module)
+        .into_iter()
+        .find(|op| op_name(op) == "func.func" && symbol_name(op).as_deref() == Some(symbol))
+}
+
+/// Every op nested in `root` (itself included) that `select` picks, in pre-order, as raw handles
+/// that stay valid while the IR is rewritten (as long as the ops themselves are not erased).
+pub fn collect(root: OperationRef, mut select: impl FnMut(&OperationRef) -> bool) -> Vec<MlirOperation> {
+    let mut found = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if select(&op) {
+            found.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    found
+}
+
+/// A function's argument and result types.
+///
+/// # Safety
+/// `function` must be a live `func.func` (its verifier guarantees a function type).
+pub unsafe fn function_type(function: MlirOperation) -> (Vec<MlirType>, Vec<MlirType>) {
+    // SAFETY: the caller's contract; indices are within the counts.
+    unsafe {
+        let Some(attribute) = attribute(function, "function_type") else {
+            return (vec![], vec![]);
+        };
+        let ty = mlirTypeAttrGetValue(attribute);
+        let inputs = (0..mlirFunctionTypeGetNumInputs(ty)).map(|i| mlirFunctionTypeGetInput(ty, i)).collect();
+        let results = (0..mlirFunctionTypeGetNumResults(ty)).map(|i| mlirFunctionTypeGetResult(ty, i)).collect();
+        (inputs, results)
+    }
+}
+
+/// The function type `(inputs) -> results`.
+///
+/// # Safety
+/// The types must belong to the live `context`.
+pub unsafe fn function_type_get(context: MlirContext, inputs: &[MlirType], results: &[MlirType]) -> MlirType {
+    // SAFETY: the caller's contract; the arrays outlive the call.
+    unsafe {
+        mlirFunctionTypeGet(context, inputs.len() as isize, inputs.as_ptr(), results.len() as isize, results.as_ptr())
+    }
+}
+
+/// Sets a function's type to `(inputs) -> results`.
+///
+/// # Safety
+/// `function` must be a live `func.func`; the types belong to its context.
+pub unsafe fn set_function_type(function: MlirOperation, inputs: &[MlirType], results: &[MlirType]) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let ty = function_type_get(mlirOperationGetContext(function), inputs, results);
+        mlirOperationSetAttributeByName(function, str_ref("function_type"), mlirTypeAttrGet(ty));
+    }
+}
+
+/// Builds a detached op.
+///
+/// # Safety
+/// Operands, types, attributes and the location must belong to one live context.
+pub unsafe fn build(
+    name: &str,
+    location: MlirLocation,
+    operands: &[MlirValue],
+    results: &[MlirType],
+    attributes: &[(&str, MlirAttribute)],
+) -> MlirOperation {
+    // SAFETY: the caller's contract; the state copies everything it is given.
+    unsafe {
+        let mut state = mlirOperationStateGet(str_ref(name), location);
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        let context = mlirLocationGetContext(location);
+        let named: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}
+
+/// Builds a detached private `func.func @symbol` of type `function_type` with `body` as its
+/// only block (`None`: a declaration) and the extra discardable `attributes`.
+///
+/// # Safety
+/// Everything must belong to the live context of `location`; `body` must be a detached block,
+/// which the function takes over.
+pub unsafe fn private_function(
+    symbol: &str,
+    function_type: MlirType,
+    body: Option<MlirBlock>,
+    location: MlirLocation,
+    attributes: &[(&str, MlirAttribute)],
+) -> MlirOperation {
+    // SAFETY: the caller's contract; the region takes over the block, the state the region.
+    unsafe {
+        let context = mlirLocationGetContext(location);
+        let mut state = mlirOperationStateGet(str_ref("func.func"), location);
+        let region = mlirRegionCreate();
+        if let Some(body) = body {
+            mlirRegionAppendOwnedBlock(region, body);
+        }
+        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
+        let mut all = vec![
+            ("sym_name", mlirStringAttrGet(context, str_ref(symbol))),
+            ("function_type", mlirTypeAttrGet(function_type)),
+            ("sym_visibility", mlirStringAttrGet(context, str_ref("private"))),
+        ];
+        all.extend_from_slice(attributes);
+        let named: Vec<MlirNamedAttribute> = all
+            .iter()
+            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}
+
+/// Whether the op defining `value` (for a block argument: the op owning the block), or one of its
+/// ancestors, satisfies `inside`.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn defined_under(value: MlirValue, inside: impl Fn(MlirOperation) -> bool) -> bool {
+    // SAFETY: the caller's contract; parents of live ops are live or null.
+    unsafe {
+        let mut owner = if mlirValueIsAOpResult(value) {
+            mlirOpResultGetOwner(value)
+        } else {
+            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value))
+        };
+        while !owner.ptr.is_null() {
+            if inside(owner) {
+                return true;
+            }
+            owner = mlirOperationGetParentOperation(owner);
+        }
+        false
+    }
+}
+
+/// Whether `value` is defined by `op` or inside it.
+///
+/// # Safety
+/// Both must be live.
+pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { defined_under(value, |owner| mlirOperationEqual(owner, op)) }
+}
+
+/// Replaces `op` by IR written as text: `text` is one `func.func` whose arguments correspond to
+/// `arguments`; it is parsed in `op`'s context, its body moves in front of `op` (every moved op
+/// gets `location` when given, e.g. a fused location naming the ops replaced), the returned
+/// value replaces `op`'s single result, and `op` is erased. `by` names the pass, for errors.
+///
+/// # Safety
+/// `op` must be live with one result; `arguments` must be live values of its context that
+/// dominate it; `location` must belong to its context.
+pub unsafe fn splice(
+    op: MlirOperation,
+    text: &str,
+    arguments: &[MlirValue],
+    by: &str,
+    location: Option<MlirLocation>,
+) -> Result<(), Error> {
+    // SAFETY: the caller's contract; the parsed helper is destroyed after its ops moved out.
+    unsafe {
+        let context = mlirOperationGetContext(op);
+        let helper = mlirOperationCreateParse(context, str_ref(text), str_ref(by));
+        if helper.ptr.is_null() {
+            return Err(Error::Internal(format!("the replacement built by {by} does not parse")));
+        }
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
+        if mlirBlockGetNumArguments(block) != arguments.len() as isize {
+            mlirOperationDestroy(helper);
+            return Err(Error::Internal(format!("the replacement built by {by} has the wrong arguments")));
+        }
+        for (i, value) in arguments.iter().enumerate() {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i as isize), *value);
+        }
+        let mut next = mlirBlockGetFirstOperation(block);
+        while !next.ptr.is_null() {
+            let current = next;
+            next = mlirOperationGetNextInBlock(current);
+            if name(current) == "func.return" {
+                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(current, 0));
+                break;
+            }
+            if let Some(location) = location {
+                mlirOperationSetLocation(current, location);
+            }
+            mlirOperationMoveBefore(current, op);
+        }
+        mlirOperationDestroy(helper);
+        mlirOperationDestroy(op);
+    }
+    Ok(())
+}

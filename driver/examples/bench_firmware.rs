@@ -1,0 +1,179 @@
+//! Firmware benchmark (`scripts/bench firmware`): for every MLPerf Tiny model and Cortex-M CPU,
+//! instructions executed per inference (counted exactly from QEMU's execution trace), `.text`
+//! and `.rodata` bytes, workspace bytes against the liveness lower bound and TFLite Micro's
+//! arena, and compile time. Writes `bench/firmware.json` and prints a table.
+//!
+//! Instruction counts are deterministic, so the TFLite Micro + CMSIS-NN reference counts
+//! (measured under the same QEMU on this machine kind, issue 4) are a fixed baseline; compile
+//! times are measured in this run with the release `umac` binary.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+use umac_runtime::{
+    firmware::{Case, MPS2_AN386, MPS3_AN547, Model, Platform, build, count_instructions},
+    read_npy, testdata,
+};
+
+/// TFLite Micro + CMSIS-NN instructions per inference under QEMU (issue 4), and TFLM's arenas.
+struct Reference {
+    model: &'static str,
+    m55: u64,
+    m4: u64,
+    activation_arena: u64,
+    total_arena: u64,
+}
+
+const REFERENCES: &[Reference] = &[
+    Reference { model: "kws", m55: 1_815_808, m4: 7_699_892, activation_arena: 16_000, total_arena: 24_272 },
+    Reference { model: "vww", m55: 6_558_336, m4: 24_101_962, activation_arena: 73_728, total_arena: 103_680 },
+    Reference { model: "ic", m55: 4_911_695, m4: 29_863_352, activation_arena: 49_152, total_arena: 55_984 },
+    Reference { model: "ad", m55: 149_995, m4: 582_944, activation_arena: 768, total_arena: 4_640 },
+];
+
+fn symbol(program: &Path, name: &str) -> Result<(u64, u64), String> {
+    let out = Command::new("arm-none-eabi-nm")
+        .args(["-S", "--defined-only"])
+        .arg(program)
+        .output()
+        .map_err(|e| format!("arm-none-eabi-nm: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() == 4 && fields[3] == name {
+            let address = u64::from_str_radix(fields[0], 16).map_err(|e| e.to_string())?;
+            let size = u64::from_str_radix(fields[1], 16).map_err(|e| e.to_string())?;
+            return Ok((address & !1, size));
+        }
+    }
+    Err(format!("no symbol {name} in {}", program.display()))
+}
+
+fn main() -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let Some(models) = testdata::shared("models/mlperf-tiny") else {
+        return Err("the MLPerf Tiny models are missing: nothing to measure".into());
+    };
+    let umac = root.join("target/release/umac");
+    if !umac.is_file() {
+        return Err(format!("{} is missing: build with `cargo build --release --bin umac`", umac.display()));
+    }
+    let work = std::env::temp_dir().join(format!("umac-bench-firmware-{}", std::process::id()));
+    let mut rows = Vec::new();
+    println!(
+        "{:<5} {:<10} {:>12} {:>12} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}",
+        "model", "cpu", "instr", "TFLM+CMSIS", "ratio", "text", "rodata", "workspace", "bound", "TFLM act", "compile"
+    );
+    for reference in REFERENCES {
+        let dir = models.join(reference.model);
+        // The last configuration runs the convolutions in the vanilla accelerator's C kernel
+        // (a plain loop nest compiled by arm-none-eabi-gcc -O2): the cost of the extern-call path.
+        for (target, cpu, platform, tflm) in [
+            ("cortex-m55", "cortex-m55", MPS3_AN547, reference.m55),
+            ("cortex-m4", "cortex-m4", MPS2_AN386, reference.m4),
+            ("vanilla,cortex-m55", "cortex-m55+vanilla", MPS3_AN547, reference.m55),
+        ] {
+            let out: PathBuf = work.join(format!("{}-{cpu}", reference.model));
+            let model = dir.join("model.mlir");
+            let started = Instant::now();
+            let status = Command::new(&umac)
+                .args(["compile"])
+                .arg(&model)
+                .arg(format!("--target={target}"))
+                .arg("-o")
+                .arg(&out)
+                .args(["--name", reference.model])
+                .status()
+                .map_err(|e| e.to_string())?;
+            let compile_seconds = started.elapsed().as_secs_f64();
+            if !status.success() {
+                return Err(format!("umac compile failed for {} on {cpu}", reference.model));
+            }
+            let metadata: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(out.join("metadata.json")).map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+            let workspace = metadata["workspace"]["bytes"].as_u64().unwrap_or(0);
+            let bound = metadata["workspace"]["liveness_lower_bound"].as_u64().unwrap_or(0);
+            let output_bytes = metadata["outputs"]
+                .as_array()
+                .map(|a| a.iter().map(|o| o["bytes"].as_u64().unwrap_or(0) as usize).collect())
+                .unwrap_or_default();
+            let object = out.join(format!("{}.o", reference.model));
+            let header = out.join(format!("{}.h", reference.model));
+            let case = Case {
+                inputs: vec![read_npy(&dir.join("ref/input_0.npy")).map_err(|e| e.to_string())?.data],
+                expected: vec![read_npy(&dir.join("ref/output_0.npy")).map_err(|e| e.to_string())?.data],
+            };
+            let spec = Model {
+                name: reference.model,
+                object: &object,
+                header: &header,
+                workspace_size: workspace,
+                output_bytes,
+                // The output directory carries the kernels' sources and headers.
+                kernel_sources: metadata["extern_functions"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|k| k["source"].as_str()).map(|s| out.join(s)).collect())
+                    .unwrap_or_default(),
+                include_dirs: vec![out.join("include")],
+            };
+            let program = build(platform, &out, &spec, &[case]).map_err(|e| e.to_string())?;
+            let Platform::Board { machine, .. } = platform else { unreachable!() };
+            let instructions = count_instructions(
+                machine,
+                &program,
+                symbol(&program, "harness_run")?,
+                symbol(&program, "main")?,
+                Duration::from_secs(1800),
+            )
+            .map_err(|e| e.to_string())?;
+            let text = metadata["text_bytes"].as_u64().unwrap_or(0);
+            let rodata = metadata["constants_bytes"].as_u64().unwrap_or(0);
+            let ratio = instructions as f64 / tflm as f64;
+            println!(
+                "{:<5} {:<10} {:>12} {:>12} {:>6.2}x {:>8} {:>8} {:>9} {:>9} {:>9} {:>7.2}s",
+                reference.model,
+                cpu,
+                instructions,
+                tflm,
+                ratio,
+                text,
+                rodata,
+                workspace,
+                bound,
+                reference.activation_arena,
+                compile_seconds
+            );
+            rows.push(serde_json::json!({
+                "model": reference.model,
+                "cpu": cpu,
+                "target": target,
+                "machine": machine,
+                "instructions_per_inference": instructions,
+                "tflm_cmsis_nn_instructions": tflm,
+                "instructions_ratio_vs_tflm_cmsis_nn": ratio,
+                "text_bytes": text,
+                "rodata_bytes": rodata,
+                "workspace_bytes": workspace,
+                "liveness_lower_bound_bytes": bound,
+                "tflm_activation_arena_bytes": reference.activation_arena,
+                "tflm_total_arena_bytes": reference.total_arena,
+                "workspace_ratio_vs_tflm_activation_arena": workspace as f64 / reference.activation_arena as f64,
+                "compile_seconds": compile_seconds,
+            }));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let report = serde_json::json!({
+        "what": "umac firmware: instructions per inference under QEMU (exact, from the exec trace), sizes, workspace",
+        "reference": "TFLite Micro + CMSIS-NN instruction counts and TFLM arenas measured under QEMU 7.2 on this machine kind (issue 4)",
+        "rows": rows,
+    });
+    let path = root.join("bench/firmware.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n")
+        .map_err(|e| e.to_string())?;
+    println!("wrote {}", path.display());
+    Ok(())
+}

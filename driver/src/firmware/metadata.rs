@@ -1,0 +1,69 @@
+//! `metadata.json`: what the object computes and needs, for tools and people.
+
+use super::{Firmware, FirmwareOptions, WORKSPACE_ALIGNMENT, output};
+use crate::signature::{TensorSig, dtype_of};
+use umac_backend::Cpu;
+
+/// The metadata of `firmware`, compiled as `name` from `options`.
+pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_batch: bool) -> serde_json::Value {
+    let cpu: Cpu = firmware.cpu;
+    let tensor = |t: &TensorSig| {
+        serde_json::json!({
+            "name": t.name,
+            "shape": t.dims(),
+            "dtype": dtype_of(t.element).map(|d| d.name()),
+            "bytes": t.byte_size(),
+            "scale": serde_json::Value::Null,
+            "zero_point": serde_json::Value::Null,
+        })
+    };
+    let llvm_target = crate::llvm_object::llvm_target(&cpu);
+    serde_json::json!({
+        "name": name,
+        "source": options.source,
+        "umac_version": env!("CARGO_PKG_VERSION"),
+        "target": {
+            "name": cpu.name,
+            "triple": llvm_target.triple,
+            "cpu": llvm_target.cpu,
+            "opt": if options.optimize_for_size { "size" } else { "speed" },
+        },
+        "entry": format!("{name}_run"),
+        "batch_fixed_to_1": fixed_batch,
+        "inputs": firmware.signature.inputs.iter().map(tensor).collect::<Vec<_>>(),
+        "outputs": firmware.signature.outputs.iter().map(tensor).collect::<Vec<_>>(),
+        "workspace": {
+            "bytes": firmware.workspace_size,
+            "alignment": WORKSPACE_ALIGNMENT,
+            "liveness_lower_bound": firmware.workspace_lower_bound,
+        },
+        "constants_bytes": firmware.rodata_bytes,
+        "text_bytes": firmware.text_bytes,
+        "operators": firmware.operators.iter().map(|o| serde_json::json!({
+            "function": o.function,
+            "target": o.target.as_deref().unwrap_or(cpu.name),
+            "composite": o.composite,
+            "source_ops": o.source_ops,
+        })).collect::<Vec<_>>(),
+        "accelerators": options.accelerators.accelerators.iter().map(|c| serde_json::json!({
+            "name": c.backend.name(),
+            "attributes": c.attributes.values().iter().map(|(k, v)| (k.clone(), serde_json::json!(v.to_string()))).collect::<serde_json::Map<_, _>>(),
+        })).collect::<Vec<_>>(),
+        "placement": firmware.placements,
+        "extern_functions": firmware.kernels.iter().map(|k| serde_json::json!({
+            "symbol": k.symbol,
+            "prototype": k.prototype(),
+            "source": output::source_path(k),
+            "headers": k.headers.iter().map(output::header_path).collect::<Vec<_>>(),
+            "include_dir": output::INCLUDE_DIR,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Sets quantization parameters of inputs (`kind` = "inputs") or outputs in `metadata`.
+pub fn set_quantization(metadata: &mut serde_json::Value, kind: &str, index: usize, scale: &[f32], zero_point: &[i64]) {
+    if let Some(entry) = metadata.get_mut(kind).and_then(|v| v.get_mut(index)) {
+        entry["scale"] = serde_json::json!(scale);
+        entry["zero_point"] = serde_json::json!(zero_point);
+    }
+}

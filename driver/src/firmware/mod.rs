@@ -1,0 +1,367 @@
+//! Firmware output: a model compiled ahead of time into one object file for a CPU, with a C
+//! header and a metadata record, for linking into bare-metal firmware.
+//!
+//! The object exports one function, `int32_t N_run(const void *const inputs[],
+//! void *const outputs[], void *workspace)`, the AOT executor: it calls the model's operator
+//! functions (`N_op<k>_<kind>`, kept as separate local symbols for profiling) in order on
+//! buffers at fixed offsets of the caller's workspace. Nothing is allocated at run time;
+//! constants are in `.rodata`; the only external symbols code may reference are
+//! `memcpy`/`memset`/`memmove` (and their AEABI spellings on Arm) and the C kernels of the
+//! accelerators named in the target string (listed in the metadata, their sources written beside
+//! the object by [`output::write`]), which [`compile`] checks.
+//!
+//! - [`header`] writes `N.h`, [`metadata`] `metadata.json`, [`checks`] inspects the object,
+//!   [`output`] writes the self-contained output directory.
+
+pub mod checks;
+pub mod header;
+pub mod metadata;
+pub mod output;
+
+pub use metadata::set_quantization;
+
+use crate::{
+    Error,
+    llvm_object::{ObjectSpec, llvm_object},
+    runner::{
+        ACCELERATORS, CompilePipeline, ENTRY, EntrySteps, LLVM, Lowering, OPERATORS, Observe, PRE_PARTITION, Runner,
+    },
+    signature::{EntrySignature, TensorSig, dtype_of, entry_function, entry_signature},
+};
+use melior::{
+    Context,
+    ir::{
+        Module, OperationRef,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
+};
+use std::collections::BTreeMap;
+use umac_backend::{
+    Cpu, Kernel, TargetSet,
+    flow::{extern_functions, kernels_for},
+    partition::{CPU, Placement},
+};
+use umac_codegen_llvm as llvm;
+use umac_dialects::{
+    ir::{find_function, integer_value, op_name, string_value, symbol_name, top_level_ops},
+    location::{file_line_col, file_line_cols},
+    umac::{COMPOSITE_ATTR, TARGET_ATTR, WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
+};
+
+/// What the user asked for.
+#[derive(Clone, Debug)]
+pub struct FirmwareOptions {
+    /// The C identifier prefixing every symbol and macro.
+    pub name: String,
+    /// `--opt=size`: LLVM's `Os` instead of `O3`.
+    pub optimize_for_size: bool,
+    /// Input shapes replacing dynamic dimensions (`--shape`); `None`: dynamic dimensions are 1.
+    pub shapes: Option<Vec<Vec<i64>>>,
+    /// `--max-workspace`: the most RAM the workspace may take.
+    pub max_workspace: Option<u64>,
+    /// `--max-flash`: the most bytes code and constants may take.
+    pub max_flash: Option<u64>,
+    /// The model's file name, recorded in the header and metadata.
+    pub source: String,
+    /// Accelerators the model is partitioned for first (from the target string).
+    pub accelerators: TargetSet,
+    /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
+    pub observe: Observe,
+}
+
+/// One operator function of the executor.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Operator {
+    /// Its symbol in the object.
+    pub function: String,
+    /// The accelerator it was partitioned to (`None`: the CPU).
+    pub target: Option<String>,
+    /// The composite pattern it computes, for an accelerator's function.
+    pub composite: Option<String>,
+    /// The source ops it computes, as `op at file:line:col`, in source order.
+    pub source_ops: Vec<String>,
+}
+
+/// A compiled model.
+#[derive(Clone, Debug)]
+pub struct Firmware {
+    /// The object file.
+    pub object: Vec<u8>,
+    /// The C header.
+    pub header: String,
+    /// `metadata.json`.
+    pub metadata: serde_json::Value,
+    /// Workspace bytes the caller provides.
+    pub workspace_size: u64,
+    /// The most bytes of buffers alive at once.
+    pub workspace_lower_bound: u64,
+    /// Bytes of executable code.
+    pub text_bytes: u64,
+    /// Bytes of read-only data (constants).
+    pub rodata_bytes: u64,
+    /// The specialized signature.
+    pub signature: EntrySignature,
+    /// The operator functions in execution order.
+    pub operators: Vec<Operator>,
+    /// Where each op of the model runs (empty without accelerators).
+    pub placements: Vec<Placement>,
+    /// The C kernels the object calls, to link into the firmware.
+    pub kernels: Vec<Kernel>,
+    /// The CPU it was compiled for.
+    pub cpu: Cpu,
+}
+
+/// The workspace alignment the header promises and the planner uses.
+pub const WORKSPACE_ALIGNMENT: u64 = 16;
+
+/// Turns a file stem into a C identifier: other characters become `_`, a leading digit gets a
+/// `_` in front.
+pub fn c_identifier(stem: &str) -> String {
+    let mut id: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if id.is_empty() || id.starts_with(|c: char| c.is_ascii_digit()) {
+        id.insert(0, '_');
+    }
+    id
+}
+
+/// The compile pipeline [`compile`] runs for `module`'s `entry` (for `--print-pipeline`).
+pub fn pipeline(module: &Module, entry: &str, cpu: Cpu, options: &FirmwareOptions) -> Result<CompilePipeline, Error> {
+    plan(module, entry, cpu, options).map(|(_, pipeline)| pipeline)
+}
+
+/// The entry's signature and the pipeline that compiles it.
+fn plan(
+    module: &Module,
+    entry: &str,
+    cpu: Cpu,
+    options: &FirmwareOptions,
+) -> Result<(EntrySignature, CompilePipeline), Error> {
+    let original = entry_signature(module, entry)?;
+    let shapes = input_shapes(&original, options.shapes.as_deref())?;
+    let steps = EntrySteps { rename: Some(&options.name), ..EntrySteps::new(entry, &original, &shapes) };
+    let lowering = Lowering::Firmware { index_bits: cpu.index_bits };
+    let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
+    Ok((original, pipeline))
+}
+
+/// Compiles `module`'s `entry` for `cpu`. The module is lowered in place; MLIR's diagnostics
+/// (unsupported ops, with their locations) go to `context`'s handlers.
+pub fn compile(
+    context: &Context,
+    module: &mut Module,
+    entry: &str,
+    cpu: Cpu,
+    options: &FirmwareOptions,
+) -> Result<Firmware, Error> {
+    let name = options.name.as_str();
+    if !is_c_identifier(name) {
+        return Err(Error::Usage(format!("--name '{name}' is not a C identifier")));
+    }
+    let (original, pipeline) = plan(module, entry, cpu, options)?;
+    let fixed_batch = original.inputs.iter().any(TensorSig::is_dynamic) && options.shapes.is_none();
+    for tensor in original.inputs.iter().chain(&original.outputs) {
+        if dtype_of(tensor.element).is_none() {
+            return Err(Error::Usage(format!(
+                "tensor '{}' has an element type firmware output does not support ({})",
+                tensor.name,
+                tensor.describe()
+            )));
+        }
+    }
+    if name != entry && find_function(module.as_operation(), name).is_some() {
+        return Err(Error::Usage(format!(
+            "--name '{name}' clashes with function @{name} of the model; choose another name"
+        )));
+    }
+    let runner = Runner::new(context, &pipeline, &options.observe);
+    runner.run(module, ENTRY)?;
+    let mut signature = entry_signature(module, name)?;
+    for (new, old) in signature.inputs.iter_mut().zip(&original.inputs) {
+        new.name.clone_from(&old.name);
+    }
+    for (new, old) in signature.outputs.iter_mut().zip(&original.outputs) {
+        new.name.clone_from(&old.name);
+    }
+    let source_ops = source_op_names(module, name)?;
+
+    let targets = &options.accelerators;
+    runner.run(module, PRE_PARTITION)?;
+    let mut placements = crate::placements(module, targets)?;
+    for placement in &mut placements {
+        if placement.target == CPU {
+            placement.target = cpu.name.to_string();
+        }
+    }
+    runner.run(module, ACCELERATORS)?;
+    let kernels = kernels_for(targets, &extern_functions(module))?;
+    runner.run(module, OPERATORS)?;
+    let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
+    let operators = operator_functions(module, name, &source_ops);
+    runner.run(module, LLVM)?;
+
+    let run_symbol = format!("{name}_run");
+    let operator_symbols: Vec<&str> = operators.iter().map(|o| o.function.as_str()).collect();
+    let spec = ObjectSpec {
+        cpu,
+        opt: if options.optimize_for_size { llvm::OptLevel::Size } else { llvm::OptLevel::Speed },
+        entry: name,
+        run_symbol: &run_symbol,
+        inputs: signature.inputs.len(),
+        outputs: signature.outputs.len(),
+        keep: &operator_symbols,
+        float_abi_neutral: true,
+        dump_as: "firmware-optimized.ll",
+    };
+    let object = llvm_object(module, &spec)?;
+    let sizes = checks::inspect_object(&object, &kernels)?;
+    let flash = sizes.text + sizes.rodata;
+    if let Some(limit) = options.max_workspace
+        && workspace_size > limit
+    {
+        return Err(Error::Limit(format!(
+            "the model needs a {workspace_size}-byte workspace, more than --max-workspace={limit} \
+             (the buffers alive at the busiest point alone take {workspace_lower_bound} bytes)"
+        )));
+    }
+    if let Some(limit) = options.max_flash
+        && flash > limit
+    {
+        return Err(Error::Limit(format!(
+            "the model needs {flash} bytes of flash ({} of code, {} of constants), more than --max-flash={limit}",
+            sizes.text, sizes.rodata
+        )));
+    }
+    let mut firmware = Firmware {
+        object,
+        header: String::new(),
+        metadata: serde_json::Value::Null,
+        workspace_size,
+        workspace_lower_bound,
+        text_bytes: sizes.text,
+        rodata_bytes: sizes.rodata,
+        signature,
+        operators,
+        placements,
+        kernels,
+        cpu,
+    };
+    firmware.header = header::header(&firmware, name, options, fixed_batch);
+    firmware.metadata = metadata::metadata(&firmware, name, options, fixed_batch);
+    Ok(firmware)
+}
+
+fn input_shapes(signature: &EntrySignature, given: Option<&[Vec<i64>]>) -> Result<Vec<Vec<i64>>, Error> {
+    match given {
+        None => Ok(signature.inputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap_or(1)).collect()).collect()),
+        Some(shapes) => {
+            if shapes.len() != signature.inputs.len() {
+                return Err(Error::Usage(format!(
+                    "--shape given for {} inputs, the model has {}",
+                    shapes.len(),
+                    signature.inputs.len()
+                )));
+            }
+            for (shape, input) in shapes.iter().zip(&signature.inputs) {
+                let fits = shape.len() == input.shape.len()
+                    && shape.iter().zip(&input.shape).all(|(s, d)| *s > 0 && d.is_none_or(|d| d == *s));
+                if !fits {
+                    return Err(Error::Usage(format!(
+                        "--shape {} does not fit input '{}' of type {}",
+                        shape.iter().map(i64::to_string).collect::<Vec<_>>().join("x"),
+                        input.name,
+                        input.describe()
+                    )));
+                }
+            }
+            Ok(shapes.to_vec())
+        }
+    }
+}
+
+/// `file:line:col` → op name, for the entry's ops, to name what each operator computes.
+fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<(String, usize, usize), String>, Error> {
+    let function = entry_function(module, entry)?;
+    let mut names = BTreeMap::new();
+    function.walk(WalkOrder::PreOrder, |op| {
+        let name = op_name(&op);
+        // Constants become data, not work of an operator.
+        let computes = !name.starts_with("tosa.const") && name != "arith.constant" && name != "func.return";
+        if computes && let Some(at) = file_line_col(op.location()) {
+            names.entry((at.file, at.line, at.column)).or_insert(name);
+        }
+        WalkResult::Advance
+    });
+    Ok(names)
+}
+
+fn workspace_attributes(module: &Module, name: &str) -> Result<(u64, u64), Error> {
+    let function = entry_function(module, name)?;
+    let get = |attr: &str| function.attribute(attr).ok().and_then(integer_value).map(|v| v as u64);
+    Ok((get(WORKSPACE_SIZE_ATTR).unwrap_or(0), get(WORKSPACE_LOWER_BOUND_ATTR).unwrap_or(0)))
+}
+
+/// The executor's calls, in order, with the source ops each operator function computes.
+fn operator_functions(
+    module: &Module,
+    name: &str,
+    source_ops: &BTreeMap<(String, usize, usize), String>,
+) -> Vec<Operator> {
+    let mut functions: BTreeMap<String, OperationRef> = BTreeMap::new();
+    for op in top_level_ops(module.as_operation()) {
+        if let Some(symbol) = symbol_name(&op) {
+            functions.insert(symbol, op);
+        }
+    }
+    let Some(executor) = functions.get(name) else {
+        return vec![];
+    };
+    let mut calls = Vec::new();
+    executor.walk(WalkOrder::PreOrder, |op| {
+        if op_name(&op) == "func.call"
+            && let Some(callee) = op.attribute("callee").ok().map(umac_dialects::text::attribute_text)
+        {
+            calls.push(callee.trim_start_matches('@').to_string());
+        }
+        WalkResult::Advance
+    });
+    calls
+        .into_iter()
+        .map(|function| {
+            let mut at: Vec<(String, usize, usize)> = Vec::new();
+            let (mut target, mut composite) = (None, None);
+            if let Some(op) = functions.get(&function) {
+                let text = |attr: &str| op.attribute(attr).ok().and_then(string_value);
+                (target, composite) = (text(TARGET_ATTR), text(COMPOSITE_ATTR));
+                op.walk(WalkOrder::PreOrder, |nested| {
+                    for l in file_line_cols(nested.location()) {
+                        let key = (l.file, l.line, l.column);
+                        if source_ops.contains_key(&key) && !at.contains(&key) {
+                            at.push(key);
+                        }
+                    }
+                    WalkResult::Advance
+                });
+            }
+            at.sort();
+            let source_ops =
+                at.into_iter().map(|key| format!("{} at {}:{}:{}", source_ops[&key], key.0, key.1, key.2)).collect();
+            Operator { function, target, composite, source_ops }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        assert_eq!(c_identifier("model"), "model");
+        assert_eq!(c_identifier("kws-model.v2"), "kws_model_v2");
+        assert_eq!(c_identifier("1st"), "_1st");
+        assert_eq!(c_identifier(""), "_");
+        assert!(is_c_identifier("kws_1"));
+        assert!(!is_c_identifier("1kws"));
+        assert!(!is_c_identifier("a-b"));
+    }
+}

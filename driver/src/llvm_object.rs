@@ -1,0 +1,57 @@
+//! The llvm-dialect module of a compile to an object file: translation to LLVM IR, the executor
+//! wrapper, symbol visibility, LLVM's middle end and code generation — one path for firmware and
+//! the LLVM host engine.
+
+use crate::{Error, runner::dump};
+use melior::ir::Module;
+use umac_backend::{Cpu, Machine};
+use umac_codegen_llvm as llvm;
+
+/// What the object exports and keeps.
+pub struct ObjectSpec<'a> {
+    /// The CPU to generate code for.
+    pub cpu: Cpu,
+    /// `O3` or `Os`.
+    pub opt: llvm::OptLevel,
+    /// The lowered entry function.
+    pub entry: &'a str,
+    /// The exported wrapper `int32_t SYMBOL(const void *const in[], void *const out[], void *ws)`.
+    pub run_symbol: &'a str,
+    /// Inputs and outputs of the entry.
+    pub inputs: usize,
+    /// Outputs of the entry.
+    pub outputs: usize,
+    /// Functions kept as (local) symbols, for profilers.
+    pub keep: &'a [&'a str],
+    /// Mark functions float-ABI neutral (firmware: no floating-point value crosses its ABI, so
+    /// it links with either float ABI of the board).
+    pub float_abi_neutral: bool,
+    /// The name of the optimized LLVM IR written with `UMAC_DUMP_IR`.
+    pub dump_as: &'a str,
+}
+
+/// The LLVM target of a CPU of the table.
+pub fn llvm_target(cpu: &Cpu) -> llvm::Target {
+    match cpu.machine {
+        Machine::Host => llvm::Target::host(),
+        Machine::Llvm { triple, cpu, features } => {
+            llvm::Target { triple: triple.into(), cpu: cpu.into(), features: features.into(), pic: false }
+        }
+    }
+}
+
+/// Compiles `module` (the llvm dialect) into an object for `spec.cpu`.
+pub fn llvm_object(module: &Module, spec: &ObjectSpec) -> Result<Vec<u8>, Error> {
+    let machine = llvm::target_machine(&llvm_target(&spec.cpu), spec.opt)?;
+    let context = llvm::LlvmContext::create();
+    let ir = llvm::translate(module, &context)?;
+    llvm::prepare(&ir, &machine);
+    if spec.float_abi_neutral {
+        llvm::mark_float_abi_neutral(&ir);
+    }
+    llvm::add_executor_wrapper(&ir, spec.entry, spec.run_symbol, spec.inputs, spec.outputs)?;
+    llvm::internalize(&ir, &[spec.run_symbol], spec.keep);
+    llvm::optimize(&ir, &machine, spec.opt)?;
+    dump(spec.dump_as, ir.print_to_string().to_string());
+    Ok(llvm::emit_object(&ir, &machine)?)
+}

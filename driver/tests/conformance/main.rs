@@ -1,0 +1,119 @@
+//! The official TOSA conformance tests (`../shared/tosa-conformance`, made with Arm's tosa-tools
+//! and reference model) pass on both host engines: integer results bit-exact, fp32 results by
+//! the TOSA compliance rule each test names.
+
+mod compare;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use umac_dialects::{
+    ContextOptions, Diag, attach_handler, create_context,
+    source::{SourceChunk, parse_module},
+};
+use umac_driver::host::{ENGINES, Engine, compile};
+use umac_runtime::{Tensor, read_npy, testdata};
+
+fn suite_dir() -> Option<PathBuf> {
+    testdata::shared("tosa-conformance")
+}
+
+/// Every test folder (`<op>/<case>`) that holds a `desc.json`, sorted.
+fn cases(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for op in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        for case in std::fs::read_dir(op.path()).into_iter().flatten().flatten() {
+            if case.path().join("desc.json").is_file() {
+                out.push(case.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs one case on one engine and checks it; returns the outputs, or why it failed.
+pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
+    let desc: Value = serde_json::from_slice(&std::fs::read(case.join("desc.json")).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let inputs: Vec<Tensor> = desc["inputs"]
+        .as_array()
+        .ok_or("desc.json has no inputs")?
+        .iter()
+        .map(|i| read_npy(&case.join(i["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let path = case.join("test.mlir");
+    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: false });
+    let diagnostics = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Diag>::new()));
+    let sink = diagnostics.clone();
+    attach_handler(&context, move |d| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(d.clone());
+        }
+        true
+    });
+    let shown = path.display().to_string();
+    let messages = || {
+        diagnostics
+            .lock()
+            .map(|v| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
+            .unwrap_or_default()
+    };
+    let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
+        .ok_or_else(|| format!("parse: {}", messages()))?;
+    let program = compile(&context, &mut module, "main", &inputs, engine, Default::default())
+        .map_err(|e| format!("{e}: {}", messages()))?;
+    let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
+    for (j, expected) in desc["outputs"].as_array().ok_or("desc.json has no outputs")?.iter().enumerate() {
+        let reference =
+            read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
+        compare::check(&outputs[j], &reference, &expected["compare"], case).map_err(|e| format!("output {j}: {e}"))?;
+    }
+    Ok(outputs)
+}
+
+#[test]
+fn tosa_conformance_on_both_engines_which_agree() {
+    let Some(dir) = suite_dir() else { return };
+    let cases = cases(&dir);
+    assert!(cases.len() >= 236, "expected the 236 conformance tests, found {}", cases.len());
+    let filter = std::env::var("UMAC_CONFORMANCE_FILTER").unwrap_or_default();
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for case in cases.iter().filter(|c| c.display().to_string().contains(&filter)) {
+        let shown = case.strip_prefix(&dir).unwrap_or(case).display().to_string();
+        let mut results = Vec::new();
+        for engine in ENGINES {
+            match run_case(case, *engine) {
+                Ok(outputs) => {
+                    passed += 1;
+                    results.push(outputs);
+                }
+                Err(e) => failures.push(format!("{shown} [{}]: {e}", engine.name())),
+            }
+        }
+        // Differential check: the engines agree byte for byte, fp32 included (a NaN's sign and
+        // payload aside: x86 produces a negative default NaN where Cranelift's is positive).
+        if let [reference, other] = &results[..]
+            && reference.iter().zip(other).any(|(a, b)| !same_values(a, b))
+        {
+            failures.push(format!("{shown}: the cranelift and llvm engines differ"));
+        }
+    }
+    eprintln!("conformance: {passed} passed, {} failed", failures.len());
+    assert!(failures.is_empty(), "{} conformance failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Byte equality, except that any two NaNs are equal.
+fn same_values(a: &Tensor, b: &Tensor) -> bool {
+    if a.dtype != b.dtype || a.shape != b.shape {
+        return false;
+    }
+    if !a.dtype.is_float() {
+        return a.data == b.data;
+    }
+    (0..a.len()).all(|i| {
+        let (x, y) = (a.get_f64(i), b.get_f64(i));
+        (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits()
+    })
+}

@@ -1,0 +1,295 @@
+//! Firmware output runs where firmware engineers run it: every MLPerf Tiny model, compiled for
+//! Cortex-M55 and Cortex-M4, linked into a bare-metal test program and run under QEMU
+//! (mps3-an547, mps2-an386) on all five reference inputs (and KWS on the Cortex-M7 board,
+//! mps2-an500); `--target=host` objects linked into a host program the same way. Every output
+//! byte must equal TFLite Micro's.
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+use umac_backend::{
+    Cpu,
+    cpu::{CORTEX_M4, CORTEX_M7, CORTEX_M55, HOST},
+    parse_target_string,
+};
+use umac_dialects::{
+    ContextOptions, create_context,
+    source::{SourceChunk, parse_module},
+};
+use umac_driver::firmware::{Firmware, FirmwareOptions, compile, output};
+use umac_runtime::{
+    firmware::{Case, MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run},
+    read_npy, testdata,
+};
+
+fn models_dir() -> Option<PathBuf> {
+    testdata::shared("models/mlperf-tiny")
+}
+
+fn options(name: &str, accelerators: &str) -> FirmwareOptions {
+    umac_driver::register_targets();
+    let accelerators =
+        if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
+    FirmwareOptions {
+        name: name.into(),
+        optimize_for_size: false,
+        shapes: None,
+        max_workspace: None,
+        max_flash: None,
+        source: "model.mlir".into(),
+        accelerators,
+        observe: Default::default(),
+    }
+}
+
+fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
+    compile_for(dir, name, cpu, "")
+}
+
+/// Compiles the model for `accelerators` (a target string without the CPU) and `cpu`.
+fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware {
+    let path = dir.join("model.mlir");
+    let bytes = std::fs::read(&path).unwrap();
+    let context = create_context(ContextOptions::default());
+    let shown = path.display().to_string();
+    let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 }).unwrap();
+    compile(&context, &mut module, "main", cpu, &options(name, accelerators))
+        .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
+}
+
+fn cases(dir: &Path) -> Vec<Case> {
+    (0..5)
+        .map(|i| Case {
+            inputs: vec![read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap().data],
+            expected: vec![read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap().data],
+        })
+        .collect()
+}
+
+fn run_on(model: &str, cpu: Cpu, platform: Platform) {
+    run_with(model, cpu, platform, "");
+}
+
+fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) {
+    let Some(models) = models_dir() else { return };
+    let dir = models.join(model);
+    let firmware = compile_for(&dir, model, cpu, accelerators);
+    if !accelerators.is_empty() {
+        // Every convolution went to the accelerator, and its kernel is linked in.
+        let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
+        assert!(!convs.is_empty());
+        assert!(convs.iter().all(|p| p.target == "vanilla"), "{convs:?}");
+        assert!(firmware.placements.iter().any(|p| p.target == cpu.name));
+        assert_eq!(firmware.kernels.iter().map(|k| k.symbol).collect::<Vec<_>>(), ["vanilla_conv2d_s8"]);
+    }
+    let work = std::env::temp_dir().join(format!(
+        "umac-fw-{}-{model}-{}{}",
+        std::process::id(),
+        cpu.name,
+        if accelerators.is_empty() { "" } else { "-accel" }
+    ));
+    // The output directory as `umac compile` writes it: self-contained, kernels included.
+    let written = output::write(&work.join("out"), model, &firmware).unwrap();
+    let output_bytes =
+        firmware.signature.outputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap() as usize).product()).collect();
+    let spec = Model {
+        name: model,
+        object: &written.object,
+        header: &written.header,
+        workspace_size: firmware.workspace_size,
+        output_bytes,
+        kernel_sources: written.kernel_sources.clone(),
+        include_dirs: vec![written.include_dir.clone()],
+    };
+    let program = build(platform, &work, &spec, &cases(&dir)).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(120)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{model} on {}: {}", cpu.name, outcome.output);
+    assert!(outcome.output.contains("ok: 5 cases"), "{}", outcome.output);
+    std::fs::remove_dir_all(&work).unwrap();
+}
+
+// The tutorial accelerator: convolutions run as calls of runtime/kernels/vanilla.c, linked in.
+#[test]
+fn kws_vanilla_cortex_m55() {
+    run_with("kws", CORTEX_M55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn vww_vanilla_cortex_m55() {
+    run_with("vww", CORTEX_M55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn ic_vanilla_cortex_m55() {
+    run_with("ic", CORTEX_M55, MPS3_AN547, "vanilla");
+}
+#[test]
+fn ad_vanilla_cortex_m55() {
+    run_with("ad", CORTEX_M55, MPS3_AN547, "vanilla");
+}
+
+#[test]
+fn kws_cortex_m55() {
+    run_on("kws", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn kws_cortex_m4() {
+    run_on("kws", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn kws_cortex_m7() {
+    run_on("kws", CORTEX_M7, MPS2_AN500);
+}
+#[test]
+fn kws_host() {
+    run_on("kws", HOST, Platform::Host);
+}
+#[test]
+fn vww_cortex_m55() {
+    run_on("vww", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn vww_cortex_m4() {
+    run_on("vww", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn vww_host() {
+    run_on("vww", HOST, Platform::Host);
+}
+#[test]
+fn ic_cortex_m55() {
+    run_on("ic", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn ic_cortex_m4() {
+    run_on("ic", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn ic_host() {
+    run_on("ic", HOST, Platform::Host);
+}
+#[test]
+fn ad_cortex_m55() {
+    run_on("ad", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn ad_cortex_m4() {
+    run_on("ad", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn ad_host() {
+    run_on("ad", HOST, Platform::Host);
+}
+
+/// The object is what firmware can link: one exported symbol `N_run`, operator functions as
+/// local symbols, constants in read-only data, no writable data, no unwind tables, and no
+/// undefined symbols but the C library's memory functions (here inspected independently of the
+/// check `compile` makes).
+#[test]
+fn objects_are_self_contained() {
+    use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
+    let Some(models) = models_dir() else { return };
+    for model in ["kws", "ad"] {
+        for cpu in [CORTEX_M55, CORTEX_M7, CORTEX_M4] {
+            let firmware = compile_model(&models.join(model), model, cpu);
+            let file = object::File::parse(&*firmware.object).unwrap();
+            let undefined: Vec<&str> = file
+                .symbols()
+                .filter(|s| s.is_undefined())
+                .filter_map(|s| s.name().ok())
+                .filter(|n| !n.is_empty())
+                .collect();
+            for name in &undefined {
+                assert!(
+                    ["memcpy", "memset", "memmove"].iter().any(|m| name.trim_start_matches("__aeabi_").starts_with(m))
+                        || name.starts_with("__aeabi_memclr"),
+                    "{model} for {}: undefined symbol {name}",
+                    cpu.name
+                );
+            }
+            let global: Vec<&str> =
+                file.symbols().filter(|s| s.is_global() && s.is_definition()).filter_map(|s| s.name().ok()).collect();
+            assert_eq!(global, vec![format!("{model}_run").as_str()], "{model} for {}", cpu.name);
+            for operator in &firmware.operators {
+                let symbol = file.symbols().find(|s| s.name() == Ok(operator.function.as_str()));
+                assert!(symbol.is_some_and(|s| s.is_local()), "{} is a local symbol", operator.function);
+            }
+            let mut rodata = 0;
+            for section in file.sections() {
+                let name = section.name().unwrap_or("");
+                // nounwind code: no unwind instructions (.ARM.extab); the index only says
+                // "cannot unwind" and is code metadata, not constants.
+                assert!(!name.contains("extab"), "unwind tables in {name}");
+                if name.starts_with(".ARM.exidx") {
+                    continue;
+                }
+                match section.kind() {
+                    SectionKind::Data | SectionKind::UninitializedData => {
+                        assert_eq!(section.size(), 0, "writable data in {name}")
+                    }
+                    SectionKind::ReadOnlyData => rodata += section.size(),
+                    _ => {}
+                }
+            }
+            assert_eq!(rodata, firmware.rodata_bytes);
+            assert!(rodata > 0);
+        }
+    }
+}
+
+/// The header declares the entry and the sizes a firmware engineer allocates.
+#[test]
+fn header_and_metadata_describe_the_model() {
+    let Some(models) = models_dir() else { return };
+    let firmware = compile_model(&models.join("kws"), "kws", CORTEX_M55);
+    let h = &firmware.header;
+    assert!(h.contains("int32_t kws_run(const void *const inputs[], void *const outputs[], void *workspace);"));
+    assert!(h.contains(&format!("#define KWS_WORKSPACE_SIZE {}\n", firmware.workspace_size)));
+    assert!(h.contains("#define KWS_WORKSPACE_ALIGNMENT 16\n"));
+    assert!(h.contains("#define KWS_INPUT_0_SIZE 490\n"), "{h}");
+    assert!(h.contains("#define KWS_OUTPUT_0_SIZE 12\n"));
+    assert!(h.contains("batch (dynamic dimensions) is fixed to 1"));
+    let m = &firmware.metadata;
+    assert_eq!(m["inputs"][0]["shape"], serde_json::json!([1, 49, 10, 1]));
+    assert_eq!(m["inputs"][0]["dtype"], "int8");
+    assert_eq!(m["inputs"][0]["name"], "input_1");
+    assert_eq!(m["outputs"][0]["bytes"], 12);
+    assert_eq!(m["workspace"]["bytes"], firmware.workspace_size);
+    assert_eq!(m["workspace"]["alignment"], 16);
+    assert!(firmware.workspace_lower_bound <= firmware.workspace_size);
+    assert_eq!(m["target"]["name"], "cortex-m55");
+    assert_eq!(m["target"]["triple"], "thumbv8.1m.main-none-eabihf");
+    assert!(m["text_bytes"].as_u64().unwrap() > 0);
+    // KWS: 5 convolutions and 4 depthwise convolutions, each one fused operator, in order.
+    let kinds: Vec<&str> = firmware.operators.iter().map(|o| o.function.as_str()).collect();
+    assert_eq!(kinds[0], "kws_op0_conv_2d_nhwc_fhwc");
+    assert_eq!(kinds[1], "kws_op1_depthwise_conv_2d_nhwc_hwcm");
+    let first = &firmware.operators[0].source_ops;
+    assert!(first.iter().any(|s| s.starts_with("tosa.conv2d at ")), "{first:?}");
+    assert!(first.iter().any(|s| s.starts_with("tosa.rescale at ")), "{first:?}");
+}
+
+/// A harness that checks nothing would pass anything: a wrong expected byte must fail.
+#[test]
+fn a_wrong_output_is_caught() {
+    let Some(models) = models_dir() else { return };
+    let dir = models.join("ad");
+    let firmware = compile_model(&dir, "ad", HOST);
+    let work = std::env::temp_dir().join(format!("umac-fw-{}-wrong", std::process::id()));
+    let written = output::write(&work, "ad", &firmware).unwrap();
+    let mut cases = cases(&dir);
+    cases[3].expected[0][100] ^= 1;
+    let spec = Model {
+        name: "ad",
+        object: &written.object,
+        header: &written.header,
+        workspace_size: firmware.workspace_size,
+        output_bytes: vec![640],
+        kernel_sources: vec![],
+        include_dirs: vec![],
+    };
+    let program = build(Platform::Host, &work, &spec, &cases).unwrap();
+    let outcome = run(Platform::Host, &program, Duration::from_secs(60)).unwrap();
+    assert_eq!(outcome.status, Some(1), "{}", outcome.output);
+    assert!(outcome.output.contains("case 3 output 0 byte 100"), "{}", outcome.output);
+    std::fs::remove_dir_all(&work).unwrap();
+}

@@ -1,0 +1,71 @@
+//! The MLPerf Tiny models run bit-exact with TensorFlow Lite Micro on the host: every engine,
+//! dynamic-batch and batch-1 model files, all five reference inputs, every output byte.
+
+use std::path::PathBuf;
+use umac_dialects::{
+    ContextOptions, create_context,
+    source::{SourceChunk, parse_module},
+};
+use umac_driver::host::compile;
+use umac_runtime::{read_npy, testdata};
+
+fn models_dir() -> Option<PathBuf> {
+    testdata::shared("models/mlperf-tiny")
+}
+
+fn check_model(name: &str) {
+    let Some(dir) = models_dir() else { return };
+    let dir = dir.join(name);
+    for file in ["model.mlir", "model_b1.mlir"] {
+        for engine in umac_driver::host::ENGINES {
+            let path = dir.join(file);
+            let bytes = std::fs::read(&path).unwrap();
+            let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+            let shown = path.display().to_string();
+            let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
+                .expect("the model parses");
+            let first = read_npy(&dir.join("ref/input_0.npy")).unwrap();
+            let program =
+                compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine, Default::default())
+                    .unwrap_or_else(|e| panic!("{name}/{file} on {}: {e}", engine.name()));
+            for i in 0..5 {
+                let input = read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap();
+                let expected = read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap();
+                let outputs = program.run(&[input]).unwrap();
+                assert_eq!(outputs.len(), 1);
+                assert_eq!(
+                    (outputs[0].dtype, &outputs[0].shape),
+                    (expected.dtype, &expected.shape),
+                    "{name}/{file} input {i}"
+                );
+                assert!(
+                    outputs[0].data == expected.data,
+                    "{name}/{file} on {}, input {i}: got {:?}, TFLite Micro gives {:?}",
+                    engine.name(),
+                    outputs[0].data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
+                    expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn kws_is_bit_exact() {
+    check_model("kws");
+}
+
+#[test]
+fn vww_is_bit_exact() {
+    check_model("vww");
+}
+
+#[test]
+fn ic_is_bit_exact() {
+    check_model("ic");
+}
+
+#[test]
+fn ad_is_bit_exact() {
+    check_model("ad");
+}

@@ -1,0 +1,47 @@
+//! The kinds of linalg ops umac's passes treat alike: those that reduce into an accumulator
+//! (convolutions, pooling, matrix products), also when umac rewrote one as a `linalg.generic`
+//! that keeps its name in `umac.op`.
+
+use melior::ir::{OperationRef, operation::OperationLike};
+use umac_dialects::{
+    ir::{op_name, string_value},
+    umac::OP_ATTR,
+};
+
+/// Ops that reduce into an accumulator whose producers and consumer are worth fusing.
+pub fn is_accumulating(name: &str) -> bool {
+    ["linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_", "linalg.matmul", "linalg.batch_matmul"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        || name == "linalg.quantized_matmul"
+        || name == "linalg.quantized_batch_matmul"
+}
+
+/// The accumulating op `op` is (`conv_2d_nhwc_fhwc_q`, ...), also when it is a generic umac
+/// wrote in place of one (`umac.op`).
+pub fn accumulating_kind(op: &OperationRef) -> Option<String> {
+    let name = op_name(op);
+    if is_accumulating(&name) {
+        return Some(name.trim_start_matches("linalg.").to_string());
+    }
+    if name != "linalg.generic" {
+        return None;
+    }
+    let kind = op.attribute(OP_ATTR).ok().and_then(string_value)?;
+    is_accumulating(&format!("linalg.{kind}")).then_some(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_accumulating;
+
+    #[test]
+    fn accumulating_ops() {
+        assert!(is_accumulating("linalg.conv_2d_nhwc_fhwc_q"));
+        assert!(is_accumulating("linalg.depthwise_conv_2d_nhwc_hwcm"));
+        assert!(is_accumulating("linalg.pooling_nhwc_max"));
+        assert!(is_accumulating("linalg.quantized_matmul"));
+        assert!(!is_accumulating("linalg.generic"));
+        assert!(!is_accumulating("linalg.fill"));
+    }
+}

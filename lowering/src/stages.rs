@@ -1,0 +1,321 @@
+//! The one list of stages every umac lowering is built from, with the points where
+//! accelerators' passes run ([`Phase`]s, TVM's pass phases).
+//!
+//! A lowering is a list of [`Step`]s: pipeline text, or a [`Step::Hook`] where the passes an
+//! accelerator registered for a phase go. The named pipelines of `umac-opt` are these lists with
+//! the hooks empty; `umac compile` and `umac run` fill the hooks from the target string and run
+//! (and, with `--print-pipeline`, print) the same text, so every compile replays as one
+//! `umac-opt --pass-pipeline`.
+
+use crate::{
+    entry::ENTRY_OPTION,
+    options::{OptionKind, OptionSpec, OptionValues, quote},
+    registry::{PassInfo, PassKind},
+};
+
+/// Where in the compilation an accelerator's pass runs. Passes of one phase run in registration
+/// order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    /// On the whole TOSA model, before partitioning (TVM: `PRE_PARTITIONING`).
+    PrePartition,
+    /// On the whole model after partitioning: the backend's functions are outlined (TVM:
+    /// `POST_PARTITIONING`).
+    PostPartition,
+    /// On each of the backend's functions after its strategies ran (its own ops, extern calls).
+    PostLegalization,
+    /// Loop IR phase 0 on each of the backend's functions: linalg on tensors (TVM: TIR phase 0).
+    Loop0,
+    /// Loop IR phase 1: after tiling and fusion, still on tensors.
+    Loop1,
+    /// Loop IR phase 2: on buffers, before memory planning.
+    Loop2,
+    /// Loop IR phase 3: after memory planning and the executor's outlining.
+    Loop3,
+    /// Low level: `cf`/`arith`/`memref` (extern calls lowered), just before the llvm dialect.
+    LowLevel,
+}
+
+impl Phase {
+    /// Every phase, in compilation order.
+    pub const ALL: [Phase; 8] = [
+        Phase::PrePartition,
+        Phase::PostPartition,
+        Phase::PostLegalization,
+        Phase::Loop0,
+        Phase::Loop1,
+        Phase::Loop2,
+        Phase::Loop3,
+        Phase::LowLevel,
+    ];
+
+    /// Whether the phase's passes run on the whole module (else on each of the backend's
+    /// functions, anchored on `func.func`).
+    pub fn on_module(self) -> bool {
+        matches!(self, Phase::PrePartition | Phase::PostPartition)
+    }
+}
+
+/// One step of a lowering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Passes in pipeline syntax, without the anchor: `canonicalize,cse`.
+    Passes(String),
+    /// Where accelerators' passes of a phase run.
+    Hook(Phase),
+}
+
+fn passes(text: &str) -> Step {
+    Step::Passes(text.to_string())
+}
+
+/// TOSA → linalg/arith/tensor/scf on tensors. `include-apply-rescale` lowers `tosa.apply_scale`
+/// (the int8 rescale arithmetic) instead of leaving it behind.
+pub const TOSA_TO_LINALG: &str = "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,\
+tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor,tosa-to-scf,\
+linalg-fuse-elementwise-ops),\
+canonicalize";
+
+/// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
+/// plain), with deallocation of every temporary.
+const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
+
+/// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
+/// as calls of declared functions.
+const LOWER_TO_CF: &str = "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops),convert-bufferization-to-memref,\
+expand-strided-metadata,lower-affine,convert-scf-to-cf";
+
+/// Everything left → the llvm dialect, ready for translation to LLVM IR.
+const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts";
+
+/// Bufferization for host execution: results become caller-provided out-parameters (the
+/// runtime owns inputs and outputs), every temporary is freed. Private functions (partitioned
+/// ones) go first, so that their callers' results are hoisted too and nothing is copied. Extern
+/// calls become plain calls first: the deallocation pipeline rejects ops with unknown effects.
+const HOST_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,\
+buffer-results-to-out-params{hoist-static-allocs=true},\
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
+umac-lower-call-extern,buffer-deallocation-pipeline";
+
+/// From the host loop level to the llvm dialect, with bare pointers for memref arguments (all
+/// static after specialization), so the entry is `void main(ptr in..., ptr out...)`.
+const HOST_CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},\
+convert-to-llvm,reconcile-unrealized-casts";
+
+/// Zero points and padding folded into the accumulating ops, which are then fused with their
+/// producers and consumer into per-element loop nests.
+const FOLD_AND_FUSE: &str =
+    "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse";
+
+/// Bufferization for firmware: results become out-parameters, allocations of static size are
+/// hoisted out of loops and left for `umac-plan-memory` (no deallocation: nothing is allocated
+/// at run time). Every bufferization orders its constant globals by first use (the same model
+/// gives the same bytes; upstream's order varies between runs when a module has several
+/// functions).
+const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,\
+buffer-results-to-out-params{hoist-static-allocs=true},\
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
+func.func(buffer-loop-hoisting),canonicalize,cse";
+
+/// One workspace, one function per operator: the AOT executor's shape.
+const PLAN_AND_OUTLINE: &str = "umac-plan-memory,umac-outline-operators";
+
+/// The border/interior split: fewer instructions per inference, at the price of more code and a
+/// longer LLVM compile (the host engine, where compile time counts, skips it).
+const SPLIT_BORDERS: &str = "func.func(umac-split-borders),canonicalize";
+
+/// The Cranelift engine's level: `func` + `cf` + `arith` + `math` + `memref`, results as
+/// out-parameters, every temporary allocated and freed.
+pub fn host_loops() -> Vec<Step> {
+    vec![
+        passes(TOSA_TO_LINALG),
+        Step::Hook(Phase::Loop0),
+        Step::Hook(Phase::Loop1),
+        passes(HOST_BUFFERIZE),
+        Step::Hook(Phase::Loop2),
+        Step::Hook(Phase::Loop3),
+        passes(LOWER_TO_CF),
+        passes("canonicalize,cse"),
+        Step::Hook(Phase::LowLevel),
+    ]
+}
+
+/// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
+/// one function per operator: the executor's level, shared by firmware (with the border split)
+/// and the LLVM host engine (without).
+pub fn planned_operators(split_borders: bool) -> Vec<Step> {
+    let mut steps = vec![
+        passes(TOSA_TO_LINALG),
+        Step::Hook(Phase::Loop0),
+        passes(FOLD_AND_FUSE),
+        Step::Hook(Phase::Loop1),
+        passes(FIRMWARE_BUFFERIZE),
+        Step::Hook(Phase::Loop2),
+        passes(PLAN_AND_OUTLINE),
+    ];
+    if split_borders {
+        steps.push(passes(SPLIT_BORDERS));
+    }
+    steps.push(Step::Hook(Phase::Loop3));
+    steps
+}
+
+/// From the operator level to the llvm dialect (bare-pointer arguments), with `index` as an
+/// `index_bits` integer (32 on Cortex-M: address arithmetic in single registers).
+pub fn operators_to_llvm(index_bits: u32) -> Vec<Step> {
+    vec![
+        passes(&format!("{LOWER_TO_CF},canonicalize,cse")),
+        Step::Hook(Phase::LowLevel),
+        passes(&cf_to_llvm(index_bits)),
+    ]
+}
+
+/// From `cf`/`arith`/`memref` to the llvm dialect with bare-pointer arguments and `index` as an
+/// `index_bits` integer. Each conversion is told the width: `convert-to-llvm` alone would use 64
+/// bits for some patterns.
+fn cf_to_llvm(index_bits: u32) -> String {
+    let w = format!("index-bitwidth={index_bits}");
+    format!(
+        "finalize-memref-to-llvm{{{w}}},\
+         convert-func-to-llvm{{use-bare-ptr-memref-call-conv=1 {w}}},convert-arith-to-llvm{{{w}}},\
+         convert-cf-to-llvm{{{w}}},convert-index-to-llvm{{{w}}},convert-to-llvm,reconcile-unrealized-casts"
+    )
+}
+
+/// The pipeline text of `steps` with every hook empty.
+pub fn text(steps: &[Step]) -> String {
+    let parts: Vec<&str> = steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Passes(text) => Some(text.as_str()),
+            Step::Hook(_) => None,
+        })
+        .collect();
+    parts.join(",")
+}
+
+/// The steps that make the entry function's dynamic dimensions static, for the given shapes
+/// (`1x49x10x1`, one per argument); `None` when the entry is static already.
+pub fn specialize_entry(entry: &str, shapes: Option<&[Vec<i64>]>) -> String {
+    match shapes {
+        Some(shapes) => {
+            let shapes: Vec<String> =
+                shapes.iter().map(|s| s.iter().map(i64::to_string).collect::<Vec<_>>().join("x")).collect();
+            format!("umac-specialize-entry{{entry={} shapes={}}}", quote(entry), shapes.join(","))
+        }
+        None => "umac-resolve-slice-sizes".into(),
+    }
+}
+
+/// `umac-specialize-entry`: the entry's dynamic dimensions made static, through the whole graph.
+pub const SPECIALIZE_ENTRY: PassInfo = PassInfo {
+    name: "umac-specialize-entry",
+    summary: "Give the entry function static argument shapes and propagate them (shape inference, slices, results)",
+    anchor: "builtin.module",
+    options: &[
+        ENTRY_OPTION,
+        OptionSpec {
+            name: "shapes",
+            kind: OptionKind::String,
+            default: "",
+            help: "one shape per argument: 2x49x10x1,1x4",
+        },
+    ],
+    kind: PassKind::Pipeline(|options: &OptionValues| {
+        let entry = quote(options.string("entry"));
+        format!(
+            "umac-set-entry-shapes{{entry={entry} shapes={}}},func.func(tosa-infer-shapes),umac-resolve-slice-sizes,\
+             umac-refine-entry-results{{entry={entry}}}",
+            quote(options.string("shapes"))
+        )
+    }),
+};
+
+/// `umac-lower-to-firmware-operators`: TOSA to planned, outlined operator functions.
+pub const LOWER_TO_FIRMWARE_OPERATORS: PassInfo = PassInfo {
+    name: "umac-lower-to-firmware-operators",
+    summary: "Lower a static-shaped TOSA model to fused loop nests in a planned workspace, one function per operator",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| text(&planned_operators(true))),
+};
+
+/// `umac-lower-to-firmware-llvm`: the whole firmware lowering to the llvm dialect.
+pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
+    name: "umac-lower-to-firmware-llvm",
+    summary: "Lower a static-shaped TOSA model to the llvm dialect for firmware (planned workspace, AOT executor)",
+    anchor: "builtin.module",
+    options: &[OptionSpec {
+        name: "index-bitwidth",
+        kind: OptionKind::Int,
+        default: "64",
+        help: "bits of `index` in the llvm dialect: 32 for Cortex-M",
+    }],
+    kind: PassKind::Pipeline(|options| {
+        let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
+        text(&[planned_operators(true), operators_to_llvm(bits)].concat())
+    }),
+};
+
+/// `umac-lower-to-host-loops`: a TOSA model with static shapes to the level of the Cranelift
+/// engine: `func` + `cf` + `arith` + `math` + `memref`, results as out-parameters.
+pub const LOWER_TO_HOST_LOOPS: PassInfo = PassInfo {
+    name: "umac-lower-to-host-loops",
+    summary: "Lower a static-shaped TOSA model to cf/arith/math/memref with results as out-parameters (host engines)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| text(&host_loops())),
+};
+
+/// `umac-lower-to-host-llvm`: the host loop level, then the llvm dialect with bare-pointer arguments.
+pub const LOWER_TO_HOST_LLVM: PassInfo = PassInfo {
+    name: "umac-lower-to-host-llvm",
+    summary: "Lower a static-shaped TOSA model to the llvm dialect with bare-pointer memref arguments (LLVM host engine)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| text(&[host_loops(), vec![passes(HOST_CF_TO_LLVM)]].concat())),
+};
+
+/// `umac-lower-to-llvm`: a TOSA model to the llvm dialect.
+pub const LOWER_TO_LLVM: PassInfo = PassInfo {
+    name: "umac-lower-to-llvm",
+    summary: "Lower a TOSA model to the llvm dialect (TOSA -> linalg -> bufferize -> loops -> cf -> llvm)",
+    anchor: "builtin.module",
+    options: &[],
+    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, LOWER_TO_CF, CF_TO_LLVM].join(",")),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_are_points_between_stages() {
+        let steps = planned_operators(true);
+        let hooks: Vec<Phase> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hook(p) => Some(*p),
+                Step::Passes(_) => None,
+            })
+            .collect();
+        assert_eq!(hooks, [Phase::Loop0, Phase::Loop1, Phase::Loop2, Phase::Loop3]);
+        assert!(
+            text(&steps)
+                .ends_with("umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize")
+        );
+        assert!(!text(&planned_operators(false)).contains("umac-split-borders"));
+    }
+
+    #[test]
+    fn entry_specialization() {
+        assert_eq!(specialize_entry("main", None), "umac-resolve-slice-sizes");
+        assert_eq!(
+            specialize_entry("main", Some(&[vec![2, 49, 10, 1], vec![1, 4]])),
+            "umac-specialize-entry{entry=main shapes=2x49x10x1,1x4}"
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! The CPUs umac compiles for: one typed table, used by target strings, code generation and
+//! firmware output.
+
+/// How code for a CPU is generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    /// The machine umac runs on (triple, CPU and features read from LLVM at run time);
+    /// position-independent code.
+    Host,
+    /// A fixed LLVM target; static code (firmware is linked at fixed addresses).
+    Llvm {
+        /// LLVM triple, e.g. `thumbv8.1m.main-none-eabihf`.
+        triple: &'static str,
+        /// LLVM CPU, e.g. `cortex-m55`.
+        cpu: &'static str,
+        /// LLVM feature string (may be empty: the CPU implies its features).
+        features: &'static str,
+    },
+}
+
+/// A CPU a target string may name last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cpu {
+    /// The name users write in `--target`.
+    pub name: &'static str,
+    /// What one line of the table says it is.
+    pub description: &'static str,
+    /// How its code is generated.
+    pub machine: Machine,
+    /// Bits of a pointer and of `index` in generated code.
+    pub index_bits: u32,
+}
+
+const fn arm(name: &'static str, triple: &'static str, description: &'static str) -> Cpu {
+    Cpu { name, description, machine: Machine::Llvm { triple, cpu: name, features: "" }, index_bits: 32 }
+}
+
+/// Arm Cortex-M55 with MVE (Helium) and the FPU.
+pub const CORTEX_M55: Cpu = arm("cortex-m55", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M55 (MVE/Helium, FPU)");
+/// Arm Cortex-M7 with the DSP extension and the FPU.
+pub const CORTEX_M7: Cpu = arm("cortex-m7", "thumbv7em-none-eabihf", "Arm Cortex-M7 (DSP, FPU)");
+/// Arm Cortex-M4 with the DSP extension and the FPU.
+pub const CORTEX_M4: Cpu = arm("cortex-m4", "thumbv7em-none-eabihf", "Arm Cortex-M4 (DSP, FPU)");
+/// The machine umac runs on (objects to link into host programs and tests).
+pub const HOST: Cpu =
+    Cpu { name: "host", description: "the machine umac runs on", machine: Machine::Host, index_bits: usize::BITS };
+
+/// Every CPU, in the order errors list them.
+pub const CPUS: &[Cpu] = &[CORTEX_M55, CORTEX_M7, CORTEX_M4, HOST];
+
+impl Cpu {
+    /// Looks a CPU up by its `--target` name.
+    pub fn find(name: &str) -> Option<Cpu> {
+        CPUS.iter().copied().find(|cpu| cpu.name == name)
+    }
+
+    /// Every CPU's name, comma-separated.
+    pub fn names() -> String {
+        CPUS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table() {
+        assert_eq!(Cpu::find("cortex-m55"), Some(CORTEX_M55));
+        assert_eq!(Cpu::find("cortex-m85"), None);
+        assert_eq!(Cpu::names(), "cortex-m55, cortex-m7, cortex-m4, host");
+        assert_eq!(CORTEX_M4.index_bits, 32);
+        assert!(matches!(CORTEX_M7.machine, Machine::Llvm { triple: "thumbv7em-none-eabihf", cpu: "cortex-m7", .. }));
+    }
+}

@@ -1,0 +1,118 @@
+//! Where the backend API meets a compilation: the accelerator steps of a pipeline for a target
+//! string, the backends' passes in the phase hooks of umac's stages, and the C functions a
+//! partitioned module calls.
+
+use crate::{Error, Kernel, TargetSet, passes::legalize_pass_name};
+use melior::ir::{
+    Module,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
+use umac_dialects::{
+    ir::{has_body, op_name, symbol_name, top_level_ops},
+    text::attribute_text,
+    umac::{CALL_EXTERN, CALLEE_ATTR},
+};
+use umac_lowering::{Phase, Step, options::quote};
+
+/// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
+/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`, the
+/// post-legalization hook. Empty without accelerators.
+pub fn accelerator_steps(targets: &TargetSet) -> Vec<Step> {
+    if targets.accelerators.is_empty() {
+        return vec![];
+    }
+    let specs: Vec<String> = targets
+        .accelerators
+        .iter()
+        .map(|c| format!("{} {}", c.backend.name(), c.attribute_text()).trim_end().to_string())
+        .collect();
+    let mut steps = vec![
+        Step::Hook(Phase::PrePartition),
+        Step::Passes(format!("umac-partition{{targets={}}}", quote(&specs.join(",")))),
+        Step::Hook(Phase::PostPartition),
+    ];
+    for configured in &targets.accelerators {
+        let attributes = configured.attribute_text();
+        steps.push(Step::Passes(if attributes.is_empty() {
+            legalize_pass_name(configured.backend)
+        } else {
+            format!("{}{{attributes={}}}", legalize_pass_name(configured.backend), quote(&attributes))
+        }));
+    }
+    steps.push(Step::Hook(Phase::PostLegalization));
+    steps
+}
+
+/// The pipeline text of the passes `targets`' backends registered for `phase`, backends in
+/// target-string order, each backend's in registration order: module phases as they are,
+/// function phases on the backend's functions only (`umac-on-target-functions`).
+pub fn hook_text(targets: &TargetSet, phase: Phase) -> Vec<String> {
+    let mut texts = Vec::new();
+    for configured in &targets.accelerators {
+        let backend = configured.backend;
+        for pass in backend.passes(&configured.attributes).into_iter().filter(|p| p.phase == phase) {
+            texts.push(if phase.on_module() {
+                pass.pipeline
+            } else {
+                format!("umac-on-target-functions{{target={} pipeline={}}}", backend.name(), quote(&pass.pipeline))
+            });
+        }
+    }
+    texts
+}
+
+/// The pipeline text of `steps` with each hook filled for `targets`, one string per step (a hook
+/// no backend uses gives nothing).
+pub fn fill_hooks(steps: &[Step], targets: &TargetSet) -> Vec<String> {
+    steps
+        .iter()
+        .filter_map(|step| {
+            let text = match step {
+                Step::Passes(text) => text.clone(),
+                Step::Hook(phase) => hook_text(targets, *phase).join(","),
+            };
+            (!text.is_empty()).then_some(text)
+        })
+        .collect()
+}
+
+/// The C functions `module` calls through `umac.call_extern` (or, after lowering, declares
+/// without defining them), sorted.
+pub fn extern_functions(module: &Module) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op_name(&op) == CALL_EXTERN
+            && let Ok(callee) = op.attribute(CALLEE_ATTR)
+        {
+            names.insert(attribute_text(callee).trim_start_matches('@').to_string());
+        }
+        WalkResult::Advance
+    });
+    for op in top_level_ops(module.as_operation()) {
+        if let Some(name) = symbol_name(&op) {
+            if op_name(&op) == "func.func" && !has_body(&op) {
+                names.insert(name);
+            } else {
+                names.remove(&name);
+            }
+        }
+    }
+    names.into_iter().collect()
+}
+
+/// The kernels of `targets`' backends that `functions` names, or an error naming a function no
+/// backend provides.
+pub fn kernels_for(targets: &TargetSet, functions: &[String]) -> Result<Vec<Kernel>, Error> {
+    let available: Vec<Kernel> = targets.accelerators.iter().flat_map(|c| c.backend.kernels()).collect();
+    functions
+        .iter()
+        .map(|f| {
+            available.iter().find(|k| k.symbol == f).cloned().ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the model calls the C function {f}, which none of the targets provides (kernels: {})",
+                    available.iter().map(|k| k.symbol).collect::<Vec<_>>().join(", ")
+                ))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,370 @@
+//! Legalization (`umac-legalize-<target>`): each composite in a backend's outlined functions is
+//! lowered by the backend's [`Strategy`]. An extern call becomes, at the tensor level,
+//! ```mlir
+//! %b0 = bufferization.to_buffer %input read_only : tensor<1x8x8x4xi8> to memref<1x8x8x4xi8>
+//! %c1 = arith.constant 1 : i32
+//! %out = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
+//! "umac.call_extern"(%b0, %c1, %out) {callee = @kernel, operandSegmentSizes = array<i32: 2, 1>} : ...
+//! %r = bufferization.to_tensor %out restrict writable : memref<1x8x8x4xi8> to tensor<1x8x8x4xi8>
+//! ```
+//! which bufferization turns into a call writing straight into the caller's buffer. A function
+//! whose composites all take the reference lowering is inlined back into its caller.
+
+use crate::{
+    Backend, Composite, Error, ExternArg, ExternCallSite, Replacement, Strategy, TargetAttrs,
+    kernel::{Passed, check_call},
+    pattern::{is_constant_op, match_at},
+};
+use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
+use mlir_sys::*;
+use umac_dialects::{
+    ir::{name, op_name, splice, string_value, symbol_name, top_level_ops, type_text},
+    text::str_ref,
+    umac::{CALL_EXTERN, TARGET_ATTR, is_c_identifier},
+};
+
+/// Legalizes every function of `module` partitioned to `backend`.
+pub fn legalize(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), Error> {
+    for function in functions_of(module, backend.name()) {
+        legalize_function(module, function, backend, attributes)?;
+    }
+    Ok(())
+}
+
+/// The functions of `module` with `umac.target = target`.
+pub fn functions_of<'c, 'a>(module: OperationRef<'c, 'a>, target: &str) -> Vec<OperationRef<'c, 'a>> {
+    top_level_ops(module)
+        .into_iter()
+        .filter(|op| {
+            op_name(op) == "func.func"
+                && op.attribute(TARGET_ATTR).ok().and_then(string_value).as_deref() == Some(target)
+        })
+        .collect()
+}
+
+fn legalize_function(
+    module: OperationRef,
+    function: OperationRef,
+    backend: &dyn Backend,
+    attributes: &TargetAttrs,
+) -> Result<(), Error> {
+    let symbol = symbol_name(&function).unwrap_or_default();
+    let Some(block) = function.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(());
+    };
+    // The composites, found again by the same patterns (the partitioner outlined whole matches).
+    let patterns = backend.patterns(attributes);
+    let mut claimed = std::collections::HashSet::new();
+    let mut composites = Vec::new();
+    for pattern in &patterns {
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            if claimed.contains(&(op.to_raw().ptr as usize)) {
+                continue;
+            }
+            let taken = |o: &OperationRef| claimed.contains(&(o.to_raw().ptr as usize));
+            if let crate::pattern::Outcome::Matched(m) = match_at(pattern, op, &taken) {
+                for (_, o) in &m.ops {
+                    claimed.insert(o.to_raw().ptr as usize);
+                }
+                composites.push((pattern.name.clone(), m));
+            }
+        }
+    }
+    // Every op must belong to a composite (hand-written or edited IR may not).
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let name = op_name(&op);
+        if !claimed.contains(&(op.to_raw().ptr as usize)) && !is_constant_op(&name) && name != "func.return" {
+            return Err(diagnose(
+                &op,
+                &format!("'{name}' in @{symbol} is not part of any of {}'s composite patterns", backend.name()),
+            ));
+        }
+    }
+    let mut plans = Vec::new();
+    for (pattern, m) in &composites {
+        let composite = Composite {
+            pattern: pattern.clone(),
+            ops: m.ops.iter().map(|(role, op)| (role.clone(), crate::OpView::new(*op))).collect(),
+        };
+        let strategy = backend.strategy(&composite, attributes).map_err(|e| {
+            diagnose(&m.ops[m.ops.len() - 1].1, &format!("{} cannot lower {pattern}: {e}", backend.name()))
+        })?;
+        plans.push(strategy);
+    }
+    let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();
+    if externs == 0 {
+        let mut schedules: Vec<&str> = plans
+            .iter()
+            .filter_map(|s| match s {
+                Strategy::Schedule(pipeline) => Some(pipeline.as_str()),
+                _ => None,
+            })
+            .collect();
+        schedules.dedup();
+        match schedules[..] {
+            [] => {}
+            [schedule] => run_schedule(function, schedule, backend.name())?,
+            _ => {
+                return Err(diagnose(
+                    &function,
+                    &format!(
+                        "@{symbol} merges composites with different schedules; {} must not merge them",
+                        backend.name()
+                    ),
+                ));
+            }
+        }
+        return inline(function);
+    }
+    if externs != plans.len() {
+        return Err(diagnose(
+            &function,
+            &format!(
+                "@{symbol} mixes composites with the reference lowering and extern calls; \
+                 {} must not merge them (merge_compiler_regions = false) or use one strategy",
+                backend.name()
+            ),
+        ));
+    }
+    for ((pattern, m), strategy) in composites.iter().zip(plans) {
+        if let Strategy::Extern(call) = strategy {
+            extern_call(module, pattern, m, call, backend)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a backend's schedule (pipeline text anchored on `func.func`) on `function`.
+fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<(), Error> {
+    // SAFETY: the context outlives this call (it owns the function).
+    let context = unsafe { function.context().to_ref() };
+    umac_lowering::run_on_function(context, function, schedule).map_err(|e| {
+        let what = match e {
+            umac_lowering::Error::Reported => "failed".to_string(),
+            other => format!("does not parse: {other}"),
+        };
+        diagnose(&function, &format!("{target}'s schedule '{schedule}' {what}"))
+    })
+}
+
+/// Emits `message` as an error at `op`.
+fn diagnose(op: &OperationRef, message: &str) -> Error {
+    umac_dialects::emit_error(op.location(), message);
+    Error::Reported
+}
+
+/// Replaces the composite `m` by the extern call `call`, checked against the kernel's prototype.
+fn extern_call(
+    module: OperationRef,
+    pattern: &str,
+    m: &crate::pattern::Match,
+    mut call: crate::ExternCall,
+    backend: &dyn Backend,
+) -> Result<(), Error> {
+    let last = m.ops[m.ops.len() - 1].1;
+    let fail = |message: String| diagnose(&last, &format!("{pattern}: {message}"));
+    let result = last.result(0).map_err(|_| fail("the composite has no result".into()))?;
+    let result_type = type_text(result.r#type().to_raw());
+    let memref = |tensor: &str| -> Result<String, Error> {
+        if !tensor.starts_with("tensor<") || tensor.contains('?') {
+            return Err(fail(format!("extern calls need static tensor types, got {tensor}")));
+        }
+        Ok(tensor.replacen("tensor<", "memref<", 1))
+    };
+    let element = |ty: MlirType| type_text(umac_dialects::ir::element_type(ty));
+    let mut arguments = Vec::new();
+    let mut parameters = Vec::new();
+    let mut lines = Vec::new();
+    let mut operands = Vec::new();
+    let mut types = Vec::new();
+    let mut passed = Vec::new();
+    for (i, (_, argument)) in call.arguments.iter().enumerate() {
+        match argument {
+            ExternArg::Operand { role, index } => {
+                let op =
+                    m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o).ok_or_else(|| {
+                        fail(format!("the strategy names an op '{role}' the composite does not have"))
+                    })?;
+                let value = op.operand(*index).map_err(|_| fail(format!("'{role}' has no operand #{index}")))?;
+                let tensor = type_text(value.r#type().to_raw());
+                let buffer = memref(&tensor)?;
+                parameters.push(format!("%a{i}: {tensor}"));
+                arguments.push(value.to_raw());
+                lines.push(format!("%b{i} = bufferization.to_buffer %a{i} read_only : {tensor} to {buffer}"));
+                operands.push(format!("%b{i}"));
+                types.push(buffer);
+                passed.push(Passed::Input(element(value.r#type().to_raw())));
+            }
+            ExternArg::Zeros { element, len } => {
+                let tensor = format!("tensor<{len}x{element}>");
+                lines.push(format!("%z{i} = arith.constant dense<0> : {tensor}"));
+                lines.push(format!(
+                    "%b{i} = bufferization.to_buffer %z{i} read_only : {tensor} to memref<{len}x{element}>"
+                ));
+                operands.push(format!("%b{i}"));
+                types.push(format!("memref<{len}x{element}>"));
+                passed.push(Passed::Input(element.to_string()));
+            }
+            ExternArg::I32(value) => {
+                let value = i32::try_from(*value)
+                    .map_err(|_| fail(format!("scalar argument #{i} ({value}) does not fit an int32_t")))?;
+                lines.push(format!("%c{i} = arith.constant {value} : i32"));
+                operands.push(format!("%c{i}"));
+                types.push("i32".into());
+                passed.push(Passed::Int32);
+            }
+        }
+    }
+    let out = memref(&result_type)?;
+    types.push(out.clone());
+    passed.push(Passed::Output(element(result.r#type().to_raw())));
+    let site =
+        ExternCallSite { callee: call.callee.clone(), composite: pattern.to_string(), argument_types: types.clone() };
+    let defined = match backend.replace_call_extern(&site) {
+        Some(Replacement::Symbol(symbol)) => {
+            call.callee = symbol;
+            false
+        }
+        Some(Replacement::Definition(text)) => {
+            define(module, &call.callee, &text).map_err(|e| fail(e.to_string()))?;
+            true
+        }
+        None => false,
+    };
+    if !is_c_identifier(&call.callee) {
+        return Err(fail(format!("the extern callee '{}' is not a C identifier", call.callee)));
+    }
+    // A call left to C must match the prototype of a kernel the backend declares.
+    if !defined {
+        let kernels = backend.kernels();
+        let kernel = kernels.iter().find(|k| k.symbol == call.callee).ok_or_else(|| {
+            let declared: Vec<&str> = kernels.iter().map(|k| k.symbol).collect();
+            fail(format!(
+                "{} declares no kernel '{}' (kernels: {})",
+                backend.name(),
+                call.callee,
+                if declared.is_empty() { "none".to_string() } else { declared.join(", ") }
+            ))
+        })?;
+        let names: Vec<&str> = call.arguments.iter().map(|(name, _)| name.as_str()).collect();
+        check_call(kernel, &names, &passed).map_err(|e| fail(e.to_string()))?;
+    }
+    lines.push(format!("%out = memref.alloc() {{alignment = 16 : i64}} : {out}"));
+    lines.push(format!(
+        "\"{CALL_EXTERN}\"({}, %out) {{callee = @{}, operandSegmentSizes = array<i32: {}, 1>}} : ({}) -> ()",
+        operands.join(", "),
+        call.callee,
+        operands.len(),
+        types.join(", ")
+    ));
+    lines.push(format!("%r = bufferization.to_tensor %out restrict writable : {out} to {result_type}"));
+    let text = format!(
+        "func.func @composite({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",
+        parameters.join(", "),
+        lines.join("\n  ")
+    );
+    // SAFETY: the composite's ops are live ops of one block; the helper is parsed in their
+    // context, its ops move before the last composite op, which is then replaced and erased with
+    // the other composite ops (each used only by the next one).
+    unsafe {
+        let location = fused_location(m);
+        splice(last.to_raw(), &text, &arguments, "umac-legalize", Some(location)).map_err(|e| fail(e.to_string()))?;
+        for (_, op) in m.ops.iter().rev().skip(1) {
+            mlirOperationDestroy(op.to_raw());
+        }
+    }
+    Ok(())
+}
+
+/// One location naming every op of the composite (the operator metadata lists them all).
+fn fused_location(m: &crate::pattern::Match) -> MlirLocation {
+    let locations: Vec<MlirLocation> = m.ops.iter().map(|(_, op)| op.location().to_raw()).collect();
+    // SAFETY: the locations belong to the ops' context.
+    unsafe {
+        let context = mlirLocationGetContext(locations[0]);
+        mlirLocationFusedGet(context, locations.len() as isize, locations.as_ptr(), mlirAttributeGetNull())
+    }
+}
+
+/// Adds the backend's definition of `callee` (MLIR text) to `module`, once.
+fn define(module: OperationRef, callee: &str, text: &str) -> Result<(), Error> {
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| Error::Invalid("the module has no body".into()))?;
+    if top_level_ops(module).iter().any(|op| symbol_name(op).as_deref() == Some(callee)) {
+        return Ok(());
+    }
+    // SAFETY: the parsed op is appended to (and owned by) the module's body.
+    unsafe {
+        let context = mlirOperationGetContext(module.to_raw());
+        let parsed = mlirOperationCreateParse(context, str_ref(text), str_ref("replace_call_extern"));
+        if parsed.ptr.is_null() {
+            return Err(Error::Invalid(format!(
+                "the definition of @{callee} given by replace_call_extern does not parse"
+            )));
+        }
+        let defined = umac_dialects::ir::attribute(parsed, "sym_name");
+        if defined.is_none_or(|n| string_value(melior::ir::Attribute::from_raw(n)).as_deref() != Some(callee)) {
+            mlirOperationDestroy(parsed);
+            return Err(Error::Invalid(format!(
+                "the definition given by replace_call_extern must be func.func @{callee}"
+            )));
+        }
+        mlirBlockAppendOwnedOperation(body.to_raw(), parsed);
+    }
+    Ok(())
+}
+
+/// Inlines `function` (called exactly once) at its call and erases it.
+fn inline(function: OperationRef) -> Result<(), Error> {
+    let symbol = symbol_name(&function).unwrap_or_default();
+    let module = function.parent_operation().ok_or_else(|| Error::Invalid("a function outside a module".into()))?;
+    let mut calls = Vec::new();
+    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if op_name(&op) == "func.call"
+            && op.attribute("callee").ok().map(umac_dialects::text::attribute_text).as_deref()
+                == Some(format!("@{symbol}").as_str())
+        {
+            calls.push(op.to_raw());
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    let [call] = calls[..] else {
+        return Err(diagnose(
+            &function,
+            &format!(
+                "@{symbol} is called {} times; the reference lowering inlines a function called once",
+                calls.len()
+            ),
+        ));
+    };
+    // SAFETY: the function and its call are live; ops move from the function's block to before
+    // the call, then the call, the return and the function are erased.
+    unsafe {
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function.to_raw(), 0));
+        for i in 0..mlirBlockGetNumArguments(block) {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), mlirOperationGetOperand(call, i));
+        }
+        let mut next = mlirBlockGetFirstOperation(block);
+        while !next.ptr.is_null() {
+            let current = next;
+            next = mlirOperationGetNextInBlock(current);
+            if name(current) == "func.return" {
+                for i in 0..mlirOperationGetNumOperands(current) {
+                    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, i), mlirOperationGetOperand(current, i));
+                }
+                break;
+            }
+            mlirOperationMoveBefore(current, call);
+        }
+        mlirOperationDestroy(call);
+        mlirOperationDestroy(function.to_raw());
+    }
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! The accelerator integration API — TVM's UMA (RFC 0060) in Rust. An accelerator is one crate
+//! under `targets/` implementing [`Backend`] (its Rust, its C kernels and headers, its lit
+//! tests), plus one line in `targets/registry/Cargo.toml`; umac then partitions models for it
+//! (`umac-partition`), legalizes what it claimed (`umac-legalize-<name>`), runs its passes at
+//! their phases, and links its kernels into host JIT runs and ships them with firmware output.
+//!
+//! What a backend registers, and where the RFC has it:
+//! - its name and typed [`TargetAttr`]s with defaults, set from the target string
+//!   (`--target="vanilla -dimension=8,cortex-m55"`, see [`target_string`]);
+//! - composite [`Pattern`]s (the RFC's `_register_pattern`), matched by the partitioner;
+//! - [`PhasePass`]es (the RFC's `_register_relay_pass`/`_register_tir_pass`) at a [`Phase`];
+//! - an operator [`Strategy`] per composite (the RFC's `_register_operator_strategy`): the
+//!   reference lowering, a custom schedule, or an [`ExternCall`] of a C function in
+//!   destination-passing style, checked against the [`Kernel`]'s C prototype;
+//! - codegen hooks: [`Backend::includes`] and [`Backend::replace_call_extern`] (the RFC's
+//!   `_register_codegen(includes=..., replace_call_extern=...)`);
+//! - configuration: [`Backend::merge_compiler_regions`].
+
+pub mod cpu;
+mod error;
+pub mod flow;
+pub mod kernel;
+pub mod legalize;
+pub mod partition;
+pub mod passes;
+pub mod pattern;
+pub mod target_string;
+#[cfg(test)]
+mod tests;
+
+pub use cpu::{CPUS, Cpu, Machine};
+pub use error::Error;
+pub use kernel::{CType, Kernel, Param, SourceFile};
+pub use pattern::{OpPattern, OpView, Operand, Pattern, TensorType, any_op, constant, op, wildcard};
+pub use target_string::{
+    AttrKind, AttrValue, ConfiguredBackend, TargetAttr, TargetAttrs, TargetSet, parse_target_string,
+};
+pub use umac_lowering::Phase;
+
+/// A pass a backend runs at a phase: pipeline text in `umac-opt` syntax (umac passes, upstream
+/// passes, nests), without the anchor: `canonicalize,cse` or `func.func(my-pass)` for module phases.
+#[derive(Clone, Debug)]
+pub struct PhasePass {
+    /// When it runs.
+    pub phase: Phase,
+    /// What runs.
+    pub pipeline: String,
+}
+
+/// How a composite is lowered.
+#[derive(Clone, Debug)]
+pub enum Strategy {
+    /// umac's own lowering of the composite's TOSA ops, on the CPU: the function is inlined back
+    /// into its caller (a backend can claim ops before it has kernels for them).
+    Reference,
+    /// A custom schedule: this pipeline (`umac-opt` syntax, on the function: e.g.
+    /// `tosa-to-linalg-named,tosa-to-linalg,linalg-generalize-named-ops`, tiling, a transform
+    /// script) lowers the composite's function towards loop IR, which is then inlined back into
+    /// its caller and compiled with the rest.
+    Schedule(String),
+    /// A call of a C function: the composite becomes `umac.call_extern`.
+    Extern(ExternCall),
+}
+
+/// A destination-passing call of a C function: every input, then the composite's result buffer
+/// (the last parameter). Each argument names the parameter of the kernel's prototype it binds;
+/// legalization checks names, count and types against the [`Kernel`] the backend declares.
+#[derive(Clone, Debug)]
+pub struct ExternCall {
+    /// The C symbol (a [`Kernel`] of the backend's, or replaced by [`Backend::replace_call_extern`]).
+    pub callee: String,
+    /// The arguments before the output, in order, each with its parameter's name.
+    pub arguments: Vec<(String, ExternArg)>,
+}
+
+impl ExternCall {
+    /// A call of `callee` with no arguments yet.
+    pub fn new(callee: &str) -> Self {
+        ExternCall { callee: callee.to_string(), arguments: Vec::new() }
+    }
+
+    /// Adds the argument for parameter `name`.
+    pub fn arg(mut self, name: &str, argument: ExternArg) -> Self {
+        self.arguments.push((name.to_string(), argument));
+        self
+    }
+}
+
+/// One argument of an [`ExternCall`].
+#[derive(Clone, Debug)]
+pub enum ExternArg {
+    /// Operand `index` of the composite's op with role `role` (a tensor), passed as a pointer to
+    /// its first element (`const T *`).
+    Operand {
+        /// The op's role in the pattern.
+        role: String,
+        /// Which operand.
+        index: usize,
+    },
+    /// A buffer of `len` zero elements of an integer type (`"i8"`, `"i32"`): what an absent
+    /// optional operand is passed as.
+    Zeros {
+        /// Its element type.
+        element: &'static str,
+        /// How many elements.
+        len: usize,
+    },
+    /// An `int32_t` known at compile time (a shape or an attribute).
+    I32(i64),
+}
+
+/// What [`Backend::replace_call_extern`] puts in place of a call.
+#[derive(Clone, Debug)]
+pub enum Replacement {
+    /// Call another C symbol with the same arguments (a specialized kernel, a driver entry).
+    Symbol(String),
+    /// Define the callee in the generated code: a `func.func @<callee>` in MLIR text taking the C
+    /// form of the arguments (each buffer an `index` address, then the `i32`s); it is compiled into
+    /// the object, so nothing external is called.
+    Definition(String),
+}
+
+/// An extern call as the codegen hook sees it.
+#[derive(Clone, Debug)]
+pub struct ExternCallSite {
+    /// The C symbol called.
+    pub callee: String,
+    /// The composite it computes.
+    pub composite: String,
+    /// The MLIR types of the arguments (inputs then outputs).
+    pub argument_types: Vec<String>,
+}
+
+/// An accelerator (or any target that claims part of a model). See the module documentation.
+pub trait Backend: Send + Sync {
+    /// The name in target strings, `umac.target` and function names (`<name>_<n>`): a C identifier.
+    fn name(&self) -> &'static str;
+
+    /// The attributes the target string may set, with their types and defaults.
+    fn attributes(&self) -> Vec<TargetAttr> {
+        Vec::new()
+    }
+
+    /// The composite patterns, in priority order (an op goes to the first that matches).
+    fn patterns(&self, attributes: &TargetAttrs) -> Vec<Pattern>;
+
+    /// How each matched composite lowers. `composite` holds the ops the pattern matched, in
+    /// pattern order (the root first, then the optional ops that were present).
+    /// An error says why the backend cannot lower it (reported at the composite).
+    fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error>;
+
+    /// The backend's passes, each with its phase.
+    fn passes(&self, _attributes: &TargetAttrs) -> Vec<PhasePass> {
+        Vec::new()
+    }
+
+    /// Text added to the generated C header (and so to every C source that includes it): the
+    /// `#include`s the backend's C functions need (umac writes their prototypes itself).
+    fn includes(&self) -> String {
+        String::new()
+    }
+
+    /// Replaces an extern call at code generation; `None` keeps it.
+    fn replace_call_extern(&self, _call: &ExternCallSite) -> Option<Replacement> {
+        None
+    }
+
+    /// Whether adjacent regions of this backend (one consuming the other, with no op of another
+    /// target between them) become one function.
+    fn merge_compiler_regions(&self) -> bool {
+        true
+    }
+
+    /// The C kernels this backend's calls need: their prototypes (calls are checked against
+    /// them, and the generated header declares them), their addresses (linked into host JIT
+    /// runs) and their sources and headers (written beside firmware output).
+    fn kernels(&self) -> Vec<Kernel> {
+        Vec::new()
+    }
+}
+
+/// The ops of one matched composite, for [`Backend::strategy`].
+pub struct Composite<'c, 'a> {
+    /// The pattern's name (`umac.composite`).
+    pub pattern: String,
+    /// The matched ops: the root, then each optional op that was present, tagged with the name
+    /// the pattern gave it.
+    pub ops: Vec<(String, OpView<'c, 'a>)>,
+}
+
+impl<'c, 'a> Composite<'c, 'a> {
+    /// The matched op the pattern named `role` (its op name unless the pattern set a role), if present.
+    pub fn get(&self, role: &str) -> Option<&OpView<'c, 'a>> {
+        self.ops.iter().find(|(r, _)| r == role).map(|(_, op)| op)
+    }
+
+    /// The op whose result is the composite's result (the last one matched).
+    pub fn last(&self) -> &OpView<'c, 'a> {
+        &self.ops[self.ops.len() - 1].1
+    }
+}
+
+/// The backends umac was built with, in the order `--target` errors list them: set once by the
+/// registry (`umac_targets::register`), read by target strings and the partitioner.
+static BACKENDS: std::sync::OnceLock<Vec<&'static dyn Backend>> = std::sync::OnceLock::new();
+
+/// Makes `backends` the known accelerators and registers their passes (`umac-partition`,
+/// `umac-legalize-<name>`). The first call wins; later calls change nothing.
+pub fn register_backends(backends: Vec<&'static dyn Backend>) {
+    if BACKENDS.set(backends).is_ok() {
+        passes::register_passes(self::backends());
+    }
+}
+
+/// Every registered backend (none before [`register_backends`]).
+pub fn backends() -> &'static [&'static dyn Backend] {
+    BACKENDS.get().map_or(&[], Vec::as_slice)
+}
+
+/// Finds a registered backend by name.
+pub fn backend(name: &str) -> Option<&'static dyn Backend> {
+    backends().iter().copied().find(|b| b.name() == name)
+}

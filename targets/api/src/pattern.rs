@@ -1,0 +1,441 @@
+//! Composite patterns: a small builder for dataflow patterns over TOSA ops, and the matcher.
+//!
+//! A [`Pattern`] is a root op followed by a chain of trailing ops, each consuming the previous
+//! one's single result (and only user): `conv2d → optional add → optional rescale → optional
+//! clamp`. Each [`OpPattern`] matches an op by name (or any op), with predicates on attributes,
+//! operand types and shapes, and constraints on operands ([`wildcard`], [`constant`]). Every
+//! predicate carries a description, so the placement report can say which one failed when an op
+//! almost matched.
+//! ```ignore
+//! Pattern::new("vanilla.conv2d", op("tosa.conv2d").element_type(0, "i8").ints("dilation", "dilation 1x1", |d| d == [1, 1]))
+//!     .optional(op("tosa.add").operand(1, constant()))
+//!     .optional(op("tosa.rescale"))
+//!     .optional(op("tosa.clamp"))
+//! ```
+
+use melior::ir::{Attribute, AttributeLike, OperationRef, Type, TypeLike, Value, ValueLike, operation::OperationLike};
+use std::sync::Arc;
+use umac_dialects::{
+    ir::{op_name, string_value},
+    location::file_line_col,
+    text::{attribute_text, type_text},
+};
+
+type Check = Arc<dyn Fn(&OpView) -> bool + Send + Sync>;
+
+/// A condition on an op, with the description the placement report prints when it fails.
+#[derive(Clone)]
+pub struct Predicate {
+    /// What must hold, e.g. `dilation is 1x1`.
+    pub description: String,
+    check: Check,
+}
+
+/// What an operand of a matched op must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// Anything: it becomes an input of the outlined function.
+    Wildcard,
+    /// The result of a constant op (`tosa.const`, `arith.constant`): copied into the outlined
+    /// function, so the backend sees its value.
+    Constant,
+}
+
+/// Any value.
+pub fn wildcard() -> Operand {
+    Operand::Wildcard
+}
+
+/// A constant.
+pub fn constant() -> Operand {
+    Operand::Constant
+}
+
+/// One op of a pattern.
+#[derive(Clone)]
+pub struct OpPattern {
+    /// The op name, or `None` for any op.
+    name: Option<String>,
+    /// How strategies refer to the matched op (default: the op name, or `any`).
+    role: String,
+    operands: Vec<(usize, Operand)>,
+    predicates: Vec<Predicate>,
+}
+
+/// An op named `name` (e.g. `tosa.conv2d`).
+pub fn op(name: &str) -> OpPattern {
+    OpPattern { name: Some(name.to_string()), role: name.to_string(), operands: Vec::new(), predicates: Vec::new() }
+}
+
+/// Any op (a wildcard op), to be narrowed with predicates.
+pub fn any_op() -> OpPattern {
+    OpPattern { name: None, role: "any".into(), operands: Vec::new(), predicates: Vec::new() }
+}
+
+impl OpPattern {
+    /// Names the matched op for strategies ([`crate::Composite::get`]).
+    pub fn role(mut self, role: &str) -> Self {
+        self.role = role.to_string();
+        self
+    }
+
+    /// Requires operand `index` to be `what`.
+    pub fn operand(mut self, index: usize, what: Operand) -> Self {
+        self.operands.push((index, what));
+        self
+    }
+
+    /// Requires `check` to hold; `description` says what it checks.
+    pub fn when(mut self, description: &str, check: impl Fn(&OpView) -> bool + Send + Sync + 'static) -> Self {
+        self.predicates.push(Predicate { description: description.to_string(), check: Arc::new(check) });
+        self
+    }
+
+    /// Requires the integer-array attribute `attr` (e.g. `stride`) to satisfy `check`.
+    pub fn ints(self, attr: &str, description: &str, check: impl Fn(&[i64]) -> bool + Send + Sync + 'static) -> Self {
+        let attr = attr.to_string();
+        self.when(description, move |op| op.ints(&attr).is_some_and(|v| check(&v)))
+    }
+
+    /// Requires the attribute `attr` to print as `value` (enums, strings, booleans, integers).
+    pub fn attr_is(self, attr: &str, value: &str) -> Self {
+        let (attr, value) = (attr.to_string(), value.to_string());
+        self.when(&format!("{attr} is {value}"), move |op| op.attr_text(&attr).as_deref() == Some(value.as_str()))
+    }
+
+    /// Requires operand `index` to have element type `element` (`i8`, `i32`, `f32`...).
+    pub fn element_type(self, index: usize, element: &str) -> Self {
+        let element = element.to_string();
+        self.when(&format!("operand #{index} has element type {element}"), move |op| {
+            op.operand_type(index).is_some_and(|t| t.element == element)
+        })
+    }
+
+    /// Requires the result to have element type `element`.
+    pub fn result_element_type(self, element: &str) -> Self {
+        let element = element.to_string();
+        self.when(&format!("the result has element type {element}"), move |op| {
+            op.result_type().is_some_and(|t| t.element == element)
+        })
+    }
+
+    /// Requires operand `index` to be a ranked tensor of rank `rank` with a static shape.
+    pub fn static_rank(self, index: usize, rank: usize) -> Self {
+        self.when(&format!("operand #{index} has a static shape of rank {rank}"), move |op| {
+            op.operand_type(index).is_some_and(|t| t.shape.len() == rank && t.is_static())
+        })
+    }
+
+    fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or("any op")
+    }
+
+    /// Whether `op` has this pattern's name (the precondition of a near miss).
+    pub(crate) fn names(&self, op: &OpView) -> bool {
+        self.name.as_deref().is_none_or(|n| n == op.name())
+    }
+
+    /// Checks `op` against the name, operands and predicates: `Err` holds the first that failed.
+    /// The description of the first check `op` fails, `None` when it passes them all.
+    pub(crate) fn failed_check(&self, op: &OpView) -> Option<String> {
+        if !self.names(op) {
+            return Some(format!("is not {}", self.label()));
+        }
+        for (index, what) in &self.operands {
+            let ok = match what {
+                Operand::Wildcard => *index < op.operand_count(),
+                Operand::Constant => op.operand_is_constant(*index),
+            };
+            if !ok {
+                return Some(format!(
+                    "operand #{index} is {}",
+                    if *what == Operand::Constant { "a constant" } else { "present" }
+                ));
+            }
+        }
+        for predicate in &self.predicates {
+            if !(predicate.check)(op) {
+                return Some(predicate.description.clone());
+            }
+        }
+        None
+    }
+
+    pub(crate) fn role_name(&self) -> &str {
+        &self.role
+    }
+}
+
+/// A composite pattern: a root op and trailing ops; its name becomes `umac.composite`.
+#[derive(Clone)]
+pub struct Pattern {
+    /// The composite's name, e.g. `vanilla.conv2d`.
+    pub name: String,
+    pub(crate) root: OpPattern,
+    pub(crate) trailing: Vec<(OpPattern, bool)>,
+}
+
+impl Pattern {
+    /// A pattern named `name` starting at `root`.
+    pub fn new(name: &str, root: OpPattern) -> Self {
+        Pattern { name: name.to_string(), root, trailing: Vec::new() }
+    }
+
+    /// Then `next` consumes the previous op's result, if it matches (else the chain goes on with
+    /// the following trailing op).
+    pub fn optional(mut self, next: OpPattern) -> Self {
+        self.trailing.push((next, true));
+        self
+    }
+
+    /// Then `next` must consume the previous op's result.
+    pub fn then(mut self, next: OpPattern) -> Self {
+        self.trailing.push((next, false));
+        self
+    }
+}
+
+/// What a pattern matched: the ops (root first) with their roles.
+#[derive(Clone, Debug)]
+pub struct Match<'c, 'a> {
+    /// The ops and the roles the pattern gave them.
+    pub ops: Vec<(String, OperationRef<'c, 'a>)>,
+}
+
+/// How matching `pattern` at `root` went: a match, a near miss (the op has the root's name but
+/// a predicate failed), or nothing.
+pub(crate) enum Outcome<'c, 'a> {
+    Matched(Match<'c, 'a>),
+    NearMiss(String),
+    NoMatch,
+}
+
+/// Matches `pattern` with `root` as its root; `claimed` tells which ops are taken already.
+pub(crate) fn match_at<'c, 'a>(
+    pattern: &Pattern,
+    root: OperationRef<'c, 'a>,
+    claimed: &dyn Fn(&OperationRef) -> bool,
+) -> Outcome<'c, 'a> {
+    let view = OpView::new(root);
+    if !pattern.root.names(&view) {
+        return Outcome::NoMatch;
+    }
+    if let Some(failed) = pattern.root.failed_check(&view) {
+        return Outcome::NearMiss(failed);
+    }
+    let mut ops = vec![(pattern.root.role_name().to_string(), root)];
+    let mut current = root;
+    for (next, optional) in &pattern.trailing {
+        let user = single_user(&current).filter(|u| !claimed(u));
+        match user {
+            Some(user) if next.failed_check(&OpView::new(user)).is_none() => {
+                ops.push((next.role_name().to_string(), user));
+                current = user;
+            }
+            _ if *optional => {}
+            Some(user) => {
+                return match next.failed_check(&OpView::new(user)) {
+                    Some(failed) => Outcome::NearMiss(format!("{} {failed}", next.label())),
+                    None => Outcome::NoMatch,
+                };
+            }
+            None => return Outcome::NearMiss(format!("its result is used by exactly one {}", next.label())),
+        }
+    }
+    Outcome::Matched(Match { ops })
+}
+
+/// The only user of `op`'s only result, in the same block.
+fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    if op.result_count() != 1 {
+        return None;
+    }
+    let result = op.result(0).ok()?;
+    let raw = result.to_raw();
+    // SAFETY: the value is alive; the use list is read without modification.
+    unsafe {
+        let first = mlir_sys::mlirValueGetFirstUse(raw);
+        if first.ptr.is_null() || !mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null() {
+            return None;
+        }
+        let owner = mlir_sys::mlirOpOperandGetOwner(first);
+        let same_block = mlir_sys::mlirOperationGetBlock(owner).ptr == mlir_sys::mlirOperationGetBlock(op.to_raw()).ptr;
+        same_block.then(|| OperationRef::from_raw(owner))
+    }
+}
+
+/// The type of a tensor operand or result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorType {
+    /// The dimensions (`None`: dynamic); empty for a scalar or unranked type.
+    pub shape: Vec<Option<i64>>,
+    /// The element type as MLIR prints it (`i8`, `f32`).
+    pub element: String,
+}
+
+impl TensorType {
+    /// Whether every dimension is known.
+    pub fn is_static(&self) -> bool {
+        self.shape.iter().all(Option::is_some)
+    }
+
+    /// The static dimensions (dynamic ones as -1).
+    pub fn dims(&self) -> Vec<i64> {
+        self.shape.iter().map(|d| d.unwrap_or(-1)).collect()
+    }
+
+    fn of(ty: Type) -> Option<TensorType> {
+        let raw = ty.to_raw();
+        // SAFETY: the type is alive; shaped-type queries run after the kind checks.
+        unsafe {
+            if !mlir_sys::mlirTypeIsAShaped(raw) || !mlir_sys::mlirShapedTypeHasRank(raw) {
+                return None;
+            }
+            let rank = mlir_sys::mlirShapedTypeGetRank(raw);
+            let shape = (0..rank)
+                .map(|i| {
+                    (!mlir_sys::mlirShapedTypeIsDynamicDim(raw, i as isize))
+                        .then(|| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize))
+                })
+                .collect();
+            let element = type_text(Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw)));
+            Some(TensorType { shape, element })
+        }
+    }
+}
+
+/// Read access to an op for predicates and strategies.
+#[derive(Clone, Copy)]
+pub struct OpView<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+}
+
+impl<'c, 'a> OpView<'c, 'a> {
+    /// Views `op`.
+    pub fn new(op: OperationRef<'c, 'a>) -> Self {
+        OpView { op }
+    }
+
+    /// The op.
+    pub fn operation(&self) -> OperationRef<'c, 'a> {
+        self.op
+    }
+
+    /// Its name, e.g. `tosa.conv2d`.
+    pub fn name(&self) -> String {
+        op_name(&self.op)
+    }
+
+    /// Where it is, as `file:line:col` (or MLIR's printed location).
+    pub fn location(&self) -> String {
+        match file_line_col(self.op.location()) {
+            Some(at) => format!("{}:{}:{}", at.file, at.line, at.column),
+            None => self.op.location().to_string(),
+        }
+    }
+
+    fn attribute(&self, name: &str) -> Option<Attribute<'c>> {
+        self.op.attribute(name).ok()
+    }
+
+    /// An integer-array attribute (`array<i64: ...>`, `array<i32: ...>`, or `[1, 2]`).
+    pub fn ints(&self, name: &str) -> Option<Vec<i64>> {
+        let raw = self.attribute(name)?.to_raw();
+        // SAFETY: the attribute is alive; elements are read after the kind checks.
+        unsafe {
+            if mlir_sys::mlirAttributeIsADenseI64Array(raw) {
+                let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
+                return Some((0..n).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i)).collect());
+            }
+            if mlir_sys::mlirAttributeIsADenseI32Array(raw) {
+                let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
+                return Some((0..n).map(|i| i64::from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i))).collect());
+            }
+            if mlir_sys::mlirAttributeIsAArray(raw) {
+                let n = mlir_sys::mlirArrayAttrGetNumElements(raw);
+                return (0..n)
+                    .map(|i| {
+                        let e = mlir_sys::mlirArrayAttrGetElement(raw, i);
+                        mlir_sys::mlirAttributeIsAInteger(e).then(|| mlir_sys::mlirIntegerAttrGetValueInt(e))
+                    })
+                    .collect();
+            }
+        }
+        None
+    }
+
+    /// An integer (or boolean, as 0/1) attribute.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        let raw = self.attribute(name)?.to_raw();
+        // SAFETY: the attribute is alive; values are read after the kind checks.
+        unsafe {
+            if mlir_sys::mlirAttributeIsAInteger(raw) {
+                return Some(mlir_sys::mlirIntegerAttrGetValueInt(raw));
+            }
+            if mlir_sys::mlirAttributeIsABool(raw) {
+                return Some(i64::from(mlir_sys::mlirBoolAttrGetValue(raw)));
+            }
+        }
+        None
+    }
+
+    /// An attribute as text, without type or dialect decoration: `DOUBLE_ROUND`, `true`, `3`.
+    pub fn attr_text(&self, name: &str) -> Option<String> {
+        let attr = self.attribute(name)?;
+        if let Some(v) = self.int(name) {
+            // SAFETY: the attribute is alive.
+            if unsafe { mlir_sys::mlirAttributeIsABool(attr.to_raw()) } {
+                return Some((v != 0).to_string());
+            }
+            return Some(v.to_string());
+        }
+        if let Some(s) = string_value(attr) {
+            return Some(s);
+        }
+        // Enums print as `#tosa<rounding_mode DOUBLE_ROUND>` or plain `DOUBLE_ROUND`.
+        let text = attribute_text(attr);
+        let inner = text.rsplit(['<', ' ']).next().unwrap_or(&text).trim_end_matches('>');
+        Some(inner.to_string())
+    }
+
+    /// How many operands it has.
+    pub fn operand_count(&self) -> usize {
+        self.op.operand_count()
+    }
+
+    /// Operand `index`.
+    pub fn operand(&self, index: usize) -> Option<Value<'c, 'a>> {
+        self.op.operand(index).ok()
+    }
+
+    /// The tensor type of operand `index`.
+    pub fn operand_type(&self, index: usize) -> Option<TensorType> {
+        TensorType::of(self.operand(index)?.r#type())
+    }
+
+    /// The tensor type of the (first) result.
+    pub fn result_type(&self) -> Option<TensorType> {
+        TensorType::of(self.op.result(0).ok()?.r#type())
+    }
+
+    /// Whether operand `index` is the result of a constant op.
+    pub fn operand_is_constant(&self, index: usize) -> bool {
+        let Some(value) = self.operand(index) else {
+            return false;
+        };
+        // SAFETY: the value is alive; its owner is read only if it is an op result.
+        unsafe {
+            let raw = value.to_raw();
+            if !mlir_sys::mlirValueIsAOpResult(raw) {
+                return false;
+            }
+            let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
+            is_constant_op(&op_name(&owner))
+        }
+    }
+}
+
+/// Ops that are constants: copied into outlined functions rather than passed in.
+pub fn is_constant_op(name: &str) -> bool {
+    matches!(name, "tosa.const" | "tosa.const_shape" | "arith.constant")
+}

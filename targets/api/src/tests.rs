@@ -1,0 +1,383 @@
+//! The backend API with test backends: pattern features, target priority, region merging,
+//! strategies, prototypes, codegen hooks and phases — each checked on small TOSA functions run
+//! through the same pipeline text `umac compile` builds.
+
+use crate::{
+    Backend, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, Kernel, Param, Phase,
+    PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
+    flow::{accelerator_steps, extern_functions, fill_hooks},
+    kernel::Scalar,
+    op,
+    partition::{Placement, partition, plan},
+    register_backends,
+};
+use melior::ir::{Module, operation::OperationLike as _};
+use umac_dialects::{
+    ContextOptions, create_context,
+    ir::symbol_name,
+    source::{SourceChunk, parse_module, print_module},
+};
+use umac_lowering::{Step, build_pass_manager, stages::TOSA_TO_LINALG};
+
+/// Claims `tosa.abs` (optionally followed by `tosa.bitwise_not`) and lowers it to `abs_kernel`, or to
+/// the reference lowering when `reference` is set.
+pub(crate) struct Abs {
+    name: &'static str,
+    merge: bool,
+    reference: bool,
+    /// A schedule (with `reference`): `Strategy::Schedule`.
+    schedule: &'static str,
+    /// `replace_call_extern`: a symbol to call instead, or (starting with `func.func`) a definition.
+    replace: Option<&'static str>,
+    passes: &'static [(Phase, &'static str)],
+    /// The parameter names the call binds (the prototype's are `x`, `n`, `y`).
+    names: [&'static str; 2],
+}
+
+/// `abs_kernel` and its variant: `void abs_kernel(const int32_t *x, int32_t n, int32_t *y)`.
+fn abs_kernel(symbol: &'static str) -> Kernel {
+    Kernel {
+        symbol,
+        parameters: vec![Param::input("x", Scalar::I32), Param::int32("n"), Param::output("y", Some(Scalar::I32))],
+        address: 0,
+        source: SourceFile { path: "abs.c", text: "" },
+        headers: vec![],
+    }
+}
+
+impl Backend for Abs {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn attributes(&self) -> Vec<TargetAttr> {
+        vec![TargetAttr::int("n", 16, "a number")]
+    }
+    fn patterns(&self, _: &TargetAttrs) -> Vec<crate::Pattern> {
+        vec![
+            crate::Pattern::new(&format!("{}.abs", self.name), op("tosa.abs").element_type(0, "i32"))
+                .optional(op("tosa.bitwise_not")),
+        ]
+    }
+    fn strategy(&self, composite: &Composite, _: &TargetAttrs) -> Result<Strategy, Error> {
+        if self.reference {
+            return Ok(if self.schedule.is_empty() {
+                Strategy::Reference
+            } else {
+                Strategy::Schedule(self.schedule.into())
+            });
+        }
+        let n = composite.last().result_type().map(|t| t.dims().iter().product::<i64>()).unwrap_or(0);
+        Ok(Strategy::Extern(
+            ExternCall::new("abs_kernel")
+                .arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 })
+                .arg(self.names[1], ExternArg::I32(n)),
+        ))
+    }
+    fn passes(&self, _: &TargetAttrs) -> Vec<PhasePass> {
+        self.passes.iter().map(|(phase, p)| PhasePass { phase: *phase, pipeline: p.to_string() }).collect()
+    }
+    fn merge_compiler_regions(&self) -> bool {
+        self.merge
+    }
+    fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
+        assert_eq!(call.argument_types, ["memref<4xi32>", "i32", "memref<4xi32>"]);
+        assert_eq!(
+            (call.callee.as_str(), call.composite.as_str()),
+            ("abs_kernel", format!("{}.abs", self.name).as_str())
+        );
+        self.replace.map(|r| {
+            if r.starts_with("func.func") { Replacement::Definition(r.into()) } else { Replacement::Symbol(r.into()) }
+        })
+    }
+    fn kernels(&self) -> Vec<Kernel> {
+        vec![abs_kernel("abs_kernel"), abs_kernel("abs_kernel_v2")]
+    }
+}
+
+/// Claims any op whose result is int32 (a wildcard op with a predicate).
+struct Any;
+
+impl Backend for Any {
+    fn name(&self) -> &'static str {
+        "any"
+    }
+    fn patterns(&self, _: &TargetAttrs) -> Vec<crate::Pattern> {
+        vec![crate::Pattern::new("any.i32", any_op().result_element_type("i32"))]
+    }
+    fn strategy(&self, _: &Composite, _: &TargetAttrs) -> Result<Strategy, Error> {
+        Ok(Strategy::Reference)
+    }
+}
+
+const fn abs(name: &'static str) -> Abs {
+    Abs { name, merge: true, reference: false, schedule: "", replace: None, passes: &[], names: ["x", "n"] }
+}
+
+static FIRST: Abs = abs("first");
+static SECOND: Abs = abs("second");
+static ANY: Any = Any;
+static SEPARATE: Abs = Abs { merge: false, ..abs("separate") };
+static REFERENCE: Abs = Abs { reference: true, ..abs("reference") };
+static SCHEDULED: Abs = Abs { reference: true, schedule: "tosa-to-linalg", ..abs("scheduled") };
+static BROKEN: Abs = Abs { reference: true, schedule: "no-such-pass", ..abs("broken") };
+static RENAMED: Abs = Abs { replace: Some("abs_kernel_v2"), ..abs("renamed") };
+static DEFINED: Abs = Abs {
+    replace: Some("func.func private @abs_kernel(%in: index, %n: i32, %out: index) { return }"),
+    ..abs("defined")
+};
+static MISNAMED: Abs = Abs { replace: Some("func.func private @other(%in: index) { return }"), ..abs("misnamed") };
+static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
+static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
+static PHASED: Abs = Abs { passes: &[(Phase::Loop2, "strip-debuginfo")], ..abs("phased") };
+
+/// Registers every test backend (once per test process: the registry is set once).
+pub(crate) fn register_test_backends() {
+    register_backends(vec![
+        &FIRST,
+        &SECOND,
+        &ANY,
+        &SEPARATE,
+        &REFERENCE,
+        &SCHEDULED,
+        &BROKEN,
+        &RENAMED,
+        &DEFINED,
+        &MISNAMED,
+        &UNDECLARED,
+        &WRONG_NAMES,
+        &PHASED,
+    ]);
+}
+
+fn set(backends: Vec<&'static dyn Backend>) -> TargetSet {
+    TargetSet {
+        accelerators: backends
+            .into_iter()
+            .map(|backend| ConfiguredBackend { backend, attributes: TargetAttrs::defaults(&backend.attributes()) })
+            .collect(),
+        cpu: None,
+    }
+}
+
+const MODEL: &str = r#"
+func.func @main(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %a = tosa.abs %x : (tensor<4xi32>) -> tensor<4xi32>
+  %n = tosa.bitwise_not %a : (tensor<4xi32>) -> tensor<4xi32>
+  %b = tosa.abs %n : (tensor<4xi32>) -> tensor<4xi32>
+  %c = tosa.clz %b : (tensor<4xi32>) -> tensor<4xi32>
+  %d = tosa.abs %c : (tensor<4xi32>) -> tensor<4xi32>
+  return %d : tensor<4xi32>
+}
+"#;
+
+fn with_module(text: &str, work: impl FnOnce(&melior::Context, &mut Module)) {
+    register_test_backends();
+    let context = create_context(ContextOptions::default());
+    let mut module =
+        parse_module(&context, &SourceChunk { name: "test.mlir", bytes: text.as_bytes(), first_line: 1 }).unwrap();
+    work(&context, &mut module);
+}
+
+fn text(module: &Module) -> String {
+    print_module(module, Default::default())
+}
+
+/// Runs `steps` (hooks filled for `targets`) as one pipeline, as `umac compile` does.
+fn run(context: &melior::Context, module: &mut Module, steps: &[Step], targets: &TargetSet) -> Result<(), Error> {
+    let pipeline = format!("builtin.module({})", fill_hooks(steps, targets).join(","));
+    let manager = build_pass_manager(context, &pipeline, "builtin.module")?;
+    manager.run(module).map_err(|_| Error::Reported)
+}
+
+/// The placements, then the accelerator steps of the pipeline.
+fn partition_and_legalize(
+    context: &melior::Context,
+    module: &mut Module,
+    targets: &TargetSet,
+) -> Result<Vec<Placement>, Error> {
+    let placements = plan(module.as_operation(), &targets.accelerators)?.placements;
+    run(context, module, &accelerator_steps(targets), targets)?;
+    Ok(placements)
+}
+
+#[test]
+fn the_earlier_target_wins_and_regions_merge() {
+    with_module(MODEL, |_, module| {
+        let placements = partition(module.as_operation(), &set(vec![&FIRST, &ANY]).accelerators).unwrap();
+        let targets: Vec<(&str, &str)> = placements.iter().map(|p| (p.op.as_str(), p.target.as_str())).collect();
+        // abs+negate and abs merge (the second consumes the first); clz goes to `any`, which
+        // also matches the abs ops but comes second; the last abs is separated by clz.
+        assert_eq!(
+            targets,
+            [
+                ("tosa.abs", "first"),
+                ("tosa.bitwise_not", "first"),
+                ("tosa.abs", "first"),
+                ("tosa.clz", "any"),
+                ("tosa.abs", "first")
+            ]
+        );
+        let functions: Vec<&str> = placements.iter().filter_map(|p| p.function.as_deref()).collect();
+        assert_eq!(functions, ["first_0", "first_0", "first_0", "any_0", "first_1"]);
+        let ir = text(module);
+        assert!(ir.contains("umac.composite = \"first.abs\", umac.target = \"first\""), "{ir}");
+    });
+    with_module(MODEL, |_, module| {
+        let placements = partition(module.as_operation(), &set(vec![&ANY, &FIRST]).accelerators).unwrap();
+        assert!(placements.iter().all(|p| p.target == "any"), "{placements:?}");
+    });
+}
+
+#[test]
+fn planning_changes_nothing_and_agrees_with_partitioning() {
+    with_module(MODEL, |_, module| {
+        let before = text(module);
+        let planned = plan(module.as_operation(), &set(vec![&FIRST, &ANY]).accelerators).unwrap().placements;
+        assert_eq!(text(module), before);
+        let done = partition(module.as_operation(), &set(vec![&FIRST, &ANY]).accelerators).unwrap();
+        assert_eq!(planned, done);
+    });
+}
+
+#[test]
+fn merging_can_be_turned_off() {
+    with_module(MODEL, |_, module| {
+        let placements = partition(module.as_operation(), &set(vec![&SEPARATE]).accelerators).unwrap();
+        let functions: Vec<&str> = placements.iter().filter_map(|p| p.function.as_deref()).collect();
+        assert_eq!(functions, ["separate_0", "separate_0", "separate_1", "separate_2"]);
+        assert_eq!(placements[3].target, "cpu");
+    });
+}
+
+#[test]
+fn the_pipeline_names_the_targets_with_their_attributes() {
+    register_test_backends();
+    let targets = set(vec![&FIRST, &ANY]);
+    assert_eq!(
+        fill_hooks(&accelerator_steps(&targets), &targets),
+        ["umac-partition{targets={first -n=16,any}}", "umac-legalize-first{attributes=-n=16}", "umac-legalize-any"]
+    );
+    assert!(accelerator_steps(&TargetSet::default()).is_empty());
+}
+
+#[test]
+fn the_reference_strategy_inlines_back() {
+    with_module(MODEL, |context, module| {
+        let placements = partition_and_legalize(context, module, &set(vec![&REFERENCE])).unwrap();
+        assert_eq!(placements[0].target, "reference");
+        let ir = text(module);
+        assert!(!ir.contains("call @reference") && !ir.contains("func.func private"), "{ir}");
+        assert_eq!(ir.matches("tosa.abs").count(), 3, "{ir}");
+    });
+}
+
+#[test]
+fn a_schedule_lowers_the_claimed_ops_only() {
+    with_module(MODEL, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&SCHEDULED])).unwrap();
+        let ir = text(module);
+        // The claimed abs/bitwise_not ops are loops now, inlined back; clz was not claimed.
+        assert!(
+            !ir.contains("tosa.abs") && !ir.contains("tosa.bitwise_not") && !ir.contains("func.func private"),
+            "{ir}"
+        );
+        assert!(ir.contains("tosa.clz") && ir.contains("linalg.generic"), "{ir}");
+    });
+    with_module(MODEL, |context, module| {
+        assert!(partition_and_legalize(context, module, &set(vec![&BROKEN])).is_err());
+    });
+}
+
+const SINGLE: &str = "func.func @main(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %a = tosa.abs %x : (tensor<4xi32>) -> tensor<4xi32>
+  %b = tosa.clz %a : (tensor<4xi32>) -> tensor<4xi32>
+  return %b : tensor<4xi32>
+}
+";
+
+#[test]
+fn extern_calls_and_the_replace_hook() {
+    with_module(SINGLE, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&FIRST])).unwrap();
+        let ir = text(module);
+        assert!(ir.contains("\"umac.call_extern\"(%0, %c4_i32, %alloc) {callee = @abs_kernel"), "{ir}");
+        assert_eq!(extern_functions(module), ["abs_kernel"]);
+    });
+    with_module(SINGLE, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&RENAMED])).unwrap();
+        assert_eq!(extern_functions(module), ["abs_kernel_v2"]);
+    });
+    with_module(SINGLE, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&DEFINED])).unwrap();
+        assert!(extern_functions(module).is_empty(), "the object defines it: nothing to link");
+        assert!(text(module).contains("func.func private @abs_kernel(%arg0: index, %arg1: i32, %arg2: index)"));
+    });
+    for rejected in [&MISNAMED, &UNDECLARED] {
+        with_module(SINGLE, |context, module| {
+            assert!(partition_and_legalize(context, module, &set(vec![rejected])).is_err(), "{}", rejected.name);
+        });
+    }
+}
+
+#[test]
+fn calls_that_do_not_fit_the_prototype_are_reported_at_the_composite() {
+    with_module(SINGLE, |context, module| {
+        let diagnostics = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let sink = diagnostics.clone();
+        umac_dialects::attach_handler(context, move |d| {
+            sink.borrow_mut().push(format!("{}: {}", d.location.as_ref().map_or(0, |l| l.line), d.message));
+            true
+        });
+        assert!(partition_and_legalize(context, module, &set(vec![&WRONG_NAMES])).is_err());
+        assert_eq!(
+            diagnostics.borrow().as_slice(),
+            ["2: wrongnames.abs: argument #1 of abs_kernel is named 'count', the prototype's parameter #1 is 'n'"]
+        );
+    });
+}
+
+#[test]
+fn function_phases_run_on_the_backends_functions_only() {
+    // `strip-debuginfo` on the backend's function only (a function phase) keeps the locations of
+    // @main.
+    with_module(SINGLE, |context, module| {
+        let targets = set(vec![&PHASED]);
+        partition_and_legalize(context, module, &targets).unwrap();
+        let steps = [
+            Step::Passes(TOSA_TO_LINALG.into()),
+            Step::Hook(Phase::Loop0),
+            Step::Hook(Phase::Loop1),
+            Step::Passes("one-shot-bufferize{bufferize-function-boundaries}".into()),
+            Step::Hook(Phase::Loop2),
+        ];
+        assert_eq!(fill_hooks(&steps, &targets)[2], "umac-on-target-functions{target=phased pipeline=strip-debuginfo}");
+        run(context, module, &steps, &targets).unwrap();
+        // Ops of @phased_0 lost their locations; @main's kept theirs.
+        let mut located = std::collections::BTreeMap::new();
+        for function in umac_dialects::ir::top_level_ops(module.as_operation()) {
+            let mut known = (0, 0);
+            function.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+                if umac_dialects::location::file_line_col(op.location()).is_some() {
+                    known.0 += 1;
+                } else {
+                    known.1 += 1;
+                }
+                melior::ir::operation::WalkResult::Advance
+            });
+            located.insert(symbol_name(&function).unwrap_or_default(), known);
+        }
+        assert_eq!(located["phased_0"].0, 0, "{located:?}");
+        assert!(located["main"].0 > 0 && located["phased_0"].1 > 0, "{located:?}");
+    });
+}
+
+#[test]
+fn near_misses_name_the_failed_predicate() {
+    let i8 = "func.func @main(%x: tensor<4xi8>) -> tensor<4xi8> {\n  %a = tosa.abs %x : (tensor<4xi8>) -> tensor<4xi8>\n  return %a : tensor<4xi8>\n}\n";
+    with_module(i8, |_, module| {
+        let placements = partition(module.as_operation(), &set(vec![&FIRST]).accelerators).unwrap();
+        assert_eq!(placements[0].target, "cpu");
+        assert_eq!(placements[0].reason.as_deref(), Some("first.abs: operand #0 has element type i32 failed"));
+        assert_eq!(placements[0].location, "test.mlir:2:8");
+    });
+}
