@@ -371,3 +371,95 @@ pub unsafe fn splice(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ContextOptions, create_context, source::print_module};
+    use melior::ir::{Module, operation::OperationLike};
+
+    const TEXT: &str = r#"
+func.func @f(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
+  %c = arith.constant 7 : i32
+  %y = tosa.abs %x : (tensor<2x3xi8>) -> tensor<2x3xi8>
+  return %y : tensor<2x3xi8>
+}
+func.func private @g(%x: tensor<?xi8>) attributes {pads = array<i64: 1, 2>} {
+  return
+}
+"#;
+
+    fn with_module(work: impl FnOnce(&Module)) {
+        let context = create_context(ContextOptions::default());
+        let module = Module::parse(&context, TEXT).unwrap();
+        work(&module);
+    }
+
+    #[test]
+    fn reads() {
+        with_module(|module| {
+            let ops = top_level_ops(module.as_operation());
+            assert_eq!(ops.iter().map(|o| symbol_name(o).unwrap()).collect::<Vec<_>>(), ["f", "g"]);
+            let (f, g) = (
+                find_function(module.as_operation(), "f").unwrap(),
+                find_function(module.as_operation(), "g").unwrap(),
+            );
+            assert!(!is_private(&f) && is_private(&g) && has_body(&f));
+            // SAFETY: the functions are live; their types belong to the module's context.
+            unsafe {
+                let (inputs, results) = function_type(f.to_raw());
+                assert_eq!(static_tensor_shape(inputs[0]), Some(vec![2, 3]));
+                assert_eq!(type_text(element_type(results[0])), "i8");
+                assert_eq!(static_tensor_shape(function_type(g.to_raw()).0[0]), None, "dynamic");
+                assert_eq!(i64_array(attribute(g.to_raw(), "pads").unwrap()), Some(vec![1, 2]));
+                assert!(attribute(g.to_raw(), "nope").is_none());
+            }
+            let found = collect(f, |op| op_name(op) == "tosa.abs" || op_name(op) == "arith.constant");
+            assert_eq!(found.len(), 2);
+            // SAFETY: the ops are live.
+            unsafe {
+                let abs = found[1];
+                assert_eq!(name(abs), "tosa.abs");
+                let result = mlirOperationGetResult(found[0], 0);
+                assert_eq!(constant_int(result), Some(7));
+                assert!(produced_by(result, "arith.constant").is_some() && produced_by(result, "tosa.abs").is_none());
+                assert!(defined_inside(mlirOperationGetResult(abs, 0), abs));
+                assert!(!defined_inside(mlirOperationGetOperand(abs, 0), abs), "a block argument of @f");
+            }
+        });
+    }
+
+    #[test]
+    fn rewrites() {
+        with_module(|module| {
+            let f = find_function(module.as_operation(), "f").unwrap();
+            let abs = collect(f, |op| op_name(op) == "tosa.abs")[0];
+            let text = "func.func @r(%a: tensor<2x3xi8>) -> tensor<2x3xi8> {\n  \
+                        %b = tosa.negate_not_an_op %a : (tensor<2x3xi8>) -> tensor<2x3xi8>\n  return %b : tensor<2x3xi8>\n}";
+            // SAFETY: the op is live with one result; its operand dominates it.
+            let broken = unsafe { splice(abs, text, &[mlirOperationGetOperand(abs, 0)], "a test", None) };
+            assert!(matches!(broken, Err(Error::Internal(_))), "an unparsable replacement is an internal error");
+            let text = "func.func @r(%a: tensor<2x3xi8>) -> tensor<2x3xi8> {\n  \
+                        %b = tosa.clz %a : (tensor<2x3xi8>) -> tensor<2x3xi8>\n  return %b : tensor<2x3xi8>\n}";
+            // SAFETY: as above; the op is erased by the splice.
+            unsafe { splice(abs, text, &[mlirOperationGetOperand(abs, 0)], "a test", None).unwrap() };
+            // SAFETY: the function is live; the new function's parts belong to its context.
+            unsafe {
+                let (inputs, results) = function_type(f.to_raw());
+                set_function_type(f.to_raw(), &inputs, &results);
+                let declared = private_function(
+                    "k",
+                    function_type_get(mlirOperationGetContext(f.to_raw()), &inputs, &[]),
+                    None,
+                    mlirOperationGetLocation(f.to_raw()),
+                    &[],
+                );
+                mlirBlockAppendOwnedOperation(module.body().to_raw(), declared);
+            }
+            let text = print_module(module, Default::default());
+            assert!(text.contains("tosa.clz %arg0") && !text.contains("tosa.abs"), "{text}");
+            assert!(text.contains("func.func private @k(tensor<2x3xi8>)"), "{text}");
+            assert!(module.as_operation().verify());
+        });
+    }
+}
