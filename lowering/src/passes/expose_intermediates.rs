@@ -43,8 +43,10 @@ struct ExposeIntermediates {
 impl UmacPass for ExposeIntermediates {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let entry = find_entry(operation, &self.entry)?;
-        // SAFETY: the context outlives the pass run.
-        let context = unsafe { operation.context().to_ref() };
+        // SAFETY: the context outlives the pass run; the ContextRef is bound for the whole run
+        // (`to_ref` borrows it: on a temporary it would dangle).
+        let context_ref = operation.context();
+        let context = unsafe { context_ref.to_ref() };
         let terminator = entry
             .region(0)
             .ok()

@@ -52,8 +52,10 @@ impl UmacPass for OnTargetFunctions {
         if self.target.is_empty() {
             return Err(Error::Invalid("target= is empty (e.g. umac-on-target-functions{target=vanilla ...})".into()));
         }
-        // SAFETY: the context outlives the pass run.
-        let context = unsafe { operation.context().to_ref() };
+        // SAFETY: the context outlives the pass run; the ContextRef is bound for the whole run
+        // (`to_ref` borrows it: on a temporary it would dangle).
+        let context_ref = operation.context();
+        let context = unsafe { context_ref.to_ref() };
         // Parsed once, before any function changes: a bad pipeline fails the pass with nothing done.
         build_pass_manager(context, &format!("func.func({})", self.pipeline), "func.func")
             .map_err(|e| Error::Invalid(format!("pipeline '{}' does not parse: {}", self.pipeline, e.message)))?;

@@ -34,8 +34,10 @@ struct ResolveSliceSizes;
 
 impl UmacPass for ResolveSliceSizes {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        // SAFETY: the context outlives the pass run.
-        let context = unsafe { operation.context().to_ref() };
+        // SAFETY: the context outlives the pass run; the ContextRef is bound for the whole run
+        // (`to_ref` borrows it: on a temporary it would dangle).
+        let context_ref = operation.context();
+        let context = unsafe { context_ref.to_ref() };
         for raw in collect(operation, |op| op_name(op) == "tosa.slice") {
             // SAFETY: the slices are alive in the module; operands and their producers are read
             // before a new const_shape is inserted in front of the slice and becomes its operand.

@@ -140,8 +140,10 @@ fn legalize_function(
 
 /// Runs a backend's schedule (pipeline text anchored on `func.func`) on `function`.
 fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<(), Error> {
-    // SAFETY: the context outlives this call (it owns the function).
-    let context = unsafe { function.context().to_ref() };
+    // SAFETY: the context outlives this call (it owns the function); the ContextRef is bound
+    // (`to_ref` borrows it: on a temporary it would dangle).
+    let context_ref = function.context();
+    let context = unsafe { context_ref.to_ref() };
     umac_lowering::run_on_function(context, function, schedule).map_err(|e| {
         let what = match e {
             umac_lowering::Error::Reported => "failed".to_string(),
