@@ -25,6 +25,15 @@ pub unsafe fn name(op: MlirOperation) -> String {
     unsafe { string_from(mlirIdentifierStr(mlirOperationGetName(op))) }
 }
 
+/// Calls `f` with the context `op` belongs to. (melior's `ContextRef::to_ref` borrows the
+/// `ContextRef` itself: called on a temporary it dangles at the end of the statement.)
+pub fn with_context<R>(op: &OperationRef, f: impl FnOnce(&melior::Context) -> R) -> R {
+    let context = op.context();
+    // SAFETY: `context` lives until the end of this function, and the context it refers to
+    // outlives the op.
+    f(unsafe { context.to_ref() })
+}
+
 /// An operation's name, e.g. `tosa.conv2d`.
 pub fn op_name(op: &OperationRef) -> String {
     // SAFETY: a borrowed op is live.
@@ -456,7 +465,7 @@ func.func private @g(%x: tensor<?xi8>) attributes {pads = array<i64: 1, 2>} {
                 );
                 mlirBlockAppendOwnedOperation(module.body().to_raw(), declared);
             }
-            let text = print_module(module, Default::default());
+            let text = print_module(module);
             assert!(text.contains("tosa.clz %arg0") && !text.contains("tosa.abs"), "{text}");
             assert!(text.contains("func.func private @k(tensor<2x3xi8>)"), "{text}");
             assert!(module.as_operation().verify());

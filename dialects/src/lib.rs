@@ -6,6 +6,8 @@
 //! - [`source`] parses MLIR text or bytecode with real file names and line numbers, and prints it back.
 //! - [`location`] turns MLIR locations into `file:line:col` and emits located errors.
 //! - [`diagnostics`] copies diagnostics out of MLIR; [`text`] prints MLIR objects without panicking.
+//! - [`native`] is the C++ glue (`cxx/`): the umac dialect registered, umac passes in MLIR's pass
+//!   registry, MLIR's mlir-opt driver and parser.
 //! - [`ir`] holds the IR helpers every pass shares (names, attributes, shapes, building ops and
 //!   functions, replacing an op by IR written as text).
 
@@ -13,6 +15,7 @@ pub mod context;
 pub mod diagnostics;
 pub mod ir;
 pub mod location;
+pub mod native;
 pub mod source;
 pub mod text;
 pub mod umac;

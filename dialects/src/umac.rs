@@ -1,17 +1,19 @@
 //! The `umac` dialect: umac's own low-level ops and the discardable attributes of partitioned
 //! functions, with the verifier that checks them.
 //!
-//! # Why unregistered ops and a Rust verifier, not IRDL
+//! # A registered dialect with a Rust verifier, not IRDL
 //! `umac.call_extern` passes a list of operands of different types (an int8 input, an int32 bias,
 //! an int8 output...). In IRDL a constraint variable unifies across all of its uses, including all
 //! elements of one variadic operand group, so an IRDL `call_extern` would only accept calls whose
 //! inputs all share one type (MLIR 22: `expected 'memref<4xi8>' but got 'memref<2xi32>'`). IRDL
 //! cannot check discardable attributes on other dialects' ops either (`umac.target` on a
-//! `func.func` needs a dialect attribute hook IRDL does not have). So umac ops are unregistered
-//! ops, parsed in generic form, and [`verify`] checks them and the attributes; `umac-opt` runs it
-//! after parsing and after the pipeline, and the `umac-verify` pass runs it anywhere in a pipeline.
-//! Unregistered ops are treated by MLIR as having unknown side effects, which is what a call into
-//! C is. Foreign unregistered ops are still rejected unless `--allow-unregistered-dialect` is given.
+//! `func.func` needs a dialect attribute hook IRDL does not have). So the dialect is registered
+//! from C++ (`cxx/umac_dialect.cpp`: an extensible dialect whose op `call_extern` is a dynamic
+//! op) with this module's checks as its verifier hooks: MLIR's own verifier runs them after
+//! parsing and after every pass, in umac's tools and in `umac-opt` (mlir-opt's driver) alike; the
+//! `umac-verify` pass runs them explicitly anywhere in a pipeline. The op has no declared effects,
+//! so MLIR treats it as having unknown side effects, which is what a call into C is. It is printed
+//! in generic form.
 //!
 //! # Ops
 //! `umac.call_extern` calls a C function in destination-passing style:
@@ -42,17 +44,16 @@
 use crate::{
     ir::{integer_value, op_name, string_value},
     location::emit_error,
-    text::{attribute_text, str_ref, string_from, type_text},
+    text::{attribute_text, string_from, type_text},
 };
 use melior::ir::{
-    AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    Attribute, AttributeLike, BlockLike, OperationRef, RegionLike, Type, TypeLike, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::{
-    mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef, mlirContextGetOrLoadDialect,
-    mlirContextIsRegisteredOperation, mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement,
-    mlirFlatSymbolRefAttrGetValue, mlirOperationGetContext, mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger,
-    mlirTypeIsAMemRef,
+    MlirAttribute, MlirOperation, MlirStringRef, mlirAttributeIsADenseI32Array, mlirAttributeIsAFlatSymbolRef,
+    mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement, mlirFlatSymbolRefAttrGetValue, mlirTypeIsAFloat,
+    mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAMemRef,
 };
 
 /// `umac.call_extern`: a destination-passing call of a C symbol.
@@ -75,113 +76,92 @@ pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
 /// The liveness lower bound of a function's planned buffers.
 pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 
-/// Every op of the dialect.
-pub const OPERATIONS: &[&str] = &[CALL_EXTERN];
 /// Every discardable attribute of the dialect.
 pub const ATTRIBUTES: &[&str] =
     &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR, OP_ATTR, INTERIOR_ATTR];
 
-/// What the verifier accepts beyond the umac dialect.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct VerifyOptions {
-    /// Accept ops of unregistered dialects other than `umac`.
-    pub allow_unregistered_dialects: bool,
-}
-
-/// Verifies every umac op and attribute nested in `root` (and foreign unregistered ops), emitting
-/// a located error for each problem. Returns `true` when there was none.
-pub fn verify(root: OperationRef, options: VerifyOptions) -> bool {
+/// Verifies every umac op and attribute nested in `root`, emitting a located error for each
+/// problem. Returns `true` when there was none.
+pub fn verify(root: OperationRef) -> bool {
     let mut ok = true;
     root.walk(WalkOrder::PreOrder, |op| {
-        ok &= verify_op(op, options);
+        if op_name(&op) == CALL_EXTERN {
+            ok &= verify_call_extern(&op);
+        }
+        for index in 0..op.discardable_attribute_count() {
+            if let Ok((name, value)) = op.discardable_attribute_at(index) {
+                let name = name.as_string_ref().as_str().unwrap_or_default().to_string();
+                if name.starts_with("umac.") {
+                    ok &= verify_attribute(&op, &name, value);
+                }
+            }
+        }
         WalkResult::Advance
     });
     ok
 }
 
-fn verify_op(op: OperationRef, options: VerifyOptions) -> bool {
-    let name = op_name(&op);
-    let mut ok = verify_attributes(&op, &name);
-    if name.starts_with("umac.") {
-        ok &= match name.as_str() {
-            CALL_EXTERN => verify_call_extern(&op),
-            _ => {
-                fail(&op, &format!("unknown operation '{name}' in the umac dialect (known: {})", OPERATIONS.join(", ")))
-            }
-        };
-    } else if !options.allow_unregistered_dialects && !is_registered_operation(&op, &name) {
-        let namespace = name.split('.').next().unwrap_or_default();
-        if !dialect_is_registered(&op, namespace) {
-            ok &= fail(
-                &op,
-                &format!(
-                    "operation '{name}' is from the unregistered dialect '{namespace}' (pass --allow-unregistered-dialect to accept it)"
-                ),
-            );
-        }
-    }
-    ok
+/// The dialect's op verifier hook (`cxx/umac_dialect.cpp`).
+///
+/// # Safety
+/// `op` must be a live op (MLIR calls the hook so).
+pub unsafe extern "C" fn verify_op_hook(op: MlirOperation) -> bool {
+    // SAFETY: MLIR calls the hook with a live op, for the duration of the call.
+    let op = unsafe { OperationRef::from_raw(op) };
+    op_name(&op) != CALL_EXTERN || verify_call_extern(&op)
 }
 
-fn verify_attributes(op: &OperationRef, name: &str) -> bool {
-    let mut ok = true;
-    let count = op.discardable_attribute_count();
-    for index in 0..count {
-        let Ok((attr_name, value)) = op.discardable_attribute_at(index) else {
-            continue;
-        };
-        let attr_name = attr_name.as_string_ref().as_str().unwrap_or_default().to_string();
-        if !attr_name.starts_with("umac.") {
-            continue;
+/// The dialect's attribute verifier hook (`cxx/umac_dialect.cpp`).
+///
+/// # Safety
+/// `op`, `name` and `value` must be alive (MLIR calls the hook so).
+pub unsafe extern "C" fn verify_attribute_hook(op: MlirOperation, name: MlirStringRef, value: MlirAttribute) -> bool {
+    // SAFETY: MLIR calls the hook with a live op and attribute, for the duration of the call.
+    let (op, value) = unsafe { (OperationRef::from_raw(op), Attribute::from_raw(value)) };
+    verify_attribute(&op, &string_from(name), value)
+}
+
+/// Checks one `umac.*` discardable attribute `attr_name` of `op`.
+fn verify_attribute(op: &OperationRef, attr_name: &str, value: Attribute) -> bool {
+    let name = op_name(op);
+    match attr_name {
+        TARGET_ATTR | COMPOSITE_ATTR => {
+            if name != "func.func" && name != "llvm.func" {
+                fail(
+                    op,
+                    &format!("'{attr_name}' is only valid on a function (a partitioned function), not on '{name}'"),
+                )
+            } else if string_value(value).is_none_or(|s| s.is_empty()) {
+                fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)))
+            } else if attr_name == COMPOSITE_ATTR && !op.has_attribute(TARGET_ATTR) {
+                fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"))
+            } else {
+                true
+            }
         }
-        ok &= match attr_name.as_str() {
-            TARGET_ATTR | COMPOSITE_ATTR => {
-                let mut good = true;
-                if name != "func.func" && name != "llvm.func" {
-                    good = fail(
-                        op,
-                        &format!("'{attr_name}' is only valid on a function (a partitioned function), not on '{name}'"),
-                    );
-                } else if string_value(value).is_none_or(|s| s.is_empty()) {
-                    good =
-                        fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)));
-                } else if attr_name == COMPOSITE_ATTR && !op.has_attribute(TARGET_ATTR) {
-                    good = fail(op, &format!("'{COMPOSITE_ATTR}' requires '{TARGET_ATTR}' on the same function"));
-                }
-                good
+        INTERIOR_ATTR => {
+            // SAFETY: the attribute is alive; its elements are read after the type check.
+            let four = unsafe {
+                mlir_sys::mlirAttributeIsADenseI64Array(value.to_raw())
+                    && mlir_sys::mlirDenseArrayGetNumElements(value.to_raw()) == 4
+            };
+            four || fail(op, &format!("'{attr_name}' must be array<i64: 4 values>, got {}", attribute_text(value)))
+        }
+        OP_ATTR => {
+            string_value(value).is_some_and(|s| !s.is_empty())
+                || fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)))
+        }
+        WORKSPACE_SIZE_ATTR | WORKSPACE_LOWER_BOUND_ATTR => {
+            if name != "func.func" && name != "llvm.func" {
+                fail(op, &format!("'{attr_name}' is only valid on a function, not on '{name}'"))
+            } else if integer_value(value).is_none_or(|v| v < 0) {
+                fail(op, &format!("'{attr_name}' must be a non-negative integer, got {}", attribute_text(value)))
+            } else {
+                true
             }
-            INTERIOR_ATTR => {
-                // SAFETY: the attribute is alive; its elements are read after the type check.
-                let four = unsafe {
-                    mlir_sys::mlirAttributeIsADenseI64Array(value.to_raw())
-                        && mlir_sys::mlirDenseArrayGetNumElements(value.to_raw()) == 4
-                };
-                if four {
-                    true
-                } else {
-                    fail(op, &format!("'{attr_name}' must be array<i64: 4 values>, got {}", attribute_text(value)))
-                }
-            }
-            OP_ATTR => {
-                if string_value(value).is_none_or(|s| s.is_empty()) {
-                    fail(op, &format!("'{attr_name}' must be a non-empty string, got {}", attribute_text(value)))
-                } else {
-                    true
-                }
-            }
-            WORKSPACE_SIZE_ATTR | WORKSPACE_LOWER_BOUND_ATTR => {
-                if name != "func.func" && name != "llvm.func" {
-                    fail(op, &format!("'{attr_name}' is only valid on a function, not on '{name}'"))
-                } else if integer_value(value).is_none_or(|v| v < 0) {
-                    fail(op, &format!("'{attr_name}' must be a non-negative integer, got {}", attribute_text(value)))
-                } else {
-                    true
-                }
-            }
-            _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
-        };
+        }
+        _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
     }
-    ok
 }
 
 fn verify_call_extern(op: &OperationRef) -> bool {
@@ -324,19 +304,6 @@ fn segment_sizes(op: &OperationRef) -> Option<(usize, usize)> {
         let (inputs, outputs) = (usize::try_from(inputs).ok()?, usize::try_from(outputs).ok()?);
         (inputs + outputs == op.operand_count()).then_some((inputs, outputs))
     }
-}
-
-fn dialect_is_registered(op: &OperationRef, namespace: &str) -> bool {
-    let name = str_ref(namespace);
-    // SAFETY: the context outlives the op; the name is alive for the call. Loading a registered
-    // dialect that is not loaded yet is harmless (all are loaded at context creation anyway).
-    !unsafe { mlirContextGetOrLoadDialect(mlirOperationGetContext(op.to_raw()), name) }.ptr.is_null()
-}
-
-fn is_registered_operation(op: &OperationRef, name: &str) -> bool {
-    let name = str_ref(name);
-    // SAFETY: the context outlives the op; the name is alive for the call.
-    unsafe { mlirContextIsRegisteredOperation(mlirOperationGetContext(op.to_raw()), name) }
 }
 
 /// Tells whether `s` can name a C function.

@@ -181,16 +181,13 @@ impl<'c, 'p> Runner<'c, 'p> {
             manager.run(module).map_err(|_| Error::Reported)?;
         }
         if let Some(dir) = &self.dump {
-            let _ = std::fs::write(dir.join(format!("{index}-{name}.mlir")), print_module(module, Default::default()));
+            let _ = std::fs::write(dir.join(format!("{index}-{name}.mlir")), print_module(module));
         }
         if index + 1 == self.pipeline.parts.len()
             && let Some(path) = &self.observe.emit_mlir
         {
-            let mut text = print_module(module, Default::default());
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            std::fs::write(path, text).map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+            std::fs::write(path, print_module(module))
+                .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
         }
         Ok(())
     }

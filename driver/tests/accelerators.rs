@@ -5,10 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use umac_backend::{TargetSet, parse_target_string, partition::Placement};
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::host::{CompileOptions, ENGINES, Engine, HostProgram, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
@@ -22,7 +19,7 @@ fn run_model(dir: &Path, engine: Engine, targets: TargetSet, inputs: &[Tensor]) 
     let bytes = std::fs::read(&path).unwrap();
     let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
     let shown = path.display().to_string();
-    let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 }).unwrap();
+    let mut module = parse_module(&context, &shown, &bytes).unwrap();
     let options = CompileOptions { targets, ..Default::default() };
     let program: HostProgram = compile(&context, &mut module, "main", &inputs[..1], engine, options)
         .unwrap_or_else(|e| panic!("{} on {}: {e}", dir.display(), engine.name()));

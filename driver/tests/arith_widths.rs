@@ -2,10 +2,7 @@
 //! shifts, on both engines, against wrapping arithmetic computed here. The Cranelift engine keeps
 //! such integers in wider registers, so this is where it could silently differ from MLIR.
 
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::host::{ENGINES, compile};
 use umac_runtime::{DType, Tensor};
 
@@ -142,8 +139,7 @@ func.func @main(%a: tensor<{k}xi64>, %b: tensor<{k}xi64>) -> tensor<{k}xi64> {{
             let expected: Vec<i64> = kept.iter().map(|&(x, y)| reference(op, x, y, bits).unwrap_or(0)).collect();
             for engine in ENGINES {
                 let context = create_context(ContextOptions::default());
-                let mut module =
-                    parse_module(&context, &SourceChunk { name: op, bytes: source.as_bytes(), first_line: 1 }).unwrap();
+                let mut module = parse_module(&context, op, source.as_bytes()).unwrap();
                 let inputs = [tensor_i64(&a), tensor_i64(&b)];
                 let program = compile(&context, &mut module, "main", &inputs, *engine, Default::default())
                     .unwrap_or_else(|e| panic!("{op} i{bits} on {}: {e}", engine.name()));

@@ -13,10 +13,7 @@ use umac_backend::{
     cpu::{CORTEX_M4, CORTEX_M7, CORTEX_M55, HOST},
     parse_target_string,
 };
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::firmware::{Firmware, FirmwareOptions, compile, output};
 use umac_runtime::{
     firmware::{Case, MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run},
@@ -53,7 +50,7 @@ fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware
     let bytes = std::fs::read(&path).unwrap();
     let context = create_context(ContextOptions::default());
     let shown = path.display().to_string();
-    let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 }).unwrap();
+    let mut module = parse_module(&context, &shown, &bytes).unwrap();
     compile(&context, &mut module, "main", cpu, &options(name, accelerators))
         .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
 }

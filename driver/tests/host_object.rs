@@ -2,10 +2,7 @@
 //! with `dlopen`, and compute what TFLite Micro computes.
 
 use std::process::Command;
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::{
     host::{ENGINES, ENTRY_SYMBOL, compile_object},
     signature::dtype_of,
@@ -23,7 +20,7 @@ fn host_objects_link_load_and_run_bit_exact() {
         let context = create_context(ContextOptions::default());
         let path = dir.join("model.mlir");
         let bytes = std::fs::read(&path).unwrap();
-        let mut module = parse_module(&context, &SourceChunk { name: "kws", bytes: &bytes, first_line: 1 }).unwrap();
+        let mut module = parse_module(&context, "kws", &bytes).unwrap();
         let compiled = compile_object(&context, &mut module, "main", std::slice::from_ref(&input), *engine).unwrap();
         let (object, signature) = (compiled.object, compiled.signature);
         let mut workspace = vec![0u128; (compiled.workspace_size as usize).div_ceil(16).max(1)];

@@ -2,10 +2,7 @@
 //! dynamic-batch and batch-1 model files, all five reference inputs, every output byte.
 
 use std::path::PathBuf;
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::host::compile;
 use umac_runtime::{read_npy, testdata};
 
@@ -22,8 +19,7 @@ fn check_model(name: &str) {
             let bytes = std::fs::read(&path).unwrap();
             let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
             let shown = path.display().to_string();
-            let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
-                .expect("the model parses");
+            let mut module = parse_module(&context, &shown, &bytes).expect("the model parses");
             let first = read_npy(&dir.join("ref/input_0.npy")).unwrap();
             let program =
                 compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine, Default::default())

@@ -2,17 +2,13 @@
 //! and int32, shape operands, dynamic dimensions). Expectations come from a direct Rust transcription
 //! of the TOSA specification's pseudo-code, not from either engine; every case runs on both.
 
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{DType, Tensor};
 
 fn run(source: &str, inputs: &[Tensor], engine: Engine) -> Vec<Tensor> {
     let context = create_context(ContextOptions::default());
-    let mut module =
-        parse_module(&context, &SourceChunk { name: "test", bytes: source.as_bytes(), first_line: 1 }).expect("parses");
+    let mut module = parse_module(&context, "test", source.as_bytes()).expect("parses");
     let program =
         compile(&context, &mut module, "main", inputs, engine, Default::default()).unwrap_or_else(|e| panic!("{e}"));
     program.run(inputs).unwrap()

@@ -5,10 +5,7 @@
 use umac_backend::{
     Backend, Composite, ConfiguredBackend, Error, Pattern, Strategy, TargetAttrs, TargetSet, op, register_backends,
 };
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::host::{CompileOptions, ENGINES, compile};
 use umac_runtime::{DType, Tensor};
 
@@ -53,9 +50,7 @@ fn a_schedule_computes_what_the_cpu_path_computes() {
     for engine in ENGINES {
         let run = |targets: TargetSet| {
             let context = create_context(ContextOptions::default());
-            let mut module =
-                parse_module(&context, &SourceChunk { name: "test.mlir", bytes: MODEL.as_bytes(), first_line: 1 })
-                    .unwrap();
+            let mut module = parse_module(&context, "test.mlir", MODEL.as_bytes()).unwrap();
             let options = CompileOptions { targets, ..Default::default() };
             let program =
                 compile(&context, &mut module, "main", std::slice::from_ref(&input), *engine, options).unwrap();
@@ -68,8 +63,7 @@ fn a_schedule_computes_what_the_cpu_path_computes() {
         };
         let with = run(scheduled);
         let context = create_context(ContextOptions::default());
-        let mut module =
-            parse_module(&context, &SourceChunk { name: "test.mlir", bytes: MODEL.as_bytes(), first_line: 1 }).unwrap();
+        let mut module = parse_module(&context, "test.mlir", MODEL.as_bytes()).unwrap();
         let plain = compile(&context, &mut module, "main", std::slice::from_ref(&input), *engine, Default::default())
             .unwrap()
             .run(std::slice::from_ref(&input))

@@ -1,6 +1,6 @@
 //! What can go wrong in umac's passes and pipelines.
 
-use crate::pipeline_syntax::PipelineError;
+use crate::pass_manager::PipelineError;
 
 /// An error of a pass or of building a pipeline.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -1,6 +1,6 @@
 //! Options of umac passes: `pass{key=value other="quoted value" flag}`.
 
-use crate::pipeline_syntax::{PipelineError, matching_brace};
+use crate::pass_manager::PipelineError;
 use std::collections::BTreeMap;
 
 /// The type of a pass option.
@@ -75,6 +75,23 @@ impl OptionValues {
             Some(OptionValue::String(v)) => v,
             _ => "",
         }
+    }
+}
+
+impl OptionValues {
+    /// The values of `specs` given as one text each, in declaration order (as MLIR hands over a
+    /// pass's parsed options).
+    pub fn from_texts(specs: &[OptionSpec], texts: &[String]) -> Result<OptionValues, crate::Error> {
+        if texts.len() != specs.len() {
+            return Err(crate::Error::Internal(format!("{} option values for {} options", texts.len(), specs.len())));
+        }
+        let mut values = OptionValues::default();
+        for (spec, text) in specs.iter().zip(texts) {
+            let value =
+                parse_value(spec, text).map_err(|e| crate::Error::Invalid(format!("option '{}': {e}", spec.name)))?;
+            values.values.insert(spec.name, value);
+        }
+        Ok(values)
     }
 }
 
@@ -182,6 +199,34 @@ fn tokens(text: &str) -> Vec<(usize, &str)> {
         out.push((start, &text[start..end]));
     }
     out
+}
+
+/// The index of the `}` closing the `{` at `open`, skipping quoted strings and nested braces.
+fn matching_brace(text: &str, open: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let quote = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]

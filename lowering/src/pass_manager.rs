@@ -1,19 +1,60 @@
-//! Builds one pass manager from a pipeline string that mixes umac and upstream passes.
+//! Building pass managers from pipeline text. umac passes and pipelines live in MLIR's own pass
+//! registry (see [`crate::pass`]), so a pipeline mixing them with upstream passes is parsed by
+//! MLIR's parser, exactly as `mlir-opt --pass-pipeline` parses it.
 
-use crate::stderr_capture::capture_stderr;
-use crate::{
-    Error,
-    options::parse_options,
-    pipeline_syntax::{Element, PipelineError, parse_anchored, parse_list},
-    registry::{PassKind, lookup},
+use crate::{Error, pass::export_to_mlir, stderr_capture::capture_stderr};
+use melior::{Context, ir::OperationRef, pass::PassManager};
+use mlir_sys::{
+    mlirParsePassPipeline, mlirPassManagerCreateOnOperation, mlirPassManagerGetAsOpPassManager, mlirPassManagerRunOnOp,
 };
-use melior::{
-    Context,
-    ir::OperationRef,
-    pass::{OperationPassManager, PassManager},
-};
-use mlir_sys::{mlirOpPassManagerAddPipeline, mlirPassManagerCreateOnOperation, mlirPassManagerRunOnOp};
+use thiserror::Error as ThisError;
 use umac_dialects::text::{collect, str_ref};
+
+/// A problem in a pipeline string, at a byte offset of it.
+#[derive(Clone, Debug, ThisError, PartialEq, Eq)]
+#[error("{message}")]
+pub struct PipelineError {
+    /// What is wrong.
+    pub message: String,
+    /// Byte offset into the pipeline string.
+    pub offset: usize,
+}
+
+impl PipelineError {
+    /// Creates an error at `offset`.
+    pub fn new(message: impl Into<String>, offset: usize) -> Self {
+        Self { message: message.into(), offset }
+    }
+}
+
+/// Builds a pass manager for `pipeline` (e.g. `builtin.module(umac-verify,func.func(cse))`) that
+/// will run on operations named `root`. Errors carry the byte offset in `pipeline` they concern.
+pub fn build_pass_manager<'c>(
+    context: &'c Context,
+    pipeline: &str,
+    root: &str,
+) -> Result<PassManager<'c>, PipelineError> {
+    export_to_mlir();
+    // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
+    // returned PassManager, which frees it on drop.
+    let manager = unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), str_ref(root))) };
+    let mut message = Vec::<u8>::new();
+    // SAFETY: the text and the message buffer outlive the call; the callback only appends to the
+    // byte buffer it is handed. MLIR's option parser writes some errors to stderr, captured.
+    let (result, stray) = capture_stderr(|| unsafe {
+        mlirParsePassPipeline(
+            mlirPassManagerGetAsOpPassManager(manager.to_raw()),
+            str_ref(pipeline),
+            Some(collect),
+            (&mut message as *mut Vec<u8>).cast(),
+        )
+    });
+    if result.value != 0 {
+        return Ok(manager);
+    }
+    let (column, message) = mlir_error(&format!("{stray}{}", String::from_utf8_lossy(&message)));
+    Err(PipelineError::new(message, column.min(pipeline.len())))
+}
 
 /// Runs `pipeline` (pipeline text anchored on `func.func`, e.g. `canonicalize,cse`) on `function`
 /// alone. A failing pass has reported its errors.
@@ -25,144 +66,10 @@ pub fn run_on_function(context: &Context, function: OperationRef, pipeline: &str
     if result.value == 0 { Err(Error::Reported) } else { Ok(()) }
 }
 
-/// How deep named pipelines may expand into each other (a cycle would otherwise never end).
-const MAX_EXPANSION_DEPTH: usize = 16;
-
-/// Builds a pass manager for `pipeline` (e.g. `builtin.module(umac-verify,func.func(cse))`) that
-/// will run on operations named `root`. Errors carry the byte offset in `pipeline` they concern.
-pub fn build_pass_manager<'c>(
-    context: &'c Context,
-    pipeline: &str,
-    root: &str,
-) -> Result<PassManager<'c>, PipelineError> {
-    let (anchor, elements) = parse_anchored(pipeline)?;
-    if anchor != root {
-        return Err(PipelineError::new(
-            format!("the pipeline is anchored on '{anchor}' but the input's top-level operation is '{root}'"),
-            pipeline.len() - pipeline.trim_start().len(),
-        ));
-    }
-    // SAFETY: the anchor string is alive for the call; the new pass manager is owned by the
-    // returned PassManager, which frees it on drop.
-    let manager =
-        unsafe { PassManager::from_raw(mlirPassManagerCreateOnOperation(context.to_raw(), str_ref(&anchor))) };
-    Builder { context, text: pipeline }.add(&manager.as_operation_pass_manager(), &anchor, &elements, 0)?;
-    Ok(manager)
-}
-
-struct Builder<'c, 't> {
-    context: &'c Context,
-    /// The pipeline text the elements' spans refer to.
-    text: &'t str,
-}
-
-impl Builder<'_, '_> {
-    fn add(
-        &self,
-        manager: &OperationPassManager,
-        anchor: &str,
-        elements: &[Element],
-        depth: usize,
-    ) -> Result<(), PipelineError> {
-        for element in elements {
-            match element {
-                Element::Pass { name, options, span, options_offset } => match lookup(name) {
-                    Some(info) => {
-                        if !info.runs_on(anchor) {
-                            return Err(PipelineError::new(
-                                format!(
-                                    "'{name}' runs on '{}' and cannot be placed in a pipeline on '{anchor}'",
-                                    info.anchor
-                                ),
-                                span.0,
-                            ));
-                        }
-                        let values = parse_options(name, info.options, options.as_deref(), *options_offset)?;
-                        match info.kind {
-                            PassKind::Pass(create) => manager.add_pass(create(&values)),
-                            PassKind::Named(create) => manager.add_pass(create(info.name, &values)),
-                            PassKind::Pipeline(expand) => {
-                                self.expand(manager, anchor, name, &expand(&values), span.0, depth)?
-                            }
-                        }
-                    }
-                    None => self.add_upstream(manager, *span)?,
-                },
-                Element::Nested { anchor: nested, elements, span } => {
-                    if !mentions_umac(elements) {
-                        // MLIR's own parser handles pure upstream nests, `any(...)` included.
-                        self.add_upstream(manager, *span)?;
-                    } else if nested == "any" || !self.context.is_registered_operation(nested) {
-                        return Err(PipelineError::new(
-                            format!("umac passes can only be nested under a registered operation, not '{nested}'"),
-                            span.0,
-                        ));
-                    } else {
-                        self.add(&manager.nested_under(nested), nested, elements, depth)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn expand(
-        &self,
-        manager: &OperationPassManager,
-        anchor: &str,
-        name: &str,
-        expansion: &str,
-        at: usize,
-        depth: usize,
-    ) -> Result<(), PipelineError> {
-        let in_expansion =
-            |e: PipelineError| PipelineError::new(format!("in pipeline '{name}' ({expansion}): {}", e.message), at);
-        if depth >= MAX_EXPANSION_DEPTH {
-            return Err(PipelineError::new(
-                format!("pipeline '{name}' expands more than {MAX_EXPANSION_DEPTH} levels deep"),
-                at,
-            ));
-        }
-        let elements = parse_list(expansion).map_err(in_expansion)?;
-        Builder { context: self.context, text: expansion }
-            .add(manager, anchor, &elements, depth + 1)
-            .map_err(in_expansion)
-    }
-
-    /// Appends upstream pipeline text to `manager` through MLIR's own pipeline parser.
-    fn add_upstream(&self, manager: &OperationPassManager, (start, end): (usize, usize)) -> Result<(), PipelineError> {
-        let text = &self.text[start..end];
-        let mut message = Vec::<u8>::new();
-        // SAFETY: the text and the message buffer outlive the call; the callback only appends to
-        // the byte buffer it is handed.
-        let (result, stray) = capture_stderr(|| unsafe {
-            mlirOpPassManagerAddPipeline(
-                manager.to_raw(),
-                str_ref(text),
-                Some(collect),
-                (&mut message as *mut Vec<u8>).cast(),
-            )
-        });
-        if result.value != 0 {
-            return Ok(());
-        }
-        let (column, message) = upstream_error(&format!("{stray}{}", String::from_utf8_lossy(&message)));
-        Err(PipelineError::new(message, start + column.min(text.len())))
-    }
-}
-
-/// Tells whether any element (at any depth) is a umac pass or pipeline.
-fn mentions_umac(elements: &[Element]) -> bool {
-    elements.iter().any(|element| match element {
-        Element::Pass { name, .. } => lookup(name).is_some(),
-        Element::Nested { elements, .. } => mentions_umac(elements),
-    })
-}
-
 /// Splits MLIR's pipeline-parser report into the 0-based column and the message. The report is
 /// either `<name>:1:COL: error: MESSAGE` plus the pipeline and a caret, or (for pass options) loose
 /// lines, which become one message.
-fn upstream_error(report: &str) -> (usize, String) {
+fn mlir_error(report: &str) -> (usize, String) {
     let first = report.trim_start().lines().next().unwrap_or_default();
     let Some((location, message)) = first.split_once(": error: ") else {
         let lines: Vec<&str> = report
@@ -179,16 +86,16 @@ fn upstream_error(report: &str) -> (usize, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::upstream_error;
+    use super::mlir_error;
 
     #[test]
-    fn splits_upstream_reports() {
+    fn splits_mlir_reports() {
         let report = "MLIR Textual PassPipeline Parser:1:5: error: 'foo' does not refer to a registered pass\nfoo\n^\n";
-        assert_eq!(upstream_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
-        assert_eq!(upstream_error(""), (0, "invalid pass pipeline".to_string()));
+        assert_eq!(mlir_error(report), (4, "'foo' does not refer to a registered pass".to_string()));
+        assert_eq!(mlir_error(""), (0, "invalid pass pipeline".to_string()));
         let options = "<Pass-Options-Parser>: no such option bogus\n\nfailed to add `cse` with options `bogus=1`\n";
-        assert_eq!(upstream_error(options).1, "no such option bogus; failed to add `cse` with options `bogus=1`");
+        assert_eq!(mlir_error(options).1, "no such option bogus; failed to add `cse` with options `bogus=1`");
         let stray = ": for the --n option: 'x' value invalid!\n\nfailed to add `cse`\n";
-        assert_eq!(upstream_error(stray).1, "for the --n option: 'x' value invalid!; failed to add `cse`");
+        assert_eq!(mlir_error(stray).1, "for the --n option: 'x' value invalid!; failed to add `cse`");
     }
 }

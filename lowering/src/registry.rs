@@ -1,20 +1,21 @@
 //! Every umac pass and named pipeline, by the name users write in a pipeline.
 
 use crate::{
+    Error,
     options::{OptionSpec, OptionValues},
+    pass::BoxedPass,
     passes, stages,
 };
-use melior::pass::Pass;
 use std::sync::Mutex;
 
 /// What a registry entry turns into.
 #[derive(Clone, Copy)]
 pub enum PassKind {
-    /// A pass implemented in Rust.
-    Pass(fn(&OptionValues) -> Pass),
+    /// A pass implemented in Rust, built for its options (an error rejects the options).
+    Pass(fn(&OptionValues) -> Result<BoxedPass, Error>),
     /// A pass implemented in Rust, one per registered name (e.g. `umac-legalize-<target>`): the
     /// constructor is told the name it was registered under.
-    Named(fn(&str, &OptionValues) -> Pass),
+    Named(fn(&str, &OptionValues) -> Result<BoxedPass, Error>),
     /// A named pipeline: its elements in pipeline syntax, expanded in place (they may name
     /// upstream passes, umac passes and other pipelines).
     Pipeline(fn(&OptionValues) -> String),
@@ -35,19 +36,12 @@ pub struct PassInfo {
     pub kind: PassKind,
 }
 
-impl PassInfo {
-    /// Tells whether this entry may be placed in a pass manager nested on `anchor`.
-    pub fn runs_on(&self, anchor: &str) -> bool {
-        self.anchor == "any" || self.anchor == anchor
-    }
-}
-
 /// Passes registered at run time by other crates (accelerator backends: the partitioner and each
 /// target's legalization live in `umac-targets`, which this crate cannot depend on).
 static EXTENSIONS: Mutex<Vec<PassInfo>> = Mutex::new(Vec::new());
 
-/// Adds `info` to the registry (a later registration of the same name replaces the earlier one),
-/// so pipelines and `--list-passes` know it.
+/// Adds `info` to the registry (a later registration of the same name replaces the earlier one
+/// until it is exported to MLIR, see [`crate::pass::export_to_mlir`]).
 pub fn register(info: PassInfo) {
     let mut extensions = EXTENSIONS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     extensions.retain(|known| known.name != info.name);

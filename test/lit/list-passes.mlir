@@ -1,8 +1,20 @@
+// umac's passes are MLIR passes: --list-passes shows them beside upstream's, with their options,
+// and --help lists umac's pipelines among the pass pipelines.
 // RUN: umac-opt --list-passes | FileCheck %s
-// CHECK: umac-verify {{.*}}Check umac ops
-// CHECK-NEXT: allow-unregistered-dialect bool (default: false)
-// CHECK: umac-lower-to-llvm {{.*}}Lower a TOSA model to the llvm dialect {{.*}}[pipeline, on builtin.module]
+// CHECK: Passes:
+// CHECK: --canonicalize
 // The accelerator API's passes join the registry: the partitioner and one legalization per backend.
-// CHECK: umac-partition {{.*}}[pass, on builtin.module]
-// CHECK-NEXT: targets string (default: "")
-// CHECK: umac-legalize-vanilla {{.*}}[pass, on builtin.module]
+// CHECK: --umac-legalize-vanilla {{.*}}-   Lower the target's composites by its strategies
+// CHECK-NEXT: --attributes=<string> {{.*}}- the target's attributes as in a target string
+// CHECK: --umac-partition {{.*}}-   Match the targets' composite patterns
+// CHECK-NEXT: --targets=<string> {{.*}}- accelerators in priority order
+// CHECK: --umac-plan-memory {{.*}}-   Place every memref.alloc in one caller-provided workspace
+// CHECK-NEXT: --alignment=<long> {{.*}}- byte alignment of every buffer (a power of two)
+// CHECK: --umac-verify {{.*}}-   Check umac ops
+
+// RUN: umac-opt --help | FileCheck %s --check-prefix=HELP
+// HELP: Available Dialects: {{.*}}tosa, transform, ub, umac, vector
+// HELP: Pass Pipelines:
+// HELP: --tosa-to-linalg-pipeline
+// HELP: --umac-lower-to-firmware-llvm {{.*}}-   Lower a static-shaped TOSA model to the llvm dialect for firmware
+// HELP: --umac-lower-to-llvm {{.*}}-   Lower a TOSA model to the llvm dialect

@@ -5,7 +5,7 @@ import os
 import lit.formats
 
 here = os.path.dirname(os.path.abspath(__file__))
-config.name = config.name or "umac"
+config.name = "umac"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.excludes = ["Inputs"]
@@ -17,6 +17,7 @@ bin_dir = os.environ.get("UMAC_BIN_DIR", os.path.join(root, "target", profile))
 llvm_bin = "/usr/lib/llvm-22/bin"
 
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin, config.environment.get("PATH", "")])
+config.environment["UMAC_BIN_DIR"] = bin_dir
 config.substitutions.append(("umac-opt", os.path.join(bin_dir, "umac-opt")))
 config.substitutions.append(("mlir-translate", os.path.join(llvm_bin, "mlir-translate")))
 config.substitutions.append(("%umac_root", root))

@@ -1,5 +1,15 @@
 // One pipeline string mixes umac passes, upstream passes with options, and nesting, in order.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(canonicalize{max-iterations=3 region-simplify=disabled},umac-verify),umac-verify{allow-unregistered-dialect=false},cse)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(canonicalize{max-iterations=3 region-simplify=disabled},umac-verify),umac-verify,cse)' | FileCheck %s
+// The same passes given as flags, in command-line order; a func.func pass given as a flag runs on
+// every function, as in mlir-opt.
+// RUN: umac-opt %s -canonicalize="max-iterations=3 region-simplify=disabled" --umac-verify -cse | FileCheck %s
+// RUN: umac-opt %s --canonicalize --umac-verify --cse --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+// DUMP: Pass Manager with 3 passes:
+// DUMP-NEXT: builtin.module(
+// DUMP-NEXT: canonicalize{ {{.*}}max-iterations=10
+// DUMP-NEXT: umac-verify,
+// DUMP-NEXT: cse
+// DUMP-NEXT: )
 // RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-verify,canonicalize),cse)' --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-verify,canonicalize),cse)' --mlir-print-ir-before-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: umac-opt %s --pass-pipeline='  builtin.module( cse , func.func( canonicalize ) )' | FileCheck %s

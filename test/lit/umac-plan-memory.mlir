@@ -1,5 +1,6 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-plan-memory)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-plan-memory{alignment=64})' | FileCheck %s --check-prefix=ALIGN64
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(builtin.module(umac-plan-memory{alignment=64}))' | FileCheck %s --check-prefix=NESTED
 
 // A chain of three buffers: a (steps 3-4), b (4-5), c (5-6). Only two are ever alive together,
 // so c takes a's place: 128 bytes, which is also the liveness bound.
@@ -125,4 +126,29 @@ func.func @scratch_in_loop(%in: memref<4x8xi32>, %out: memref<4x8xi32>) {
 // CHECK-SAME: umac.workspace_size = 0 : i64
 func.func @nothing(%in: memref<4xi8>) {
   return
+}
+
+// -----
+
+// Options hold in every clone MLIR makes of a pass (one per thread when it runs on several ops):
+// both nested modules get alignment 64.
+// NESTED-LABEL: module @one
+// NESTED: func.func @odd(%{{.*}}: memref<128xi8>)
+// NESTED-LABEL: module @two
+// NESTED: func.func @odd(%{{.*}}: memref<128xi8>)
+module @one {
+  func.func @odd() {
+    %a = memref.alloc() : memref<3xi8>
+    %b = memref.alloc() : memref<3xi8>
+    memref.copy %a, %b : memref<3xi8> to memref<3xi8>
+    return
+  }
+}
+module @two {
+  func.func @odd() {
+    %a = memref.alloc() : memref<3xi8>
+    %b = memref.alloc() : memref<3xi8>
+    memref.copy %a, %b : memref<3xi8> to memref<3xi8>
+    return
+  }
 }

@@ -6,10 +6,7 @@ mod compare;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use umac_dialects::{
-    ContextOptions, Diag, attach_handler, create_context,
-    source::{SourceChunk, parse_module},
-};
+use umac_dialects::{ContextOptions, Diag, attach_handler, create_context, source::parse_module};
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
@@ -59,8 +56,7 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
             .map(|v| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
             .unwrap_or_default()
     };
-    let mut module = parse_module(&context, &SourceChunk { name: &shown, bytes: &bytes, first_line: 1 })
-        .ok_or_else(|| format!("parse: {}", messages()))?;
+    let mut module = parse_module(&context, &shown, &bytes).ok_or_else(|| format!("parse: {}", messages()))?;
     let program = compile(&context, &mut module, "main", &inputs, engine, Default::default())
         .map_err(|e| format!("{e}: {}", messages()))?;
     let outputs = program.run(&inputs).map_err(|e| e.to_string())?;

@@ -15,7 +15,7 @@
 use crate::{
     Error,
     error::report,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{AttributeLike, OperationRef, TypeLike, ValueLike, operation::OperationLike};
@@ -31,10 +31,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Rewrite static-shaped tosa.transpose_conv2d as zero insertion + pad + tosa.conv2d with flipped weights",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, DecomposeTransposeConv2d)),
+    kind: PassKind::Pass(|_| boxed(DecomposeTransposeConv2d)),
 };
 
-#[derive(Clone)]
 struct DecomposeTransposeConv2d;
 
 impl UmacPass for DecomposeTransposeConv2d {

@@ -20,7 +20,7 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike};
@@ -36,10 +36,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Read a padded convolution/pooling input in place with bounds checks instead of materializing tensor.pad",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, FoldPadding)),
+    kind: PassKind::Pass(|_| boxed(FoldPadding)),
 };
 
-#[derive(Clone)]
 struct FoldPadding;
 
 /// What a supported op computes.

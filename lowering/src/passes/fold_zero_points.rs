@@ -17,7 +17,7 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
@@ -33,10 +33,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Turn quantized convolutions with constant weights into plain ones with a precomputed zero-point correction",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, FoldZeroPoints)),
+    kind: PassKind::Pass(|_| boxed(FoldZeroPoints)),
 };
 
-#[derive(Clone)]
 struct FoldZeroPoints;
 
 impl UmacPass for FoldZeroPoints {

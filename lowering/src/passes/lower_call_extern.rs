@@ -17,7 +17,7 @@
 use crate::{
     Error,
     error::report,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{Location, OperationRef};
@@ -37,10 +37,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Turn umac.call_extern into a func.call of a declared C function (memrefs as element pointers)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, LowerCallExtern)),
+    kind: PassKind::Pass(|_| boxed(LowerCallExtern)),
 };
 
-#[derive(Clone)]
 struct LowerCallExtern;
 
 impl UmacPass for LowerCallExtern {

@@ -10,13 +10,13 @@
 use crate::{
     Error,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     pass_manager::{build_pass_manager, run_on_function},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use umac_dialects::{
-    ir::{op_name, string_value, top_level_ops},
+    ir::{op_name, string_value, top_level_ops, with_context},
     umac::TARGET_ATTR,
 };
 
@@ -37,11 +37,10 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(|options: &OptionValues| {
         let state =
             OnTargetFunctions { target: options.string("target").into(), pipeline: options.string("pipeline").into() };
-        create(&INFO, state)
+        boxed(state)
     }),
 };
 
-#[derive(Clone)]
 struct OnTargetFunctions {
     target: String,
     pipeline: String,
@@ -52,20 +51,19 @@ impl UmacPass for OnTargetFunctions {
         if self.target.is_empty() {
             return Err(Error::Invalid("target= is empty (e.g. umac-on-target-functions{target=vanilla ...})".into()));
         }
-        // SAFETY: the context outlives the pass run; the ContextRef is bound for the whole run
-        // (`to_ref` borrows it: on a temporary it would dangle).
-        let context_ref = operation.context();
-        let context = unsafe { context_ref.to_ref() };
-        // Parsed once, before any function changes: a bad pipeline fails the pass with nothing done.
-        build_pass_manager(context, &format!("func.func({})", self.pipeline), "func.func")
-            .map_err(|e| Error::Invalid(format!("pipeline '{}' does not parse: {}", self.pipeline, e.message)))?;
-        let functions = top_level_ops(operation).into_iter().filter(|op| {
-            op_name(op) == "func.func"
-                && op.attribute(TARGET_ATTR).ok().and_then(string_value).as_deref() == Some(&self.target)
-        });
-        for function in functions {
-            run_on_function(context, function, &self.pipeline)?;
-        }
-        Ok(())
+        with_context(&operation, |context| {
+            // Parsed once, before any function changes: a bad pipeline fails the pass with nothing
+            // done.
+            build_pass_manager(context, &format!("func.func({})", self.pipeline), "func.func")
+                .map_err(|e| Error::Invalid(format!("pipeline '{}' does not parse: {}", self.pipeline, e.message)))?;
+            let functions = top_level_ops(operation).into_iter().filter(|op| {
+                op_name(op) == "func.func"
+                    && op.attribute(TARGET_ATTR).ok().and_then(string_value).as_deref() == Some(&self.target)
+            });
+            for function in functions {
+                run_on_function(context, function, &self.pipeline)?;
+            }
+            Ok(())
+        })
     }
 }

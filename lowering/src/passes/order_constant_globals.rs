@@ -17,7 +17,7 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -34,13 +34,12 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Name and order bufferization's constant globals by first use (reproducible output)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, OrderConstantGlobals)),
+    kind: PassKind::Pass(|_| boxed(OrderConstantGlobals)),
 };
 
 /// The prefix of the globals bufferization makes for constants.
 const PREFIX: &str = "__constant_";
 
-#[derive(Clone)]
 struct OrderConstantGlobals;
 
 impl UmacPass for OrderConstantGlobals {

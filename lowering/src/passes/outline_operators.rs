@@ -21,7 +21,7 @@
 use crate::{
     Error,
     linalg_kinds::accumulating_kind,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{
@@ -44,10 +44,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Move each computing top-level op of a public function into its own function (the AOT executor's calls)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, OutlineOperators)),
+    kind: PassKind::Pass(|_| boxed(OutlineOperators)),
 };
 
-#[derive(Clone)]
 struct OutlineOperators;
 
 impl UmacPass for OutlineOperators {

@@ -30,7 +30,7 @@ use crate::{
     error::report,
     memory_plan::{Buffer, align_up, liveness_lower_bound, plan, validate},
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{
@@ -56,20 +56,22 @@ pub const INFO: PassInfo = PassInfo {
         default: "16",
         help: "byte alignment of every buffer (a power of two)",
     }],
-    kind: PassKind::Pass(|options: &OptionValues| create(&INFO, PlanMemory { alignment: options.int("alignment") })),
+    kind: PassKind::Pass(|options: &OptionValues| {
+        let given = options.int("alignment");
+        let alignment = u64::try_from(given).ok().filter(|a| a.is_power_of_two() && *a <= 4096).ok_or_else(|| {
+            Error::Invalid(format!("option 'alignment' must be a power of two from 1 to 4096, got {given}"))
+        })?;
+        boxed(PlanMemory { alignment })
+    }),
 };
 
-#[derive(Clone)]
 struct PlanMemory {
-    alignment: i64,
+    alignment: u64,
 }
 
 impl UmacPass for PlanMemory {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        let alignment = u64::try_from(self.alignment).ok().filter(|a| a.is_power_of_two() && *a <= 4096);
-        let Some(alignment) = alignment else {
-            return Err(Error::Invalid("alignment must be a power of two from 1 to 4096".into()));
-        };
+        let alignment = self.alignment;
         let mut functions = Vec::new();
         for op in top_level_ops(operation) {
             if op_name(&op) != "func.func" || !has_body(&op) {

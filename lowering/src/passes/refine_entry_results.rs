@@ -14,7 +14,7 @@ use crate::{
     entry::{ENTRY_OPTION, find_entry},
     error::report,
     options::OptionValues,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
@@ -27,12 +27,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Return the entry's refined values (bypassing tensor.cast) and give it their static types",
     anchor: "builtin.module",
     options: &[ENTRY_OPTION],
-    kind: PassKind::Pass(|options: &OptionValues| {
-        create(&INFO, RefineEntryResults { entry: options.string("entry").into() })
-    }),
+    kind: PassKind::Pass(|options: &OptionValues| boxed(RefineEntryResults { entry: options.string("entry").into() })),
 };
 
-#[derive(Clone)]
 struct RefineEntryResults {
     entry: String,
 }

@@ -10,7 +10,7 @@ use crate::{
     entry::{ENTRY_OPTION, find_entry},
     error::report,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -24,11 +24,10 @@ pub const INFO: PassInfo = PassInfo {
     anchor: "builtin.module",
     options: &[ENTRY_OPTION, OptionSpec { name: "name", kind: OptionKind::String, default: "", help: "its new name" }],
     kind: PassKind::Pass(|options: &OptionValues| {
-        create(&INFO, RenameEntry { entry: options.string("entry").into(), name: options.string("name").into() })
+        boxed(RenameEntry { entry: options.string("entry").into(), name: options.string("name").into() })
     }),
 };
 
-#[derive(Clone)]
 struct RenameEntry {
     entry: String,
     name: String,

@@ -10,15 +10,12 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
-use melior::ir::{
-    Identifier, Location, OperationRef,
-    operation::{OperationBuilder, OperationLike},
-};
+use melior::ir::{Identifier, Location, OperationRef, operation::OperationBuilder};
 use mlir_sys::*;
-use umac_dialects::ir::{attribute, collect, op_name, produced_by};
+use umac_dialects::ir::{attribute, collect, op_name, produced_by, with_context};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -26,64 +23,63 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Replace -1 sizes of tosa.slice over static inputs by the sizes they stand for",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, ResolveSliceSizes)),
+    kind: PassKind::Pass(|_| boxed(ResolveSliceSizes)),
 };
 
-#[derive(Clone)]
 struct ResolveSliceSizes;
 
 impl UmacPass for ResolveSliceSizes {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        // SAFETY: the context outlives the pass run; the ContextRef is bound for the whole run
-        // (`to_ref` borrows it: on a temporary it would dangle).
-        let context_ref = operation.context();
-        let context = unsafe { context_ref.to_ref() };
-        for raw in collect(operation, |op| op_name(op) == "tosa.slice") {
-            // SAFETY: the slices are alive in the module; operands and their producers are read
-            // before a new const_shape is inserted in front of the slice and becomes its operand.
-            unsafe {
-                let input = mlirValueGetType(mlirOperationGetOperand(raw, 0));
-                let (start, size) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
-                let (Some(start), Some(size)) = (const_shape_values(start), const_shape_values(size)) else {
-                    continue;
-                };
-                if !size.contains(&-1) || !mlirTypeIsARankedTensor(input) || !mlirShapedTypeHasStaticShape(input) {
-                    continue;
-                }
-                let resolved: Vec<i64> = size
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &s)| {
-                        if s == -1 {
-                            mlirShapedTypeGetDimSize(input, i as isize) - start.get(i).copied().unwrap_or(0)
-                        } else {
-                            s
-                        }
-                    })
-                    .collect();
-                let text = format!(
-                    "dense<[{}]> : tensor<{}xindex>",
-                    resolved.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
-                    resolved.len()
-                );
-                let internal = |what: &str| Error::Internal(format!("cannot build {what}"));
-                let values =
-                    melior::ir::Attribute::parse(context, &text).ok_or_else(|| internal("a tosa.const_shape"))?;
-                let shape_type = melior::ir::Type::parse(context, &format!("!tosa.shape<{}>", resolved.len()))
-                    .ok_or_else(|| internal("a !tosa.shape type"))?;
-                let location = Location::from_raw(mlirOperationGetLocation(raw));
-                let op = OperationBuilder::new("tosa.const_shape", location)
-                    .add_attributes(&[(Identifier::new(context, "values"), values)])
-                    .add_results(&[shape_type])
-                    .build()
-                    .map_err(|e| Error::Internal(e.to_string()))?;
-                let op = op.into_raw();
-                mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(raw), raw, op);
-                mlirOperationSetOperand(raw, 2, mlirOperationGetResult(op, 0));
-            }
-        }
-        Ok(())
+        with_context(&operation, |context| resolve(context, operation))
     }
+}
+
+/// Resolves the slices under `operation`.
+fn resolve(context: &melior::Context, operation: OperationRef) -> Result<(), Error> {
+    for raw in collect(operation, |op| op_name(op) == "tosa.slice") {
+        // SAFETY: the slices are alive in the module; operands and their producers are read
+        // before a new const_shape is inserted in front of the slice and becomes its operand.
+        unsafe {
+            let input = mlirValueGetType(mlirOperationGetOperand(raw, 0));
+            let (start, size) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
+            let (Some(start), Some(size)) = (const_shape_values(start), const_shape_values(size)) else {
+                continue;
+            };
+            if !size.contains(&-1) || !mlirTypeIsARankedTensor(input) || !mlirShapedTypeHasStaticShape(input) {
+                continue;
+            }
+            let resolved: Vec<i64> = size
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| {
+                    if s == -1 {
+                        mlirShapedTypeGetDimSize(input, i as isize) - start.get(i).copied().unwrap_or(0)
+                    } else {
+                        s
+                    }
+                })
+                .collect();
+            let text = format!(
+                "dense<[{}]> : tensor<{}xindex>",
+                resolved.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+                resolved.len()
+            );
+            let internal = |what: &str| Error::Internal(format!("cannot build {what}"));
+            let values = melior::ir::Attribute::parse(context, &text).ok_or_else(|| internal("a tosa.const_shape"))?;
+            let shape_type = melior::ir::Type::parse(context, &format!("!tosa.shape<{}>", resolved.len()))
+                .ok_or_else(|| internal("a !tosa.shape type"))?;
+            let location = Location::from_raw(mlirOperationGetLocation(raw));
+            let op = OperationBuilder::new("tosa.const_shape", location)
+                .add_attributes(&[(Identifier::new(context, "values"), values)])
+                .add_results(&[shape_type])
+                .build()
+                .map_err(|e| Error::Internal(e.to_string()))?;
+            let op = op.into_raw();
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(raw), raw, op);
+            mlirOperationSetOperand(raw, 2, mlirOperationGetResult(op, 0));
+        }
+    }
+    Ok(())
 }
 
 /// The values of a `tosa.const_shape` result.

@@ -15,7 +15,7 @@ use crate::{
     entry::{ENTRY_OPTION, find_entry},
     error::report,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{BlockLike, OperationRef, RegionLike, ValueLike, operation::OperationLike};
@@ -37,16 +37,13 @@ pub const INFO: PassInfo = PassInfo {
         },
     ],
     kind: PassKind::Pass(|options: &OptionValues| {
-        let state =
-            SetEntryShapes { entry: options.string("entry").into(), shapes: parse_shapes(options.string("shapes")) };
-        create(&INFO, state)
+        boxed(SetEntryShapes { entry: options.string("entry").into(), shapes: parse_shapes(options.string("shapes"))? })
     }),
 };
 
-#[derive(Clone)]
 struct SetEntryShapes {
     entry: String,
-    shapes: Result<Vec<Vec<i64>>, Error>,
+    shapes: Vec<Vec<i64>>,
 }
 
 /// `2x49x10x1,1x4` → `[[2, 49, 10, 1], [1, 4]]` (an empty text: no arguments).
@@ -69,7 +66,7 @@ fn parse_shapes(text: &str) -> Result<Vec<Vec<i64>>, Error> {
 
 impl UmacPass for SetEntryShapes {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        let shapes = self.shapes.clone()?;
+        let shapes = &self.shapes;
         let entry = find_entry(operation, &self.entry)?;
         let fail = |message: String| report(entry.location(), &format!("{}: {message}", INFO.name));
         let block = entry
@@ -88,7 +85,7 @@ impl UmacPass for SetEntryShapes {
             )));
         }
         let mut new_inputs = Vec::new();
-        for (i, (ty, shape)) in inputs.iter().zip(&shapes).enumerate() {
+        for (i, (ty, shape)) in inputs.iter().zip(shapes).enumerate() {
             // SAFETY: the type is alive; it is read after the kind check, and the new type is
             // built in its context and set on the block argument it replaces.
             let new = unsafe {

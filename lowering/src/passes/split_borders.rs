@@ -13,7 +13,7 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{
@@ -33,10 +33,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Split the output loops of bounds-checked convolutions into borders and an unchecked interior",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, SplitBorders)),
+    kind: PassKind::Pass(|_| boxed(SplitBorders)),
 };
 
-#[derive(Clone)]
 struct SplitBorders;
 
 /// Marks the interior column loop between the two splits (removed before the pass ends).

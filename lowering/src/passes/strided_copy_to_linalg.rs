@@ -13,7 +13,7 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{
@@ -30,10 +30,9 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Rewrite memref.copy between non-identity layouts as linalg.copy (no memrefCopy runtime call)",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, StridedCopyToLinalg)),
+    kind: PassKind::Pass(|_| boxed(StridedCopyToLinalg)),
 };
 
-#[derive(Clone)]
 struct StridedCopyToLinalg;
 
 impl UmacPass for StridedCopyToLinalg {

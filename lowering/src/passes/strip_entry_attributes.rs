@@ -11,7 +11,7 @@ use crate::{
     Error,
     entry::{ENTRY_OPTION, find_entry},
     options::OptionValues,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
@@ -25,11 +25,10 @@ pub const INFO: PassInfo = PassInfo {
     anchor: "builtin.module",
     options: &[ENTRY_OPTION],
     kind: PassKind::Pass(|options: &OptionValues| {
-        create(&INFO, StripEntryAttributes { entry: options.string("entry").into() })
+        boxed(StripEntryAttributes { entry: options.string("entry").into() })
     }),
 };
 
-#[derive(Clone)]
 struct StripEntryAttributes {
     entry: String,
 }

@@ -22,7 +22,7 @@
 use crate::{
     Error,
     linalg_kinds::accumulating_kind,
-    pass::{UmacPass, create},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{
@@ -41,12 +41,11 @@ pub const INFO: PassInfo = PassInfo {
     summary: "Fuse padding, bias, convolution/pooling/matmul and their rescale into one per-pixel loop nest",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pass(|_| create(&INFO, TileAndFuse)),
+    kind: PassKind::Pass(|_| boxed(TileAndFuse)),
 };
 
 const ROOT_ATTRIBUTE: &str = "umac.fuse_root";
 
-#[derive(Clone)]
 struct TileAndFuse;
 
 impl UmacPass for TileAndFuse {

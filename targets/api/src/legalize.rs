@@ -18,7 +18,7 @@ use crate::{
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{name, op_name, splice, string_value, symbol_name, top_level_ops, type_text},
+    ir::{name, op_name, splice, string_value, symbol_name, top_level_ops, type_text, with_context},
     text::str_ref,
     umac::{CALL_EXTERN, TARGET_ATTR, is_c_identifier},
 };
@@ -140,11 +140,7 @@ fn legalize_function(
 
 /// Runs a backend's schedule (pipeline text anchored on `func.func`) on `function`.
 fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<(), Error> {
-    // SAFETY: the context outlives this call (it owns the function); the ContextRef is bound
-    // (`to_ref` borrows it: on a temporary it would dangle).
-    let context_ref = function.context();
-    let context = unsafe { context_ref.to_ref() };
-    umac_lowering::run_on_function(context, function, schedule).map_err(|e| {
+    with_context(&function, |context| umac_lowering::run_on_function(context, function, schedule)).map_err(|e| {
         let what = match e {
             umac_lowering::Error::Reported => "failed".to_string(),
             other => format!("does not parse: {other}"),

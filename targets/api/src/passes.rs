@@ -5,11 +5,11 @@ use crate::{
     Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition,
     target_string::parse_accelerators,
 };
-use melior::{ir::OperationRef, pass::Pass};
+use melior::ir::OperationRef;
 use umac_lowering::{
     PassInfo, PassKind,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, create, create_named},
+    pass::{BoxedPass, UmacPass, boxed},
     register,
 };
 
@@ -56,49 +56,44 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
     }
 }
 
-/// The parsed option, or the error to report when the pass runs.
-#[derive(Clone)]
+/// The accelerators to partition for.
 struct Partition {
-    backends: Result<Vec<ConfiguredBackend>, Error>,
+    backends: Vec<ConfiguredBackend>,
 }
 
 impl UmacPass for Partition {
     fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        let backends = self.backends.clone().map_err(lowering_error)?;
-        partition(operation, &backends).map(|_| ()).map_err(lowering_error)
+        partition(operation, &self.backends).map(|_| ()).map_err(lowering_error)
     }
 }
 
-fn create_partition(options: &OptionValues) -> Pass {
+fn create_partition(options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     let text = options.string("targets");
-    let backends = if text.trim().is_empty() {
-        Err(Error::Target("targets= names no accelerator (e.g. umac-partition{targets=vanilla})".into()))
-    } else {
-        parse_accelerators(text)
-    };
-    create(&PARTITION, Partition { backends })
+    if text.trim().is_empty() {
+        let message = "targets= names no accelerator (e.g. umac-partition{targets=vanilla})";
+        return Err(umac_lowering::Error::Invalid(message.into()));
+    }
+    boxed(Partition { backends: parse_accelerators(text).map_err(lowering_error)? })
 }
 
-#[derive(Clone)]
 struct Legalize {
-    target: Result<ConfiguredBackend, Error>,
+    target: ConfiguredBackend,
 }
 
 impl UmacPass for Legalize {
     fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        let target = self.target.clone().map_err(lowering_error)?;
-        legalize(operation, target.backend, &target.attributes).map_err(lowering_error)
+        legalize(operation, self.target.backend, &self.target.attributes).map_err(lowering_error)
     }
 }
 
-fn create_legalize(name: &str, options: &OptionValues) -> Pass {
+fn create_legalize(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     let target = name.trim_start_matches("umac-legalize-");
+    if backend(target).is_none() {
+        return Err(umac_lowering::Error::Invalid(format!("no backend named {target}")));
+    }
     let spec = format!("{target} {}", options.string("attributes"));
-    let parsed = match backend(target) {
-        Some(_) => parse_accelerators(&spec).map(|mut set| set.remove(0)),
-        None => Err(Error::Target(format!("no backend named {target}"))),
-    };
-    create_named(name, "", "builtin.module", Legalize { target: parsed })
+    let target = parse_accelerators(&spec).map_err(lowering_error)?.remove(0);
+    boxed(Legalize { target })
 }
 
 /// An API error as a pass failure: reported ones stay reported, others are reported at the module.

@@ -15,7 +15,7 @@ use melior::ir::{Module, operation::OperationLike as _};
 use umac_dialects::{
     ContextOptions, create_context,
     ir::symbol_name,
-    source::{SourceChunk, parse_module, print_module},
+    source::{parse_module, print_module},
 };
 use umac_lowering::{Step, build_pass_manager, stages::TOSA_TO_LINALG};
 
@@ -173,13 +173,12 @@ func.func @main(%x: tensor<4xi32>) -> tensor<4xi32> {
 fn with_module(text: &str, work: impl FnOnce(&melior::Context, &mut Module)) {
     register_test_backends();
     let context = create_context(ContextOptions::default());
-    let mut module =
-        parse_module(&context, &SourceChunk { name: "test.mlir", bytes: text.as_bytes(), first_line: 1 }).unwrap();
+    let mut module = parse_module(&context, "test.mlir", text.as_bytes()).unwrap();
     work(&context, &mut module);
 }
 
 fn text(module: &Module) -> String {
-    print_module(module, Default::default())
+    print_module(module)
 }
 
 /// Runs `steps` (hooks filled for `targets`) as one pipeline, as `umac compile` does.

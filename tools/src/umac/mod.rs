@@ -5,15 +5,11 @@ mod compile;
 mod run;
 mod tflite;
 
-use crate::opt::diagnostics::{Collector, Sources};
+use crate::diagnostics::{Collector, Sources};
 use clap::{Args, Parser, Subcommand};
 use melior::{Context, ir::Module};
 use std::process::ExitCode;
-use umac_dialects::{
-    ContextOptions, create_context,
-    source::{SourceChunk, parse_module},
-    umac::{VerifyOptions, verify},
-};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
 
 /// Command line of `umac`.
 #[derive(Debug, Parser)]
@@ -34,17 +30,17 @@ enum Command {
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     let args: Vec<String> = args.into_iter().collect();
-    let cli: Cli = match crate::parse_args(&args) {
+    let cli: Cli = match parse_args(&args) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
     // MLIR and LLVM do not survive every malformed model: the work runs in a worker process.
-    if !crate::opt::crash_guard::is_worker() {
+    if !crate::crash_guard::is_worker() {
         let model = match &cli.command {
             Command::Run(run) => run.model_name(),
             Command::Compile(compile) => compile.model_name(),
         };
-        return crate::opt::crash_guard::run_in_worker("umac", &args, &model);
+        return crate::crash_guard::run_in_worker("umac", &args, &model);
     }
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
@@ -121,16 +117,22 @@ pub(crate) fn with_model<T>(
     let mut sources = Sources::default();
     sources.add(name, bytes.to_vec());
     let report = || collector.take().iter().for_each(|d| eprint!("{}", sources.render(d)));
-    let chunk = SourceChunk { name, bytes, first_line: 1 };
-    let Some(mut module) = parse_module(&context, &chunk) else {
+    // MLIR verifies what it parsed, umac ops and attributes included.
+    let Some(mut module) = parse_module(&context, name, bytes) else {
         report();
         return Err(String::new());
     };
-    if !verify(module.as_operation(), VerifyOptions::default()) {
-        report();
-        return Err(String::new());
-    }
     let result = work(&context, &mut module);
     report();
     result
+}
+
+/// Parses a command line; on a usage error (or `--help`/`--version`) prints clap's message and
+/// returns the exit code: 1 for errors, as for every other failure of our tools, 0 otherwise.
+fn parse_args<T: clap::Parser>(args: &[String]) -> Result<T, std::process::ExitCode> {
+    T::try_parse_from(args).map_err(|e| {
+        let code = if e.use_stderr() { 1 } else { 0 };
+        let _ = e.print();
+        std::process::ExitCode::from(code)
+    })
 }
