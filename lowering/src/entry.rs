@@ -13,6 +13,14 @@ use umac_dialects::ir::{find_function, op_name, static_tensor_shape, symbol_name
 pub const ENTRY_OPTION: OptionSpec =
     OptionSpec { name: "entry", kind: OptionKind::String, default: "main", help: "the entry function" };
 
+/// The `shapes` option of `umac-set-entry-shapes` and `umac-specialize-entry`.
+pub const SHAPES_OPTION: OptionSpec = OptionSpec {
+    name: "shapes",
+    kind: OptionKind::String,
+    default: "",
+    help: "one shape per argument, e.g. 2x49x10x1,1x4 (`,` between arguments)",
+};
+
 /// Finds `func.func @name` at the top of `module`; the error lists the functions there are.
 pub fn find_entry<'c, 'a>(module: OperationRef<'c, 'a>, name: &str) -> Result<OperationRef<'c, 'a>, Error> {
     if let Some(entry) = find_function(module, name) {

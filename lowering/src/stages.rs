@@ -8,7 +8,7 @@
 //! `umac-opt --pass-pipeline`.
 
 use crate::{
-    entry::ENTRY_OPTION,
+    entry::{ENTRY_OPTION, SHAPES_OPTION},
     options::{OptionKind, OptionSpec, OptionValues, quote},
     registry::{PassInfo, PassKind},
 };
@@ -215,15 +215,7 @@ pub const SPECIALIZE_ENTRY: PassInfo = PassInfo {
     name: "umac-specialize-entry",
     summary: "Give the entry function static argument shapes and propagate them (shape inference, slices, results)",
     anchor: "builtin.module",
-    options: &[
-        ENTRY_OPTION,
-        OptionSpec {
-            name: "shapes",
-            kind: OptionKind::String,
-            default: "",
-            help: "one shape per argument: 2x49x10x1,1x4",
-        },
-    ],
+    options: &[ENTRY_OPTION, SHAPES_OPTION],
     kind: PassKind::Pipeline(|options: &OptionValues| {
         let entry = quote(options.string("entry"));
         format!(

@@ -12,9 +12,9 @@
 
 use crate::{
     Error,
-    entry::{ENTRY_OPTION, find_entry},
+    entry::{ENTRY_OPTION, SHAPES_OPTION, find_entry},
     error::report,
-    options::{OptionKind, OptionSpec, OptionValues},
+    options::OptionValues,
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
@@ -27,15 +27,7 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-set-entry-shapes",
     summary: "Give the entry function's tensor arguments static shapes (dynamic dimensions take the sizes given)",
     anchor: "builtin.module",
-    options: &[
-        ENTRY_OPTION,
-        OptionSpec {
-            name: "shapes",
-            kind: OptionKind::String,
-            default: "",
-            help: "one shape per argument, e.g. 2x49x10x1,1x4 (`,` between arguments)",
-        },
-    ],
+    options: &[ENTRY_OPTION, SHAPES_OPTION],
     kind: PassKind::Pass(|options: &OptionValues| {
         boxed(SetEntryShapes { entry: options.string("entry").into(), shapes: parse_shapes(options.string("shapes"))? })
     }),
