@@ -65,8 +65,9 @@ void umacRegisterPipeline(const UmacPassSpec *spec, UmacExpandPipelineFn expand)
  * `builtin.module` is the module, anything else is wrapped in one. Null after reported errors. */
 MlirOperation umacParseModule(MlirContext context, MlirStringRef source, MlirStringRef name);
 
-/* MLIR's mlir-opt driver over every upstream dialect, extension and pass, plus the umac dialect
- * and the passes registered above. Returns the process exit code. */
+/* MLIR's mlir-opt driver over every upstream dialect, extension and pass, MLIR's test dialects and
+ * passes (as mlir-opt registers them), plus the umac dialect and the passes registered above.
+ * Returns the process exit code. */
 int umacMlirOptMain(int argc, char **argv, UmacVerifyOpFn verifyOp, UmacVerifyAttributeFn verifyAttribute);
 
 #ifdef __cplusplus
