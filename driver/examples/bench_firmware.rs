@@ -120,9 +120,9 @@ fn main() -> Result<(), String> {
                 include_dirs: vec![out.join("include")],
             };
             let program = build(platform, &out, &spec, &[case]).map_err(|e| e.to_string())?;
-            let Platform::Board { machine, .. } = platform else { unreachable!() };
+            let Platform::Arm { board, .. } = platform else { unreachable!() };
             let instructions = count_instructions(
-                machine,
+                board,
                 &program,
                 symbol(&program, "harness_run")?,
                 symbol(&program, "main")?,

@@ -4,107 +4,13 @@
 //! mps2-an500); `--target=host` objects linked into a host program the same way. Every output
 //! byte must equal TFLite Micro's.
 
-use std::{
-    path::{Path, PathBuf},
-    time::Duration,
-};
-use umac_backend::{
-    Cpu,
-    cpu::{CORTEX_M4, CORTEX_M7, CORTEX_M55, HOST},
-    parse_target_string,
-};
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
-use umac_driver::firmware::{Firmware, FirmwareOptions, compile, output};
-use umac_runtime::{
-    firmware::{Case, MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run},
-    read_npy, testdata,
-};
+mod support;
 
-fn models_dir() -> Option<PathBuf> {
-    testdata::shared("models/mlperf-tiny")
-}
-
-fn options(name: &str, accelerators: &str) -> FirmwareOptions {
-    umac_driver::register_targets();
-    let accelerators =
-        if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
-    FirmwareOptions {
-        name: name.into(),
-        optimize_for_size: false,
-        shapes: None,
-        max_workspace: None,
-        max_flash: None,
-        source: "model.mlir".into(),
-        accelerators,
-        observe: Default::default(),
-    }
-}
-
-fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
-    compile_for(dir, name, cpu, "")
-}
-
-/// Compiles the model for `accelerators` (a target string without the CPU) and `cpu`.
-fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware {
-    let path = dir.join("model.mlir");
-    let bytes = std::fs::read(&path).unwrap();
-    let context = create_context(ContextOptions::default());
-    let shown = path.display().to_string();
-    let mut module = parse_module(&context, &shown, &bytes).unwrap();
-    compile(&context, &mut module, "main", cpu, &options(name, accelerators))
-        .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
-}
-
-fn cases(dir: &Path) -> Vec<Case> {
-    (0..5)
-        .map(|i| Case {
-            inputs: vec![read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap().data],
-            expected: vec![read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap().data],
-        })
-        .collect()
-}
-
-fn run_on(model: &str, cpu: Cpu, platform: Platform) {
-    run_with(model, cpu, platform, "");
-}
-
-fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) {
-    let Some(models) = models_dir() else { return };
-    let dir = models.join(model);
-    let firmware = compile_for(&dir, model, cpu, accelerators);
-    if !accelerators.is_empty() {
-        // Every convolution went to the accelerator, and its kernel is linked in.
-        let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
-        assert!(!convs.is_empty());
-        assert!(convs.iter().all(|p| p.target == "vanilla"), "{convs:?}");
-        assert!(firmware.placements.iter().any(|p| p.target == cpu.name));
-        assert_eq!(firmware.kernels.iter().map(|k| k.symbol).collect::<Vec<_>>(), ["vanilla_conv2d_s8"]);
-    }
-    let work = std::env::temp_dir().join(format!(
-        "umac-fw-{}-{model}-{}{}",
-        std::process::id(),
-        cpu.name,
-        if accelerators.is_empty() { "" } else { "-accel" }
-    ));
-    // The output directory as `umac compile` writes it: self-contained, kernels included.
-    let written = output::write(&work.join("out"), model, &firmware).unwrap();
-    let output_bytes =
-        firmware.signature.outputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap() as usize).product()).collect();
-    let spec = Model {
-        name: model,
-        object: &written.object,
-        header: &written.header,
-        workspace_size: firmware.workspace_size,
-        output_bytes,
-        kernel_sources: written.kernel_sources.clone(),
-        include_dirs: vec![written.include_dir.clone()],
-    };
-    let program = build(platform, &work, &spec, &cases(&dir)).unwrap();
-    let outcome = run(platform, &program, Duration::from_secs(120)).unwrap();
-    assert_eq!(outcome.status, Some(0), "{model} on {}: {}", cpu.name, outcome.output);
-    assert!(outcome.output.contains("ok: 5 cases"), "{}", outcome.output);
-    std::fs::remove_dir_all(&work).unwrap();
-}
+use std::time::Duration;
+use support::{cases, compile_model, models_dir, run_on, run_with};
+use umac_backend::cpu::{CORTEX_M4, CORTEX_M7, CORTEX_M55, HOST};
+use umac_driver::firmware::output;
+use umac_runtime::firmware::{MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run};
 
 // The tutorial accelerator: convolutions run as calls of runtime/kernels/vanilla.c, linked in.
 #[test]

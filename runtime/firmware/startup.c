@@ -1,5 +1,6 @@
 /* Bare-metal start-up for umac's firmware harness on Arm Cortex-M boards under QEMU
- * (mps3-an547 Cortex-M55, mps2-an386 Cortex-M4, mps2-an500 Cortex-M7).
+ * (mps3-an547 Cortex-M55, mps2-an386 Cortex-M4, mps2-an500 Cortex-M7, mps2-an385 Cortex-M3,
+ * mps2-an505 Cortex-M33).
  *
  * QEMU loads the ELF segments and resets the core: SP comes from address 0, PC from 4. The
  * reset handler enables the FPU/MVE coprocessors, zeroes .bss, opens semihosting and calls
@@ -19,9 +20,12 @@ void _init(void) {}
 void _fini(void) {}
 
 void Reset_Handler(void) {
-    /* CPACR: full access to CP10 and CP11 (FPU and MVE) before any FP or vector instruction. */
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
+    /* CPACR: full access to CP10 and CP11 (FPU and MVE) before any FP or vector instruction
+     * (cores without them have no CPACR). */
     *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;
     __asm volatile("dsb\n\tisb" ::: "memory");
+#endif
     for (uint32_t *p = &__bss_start__; p < &__bss_end__; ++p) {
         *p = 0;
     }

@@ -1,6 +1,6 @@
 //! The firmware harness: links a compiled model's object with a small C test program (start-up
 //! code, linker script, a main that runs test cases and compares outputs) and runs it on an
-//! emulated Cortex-M board under QEMU, or as a host program.
+//! emulated Cortex-M board or QEMU's RISC-V virt board, or as a host program.
 //!
 //! The C sources live in `runtime/firmware/`; a generated `cases.c` supplies the model's inputs
 //! and expected outputs. Exit status 0 means every output byte matched.
@@ -19,28 +19,72 @@ const MAIN_C: &str = include_str!("../firmware/main.c");
 const HARNESS_H: &str = include_str!("../firmware/harness.h");
 const LINK_LD: &str = include_str!("../firmware/link.ld");
 
+/// An emulated Arm board: its QEMU machine and where its memories are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArmBoard {
+    /// `qemu-system-arm -M` name, e.g. `mps3-an547`.
+    pub machine: &'static str,
+    /// Code and constants (the vector table is at its start).
+    pub flash: u32,
+    /// Data, bss and the stack.
+    pub ram: u32,
+    /// The board's large memory, where the test vectors go.
+    pub ext: u32,
+}
+
+/// QEMU's Arm MPS3 AN547 (Cortex-M55).
+pub const AN547: ArmBoard = ArmBoard { machine: "mps3-an547", flash: 0, ram: 0x2000_0000, ext: 0x2100_0000 };
+/// QEMU's Arm MPS2 AN386 (Cortex-M4).
+pub const AN386: ArmBoard = ArmBoard { machine: "mps2-an386", flash: 0, ram: 0x2000_0000, ext: 0x2100_0000 };
+/// QEMU's Arm MPS2 AN500 (Cortex-M7).
+pub const AN500: ArmBoard = ArmBoard { machine: "mps2-an500", flash: 0, ram: 0x2000_0000, ext: 0x6000_0000 };
+/// QEMU's Arm MPS2 AN385 (Cortex-M3).
+pub const AN385: ArmBoard = ArmBoard { machine: "mps2-an385", flash: 0, ram: 0x2000_0000, ext: 0x2100_0000 };
+/// QEMU's Arm MPS2 AN505 (Cortex-M33 with TrustZone): the core boots secure, so code runs from
+/// the secure alias of SSRAM1 and data from the secure alias of SSRAM2; test vectors in PSRAM.
+pub const AN505: ArmBoard = ArmBoard { machine: "mps2-an505", flash: 0x1000_0000, ram: 0x3800_0000, ext: 0x8000_0000 };
+
 /// Where a harness runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Platform {
-    /// An emulated Arm board: QEMU machine and the CPU the object was compiled for.
-    Board {
-        /// `qemu-system-arm -M` name, e.g. `mps3-an547`.
-        machine: &'static str,
+    /// An emulated Arm board, with the harness built for `cpu` (`arm-none-eabi-gcc -mcpu`) and
+    /// floating-point calls passed in FP registers when `hard_float`.
+    Arm {
+        /// The board.
+        board: ArmBoard,
         /// `-mcpu` for the C compiler, e.g. `cortex-m55`.
         cpu: &'static str,
-        /// Address of the board's large memory, where the test vectors go.
-        data: u32,
+        /// `-mfloat-abi=hard` (the CPU has an FPU) rather than `soft`.
+        hard_float: bool,
+    },
+    /// QEMU's RISC-V `virt` board (`qemu-system-riscv32`, RAM from 0x80000000), the harness built
+    /// for `march` (`riscv64-unknown-elf-gcc -march`, ilp32) with picolibc and semihosting. The
+    /// harness prints the instructions the first case took (`instret`, exact under `-icount`).
+    RiscvVirt {
+        /// e.g. `rv32im`, `rv32imac`.
+        march: &'static str,
     },
     /// The machine running the tests (the system C compiler).
     Host,
 }
 
-/// QEMU's Cortex-M55 board (MVE).
-pub const MPS3_AN547: Platform = Platform::Board { machine: "mps3-an547", cpu: "cortex-m55", data: 0x2100_0000 };
-/// QEMU's Cortex-M4 board.
-pub const MPS2_AN386: Platform = Platform::Board { machine: "mps2-an386", cpu: "cortex-m4", data: 0x2100_0000 };
-/// QEMU's Cortex-M7 board.
-pub const MPS2_AN500: Platform = Platform::Board { machine: "mps2-an500", cpu: "cortex-m7", data: 0x6000_0000 };
+/// Cortex-M55 on its board.
+pub const MPS3_AN547: Platform = Platform::Arm { board: AN547, cpu: "cortex-m55", hard_float: true };
+/// Cortex-M4 on its board.
+pub const MPS2_AN386: Platform = Platform::Arm { board: AN386, cpu: "cortex-m4", hard_float: true };
+/// Cortex-M7 on its board.
+pub const MPS2_AN500: Platform = Platform::Arm { board: AN500, cpu: "cortex-m7", hard_float: true };
+/// Cortex-M3 on its board.
+pub const MPS2_AN385: Platform = Platform::Arm { board: AN385, cpu: "cortex-m3", hard_float: false };
+/// Cortex-M33 on its board.
+pub const MPS2_AN505: Platform = Platform::Arm { board: AN505, cpu: "cortex-m33", hard_float: true };
+/// Cortex-M0+ code on the Cortex-M3 board: QEMU has no Armv6-M board big enough for the models,
+/// and Armv6-M code runs unchanged on an Armv7-M core.
+pub const CORTEX_M0PLUS_ON_AN385: Platform = Platform::Arm { board: AN385, cpu: "cortex-m0plus", hard_float: false };
+/// QEMU's RISC-V virt board, harness built for RV32IM.
+pub const RISCV_VIRT_RV32IM: Platform = Platform::RiscvVirt { march: "rv32im" };
+/// The same for RV32IMC code (picolibc's closest multilib is rv32imac; the harness uses no atomics).
+pub const RISCV_VIRT_RV32IMC: Platform = Platform::RiscvVirt { march: "rv32imac" };
 
 /// One test case: the bytes of every input and the expected bytes of every output.
 #[derive(Clone, Debug)]
@@ -138,27 +182,48 @@ pub fn cases_c(model: &Model, cases: &[Case]) -> String {
 /// program for `platform`. Returns the program's path.
 pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(dir).map_err(|e| harness(format!("{}: {e}", dir.display())))?;
-    let data = match platform {
-        Platform::Board { data, .. } => data,
-        Platform::Host => 0,
-    };
-    let link = LINK_LD.replace("ORIGIN = 0x21000000", &format!("ORIGIN = {data:#010x}"));
-    for (name, text) in [("startup.c", STARTUP_C), ("main.c", MAIN_C), ("harness.h", HARNESS_H), ("link.ld", &link)] {
+    let mut sources = vec![("main.c", MAIN_C.to_string()), ("harness.h", HARNESS_H.to_string())];
+    if let Platform::Arm { board, .. } = platform {
+        let link = LINK_LD
+            .replace("FLASH_ORIGIN", &format!("{:#010x}", board.flash))
+            .replace("RAM_ORIGIN", &format!("{:#010x}", board.ram))
+            .replace("EXT_ORIGIN", &format!("{:#010x}", board.ext));
+        sources.push(("startup.c", STARTUP_C.to_string()));
+        sources.push(("link.ld", link));
+    }
+    for (name, text) in &sources {
         std::fs::write(dir.join(name), text).map_err(|e| harness(format!("{name}: {e}")))?;
     }
     std::fs::write(dir.join("cases.c"), cases_c(model, cases)).map_err(|e| harness(format!("cases.c: {e}")))?;
     let include = model.header.parent().unwrap_or(Path::new("."));
     let program = dir.join(format!("{}.elf", model.name));
     let mut command = match platform {
-        Platform::Board { cpu, .. } => {
+        Platform::Arm { cpu, hard_float, .. } => {
             let mut command = Command::new("arm-none-eabi-gcc");
+            command.arg(format!("-mcpu={cpu}")).arg("-mthumb");
+            if hard_float {
+                command.args(["-mfloat-abi=hard", "-mfpu=auto"]);
+            } else {
+                command.arg("-mfloat-abi=soft");
+            }
             command
-                .arg(format!("-mcpu={cpu}"))
-                .args(["-mthumb", "-mfloat-abi=hard", "-mfpu=auto", "-O2", "-ffp-contract=off", "-T"])
+                .args(["-O2", "-ffp-contract=off", "-T"])
                 .arg(dir.join("link.ld"))
                 .args(["-nostartfiles", "--specs=rdimon.specs", "-Wl,--no-warn-rwx-segments"])
                 .args(["-Wl,--no-warn-execstack", "-Wl,--gc-sections"])
                 .arg(dir.join("startup.c"));
+            command
+        }
+        Platform::RiscvVirt { march } => {
+            // picolibc's start-up (stack, .data, .bss, exit through semihosting) and linker
+            // script, with code and constants from 0x80000000 and RAM 16 MiB above.
+            let mut command = Command::new("riscv64-unknown-elf-gcc");
+            command
+                .arg(format!("-march={march}"))
+                .args(["-mabi=ilp32", "-O2", "-ffp-contract=off", "--specs=picolibc.specs"])
+                .args(["--oslib=semihost", "--crt0=semihost", "-Wl,--gc-sections"])
+                .args(["-Wl,--defsym=__flash=0x80000000", "-Wl,--defsym=__flash_size=0x01000000"])
+                .args(["-Wl,--defsym=__ram=0x81000000", "-Wl,--defsym=__ram_size=0x01000000"]);
             command
         }
         Platform::Host => {
@@ -185,23 +250,33 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
     Ok(program)
 }
 
-/// The QEMU command line that runs `program` on `machine`, with semihosting (the program's
-/// exit status becomes QEMU's).
-pub fn qemu_command(machine: &str, program: &Path) -> Command {
-    let mut command = Command::new("qemu-system-arm");
+/// The QEMU command line that runs `program` on an emulated board (`None` for the host), with
+/// semihosting: the program's exit status becomes QEMU's. RISC-V runs with `-icount shift=0`, so
+/// `instret` counts instructions exactly.
+pub fn qemu_command(platform: Platform, program: &Path) -> Option<Command> {
+    let mut command = match platform {
+        Platform::Arm { board, .. } => {
+            let mut command = Command::new("qemu-system-arm");
+            command.args(["-M", board.machine]);
+            command
+        }
+        Platform::RiscvVirt { .. } => {
+            let mut command = Command::new("qemu-system-riscv32");
+            command.args(["-M", "virt", "-bios", "none", "-icount", "shift=0"]);
+            command
+        }
+        Platform::Host => return None,
+    };
     command
-        .args(["-M", machine, "-nographic", "-monitor", "none", "-semihosting-config", "enable=on,target=native"])
+        .args(["-nographic", "-monitor", "none", "-semihosting-config", "enable=on,target=native"])
         .arg("-kernel")
         .arg(program);
-    command
+    Some(command)
 }
 
 /// Runs `program` (from [`build`]) on `platform`, killing it after `timeout`.
 pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outcome, Error> {
-    let mut command = match platform {
-        Platform::Board { machine, .. } => qemu_command(machine, program),
-        Platform::Host => Command::new(program),
-    };
+    let mut command = qemu_command(platform, program).unwrap_or_else(|| Command::new(program));
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().map_err(|e| harness(format!("cannot start {command:?}: {e}")))?;
     let started = std::time::Instant::now();
@@ -227,13 +302,14 @@ pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outc
 /// functions it calls) for the first case, from QEMU's single-step execution trace. `symbols`
 /// gives `(address, size)` of `harness_run` and `main` (from the program's symbol table).
 pub fn count_instructions(
-    machine: &str,
+    board: ArmBoard,
     program: &Path,
     harness_run: (u64, u64),
     main: (u64, u64),
     timeout: Duration,
 ) -> Result<u64, Error> {
-    let mut command = qemu_command(machine, program);
+    let platform = Platform::Arm { board, cpu: "", hard_float: false };
+    let mut command = qemu_command(platform, program).ok_or_else(|| harness("no board".into()))?;
     // `-d exec,nochain -singlestep`: one "Trace" line per executed instruction, with its PC.
     command.args(["-singlestep", "-d", "exec,nochain", "-D", "/dev/stderr"]);
     command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());

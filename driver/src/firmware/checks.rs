@@ -1,5 +1,6 @@
 //! What a firmware object may contain: code, constants and nothing writable; no undefined
-//! symbol but the C library's memory functions and the accelerators' kernels.
+//! symbol but the C library's memory functions, the compiler's integer helper routines and the
+//! accelerators' kernels.
 
 use crate::Error;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
@@ -25,12 +26,44 @@ const ALLOWED_UNDEFINED: &[&str] = &[
     "__aeabi_memclr8",
 ];
 
-/// Bytes of code and of constants in an object.
+/// The integer helper routines of libgcc and compiler-rt (which every bare-metal toolchain links
+/// by default) that LLVM calls where a CPU lacks an instruction: 64-bit multiplies and shifts and
+/// count-leading-zeros on Armv6-M, divisions where there is no divide instruction.
+const INTEGER_HELPERS: &[&str] = &[
+    "__muldi3",
+    "__ashldi3",
+    "__ashrdi3",
+    "__lshrdi3",
+    "__clzsi2",
+    "__clzdi2",
+    "__divsi3",
+    "__udivsi3",
+    "__modsi3",
+    "__umodsi3",
+    "__divdi3",
+    "__udivdi3",
+    "__moddi3",
+    "__umoddi3",
+    "__aeabi_lmul",
+    "__aeabi_llsl",
+    "__aeabi_llsr",
+    "__aeabi_lasr",
+    "__aeabi_idiv",
+    "__aeabi_uidiv",
+    "__aeabi_idivmod",
+    "__aeabi_uidivmod",
+    "__aeabi_ldivmod",
+    "__aeabi_uldivmod",
+];
+
+/// Bytes of code and of constants in an object, and what it imports.
 pub struct ObjectSizes {
     /// Executable code (with Arm's unwind index).
     pub text: u64,
     /// Read-only data.
     pub rodata: u64,
+    /// The undefined symbols, sorted (memory functions, integer helpers, kernels).
+    pub imports: Vec<String>,
 }
 
 /// Measures code and constants and checks the object references nothing but the memory
@@ -38,7 +71,7 @@ pub struct ObjectSizes {
 pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, Error> {
     let file =
         object::File::parse(bytes).map_err(|e| Error::Compile(format!("cannot read the generated object: {e}")))?;
-    let mut sizes = ObjectSizes { text: 0, rodata: 0 };
+    let mut sizes = ObjectSizes { text: 0, rodata: 0, imports: Vec::new() };
     for section in file.sections() {
         // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
         // is referenced); it is accounted with the code, not the constants.
@@ -61,19 +94,30 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
             _ => {}
         }
     }
-    let undefined: Vec<String> = file
+    let mut imports: Vec<String> = file
         .symbols()
         .filter(|s| s.is_undefined() && !s.name().unwrap_or("").is_empty())
         .map(|s| s.name().unwrap_or("").to_string())
-        .filter(|s| !ALLOWED_UNDEFINED.contains(&s.as_str()) && !kernels.iter().any(|k| k.symbol == s))
         .collect();
-    if !undefined.is_empty() {
+    imports.sort();
+    imports.dedup();
+    let unsupported: Vec<&String> = imports
+        .iter()
+        .filter(|s| {
+            !ALLOWED_UNDEFINED.contains(&s.as_str())
+                && !INTEGER_HELPERS.contains(&s.as_str())
+                && !kernels.iter().any(|k| k.symbol == s.as_str())
+        })
+        .collect();
+    if !unsupported.is_empty() {
+        let names: Vec<&str> = unsupported.iter().map(|s| s.as_str()).collect();
         return Err(Error::Compile(format!(
             "the generated code calls {}, which firmware output does not provide (it links against nothing but \
-             memcpy/memset/memmove): floating-point transcendental ops (exp, tanh, sigmoid, ...) are not supported \
-             in firmware yet",
-            undefined.join(", ")
+             memcpy/memset/memmove, the toolchain's integer helpers and the accelerators' kernels; floating-point \
+             functions such as expf or tanhf are not supported in firmware yet)",
+            names.join(", ")
         )));
     }
+    sizes.imports = imports;
     Ok(sizes)
 }

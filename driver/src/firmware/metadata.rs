@@ -39,6 +39,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
         },
         "constants_bytes": firmware.rodata_bytes,
         "text_bytes": firmware.text_bytes,
+        "imports": firmware.imports,
         "operators": firmware.operators.iter().map(|o| serde_json::json!({
             "function": o.function,
             "target": o.target.as_deref().unwrap_or(cpu.name),

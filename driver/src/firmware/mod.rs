@@ -99,6 +99,8 @@ pub struct Firmware {
     pub text_bytes: u64,
     /// Bytes of read-only data (constants).
     pub rodata_bytes: u64,
+    /// The symbols the object needs from the firmware it is linked into, sorted.
+    pub imports: Vec<String>,
     /// The specialized signature.
     pub signature: EntrySignature,
     /// The operator functions in execution order.
@@ -239,6 +241,7 @@ pub fn compile(
         workspace_lower_bound,
         text_bytes: sizes.text,
         rodata_bytes: sizes.rodata,
+        imports: sizes.imports,
         signature,
         operators,
         placements,

@@ -35,18 +35,41 @@ const fn arm(name: &'static str, triple: &'static str, description: &'static str
     Cpu { name, description, machine: Machine::Llvm { triple, cpu: name, features: "" }, index_bits: 32 }
 }
 
+/// A 32-bit RISC-V core without floating point (ilp32 ABI); `features` names its extensions.
+const fn rv32(name: &'static str, features: &'static str, description: &'static str) -> Cpu {
+    Cpu {
+        name,
+        description,
+        machine: Machine::Llvm { triple: "riscv32-unknown-none-elf", cpu: "generic-rv32", features },
+        index_bits: 32,
+    }
+}
+
+/// Arm Cortex-M85 with MVE (Helium) and the FPU.
+pub const CORTEX_M85: Cpu = arm("cortex-m85", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M85 (MVE/Helium, FPU)");
 /// Arm Cortex-M55 with MVE (Helium) and the FPU.
 pub const CORTEX_M55: Cpu = arm("cortex-m55", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M55 (MVE/Helium, FPU)");
 /// Arm Cortex-M7 with the DSP extension and the FPU.
 pub const CORTEX_M7: Cpu = arm("cortex-m7", "thumbv7em-none-eabihf", "Arm Cortex-M7 (DSP, FPU)");
 /// Arm Cortex-M4 with the DSP extension and the FPU.
 pub const CORTEX_M4: Cpu = arm("cortex-m4", "thumbv7em-none-eabihf", "Arm Cortex-M4 (DSP, FPU)");
+/// Arm Cortex-M33 with the DSP extension and the FPU (Armv8-M Mainline).
+pub const CORTEX_M33: Cpu = arm("cortex-m33", "thumbv8m.main-none-eabihf", "Arm Cortex-M33 (DSP, FPU)");
+/// Arm Cortex-M3 (Armv7-M: hardware divide, no DSP, no FPU).
+pub const CORTEX_M3: Cpu = arm("cortex-m3", "thumbv7m-none-eabi", "Arm Cortex-M3 (no DSP, no FPU)");
+/// Arm Cortex-M0+ (Armv6-M: no divide, no DSP, no FPU; 64-bit multiplies are libgcc calls).
+pub const CORTEX_M0PLUS: Cpu = arm("cortex-m0plus", "thumbv6m-none-eabi", "Arm Cortex-M0+ (Armv6-M)");
+/// RISC-V RV32IM: integer base and multiply/divide.
+pub const RV32IM: Cpu = rv32("rv32im", "+m", "RISC-V RV32IM (multiply/divide)");
+/// RISC-V RV32IMC: RV32IM with compressed instructions.
+pub const RV32IMC: Cpu = rv32("rv32imc", "+m,+c", "RISC-V RV32IMC (multiply/divide, compressed)");
 /// The machine umac runs on (objects to link into host programs and tests).
 pub const HOST: Cpu =
     Cpu { name: "host", description: "the machine umac runs on", machine: Machine::Host, index_bits: usize::BITS };
 
 /// Every CPU, in the order errors list them.
-pub const CPUS: &[Cpu] = &[CORTEX_M55, CORTEX_M7, CORTEX_M4, HOST];
+pub const CPUS: &[Cpu] =
+    &[CORTEX_M85, CORTEX_M55, CORTEX_M33, CORTEX_M7, CORTEX_M4, CORTEX_M3, CORTEX_M0PLUS, RV32IMC, RV32IM, HOST];
 
 impl Cpu {
     /// Looks a CPU up by its `--target` name.
@@ -67,8 +90,13 @@ mod tests {
     #[test]
     fn table() {
         assert_eq!(Cpu::find("cortex-m55"), Some(CORTEX_M55));
-        assert_eq!(Cpu::find("cortex-m85"), None);
-        assert_eq!(Cpu::names(), "cortex-m55, cortex-m7, cortex-m4, host");
+        assert_eq!(Cpu::find("cortex-m85"), Some(CORTEX_M85));
+        assert_eq!(Cpu::find("cortex-m99"), None);
+        assert_eq!(
+            Cpu::names(),
+            "cortex-m85, cortex-m55, cortex-m33, cortex-m7, cortex-m4, cortex-m3, cortex-m0plus, rv32imc, rv32im, host"
+        );
+        assert!(matches!(RV32IMC.machine, Machine::Llvm { triple: "riscv32-unknown-none-elf", features: "+m,+c", .. }));
         assert_eq!(CORTEX_M4.index_bits, 32);
         assert!(matches!(CORTEX_M7.machine, Machine::Llvm { triple: "thumbv7em-none-eabihf", cpu: "cortex-m7", .. }));
     }

@@ -273,7 +273,7 @@ mod tests {
     fn rejections_list_what_is_accepted() {
         register_test_backends();
         let names: Vec<&str> = backends().iter().map(|b| b.name()).collect();
-        let known = format!("known accelerators: {}; CPUs: cortex-m55, cortex-m7, cortex-m4, host", names.join(", "));
+        let known = format!("known accelerators: {}; CPUs: {}", names.join(", "), Cpu::names());
         assert_eq!(err("npu,cortex-m55"), format!("unknown target 'npu' ({known})"));
         assert!(err("first -size=3").starts_with("first has no attribute '-size' (accepted: -n=<int> (default 16"));
         assert_eq!(err("first -n=big"), "'-n=big' for first: the attribute takes an int");

@@ -1,0 +1,124 @@
+//! What the firmware tests share: compiling an MLPerf Tiny model for a CPU (and accelerators),
+//! linking it into the bare-metal test harness and running the five reference cases.
+#![allow(dead_code)] // each test file uses a part
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+use umac_backend::{Cpu, parse_target_string};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_driver::firmware::{Firmware, FirmwareOptions, compile, output};
+use umac_runtime::{
+    firmware::{Case, Model, Platform, build, run},
+    read_npy, testdata,
+};
+
+pub fn models_dir() -> Option<PathBuf> {
+    testdata::shared("models/mlperf-tiny")
+}
+
+fn options(name: &str, accelerators: &str) -> FirmwareOptions {
+    umac_driver::register_targets();
+    let accelerators =
+        if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
+    FirmwareOptions {
+        name: name.into(),
+        optimize_for_size: false,
+        shapes: None,
+        max_workspace: None,
+        max_flash: None,
+        source: "model.mlir".into(),
+        accelerators,
+        observe: Default::default(),
+    }
+}
+
+pub fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
+    compile_for(dir, name, cpu, "")
+}
+
+/// Compiles the model for `accelerators` (a target string without the CPU) and `cpu`.
+pub fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware {
+    let path = dir.join("model.mlir");
+    let bytes = std::fs::read(&path).unwrap();
+    let context = create_context(ContextOptions::default());
+    let shown = path.display().to_string();
+    let mut module = parse_module(&context, &shown, &bytes).unwrap();
+    compile(&context, &mut module, "main", cpu, &options(name, accelerators))
+        .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
+}
+
+pub fn cases(dir: &Path) -> Vec<Case> {
+    (0..5)
+        .map(|i| Case {
+            inputs: vec![read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap().data],
+            expected: vec![read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap().data],
+        })
+        .collect()
+}
+
+pub fn run_on(model: &str, cpu: Cpu, platform: Platform) -> Option<Run> {
+    run_with(model, cpu, platform, "")
+}
+
+/// Compiles `model` for `accelerators` and `cpu`, links it into the test harness for `platform`
+/// and runs all five reference cases; every output byte must equal TFLite Micro's. Returns the
+/// program and what it printed (`None` when the shared models are absent and that is allowed).
+pub fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) -> Option<Run> {
+    let models = models_dir()?;
+    let dir = models.join(model);
+    let firmware = compile_for(&dir, model, cpu, accelerators);
+    if !accelerators.is_empty() {
+        // Every convolution went to the accelerator, and its kernel is linked in.
+        let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
+        assert!(!convs.is_empty());
+        assert!(convs.iter().all(|p| p.target == "vanilla"), "{convs:?}");
+        assert!(firmware.placements.iter().any(|p| p.target == cpu.name));
+        assert_eq!(firmware.kernels.iter().map(|k| k.symbol).collect::<Vec<_>>(), ["vanilla_conv2d_s8"]);
+    }
+    let work = std::env::temp_dir().join(format!(
+        "umac-fw-{}-{model}-{}{}",
+        std::process::id(),
+        cpu.name,
+        if accelerators.is_empty() { "" } else { "-accel" }
+    ));
+    // The output directory as `umac compile` writes it: self-contained, kernels included.
+    let written = output::write(&work.join("out"), model, &firmware).unwrap();
+    let output_bytes =
+        firmware.signature.outputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap() as usize).product()).collect();
+    let spec = Model {
+        name: model,
+        object: &written.object,
+        header: &written.header,
+        workspace_size: firmware.workspace_size,
+        output_bytes,
+        kernel_sources: written.kernel_sources.clone(),
+        include_dirs: vec![written.include_dir.clone()],
+    };
+    let program = build(platform, &work, &spec, &cases(&dir)).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{model} on {}: {}", cpu.name, outcome.output);
+    assert!(outcome.output.contains("ok: 5 cases"), "{}", outcome.output);
+    Some(Run { work, program, output: outcome.output })
+}
+
+/// A harness run that passed: its directory (removed on drop), program and output.
+pub struct Run {
+    pub work: PathBuf,
+    pub program: PathBuf,
+    pub output: String,
+}
+
+impl Run {
+    /// The instruction count a RISC-V harness prints for the first case.
+    pub fn instructions(&self) -> Option<u64> {
+        self.output.lines().find_map(|l| l.strip_prefix("instructions: ")).and_then(|n| n.trim().parse().ok())
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.work);
+    }
+}
