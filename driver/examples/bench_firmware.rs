@@ -150,7 +150,7 @@ fn main() -> Result<(), String> {
                 "model": reference.model,
                 "cpu": cpu,
                 "target": target,
-                "machine": machine,
+                "machine": board.machine,
                 "instructions_per_inference": instructions,
                 "tflm_cmsis_nn_instructions": tflm,
                 "instructions_ratio_vs_tflm_cmsis_nn": ratio,
