@@ -1,0 +1,311 @@
+//! Every job kind against the plain formulas (`reference.rs`) on random descriptors and operands,
+//! with random array and lane sizes so that every tiling edge is crossed; then descriptors
+//! decoded from their memory layout, and the rejections of bad ones.
+
+use super::{
+    compute::execute,
+    desc::{
+        BinaryOp, Conv, Copy, DwConv, Eltwise, Job, Matmul, Operand, OutBlock, Pool, Rescale, Table, Window, decode,
+    },
+    params::Params,
+    reference::{TestMemory, run},
+};
+
+/// Deterministic xorshift: the same operands on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + (self.next() % (high - low + 1) as u64) as i64
+    }
+    fn u(&mut self, low: u32, high: u32) -> u32 {
+        self.range(i64::from(low), i64::from(high)) as u32
+    }
+    fn bytes(&mut self, n: u32) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+    fn coin(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+}
+
+/// Places operands one after another from a base address.
+struct Placer {
+    next: u32,
+}
+
+impl Placer {
+    fn put(&mut self, m: &mut TestMemory, data: &[u8]) -> u32 {
+        let addr = self.next;
+        m.put(addr, data);
+        self.next += (data.len() as u32).next_multiple_of(16) + 16;
+        addr
+    }
+    fn reserve(&mut self, n: u32) -> u32 {
+        let addr = self.next;
+        self.next += n.next_multiple_of(16) + 16;
+        addr
+    }
+}
+
+fn random_params(rng: &mut Rng) -> Params {
+    Params { nu_rows: rng.u(1, 20), nu_cols: rng.u(1, 20), vu_lanes: rng.u(1, 20), ..Params::default() }
+}
+
+/// A random output stage for `channels` channels (raw int32 one time in eight).
+fn random_out(rng: &mut Rng, m: &mut TestMemory, at: &mut Placer, channels: u32) -> OutBlock {
+    let per_channel = rng.coin();
+    let n = if per_channel { channels } else { 1 };
+    let multipliers: Vec<u8> =
+        (0..n).flat_map(|_| (rng.range(1 << 29, i64::from(i32::MAX)) as i32).to_le_bytes()).collect();
+    let shifts: Vec<u8> = (0..n).map(|_| rng.range(30, 40) as u8).collect();
+    let (min, max) = (rng.range(-128, 0) as i32, rng.range(0, 127) as i32);
+    let raw = rng.next().is_multiple_of(8);
+    OutBlock {
+        multiplier_addr: at.put(m, &multipliers),
+        shift_addr: at.put(m, &shifts),
+        flags: u32::from(per_channel) | u32::from(rng.coin()) << 1 | u32::from(raw) << 2,
+        output_zp: rng.range(-20, 20) as i32,
+        min,
+        max,
+    }
+}
+
+fn random_window(rng: &mut Rng, dilation: bool) -> Window {
+    let (kh, kw) = (rng.u(1, 4), rng.u(1, 4));
+    let (sy, sx) = (rng.u(1, 3), rng.u(1, 3));
+    let (dy, dx) = if dilation { (rng.u(1, 2), rng.u(1, 2)) } else { (1, 1) };
+    let (pt, pl) = (rng.u(0, kh - 1), rng.u(0, kw - 1));
+    let (pb, pr) = (rng.u(0, kh - 1), rng.u(0, kw - 1));
+    let ih = rng.u((kh - 1) * dy + 1, 9);
+    let iw = rng.u((kw - 1) * dx + 1, 9);
+    let oh = (ih + pt + pb - (kh - 1) * dy - 1) / sy + 1;
+    let ow = (iw + pl + pr - (kw - 1) * dx - 1) / sx + 1;
+    Window {
+        ih,
+        iw,
+        oh,
+        ow,
+        kh,
+        kw,
+        stride_y: sy,
+        stride_x: sx,
+        dilation_y: dy,
+        dilation_x: dx,
+        pad_top: pt,
+        pad_left: pl,
+    }
+}
+
+fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
+    let mut at = Placer { next: 0x1000_0000 };
+    let zp = |rng: &mut Rng| rng.range(-128, 127) as i32;
+    let bias = |rng: &mut Rng, m: &mut TestMemory, at: &mut Placer, n: u32| {
+        rng.coin().then(|| {
+            let b: Vec<u8> = (0..n).flat_map(|_| (rng.range(-50_000, 50_000) as i32).to_le_bytes()).collect();
+            at.put(m, &b)
+        })
+    };
+    match kind {
+        0 => {
+            let (rows, planes, row_bytes) = (rng.u(1, 5), rng.u(1, 3), rng.u(1, 40));
+            let src = at.put(m, &rng.bytes(row_bytes * rows * planes * 3));
+            Job::Copy(Copy {
+                src,
+                dst: at.reserve(row_bytes * rows * planes * 3),
+                row_bytes,
+                rows,
+                src_row_stride: (row_bytes + rng.u(0, 5)) as i32,
+                dst_row_stride: (row_bytes + rng.u(0, 5)) as i32,
+                planes,
+                src_plane_stride: (row_bytes * rows + rng.u(0, 40)) as i32 + 5 * 4,
+                dst_plane_stride: (row_bytes * rows + rng.u(0, 40)) as i32 + 5 * 4,
+            })
+        }
+        1 => {
+            let w = random_window(rng, true);
+            let (ic, oc) = (rng.u(1, 40), rng.u(1, 40));
+            let input = at.put(m, &rng.bytes(w.ih * w.iw * ic));
+            let filter = at.put(m, &rng.bytes(oc * w.kh * w.kw * ic));
+            let bias = bias(rng, m, &mut at, oc);
+            let out = random_out(rng, m, &mut at, oc);
+            let (input_zp, filter_zp) = (zp(rng), if rng.coin() { 0 } else { zp(rng) });
+            Job::Conv(Conv { input, ic, input_zp, filter, oc, filter_zp, bias, output: at.reserve(1), window: w, out })
+        }
+        2 => {
+            let (mm, k, n) = (rng.u(1, 6), rng.u(1, 50), rng.u(1, 40));
+            let a_row_stride = k + rng.u(0, 3);
+            let a = at.put(m, &rng.bytes(mm * a_row_stride));
+            let b = at.put(m, &rng.bytes(n * k));
+            let bias = bias(rng, m, &mut at, n);
+            let out = random_out(rng, m, &mut at, n);
+            Job::Matmul(Matmul {
+                a,
+                m: mm,
+                k,
+                a_zp: zp(rng),
+                a_row_stride,
+                b,
+                n,
+                b_zp: zp(rng),
+                bias,
+                c: at.reserve(1),
+                out,
+            })
+        }
+        3 => {
+            let w = random_window(rng, true);
+            let (c, mult) = (rng.u(1, 40), rng.u(1, 3));
+            let input = at.put(m, &rng.bytes(w.ih * w.iw * c));
+            let filter = at.put(m, &rng.bytes(w.kh * w.kw * c * mult));
+            let bias = bias(rng, m, &mut at, c * mult);
+            let out = random_out(rng, m, &mut at, c * mult);
+            Job::DwConv(DwConv {
+                input,
+                c,
+                input_zp: zp(rng),
+                filter,
+                mult,
+                filter_zp: zp(rng),
+                bias,
+                output: at.reserve(1),
+                window: w,
+                out,
+            })
+        }
+        4 => {
+            let mut w = random_window(rng, false);
+            // Every window keeps at least one element inside the input (pads < kernel).
+            w.pad_top = w.pad_top.min(w.kh - 1);
+            w.pad_left = w.pad_left.min(w.kw - 1);
+            let c = rng.u(1, 40);
+            let input = at.put(m, &rng.bytes(w.ih * w.iw * c));
+            Job::Pool(Pool {
+                average: rng.coin(),
+                input,
+                c,
+                output: at.reserve(1),
+                window: w,
+                input_zp: zp(rng),
+                output_zp: rng.range(-20, 20) as i32,
+                min: rng.range(-128, 0) as i32,
+                max: rng.range(0, 127) as i32,
+            })
+        }
+        5 => {
+            let count = rng.u(1, 100);
+            let operand = |rng: &mut Rng, m: &mut TestMemory, at: &mut Placer| {
+                let stride = u32::from(!rng.next().is_multiple_of(4));
+                let addr = at.put(m, &rng.bytes(count));
+                let rescale = rng.coin();
+                Operand {
+                    addr,
+                    stride,
+                    zp: zp(rng),
+                    multiplier: if rescale { rng.range(1 << 29, i64::from(i32::MAX)) as i32 } else { 0 },
+                    shift: if rescale { rng.range(20, 40) as i32 } else { 0 },
+                }
+            };
+            let (x, y) = (operand(rng, m, &mut at), operand(rng, m, &mut at));
+            let out = random_out(rng, m, &mut at, 1);
+            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][rng.u(0, 4) as usize];
+            Job::Eltwise(Eltwise { op, x, y, output: at.reserve(1), count, out })
+        }
+        6 => {
+            let (int16, count) = (rng.coin(), rng.u(1, 100));
+            let input = at.put(m, &rng.bytes(count * if int16 { 2 } else { 1 }));
+            let table = at.put(m, &rng.bytes(if int16 { 513 * 2 } else { 256 }));
+            Job::Table(Table { int16, input, table, output: at.reserve(1), count })
+        }
+        _ => {
+            let input_bytes = [1, 2, 4][rng.u(0, 2) as usize];
+            let (count, channels) = (rng.u(1, 100), rng.u(1, 8));
+            let mut data = rng.bytes(count * input_bytes);
+            if input_bytes == 4 {
+                // int32 inputs well inside the range apply_scale_32 keeps exact.
+                for chunk in data.chunks_exact_mut(4) {
+                    chunk.copy_from_slice(&(rng.range(-1 << 24, 1 << 24) as i32).to_le_bytes());
+                }
+            }
+            let input = at.put(m, &data);
+            let out = random_out(rng, m, &mut at, channels);
+            Job::Rescale(Rescale { input_bytes, input, output: at.reserve(1), count, channels, input_zp: zp(rng), out })
+        }
+    }
+}
+
+#[test]
+fn every_job_kind_matches_the_formulas_on_random_operands() {
+    let mut rng = Rng(0x7e55_2026);
+    for round in 0..1600 {
+        let kind = round % 8;
+        let mut m = TestMemory::default();
+        let job = random_job(kind, &mut rng, &mut m);
+        let params = random_params(&mut rng);
+        let effect = execute(&job, &params, &m).unwrap_or_else(|e| panic!("round {round}: {job:?}: {e}"));
+        let expected = run(&job, &m);
+        assert_eq!(effect.writes, expected, "round {round}, {params:?}, {job:?}");
+        assert!(!effect.reads.is_empty());
+    }
+}
+
+#[test]
+fn descriptors_decode_from_their_layout() {
+    // nu.conv: every field at its documented offset.
+    let mut w = [0u32; 30];
+    let fields: [(usize, u32); 24] = [
+        (0, 0x0100_0001),
+        (2, 0x1000_0000),
+        (3, 5),
+        (4, 6),
+        (5, 7),
+        (6, (-3i32) as u32),
+        (7, 0x1000_1000),
+        (8, 8),
+        (9, 3),
+        (10, 2),
+        (11, 0),
+        (12, 0x1000_2000),
+        (13, 0x1000_3000),
+        (14, 3),
+        (15, 5),
+        (16, 1),
+        (17, 1),
+        (18, 1),
+        (19, 1),
+        (20, 0),
+        (21, 0),
+        (22, 1),
+        (25, 2),
+        (28, 127),
+    ];
+    for (i, v) in fields {
+        w[i] = v;
+    }
+    w[27] = (-128i32) as u32;
+    let (deps, job) = decode(0x2B, 0, 0, &w).unwrap();
+    assert_eq!(deps, [0x0100_0001, 0]);
+    let Job::Conv(c) = job else { panic!() };
+    assert_eq!(
+        (c.input, c.ic, c.input_zp, c.oc, c.bias, c.output),
+        (0x1000_0000, 7, -3, 8, Some(0x1000_2000), 0x1000_3000)
+    );
+    assert_eq!((c.window.ih, c.window.iw, c.window.kh, c.window.kw, c.window.oh, c.window.ow), (5, 6, 3, 2, 3, 5));
+    assert!(c.out.double_round() && !c.out.per_channel());
+    w[22] = 0;
+    assert!(matches!(decode(0x2B, 0, 0, &w).unwrap().1, Job::Conv(Conv { bias: None, .. })));
+    // Rejections name the field.
+    w[5] = 0;
+    assert_eq!(decode(0x2B, 0, 0, &w).unwrap_err(), "ic is 0");
+    w[5] = 7;
+    w[28] = 200;
+    assert!(decode(0x2B, 0, 0, &w).unwrap_err().contains("clamp [-128, 200]"));
+    assert!(decode(0x2B, 2, 0, &w).unwrap_err().contains("no NPU instruction"));
+    assert!(decode(0x5B, 1, 2, &[0; 19]).unwrap_err().contains("no NPU instruction"));
+}
