@@ -1,0 +1,60 @@
+//! What a run cost (docs/tynnp/isa.md, section 8): cycles and instructions, per CU function,
+//! per NPU unit, bytes moved, MACs, and the roofline bound the run is measured against.
+
+use crate::machine::Machine;
+use std::fmt::Write as _;
+
+/// The run's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Cycles until the CU stopped and every job completed.
+    pub cycles: u64,
+    pub instret: u64,
+    pub macs: u64,
+    pub ddr_bytes: u64,
+    /// `max(MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)`.
+    pub roofline_cycles: u64,
+    /// The table, as text.
+    pub text: String,
+}
+
+/// The report of everything `m` ran so far (`cycles` and `instret` from `start`).
+pub fn report(m: &Machine, start: (u64, u64)) -> Report {
+    let npu = &m.npu;
+    let p = &npu.params;
+    let cycles = m.cycles.max(npu.last_end()) - start.0;
+    let instret = m.instret - start.1;
+    let counters = &npu.counters;
+    let roofline =
+        counters.macs.div_ceil(p.macs_per_cycle()).max(counters.ddr_bytes.div_ceil(u64::from(p.ddr_bytes_per_cycle)));
+    let mut text = String::new();
+    let _ = writeln!(text, "cycles {cycles}, instructions {instret} (CU)");
+    if !m.functions.is_empty() {
+        let _ = writeln!(text, "  {:<48} {:>12} {:>12} {:>10}", "CU function", "instructions", "cycles", "NPU stalls");
+        for f in m.functions.iter().filter(|f| f.instret > 0) {
+            let _ = writeln!(text, "  {:<48} {:>12} {:>12} {:>10}", f.name, f.instret, f.cycles, f.npu_stalls);
+        }
+    }
+    if !npu.jobs.is_empty() {
+        text.push_str(&npu.summary(cycles));
+        for ((from, to), bytes) in &counters.moved {
+            let _ = writeln!(text, "  dma {from} -> {to}: {bytes} bytes");
+        }
+        let _ = writeln!(
+            text,
+            "  MACs {}, DDR bytes {}, CU waiting {} cycles (jobs) + {} (full queues)",
+            counters.macs, counters.ddr_bytes, counters.wait_stalls, counters.queue_stalls
+        );
+    }
+    if !npu.jobs.is_empty() {
+        let share = if cycles == 0 { 0.0 } else { 100.0 * roofline as f64 / cycles as f64 };
+        let _ = writeln!(
+            text,
+            "roofline bound {roofline} cycles = max(MACs / {}, DDR bytes / {}): the run takes {:.2}x of it ({share:.1}%)",
+            p.macs_per_cycle(),
+            p.ddr_bytes_per_cycle,
+            cycles as f64 / roofline.max(1) as f64
+        );
+    }
+    Report { cycles, instret, macs: counters.macs, ddr_bytes: counters.ddr_bytes, roofline_cycles: roofline, text }
+}
