@@ -171,6 +171,17 @@ pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u
         .map_err(|e| Error::Llvm(e.to_string()))
 }
 
+/// Compiles LLVM IR text (a support library, say) into an object for `target`.
+pub fn object_from_ir(ir: &str, name: &str, target: &Target, opt: OptLevel) -> Result<Vec<u8>> {
+    let machine = target_machine(target, opt)?;
+    let context = LlvmContext::create();
+    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), name);
+    let module = context.create_module_from_ir(buffer).map_err(|e| Error::Llvm(format!("{name}: {e}")))?;
+    prepare(&module, &machine);
+    optimize(&module, &machine, opt)?;
+    emit_object(&module, &machine)
+}
+
 /// Adds the entry a runtime calls, `int32_t symbol(const void *const inputs[], void *const
 /// outputs[], void *workspace)`, returning 0: it calls `function` (one pointer per argument:
 /// bare-pointer memrefs) with the inputs, the outputs and, when it has one more parameter, the

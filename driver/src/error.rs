@@ -15,6 +15,9 @@ pub enum Error {
     /// The model does not fit a limit the user gave.
     #[error("{0}")]
     Limit(String),
+    /// Running the compiled model failed (on the simulator: a fault, a hazard, no exit).
+    #[error("{0}")]
+    Run(String),
 }
 
 impl From<umac_lowering::Error> for Error {

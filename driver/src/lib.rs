@@ -12,6 +12,7 @@ pub mod host;
 pub mod llvm_object;
 pub mod runner;
 pub mod signature;
+pub mod simulator;
 
 pub use error::Error;
 

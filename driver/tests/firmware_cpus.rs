@@ -1,5 +1,6 @@
 //! The CPUs beyond Cortex-M55/M7/M4: every MLPerf Tiny model compiled for RV32IM and RV32IMC
-//! and run under QEMU's RISC-V virt board, for Cortex-M3 (mps2-an385) and Cortex-M33 (mps2-an505)
+//! and run under QEMU's RISC-V virt board (and the same program on umac's simulator, which must
+//! print the same bytes and instruction count), for Cortex-M3 (mps2-an385) and Cortex-M33 (mps2-an505)
 //! on their boards; Cortex-M0+ code on the Cortex-M3 board (Armv6-M runs unchanged on Armv7-M;
 //! QEMU has no Armv6-M board with room for the models) and Cortex-M85 code on the Cortex-M55
 //! board (the same Armv8.1-M architecture with MVE; umac uses none of the M85's PACBTI). Every
@@ -15,22 +16,44 @@ use umac_runtime::firmware::{
 
 const MODELS: [&str; 4] = ["kws", "vww", "ic", "ad"];
 
+/// Runs the harness QEMU ran on umac's simulator: it must print the same (the outputs checked
+/// by the harness, and the `instructions:` count of the first case, which QEMU's `-icount`
+/// counts exactly) and exit with the same status.
+fn same_on_simulator(model: &str, run: &support::Run) {
+    let data = std::fs::read(&run.program).unwrap();
+    let mut machine = umac_sim::Machine::new(umac_sim::npu::Params::default());
+    umac_sim::elf::load_executable(&mut machine, model, &data).unwrap();
+    let started = std::time::Instant::now();
+    let exit = machine.run(20_000_000_000).unwrap_or_else(|e| panic!("{model} on the simulator: {e}"));
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(exit, umac_sim::Exit::Exited(0));
+    assert_eq!(String::from_utf8_lossy(&machine.output), run.output, "{model}: simulator and QEMU differ");
+    eprintln!(
+        "{model}: simulator agrees with QEMU ({:?} instructions in the first case); {} instructions in {seconds:.2} s = {:.0} M instructions/s",
+        run.instructions(),
+        machine.instret,
+        machine.instret as f64 / seconds / 1e6
+    );
+}
+
 #[test]
-fn rv32im_on_qemu_virt() {
+fn rv32im_on_qemu_virt_and_the_simulator() {
     for model in MODELS {
         let run = run_on(model, RV32IM, RISCV_VIRT_RV32IM);
         if let Some(run) = run {
             let instructions = run.instructions();
             assert!(instructions.is_some_and(|n| n > 0), "{}", run.output);
-            eprintln!("{model} rv32im: {instructions:?} instructions (first case, QEMU -icount)");
+            same_on_simulator(model, &run);
         }
     }
 }
 
 #[test]
-fn rv32imc_on_qemu_virt() {
+fn rv32imc_on_qemu_virt_and_the_simulator() {
     for model in MODELS {
-        run_on(model, RV32IMC, RISCV_VIRT_RV32IMC);
+        if let Some(run) = run_on(model, RV32IMC, RISCV_VIRT_RV32IMC) {
+            same_on_simulator(model, &run);
+        }
     }
 }
 

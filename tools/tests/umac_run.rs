@@ -77,8 +77,49 @@ fn accelerators_run_on_the_host() {
         umac(&["run", dir.join("model.mlir").to_str().unwrap(), "--input", "x.npy", "--target", "vanilla,cortex-m4"]);
     assert_eq!(
         (code, stderr.trim()),
-        (1, "umac: error: umac run runs on the host, not cortex-m4 (compile for it with umac compile)")
+        (
+            1,
+            "umac: error: umac run runs on the host or, for rv32im and rv32imc, on umac's simulator; not on \
+             cortex-m4 (compile for it with umac compile and run it under QEMU)"
+        )
     );
+}
+
+/// `--target rv32im` / `rv32imc`: compiled as for firmware and run on umac's cycle-level
+/// simulator, with the same bytes as TFLite Micro; `--report` gives cycles per operator. AD
+/// imports `memcpy`, which the simulator links from umac's support library.
+#[test]
+fn rv32_targets_run_on_the_simulator() {
+    let Some(kws) = kws() else { return };
+    let ad = kws.parent().unwrap().join("ad");
+    for (dir, case, cpu) in [(&kws, 1, "rv32im"), (&ad, 2, "rv32imc")] {
+        let out = temp(&format!("sim-{cpu}.npy"));
+        let (code, _, stderr) = umac(&[
+            "run",
+            dir.join("model.mlir").to_str().unwrap(),
+            "--input",
+            dir.join(format!("ref/input_{case}.npy")).to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            &format!("--target={cpu}"),
+            "--report",
+        ]);
+        assert_eq!(code, 0, "{cpu}: {stderr}");
+        let want = read_npy(&dir.join(format!("ref/output_{case}.npy"))).unwrap();
+        assert_eq!(read_npy(&out).unwrap().data, want.data, "{cpu}");
+        assert!(stderr.contains(&format!("simulator ({cpu}): cycles ")), "{stderr}");
+        assert!(stderr.contains("model_op0_"), "{stderr}");
+    }
+    let model = kws.join("model.mlir");
+    let input = kws.join("ref/input_0.npy");
+    for (extra, message) in [
+        ("--engine=both", "--engine both is for the host engines; the simulator reports cycles with --report"),
+        ("--benchmark=3", "--benchmark is for the host engines; the simulator reports cycles with --report"),
+    ] {
+        let (code, _, stderr) =
+            umac(&["run", model.to_str().unwrap(), "--input", input.to_str().unwrap(), "--target=rv32im", extra]);
+        assert_eq!((code, stderr.trim()), (1, format!("umac: error: {message}").as_str()));
+    }
 }
 
 #[test]

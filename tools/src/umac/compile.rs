@@ -118,7 +118,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         compile(context, module, &args.entry, cpu, &options).map_err(|e| match e {
             Error::Compile(m) => format!("cannot compile {display} for {}: {m}", cpu.name),
             Error::Reported => format!("cannot compile {display} for {} (see the errors above)", cpu.name),
-            Error::Usage(m) | Error::Limit(m) => m,
+            Error::Usage(m) | Error::Limit(m) | Error::Run(m) => m,
         })
     })?;
     if let Some((inputs, outputs)) = quantization {

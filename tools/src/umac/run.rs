@@ -4,12 +4,15 @@
 use super::CompileViews;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use umac_backend::{TargetSet, parse_target_string};
+use umac_backend::{Cpu, TargetSet, parse_target_string};
 use umac_driver::{
     Error,
+    firmware::{self, FirmwareOptions, c_identifier},
     host::{CompileOptions, Engine, HostProgram, compile, pipeline},
+    simulator::simulate,
 };
 use umac_runtime::{Tensor, read_npy, write_npy};
+use umac_sim::npu::Params;
 
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
@@ -33,8 +36,9 @@ pub struct RunArgs {
     /// Write every op's result to DIR/<index>_<op>.npy (in program order) and DIR/index.txt.
     #[arg(long, value_name = "DIR")]
     dump_intermediates: Option<PathBuf>,
-    /// Accelerators to partition the model for, as in `umac compile` (`"vanilla -dimension=8"`;
-    /// a CPU, if named, must be `host`): their kernels run on the host.
+    /// Accelerators to partition the model for, as in `umac compile` (`"vanilla -dimension=8"`),
+    /// with their kernels on the host; or an RV32 CPU (`rv32im`, `rv32imc`): the model is
+    /// compiled as for firmware and runs on umac's cycle-level simulator (docs/tynnp/isa.md).
     #[arg(long, value_name = "TARGETS")]
     target: Option<String>,
     /// Print which target runs each op (and why an op that almost matched a pattern did not).
@@ -67,16 +71,75 @@ struct Loaded {
     targets: TargetSet,
 }
 
-/// `--target`: accelerators, and at most the host as the CPU.
+/// `--target`: accelerators, and at most the host or a simulated CPU as the CPU.
 fn run_targets(args: &RunArgs) -> Result<TargetSet, String> {
     let Some(text) = &args.target else {
         return Ok(TargetSet::default());
     };
     let set = parse_target_string(text).map_err(|e| e.to_string())?;
-    match set.cpu.map(|c| c.name) {
-        None | Some("host") => Ok(set),
-        Some(cpu) => Err(format!("umac run runs on the host, not {cpu} (compile for it with umac compile)")),
+    match set.cpu {
+        None => Ok(set),
+        Some(cpu) if cpu.name == "host" || simulated(&cpu) => Ok(set),
+        Some(cpu) => Err(format!(
+            "umac run runs on the host or, for rv32im and rv32imc, on umac's simulator; not on {} \
+             (compile for it with umac compile and run it under QEMU)",
+            cpu.name
+        )),
     }
+}
+
+/// Whether `umac run` runs code for `cpu` on the simulator.
+fn simulated(cpu: &Cpu) -> bool {
+    matches!(cpu.machine, umac_backend::Machine::Llvm { triple, .. } if triple.starts_with("riscv32"))
+}
+
+/// Compiles the model for an RV32 CPU as `umac compile` would and runs it on the simulator.
+/// Returns the outputs and their names.
+fn run_on_simulator(
+    args: &RunArgs,
+    loaded: &Loaded,
+    inputs: &[Tensor],
+    cpu: Cpu,
+) -> Result<(Vec<String>, Vec<Tensor>), String> {
+    if !loaded.targets.accelerators.is_empty() {
+        return Err(format!("umac run on the simulator takes a CPU alone for now, not accelerators and {}", cpu.name));
+    }
+    for (flag, given) in [
+        ("--engine both", args.engine == EngineArg::Both),
+        ("--benchmark", args.benchmark.is_some()),
+        ("--dump-intermediates", args.dump_intermediates.is_some()),
+    ] {
+        if given {
+            return Err(format!("{flag} is for the host engines; the simulator reports cycles with --report"));
+        }
+    }
+    let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let options = FirmwareOptions {
+        name: c_identifier(&stem),
+        optimize_for_size: false,
+        shapes: Some(inputs.iter().map(|t| t.shape.iter().map(|&d| d as i64).collect()).collect()),
+        max_workspace: None,
+        max_flash: None,
+        source: loaded.name.clone(),
+        accelerators: loaded.targets.clone(),
+        observe: args.views.observe(),
+    };
+    let firmware = super::with_model(&loaded.name, &loaded.bytes, |context, module| {
+        if args.views.print_pipeline {
+            println!("{}", firmware::pipeline(module, &args.entry, cpu, &options).map_err(|e| e.to_string())?.text());
+        }
+        firmware::compile(context, module, &args.entry, cpu, &options).map_err(|e| match e {
+            Error::Compile(m) => format!("cannot compile {} for {}: {m}", loaded.name, cpu.name),
+            Error::Reported => format!("cannot compile {} for {} (see the errors above)", loaded.name, cpu.name),
+            Error::Usage(m) | Error::Limit(m) | Error::Run(m) => m,
+        })
+    })?;
+    let run = simulate(&firmware, inputs, Params::default()).map_err(|e| e.to_string())?;
+    if args.report {
+        eprint!("{}", super::placement_report(&firmware.placements, cpu.name));
+        eprint!("simulator ({}): {}", cpu.name, run.report.text);
+    }
+    Ok((firmware.signature.outputs.iter().map(|o| o.name.clone()).collect(), run.outputs))
 }
 
 impl Loaded {
@@ -102,7 +165,7 @@ impl Loaded {
                 println!("{text}");
             }
             compile(context, module, &args.entry, inputs, engine, options).map_err(|e| match e {
-                Error::Usage(m) | Error::Limit(m) => m,
+                Error::Usage(m) | Error::Limit(m) | Error::Run(m) => m,
                 Error::Compile(m) => format!("cannot compile {} with the {} engine: {m}", self.name, engine.name()),
                 Error::Reported => {
                     format!("cannot compile {} with the {} engine (see the errors above)", self.name, engine.name())
@@ -129,6 +192,10 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let loaded = Loaded { name, bytes, targets };
+    if let Some(cpu) = loaded.targets.cpu.filter(simulated) {
+        let (names, outputs) = run_on_simulator(args, &loaded, &inputs, cpu)?;
+        return write_outputs(args, &outputs, |i| names[i].clone());
+    }
     if let Some(runs) = args.benchmark {
         return benchmark(&loaded, args, &inputs, runs);
     }
@@ -156,9 +223,14 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
         eprint!("{}", super::placement_report(program.placements(), "host"));
     }
     let model_outputs = &outputs[..program.model_outputs()];
+    write_outputs(args, model_outputs, |i| program.signature().outputs[i].name.clone())
+}
+
+/// Writes the outputs to the `--output` files, or prints them (each named by `name`).
+fn write_outputs(args: &RunArgs, model_outputs: &[Tensor], name: impl Fn(usize) -> String) -> Result<(), String> {
     if args.outputs.is_empty() {
-        for (sig, tensor) in program.signature().outputs.iter().zip(model_outputs) {
-            println!("{} ({} {}): {}", sig.name, tensor.dtype, tensor.shape_text(), preview(tensor));
+        for (i, tensor) in model_outputs.iter().enumerate() {
+            println!("{} ({} {}): {}", name(i), tensor.dtype, tensor.shape_text(), preview(tensor));
         }
         return Ok(());
     }

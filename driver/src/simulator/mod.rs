@@ -1,0 +1,103 @@
+//! Running a firmware compile on umac's simulator (umac-sim, docs/tynnp/isa.md): the object is
+//! linked in the simulated machine (code in the CU's instruction memory, constants in DDR) with
+//! the C library functions it imports, inputs, outputs and workspace are placed in DDR, and
+//! `N_run` is called on the RV32 control unit, cycle by cycle.
+
+use crate::{Error, firmware::Firmware, llvm_object::llvm_target, signature::dtype_of};
+use umac_codegen_llvm as llvm;
+use umac_runtime::Tensor;
+use umac_sim::{
+    Machine,
+    elf::{Layout, link},
+    npu::{
+        Params,
+        params::{DMEM_BASE, DMEM_BYTES},
+    },
+    report::{Report, report},
+};
+
+/// The C library functions a model may import (`memcpy`, `memmove`, `memset`), as LLVM IR.
+const SUPPORT: &str = include_str!("support.ll");
+
+/// Instructions after which a run is taken to hang.
+const LIMIT: u64 = 20_000_000_000;
+
+/// What a simulated run produced.
+pub struct SimulatedRun {
+    /// The outputs, in order.
+    pub outputs: Vec<Tensor>,
+    /// Cycles, instructions, per function and per unit.
+    pub report: Report,
+}
+
+fn run_error(message: String) -> Error {
+    Error::Run(message)
+}
+
+/// Runs `firmware` (compiled for an RV32 CPU) on the simulator with `params`.
+pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Result<SimulatedRun, Error> {
+    let signature = &firmware.signature;
+    if inputs.len() != signature.inputs.len() {
+        return Err(Error::Usage(format!(
+            "the model takes {} inputs, {} were given",
+            signature.inputs.len(),
+            inputs.len()
+        )));
+    }
+    for (i, (tensor, sig)) in inputs.iter().zip(&signature.inputs).enumerate() {
+        if tensor.data.len() as u64 != sig.byte_size() {
+            return Err(Error::Usage(format!(
+                "input {i} ({}) has {} bytes, the compiled model takes {}",
+                sig.describe(),
+                tensor.data.len(),
+                sig.byte_size()
+            )));
+        }
+    }
+    let support = llvm::object_from_ir(SUPPORT, "support.ll", &llvm_target(&firmware.cpu), llvm::OptLevel::Speed)?;
+    let mut m = Machine::new(params);
+    let objects = [("the model's object", firmware.object.as_slice()), ("support.ll", support.as_slice())];
+    let program = link(&mut m, &objects, Layout::default()).map_err(|e| run_error(e.to_string()))?;
+    let entry = firmware.metadata["entry"].as_str().ok_or_else(|| Error::Compile("metadata names no entry".into()))?;
+    let entry = program.symbol(entry).map_err(|e| run_error(e.to_string()))?;
+
+    // DDR after the program: inputs, outputs, workspace, then the two pointer arrays.
+    let mut cursor = program.ddr_end.next_multiple_of(64);
+    let mut place = |m: &mut Machine, bytes: &[u8]| -> Result<u32, Error> {
+        let at = cursor;
+        m.memory
+            .write_bytes(at, bytes)
+            .map_err(|_| run_error(format!("{} bytes do not fit the DDR window", bytes.len())))?;
+        cursor = (at + bytes.len() as u32).next_multiple_of(64);
+        Ok(at)
+    };
+    let mut input_addresses = Vec::new();
+    for tensor in inputs {
+        input_addresses.push(place(&mut m, &tensor.data)?);
+    }
+    // Outputs and workspace start as garbage: the model may not rely on their contents.
+    let mut output_addresses = Vec::new();
+    for sig in &signature.outputs {
+        output_addresses.push(place(&mut m, &vec![0x5a; sig.byte_size() as usize])?);
+    }
+    let workspace = place(&mut m, &vec![0xa5; firmware.workspace_size as usize])?;
+    let words = |addresses: &[u32]| addresses.iter().flat_map(|a| a.to_le_bytes()).collect::<Vec<u8>>();
+    let input_array = place(&mut m, &words(&input_addresses))?;
+    let output_array = place(&mut m, &words(&output_addresses))?;
+
+    let status = m
+        .call(entry, &[input_array, output_array, workspace], DMEM_BASE + DMEM_BYTES, LIMIT)
+        .map_err(|stop| run_error(format!("the simulator stopped at {stop}")))?;
+    if status != 0 {
+        return Err(run_error(format!("the model returned {}", status as i32)));
+    }
+    let mut outputs = Vec::new();
+    for (sig, &at) in signature.outputs.iter().zip(&output_addresses) {
+        let dtype = dtype_of(sig.element)
+            .ok_or_else(|| Error::Usage(format!("output {} has an element type .npy cannot hold", sig.describe())))?;
+        let shape: Vec<usize> = sig.dims().iter().map(|&d| d as usize).collect();
+        let data = m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
+        outputs.push(Tensor { dtype, shape, data: data.to_vec() });
+    }
+    Ok(SimulatedRun { outputs, report: report(&m, (0, 0)) })
+}
