@@ -15,4 +15,6 @@ pub mod semihost;
 pub use machine::{Exit, Machine, Stop};
 
 #[cfg(test)]
+mod exec_tests;
+#[cfg(test)]
 mod machine_tests;

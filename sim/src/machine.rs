@@ -91,6 +91,8 @@ pub struct Machine {
     pub functions: Vec<Function>,
     csrs: Vec<(u16, u32)>,
     code: Vec<Code>,
+    /// The code range of the last fetch.
+    hint: usize,
     ddr_access: u32,
 }
 
@@ -111,6 +113,7 @@ impl Machine {
             functions: Vec::new(),
             csrs: MACHINE_CSRS.iter().map(|&c| (c, 0)).collect(),
             code: Vec::new(),
+            hint: 0,
             ddr_access: params.ddr_latency / 4,
         }
     }
@@ -149,13 +152,26 @@ impl Machine {
         self.stop(pc, message)
     }
 
-    /// Fetches and decodes the instruction at `pc`.
+    /// Fetches and decodes the instruction at `pc`: from the code range that served the last
+    /// fetch when it is decoded there already, else the slow way.
+    #[inline(always)]
     fn fetch(&mut self, pc: u32) -> Result<Decoded, Stop> {
+        if let Some(code) = self.code.get(self.hint) {
+            let offset = pc.wrapping_sub(code.base);
+            if offset < code.end - code.base
+                && let Some(d) = code.slots[(offset >> 1) as usize]
+            {
+                return Ok(d);
+            }
+        }
+        self.fetch_slow(pc)
+    }
+
+    #[cold]
+    fn fetch_slow(&mut self, pc: u32) -> Result<Decoded, Stop> {
         let slot = self.code.iter().position(|c| pc >= c.base && pc < c.end).map(|c| (c, (pc - self.code[c].base) / 2));
-        if let Some((c, i)) = slot
-            && let Some(d) = self.code[c].slots[i as usize]
-        {
-            return Ok(d);
+        if let Some((c, _)) = slot {
+            self.hint = c;
         }
         if !pc.is_multiple_of(2) {
             return Err(self.stop(pc, "instruction address is not 2-byte aligned".into()));
@@ -296,14 +312,14 @@ impl Machine {
         }
     }
 
-    /// Executes one instruction; `Some(status)` when the program exited.
+    /// Executes the instruction at `pc`; `Some(status)` when the program exited.
     #[inline]
-    fn step(&mut self) -> Result<Option<i32>, Stop> {
+    pub fn step(&mut self) -> Result<Option<i32>, Stop> {
         let pc = self.pc;
         let d = self.fetch(pc)?;
         let Inst { op, rd, rs1, rs2, imm, len, .. } = d.inst;
-        let a = self.x[rs1 as usize];
-        let b = self.x[rs2 as usize];
+        let a = self.x[usize::from(rs1 & 31)];
+        let b = self.x[usize::from(rs2 & 31)];
         let mut next = pc.wrapping_add(u32::from(len));
         let mut extra = u64::from(d.fetch_cycles);
         let mut stall = 0;
@@ -472,7 +488,7 @@ impl Machine {
         if let Some(v) = value
             && rd != 0
         {
-            self.x[rd as usize] = v;
+            self.x[usize::from(rd & 31)] = v;
         }
         let cycles = 1 + extra;
         self.cycles += cycles;

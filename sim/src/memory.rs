@@ -1,7 +1,10 @@
 //! The memory map of docs/tynnp/isa.md, section 2: IMEM, DMEM, DM, the VMs and the DDR window,
 //! each a flat byte array (zero-filled pages cost nothing until touched).
 
-use crate::npu::{Bus, Params};
+use crate::npu::{
+    Bus, Params,
+    params::{DMEM_BASE, VM_BASE, VM_SPACING},
+};
 
 /// What kind of memory a region is: it decides the CU's load latency and who may reach it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,15 +66,24 @@ impl Memory {
         Memory { regions }
     }
 
-    /// Index of the region holding all of `[addr, addr + len)`, and the offset in it.
+    /// Index of the region holding all of `[addr, addr + len)`, and the offset in it. The
+    /// regions are in the order of `Params::regions` (IMEM, DMEM, DM, VM 0.., DDR), so the
+    /// address's top bits say which one to look at.
     #[inline]
     pub fn locate(&self, addr: u32, len: u32) -> Result<(usize, usize), Fault> {
-        for (i, r) in self.regions.iter().enumerate() {
-            if let Some(offset) = r.offset(addr, len) {
-                return Ok((i, offset));
-            }
+        let last = self.regions.len() - 1;
+        let index = match addr >> 28 {
+            0 if addr < DMEM_BASE => 0,
+            0 => 1,
+            1 => 2,
+            2 => (3 + ((addr - VM_BASE) / VM_SPACING) as usize).min(last),
+            8..=0xb => last,
+            _ => return Err(Fault { addr, len }),
+        };
+        match self.regions[index].offset(addr, len) {
+            Some(offset) => Ok((index, offset)),
+            None => Err(Fault { addr, len }),
         }
-        Err(Fault { addr, len })
     }
 
     /// Reads a little-endian value of `len` (1, 2 or 4) bytes.
@@ -124,9 +136,9 @@ impl Memory {
         Err(Fault { addr, len: limit })
     }
 
-    /// The region holding `addr`: `(name, base, size)`.
+    /// The region holding `addr`.
     pub fn region_of(&self, addr: u32) -> Option<&Region> {
-        self.regions.iter().find(|r| r.offset(addr, 1).is_some())
+        self.locate(addr, 1).ok().map(|(i, _)| &self.regions[i])
     }
 }
 
