@@ -89,6 +89,8 @@ pub struct Machine {
     pub output: Vec<u8>,
     /// Functions of the loaded program, sorted by address.
     pub functions: Vec<Function>,
+    /// Semihosting's open files.
+    pub(crate) semihost: crate::semihost::State,
     csrs: Vec<(u16, u32)>,
     code: Vec<Code>,
     /// The code range of the last fetch.
@@ -111,6 +113,7 @@ impl Machine {
             instret: 0,
             output: Vec::new(),
             functions: Vec::new(),
+            semihost: Default::default(),
             csrs: MACHINE_CSRS.iter().map(|&c| (c, 0)).collect(),
             code: Vec::new(),
             hint: 0,

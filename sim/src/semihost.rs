@@ -16,9 +16,21 @@ pub enum Outcome {
 /// `ADP_Stopped_ApplicationExit`: the reason of a normal exit.
 const APPLICATION_EXIT: u32 = 0x20026;
 
-/// Handles for the console (`:tt` opened for reading, writing, appending).
+/// Handles for the console (`:tt` opened for reading, writing, appending) and the
+/// `:semihosting-features` file.
 const CONSOLE_IN: u32 = 1;
 const CONSOLE_OUT: u32 = 2;
+const FEATURES: u32 = 3;
+
+/// The `:semihosting-features` file: magic, then the extension bits (`SYS_EXIT_EXTENDED`
+/// supported; `:tt` opened for appending is not a separate standard error).
+const FEATURE_BYTES: [u8; 5] = [b'S', b'H', b'F', b'B', 0b01];
+
+/// What semihosting remembers between calls: the read position in the features file.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    features_position: u32,
+}
 
 fn word(m: &Machine, pc: u32, addr: u32) -> Result<u32, Stop> {
     m.memory
@@ -45,7 +57,15 @@ pub fn call(m: &mut Machine, pc: u32) -> Result<Outcome, Stop> {
         // SYS_OPEN: only the console exists.
         0x01 => {
             let (name, mode, len) = (arg_word(m, 0)?, arg_word(m, 1)?, arg_word(m, 2)?);
-            if bytes(m, name, len)? == b":tt" { if mode < 4 { CONSOLE_IN } else { CONSOLE_OUT } } else { u32::MAX }
+            match bytes(m, name, len)?.as_slice() {
+                b":tt" if mode < 4 => CONSOLE_IN,
+                b":tt" => CONSOLE_OUT,
+                b":semihosting-features" => {
+                    m.semihost.features_position = 0;
+                    FEATURES
+                }
+                _ => u32::MAX,
+            }
         }
         // SYS_CLOSE
         0x02 => 0,
@@ -74,14 +94,35 @@ pub fn call(m: &mut Machine, pc: u32) -> Result<Outcome, Stop> {
             m.output.extend(data);
             0
         }
-        // SYS_READ: end of input (all `len` bytes not read).
-        0x06 => arg_word(m, 2)?,
+        // SYS_READ: returns the number of bytes not read; the console is at its end.
+        0x06 => {
+            let (handle, buffer, len) = (arg_word(m, 0)?, arg_word(m, 1)?, arg_word(m, 2)?);
+            if handle != FEATURES {
+                return Ok(Outcome::Return(len));
+            }
+            let from = (m.semihost.features_position as usize).min(FEATURE_BYTES.len());
+            let data = &FEATURE_BYTES[from..(from + len as usize).min(FEATURE_BYTES.len())];
+            m.memory.write_bytes(buffer, data).map_err(|_| stop(m, pc, "SYS_READ buffer outside memory".into()))?;
+            m.semihost.features_position += data.len() as u32;
+            len - data.len() as u32
+        }
         // SYS_ISTTY
-        0x09 => 1,
+        0x09 => u32::from(arg_word(m, 0)? != FEATURES),
         // SYS_SEEK
-        0x0a => 0,
+        0x0a => {
+            if arg_word(m, 0)? == FEATURES {
+                m.semihost.features_position = arg_word(m, 1)?;
+            }
+            0
+        }
         // SYS_FLEN
-        0x0c => 0,
+        0x0c => {
+            if arg_word(m, 0)? == FEATURES {
+                FEATURE_BYTES.len() as u32
+            } else {
+                0
+            }
+        }
         // SYS_CLOCK: centiseconds, taking one cycle as 10 ns (a 100 MHz core).
         0x10 => (m.cycles / 1_000_000) as u32,
         // SYS_TIME
