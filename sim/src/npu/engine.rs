@@ -290,6 +290,9 @@ impl Npu {
         let effect = execute(&job, &self.params, &View { bus, allowed: &allowed, what: &what })?;
         let index = self.jobs.len();
         let seq = self.units[unit].next_seq;
+        if seq > 0x00ff_ffff {
+            return Err(format!("{what}: more than 2^24 - 1 jobs on one unit (their tokens would collide)"));
+        }
         let agent = Agent { job: index, unit, seq };
         for &(addr, len) in &effect.reads {
             if let Some(c) = self.shadow.check_read(addr, len, &clock, Some(index)) {
