@@ -92,7 +92,7 @@ fn accelerators_run_on_the_host() {
 fn rv32_targets_run_on_the_simulator() {
     let Some(kws) = kws() else { return };
     let ad = kws.parent().unwrap().join("ad");
-    for (dir, case, cpu) in [(&kws, 1, "rv32im"), (&ad, 2, "rv32imc")] {
+    for (dir, case, cpu) in [(&kws, 1, "rv32im"), (&ad, 2, "rv32imc"), (&kws, 4, "tynnp,rv32im")] {
         let out = temp(&format!("sim-{cpu}.npy"));
         let (code, _, stderr) = umac(&[
             "run",
@@ -107,9 +107,32 @@ fn rv32_targets_run_on_the_simulator() {
         assert_eq!(code, 0, "{cpu}: {stderr}");
         let want = read_npy(&dir.join(format!("ref/output_{case}.npy"))).unwrap();
         assert_eq!(read_npy(&out).unwrap().data, want.data, "{cpu}");
-        assert!(stderr.contains(&format!("simulator ({cpu}): cycles ")), "{stderr}");
+        let core = cpu.rsplit(',').next().unwrap();
+        assert!(stderr.contains(&format!("simulator ({core}): cycles ")), "{stderr}");
         assert!(stderr.contains("model_op0_"), "{stderr}");
+        if cpu.starts_with("tynnp") {
+            // The five convolutions (and the fully connected layer) ran on the NU.
+            assert!(stderr.contains("tosa.conv2d -> tynnp (tynnp.conv2d in @tynnp_0)"), "{stderr}");
+            assert!(stderr.contains("  nu          6 jobs"), "{stderr}");
+            assert!(stderr.contains("roofline bound "), "{stderr}");
+        }
     }
+    // A DM too small for a convolution's tensors: the error names the sizes, at the op.
+    let (code, _, stderr) = umac(&[
+        "run",
+        kws.join("model.mlir").to_str().unwrap(),
+        "--input",
+        kws.join("ref/input_0.npy").to_str().unwrap(),
+        "--target=tynnp -dm-kib=1,rv32im",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "model.mlir:70:11: error: tynnp cannot lower tynnp.conv2d: the convolution's tensors need 11632 bytes of DM \
+             (input 490, filter 2560, bias 256, multipliers 256, shifts 64, output 8000), DM has 1024 (-dm-kib=1)"
+        ),
+        "{stderr}"
+    );
     let model = kws.join("model.mlir");
     let input = kws.join("ref/input_0.npy");
     for (extra, message) in [

@@ -90,9 +90,11 @@ fn legalize_function(
             pattern: pattern.clone(),
             ops: m.ops.iter().map(|(role, op)| (role.clone(), crate::OpView::new(*op))).collect(),
         };
-        let strategy = backend.strategy(&composite, attributes).map_err(|e| {
-            diagnose(&m.ops[m.ops.len() - 1].1, &format!("{} cannot lower {pattern}: {e}", backend.name()))
-        })?;
+        // Reported at the pattern's root op (the convolution of conv + rescale + clamp): what
+        // the backend cannot take is about it.
+        let strategy = backend
+            .strategy(&composite, attributes)
+            .map_err(|e| diagnose(&m.ops[0].1, &format!("{} cannot lower {pattern}: {e}", backend.name())))?;
         plans.push(strategy);
     }
     let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();

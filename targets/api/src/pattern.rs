@@ -435,6 +435,53 @@ impl<'c, 'a> OpView<'c, 'a> {
     }
 }
 
+impl OpView<'_, '_> {
+    /// The integer elements of operand `index` when a constant op produces it (`tosa.const`,
+    /// `arith.constant`; a splat gives its value once per element), in row-major order.
+    pub fn operand_ints(&self, index: usize) -> Option<Vec<i64>> {
+        let value = self.operand(index)?;
+        let count: i64 = self.operand_type(index)?.dims().iter().product();
+        // SAFETY: the value and its producer are alive; the attribute is read after the kind
+        // checks, at indices below its element count.
+        unsafe {
+            let raw = value.to_raw();
+            if !mlir_sys::mlirValueIsAOpResult(raw) {
+                return None;
+            }
+            let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
+            let name = op_name(&owner);
+            let attr = match name.as_str() {
+                "tosa.const" => owner.attribute("values").ok()?,
+                "arith.constant" => owner.attribute("value").ok()?,
+                _ => return None,
+            }
+            .to_raw();
+            if !mlir_sys::mlirAttributeIsADenseElements(attr) {
+                return None;
+            }
+            let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(attr));
+            if !mlir_sys::mlirTypeIsAInteger(element) {
+                return None;
+            }
+            let bits = mlir_sys::mlirIntegerTypeGetWidth(element);
+            let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
+            (0..count)
+                .map(|i| {
+                    let i = if splat { 0 } else { i as isize };
+                    Some(match bits {
+                        1 => i64::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i)),
+                        8 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i)),
+                        16 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i)),
+                        32 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i)),
+                        64 => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
+                        _ => return None,
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
 /// Ops that are constants: copied into outlined functions rather than passed in.
 pub fn is_constant_op(name: &str) -> bool {
     matches!(name, "tosa.const" | "tosa.const_shape" | "arith.constant")

@@ -101,8 +101,14 @@ fn run_on_simulator(
     inputs: &[Tensor],
     cpu: Cpu,
 ) -> Result<(Vec<String>, Vec<Tensor>), String> {
-    if !loaded.targets.accelerators.is_empty() {
-        return Err(format!("umac run on the simulator takes a CPU alone for now, not accelerators and {}", cpu.name));
+    // The NPU the simulator models: tynnp's attributes when the target names it, else the defaults.
+    let mut params = Params::default();
+    for accelerator in &loaded.targets.accelerators {
+        if accelerator.backend.name() == "tynnp" {
+            let text: Vec<String> =
+                accelerator.attributes.values().iter().map(|(name, value)| format!("-{name}={value}")).collect();
+            params = Params::parse(&text.join(" ")).map_err(|e| format!("tynnp: {e}"))?;
+        }
     }
     for (flag, given) in [
         ("--engine both", args.engine == EngineArg::Both),
@@ -134,7 +140,13 @@ fn run_on_simulator(
             Error::Usage(m) | Error::Limit(m) | Error::Run(m) => m,
         })
     })?;
-    let run = simulate(&firmware, inputs, Params::default()).map_err(|e| e.to_string())?;
+    if let Some(kernel) = firmware.kernels.first() {
+        return Err(format!(
+            "the simulator runs code compiled into the object, not C kernels ({} of an accelerator)",
+            kernel.symbol
+        ));
+    }
+    let run = simulate(&firmware, inputs, params).map_err(|e| e.to_string())?;
     if args.report {
         eprint!("{}", super::placement_report(&firmware.placements, cpu.name));
         eprint!("simulator ({}): {}", cpu.name, run.report.text);

@@ -1,0 +1,80 @@
+// umac-legalize-tynnp: a tynnp convolution (conv2d + rescale + clamp) becomes a call of
+// @tynnp_conv2d on buffers of its tensors, with the nu.conv descriptor's fields and the job's DM
+// layout (each tensor 16-byte aligned from DM's base 0x10000000) as int32 scalars; the function
+// is defined in the module: five dma.copy (custom-0) into DM on channel 0, nu.conv (custom-1)
+// after the last of them, a dma.copy back on channel 1 after the convolution, npu.wait (custom-3).
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
+
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK-NOT: tosa.conv2d
+// The shapes, zero points, strides, dilations, pads; OUT flags 3 (per channel, double round),
+// output zero point -3, bounds 0..127; DM addresses and byte counts
+// (input 256 B, filter 144, bias 16, multipliers 16, shifts 4, output 256).
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<4xi8> to memref<4xi8>
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 5 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant -3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 268435856 : i32
+// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: arith.constant 144 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 256 : i32
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
+// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d, operandSegmentSizes = array<i32: 37, 1>}
+// CHECK-SAME: (memref<1x8x8x4xi8>, memref<4x3x3x4xi8>, memref<4xi32>, memref<4xi32>, memref<4xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
+// CHECK: func.func private @tynnp_conv2d(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
+// CHECK-COUNT-5: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}"
+// CHECK-NEXT: return
+// LLVM: llvm.func @tynnp_0(
+// LLVM: llvm.call @tynnp_conv2d(
+// LLVM: llvm.func @tynnp_conv2d(
+// LLVM-COUNT-7: llvm.inline_asm has_side_effects
+// LLVM: llvm.inline_asm has_side_effects ".insn r CUSTOM_3
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
+  %0 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>
+  return %0 : tensor<1x8x8x4xi8>
+}
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<4x3x3x4xi8>}> : () -> tensor<4x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %zp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x4xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x4xi32>, tensor<4xi32>, tensor<4xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>
+  return %k : tensor<1x8x8x4xi8>
+}
+
