@@ -1,7 +1,8 @@
 //! The tynnp NPU end to end: every MLPerf Tiny model compiled for `tynnp,rv32im` (convolutions
-//! and fully connected layers as neural-unit jobs, the rest on the RV32 control unit) and run on
-//! the simulator, hazard checking on: every output byte equals TFLite Micro's on all five
-//! reference inputs, and each convolution ran as exactly one NU job.
+//! and fully connected layers as neural-unit jobs, depthwise convolutions and pooling as jobs of
+//! vector unit 0, the rest on the RV32 control unit) and run on the simulator, hazard checking
+//! on: every output byte equals TFLite Micro's on all five reference inputs, and each of those
+//! ops ran as exactly one job of its unit.
 
 mod support;
 
@@ -17,17 +18,23 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
     for model in ["kws", "vww", "ic", "ad"] {
         let dir = models.join(model);
         let firmware = compile_for(&dir, model, RV32IM, "tynnp");
-        let convs = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").count();
-        let on_npu = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d" && p.target == "tynnp").count();
-        assert!(convs > 0 && on_npu == convs, "{model}: {on_npu} of {convs} convolutions on tynnp");
+        let count = |ops: &[&str]| firmware.placements.iter().filter(|p| ops.contains(&p.op.as_str())).count();
+        let on_npu = |ops: &[&str]| {
+            firmware.placements.iter().filter(|p| ops.contains(&p.op.as_str()) && p.target == "tynnp").count()
+        };
+        let (nu_ops, vu_ops) = (["tosa.conv2d"], ["tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"]);
+        let (convs, vector) = (count(&nu_ops), count(&vu_ops));
+        assert!(convs > 0 && on_npu(&nu_ops) == convs, "{model}: convolutions not all on tynnp");
+        assert_eq!(on_npu(&vu_ops), vector, "{model}: depthwise convolutions and pooling not all on tynnp");
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
             let run = simulate(&firmware, &[tensor], Params::default()).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
             assert_eq!(run.outputs[0].data, case.expected[0], "{model}: output of input {i}");
             assert!(
-                run.report.text.contains(&format!("  nu     {convs:>6} jobs")),
-                "{model}: one NU job per convolution\n{}",
+                run.report.text.contains(&format!("  nu     {convs:>6} jobs"))
+                    && run.report.text.contains(&format!("  vu0    {vector:>6} jobs")),
+                "{model}: one job per convolution ({convs}) and per depthwise convolution or pooling ({vector})\n{}",
                 run.report.text
             );
         }

@@ -9,11 +9,11 @@
 
 // NONE: <unknown>:0: error: targets= names no accelerator (e.g. umac-partition{targets=vanilla})
 // NONE-NEXT: failed to add `umac-partition` with options ``
-// UNKNOWN: error: unknown target 'npu' (known accelerators: vanilla)
+// UNKNOWN: error: unknown target 'npu' (known accelerators: vanilla, tynnp)
 // ATTR: error: vanilla has no attribute '-size' (accepted: -dimension=<int> (default 16: the largest kernel height and width the MAC array takes))
 // TYPE: error: '-dimension=big' for vanilla: the attribute takes an int
 // TWICE: error: target 'vanilla' is named twice in 'vanilla,vanilla'
-// CPU: error: 'cortex-m55' is a CPU; only accelerators are accepted here (known accelerators: vanilla)
+// CPU: error: 'cortex-m55' is a CPU; only accelerators are accepted here (known accelerators: vanilla, tynnp)
 func.func @f(%x: tensor<4xi8>) -> tensor<4xi8> {
   return %x : tensor<4xi8>
 }

@@ -97,7 +97,7 @@ fn unknown_target_lists_the_known_ones() {
     assert_eq!(code, 1);
     assert!(
         stderr.contains(
-            "error: unknown target 'cortex-m99' (known accelerators: vanilla; CPUs: cortex-m85, cortex-m55, cortex-m33, cortex-m7, cortex-m4, cortex-m3, cortex-m0plus, rv32imc, rv32im, host)"
+            "error: unknown target 'cortex-m99' (known accelerators: vanilla, tynnp; CPUs: cortex-m85, cortex-m55, cortex-m33, cortex-m7, cortex-m4, cortex-m3, cortex-m0plus, rv32imc, rv32im, host)"
         ),
         "{stderr}"
     );

@@ -1,47 +1,85 @@
-//! The control unit's code for one job, as MLIR (func, arith and the llvm dialect): descriptors
-//! written word by word into a stack buffer (the stack is in DMEM, where descriptors may live),
-//! and the NPU instructions of docs/tynnp/isa.md as `llvm.inline_asm has_side_effects` with a
-//! memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
+//! The control unit's code for one job, as MLIR (func, arith and the llvm dialect): the job's
+//! operands copied into DM by DMA on channel 0, the job issued after the last copy, its result
+//! copied back on channel 1 after it, and a wait for that copy. Descriptors are written word by
+//! word into a stack buffer (the stack is in DMEM, where descriptors may live); the NPU
+//! instructions of docs/tynnp/isa.md are `llvm.inline_asm has_side_effects` with a memory
+//! clobber, so LLVM neither drops, merges nor reorders them across the stores.
 
 use std::fmt::Write as _;
 
-/// The operands of the convolution function, in the order of its call (buffers, then the
-/// scalars of `ConvJob::scalars` and `Layout::scalars`, then the output buffer).
-const BUFFERS: [&str; 5] = ["input", "filter", "bias", "multiplier", "shift"];
-const SCALARS: [&str; 32] = [
-    "ih",
-    "iw",
-    "ic",
-    "input_zp",
-    "oc",
-    "kh",
-    "kw",
-    "filter_zp",
-    "oh",
-    "ow",
-    "stride_y",
-    "stride_x",
-    "dilation_y",
-    "dilation_x",
-    "pad_top",
-    "pad_left",
-    "out_flags",
-    "output_zp",
-    "min",
-    "max",
-    "dm_input",
-    "dm_filter",
-    "dm_bias",
-    "dm_multiplier",
-    "dm_shift",
-    "dm_output",
-    "input_bytes",
-    "filter_bytes",
-    "bias_bytes",
-    "multiplier_bytes",
-    "shift_bytes",
-    "output_bytes",
-];
+/// A word of a job's descriptor after its two dependency tokens.
+#[derive(Clone, Copy, Debug)]
+pub enum Field {
+    /// A scalar argument of the function.
+    Scalar(&'static str),
+    /// The DM address of a buffer (an input, or `output`).
+    Dm(&'static str),
+    /// A constant.
+    Const(i64),
+}
+
+/// What the function of one kind of job looks like; the same for every call site.
+pub struct JobCode {
+    /// The function's name.
+    pub callee: &'static str,
+    /// The buffers copied into DM before the job, in call order.
+    pub buffers: &'static [&'static str],
+    /// The descriptor's scalars, in call order after the buffers.
+    pub scalars: &'static [&'static str],
+    /// The descriptor after `deps`.
+    pub descriptor: &'static [Field],
+    /// The instruction: custom-k, funct3, funct7, and the unit index in `rs2`.
+    pub insn: (u8, u8, u8, i64),
+}
+
+impl JobCode {
+    /// The names of every argument after the buffers, in call order: the scalars, then each
+    /// buffer's (and the output's) DM address, then their byte counts.
+    pub fn trailing(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
+        let all: Vec<&str> = self.buffers.iter().copied().chain(["output"]).collect();
+        names.extend(all.iter().map(|b| format!("dm_{b}")));
+        names.extend(all.iter().map(|b| format!("{b}_bytes")));
+        names
+    }
+
+    /// `func.func private @<callee>`.
+    pub fn definition(&self) -> String {
+        let mut params: Vec<String> = self.buffers.iter().map(|b| format!("%{b}: index")).collect();
+        params.extend(self.trailing().iter().map(|s| format!("%{s}: i32")));
+        params.push("%output: index".into());
+        let mut b = Body { text: String::new(), next: 0 };
+        let words = b.constant(2 + self.descriptor.len() as i64);
+        let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
+        let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
+        let d = (descriptor.as_str(), address.as_str());
+        let (zero, one) = (b.constant(0), b.constant(1));
+        let mut token = zero.clone();
+        for buffer in self.buffers {
+            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
+            token = b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
+        }
+        let mut job = vec![token, zero.clone()];
+        for field in self.descriptor {
+            job.push(match field {
+                Field::Scalar(name) => format!("%{name}"),
+                Field::Dm(buffer) => format!("%dm_{buffer}"),
+                Field::Const(value) => b.constant(*value),
+            });
+        }
+        b.store(&descriptor, &job);
+        let (k, funct3, funct7, unit) = self.insn;
+        let unit = b.constant(unit);
+        let done = b.insn(k, funct3, funct7, &address, &unit);
+        let dst = b.value("arith.index_cast %output : index to i32");
+        let back = b.copy(d, &done, "%dm_output", &dst, "%output_bytes", &one);
+        let _ = writeln!(
+            b.text,
+            "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {back} : (i32) -> ()"
+        );
+        format!("func.func private @{}({}) {{\n{}  return\n}}", self.callee, params.join(", "), b.text)
+    }
+}
 
 /// Writes MLIR lines into a function body, numbering its values.
 struct Body {
@@ -70,10 +108,10 @@ impl Body {
     }
 
     /// An NPU instruction `.insn r CUSTOM_k, funct3, funct7, rd, rs1, rs2`; returns `rd`.
-    fn insn(&mut self, k: u8, funct3: u8, rs1: &str, rs2: &str) -> String {
+    fn insn(&mut self, k: u8, funct3: u8, funct7: u8, rs1: &str, rs2: &str) -> String {
         self.value(&format!(
-            "llvm.inline_asm has_side_effects \".insn r CUSTOM_{k}, {funct3}, 0, $0, $1, $2\", \"=r,r,r,~{{memory}}\" \
-             {rs1}, {rs2} : (i32, i32) -> i32"
+            "llvm.inline_asm has_side_effects \".insn r CUSTOM_{k}, {funct3}, {funct7}, $0, $1, $2\", \
+             \"=r,r,r,~{{memory}}\" {rs1}, {rs2} : (i32, i32) -> i32"
         ))
     }
 
@@ -93,64 +131,6 @@ impl Body {
             .map(|w| w.to_string())
             .collect();
         self.store(descriptor.0, &words);
-        self.insn(0, 0, descriptor.1, channel)
+        self.insn(0, 0, 0, descriptor.1, channel)
     }
-}
-
-/// `func.func @<name>`: DMA of the five operands into DM on channel 0, `nu.conv` after the last
-/// of them, DMA of the result back on channel 1 after the convolution, and a wait for that.
-pub fn conv2d(name: &str) -> String {
-    let mut params: Vec<String> = BUFFERS.iter().map(|b| format!("%{b}: index")).collect();
-    params.extend(SCALARS.iter().map(|s| format!("%{s}: i32")));
-    params.push("%output: index".into());
-    let mut b = Body { text: String::new(), next: 0 };
-    let words = b.constant(30);
-    let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
-    let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
-    let d = (descriptor.as_str(), address.as_str());
-    let address_of = |b: &mut Body, buffer: &str| b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-    let (zero, one) = (b.constant(0), b.constant(1));
-    let mut token = zero.clone();
-    for buffer in BUFFERS {
-        let src = address_of(&mut b, buffer);
-        token = b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
-    }
-    let mut conv: Vec<String> = vec![token, zero.clone()];
-    conv.extend(
-        [
-            "dm_input",
-            "ih",
-            "iw",
-            "ic",
-            "input_zp",
-            "dm_filter",
-            "oc",
-            "kh",
-            "kw",
-            "filter_zp",
-            "dm_bias",
-            "dm_output",
-            "oh",
-            "ow",
-            "stride_y",
-            "stride_x",
-            "dilation_y",
-            "dilation_x",
-            "pad_top",
-            "pad_left",
-        ]
-        .map(|s| format!("%{s}")),
-    );
-    conv.push(one.clone()); // job_flags: bias present
-    conv.extend(["dm_multiplier", "dm_shift", "out_flags", "output_zp", "min", "max"].map(|s| format!("%{s}")));
-    conv.push(zero.clone());
-    b.store(&descriptor, &conv);
-    let nu = b.insn(1, 0, &address, &zero);
-    let dst = address_of(&mut b, "output");
-    let back = b.copy(d, &nu, "%dm_output", &dst, "%output_bytes", &one);
-    let _ = writeln!(
-        b.text,
-        "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {back} : (i32) -> ()"
-    );
-    format!("func.func private @{name}({}) {{\n{}  return\n}}", params.join(", "), b.text)
 }

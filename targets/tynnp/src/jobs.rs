@@ -1,0 +1,322 @@
+//! The jobs tynnp runs a composite as (docs/tynnp/isa.md, section 5): `nu.conv` for a
+//! convolution, `vu.dwconv` for a depthwise convolution, `vu.pool` for average and max pooling —
+//! the descriptor each needs, taken from the composite's shapes, attributes and constants.
+
+use crate::codegen::{Field, Field::*, JobCode};
+use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
+
+/// The output stage's scalars, in the order of the descriptors' `OUT` block.
+const OUT: [Field; 7] =
+    [Dm("multiplier"), Dm("shift"), Scalar("out_flags"), Scalar("output_zp"), Scalar("min"), Scalar("max"), Const(0)];
+
+const CONV_SCALARS: [&str; 20] = [
+    "ih",
+    "iw",
+    "ic",
+    "input_zp",
+    "oc",
+    "kh",
+    "kw",
+    "filter_zp",
+    "oh",
+    "ow",
+    "stride_y",
+    "stride_x",
+    "dilation_y",
+    "dilation_x",
+    "pad_top",
+    "pad_left",
+    "out_flags",
+    "output_zp",
+    "min",
+    "max",
+];
+
+/// `nu.conv` (custom-1, funct3 0).
+pub static CONV: JobCode = JobCode {
+    callee: "tynnp_conv2d",
+    buffers: &["input", "filter", "bias", "multiplier", "shift"],
+    scalars: &CONV_SCALARS,
+    descriptor: &concat::<21, 7, 28>(
+        [
+            Dm("input"),
+            Scalar("ih"),
+            Scalar("iw"),
+            Scalar("ic"),
+            Scalar("input_zp"),
+            Dm("filter"),
+            Scalar("oc"),
+            Scalar("kh"),
+            Scalar("kw"),
+            Scalar("filter_zp"),
+            Dm("bias"),
+            Dm("output"),
+            Scalar("oh"),
+            Scalar("ow"),
+            Scalar("stride_y"),
+            Scalar("stride_x"),
+            Scalar("dilation_y"),
+            Scalar("dilation_x"),
+            Scalar("pad_top"),
+            Scalar("pad_left"),
+            Const(1), // job_flags: bias present
+        ],
+        OUT,
+    ),
+    insn: (1, 0, 0, 0),
+};
+
+/// `vu.dwconv` (custom-2, funct3 0) on VU 0.
+pub static DWCONV: JobCode = JobCode {
+    callee: "tynnp_dwconv2d",
+    buffers: &["input", "filter", "bias", "multiplier", "shift"],
+    // `ic` is the channel count c, `oc` the depth multiplier.
+    scalars: &CONV_SCALARS,
+    descriptor: &concat::<21, 7, 28>(
+        [
+            Dm("input"),
+            Scalar("ih"),
+            Scalar("iw"),
+            Scalar("ic"),
+            Scalar("input_zp"),
+            Dm("filter"),
+            Scalar("kh"),
+            Scalar("kw"),
+            Scalar("oc"),
+            Scalar("filter_zp"),
+            Dm("bias"),
+            Dm("output"),
+            Scalar("oh"),
+            Scalar("ow"),
+            Scalar("stride_y"),
+            Scalar("stride_x"),
+            Scalar("dilation_y"),
+            Scalar("dilation_x"),
+            Scalar("pad_top"),
+            Scalar("pad_left"),
+            Const(1),
+        ],
+        OUT,
+    ),
+    insn: (2, 0, 0, 0),
+};
+
+const POOL_SCALARS: [&str; 15] = [
+    "ih",
+    "iw",
+    "c",
+    "oh",
+    "ow",
+    "kh",
+    "kw",
+    "stride_y",
+    "stride_x",
+    "pad_top",
+    "pad_left",
+    "input_zp",
+    "output_zp",
+    "min",
+    "max",
+];
+
+const POOL_DESCRIPTOR: [Field; 17] = [
+    Dm("input"),
+    Scalar("ih"),
+    Scalar("iw"),
+    Scalar("c"),
+    Dm("output"),
+    Scalar("oh"),
+    Scalar("ow"),
+    Scalar("kh"),
+    Scalar("kw"),
+    Scalar("stride_y"),
+    Scalar("stride_x"),
+    Scalar("pad_top"),
+    Scalar("pad_left"),
+    Scalar("input_zp"),
+    Scalar("output_zp"),
+    Scalar("min"),
+    Scalar("max"),
+];
+
+/// `vu.pool` average (custom-2, funct3 1, funct7 1) on VU 0.
+pub static AVG_POOL: JobCode = JobCode {
+    callee: "tynnp_avg_pool2d",
+    buffers: &["input"],
+    scalars: &POOL_SCALARS,
+    descriptor: &POOL_DESCRIPTOR,
+    insn: (2, 1, 1, 0),
+};
+
+/// `vu.pool` maximum (funct7 0).
+pub static MAX_POOL: JobCode = JobCode {
+    callee: "tynnp_max_pool2d",
+    buffers: &["input"],
+    scalars: &POOL_SCALARS,
+    descriptor: &POOL_DESCRIPTOR,
+    insn: (2, 1, 0, 0),
+};
+
+const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
+    let mut out = [Const(0); C];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < C {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
+
+/// One job of a composite: its code, the buffers it copies in, the descriptor's scalars and the
+/// bytes of each buffer and of the output.
+pub struct Job {
+    pub code: &'static JobCode,
+    /// What the job computes, for messages.
+    pub what: &'static str,
+    pub operands: Vec<ExternArg>,
+    pub scalars: Vec<(&'static str, i64)>,
+    pub bytes: Vec<i64>,
+}
+
+fn dims4(t: Option<TensorType>, what: &str) -> Result<[i64; 4], Error> {
+    t.map(|t| t.dims())
+        .and_then(|d| <[i64; 4]>::try_from(d).ok())
+        .ok_or_else(|| Error::Unsupported(format!("the {what} is not a static rank-4 tensor")))
+}
+
+fn ints(o: &OpView, name: &str, n: usize) -> Result<Vec<i64>, Error> {
+    o.ints(name).filter(|v| v.len() == n).ok_or(Error::Unsupported(format!("{} without {name}", o.name())))
+}
+
+fn scalar(o: &OpView, i: usize, what: &str) -> Result<i64, Error> {
+    o.operand_ints(i).and_then(|v| v.first().copied()).ok_or(Error::Unsupported(format!("no constant {what}")))
+}
+
+fn operand(role: &str, index: usize) -> ExternArg {
+    ExternArg::Operand { role: role.into(), index }
+}
+
+/// The output stage of a convolution composite.
+struct OutputStage {
+    /// The multiplier and shift buffers.
+    operands: Vec<ExternArg>,
+    /// `out_flags`, `output_zp`, `min`, `max`.
+    scalars: Vec<(&'static str, i64)>,
+    /// Multipliers (1, or one per channel).
+    scales: i64,
+}
+
+fn output_stage(composite: &Composite, channels: i64) -> Result<OutputStage, Error> {
+    let (mut flags, mut output_zp, mut min, mut max, mut scales) = (4, 0, -128, 127, 1);
+    let rescale = composite.get("tosa.rescale");
+    let operands = match rescale {
+        Some(r) => {
+            scales = r.operand_ints(1).ok_or("no constant multipliers")?.len() as i64;
+            let per_channel = scales > 1;
+            if per_channel && scales != channels {
+                return Err(format!("{scales} multipliers for {channels} output channels").into());
+            }
+            let double = r.attr_text("rounding_mode").as_deref() == Some("DOUBLE_ROUND");
+            flags = i64::from(per_channel) | i64::from(double) << 1;
+            output_zp = scalar(r, 4, "output zero point")?;
+            vec![operand("tosa.rescale", 1), operand("tosa.rescale", 2)]
+        }
+        None => vec![ExternArg::Zeros { element: "i32", len: 1 }, ExternArg::Zeros { element: "i8", len: 1 }],
+    };
+    if let Some(c) = composite.get("tosa.clamp") {
+        if rescale.is_none() {
+            return Err("a clamp of int32 accumulators (the output stage clamps int8 results)".into());
+        }
+        min = c.int("min_val").ok_or("clamp without min_val")?.max(-128);
+        max = c.int("max_val").ok_or("clamp without max_val")?.min(127);
+    }
+    let scalars = vec![("out_flags", flags), ("output_zp", output_zp), ("min", min), ("max", max)];
+    Ok(OutputStage { operands, scalars, scales })
+}
+
+/// `nu.conv` or `vu.dwconv` for a (depthwise) convolution composite.
+pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error> {
+    let role = if depthwise { "tosa.depthwise_conv2d" } else { "tosa.conv2d" };
+    let conv = composite.get(role).ok_or("no convolution")?;
+    let (stride, dilation, pad) = (ints(conv, "stride", 2)?, ints(conv, "dilation", 2)?, ints(conv, "pad", 4)?);
+    let [_, ih, iw, ic] = dims4(conv.operand_type(0), "input")?;
+    let filter = dims4(conv.operand_type(1), "filter")?;
+    let [_, oh, ow, channels] = dims4(conv.result_type(), "result")?;
+    // The descriptor's (oc, kh, kw): for depthwise (multiplier, kh, kw) from HWCM.
+    let (oc, kh, kw) = if depthwise { (filter[3], filter[0], filter[1]) } else { (filter[0], filter[1], filter[2]) };
+    let OutputStage { operands: scale_operands, scalars: out, scales } = output_stage(composite, channels)?;
+    let raw = out[0].1 & 4 != 0;
+    let mut operands = vec![operand(role, 0), operand(role, 1), operand(role, 2)];
+    operands.extend(scale_operands);
+    let mut scalars = vec![
+        ("ih", ih),
+        ("iw", iw),
+        ("ic", ic),
+        ("input_zp", scalar(conv, 3, "input zero point")?),
+        ("oc", oc),
+        ("kh", kh),
+        ("kw", kw),
+        ("filter_zp", scalar(conv, 4, "filter zero point")?),
+        ("oh", oh),
+        ("ow", ow),
+        ("stride_y", stride[0]),
+        ("stride_x", stride[1]),
+        ("dilation_y", dilation[0]),
+        ("dilation_x", dilation[1]),
+        ("pad_top", pad[0]),
+        ("pad_left", pad[2]),
+    ];
+    scalars.extend(out);
+    let bytes = vec![
+        ih * iw * ic,
+        filter.iter().product(),
+        4 * channels,
+        4 * scales,
+        scales,
+        oh * ow * channels * if raw { 4 } else { 1 },
+    ];
+    let (code, what) = if depthwise { (&DWCONV, "depthwise convolution") } else { (&CONV, "convolution") };
+    Ok(Job { code, what, operands, scalars, bytes })
+}
+
+/// `vu.pool` for `tosa.avg_pool2d` or `tosa.max_pool2d`.
+pub fn pool(composite: &Composite) -> Result<Job, Error> {
+    let (role, average) = match composite.get("tosa.avg_pool2d") {
+        Some(_) => ("tosa.avg_pool2d", true),
+        None => ("tosa.max_pool2d", false),
+    };
+    let p = composite.get(role).ok_or("no pooling")?;
+    let (kernel, stride, pad) = (ints(p, "kernel", 2)?, ints(p, "stride", 2)?, ints(p, "pad", 4)?);
+    let [_, ih, iw, c] = dims4(p.operand_type(0), "input")?;
+    let [_, oh, ow, _] = dims4(p.result_type(), "result")?;
+    let (input_zp, output_zp) =
+        if average { (scalar(p, 1, "input zero point")?, scalar(p, 2, "output zero point")?) } else { (0, 0) };
+    let scalars = vec![
+        ("ih", ih),
+        ("iw", iw),
+        ("c", c),
+        ("oh", oh),
+        ("ow", ow),
+        ("kh", kernel[0]),
+        ("kw", kernel[1]),
+        ("stride_y", stride[0]),
+        ("stride_x", stride[1]),
+        ("pad_top", pad[0]),
+        ("pad_left", pad[2]),
+        ("input_zp", input_zp),
+        ("output_zp", output_zp),
+        ("min", -128),
+        ("max", 127),
+    ];
+    Ok(Job {
+        code: if average { &AVG_POOL } else { &MAX_POOL },
+        what: "pooling",
+        operands: vec![operand(role, 0)],
+        scalars,
+        bytes: vec![ih * iw * c, oh * ow * c],
+    })
+}

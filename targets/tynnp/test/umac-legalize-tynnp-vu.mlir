@@ -1,0 +1,111 @@
+// umac-legalize-tynnp, vector-unit jobs: a depthwise convolution with its output stage becomes
+// a call of @tynnp_dwconv2d (vu.dwconv: custom-2, funct3 0, on VU 0), an average pooling one of
+// @tynnp_avg_pool2d (vu.pool: custom-2, funct3 1, funct7 1) and a max pooling one of
+// @tynnp_max_pool2d (funct7 0); each function copies its inputs into DM (channel 0), issues the
+// job after the last copy, copies the result back (channel 1) and waits.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+
+// Depthwise 3x3 over 6x6x8 (multiplier 1): the scalars in the order of the call — ih, iw, c,
+// input_zp, multiplier, kh, kw, filter_zp, oh, ow, strides, dilations, pad top/left, OUT flags
+// (per channel), output zero point, bounds; DM addresses (input 288 B, filter 72, bias 32,
+// multipliers 32, shifts 8, output 288, each from a 16-byte boundary) and byte counts.
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<8xi8> to memref<8xi8>
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant -2 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant -128 : i32
+// CHECK-NEXT: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 268435824 : i32
+// CHECK-NEXT: arith.constant 268435856 : i32
+// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.constant 72 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d, operandSegmentSizes = array<i32: 37, 1>}
+// CHECK: func.func private @tynnp_dwconv2d(
+// CHECK-COUNT-5: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
+func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attributes {umac.composite = "tynnp.depthwise_conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<2> : tensor<3x3x8x1xi8>}> : () -> tensor<3x3x8x1xi8>
+  %b = "tosa.const"() <{values = dense<9> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<-2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<33> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<4> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.depthwise_conv2d %x, %w, %b, %zp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x6x6x8xi8>, tensor<3x3x8x1xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x6x6x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x6x6x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x6x6x8xi8>
+  return %r : tensor<1x6x6x8xi8>
+}
+
+// -----
+
+// Average pooling 3x3, stride 3, over 6x6x8 with zero points -128 and 5: ih, iw, c, oh, ow,
+// kh, kw, strides, pads, zero points, int8 bounds; input 288 bytes at DM, output 32 after it.
+// CHECK-LABEL: func.func private @tynnp_1(
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1x6x6x8xi8> to memref<1x6x6x8xi8>
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant -128 : i32
+// CHECK-NEXT: arith.constant 5 : i32
+// CHECK-NEXT: arith.constant -128 : i32
+// CHECK-NEXT: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d, operandSegmentSizes = array<i32: 20, 1>}
+// CHECK: func.func private @tynnp_avg_pool2d(
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
+func.func private @tynnp_1(%x: tensor<1x6x6x8xi8>) -> tensor<1x2x2x8xi8> attributes {umac.composite = "tynnp.avg_pool2d", umac.target = "tynnp"} {
+  %izp = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %ozp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.avg_pool2d %x, %izp, %ozp {acc_type = i32, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>} : (tensor<1x6x6x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x8xi8>
+  return %p : tensor<1x2x2x8xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @tynnp_2(
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d, operandSegmentSizes = array<i32: 20, 1>}
+// CHECK: func.func private @tynnp_max_pool2d(
+// CHECK: ".insn r CUSTOM_2, 1, 0, $0, $1, $2"
+func.func private @tynnp_2(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> attributes {umac.composite = "tynnp.max_pool2d", umac.target = "tynnp"} {
+  %p = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8>
+  return %p : tensor<1x3x3x8xi8>
+}
