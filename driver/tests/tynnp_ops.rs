@@ -1,0 +1,182 @@
+//! Every job tynnp runs, on random shapes within the hardware's limits: a one-op model (a
+//! convolution with bias, per-channel rescale and clamp; a depthwise convolution with depth
+//! multiplier; an average or a max pooling) with random weights, zero points, scales, strides,
+//! dilations and padding, compiled for `tynnp,rv32im` and run on the simulator (hazard checking
+//! on), must give the bytes the host's reference engine gives for the same model, and the op must
+//! have run on the NPU.
+
+mod support;
+
+use umac_backend::{cpu::RV32IM, parse_target_string};
+use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_driver::{
+    firmware::{FirmwareOptions, compile},
+    host::{self, CompileOptions, Engine},
+    simulator::simulate,
+};
+use umac_runtime::{DType, Tensor};
+use umac_sim::npu::Params;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in `low..=high`.
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + (self.next() % (high - low + 1) as u64) as i64
+    }
+}
+
+/// `dense<"0x..">` of little-endian values of `bytes` bytes each.
+fn hex(values: &[i64], bytes: usize) -> String {
+    let text: String =
+        values.iter().flat_map(|v| v.to_le_bytes()[..bytes].to_vec()).map(|b| format!("{b:02X}")).collect();
+    format!("dense<\"0x{text}\">")
+}
+
+fn shape(dims: &[i64], element: &str) -> String {
+    let d: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("tensor<{}x{element}>", d.join("x"))
+}
+
+/// A window along one axis: (kernel, stride, dilation, pad before, pad after, output) with
+/// TOSA's exact division, padding below the kernel's extent.
+fn window(rng: &mut Rng, input: i64, max_kernel: i64, dilate: bool) -> (i64, i64, i64, i64, i64, i64) {
+    loop {
+        let kernel = rng.range(1, max_kernel);
+        let stride = rng.range(1, 2);
+        let dilation = if dilate { rng.range(1, 2) } else { 1 };
+        let extent = (kernel - 1) * dilation;
+        let before = rng.range(0, kernel - 1);
+        for after in 0..kernel {
+            let span = input - 1 + before + after - extent;
+            if span >= 0 && span % stride == 0 {
+                return (kernel, stride, dilation, before, after, span / stride + 1);
+            }
+        }
+    }
+}
+
+/// A one-op model and its input: `(mlir, input shape)`.
+fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
+    let (ih, iw, c) = (rng.range(1, 12), rng.range(1, 12), rng.range(1, 24));
+    let input = vec![1, ih, iw, c];
+    let izp = rng.range(-128, 127);
+    let (kh, sy, dy, pt, pb, oh) = window(rng, ih, 3.min(ih + 2), kind < 2);
+    let (kw, sx, dx, pl, pr, ow) = window(rng, iw, 3.min(iw + 2), kind < 2);
+    let x = shape(&input, "i8");
+    let consts = |rng: &mut Rng, n: i64, low: i64, high: i64| (0..n).map(|_| rng.range(low, high)).collect::<Vec<_>>();
+    let mut body =
+        format!("  %izp = \"tosa.const\"() <{{values = dense<{izp}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n");
+    let result = match kind {
+        0 | 1 => {
+            // Convolution (kind 0) or depthwise convolution (kind 1), then rescale and clamp.
+            let (filter, channels, op) = if kind == 0 {
+                let oc = rng.range(1, 24);
+                (vec![oc, kh, kw, c], oc, "tosa.conv2d")
+            } else {
+                let m = rng.range(1, 2);
+                (vec![kh, kw, c, m], c * m, "tosa.depthwise_conv2d")
+            };
+            let weights = consts(rng, filter.iter().product(), -128, 127);
+            let bias = consts(rng, channels, -5000, 5000);
+            let multipliers = consts(rng, channels, 1 << 30, (1 << 31) - 1);
+            let shifts = consts(rng, channels, 36, 44);
+            let (ozp, low) = (rng.range(-20, 20), rng.range(-128, -60));
+            let acc = shape(&[1, oh, ow, channels], "i32");
+            let out = shape(&[1, oh, ow, channels], "i8");
+            body += &format!(
+                "  %w = \"tosa.const\"() <{{values = {} : {f}}}> : () -> {f}\n  \
+                 %b = \"tosa.const\"() <{{values = {} : {b}}}> : () -> {b}\n  \
+                 %wzp = \"tosa.const\"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+                 %c = {op} %x, %w, %b, %izp, %wzp {{acc_type = i32, dilation = array<i64: {dy}, {dx}>, \
+                 pad = array<i64: {pt}, {pb}, {pl}, {pr}>, stride = array<i64: {sy}, {sx}>}} : ({x}, {f}, {b}, \
+                 tensor<1xi8>, tensor<1xi8>) -> {acc}\n  \
+                 %m = \"tosa.const\"() <{{values = {} : tensor<{channels}xi32>}}> : () -> tensor<{channels}xi32>\n  \
+                 %s = \"tosa.const\"() <{{values = {} : tensor<{channels}xi8>}}> : () -> tensor<{channels}xi8>\n  \
+                 %rzp = \"tosa.const\"() <{{values = dense<0> : tensor<1xi32>}}> : () -> tensor<1xi32>\n  \
+                 %ozp = \"tosa.const\"() <{{values = dense<{ozp}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+                 %r = tosa.rescale %c, %m, %s, %rzp, %ozp {{input_unsigned = false, output_unsigned = false, \
+                 per_channel = true, rounding_mode = {}, scale32 = true}} : ({acc}, tensor<{channels}xi32>, \
+                 tensor<{channels}xi8>, tensor<1xi32>, tensor<1xi8>) -> {out}\n  \
+                 %k = tosa.clamp %r {{max_val = 127 : i8, min_val = {low} : i8}} : ({out}) -> {out}\n",
+                hex(&weights, 1),
+                hex(&bias, 4),
+                hex(&multipliers, 4),
+                hex(&shifts, 1),
+                if rng.range(0, 1) == 0 { "SINGLE_ROUND" } else { "DOUBLE_ROUND" },
+                f = shape(&filter, "i8"),
+                b = shape(&[channels], "i32"),
+            );
+            ("%k", out)
+        }
+        _ => {
+            let out = shape(&[1, oh, ow, c], "i8");
+            let attributes = format!(
+                "kernel = array<i64: {kh}, {kw}>, pad = array<i64: {pt}, {pb}, {pl}, {pr}>, stride = array<i64: {sy}, {sx}>"
+            );
+            if kind == 2 {
+                let ozp = rng.range(-128, 127);
+                body += &format!(
+                    "  %ozp = \"tosa.const\"() <{{values = dense<{ozp}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+                     %p = tosa.avg_pool2d %x, %izp, %ozp {{acc_type = i32, {attributes}}} : ({x}, tensor<1xi8>, \
+                     tensor<1xi8>) -> {out}\n"
+                );
+            } else {
+                body += &format!("  %p = tosa.max_pool2d %x {{{attributes}}} : ({x}) -> {out}\n");
+            }
+            ("%p", out)
+        }
+    };
+    let (value, out) = result;
+    (format!("func.func @main(%x: {x}) -> {out} {{\n{body}  return {value} : {out}\n}}\n"), input)
+}
+
+#[test]
+fn every_job_equals_the_reference_on_random_shapes() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
+    let names = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"];
+    for round in 0..100 {
+        let kind = round % 4;
+        let (text, input_shape) = model(&mut rng, kind);
+        let len: i64 = input_shape.iter().product();
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let context = create_context(ContextOptions::default());
+        let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
+        let reference = host::compile(
+            &context,
+            &mut module,
+            "main",
+            std::slice::from_ref(&input),
+            Engine::Cranelift,
+            CompileOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let expected = reference.run(std::slice::from_ref(&input)).unwrap();
+        let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
+        let options = FirmwareOptions {
+            name: "op".into(),
+            optimize_for_size: false,
+            shapes: None,
+            max_workspace: None,
+            max_flash: None,
+            source: "op.mlir".into(),
+            accelerators: parse_target_string("tynnp").unwrap(),
+            observe: Default::default(),
+        };
+        let firmware =
+            compile(&context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let placed = firmware.placements.iter().find(|p| p.op == names[kind]).map(|p| p.target.clone());
+        assert_eq!(placed.as_deref(), Some("tynnp"), "round {round}: not on the NPU\n{text}");
+        let run = simulate(&firmware, std::slice::from_ref(&input), Params::default())
+            .unwrap_or_else(|e| panic!("round {round}: {e}\n{text}"));
+        assert_eq!(run.outputs[0].data, expected[0].data, "round {round}: the NPU differs from the reference\n{text}");
+    }
+}
