@@ -5,8 +5,6 @@
 //! on), must give the bytes the host's reference engine gives for the same model, and the op must
 //! have run on the NPU.
 
-mod support;
-
 use umac_backend::{cpu::RV32IM, parse_target_string};
 use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::{

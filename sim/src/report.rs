@@ -14,6 +14,8 @@ pub struct Report {
     pub ddr_bytes: u64,
     /// `max(MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)`.
     pub roofline_cycles: u64,
+    /// Per unit: name, jobs, busy cycles.
+    pub units: Vec<(String, u64, u64)>,
     /// The table, as text.
     pub text: String,
 }
@@ -56,5 +58,14 @@ pub fn report(m: &Machine, start: (u64, u64)) -> Report {
             cycles as f64 / roofline.max(1) as f64
         );
     }
-    Report { cycles, instret, macs: counters.macs, ddr_bytes: counters.ddr_bytes, roofline_cycles: roofline, text }
+    let units = npu.units.iter().map(|u| (u.name.clone(), u.count, u.busy)).collect();
+    Report {
+        cycles,
+        instret,
+        macs: counters.macs,
+        ddr_bytes: counters.ddr_bytes,
+        roofline_cycles: roofline,
+        units,
+        text,
+    }
 }

@@ -171,6 +171,13 @@ pub trait Backend: Send + Sync {
         true
     }
 
+    /// The CPU the accelerator comes with, used when a target string names none (an NPU driven
+    /// by its own control unit: `--target=tynnp` means `tynnp,rv32im`). `None` (the default)
+    /// leaves the CPU to the command.
+    fn cpu(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The C kernels this backend's calls need: their prototypes (calls are checked against
     /// them, and the generated header declares them), their addresses (linked into host JIT
     /// runs) and their sources and headers (written beside firmware output).

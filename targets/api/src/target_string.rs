@@ -243,6 +243,14 @@ fn parse(text: &str, cpus: &[Cpu]) -> Result<TargetSet, Error> {
         }
         set.accelerators.push(ConfiguredBackend { backend, attributes });
     }
+    if set.cpu.is_none() && !cpus.is_empty() {
+        // An accelerator that comes with its CPU (the first one that does) supplies it.
+        if let Some(name) = set.accelerators.iter().find_map(|a| a.backend.cpu()) {
+            set.cpu = Some(*cpus.iter().find(|c| c.name == name).ok_or_else(|| {
+                Error::Invalid(format!("the CPU '{name}' an accelerator names is not in the CPU table"))
+            })?);
+        }
+    }
     Ok(set)
 }
 

@@ -70,6 +70,10 @@ impl Backend for Tynnp {
         NAME
     }
 
+    fn cpu(&self) -> Option<&'static str> {
+        Some("rv32im")
+    }
+
     fn attributes(&self) -> Vec<TargetAttr> {
         let defaults = Params::default();
         ATTRIBUTES.iter().map(|&(name, help)| TargetAttr::int(name, default_of(name, &defaults), help)).collect()
