@@ -39,7 +39,7 @@ fn replays(model: &Path, printed: &str, emitted: &Path, work: &Path) {
 #[test]
 fn compile_pipelines_replay_with_umac_opt() {
     let Some(models) = umac_runtime::testdata::shared("models/mlperf-tiny") else { return };
-    let targets = ["cortex-m55", "cortex-m4", "host", "vanilla,cortex-m55"];
+    let targets = ["cortex-m55", "cortex-m4", "host", "vanilla,cortex-m55", "tynnp -dm-kib=128"];
     std::thread::scope(|scope| {
         for model in ["kws", "vww", "ic", "ad"] {
             let models = &models;
