@@ -12,23 +12,8 @@ use umac_driver::{
     host::{self, CompileOptions, Engine},
     simulator::simulate,
 };
-use umac_runtime::{DType, Tensor};
+use umac_runtime::{DType, Tensor, testdata::Rng};
 use umac_sim::npu::Params;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in `low..=high`.
-    fn range(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next() % (high - low + 1) as u64) as i64
-    }
-}
 
 /// `dense<"0x..">` of little-endian values of `bytes` bytes each.
 fn hex(values: &[i64], bytes: usize) -> String {

@@ -38,6 +38,42 @@ pub enum Error {
 pub mod testdata {
     use std::path::{Path, PathBuf};
 
+    /// A deterministic xorshift generator for property and fuzz tests: the same values on every
+    /// run, so a failure reproduces from its seed.
+    #[derive(Clone, Debug)]
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        /// The next 64 random bits.
+        #[allow(clippy::should_implement_trait)]
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        /// Uniform in `low..=high`.
+        pub fn range(&mut self, low: i64, high: i64) -> i64 {
+            low + (self.next() % (high - low + 1) as u64) as i64
+        }
+
+        /// Uniform in `0..n` (0 when `n` is 0).
+        pub fn below(&mut self, n: usize) -> usize {
+            if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        }
+
+        /// `n` random bytes.
+        pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+
+        /// A fair coin.
+        pub fn coin(&mut self) -> bool {
+            self.next() & 1 == 1
+        }
+    }
+
     /// The environment variable that lets tests pass without the shared data (a user's clone).
     pub const ALLOW_MISSING: &str = "UMAC_ALLOW_MISSING_SHARED";
 

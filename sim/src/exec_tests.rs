@@ -5,25 +5,21 @@ use crate::{
     machine::Machine,
     npu::{Params, params::DMEM_BASE},
 };
+use umac_runtime::testdata::Rng;
 
-struct Rng(u64);
+/// Random 32-bit operands, often an edge value.
+fn operand(rng: &mut Rng) -> u32 {
+    const EDGES: [u32; 8] = [0, 1, 2, 31, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0xffff_fffe];
+    match rng.below(4) {
+        0 => EDGES[rng.below(8)],
+        1 => rng.below(64) as u32,
+        _ => rng.next() as u32,
+    }
+}
 
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 16) as u32
-    }
-    /// Mostly random, often an edge value.
-    fn operand(&mut self) -> u32 {
-        const EDGES: [u32; 8] = [0, 1, 2, 31, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0xffff_fffe];
-        match self.next() % 4 {
-            0 => EDGES[(self.next() % 8) as usize],
-            1 => self.next() % 64,
-            _ => self.next(),
-        }
-    }
+/// 32 random bits.
+fn word(rng: &mut Rng) -> u32 {
+    (rng.next() >> 16) as u32
 }
 
 fn r_type(funct7: u32, funct3: u32, rd: u32, rs1: u32, rs2: u32) -> u32 {
@@ -86,7 +82,7 @@ fn register_register_instructions_match_the_reference() {
     let m_ops = (0..8).map(|f3| (1, f3));
     for (funct7, funct3) in ops.into_iter().chain(m_ops) {
         for _ in 0..2000 {
-            let (a, b) = (rng.operand(), rng.operand());
+            let (a, b) = (operand(&mut rng), operand(&mut rng));
             let got = execute(&mut m, r_type(funct7, funct3, 7, 5, 6), a, b).x[7];
             assert_eq!(got, reference_r(funct7, funct3, a, b), "funct7 {funct7} funct3 {funct3}: {a:#x}, {b:#x}");
             // The same with rd = x0: nothing is written.
@@ -101,12 +97,12 @@ fn register_immediate_instructions_match_the_reference() {
     let mut m = Machine::new(Params::default());
     for funct3 in [0, 2, 3, 4, 6, 7, 1, 5] {
         for round in 0..2000 {
-            let a = rng.operand();
+            let a = operand(&mut rng);
             let arithmetic = round % 2 == 1;
             let imm = match funct3 {
-                1 => (rng.next() % 32) as i32,
-                5 => (rng.next() % 32) as i32 | if arithmetic { 0x400 } else { 0 },
-                _ => ((rng.next() % 4096) as i32) - 2048,
+                1 => rng.below(32) as i32,
+                5 => rng.below(32) as i32 | if arithmetic { 0x400 } else { 0 },
+                _ => (rng.below(4096) as i32) - 2048,
             };
             let got = execute(&mut m, i_type(0x13, funct3, 7, 5, imm), a, 0).x[7];
             // The reference: the register form on the sign-extended (or shift) immediate.
@@ -121,7 +117,7 @@ fn register_immediate_instructions_match_the_reference() {
     }
     // lui and auipc (at pc 0).
     for _ in 0..200 {
-        let upper = rng.next() & 0xffff_f000;
+        let upper = word(&mut rng) & 0xffff_f000;
         assert_eq!(execute(&mut m, upper | 7 << 7 | 0x37, 0, 0).x[7], upper);
         assert_eq!(execute(&mut m, upper | 7 << 7 | 0x17, 0, 0).x[7], upper);
     }
@@ -135,13 +131,13 @@ fn loads_and_stores_match_a_byte_array() {
         m.pc = 0;
         let mut bytes = [0u8; 16];
         for b in &mut bytes {
-            *b = rng.next() as u8;
+            *b = word(&mut rng) as u8;
         }
         let base = DMEM_BASE + 0x100;
         m.memory.write_bytes(base, &bytes).unwrap();
-        let offset = (rng.next() % 12) as i32;
-        let value = rng.operand();
-        let (store, size) = [(0, 1), (1, 2), (2, 4)][(rng.next() % 3) as usize];
+        let offset = rng.below(12) as i32;
+        let value = operand(&mut rng);
+        let (store, size) = [(0, 1), (1, 2), (2, 4)][rng.below(3)];
         // sX x6, offset(x5), then every load width from the same place.
         let store_word =
             ((offset as u32) >> 5) << 25 | 6 << 20 | 5 << 15 | store << 12 | (offset as u32 & 31) << 7 | 0x23;
@@ -175,8 +171,8 @@ fn branches_and_jumps_go_where_the_reference_says() {
     let mut m = Machine::new(Params::default());
     for funct3 in [0, 1, 4, 5, 6, 7] {
         for _ in 0..2000 {
-            let (a, b) = (rng.operand(), rng.operand());
-            let offset = ((rng.next() % 2048) as i32 - 1024) * 2;
+            let (a, b) = (operand(&mut rng), operand(&mut rng));
+            let offset = (rng.below(2048) as i32 - 1024) * 2;
             let o = offset as u32;
             let word = (o >> 12 & 1) << 31
                 | (o >> 5 & 0x3f) << 25
@@ -204,7 +200,7 @@ fn branches_and_jumps_go_where_the_reference_says() {
     }
     // jalr clears bit 0 of the target and links pc + 4.
     for _ in 0..200 {
-        let (a, imm) = (rng.next(), (rng.next() % 4096) as i32 - 2048);
+        let (a, imm) = (word(&mut rng), rng.below(4096) as i32 - 2048);
         let m = execute(&mut m, i_type(0x67, 0, 7, 5, imm), a, 0);
         assert_eq!((m.pc, m.x[7]), (a.wrapping_add(imm as u32) & !1, 4));
     }

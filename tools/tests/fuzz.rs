@@ -10,22 +10,7 @@ use std::{
     thread,
     time::{Duration, Instant},
 };
-
-/// Deterministic xorshift generator: the same mutations on every run, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-}
+use umac_runtime::testdata::Rng;
 
 /// Fragments that steer mutations towards the parser's interesting states.
 const TOKENS: &[&str] = &[

@@ -10,29 +10,11 @@ use super::{
     params::Params,
     reference::{TestMemory, run},
 };
+use umac_runtime::testdata::Rng;
 
-/// Deterministic xorshift: the same operands on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn range(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next() % (high - low + 1) as u64) as i64
-    }
-    fn u(&mut self, low: u32, high: u32) -> u32 {
-        self.range(i64::from(low), i64::from(high)) as u32
-    }
-    fn bytes(&mut self, n: u32) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
+/// Uniform in `low..=high`, as u32.
+fn u(rng: &mut Rng, low: u32, high: u32) -> u32 {
+    rng.range(i64::from(low), i64::from(high)) as u32
 }
 
 /// Places operands one after another from a base address.
@@ -55,7 +37,7 @@ impl Placer {
 }
 
 fn random_params(rng: &mut Rng) -> Params {
-    Params { nu_rows: rng.u(1, 20), nu_cols: rng.u(1, 20), vu_lanes: rng.u(1, 20), ..Params::default() }
+    Params { nu_rows: u(rng, 1, 20), nu_cols: u(rng, 1, 20), vu_lanes: u(rng, 1, 20), ..Params::default() }
 }
 
 /// A random output stage for `channels` channels (raw int32 one time in eight).
@@ -78,13 +60,13 @@ fn random_out(rng: &mut Rng, m: &mut TestMemory, at: &mut Placer, channels: u32)
 }
 
 fn random_window(rng: &mut Rng, dilation: bool) -> Window {
-    let (kh, kw) = (rng.u(1, 4), rng.u(1, 4));
-    let (sy, sx) = (rng.u(1, 3), rng.u(1, 3));
-    let (dy, dx) = if dilation { (rng.u(1, 2), rng.u(1, 2)) } else { (1, 1) };
-    let (pt, pl) = (rng.u(0, kh - 1), rng.u(0, kw - 1));
-    let (pb, pr) = (rng.u(0, kh - 1), rng.u(0, kw - 1));
-    let ih = rng.u((kh - 1) * dy + 1, 9);
-    let iw = rng.u((kw - 1) * dx + 1, 9);
+    let (kh, kw) = (u(rng, 1, 4), u(rng, 1, 4));
+    let (sy, sx) = (u(rng, 1, 3), u(rng, 1, 3));
+    let (dy, dx) = if dilation { (u(rng, 1, 2), u(rng, 1, 2)) } else { (1, 1) };
+    let (pt, pl) = (u(rng, 0, kh - 1), u(rng, 0, kw - 1));
+    let (pb, pr) = (u(rng, 0, kh - 1), u(rng, 0, kw - 1));
+    let ih = u(rng, (kh - 1) * dy + 1, 9);
+    let iw = u(rng, (kw - 1) * dx + 1, 9);
     let oh = (ih + pt + pb - (kh - 1) * dy - 1) / sy + 1;
     let ow = (iw + pl + pr - (kw - 1) * dx - 1) / sx + 1;
     Window {
@@ -114,35 +96,35 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
     };
     match kind {
         0 => {
-            let (rows, planes, row_bytes) = (rng.u(1, 5), rng.u(1, 3), rng.u(1, 40));
-            let src = at.put(m, &rng.bytes(row_bytes * rows * planes * 3));
+            let (rows, planes, row_bytes) = (u(rng, 1, 5), u(rng, 1, 3), u(rng, 1, 40));
+            let src = at.put(m, &rng.bytes((row_bytes * rows * planes * 3) as usize));
             Job::Copy(Copy {
                 src,
                 dst: at.reserve(row_bytes * rows * planes * 3),
                 row_bytes,
                 rows,
-                src_row_stride: (row_bytes + rng.u(0, 5)) as i32,
-                dst_row_stride: (row_bytes + rng.u(0, 5)) as i32,
+                src_row_stride: (row_bytes + u(rng, 0, 5)) as i32,
+                dst_row_stride: (row_bytes + u(rng, 0, 5)) as i32,
                 planes,
-                src_plane_stride: (row_bytes * rows + rng.u(0, 40)) as i32 + 5 * 4,
-                dst_plane_stride: (row_bytes * rows + rng.u(0, 40)) as i32 + 5 * 4,
+                src_plane_stride: (row_bytes * rows + u(rng, 0, 40)) as i32 + 5 * 4,
+                dst_plane_stride: (row_bytes * rows + u(rng, 0, 40)) as i32 + 5 * 4,
             })
         }
         1 => {
             let w = random_window(rng, true);
-            let (ic, oc) = (rng.u(1, 40), rng.u(1, 40));
-            let input = at.put(m, &rng.bytes(w.ih * w.iw * ic));
-            let filter = at.put(m, &rng.bytes(oc * w.kh * w.kw * ic));
+            let (ic, oc) = (u(rng, 1, 40), u(rng, 1, 40));
+            let input = at.put(m, &rng.bytes((w.ih * w.iw * ic) as usize));
+            let filter = at.put(m, &rng.bytes((oc * w.kh * w.kw * ic) as usize));
             let bias = bias(rng, m, &mut at, oc);
             let out = random_out(rng, m, &mut at, oc);
             let (input_zp, filter_zp) = (zp(rng), if rng.coin() { 0 } else { zp(rng) });
             Job::Conv(Conv { input, ic, input_zp, filter, oc, filter_zp, bias, output: at.reserve(1), window: w, out })
         }
         2 => {
-            let (mm, k, n) = (rng.u(1, 6), rng.u(1, 50), rng.u(1, 40));
-            let a_row_stride = k + rng.u(0, 3);
-            let a = at.put(m, &rng.bytes(mm * a_row_stride));
-            let b = at.put(m, &rng.bytes(n * k));
+            let (mm, k, n) = (u(rng, 1, 6), u(rng, 1, 50), u(rng, 1, 40));
+            let a_row_stride = k + u(rng, 0, 3);
+            let a = at.put(m, &rng.bytes((mm * a_row_stride) as usize));
+            let b = at.put(m, &rng.bytes((n * k) as usize));
             let bias = bias(rng, m, &mut at, n);
             let out = random_out(rng, m, &mut at, n);
             Job::Matmul(Matmul {
@@ -161,9 +143,9 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
         }
         3 => {
             let w = random_window(rng, true);
-            let (c, mult) = (rng.u(1, 40), rng.u(1, 3));
-            let input = at.put(m, &rng.bytes(w.ih * w.iw * c));
-            let filter = at.put(m, &rng.bytes(w.kh * w.kw * c * mult));
+            let (c, mult) = (u(rng, 1, 40), u(rng, 1, 3));
+            let input = at.put(m, &rng.bytes((w.ih * w.iw * c) as usize));
+            let filter = at.put(m, &rng.bytes((w.kh * w.kw * c * mult) as usize));
             let bias = bias(rng, m, &mut at, c * mult);
             let out = random_out(rng, m, &mut at, c * mult);
             Job::DwConv(DwConv {
@@ -184,8 +166,8 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
             // Every window keeps at least one element inside the input (pads < kernel).
             w.pad_top = w.pad_top.min(w.kh - 1);
             w.pad_left = w.pad_left.min(w.kw - 1);
-            let c = rng.u(1, 40);
-            let input = at.put(m, &rng.bytes(w.ih * w.iw * c));
+            let c = u(rng, 1, 40);
+            let input = at.put(m, &rng.bytes((w.ih * w.iw * c) as usize));
             Job::Pool(Pool {
                 average: rng.coin(),
                 input,
@@ -199,10 +181,10 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
             })
         }
         5 => {
-            let count = rng.u(1, 100);
+            let count = u(rng, 1, 100);
             let operand = |rng: &mut Rng, m: &mut TestMemory, at: &mut Placer| {
                 let stride = u32::from(!rng.next().is_multiple_of(4));
-                let addr = at.put(m, &rng.bytes(count));
+                let addr = at.put(m, &rng.bytes((count) as usize));
                 let rescale = rng.coin();
                 Operand {
                     addr,
@@ -214,19 +196,19 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
             };
             let (x, y) = (operand(rng, m, &mut at), operand(rng, m, &mut at));
             let out = random_out(rng, m, &mut at, 1);
-            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][rng.u(0, 4) as usize];
+            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][u(rng, 0, 4) as usize];
             Job::Eltwise(Eltwise { op, x, y, output: at.reserve(1), count, out })
         }
         6 => {
-            let (int16, count) = (rng.coin(), rng.u(1, 100));
-            let input = at.put(m, &rng.bytes(count * if int16 { 2 } else { 1 }));
-            let table = at.put(m, &rng.bytes(if int16 { 513 * 2 } else { 256 }));
+            let (int16, count) = (rng.coin(), u(rng, 1, 100));
+            let input = at.put(m, &rng.bytes((count * if int16 { 2 } else { 1 }) as usize));
+            let table = at.put(m, &rng.bytes((if int16 { 513 * 2 } else { 256 }) as usize));
             Job::Table(Table { int16, input, table, output: at.reserve(1), count })
         }
         _ => {
-            let input_bytes = [1, 2, 4][rng.u(0, 2) as usize];
-            let (count, channels) = (rng.u(1, 100), rng.u(1, 8));
-            let mut data = rng.bytes(count * input_bytes);
+            let input_bytes = [1, 2, 4][u(rng, 0, 2) as usize];
+            let (count, channels) = (u(rng, 1, 100), u(rng, 1, 8));
+            let mut data = rng.bytes((count * input_bytes) as usize);
             if input_bytes == 4 {
                 // int32 inputs well inside the range apply_scale_32 keeps exact.
                 for chunk in data.chunks_exact_mut(4) {

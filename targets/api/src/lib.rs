@@ -31,7 +31,9 @@ mod tests;
 pub use cpu::{CPUS, Cpu, Machine};
 pub use error::Error;
 pub use kernel::{CType, Kernel, Param, SourceFile};
-pub use pattern::{OpPattern, OpView, Operand, Pattern, TensorType, any_op, constant, op, wildcard};
+pub use pattern::{
+    OpPattern, OpView, Operand, Pattern, TensorType, any_op, constant, op, requantize_to_int8, wildcard,
+};
 pub use target_string::{
     AttrKind, AttrValue, ConfiguredBackend, TargetAttr, TargetAttrs, TargetSet, parse_target_string,
 };

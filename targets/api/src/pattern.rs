@@ -67,6 +67,20 @@ pub fn op(name: &str) -> OpPattern {
     OpPattern { name: Some(name.to_string()), role: name.to_string(), operands: Vec::new(), predicates: Vec::new() }
 }
 
+/// A `tosa.rescale` of int32 accumulators to signed int8 with 32-bit multipliers and TOSA's
+/// SINGLE_ROUND or DOUBLE_ROUND rounding: what an accelerator's output stage computes after a
+/// convolution. Narrow it further with predicates (constant scales, ranges).
+pub fn requantize_to_int8() -> OpPattern {
+    op("tosa.rescale")
+        .attr_is("scale32", "true")
+        .attr_is("input_unsigned", "false")
+        .attr_is("output_unsigned", "false")
+        .result_element_type("i8")
+        .when("rounds SINGLE_ROUND or DOUBLE_ROUND", |o| {
+            matches!(o.attr_text("rounding_mode").as_deref(), Some("SINGLE_ROUND" | "DOUBLE_ROUND"))
+        })
+}
+
 /// Any op (a wildcard op), to be narrowed with predicates.
 pub fn any_op() -> OpPattern {
     OpPattern { name: None, role: "any".into(), operands: Vec::new(), predicates: Vec::new() }

@@ -17,7 +17,7 @@ mod jobs;
 
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpPattern, OpView, Pattern, Replacement,
-    Strategy, TargetAttr, TargetAttrs, op,
+    Strategy, TargetAttr, TargetAttrs, op, requantize_to_int8,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -155,21 +155,13 @@ fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
 
 /// The rescale the output stage performs: int32 to int8, constant scales in its ranges.
 fn rescale() -> OpPattern {
-    op("tosa.rescale")
-        .attr_is("scale32", "true")
-        .attr_is("input_unsigned", "false")
-        .attr_is("output_unsigned", "false")
-        .result_element_type("i8")
-        .when("rounds SINGLE_ROUND or DOUBLE_ROUND", |o| {
-            matches!(o.attr_text("rounding_mode").as_deref(), Some("SINGLE_ROUND" | "DOUBLE_ROUND"))
-        })
-        .when("constant scales in the output stage's ranges, input zero point 0", |o| {
-            let fits = |i: usize, ok: fn(i64) -> bool| o.operand_ints(i).is_some_and(|v| v.iter().all(|&x| ok(x)));
-            fits(1, |m| (0..=i64::from(i32::MAX)).contains(&m))
-                && fits(2, |s| (2..=62).contains(&s))
-                && fits(3, |z| z == 0)
-                && o.operand_ints(4).is_some_and(|v| v.len() == 1)
-        })
+    requantize_to_int8().when("constant scales in the output stage's ranges, input zero point 0", |o| {
+        let fits = |i: usize, ok: fn(i64) -> bool| o.operand_ints(i).is_some_and(|v| v.iter().all(|&x| ok(x)));
+        fits(1, |m| (0..=i64::from(i32::MAX)).contains(&m))
+            && fits(2, |s| (2..=62).contains(&s))
+            && fits(3, |z| z == 0)
+            && o.operand_ints(4).is_some_and(|v| v.len() == 1)
+    })
 }
 
 /// A clamp within int8.

@@ -5,7 +5,7 @@
 
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, Kernel, OpView, Param, Pattern, Phase, PhasePass, SourceFile,
-    Strategy, TargetAttr, TargetAttrs, kernel::Scalar, op,
+    Strategy, TargetAttr, TargetAttrs, kernel::Scalar, op, requantize_to_int8,
 };
 
 /// The target's name: in target strings, `umac.target`, and its functions' names.
@@ -45,14 +45,7 @@ impl Backend for Vanilla {
             });
         let bias =
             op("tosa.add").when("adds an int32 constant per channel", |o| (0..2).any(|i| per_channel_constant(o, i)));
-        let rescale = op("tosa.rescale")
-            .attr_is("scale32", "true")
-            .attr_is("input_unsigned", "false")
-            .attr_is("output_unsigned", "false")
-            .result_element_type("i8")
-            .when("rounds SINGLE_ROUND or DOUBLE_ROUND", |o| {
-                matches!(o.attr_text("rounding_mode").as_deref(), Some("SINGLE_ROUND" | "DOUBLE_ROUND"))
-            });
+        let rescale = requantize_to_int8();
         let clamp = op("tosa.clamp");
         vec![Pattern::new(&format!("{NAME}.conv2d"), conv).optional(bias).optional(rescale).optional(clamp)]
     }
