@@ -45,7 +45,8 @@ fn functions_of(file: &object::File<'_>, base_of: impl Fn(SectionIndex) -> Optio
             let SymbolSection::Section(section) = s.section() else { return None };
             let start = base_of(section)?.wrapping_add(s.address() as u32);
             let name = s.name().ok()?.to_string();
-            Some(Function { name, start, end: start + s.size() as u32, ..Function::default() })
+            let end = start.checked_add(u32::try_from(s.size()).ok()?)?;
+            Some(Function { name, start, end, ..Function::default() })
         })
         .collect()
 }
@@ -75,6 +76,10 @@ pub fn load_executable(m: &mut Machine, name: &str, data: &[u8]) -> Result<Progr
             continue;
         }
         let address = segment.p_paddr(endian);
+        let end = address
+            .checked_add(segment.p_memsz(endian))
+            .filter(|_| segment.p_memsz(endian) >= segment.p_filesz(endian))
+            .ok_or_else(|| error(format!("{name}: a segment at {address:#010x} has an impossible size")))?;
         let bytes =
             segment.data(endian, data).map_err(|_| error(format!("{name}: a segment lies outside the file")))?;
         let size = segment.p_memsz(endian);
@@ -88,7 +93,7 @@ pub fn load_executable(m: &mut Machine, name: &str, data: &[u8]) -> Result<Progr
             place(m, address + bytes.len() as u32, &vec![0; size as usize - bytes.len()])?;
         }
         if segment.p_flags(endian) & elf::PF_X != 0 {
-            m.add_code(address, address + size);
+            m.add_code(address, end);
         }
     }
     let sections: HashMap<SectionIndex, u32> = file.sections().map(|s| (s.index(), 0)).collect();
@@ -121,9 +126,9 @@ impl Default for Layout {
     }
 }
 
-fn align(value: u32, to: u64) -> u32 {
-    let to = to.max(1) as u32;
-    value.div_ceil(to) * to
+/// `value` rounded up to a multiple of `to` (`None` past the address space).
+fn align(value: u32, to: u64) -> Option<u32> {
+    value.checked_next_multiple_of(u32::try_from(to.max(1)).ok()?)
 }
 
 /// Links relocatable objects into the machine: allocated sections placed by `layout`, global
@@ -147,8 +152,10 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
             let size = u32::try_from(section.size()).map_err(|_| error(format!("{name}: section too large")))?;
             let executable = sh_flags & u64::from(elf::SHF_EXECINSTR) != 0;
             let cursor = if executable { &mut code } else { &mut data };
-            let at = align(*cursor, section.align());
-            *cursor = at + size;
+            let at = align(*cursor, section.align())
+                .ok_or_else(|| error(format!("{name}: a section's alignment {} is impossible", section.align())))?;
+            *cursor =
+                at.checked_add(size).ok_or_else(|| error(format!("{name}: sections beyond the address space")))?;
             if executable && *cursor > layout.code_end {
                 return Err(error(format!(
                     "{name}: code does not fit the CU's instruction memory ({} bytes needed, {} available)",
@@ -178,7 +185,7 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
             }
             let Some(&base) = here.get(&section) else { continue };
             let symbol = s.name().map_err(|e| error(format!("{name}: {e}")))?.to_string();
-            if symbols.insert(symbol.clone(), base + s.address() as u32).is_some() {
+            if symbols.insert(symbol.clone(), base.wrapping_add(s.address() as u32)).is_some() {
                 return Err(error(format!("{name}: symbol '{symbol}' is defined twice")));
             }
         }
@@ -206,7 +213,7 @@ fn relocate(
         let s = file.symbol_by_index(index).map_err(|e| error(format!("{name}: {e}")))?;
         match s.section() {
             SymbolSection::Section(section) => match here.get(&section) {
-                Some(base) => Ok(base + s.address() as u32),
+                Some(base) => Ok(base.wrapping_add(s.address() as u32)),
                 None => Err(error(format!("{name}: relocation against a section that is not loaded"))),
             },
             SymbolSection::Absolute => Ok(s.address() as u32),
