@@ -259,7 +259,8 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                 values
                     .iter()
                     .map(|&b| {
-                        let v = i32::from(b as i8) - o.zp;
+                        let v = i32::try_from((i64::from(b as i8) - i64::from(o.zp)) << o.left_shift)
+                            .map_err(|_| format!("(input - {}) << {} overflows int32", o.zp, o.left_shift))?;
                         if o.shift == 0 {
                             Ok(v)
                         } else {

@@ -170,8 +170,10 @@ pub struct Operand {
     /// 1, or 0 to broadcast one value.
     pub stride: u32,
     pub zp: i32,
+    /// `0..=30`: applied to `x − zp` before the multiplier.
+    pub left_shift: i32,
     pub multiplier: i32,
-    /// 0: no rescale.
+    /// 0: no multiplier.
     pub shift: i32,
 }
 
@@ -261,7 +263,7 @@ pub fn descriptor_words(opcode: u8, funct3: u8) -> Option<usize> {
         (0x2B, 1) => 20,
         (0x5B, 0) => 30,
         (0x5B, 1) => 19,
-        (0x5B, 2) => 21,
+        (0x5B, 2) => 23,
         (0x5B, 3) => 6,
         (0x5B, 4) => 14,
         _ => return None,
@@ -409,27 +411,32 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
             })
         }
         (0x5B, 2, op @ 0..=4) => {
-            let out = out_block(w, 14);
+            let out = out_block(w, 16);
             check_out(&out)?;
             let operand = |at: usize, name: &str| -> Result<Operand, String> {
                 let stride = w[at + 1];
                 if stride > 1 {
                     return Err(format!("{name}_stride {stride} is not 0 or 1"));
                 }
+                let left_shift = w[at + 3] as i32;
+                if !(0..=30).contains(&left_shift) {
+                    return Err(format!("{name}_left_shift {left_shift} is not in 0..=30"));
+                }
                 Ok(Operand {
                     addr: w[at],
                     stride,
                     zp: w[at + 2] as i32,
-                    multiplier: w[at + 3] as i32,
-                    shift: w[at + 4] as i32,
+                    left_shift,
+                    multiplier: w[at + 4] as i32,
+                    shift: w[at + 5] as i32,
                 })
             };
             Job::Eltwise(Eltwise {
                 op: [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][op as usize],
                 x: operand(2, "x")?,
-                y: operand(7, "y")?,
-                output: w[12],
-                count: positive("count", w[13])?,
+                y: operand(8, "y")?,
+                output: w[14],
+                count: positive("count", w[15])?,
                 out,
             })
         }

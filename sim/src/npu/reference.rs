@@ -190,7 +190,7 @@ pub fn run(job: &Job, m: &TestMemory) -> Vec<(u32, Vec<u8>)> {
         Job::Eltwise(d) => {
             let st = stage(m, &d.out, 1);
             let operand = |o: &super::desc::Operand, i: u32| {
-                let v = (m.i8(o.addr + if o.stride == 0 { 0 } else { i }) - i64::from(o.zp)) as i32;
+                let v = ((m.i8(o.addr + if o.stride == 0 { 0 } else { i }) - i64::from(o.zp)) << o.left_shift) as i32;
                 if o.shift == 0 { v } else { apply_scale_32(v, o.multiplier, o.shift, d.out.double_round()).unwrap() }
             };
             let mut out = Vec::new();

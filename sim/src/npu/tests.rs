@@ -182,6 +182,11 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
         }
         5 => {
             let count = u(rng, 1, 100);
+            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][u(rng, 0, 4) as usize];
+            // Inputs within int32's contract: |x - zp| < 2^8, so `a` < 2^(8 + left_shift) without
+            // a multiplier and < 2^(8 + left_shift + 31 - shift) with one. Sums stay below 2^30
+            // each; products below 2^15 each.
+            let (max_left, min_shift) = if op == BinaryOp::Mul { (0, 24) } else { (10, 20) };
             let operand = |rng: &mut Rng, m: &mut TestMemory, at: &mut Placer| {
                 let stride = u32::from(!rng.next().is_multiple_of(4));
                 let addr = at.put(m, &rng.bytes((count) as usize));
@@ -190,13 +195,13 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
                     addr,
                     stride,
                     zp: zp(rng),
+                    left_shift: rng.range(0, if rescale { max_left } else { 3 * max_left / 2 + 6 }) as i32,
                     multiplier: if rescale { rng.range(1 << 29, i64::from(i32::MAX)) as i32 } else { 0 },
-                    shift: if rescale { rng.range(20, 40) as i32 } else { 0 },
+                    shift: if rescale { rng.range(min_shift, 40) as i32 } else { 0 },
                 }
             };
             let (x, y) = (operand(rng, m, &mut at), operand(rng, m, &mut at));
             let out = random_out(rng, m, &mut at, 1);
-            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][u(rng, 0, 4) as usize];
             Job::Eltwise(Eltwise { op, x, y, output: at.reserve(1), count, out })
         }
         6 => {
@@ -290,4 +295,18 @@ fn descriptors_decode_from_their_layout() {
     assert!(decode(0x2B, 0, 0, &w).unwrap_err().contains("clamp [-128, 200]"));
     assert!(decode(0x2B, 2, 0, &w).unwrap_err().contains("no NPU instruction"));
     assert!(decode(0x5B, 1, 2, &[0; 19]).unwrap_err().contains("no NPU instruction"));
+    // vu.eltwise: each input's zero point, left shift, multiplier and shift, then OUT at +64.
+    let mut e = [0u32; 23];
+    for (i, v) in [(2, 0x1000_0000), (3, 1), (4, 128), (5, 20), (6, 1 << 30), (7, 33), (8, 0x1000_0100), (10, -4i32 as u32)]
+        .into_iter()
+        .chain([(11, 19), (14, 0x1000_0200), (15, 256), (18, 2), (20, -128i32 as u32), (21, 127)])
+    {
+        e[i] = v;
+    }
+    let Job::Eltwise(d) = decode(0x5B, 2, 1, &e).unwrap().1 else { panic!() };
+    assert_eq!((d.op, d.x.zp, d.x.left_shift, d.x.multiplier, d.x.shift), (BinaryOp::Sub, 128, 20, 1 << 30, 33));
+    assert_eq!((d.y.stride, d.y.zp, d.y.left_shift, d.y.shift, d.output, d.count), (0, -4, 19, 0, 0x1000_0200, 256));
+    assert!(d.out.double_round() && (d.out.min, d.out.max) == (-128, 127));
+    e[11] = 31;
+    assert_eq!(decode(0x5B, 2, 1, &e).unwrap_err(), "y_left_shift 31 is not in 0..=30");
 }

@@ -94,7 +94,7 @@ fn legalize_function(
         // the backend cannot take is about it.
         let strategy = backend
             .strategy(&composite, attributes)
-            .map_err(|e| diagnose(&m.ops[0].1, &format!("{} cannot lower {pattern}: {e}", backend.name())))?;
+            .map_err(|e| diagnose(&m.root_op(), &format!("{} cannot lower {pattern}: {e}", backend.name())))?;
         plans.push(strategy);
     }
     let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();

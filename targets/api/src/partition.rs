@@ -138,7 +138,7 @@ fn plan_function<'c, 'a>(
             }
         }
     }
-    matches.sort_by_key(|(_, _, m)| position[&key(&m.ops[0].1)]);
+    matches.sort_by_key(|(_, _, m)| position[&key(&m.root_op())]);
 
     // Group into regions; merge a match into the latest region of its backend that it consumes
     // from, when no path leaves the region and comes back through another op.

@@ -2,7 +2,8 @@
 //!
 //! A [`Pattern`] is a root op followed by a chain of trailing ops, each consuming the previous
 //! one's single result (and only user): `conv2d → optional add → optional rescale → optional
-//! clamp`. Each [`OpPattern`] matches an op by name (or any op), with predicates on attributes,
+//! clamp`. A root operand may also be required to come from a chain of producers
+//! ([`Pattern::input`]), which join the composite: the rescales in front of a quantized add. Each [`OpPattern`] matches an op by name (or any op), with predicates on attributes,
 //! operand types and shapes, and constraints on operands ([`wildcard`], [`constant`]). Every
 //! predicate carries a description, so the placement report can say which one failed when an op
 //! almost matched.
@@ -13,7 +14,10 @@
 //!     .optional(op("tosa.clamp"))
 //! ```
 
-use melior::ir::{Attribute, AttributeLike, OperationRef, Type, TypeLike, Value, ValueLike, operation::OperationLike};
+use melior::ir::{
+    Attribute, AttributeLike, OperationRef, Type, TypeLike, Value, ValueLike,
+    operation::{OperationLike, OperationResult},
+};
 use std::sync::Arc;
 use umac_dialects::{
     ir::{op_name, string_value},
@@ -186,13 +190,24 @@ pub struct Pattern {
     /// The composite's name, e.g. `vanilla.conv2d`.
     pub name: String,
     pub(crate) root: OpPattern,
+    /// Per root operand, the chain that must produce it (first producer first), each op with
+    /// whether it is optional.
+    pub(crate) inputs: Vec<(usize, Vec<(OpPattern, bool)>)>,
     pub(crate) trailing: Vec<(OpPattern, bool)>,
 }
 
 impl Pattern {
     /// A pattern named `name` starting at `root`.
     pub fn new(name: &str, root: OpPattern) -> Self {
-        Pattern { name: name.to_string(), root, trailing: Vec::new() }
+        Pattern { name: name.to_string(), root, inputs: Vec::new(), trailing: Vec::new() }
+    }
+
+    /// Requires the root's operand `index` to be the result of `chain` (listed in dataflow order,
+    /// each op with whether it is optional): each op's only user is the next one, the last's is
+    /// the root; the chain's first op reads the composite's input. The ops join the composite.
+    pub fn input(mut self, index: usize, chain: Vec<(OpPattern, bool)>) -> Self {
+        self.inputs.push((index, chain));
+        self
     }
 
     /// Then `next` consumes the previous op's result, if it matches (else the chain goes on with
@@ -209,11 +224,21 @@ impl Pattern {
     }
 }
 
-/// What a pattern matched: the ops (root first) with their roles.
+/// What a pattern matched: the ops with their roles, in dataflow order (each input chain, the
+/// root, the trailing ops), so each op's users come after it and the last op gives the result.
 #[derive(Clone, Debug)]
 pub struct Match<'c, 'a> {
     /// The ops and the roles the pattern gave them.
     pub ops: Vec<(String, OperationRef<'c, 'a>)>,
+    /// The index of the root in `ops`.
+    pub root: usize,
+}
+
+impl<'c, 'a> Match<'c, 'a> {
+    /// The pattern's root op (where diagnostics about the composite go).
+    pub fn root_op(&self) -> OperationRef<'c, 'a> {
+        self.ops[self.root].1
+    }
 }
 
 /// How matching `pattern` at `root` went: a match, a near miss (the op has the root's name but
@@ -237,7 +262,15 @@ pub(crate) fn match_at<'c, 'a>(
     if let Some(failed) = pattern.root.failed_check(&view) {
         return Outcome::NearMiss(failed);
     }
-    let mut ops = vec![(pattern.root.role_name().to_string(), root)];
+    let mut ops = Vec::new();
+    for (index, chain) in &pattern.inputs {
+        match producers(&view, *index, chain, claimed) {
+            Ok(mut found) => ops.append(&mut found),
+            Err(failed) => return Outcome::NearMiss(failed),
+        }
+    }
+    let root_index = ops.len();
+    ops.push((pattern.root.role_name().to_string(), root));
     let mut current = root;
     for (next, optional) in &pattern.trailing {
         let user = single_user(&current).filter(|u| !claimed(u));
@@ -256,7 +289,54 @@ pub(crate) fn match_at<'c, 'a>(
             None => return Outcome::NearMiss(format!("its result is used by exactly one {}", next.label())),
         }
     }
-    Outcome::Matched(Match { ops })
+    Outcome::Matched(Match { ops, root: root_index })
+}
+
+/// The ops of `chain` producing operand `index` of `consumer`, in dataflow order, or what failed.
+fn producers<'c, 'a>(
+    consumer: &OpView<'c, 'a>,
+    index: usize,
+    chain: &[(OpPattern, bool)],
+    claimed: &dyn Fn(&OperationRef) -> bool,
+) -> Result<Vec<(String, OperationRef<'c, 'a>)>, String> {
+    let mut found = Vec::new();
+    let mut user = consumer.operation();
+    let mut operand = index;
+    for (producer, optional) in chain.iter().rev() {
+        let defining = user
+            .operand(operand)
+            .ok()
+            .and_then(|v| producer_of(v, &user))
+            .filter(|p| !claimed(p));
+        match defining {
+            Some(op) if producer.failed_check(&OpView::new(op)).is_none() => {
+                found.push((producer.role_name().to_string(), op));
+                user = op;
+                operand = 0;
+            }
+            _ if *optional => {}
+            Some(op) => {
+                let why = producer.failed_check(&OpView::new(op)).unwrap_or_default();
+                return Err(format!("operand #{operand}'s producer {} {why}", producer.label()));
+            }
+            None => return Err(format!("operand #{operand} is the result of a {} used only here", producer.label())),
+        }
+    }
+    found.reverse();
+    Ok(found)
+}
+
+/// The op defining `value` when `user` is its only user, in the same block.
+fn producer_of<'c, 'a>(value: Value<'c, 'a>, user: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // SAFETY: the value is alive; its owner is read without modification.
+    let op = unsafe {
+        let raw = value.to_raw();
+        if !mlir_sys::mlirValueIsAOpResult(raw) {
+            return None;
+        }
+        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
+    };
+    single_user(&op).filter(|u| u.to_raw().ptr == user.to_raw().ptr).map(|_| op)
 }
 
 /// The only user of `op`'s only result, in the same block.
@@ -427,6 +507,11 @@ impl<'c, 'a> OpView<'c, 'a> {
         TensorType::of(self.operand(index)?.r#type())
     }
 
+    /// The op whose result operand `index` is (none for a block argument).
+    pub fn producer(&self, index: usize) -> Option<OpView<'c, 'a>> {
+        OperationResult::try_from(self.operand(index)?).ok().map(|r| OpView::new(r.owner()))
+    }
+
     /// The tensor type of the (first) result.
     pub fn result_type(&self) -> Option<TensorType> {
         TensorType::of(self.op.result(0).ok()?.r#type())
@@ -451,10 +536,10 @@ impl<'c, 'a> OpView<'c, 'a> {
 
 impl OpView<'_, '_> {
     /// The integer elements of operand `index` when a constant op produces it (`tosa.const`,
-    /// `arith.constant`; a splat gives its value once per element), in row-major order.
+    /// `tosa.const_shape`, `arith.constant`; a splat gives its value once per element), in
+    /// row-major order.
     pub fn operand_ints(&self, index: usize) -> Option<Vec<i64>> {
         let value = self.operand(index)?;
-        let count: i64 = self.operand_type(index)?.dims().iter().product();
         // SAFETY: the value and its producer are alive; the attribute is read after the kind
         // checks, at indices below its element count.
         unsafe {
@@ -465,7 +550,7 @@ impl OpView<'_, '_> {
             let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
             let name = op_name(&owner);
             let attr = match name.as_str() {
-                "tosa.const" => owner.attribute("values").ok()?,
+                "tosa.const" | "tosa.const_shape" => owner.attribute("values").ok()?,
                 "arith.constant" => owner.attribute("value").ok()?,
                 _ => return None,
             }
@@ -473,16 +558,23 @@ impl OpView<'_, '_> {
             if !mlir_sys::mlirAttributeIsADenseElements(attr) {
                 return None;
             }
-            let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(attr));
-            if !mlir_sys::mlirTypeIsAInteger(element) {
+            let ty = mlir_sys::mlirAttributeGetType(attr);
+            let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+            let count: i64 = (0..rank as isize).map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d)).product();
+            let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+            let bits = if mlir_sys::mlirTypeIsAIndex(element) {
+                0
+            } else if mlir_sys::mlirTypeIsAInteger(element) {
+                mlir_sys::mlirIntegerTypeGetWidth(element)
+            } else {
                 return None;
-            }
-            let bits = mlir_sys::mlirIntegerTypeGetWidth(element);
+            };
             let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
             (0..count)
                 .map(|i| {
                     let i = if splat { 0 } else { i as isize };
                     Some(match bits {
+                        0 => mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i) as i64,
                         1 => i64::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i)),
                         8 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i)),
                         16 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i)),

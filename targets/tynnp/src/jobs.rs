@@ -157,6 +157,52 @@ pub static MAX_POOL: JobCode = JobCode {
     insn: (2, 1, 0, 0),
 };
 
+/// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
+const X: [&str; 4] = ["x_zp", "x_left_shift", "x_multiplier", "x_shift"];
+const Y: [&str; 4] = ["y_zp", "y_left_shift", "y_multiplier", "y_shift"];
+
+const ELTWISE_SCALARS: [&str; 13] = [
+    X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3], "count", "out_flags", "output_zp", "min", "max",
+];
+
+const ELTWISE_DESCRIPTOR: [Field; 21] = concat::<14, 7, 21>(
+    [
+        Dm("x"),
+        Const(1), // x_stride: one byte per element
+        Scalar(X[0]),
+        Scalar(X[1]),
+        Scalar(X[2]),
+        Scalar(X[3]),
+        Dm("y"),
+        Const(1),
+        Scalar(Y[0]),
+        Scalar(Y[1]),
+        Scalar(Y[2]),
+        Scalar(Y[3]),
+        Dm("output"),
+        Scalar("count"),
+    ],
+    OUT,
+);
+
+/// `vu.eltwise` add (custom-2, funct3 2, funct7 0) on VU 0.
+pub static ADD: JobCode = JobCode {
+    callee: "tynnp_add",
+    buffers: &["x", "y", "multiplier", "shift"],
+    scalars: &ELTWISE_SCALARS,
+    descriptor: &ELTWISE_DESCRIPTOR,
+    insn: (2, 2, 0, 0),
+};
+
+/// `vu.eltwise` sub (funct7 1).
+pub static SUB: JobCode = JobCode {
+    callee: "tynnp_sub",
+    buffers: &["x", "y", "multiplier", "shift"],
+    scalars: &ELTWISE_SCALARS,
+    descriptor: &ELTWISE_DESCRIPTOR,
+    insn: (2, 2, 1, 0),
+};
+
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
     let mut out = [Const(0); C];
     let mut i = 0;
@@ -243,14 +289,20 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
     let role = if depthwise { "tosa.depthwise_conv2d" } else { "tosa.conv2d" };
     let conv = composite.get(role).ok_or("no convolution")?;
     let (stride, dilation, pad) = (ints(conv, "stride", 2)?, ints(conv, "dilation", 2)?, ints(conv, "pad", 4)?);
-    let [_, ih, iw, ic] = dims4(conv.operand_type(0), "input")?;
+    // A leading slice of the input: the job reads the whole tensor (the pattern checked it
+    // reads nothing past the slice).
+    let (input, input_type) = match composite.get("input.slice") {
+        Some(slice) => (operand("input.slice", 0), slice.operand_type(0)),
+        None => (operand(role, 0), conv.operand_type(0)),
+    };
+    let [_, ih, iw, ic] = dims4(input_type, "input")?;
     let filter = dims4(conv.operand_type(1), "filter")?;
     let [_, oh, ow, channels] = dims4(conv.result_type(), "result")?;
     // The descriptor's (oc, kh, kw): for depthwise (multiplier, kh, kw) from HWCM.
     let (oc, kh, kw) = if depthwise { (filter[3], filter[0], filter[1]) } else { (filter[0], filter[1], filter[2]) };
     let OutputStage { operands: scale_operands, scalars: out, scales } = output_stage(composite, channels)?;
     let raw = out[0].1 & 4 != 0;
-    let mut operands = vec![operand(role, 0), operand(role, 1), operand(role, 2)];
+    let mut operands = vec![input, operand(role, 1), operand(role, 2)];
     operands.extend(scale_operands);
     let mut scalars = vec![
         ("ih", ih),
@@ -318,5 +370,42 @@ pub fn pool(composite: &Composite) -> Result<Job, Error> {
         operands: vec![operand(role, 0)],
         scalars,
         bytes: vec![ih * iw * c, oh * ow * c],
+    })
+}
+
+/// `vu.eltwise` for a quantized add or sub composite: each input's `rescale` by a power of two
+/// (the left shift, role `<input>.shift`) and optional `rescale` (its multiplier, role
+/// `<input>.scale`), the int32 op, the output rescale and clamp. Every rescale of the composite
+/// rounds DOUBLE_ROUND or has a shift of at most 31 (the patterns check it), so the one
+/// double-round flag of the job serves them all.
+pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
+    let role = if sub { "tosa.sub" } else { "tosa.add" };
+    let root = composite.get(role).ok_or("no elementwise op")?;
+    let count: i64 = root.result_type().ok_or("the result is not a tensor")?.dims().iter().product();
+    let OutputStage { operands: scale_operands, scalars: mut out, .. } = output_stage(composite, 1)?;
+    out[0].1 |= 2;
+    let mut scalars = Vec::new();
+    let mut operands = Vec::new();
+    for (input, names) in [("x", X), ("y", Y)] {
+        let shift = composite.get(&format!("{input}.shift")).ok_or("no input rescale")?;
+        let (power, right) = (scalar(shift, 1, "multiplier")?, scalar(shift, 2, "shift")?);
+        let left = i64::from(power.trailing_zeros()) - right;
+        let (multiplier, shift_by) = match composite.get(&format!("{input}.scale")) {
+            Some(scale) => (scalar(scale, 1, "input multiplier")?, scalar(scale, 2, "input shift")?),
+            None => (0, 0),
+        };
+        let zp = scalar(shift, 3, "input zero point")?;
+        scalars.extend(names.into_iter().zip([zp, left, multiplier, shift_by]));
+        operands.push(operand(&format!("{input}.shift"), 0));
+    }
+    operands.extend(scale_operands);
+    scalars.push(("count", count));
+    scalars.extend(out);
+    Ok(Job {
+        code: if sub { &SUB } else { &ADD },
+        what: "elementwise op",
+        operands,
+        scalars,
+        bytes: vec![count, count, 4, 1, count],
     })
 }

@@ -91,10 +91,18 @@ impl Backend for Tynnp {
             .when("constant zero points", |o| (1..3).all(|i| o.operand_ints(i).is_some_and(|v| v.len() == 1)));
         let max = op("tosa.max_pool2d").static_rank(0, 4).element_type(0, "i8").when("batch 1", batch_1);
         vec![
-            Pattern::new(&format!("{NAME}.conv2d"), conv).optional(rescale()).optional(clamp()),
-            Pattern::new(&format!("{NAME}.depthwise_conv2d"), depthwise).optional(rescale()).optional(clamp()),
+            Pattern::new(&format!("{NAME}.conv2d"), conv)
+                .input(0, vec![(leading_slice(), true)])
+                .optional(rescale())
+                .optional(clamp()),
+            Pattern::new(&format!("{NAME}.depthwise_conv2d"), depthwise)
+                .input(0, vec![(leading_slice(), true)])
+                .optional(rescale())
+                .optional(clamp()),
             Pattern::new(&format!("{NAME}.avg_pool2d"), average),
             Pattern::new(&format!("{NAME}.max_pool2d"), max),
+            eltwise("tosa.add"),
+            eltwise("tosa.sub"),
         ]
     }
 
@@ -103,6 +111,8 @@ impl Backend for Tynnp {
         let job = match composite.pattern.as_str() {
             "tynnp.conv2d" => jobs::convolution(composite, false)?,
             "tynnp.depthwise_conv2d" => jobs::convolution(composite, true)?,
+            "tynnp.add" => jobs::eltwise(composite, false)?,
+            "tynnp.sub" => jobs::eltwise(composite, true)?,
             _ => jobs::pool(composite)?,
         };
         let layout = layout(&job, &params)?;
@@ -123,7 +133,7 @@ impl Backend for Tynnp {
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        [&jobs::CONV, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL]
+        [&jobs::CONV, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL, &jobs::ADD, &jobs::SUB]
             .into_iter()
             .find(|code| code.callee == call.callee)
             .map(|code| Replacement::Definition(code.definition()))
@@ -145,12 +155,49 @@ fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
         .result_element_type("i32")
         .when("batch 1", batch_1)
         .when("constant zero points", |o| (3..5).all(|i| o.operand_ints(i).is_some_and(|v| v.len() == 1)))
+        .when("reads no row or column past a slice of its input", reads_within_slice)
         .when("the int32 accumulation cannot overflow (kernel terms · 255 · 255 < 2^31)", move |o| {
             o.operand_type(1).is_some_and(|w| {
                 let d = w.dims();
                 d.len() == 4 && terms(&d) * 255 * 255 < 1 << 31
             })
         })
+}
+
+/// A `tosa.slice` that keeps the leading rows and columns of a convolution's input (what the
+/// converter writes in front of a stride-2 convolution whose last row and column it never
+/// reads): the job reads the whole tensor instead, without the copy. The convolution checks it
+/// reads nothing past the slice ([`reads_within_slice`]).
+fn leading_slice() -> OpPattern {
+    op("tosa.slice").role("input.slice").static_rank(0, 4).when(
+        "starts at 0 and keeps the batch and the channels",
+        |o| {
+            let (Some(from), Some(to)) = (o.operand_type(0), o.result_type()) else { return false };
+            let (from, to) = (from.dims(), to.dims());
+            o.operand_ints(1).is_some_and(|start| start.iter().all(|&s| s == 0))
+                && from[0] == to[0]
+                && from[3] == to[3]
+        },
+    )
+}
+
+/// When a convolution's input is a slice, the convolution reads no row or column past it (so
+/// no bottom or right padding, which the whole tensor would replace by data).
+fn reads_within_slice(o: &OpView) -> bool {
+    if o.producer(0).is_none_or(|p| p.name() != "tosa.slice") {
+        return true;
+    }
+    let (Some(input), Some(result), Some(filter)) = (o.operand_type(0), o.result_type(), o.operand_type(1)) else {
+        return false;
+    };
+    let (input, result, filter) = (input.dims(), result.dims(), filter.dims());
+    // OHWI for conv2d, HWCM for depthwise.
+    let (kh, kw) = if o.name() == "tosa.conv2d" { (filter[1], filter[2]) } else { (filter[0], filter[1]) };
+    let (Some(stride), Some(dilation), Some(pad)) = (o.ints("stride"), o.ints("dilation"), o.ints("pad")) else {
+        return false;
+    };
+    (result[1] - 1) * stride[0] + (kh - 1) * dilation[0] - pad[0] < input[1]
+        && (result[2] - 1) * stride[1] + (kw - 1) * dilation[1] - pad[2] < input[2]
 }
 
 /// The rescale the output stage performs: int32 to int8, constant scales in its ranges.
@@ -162,6 +209,69 @@ fn rescale() -> OpPattern {
             && fits(3, |z| z == 0)
             && o.operand_ints(4).is_some_and(|v| v.len() == 1)
     })
+}
+
+/// TFLite's quantized ADD or SUB as the converter writes it, a `vu.eltwise` job: each int8 input
+/// rescaled to int32 by a power of two (`(x - zp) << left_shift`) and optionally by its
+/// multiplier, the int32 op on equal shapes, the rescale to int8 and an optional clamp.
+fn eltwise(name: &str) -> Pattern {
+    let root = op(name)
+        .element_type(0, "i32")
+        .result_element_type("i32")
+        .when("static operands of the result's shape (no broadcast)", |o| {
+            o.result_type().is_some_and(|r| r.is_static() && (0..2).all(|i| o.operand_type(i) == Some(r.clone())))
+        });
+    let input = |x: &str| {
+        let shift = op("tosa.rescale")
+            .role(&format!("{x}.shift"))
+            .element_type(0, "i8")
+            .result_element_type("i32")
+            .attr_is("input_unsigned", "false")
+            .when("a rescale of int8 by 2^k (k in 0..=30), output zero point 0", |o| {
+                let power = o.operand_ints(1).filter(|m| m.len() == 1).map(|m| m[0]);
+                let right = o.operand_ints(2).filter(|s| s.len() == 1).map(|s| s[0]);
+                let left = match (power, right) {
+                    (Some(m), Some(s)) if m > 0 && m.count_ones() == 1 => i64::from(m.trailing_zeros()) - s,
+                    _ => -1,
+                };
+                (0..=30).contains(&left)
+                    && o.operand_ints(3).is_some_and(|z| z.len() == 1)
+                    && o.operand_ints(4).is_some_and(|z| z == [0])
+            });
+        let scale = op("tosa.rescale")
+            .role(&format!("{x}.scale"))
+            .attr_is("scale32", "true")
+            .attr_is("per_channel", "false")
+            .element_type(0, "i32")
+            .result_element_type("i32")
+            .when("a per-tensor int32 rescale in the unit's ranges, zero points 0", |o| {
+                let one = |i: usize, ok: fn(i64) -> bool| o.operand_ints(i).is_some_and(|v| v.len() == 1 && ok(v[0]));
+                one(1, |m| (0..=i64::from(i32::MAX)).contains(&m))
+                    && one(2, |s| (2..=62).contains(&s))
+                    && one(3, |z| z == 0)
+                    && one(4, |z| z == 0)
+            })
+            .when(DOUBLE_ROUND_OR_SHORT, double_round_or_short);
+        vec![(shift, false), (scale, true)]
+    };
+    Pattern::new(&format!("{NAME}.{}", &name[5..]), root)
+        .input(0, input("x"))
+        .input(1, input("y"))
+        .then(
+            rescale()
+                .when("per-tensor", |o| o.operand_ints(1).is_some_and(|m| m.len() == 1))
+                .when(DOUBLE_ROUND_OR_SHORT, double_round_or_short),
+        )
+        .optional(clamp())
+}
+
+/// `vu.eltwise` has one rounding flag for its three rescales: DOUBLE_ROUND serves them all when
+/// each rounds so or shifts by at most 31 (where the two roundings agree).
+const DOUBLE_ROUND_OR_SHORT: &str = "DOUBLE_ROUND, or a shift of at most 31";
+
+fn double_round_or_short(o: &OpView) -> bool {
+    o.attr_text("rounding_mode").as_deref() == Some("DOUBLE_ROUND")
+        || o.operand_ints(2).is_some_and(|s| s.iter().all(|&s| s <= 31))
 }
 
 /// A clamp within int8.
