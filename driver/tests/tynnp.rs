@@ -1,6 +1,6 @@
 //! The tynnp NPU end to end: every MLPerf Tiny model compiled for `tynnp,rv32im` (convolutions
-//! and fully connected layers as neural-unit jobs, depthwise convolutions and pooling as jobs of
-//! vector unit 0, the rest on the RV32 control unit) and run on the simulator, hazard checking
+//! and fully connected layers as neural-unit jobs, depthwise convolutions, pooling and IC's three
+//! residual adds as jobs of vector unit 0, the rest on the RV32 control unit) and run on the simulator, hazard checking
 //! on: every output byte equals TFLite Micro's on all five reference inputs, and each of those
 //! ops ran as exactly one job of its unit.
 
@@ -15,7 +15,7 @@ use umac_sim::npu::Params;
 #[test]
 fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
     let Some(models) = models_dir() else { return };
-    for model in ["kws", "vww", "ic", "ad"] {
+    for (model, residual_adds) in [("kws", 0), ("vww", 0), ("ic", 3), ("ad", 0)] {
         let dir = models.join(model);
         let firmware = compile_for(&dir, model, RV32IM, "tynnp");
         let count = |ops: &[&str]| firmware.placements.iter().filter(|p| ops.contains(&p.op.as_str())).count();
@@ -23,9 +23,14 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             firmware.placements.iter().filter(|p| ops.contains(&p.op.as_str()) && p.target == "tynnp").count()
         };
         let (nu_ops, vu_ops) = (["tosa.conv2d"], ["tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"]);
-        let (convs, vector) = (count(&nu_ops), count(&vu_ops));
+        let (convs, vector) = (count(&nu_ops), count(&vu_ops) + residual_adds);
         assert!(convs > 0 && on_npu(&nu_ops) == convs, "{model}: convolutions not all on tynnp");
-        assert_eq!(on_npu(&vu_ops), vector, "{model}: depthwise convolutions and pooling not all on tynnp");
+        assert_eq!(
+            on_npu(&vu_ops),
+            vector - residual_adds,
+            "{model}: depthwise convolutions and pooling not all on tynnp"
+        );
+        assert_eq!(on_npu(&["tosa.add"]), residual_adds, "{model}: the residual adds on tynnp");
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
@@ -34,7 +39,7 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             assert!(
                 run.report.text.contains(&format!("  nu     {convs:>6} jobs"))
                     && run.report.text.contains(&format!("  vu0    {vector:>6} jobs")),
-                "{model}: one job per convolution ({convs}) and per depthwise convolution or pooling ({vector})\n{}",
+                "{model}: one job per convolution ({convs}) and per depthwise convolution, pooling or add ({vector})\n{}",
                 run.report.text
             );
         }

@@ -1,6 +1,7 @@
 //! Every job tynnp runs, on random shapes within the hardware's limits: a one-op model (a
 //! convolution with bias, per-channel rescale and clamp; a depthwise convolution with depth
-//! multiplier; an average or a max pooling) with random weights, zero points, scales, strides,
+//! multiplier; an average or a max pooling; TFLite's quantized add or sub with its input and
+//! output rescales) with random weights, zero points, scales, strides,
 //! dilations and padding, compiled for `tynnp,rv32im` and run on the simulator (hazard checking
 //! on), must give the bytes the host's reference engine gives for the same model, and the op must
 //! have run on the NPU.
@@ -98,6 +99,73 @@ fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
             );
             ("%k", out)
         }
+        4 | 5 => {
+            // TFLite's ADD/SUB as the converter writes it: each input rescaled to int32 by
+            // 2^left_shift (as `2^30 >> (30 - left_shift)`), then optionally by its multiplier; the
+            // int32 op; the rescale to int8; a clamp. `y` is `x` itself or a constant.
+            let ls = rng.range(0, 22);
+            let i32s = shape(&input, "i32");
+            let const_i8 = |name: &str, v: i64| {
+                format!("  %{name} = \"tosa.const\"() <{{values = dense<{v}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n")
+            };
+            let const_i32 = |name: &str, v: i64| {
+                format!(
+                    "  %{name} = \"tosa.const\"() <{{values = dense<{v}> : tensor<1xi32>}}> : () -> tensor<1xi32>\n"
+                )
+            };
+            let rescale = |out: &str, input: &str, from: &str, to: &str, m: &str, s: &str, izp: &str, ozp: &str| {
+                let (zi, zo) = (
+                    if from == x { "tensor<1xi8>" } else { "tensor<1xi32>" },
+                    if to == x { "tensor<1xi8>" } else { "tensor<1xi32>" },
+                );
+                format!(
+                    "  %{out} = tosa.rescale %{input}, %{m}, %{s}, %{izp}, %{ozp} {{input_unsigned = false, \
+                     output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true}} \
+                     : ({from}, tensor<1xi32>, tensor<1xi8>, {zi}, {zo}) -> {to}\n"
+                )
+            };
+            body += &const_i32("z32", 0);
+            body += &const_i32("pow", 1 << 30);
+            body += &const_i8("pre", 30 - ls);
+            let y = if rng.coin() {
+                "x".to_string()
+            } else {
+                let values = consts(rng, input.iter().product(), -128, 127);
+                body += &format!("  %y = \"tosa.const\"() <{{values = {} : {x}}}> : () -> {x}\n", hex(&values, 1));
+                "y".to_string()
+            };
+            let mut operands = Vec::new();
+            for (name, value) in [("a", "x".to_string()), ("b", y)] {
+                body += &const_i8(&format!("{name}zp"), rng.range(-128, 127));
+                body += &rescale(&format!("{name}0"), &value, &x, &i32s, "pow", "pre", &format!("{name}zp"), "z32");
+                if rng.coin() {
+                    body += &const_i32(&format!("{name}m"), rng.range(1 << 30, (1 << 31) - 1));
+                    body += &const_i8(&format!("{name}s"), rng.range(31, 40));
+                    body += &rescale(
+                        &format!("{name}1"),
+                        &format!("{name}0"),
+                        &i32s,
+                        &i32s,
+                        &format!("{name}m"),
+                        &format!("{name}s"),
+                        "z32",
+                        "z32",
+                    );
+                    operands.push(format!("%{name}1"));
+                } else {
+                    operands.push(format!("%{name}0"));
+                }
+            }
+            let op = if kind == 4 { "tosa.add" } else { "tosa.sub" };
+            body += &format!("  %sum = {op} {}, {} : ({i32s}, {i32s}) -> {i32s}\n", operands[0], operands[1]);
+            body += &const_i32("om", rng.range(1 << 30, (1 << 31) - 1));
+            body += &const_i8("os", (ls + rng.range(28, 34)).min(62));
+            body += &const_i8("ozp", rng.range(-20, 20));
+            body += &rescale("r", "sum", &i32s, &x, "om", "os", "z32", "ozp");
+            let low = rng.range(-128, -60);
+            body += &format!("  %k = tosa.clamp %r {{max_val = 127 : i8, min_val = {low} : i8}} : ({x}) -> {x}\n");
+            ("%k", x.clone())
+        }
         _ => {
             let out = shape(&[1, oh, ow, c], "i8");
             let attributes = format!(
@@ -124,9 +192,9 @@ fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
 fn every_job_equals_the_reference_on_random_shapes() {
     umac_driver::register_targets();
     let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
-    let names = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"];
-    for round in 0..100 {
-        let kind = round % 4;
+    let names = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d", "tosa.add", "tosa.sub"];
+    for round in 0..120 {
+        let kind = round % 6;
         let (text, input_shape) = model(&mut rng, kind);
         let len: i64 = input_shape.iter().product();
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();

@@ -297,9 +297,10 @@ fn descriptors_decode_from_their_layout() {
     assert!(decode(0x5B, 1, 2, &[0; 19]).unwrap_err().contains("no NPU instruction"));
     // vu.eltwise: each input's zero point, left shift, multiplier and shift, then OUT at +64.
     let mut e = [0u32; 23];
-    for (i, v) in [(2, 0x1000_0000), (3, 1), (4, 128), (5, 20), (6, 1 << 30), (7, 33), (8, 0x1000_0100), (10, -4i32 as u32)]
-        .into_iter()
-        .chain([(11, 19), (14, 0x1000_0200), (15, 256), (18, 2), (20, -128i32 as u32), (21, 127)])
+    for (i, v) in
+        [(2, 0x1000_0000), (3, 1), (4, 128), (5, 20), (6, 1 << 30), (7, 33), (8, 0x1000_0100), (10, -4i32 as u32)]
+            .into_iter()
+            .chain([(11, 19), (14, 0x1000_0200), (15, 256), (18, 2), (20, -128i32 as u32), (21, 127)])
     {
         e[i] = v;
     }

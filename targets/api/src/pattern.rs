@@ -303,11 +303,7 @@ fn producers<'c, 'a>(
     let mut user = consumer.operation();
     let mut operand = index;
     for (producer, optional) in chain.iter().rev() {
-        let defining = user
-            .operand(operand)
-            .ok()
-            .and_then(|v| producer_of(v, &user))
-            .filter(|p| !claimed(p));
+        let defining = user.operand(operand).ok().and_then(|v| producer_of(v, &user)).filter(|p| !claimed(p));
         match defining {
             Some(op) if producer.failed_check(&OpView::new(op)).is_none() => {
                 found.push((producer.role_name().to_string(), op));
@@ -510,6 +506,11 @@ impl<'c, 'a> OpView<'c, 'a> {
     /// The op whose result operand `index` is (none for a block argument).
     pub fn producer(&self, index: usize) -> Option<OpView<'c, 'a>> {
         OperationResult::try_from(self.operand(index)?).ok().map(|r| OpView::new(r.owner()))
+    }
+
+    /// The only user of the op's only result, in the same block.
+    pub fn only_user(&self) -> Option<OpView<'c, 'a>> {
+        single_user(&self.op).map(OpView::new)
     }
 
     /// The tensor type of the (first) result.

@@ -380,3 +380,50 @@ fn near_misses_name_the_failed_predicate() {
         assert_eq!(placements[0].location, "test.mlir:2:8");
     });
 }
+
+/// Input chains: `add(not(abs(x)), clz(y))` with `abs` required and `not` optional in front of
+/// operand 0, `clz` in front of operand 1, and an optional trailing `abs`.
+const CHAINS: &str = "func.func @main(%x: tensor<4xi32>, %y: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %a = tosa.abs %x : (tensor<4xi32>) -> tensor<4xi32>
+  %n = tosa.bitwise_not %a : (tensor<4xi32>) -> tensor<4xi32>
+  %c = tosa.clz %y : (tensor<4xi32>) -> tensor<4xi32>
+  %s = tosa.add %n, %c : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %t = tosa.abs %s : (tensor<4xi32>) -> tensor<4xi32>
+  %a2 = tosa.abs %x : (tensor<4xi32>) -> tensor<4xi32>
+  %c2 = tosa.clz %y : (tensor<4xi32>) -> tensor<4xi32>
+  %s2 = tosa.add %a2, %c2 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %u = tosa.add %s2, %c2 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %t, %u : tensor<4xi32>, tensor<4xi32>
+}
+";
+
+#[test]
+fn input_chains_join_the_composite_in_dataflow_order() {
+    use crate::pattern::{Outcome, match_at};
+    let pattern = crate::Pattern::new("t.add", op("tosa.add"))
+        .input(0, vec![(op("tosa.abs").role("x.abs"), false), (op("tosa.bitwise_not"), true)])
+        .input(1, vec![(op("tosa.clz"), false)])
+        .optional(op("tosa.abs"));
+    with_module(CHAINS, |_, module| {
+        use melior::ir::{BlockLike as _, RegionLike as _};
+        let function = module.body().first_operation().unwrap();
+        let body = function.region(0).unwrap().first_block().unwrap();
+        let ops: Vec<_> = std::iter::successors(body.first_operation(), |o| o.next_in_block()).collect();
+        let outcome = |i: usize| match_at(&pattern, ops[i], &|_| false);
+        // The first add: abs, not, clz, the root, the trailing abs.
+        let Outcome::Matched(m) = outcome(3) else { panic!("the first add does not match") };
+        let roles: Vec<&str> = m.ops.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(roles, ["x.abs", "tosa.bitwise_not", "tosa.clz", "tosa.add", "tosa.abs"]);
+        assert_eq!(m.root, 3);
+        assert_eq!(m.root_op(), ops[3]);
+        // The second: `not` is optional, but %c2 has two users, so clz cannot join.
+        let Outcome::NearMiss(why) = outcome(7) else { panic!("the second add matches") };
+        assert_eq!(why, "operand #1 is the result of a tosa.clz used only here");
+        // The third: its operand 0 is an add, not an abs.
+        let Outcome::NearMiss(why) = outcome(8) else { panic!("the third add matches") };
+        assert_eq!(why, "operand #0's producer tosa.abs is not tosa.abs");
+        // Claimed producers are not taken again.
+        let claimed = |o: &melior::ir::OperationRef| *o == ops[2];
+        assert!(matches!(match_at(&pattern, ops[3], &claimed), Outcome::NearMiss(_)));
+    });
+}

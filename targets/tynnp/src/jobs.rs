@@ -161,9 +161,8 @@ pub static MAX_POOL: JobCode = JobCode {
 const X: [&str; 4] = ["x_zp", "x_left_shift", "x_multiplier", "x_shift"];
 const Y: [&str; 4] = ["y_zp", "y_left_shift", "y_multiplier", "y_shift"];
 
-const ELTWISE_SCALARS: [&str; 13] = [
-    X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3], "count", "out_flags", "output_zp", "min", "max",
-];
+const ELTWISE_SCALARS: [&str; 13] =
+    [X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3], "count", "out_flags", "output_zp", "min", "max"];
 
 const ELTWISE_DESCRIPTOR: [Field; 21] = concat::<14, 7, 21>(
     [

@@ -155,7 +155,6 @@ fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
         .result_element_type("i32")
         .when("batch 1", batch_1)
         .when("constant zero points", |o| (3..5).all(|i| o.operand_ints(i).is_some_and(|v| v.len() == 1)))
-        .when("reads no row or column past a slice of its input", reads_within_slice)
         .when("the int32 accumulation cannot overflow (kernel terms · 255 · 255 < 2^31)", move |o| {
             o.operand_type(1).is_some_and(|w| {
                 let d = w.dims();
@@ -166,36 +165,37 @@ fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
 
 /// A `tosa.slice` that keeps the leading rows and columns of a convolution's input (what the
 /// converter writes in front of a stride-2 convolution whose last row and column it never
-/// reads): the job reads the whole tensor instead, without the copy. The convolution checks it
-/// reads nothing past the slice ([`reads_within_slice`]).
+/// reads): the job reads the whole tensor instead, without the copy, when the convolution reads
+/// nothing past the slice (no bottom or right padding, which the whole tensor would replace by
+/// data). Otherwise the slice stays on the control unit.
 fn leading_slice() -> OpPattern {
-    op("tosa.slice").role("input.slice").static_rank(0, 4).when(
-        "starts at 0 and keeps the batch and the channels",
-        |o| {
+    op("tosa.slice")
+        .role("input.slice")
+        .static_rank(0, 4)
+        .when("starts at 0 and keeps the batch and the channels", |o| {
             let (Some(from), Some(to)) = (o.operand_type(0), o.result_type()) else { return false };
             let (from, to) = (from.dims(), to.dims());
-            o.operand_ints(1).is_some_and(|start| start.iter().all(|&s| s == 0))
-                && from[0] == to[0]
-                && from[3] == to[3]
-        },
-    )
+            o.operand_ints(1).is_some_and(|start| start.iter().all(|&s| s == 0)) && from[0] == to[0] && from[3] == to[3]
+        })
+        .when("the convolution reads no row or column past it", |o| {
+            o.only_user().is_some_and(|conv| reads_within_input(&conv))
+        })
 }
 
-/// When a convolution's input is a slice, the convolution reads no row or column past it (so
-/// no bottom or right padding, which the whole tensor would replace by data).
-fn reads_within_slice(o: &OpView) -> bool {
-    if o.producer(0).is_none_or(|p| p.name() != "tosa.slice") {
-        return true;
-    }
+/// Whether a convolution reads only rows and columns of its input (no bottom or right padding).
+fn reads_within_input(o: &OpView) -> bool {
     let (Some(input), Some(result), Some(filter)) = (o.operand_type(0), o.result_type(), o.operand_type(1)) else {
         return false;
     };
     let (input, result, filter) = (input.dims(), result.dims(), filter.dims());
-    // OHWI for conv2d, HWCM for depthwise.
-    let (kh, kw) = if o.name() == "tosa.conv2d" { (filter[1], filter[2]) } else { (filter[0], filter[1]) };
     let (Some(stride), Some(dilation), Some(pad)) = (o.ints("stride"), o.ints("dilation"), o.ints("pad")) else {
         return false;
     };
+    if [input.len(), result.len(), filter.len(), stride.len(), dilation.len(), pad.len()] != [4, 4, 4, 2, 2, 4] {
+        return false;
+    }
+    // OHWI for conv2d, HWCM for depthwise.
+    let (kh, kw) = if o.name() == "tosa.conv2d" { (filter[1], filter[2]) } else { (filter[0], filter[1]) };
     (result[1] - 1) * stride[0] + (kh - 1) * dilation[0] - pad[0] < input[1]
         && (result[2] - 1) * stride[1] + (kw - 1) * dilation[1] - pad[2] < input[2]
 }
