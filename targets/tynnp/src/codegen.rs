@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 /// A word of a job's descriptor after its two dependency tokens.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
     /// A scalar argument of the function.
     Scalar(&'static str),
@@ -30,23 +30,57 @@ pub struct JobCode {
     pub descriptor: &'static [Field],
     /// The instruction: custom-k, funct3, funct7, and the unit index in `rs2`.
     pub insn: (u8, u8, u8, i64),
+    /// The descriptor fields that differ between the bands a job is split into, one band per
+    /// vector unit (empty: one job on the unit of `insn`).
+    pub banded: &'static [Field],
+}
+
+/// The argument name of a banded field's value for band `k`.
+pub fn band_name(field: &Field, k: usize) -> String {
+    match field {
+        Field::Scalar(name) => format!("{name}_b{k}"),
+        Field::Dm(buffer) => format!("dm_{buffer}_b{k}"),
+        Field::Const(value) => format!("c{value}_b{k}"),
+    }
 }
 
 impl JobCode {
+    /// The function for a job split into `bands` (1 when the job is not banded): `<callee>`, or
+    /// `<callee>_x<bands>` for a banded job.
+    pub fn symbol(&self, bands: usize) -> String {
+        if self.banded.is_empty() { self.callee.to_string() } else { format!("{}_x{bands}", self.callee) }
+    }
+
+    /// The number of bands a function name of this job kind stands for.
+    pub fn bands_of(&self, symbol: &str) -> Option<usize> {
+        if self.banded.is_empty() {
+            return (symbol == self.callee).then_some(1);
+        }
+        let bands: usize = symbol.strip_prefix(self.callee)?.strip_prefix("_x")?.parse().ok()?;
+        (bands >= 1 && self.symbol(bands) == symbol).then_some(bands)
+    }
+
     /// The names of every argument after the buffers, in call order: the scalars, then each
-    /// buffer's (and the output's) DM address, then their byte counts.
-    pub fn trailing(&self) -> Vec<String> {
+    /// buffer's (and the output's) DM address, then their byte counts, then each band's values
+    /// of the banded fields.
+    pub fn trailing(&self, bands: usize) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         let all: Vec<&str> = self.buffers.iter().copied().chain(["output"]).collect();
         names.extend(all.iter().map(|b| format!("dm_{b}")));
         names.extend(all.iter().map(|b| format!("{b}_bytes")));
+        if !self.banded.is_empty() {
+            for k in 0..bands {
+                names.extend(self.banded.iter().map(|f| band_name(f, k)));
+            }
+        }
         names
     }
 
-    /// `func.func private @<callee>`.
-    pub fn definition(&self) -> String {
+    /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
+    /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
+    pub fn definition(&self, bands: usize) -> String {
         let mut params: Vec<String> = self.buffers.iter().map(|b| format!("%{b}: index")).collect();
-        params.extend(self.trailing().iter().map(|s| format!("%{s}: i32")));
+        params.extend(self.trailing(bands).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
         let mut b = Body { text: String::new(), next: 0 };
         let words = b.constant(2 + self.descriptor.len() as i64);
@@ -59,25 +93,38 @@ impl JobCode {
             let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
             token = b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
         }
-        let mut job = vec![token, zero.clone()];
-        for field in self.descriptor {
-            job.push(match field {
-                Field::Scalar(name) => format!("%{name}"),
-                Field::Dm(buffer) => format!("%dm_{buffer}"),
-                Field::Const(value) => b.constant(*value),
-            });
-        }
-        b.store(&descriptor, &job);
         let (k, funct3, funct7, unit) = self.insn;
-        let unit = b.constant(unit);
-        let done = b.insn(k, funct3, funct7, &address, &unit);
+        let mut issued = Vec::new();
+        for band in 0..bands {
+            let mut job = vec![token.clone(), zero.clone()];
+            for field in self.descriptor {
+                let banded = self.banded.contains(field);
+                job.push(match field {
+                    _ if banded => format!("%{}", band_name(field, band)),
+                    Field::Scalar(name) => format!("%{name}"),
+                    Field::Dm(buffer) => format!("%dm_{buffer}"),
+                    Field::Const(value) => b.constant(*value),
+                });
+            }
+            b.store(&descriptor, &job);
+            let unit = b.constant(if self.banded.is_empty() { unit } else { band as i64 });
+            issued.push(b.insn(k, funct3, funct7, &address, &unit));
+        }
+        // One band: the copy out depends on it. Several: the CU waits for each (a copy has two
+        // dependencies at most).
+        let done = match &issued[..] {
+            [only] => only.clone(),
+            _ => {
+                for token in &issued {
+                    b.wait(token);
+                }
+                zero.clone()
+            }
+        };
         let dst = b.value("arith.index_cast %output : index to i32");
         let back = b.copy(d, &done, "%dm_output", &dst, "%output_bytes", &one);
-        let _ = writeln!(
-            b.text,
-            "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {back} : (i32) -> ()"
-        );
-        format!("func.func private @{}({}) {{\n{}  return\n}}", self.callee, params.join(", "), b.text)
+        b.wait(&back);
+        format!("func.func private @{}({}) {{\n{}  return\n}}", self.symbol(bands), params.join(", "), b.text)
     }
 }
 
@@ -113,6 +160,14 @@ impl Body {
             "llvm.inline_asm has_side_effects \".insn r CUSTOM_{k}, {funct3}, {funct7}, $0, $1, $2\", \
              \"=r,r,r,~{{memory}}\" {rs1}, {rs2} : (i32, i32) -> i32"
         ))
+    }
+
+    /// `npu.wait` for `token`.
+    fn wait(&mut self, token: &str) {
+        let _ = writeln!(
+            self.text,
+            "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {token} : (i32) -> ()"
+        );
     }
 
     /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.

@@ -2,12 +2,19 @@
 //! convolution, `vu.dwconv` for a depthwise convolution, `vu.pool` for average and max pooling —
 //! the descriptor each needs, taken from the composite's shapes, attributes and constants.
 
-use crate::codegen::{Field, Field::*, JobCode};
+use crate::codegen::{Field, Field::*, JobCode, band_name};
 use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
 
 /// The output stage's scalars, in the order of the descriptors' `OUT` block.
 const OUT: [Field; 7] =
     [Dm("multiplier"), Dm("shift"), Scalar("out_flags"), Scalar("output_zp"), Scalar("min"), Scalar("max"), Const(0)];
+
+/// What a window job (depthwise convolution, pooling) split into bands of output rows changes
+/// per band: where its input starts, its rows, its top padding, its output rows and where they go.
+const ROWS: [Field; 5] = [Dm("input"), Scalar("ih"), Scalar("pad_top"), Scalar("oh"), Dm("output")];
+
+/// What an elementwise job split into bands of elements changes per band.
+const ELEMENTS: [Field; 4] = [Dm("x"), Dm("y"), Dm("output"), Scalar("count")];
 
 const CONV_SCALARS: [&str; 20] = [
     "ih",
@@ -64,6 +71,7 @@ pub static CONV: JobCode = JobCode {
         OUT,
     ),
     insn: (1, 0, 0, 0),
+    banded: &[],
 };
 
 /// `vu.dwconv` (custom-2, funct3 0) on VU 0.
@@ -99,6 +107,7 @@ pub static DWCONV: JobCode = JobCode {
         OUT,
     ),
     insn: (2, 0, 0, 0),
+    banded: &ROWS,
 };
 
 const POOL_SCALARS: [&str; 15] = [
@@ -146,6 +155,7 @@ pub static AVG_POOL: JobCode = JobCode {
     scalars: &POOL_SCALARS,
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
+    banded: &ROWS,
 };
 
 /// `vu.pool` maximum (funct7 0).
@@ -155,6 +165,7 @@ pub static MAX_POOL: JobCode = JobCode {
     scalars: &POOL_SCALARS,
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 0, 0),
+    banded: &ROWS,
 };
 
 /// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
@@ -191,6 +202,7 @@ pub static ADD: JobCode = JobCode {
     scalars: &ELTWISE_SCALARS,
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 0, 0),
+    banded: &ELEMENTS,
 };
 
 /// `vu.eltwise` sub (funct7 1).
@@ -200,6 +212,7 @@ pub static SUB: JobCode = JobCode {
     scalars: &ELTWISE_SCALARS,
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 1, 0),
+    banded: &ELEMENTS,
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
@@ -407,4 +420,121 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
         scalars,
         bytes: vec![count, count, 4, 1, count],
     })
+}
+
+/// The bands of a job on the vector units, one per unit (at most `units`): the values of its
+/// banded fields per band, named as the call's arguments. A window job splits its output rows
+/// evenly (each band reads from the first input row its window needs, with the padding above
+/// it that remains); an elementwise job splits its elements in whole vectors of `lanes`.
+/// `values` holds the job's scalars and DM layout. No bands for a job that is not banded.
+pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -> Result<Vec<(String, i64)>, Error> {
+    let get = |name: &str| {
+        values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
+    };
+    let mut out = Vec::new();
+    if code.banded == ROWS {
+        let (ih, oh, stride, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("pad_top")?);
+        let (in_row, out_row) = (get("input_bytes")? / ih, get("output_bytes")? / oh);
+        let n = units.min(oh);
+        for k in 0..n {
+            let (first, last) = (oh * k / n, oh * (k + 1) / n);
+            let top = first * stride - pad;
+            let start = top.max(0);
+            let band = [
+                get("dm_input")? + start * in_row,
+                ih - start,
+                (-top).max(0),
+                last - first,
+                get("dm_output")? + first * out_row,
+            ];
+            out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, k as usize), v)));
+        }
+    } else if code.banded == ELEMENTS {
+        let count = get("count")?;
+        let vectors = (count + lanes - 1) / lanes;
+        let per_band = (vectors + units - 1) / units * lanes;
+        for (k, first) in (0..count).step_by(per_band as usize).enumerate() {
+            let len = per_band.min(count - first);
+            let band = [get("dm_x")? + first, get("dm_y")? + first, get("dm_output")? + first, len];
+            out.extend(ELEMENTS.iter().zip(band).map(|(f, v)| (band_name(f, k), v)));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(values: &[(&str, i64)]) -> Vec<(String, i64)> {
+        values.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+    }
+
+    fn by_band(bands: &[(String, i64)], fields: usize) -> Vec<Vec<i64>> {
+        bands.chunks(fields).map(|band| band.iter().map(|(_, v)| *v).collect()).collect()
+    }
+
+    #[test]
+    fn window_bands_start_where_their_rows_read() {
+        // 3x3 stride 2, pad top 1, 9 input rows of 10 bytes -> 5 output rows of 4 bytes, on 4
+        // units: rows [0,1) [1,2) [2,3) [3,5); band k reads from input row 2·first - 1.
+        let values = named(&[
+            ("ih", 9),
+            ("oh", 5),
+            ("stride_y", 2),
+            ("pad_top", 1),
+            ("input_bytes", 90),
+            ("output_bytes", 20),
+            ("dm_input", 1000),
+            ("dm_output", 2000),
+        ]);
+        let bands = bands(&DWCONV, &values, 4, 16).unwrap();
+        assert_eq!(bands[0].0, "dm_input_b0");
+        assert_eq!(bands[3].0, "oh_b0");
+        assert_eq!(
+            by_band(&bands, 5),
+            [
+                vec![1000, 9, 1, 1, 2000],
+                vec![1010, 8, 0, 1, 2004],
+                vec![1030, 6, 0, 1, 2008],
+                vec![1050, 4, 0, 2, 2012],
+            ]
+        );
+        // Fewer rows than units: one band per row.
+        let one_row = named(&[
+            ("ih", 2),
+            ("oh", 1),
+            ("stride_y", 2),
+            ("pad_top", 0),
+            ("input_bytes", 8),
+            ("output_bytes", 4),
+            ("dm_input", 0),
+            ("dm_output", 64),
+        ]);
+        assert_eq!(by_band(&bands_of(&AVG_POOL, &one_row), 5), [vec![0, 2, 0, 1, 64]]);
+    }
+
+    fn bands_of(code: &JobCode, values: &[(String, i64)]) -> Vec<(String, i64)> {
+        bands(code, values, 4, 16).unwrap()
+    }
+
+    #[test]
+    fn element_bands_are_whole_vectors() {
+        // 40 elements in vectors of 16 on 4 units: 16, 16, 8.
+        let values = named(&[("count", 40), ("dm_x", 0), ("dm_y", 100), ("dm_output", 200)]);
+        assert_eq!(
+            by_band(&bands_of(&ADD, &values), 4),
+            [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]
+        );
+        // 130 elements: 9 vectors, 3 per band of 48; the last band 34.
+        let values = named(&[("count", 130), ("dm_x", 0), ("dm_y", 0), ("dm_output", 0)]);
+        let counts: Vec<i64> = by_band(&bands_of(&SUB, &values), 4).iter().map(|b| b[3]).collect();
+        assert_eq!(counts, [48, 48, 34]);
+        // A job that is not banded has no bands.
+        assert!(bands_of(&CONV, &values).is_empty());
+    }
 }

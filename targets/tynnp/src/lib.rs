@@ -116,12 +116,16 @@ impl Backend for Tynnp {
             _ => jobs::pool(composite)?,
         };
         let layout = layout(&job, &params)?;
-        let mut call = ExternCall::new(job.code.callee);
+        let mut values: Vec<(String, i64)> =
+            job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).chain(layout).collect();
+        let bands = jobs::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
+        let count = bands.len() / job.code.banded.len().max(1);
+        values.extend(bands);
+        let mut call = ExternCall::new(&job.code.symbol(count.max(1)));
         for (name, argument) in job.code.buffers.iter().zip(job.operands) {
             call = call.arg(name, argument);
         }
-        let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).chain(layout).collect();
-        for name in job.code.trailing() {
+        for name in job.code.trailing(count) {
             let value = values
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -135,8 +139,7 @@ impl Backend for Tynnp {
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
         [&jobs::CONV, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL, &jobs::ADD, &jobs::SUB]
             .into_iter()
-            .find(|code| code.callee == call.callee)
-            .map(|code| Replacement::Definition(code.definition()))
+            .find_map(|code| code.bands_of(&call.callee).map(|bands| Replacement::Definition(code.definition(bands))))
     }
 }
 

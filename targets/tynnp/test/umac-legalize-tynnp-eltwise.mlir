@@ -1,8 +1,9 @@
 // umac-partition and umac-legalize-tynnp on TFLite's quantized ADD as the converter writes it
 // (from the IC model: x rescaled by 2^30 >> 10 then by its multiplier, y by 2^30 >> 11, the
 // int32 add, the rescale to int8 and the clamp): all six ops are one tynnp.add composite, and
-// legalization calls @tynnp_add (vu.eltwise: custom-2, funct3 2, funct7 0) with the left shifts
-// 20 and 19 taken from the power-of-two rescales. A leading tosa.slice in front of a stride-2
+// legalization calls @tynnp_add_x4 (vu.eltwise: custom-2, funct3 2, funct7 0, the 128 elements
+// in four bands of 32, one per vector unit) with the left shifts 20 and 19 taken from the
+// power-of-two rescales. A leading tosa.slice in front of a stride-2
 // convolution that reads nothing past it joins the convolution's composite, which reads the
 // whole tensor; one whose convolution reads its bottom padding stays on the CPU.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp})' | FileCheck %s --check-prefix=PART
@@ -45,11 +46,21 @@
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 128 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add, operandSegmentSizes = array<i32: 27, 1>}
+// Bands: x, y and output addresses, count.
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 268435488 : i32
+// CHECK-NEXT: arith.constant 268435616 : i32
+// CHECK-NEXT: arith.constant 268435776 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4, operandSegmentSizes = array<i32: 43, 1>}
 // CHECK-NOT: tosa.
-// CHECK: func.func private @tynnp_add(
+// CHECK: func.func private @tynnp_add_x4(
 // CHECK-COUNT-4: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
+// CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
+// CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 func.func @add(%x: tensor<1x4x4x8xi8>, %y: tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xi8> {
