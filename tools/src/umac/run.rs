@@ -9,10 +9,9 @@ use umac_driver::{
     Error,
     firmware::{self, FirmwareOptions, c_identifier},
     host::{CompileOptions, Engine, HostProgram, compile, pipeline},
-    simulator::simulate,
+    simulator::{npu_params, simulate},
 };
 use umac_runtime::{Tensor, read_npy, write_npy};
-use umac_sim::npu::Params;
 
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
@@ -101,15 +100,7 @@ fn run_on_simulator(
     inputs: &[Tensor],
     cpu: Cpu,
 ) -> Result<(Vec<String>, Vec<Tensor>), String> {
-    // The NPU the simulator models: tynnp's attributes when the target names it, else the defaults.
-    let mut params = Params::default();
-    for accelerator in &loaded.targets.accelerators {
-        if accelerator.backend.name() == "tynnp" {
-            let text: Vec<String> =
-                accelerator.attributes.values().iter().map(|(name, value)| format!("-{name}={value}")).collect();
-            params = Params::parse(&text.join(" ")).map_err(|e| format!("tynnp: {e}"))?;
-        }
-    }
+    let params = npu_params(&loaded.targets).map_err(|e| e.to_string())?;
     for (flag, given) in [
         ("--engine both", args.engine == EngineArg::Both),
         ("--benchmark", args.benchmark.is_some()),
