@@ -30,10 +30,19 @@ pub struct JobCode {
     pub descriptor: &'static [Field],
     /// The instruction: custom-k, funct3, funct7, and the unit index in `rs2`.
     pub insn: (u8, u8, u8, i64),
-    /// The descriptor fields that differ between the bands a job is split into, one band per
-    /// vector unit (empty: one job on the unit of `insn`).
+    /// The descriptor fields that differ between the bands a job is split into (empty: one job
+    /// on the unit of `insn`).
     pub banded: &'static [Field],
+    /// The bands are tiles run one after another on the unit of `insn`, each with its own copy
+    /// of its input rows in and of its output rows out, double-buffered (else one band per
+    /// vector unit, at once, on inputs copied whole).
+    pub tiled: bool,
 }
+
+/// The copies of a tile, after its banded fields: where its input rows start in the input and
+/// their bytes, where its output rows go in the output and their bytes.
+pub const TILE_COPIES: [Field; 4] =
+    [Field::Scalar("in_offset"), Field::Scalar("in_bytes"), Field::Scalar("out_offset"), Field::Scalar("out_bytes")];
 
 /// The argument name of a banded field's value for band `k`.
 pub fn band_name(field: &Field, k: usize) -> String {
@@ -48,7 +57,11 @@ impl JobCode {
     /// The function for a job split into `bands` (1 when the job is not banded): `<callee>`, or
     /// `<callee>_x<bands>` for a banded job.
     pub fn symbol(&self, bands: usize) -> String {
-        if self.banded.is_empty() { self.callee.to_string() } else { format!("{}_x{bands}", self.callee) }
+        match (self.banded.is_empty(), self.tiled) {
+            (true, _) => self.callee.to_string(),
+            (false, false) => format!("{}_x{bands}", self.callee),
+            (false, true) => format!("{}_t{bands}", self.callee),
+        }
     }
 
     /// The number of bands a function name of this job kind stands for.
@@ -56,8 +69,15 @@ impl JobCode {
         if self.banded.is_empty() {
             return (symbol == self.callee).then_some(1);
         }
-        let bands: usize = symbol.strip_prefix(self.callee)?.strip_prefix("_x")?.parse().ok()?;
+        let rest = symbol.strip_prefix(self.callee)?;
+        let bands: usize = rest.get(2..)?.parse().ok()?;
         (bands >= 1 && self.symbol(bands) == symbol).then_some(bands)
+    }
+
+    /// The per-band fields, in argument order.
+    fn band_fields(&self) -> Vec<Field> {
+        let copies: &[Field] = if self.tiled { &TILE_COPIES } else { &[] };
+        self.banded.iter().chain(copies).copied().collect()
     }
 
     /// The names of every argument after the buffers, in call order: the scalars, then each
@@ -70,10 +90,56 @@ impl JobCode {
         names.extend(all.iter().map(|b| format!("{b}_bytes")));
         if !self.banded.is_empty() {
             for k in 0..bands {
-                names.extend(self.banded.iter().map(|f| band_name(f, k)));
+                names.extend(self.band_fields().iter().map(|f| band_name(f, k)));
             }
         }
         names
+    }
+
+    /// The descriptor of band `band` (its banded fields from the band's arguments) after `deps`.
+    fn descriptor_words(&self, b: &mut Body, deps: [String; 2], band: usize) -> Vec<String> {
+        let mut words = deps.to_vec();
+        for field in self.descriptor {
+            words.push(match field {
+                _ if self.banded.contains(field) => format!("%{}", band_name(field, band)),
+                Field::Scalar(name) => format!("%{name}"),
+                Field::Dm(buffer) => format!("%dm_{buffer}"),
+                Field::Const(value) => b.constant(*value),
+            });
+        }
+        words
+    }
+
+    /// The tiles of a tiled job, in order on its unit: tile t's input rows are copied in on
+    /// channel 0 after the job two tiles back (the last to read that input buffer), the job runs
+    /// after that copy and after the copy out two tiles back (the last to read its output
+    /// buffer), and its output rows are copied out on channel 1 after it. So the copies of one
+    /// tile overlap the job of the one before. The buffers other than the input are copied once,
+    /// first; the CU waits for the last copy out (channel 1 completes in order).
+    fn tiles(&self, b: &mut Body, d: (&str, &str), tiles: usize) {
+        let (zero, one) = (b.constant(0), b.constant(1));
+        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
+            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
+            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
+        }
+        let input = b.value("arith.index_cast %input : index to i32");
+        let output = b.value("arith.index_cast %output : index to i32");
+        let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
+        let (k, funct3, funct7, unit) = self.insn;
+        let unit = b.constant(unit);
+        let (mut jobs, mut outs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        for t in 0..tiles {
+            let two_back = |list: &[String]| if t >= 2 { list[t - 2].clone() } else { zero.clone() };
+            let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
+            let loaded = b.copy(d, &two_back(&jobs), &src, &arg(Field::Dm("input"), t), &arg(TILE_COPIES[1], t), &zero);
+            let words = self.descriptor_words(b, [loaded, two_back(&outs)], t);
+            b.store(d.0, &words);
+            let job = b.insn(k, funct3, funct7, d.1, &unit);
+            let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
+            outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &one));
+            jobs.push(job);
+        }
+        b.wait(&outs[tiles - 1]);
     }
 
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
@@ -87,6 +153,15 @@ impl JobCode {
         let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
         let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
         let d = (descriptor.as_str(), address.as_str());
+        if self.tiled {
+            self.tiles(&mut b, d, bands);
+            return format!(
+                "func.func private @{}({}) {{\n{}  return\n}}",
+                self.symbol(bands),
+                params.join(", "),
+                b.text
+            );
+        }
         let (zero, one) = (b.constant(0), b.constant(1));
         let mut token = zero.clone();
         for buffer in self.buffers {
@@ -96,16 +171,7 @@ impl JobCode {
         let (k, funct3, funct7, unit) = self.insn;
         let mut issued = Vec::new();
         for band in 0..bands {
-            let mut job = vec![token.clone(), zero.clone()];
-            for field in self.descriptor {
-                let banded = self.banded.contains(field);
-                job.push(match field {
-                    _ if banded => format!("%{}", band_name(field, band)),
-                    Field::Scalar(name) => format!("%{name}"),
-                    Field::Dm(buffer) => format!("%dm_{buffer}"),
-                    Field::Const(value) => b.constant(*value),
-                });
-            }
+            let job = self.descriptor_words(&mut b, [token.clone(), zero.clone()], band);
             b.store(&descriptor, &job);
             let unit = b.constant(if self.banded.is_empty() { unit } else { band as i64 });
             issued.push(b.insn(k, funct3, funct7, &address, &unit));

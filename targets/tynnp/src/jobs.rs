@@ -71,7 +71,8 @@ pub static CONV: JobCode = JobCode {
         OUT,
     ),
     insn: (1, 0, 0, 0),
-    banded: &[],
+    banded: &ROWS,
+    tiled: true,
 };
 
 /// `vu.dwconv` (custom-2, funct3 0) on VU 0.
@@ -108,6 +109,7 @@ pub static DWCONV: JobCode = JobCode {
     ),
     insn: (2, 0, 0, 0),
     banded: &ROWS,
+    tiled: false,
 };
 
 const POOL_SCALARS: [&str; 15] = [
@@ -156,6 +158,7 @@ pub static AVG_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
     banded: &ROWS,
+    tiled: false,
 };
 
 /// `vu.pool` maximum (funct7 0).
@@ -166,6 +169,7 @@ pub static MAX_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 0, 0),
     banded: &ROWS,
+    tiled: false,
 };
 
 /// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
@@ -203,6 +207,7 @@ pub static ADD: JobCode = JobCode {
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 0, 0),
     banded: &ELEMENTS,
+    tiled: false,
 };
 
 /// `vu.eltwise` sub (funct7 1).
@@ -213,6 +218,7 @@ pub static SUB: JobCode = JobCode {
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 1, 0),
     banded: &ELEMENTS,
+    tiled: false,
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
@@ -436,7 +442,7 @@ pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -
             .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
     };
     let mut out = Vec::new();
-    if code.banded == ROWS {
+    if code.banded == ROWS && !code.tiled {
         let (ih, oh, stride, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("pad_top")?);
         let (in_row, out_row) = (get("input_bytes")? / ih, get("output_bytes")? / oh);
         let n = units.min(oh);
@@ -464,6 +470,75 @@ pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -
         }
     }
     Ok(out)
+}
+
+/// One tile of a tiled job: output rows `first..last`, read from `rows` input rows starting at
+/// `start`, with `pad_top` rows of padding above them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    pub first: i64,
+    pub last: i64,
+    pub start: i64,
+    pub rows: i64,
+    pub pad_top: i64,
+}
+
+/// `count` tiles of a convolution's output rows, as even as can be, each reading the input rows
+/// its window needs (rows past the input are its bottom padding); `None` when a tile would
+/// read padding only.
+pub fn row_tiles(values: &[(String, i64)], count: i64) -> Result<Option<Vec<Tile>>, Error> {
+    let get = |name: &str| lookup(values, name);
+    let (ih, oh, stride, dilation, kh, pad) =
+        (get("ih")?, get("oh")?, get("stride_y")?, get("dilation_y")?, get("kh")?, get("pad_top")?);
+    let mut tiles = Vec::new();
+    for k in 0..count.min(oh) {
+        let (first, last) = (oh * k / count, oh * (k + 1) / count);
+        let top = first * stride - pad;
+        let bottom = ((last - 1) * stride + (kh - 1) * dilation - pad).min(ih - 1);
+        let start = top.max(0);
+        if bottom < start {
+            return Ok(None);
+        }
+        tiles.push(Tile { first, last, start, rows: bottom - start + 1, pad_top: (-top).max(0) });
+    }
+    Ok(Some(tiles))
+}
+
+/// The arguments of tiled job's tiles (its banded fields and [`crate::codegen::TILE_COPIES`]),
+/// tile t in the DM buffers `inputs[t % 2]` and `outputs[t % 2]`.
+pub fn tile_values(
+    tiles: &[Tile],
+    in_row: i64,
+    out_row: i64,
+    inputs: [i64; 2],
+    outputs: [i64; 2],
+) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for (t, tile) in tiles.iter().enumerate() {
+        let rows = tile.last - tile.first;
+        let values = [
+            inputs[t % 2],
+            tile.rows,
+            tile.pad_top,
+            rows,
+            outputs[t % 2],
+            tile.start * in_row,
+            tile.rows * in_row,
+            tile.first * out_row,
+            rows * out_row,
+        ];
+        let fields = ROWS.iter().chain(&crate::codegen::TILE_COPIES);
+        out.extend(fields.zip(values).map(|(f, v)| (band_name(f, t), v)));
+    }
+    out
+}
+
+fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
+    values
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| Error::Invalid(format!("no value for {name}")))
 }
 
 #[cfg(test)]
@@ -520,6 +595,38 @@ mod tests {
 
     fn bands_of(code: &JobCode, values: &[(String, i64)]) -> Vec<(String, i64)> {
         bands(code, values, 4, 16).unwrap()
+    }
+
+    #[test]
+    fn row_tiles_read_the_rows_their_windows_need() {
+        // 3x3 stride 2, pad 1 over 9 rows -> 5 output rows in 4 tiles: [0,1) [1,2) [2,3) [3,5).
+        let values = named(&[("ih", 9), ("oh", 5), ("stride_y", 2), ("dilation_y", 1), ("kh", 3), ("pad_top", 1)]);
+        let tiles = row_tiles(&values, 4).unwrap().unwrap();
+        let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
+        assert_eq!(tiles, [t(0, 1, 0, 2, 1), t(1, 2, 1, 3, 0), t(2, 3, 3, 3, 0), t(3, 5, 5, 4, 0)]);
+        // Tile t in buffers t % 2; 10-byte input rows, 4-byte output rows.
+        let args = tile_values(&tiles[..2], 10, 4, [100, 200], [300, 400]);
+        let names: Vec<&str> = args.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names[..9],
+            [
+                "dm_input_b0",
+                "ih_b0",
+                "pad_top_b0",
+                "oh_b0",
+                "dm_output_b0",
+                "in_offset_b0",
+                "in_bytes_b0",
+                "out_offset_b0",
+                "out_bytes_b0"
+            ]
+        );
+        assert_eq!(by_band(&args, 9), [vec![100, 2, 1, 1, 300, 0, 20, 0, 4], vec![200, 3, 0, 1, 400, 10, 30, 4, 4]]);
+        // A 1x1 kernel with a padding row above 2 input rows: the first of 4 tiles would read
+        // padding only; one tile reads both rows.
+        let values = named(&[("ih", 2), ("oh", 4), ("stride_y", 1), ("dilation_y", 1), ("kh", 1), ("pad_top", 1)]);
+        assert_eq!(row_tiles(&values, 4).unwrap(), None);
+        assert_eq!(row_tiles(&values, 1).unwrap().unwrap(), [t(0, 4, 0, 2, 1)]);
     }
 
     #[test]

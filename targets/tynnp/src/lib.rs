@@ -115,17 +115,25 @@ impl Backend for Tynnp {
             "tynnp.sub" => jobs::eltwise(composite, true)?,
             _ => jobs::pool(composite)?,
         };
-        let layout = layout(&job, &params)?;
-        let mut values: Vec<(String, i64)> =
-            job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).chain(layout).collect();
-        let bands = jobs::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
-        let count = bands.len() / job.code.banded.len().max(1);
-        values.extend(bands);
-        let mut call = ExternCall::new(&job.code.symbol(count.max(1)));
+        let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let bands = if job.code.tiled {
+            let (layout, tiles) = tiled_layout(&job, &values, &params)?;
+            values.extend(layout);
+            tiles
+        } else {
+            let whole: Vec<(String, i64)> =
+                job.code.buffers.iter().chain(&["output"]).map(|b| b.to_string()).zip(job.bytes.clone()).collect();
+            values.extend(place(&whole, &params).map_err(|need| capacity(&job, &whole, need, &params, ""))?);
+            let bands = jobs::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
+            let count = bands.len() / job.code.banded.len().max(1);
+            values.extend(bands);
+            count.max(1)
+        };
+        let mut call = ExternCall::new(&job.code.symbol(bands));
         for (name, argument) in job.code.buffers.iter().zip(job.operands) {
             call = call.arg(name, argument);
         }
-        for name in job.code.trailing(count) {
+        for name in job.code.trailing(bands) {
             let value = values
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -285,32 +293,76 @@ fn clamp() -> OpPattern {
     })
 }
 
-/// The DM layout of a job: its buffers and output in order, each 16-byte aligned from DM's
-/// base, as `dm_<buffer>` and `<buffer>_bytes` values; an error naming every size when they do
+/// DM addresses for `regions` (name, bytes) in order, each from a 16-byte boundary from DM's
+/// base, as `dm_<name>` and `<name>_bytes` values; `Err` with the bytes they need when they do
 /// not fit DM.
-fn layout(job: &jobs::Job, params: &Params) -> Result<Vec<(String, i64)>, Error> {
-    let names: Vec<&str> = job.code.buffers.iter().copied().chain(["output"]).collect();
+fn place(regions: &[(String, i64)], params: &Params) -> Result<Vec<(String, i64)>, i64> {
     let mut values = Vec::new();
     let mut end = 0;
-    for (name, bytes) in names.iter().zip(&job.bytes) {
+    for (name, bytes) in regions {
         values.push((format!("dm_{name}"), i64::from(DM_BASE) + end));
         values.push((format!("{name}_bytes"), *bytes));
         end = (end + bytes + 15) / 16 * 16;
     }
-    if end > i64::from(params.dm_bytes) {
-        let plural = |n: &str| match n {
-            "multiplier" => "multipliers".to_string(),
-            "shift" => "shifts".to_string(),
-            other => other.to_string(),
-        };
-        let parts: Vec<String> = names.iter().zip(&job.bytes).map(|(n, b)| format!("{} {b}", plural(n))).collect();
-        return Err(Error::Unsupported(format!(
-            "the {}'s tensors need {end} bytes of DM ({}), DM has {} (-dm-kib={}); tiling is not done yet",
-            job.what,
-            parts.join(", "),
-            params.dm_bytes,
-            params.dm_bytes >> 10
-        )));
-    }
-    Ok(values)
+    if end > i64::from(params.dm_bytes) { Err(end) } else { Ok(values) }
 }
+
+/// The compile error for a job whose `regions` need `need` bytes of DM.
+fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Params, how: &str) -> Error {
+    let plural = |n: &str| match n {
+        "multiplier" => "multipliers".to_string(),
+        "shift" => "shifts".to_string(),
+        "input" | "output" if job.code.tiled => format!("{n} tile 1"),
+        "input1" | "output1" => format!("{} tile 2", &n[..n.len() - 1]),
+        other => other.to_string(),
+    };
+    let parts: Vec<String> = regions.iter().map(|(n, b)| format!("{} {b}", plural(n))).collect();
+    Error::Unsupported(format!(
+        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={}){}",
+        job.what,
+        parts.join(", "),
+        params.dm_bytes,
+        params.dm_bytes >> 10,
+        if job.code.tiled { "" } else { "; this kind of job is not tiled yet" }
+    ))
+}
+
+/// Tiles of output rows in which a tiled job runs double-buffered: at least [`TILES`] (or one
+/// per output row, when there are fewer), more while the weights and two input and two output
+/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with the tiles' arguments, and their number.
+fn tiled_layout(
+    job: &jobs::Job,
+    values: &[(String, i64)],
+    params: &Params,
+) -> Result<(Vec<(String, i64)>, usize), Error> {
+    let get = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
+    let (ih, oh) = (get("ih"), get("oh"));
+    let (in_row, out_row) = (job.bytes[0] / ih.max(1), job.bytes[job.bytes.len() - 1] / oh.max(1));
+    let mut last: Option<(Vec<(String, i64)>, i64)> = None;
+    // From TILES tiles up, then down to one tile when tiles would read padding only.
+    for count in (TILES.min(oh)..=oh).chain((1..TILES.min(oh)).rev()) {
+        let Some(tiles) = jobs::row_tiles(values, count)? else { continue };
+        let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
+        let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
+        let mut regions = vec![("input".to_string(), max_in), ("input1".to_string(), max_in)];
+        regions.extend(job.code.buffers[1..].iter().map(|b| b.to_string()).zip(job.bytes[1..].iter().copied()));
+        regions.extend([("output".to_string(), max_out), ("output1".to_string(), max_out)]);
+        match place(&regions, params) {
+            Ok(mut layout) => {
+                let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
+                let (inputs, outputs) = ([dm("dm_input"), dm("dm_input1")], [dm("dm_output"), dm("dm_output1")]);
+                layout.extend(jobs::tile_values(&tiles, in_row, out_row, inputs, outputs));
+                return Ok((layout, tiles.len()));
+            }
+            // The error names the plan that needs the least.
+            Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
+            Err(_) => {}
+        }
+    }
+    let (regions, need) = last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.what)))?;
+    Err(capacity(job, &regions, need, params, " even in tiles of one output row, double-buffered"))
+}
+
+/// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job
+/// of another.
+const TILES: i64 = 4;

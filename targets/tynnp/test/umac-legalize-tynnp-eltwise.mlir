@@ -98,7 +98,7 @@ func.func @add(%x: tensor<1x4x4x8xi8>, %y: tensor<1x4x4x8xi8>) -> tensor<1x4x4x8
 // CHECK: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 8 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d,
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d_t2,
 func.func @slice(%x: tensor<1x4x4x8xi8>) -> tensor<1x2x2x4xi32> {
   %start = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
   %size = tosa.const_shape {values = dense<[1, 3, 3, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>

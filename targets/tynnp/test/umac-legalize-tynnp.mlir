@@ -1,8 +1,10 @@
 // umac-legalize-tynnp: a tynnp convolution (conv2d + rescale + clamp) becomes a call of
-// @tynnp_conv2d on buffers of its tensors, with the nu.conv descriptor's fields and the job's DM
-// layout (each tensor 16-byte aligned from DM's base 0x10000000) as int32 scalars; the function
-// is defined in the module: five dma.copy (custom-0) into DM on channel 0, nu.conv (custom-1)
-// after the last of them, a dma.copy back on channel 1 after the convolution, npu.wait (custom-3).
+// @tynnp_conv2d_t4 on buffers of its tensors, with the nu.conv descriptor's fields, the job's DM
+// layout (each region 16-byte aligned from DM's base 0x10000000) and its four tiles of output
+// rows as int32 scalars; the function is defined in the module: four dma.copy (custom-0) of the
+// weights, bias, multipliers and shifts into DM on channel 0, then per tile a dma.copy of its
+// input rows on channel 0, nu.conv (custom-1) after it, a dma.copy of its output rows back on
+// channel 1 after the convolution; then npu.wait (custom-3) for the last copy back.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
@@ -10,8 +12,9 @@
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK-NOT: tosa.conv2d
 // The shapes, zero points, strides, dilations, pads; OUT flags 3 (per channel, double round),
-// output zero point -3, bounds 0..127; DM addresses and byte counts
-// (input 256 B, filter 144, bias 16, multipliers 16, shifts 4, output 256).
+// output zero point -3, bounds 0..127; DM addresses (two input tiles of 4 rows, 128 B each;
+// filter 144, bias 16, multipliers 16, shifts 4; two output tiles of 2 rows, 64 B each) and
+// byte counts.
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<4xi8> to memref<4xi8>
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 8 : i32
@@ -39,25 +42,76 @@
 // CHECK-NEXT: arith.constant 268435872 : i32
 // CHECK-NEXT: arith.constant 268435888 : i32
 // CHECK-NEXT: arith.constant 268435904 : i32
-// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 144 : i32
 // CHECK-NEXT: arith.constant 16 : i32
 // CHECK-NEXT: arith.constant 16 : i32
 // CHECK-NEXT: arith.constant 4 : i32
-// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// The tiles: output rows [0,2) [2,4) [4,6) [6,8), in buffers 0, 1, 0, 1 — input buffer, input
+// rows, top padding, output rows, output buffer, input offset and bytes (32 a row), output
+// offset and bytes (32 a row). Tile 0 reads rows 0..2 under one row of padding, tile 3 rows
+// 5..7 above the bottom padding.
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435968 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435968 : i32
+// CHECK-NEXT: arith.constant 160 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.constant 64 : i32
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
-// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d, operandSegmentSizes = array<i32: 37, 1>}
+// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 73, 1>}
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<4x3x3x4xi8>, memref<4xi32>, memref<4xi32>, memref<4xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
-// CHECK: func.func private @tynnp_conv2d(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
-// CHECK-COUNT-5: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
-// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
-// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
+// CHECK: func.func private @tynnp_conv2d_t4(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK-NOT: CUSTOM_
 // CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}"
 // CHECK-NEXT: return
 // LLVM: llvm.func @tynnp_0(
-// LLVM: llvm.call @tynnp_conv2d(
-// LLVM: llvm.func @tynnp_conv2d(
-// LLVM-COUNT-7: llvm.inline_asm has_side_effects
+// LLVM: llvm.call @tynnp_conv2d_t4(
+// LLVM: llvm.func @tynnp_conv2d_t4(
+// LLVM-COUNT-16: llvm.inline_asm has_side_effects
 // LLVM: llvm.inline_asm has_side_effects ".insn r CUSTOM_3
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>
