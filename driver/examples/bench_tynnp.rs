@@ -118,6 +118,10 @@ fn main() -> Result<(), String> {
                 "unit": name, "jobs": jobs, "busy_cycles": busy,
                 "utilisation": *busy as f64 / npu.cycles.max(1) as f64,
             })).collect::<Vec<_>>(),
+            "kernels": npu.kernels.iter().map(|k| serde_json::json!({
+                "kernel": k.label, "cycles": k.kernel.cycles, "roofline_cycles": k.roofline_cycles,
+                "macs": k.kernel.macs, "ddr_bytes": k.kernel.ddr_bytes,
+            })).collect::<Vec<_>>(),
             "cu_alone_cycles": cu.cycles,
             "speedup_over_cu_alone": speedup,
             "variants": variants.iter().map(|(target, what, r)| serde_json::json!({

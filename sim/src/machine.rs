@@ -57,6 +57,28 @@ pub struct Function {
     pub npu_stalls: u64,
 }
 
+/// One call of a function that issued NPU instructions itself: an NPU kernel, with what it cost
+/// from the call to the return (the NPU instructions it issued, the cycles, the MACs and DDR
+/// bytes of its jobs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Kernel {
+    pub function: String,
+    pub jobs: u64,
+    pub cycles: u64,
+    pub macs: u64,
+    pub ddr_bytes: u64,
+}
+
+/// A call in progress (entered with `ra` as the link register).
+struct Frame {
+    callee: u32,
+    return_to: u32,
+    cycles: u64,
+    macs: u64,
+    ddr_bytes: u64,
+    jobs: u64,
+}
+
 /// A decoded instruction with what fetching it costs and the function holding it.
 #[derive(Clone, Copy)]
 struct Decoded {
@@ -89,6 +111,9 @@ pub struct Machine {
     pub output: Vec<u8>,
     /// Functions of the loaded program, sorted by address.
     pub functions: Vec<Function>,
+    /// The NPU kernels run so far, in call order.
+    pub kernels: Vec<Kernel>,
+    frames: Vec<Frame>,
     /// Semihosting's open files.
     pub(crate) semihost: crate::semihost::State,
     csrs: Vec<(u16, u32)>,
@@ -113,6 +138,8 @@ impl Machine {
             instret: 0,
             output: Vec::new(),
             functions: Vec::new(),
+            kernels: Vec::new(),
+            frames: Vec::new(),
             semihost: Default::default(),
             csrs: MACHINE_CSRS.iter().map(|&c| (c, 0)).collect(),
             code: Vec::new(),
@@ -286,6 +313,7 @@ impl Machine {
     /// `stack_top`; runs until it returns. Returns `a0`.
     pub fn call(&mut self, entry: u32, args: &[u32], stack_top: u32, limit: u64) -> Result<u32, Stop> {
         assert!(args.len() <= 8, "at most eight register arguments");
+        self.frames.clear();
         self.x[1] = RETURN_ADDRESS;
         self.x[2] = stack_top;
         for (i, a) in args.iter().enumerate() {
@@ -335,7 +363,15 @@ impl Machine {
                 let target = if op == Jal { pc.wrapping_add(imm as u32) } else { a.wrapping_add(imm as u32) & !1 };
                 next = target;
                 extra += 1;
-                Some(pc.wrapping_add(u32::from(len)))
+                let link = pc.wrapping_add(u32::from(len));
+                if rd == 1 {
+                    self.enter(target, link);
+                } else if rd == 0 && rs1 == 1 && op == Jalr {
+                    self.leave(target, extra + 1);
+                } else if rd == 0 && !self.inside(d.function, target) {
+                    self.tail_call(target);
+                }
+                Some(link)
             }
             Beq | Bne | Blt | Bge | Bltu | Bgeu => {
                 let taken = match op {
@@ -482,6 +518,9 @@ impl Machine {
                 };
                 let now = self.cycles;
                 let outcome = self.npu.execute(&mut self.memory, insn, now).map_err(|m| self.stop(pc, m))?;
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.jobs += 1;
+                }
                 let words = crate::npu::desc::descriptor_words(insn.opcode, funct3).unwrap_or(0) as u64;
                 stall = outcome.cycles.saturating_sub(words);
                 extra += outcome.cycles;
@@ -504,6 +543,50 @@ impl Machine {
         }
         self.pc = next;
         Ok(exit)
+    }
+
+    /// A call of `target` returning to `link`.
+    fn enter(&mut self, target: u32, link: u32) {
+        let callee = self.functions.partition_point(|f| f.start <= target).checked_sub(1).map_or(NONE, |i| i as u32);
+        let c = &self.npu.counters;
+        let (macs, ddr_bytes) = (c.macs, c.ddr_bytes);
+        self.frames.push(Frame { callee, return_to: link, cycles: self.cycles, macs, ddr_bytes, jobs: 0 });
+    }
+
+    /// Whether `target` is inside function `function` (an index, or NONE).
+    fn inside(&self, function: u32, target: u32) -> bool {
+        self.functions.get(function as usize).is_some_and(|f| (f.start..f.end).contains(&target))
+    }
+
+    /// A jump to another function's start (a tail call): the current call ends and the callee's
+    /// begins, returning where the current one would have.
+    fn tail_call(&mut self, target: u32) {
+        if !self.functions.iter().any(|f| f.start == target) {
+            return;
+        }
+        // The callee returns through `ra`, where the current function would have.
+        let link = self.x[1];
+        self.leave(link, 0);
+        self.enter(target, link);
+    }
+
+    /// A return to `target`, `cost` cycles from now: the calls returning there end (a tail call
+    /// returns for its caller too), and those that issued NPU instructions are kernels.
+    fn leave(&mut self, target: u32, cost: u64) {
+        let Some(depth) = self.frames.iter().rposition(|f| f.return_to == target) else { return };
+        for frame in self.frames.drain(depth..).rev() {
+            if frame.jobs == 0 {
+                continue;
+            }
+            let c = &self.npu.counters;
+            self.kernels.push(Kernel {
+                function: self.functions.get(frame.callee as usize).map(|f| f.name.clone()).unwrap_or_default(),
+                jobs: frame.jobs,
+                cycles: self.cycles + cost - frame.cycles,
+                macs: c.macs - frame.macs,
+                ddr_bytes: c.ddr_bytes - frame.ddr_bytes,
+            });
+        }
     }
 
     /// Whether the `ebreak` at `pc` is the middle of the semihosting sequence

@@ -277,7 +277,7 @@ fn an_npu_kernel_runs_on_the_schedule_computed_by_hand() {
     assert_eq!(i64::from(result.unwrap() as i32), ((acc + 4) >> 3).clamp(-128, 127));
     let f = &m.functions[0];
     assert_eq!((f.name.as_str(), f.cycles, f.npu_stalls), ("kernel", 454, 363));
-    let report = crate::report::report(&m, (0, 0));
+    let report = crate::report::report(&m, (0, 0), &[]);
     assert_eq!((report.cycles, report.macs, report.ddr_bytes), (454, 16384, 2304));
     // max(16384 / 256, 2304 / 16) = 144.
     assert_eq!(report.roofline_cycles, 144);
@@ -313,4 +313,51 @@ fn malformed_objects_are_errors_not_panics() {
         let mut m = Machine::new(Params::default());
         let _ = crate::elf::load_executable(&mut m, "mutated.o", &bytes);
     }
+}
+
+#[test]
+fn each_call_issuing_npu_instructions_is_a_kernel() {
+    // main calls k1 (two npu.waitall) and plain (no NPU instruction), then tail-calls k2 (one):
+    // k1 and k2 are kernels, in call order; k2, reached by a jump, returns for main.
+    let source = "
+        .globl main
+        .type main, @function
+        main:
+        addi sp, sp, -16
+        sw ra, 12(sp)
+        call k1
+        call plain
+        lw ra, 12(sp)
+        addi sp, sp, 16
+        tail k2
+        .size main, . - main
+        .type k1, @function
+        k1:
+        .insn r CUSTOM_3, 2, 0, x0, x0, x0
+        .insn r CUSTOM_3, 2, 0, x0, x0, x0
+        ret
+        .size k1, . - k1
+        .type plain, @function
+        plain:
+        addi a0, a0, 1
+        ret
+        .size plain, . - plain
+        .type k2, @function
+        k2:
+        .insn r CUSTOM_3, 2, 0, x0, x0, x0
+        ret
+        .size k2, . - k2";
+    let (mut m, p) = machine(source, "+m,+a");
+    call(&mut m, &p, "main", &[0]);
+    let kernels: Vec<(&str, u64, u64)> = m.kernels.iter().map(|k| (k.function.as_str(), k.jobs, k.cycles)).collect();
+    // k1: the call (jal, 2), two waits (1 each), the return (2); k2: the tail jump (2), one
+    // wait, the return.
+    assert_eq!(kernels, [("k1", 2, 6), ("k2", 1, 5)]);
+    let report = crate::report::report(&m, (0, 0), &["first".into(), "second".into()]);
+    let labels: Vec<&str> = report.kernels.iter().map(|k| k.label.as_str()).collect();
+    assert_eq!(labels, ["first", "second"]);
+    assert!(report.text.contains("  first "), "{}", report.text);
+    // Labels that do not match the kernels one to one are not used.
+    let report = crate::report::report(&m, (0, 0), &["only one".into()]);
+    assert_eq!(report.kernels[1].label, "k2");
 }

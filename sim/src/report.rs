@@ -1,7 +1,7 @@
 //! What a run cost (docs/tynnp/isa.md, section 8): cycles and instructions, per CU function,
 //! per NPU unit, bytes moved, MACs, and the roofline bound the run is measured against.
 
-use crate::machine::Machine;
+use crate::machine::{Kernel, Machine};
 use std::fmt::Write as _;
 
 /// The run's figures.
@@ -16,25 +16,70 @@ pub struct Report {
     pub roofline_cycles: u64,
     /// Per unit: name, jobs, busy cycles.
     pub units: Vec<(String, u64, u64)>,
+    /// The NPU kernels in call order, with their roofline bounds and labels.
+    pub kernels: Vec<KernelFigures>,
     /// The table, as text.
     pub text: String,
 }
 
-/// The report of everything `m` ran so far (`cycles` and `instret` from `start`).
-pub fn report(m: &Machine, start: (u64, u64)) -> Report {
+/// One NPU kernel's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelFigures {
+    /// What it computes (the caller's label), else the CU function.
+    pub label: String,
+    pub kernel: Kernel,
+    /// `max(MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)` of the kernel alone.
+    pub roofline_cycles: u64,
+}
+
+/// The report of everything `m` ran so far (`cycles` and `instret` from `start`); `labels`
+/// name the NPU kernels in call order (ignored unless there is one per kernel).
+pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
     let npu = &m.npu;
     let p = &npu.params;
+    let bound =
+        |macs: u64, bytes: u64| macs.div_ceil(p.macs_per_cycle()).max(bytes.div_ceil(u64::from(p.ddr_bytes_per_cycle)));
+    let named = labels.len() == m.kernels.len();
+    let kernels: Vec<KernelFigures> = m
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| KernelFigures {
+            label: if named { labels[i].clone() } else { k.function.clone() },
+            kernel: k.clone(),
+            roofline_cycles: bound(k.macs, k.ddr_bytes),
+        })
+        .collect();
     let cycles = m.cycles.max(npu.last_end()) - start.0;
     let instret = m.instret - start.1;
     let counters = &npu.counters;
-    let roofline =
-        counters.macs.div_ceil(p.macs_per_cycle()).max(counters.ddr_bytes.div_ceil(u64::from(p.ddr_bytes_per_cycle)));
+    let roofline = bound(counters.macs, counters.ddr_bytes);
     let mut text = String::new();
     let _ = writeln!(text, "cycles {cycles}, instructions {instret} (CU)");
     if !m.functions.is_empty() {
         let _ = writeln!(text, "  {:<48} {:>12} {:>12} {:>10}", "CU function", "instructions", "cycles", "NPU stalls");
         for f in m.functions.iter().filter(|f| f.instret > 0) {
             let _ = writeln!(text, "  {:<48} {:>12} {:>12} {:>10}", f.name, f.instret, f.cycles, f.npu_stalls);
+        }
+    }
+    if !kernels.is_empty() {
+        let _ = writeln!(
+            text,
+            "  {:<60} {:>5} {:>9} {:>9} {:>7} {:>10} {:>9}",
+            "NPU kernel", "insns", "cycles", "roofline", "ratio", "MACs", "DDR bytes"
+        );
+        for k in &kernels {
+            let _ = writeln!(
+                text,
+                "  {:<60} {:>5} {:>9} {:>9} {:>6.2}x {:>10} {:>9}",
+                k.label,
+                k.kernel.jobs,
+                k.kernel.cycles,
+                k.roofline_cycles,
+                k.kernel.cycles as f64 / k.roofline_cycles.max(1) as f64,
+                k.kernel.macs,
+                k.kernel.ddr_bytes
+            );
         }
     }
     if !npu.jobs.is_empty() {
@@ -66,6 +111,7 @@ pub fn report(m: &Machine, start: (u64, u64)) -> Report {
         ddr_bytes: counters.ddr_bytes,
         roofline_cycles: roofline,
         units,
+        kernels,
         text,
     }
 }

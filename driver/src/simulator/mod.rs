@@ -109,5 +109,23 @@ pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Resul
         let data = m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
         outputs.push(Tensor { dtype, shape, data: data.to_vec() });
     }
-    Ok(SimulatedRun { outputs, report: report(&m, (0, 0)) })
+    Ok(SimulatedRun { outputs, report: report(&m, (0, 0), &kernel_labels(firmware)) })
+}
+
+/// A label for each accelerator composite in program order (the order its kernel is called
+/// in): the composite and the location of its root op, which accelerators name their
+/// composites after (`tynnp.conv2d` for a `tosa.conv2d`).
+fn kernel_labels(firmware: &Firmware) -> Vec<String> {
+    firmware
+        .placements
+        .iter()
+        .filter_map(|p| {
+            let composite = p.composite.as_deref()?;
+            let (_, kind) = composite.split_once('.')?;
+            (p.op == format!("tosa.{kind}")).then(|| {
+                let file = p.location.rsplit('/').next().unwrap_or(&p.location);
+                format!("{composite} at {file}")
+            })
+        })
+        .collect()
 }

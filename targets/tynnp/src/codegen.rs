@@ -155,12 +155,7 @@ impl JobCode {
         let d = (descriptor.as_str(), address.as_str());
         if self.tiled {
             self.tiles(&mut b, d, bands);
-            return format!(
-                "func.func private @{}({}) {{\n{}  return\n}}",
-                self.symbol(bands),
-                params.join(", "),
-                b.text
-            );
+            return self.function(bands, &params, &b.text);
         }
         let (zero, one) = (b.constant(0), b.constant(1));
         let mut token = zero.clone();
@@ -190,7 +185,17 @@ impl JobCode {
         let dst = b.value("arith.index_cast %output : index to i32");
         let back = b.copy(d, &done, "%dm_output", &dst, "%output_bytes", &one);
         b.wait(&back);
-        format!("func.func private @{}({}) {{\n{}  return\n}}", self.symbol(bands), params.join(", "), b.text)
+        self.function(bands, &params, &b.text)
+    }
+
+    /// The function around `body`: never inlined, so each call is one kernel in the simulator's
+    /// report.
+    fn function(&self, bands: usize, params: &[String], body: &str) -> String {
+        format!(
+            "func.func private @{}({}) attributes {{passthrough = [\"noinline\"]}} {{\n{body}  return\n}}",
+            self.symbol(bands),
+            params.join(", ")
+        )
     }
 }
 
