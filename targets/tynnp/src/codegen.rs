@@ -37,7 +37,27 @@ pub struct JobCode {
     /// of its input rows in and of its output rows out, double-buffered (else one band per
     /// vector unit, at once, on inputs copied whole).
     pub tiled: bool,
+    /// A tiled convolution whose kernel columns are folded into its input channels: each tile's
+    /// input is gathered by one strided copy per kernel column ("tap") into `[rows][ow][kw·ic]`
+    /// over a fill with the input zero point (the padding), and the job is a `kh x 1`
+    /// convolution with `kw·ic` input channels, stride 1 across.
+    pub folded: bool,
 }
+
+/// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
+/// convolution the number of taps (kernel columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub bands: usize,
+    pub taps: usize,
+}
+
+/// The arguments of a folded convolution after the tiles': the input's row and column pitch in
+/// DDR, the bytes of one pixel, the tile buffer's row pitch and one output pixel's taps' bytes.
+pub const FOLD_PITCHES: [&str; 5] = ["src_row_bytes", "src_col_bytes", "pixel_bytes", "tile_row_bytes", "tap_bytes"];
+
+/// Per tap: where its first pixel is in an input tile and in the tile buffer, and its pixels.
+pub const TAP_FIELDS: [&str; 3] = ["tap_src", "tap_dst", "tap_count"];
 
 /// The copies of a tile, after its banded fields: where its input rows start in the input and
 /// their bytes, where its output rows go in the output and their bytes.
@@ -54,24 +74,30 @@ pub fn band_name(field: &Field, k: usize) -> String {
 }
 
 impl JobCode {
-    /// The function for a job split into `bands` (1 when the job is not banded): `<callee>`, or
-    /// `<callee>_x<bands>` for a banded job.
-    pub fn symbol(&self, bands: usize) -> String {
-        match (self.banded.is_empty(), self.tiled) {
-            (true, _) => self.callee.to_string(),
-            (false, false) => format!("{}_x{bands}", self.callee),
-            (false, true) => format!("{}_t{bands}", self.callee),
+    /// The function for a call split as `split`: `<callee>`, `<callee>_x<bands>` for bands on
+    /// the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded.
+    pub fn symbol(&self, split: Split) -> String {
+        match (self.banded.is_empty(), self.tiled, self.folded) {
+            (true, _, _) => self.callee.to_string(),
+            (false, false, _) => format!("{}_x{}", self.callee, split.bands),
+            (false, true, false) => format!("{}_t{}", self.callee, split.bands),
+            (false, true, true) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
         }
     }
 
-    /// The number of bands a function name of this job kind stands for.
-    pub fn bands_of(&self, symbol: &str) -> Option<usize> {
+    /// The split a function name of this job kind stands for.
+    pub fn split_of(&self, symbol: &str) -> Option<Split> {
         if self.banded.is_empty() {
-            return (symbol == self.callee).then_some(1);
+            return (symbol == self.callee).then_some(Split { bands: 1, taps: 0 });
         }
-        let rest = symbol.strip_prefix(self.callee)?;
-        let bands: usize = rest.get(2..)?.parse().ok()?;
-        (bands >= 1 && self.symbol(bands) == symbol).then_some(bands)
+        let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
+        let split = if self.folded {
+            let (taps, tiles) = rest.strip_prefix('k')?.split_once("_t")?;
+            Split { bands: tiles.parse().ok()?, taps: taps.parse().ok()? }
+        } else {
+            Split { bands: rest.get(1..)?.parse().ok()?, taps: 0 }
+        };
+        (split.bands >= 1 && (split.taps >= 1) == self.folded && self.symbol(split) == symbol).then_some(split)
     }
 
     /// The per-band fields, in argument order.
@@ -83,14 +109,20 @@ impl JobCode {
     /// The names of every argument after the buffers, in call order: the scalars, then each
     /// buffer's (and the output's) DM address, then their byte counts, then each band's values
     /// of the banded fields.
-    pub fn trailing(&self, bands: usize) -> Vec<String> {
+    pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         let all: Vec<&str> = self.buffers.iter().copied().chain(["output"]).collect();
         names.extend(all.iter().map(|b| format!("dm_{b}")));
         names.extend(all.iter().map(|b| format!("{b}_bytes")));
         if !self.banded.is_empty() {
-            for k in 0..bands {
+            for k in 0..split.bands {
                 names.extend(self.band_fields().iter().map(|f| band_name(f, k)));
+            }
+        }
+        if self.folded {
+            names.extend(FOLD_PITCHES.iter().map(|s| s.to_string()));
+            for j in 0..split.taps {
+                names.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")));
             }
         }
         names
@@ -116,7 +148,8 @@ impl JobCode {
     /// buffer), and its output rows are copied out on channel 1 after it. So the copies of one
     /// tile overlap the job of the one before. The buffers other than the input are copied once,
     /// first; the CU waits for the last copy out (channel 1 completes in order).
-    fn tiles(&self, b: &mut Body, d: (&str, &str), tiles: usize) {
+    fn tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
+        let tiles = split.bands;
         let (zero, one) = (b.constant(0), b.constant(1));
         for buffer in self.buffers.iter().filter(|&&name| name != "input") {
             let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
@@ -131,7 +164,12 @@ impl JobCode {
         for t in 0..tiles {
             let two_back = |list: &[String]| if t >= 2 { list[t - 2].clone() } else { zero.clone() };
             let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
-            let loaded = b.copy(d, &two_back(&jobs), &src, &arg(Field::Dm("input"), t), &arg(TILE_COPIES[1], t), &zero);
+            let buffer = arg(Field::Dm("input"), t);
+            let loaded = if self.folded {
+                b.gather(d, &two_back(&jobs), &src, &buffer, t, split.taps)
+            } else {
+                b.copy(d, &two_back(&jobs), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
+            };
             let words = self.descriptor_words(b, [loaded, two_back(&outs)], t);
             b.store(d.0, &words);
             let job = b.insn(k, funct3, funct7, d.1, &unit);
@@ -144,9 +182,10 @@ impl JobCode {
 
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
-    pub fn definition(&self, bands: usize) -> String {
+    pub fn definition(&self, split: Split) -> String {
+        let bands = split.bands;
         let mut params: Vec<String> = self.buffers.iter().map(|b| format!("%{b}: index")).collect();
-        params.extend(self.trailing(bands).iter().map(|s| format!("%{s}: i32")));
+        params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
         let mut b = Body { text: String::new(), next: 0 };
         let words = b.constant(2 + self.descriptor.len() as i64);
@@ -154,8 +193,8 @@ impl JobCode {
         let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
         let d = (descriptor.as_str(), address.as_str());
         if self.tiled {
-            self.tiles(&mut b, d, bands);
-            return self.function(bands, &params, &b.text);
+            self.tiles(&mut b, d, split);
+            return self.function(split, &params, &b.text);
         }
         let (zero, one) = (b.constant(0), b.constant(1));
         let mut token = zero.clone();
@@ -185,15 +224,15 @@ impl JobCode {
         let dst = b.value("arith.index_cast %output : index to i32");
         let back = b.copy(d, &done, "%dm_output", &dst, "%output_bytes", &one);
         b.wait(&back);
-        self.function(bands, &params, &b.text)
+        self.function(split, &params, &b.text)
     }
 
     /// The function around `body`: never inlined, so each call is one kernel in the simulator's
     /// report.
-    fn function(&self, bands: usize, params: &[String], body: &str) -> String {
+    fn function(&self, split: Split, params: &[String], body: &str) -> String {
         format!(
             "func.func private @{}({}) attributes {{passthrough = [\"noinline\"]}} {{\n{body}  return\n}}",
-            self.symbol(bands),
+            self.symbol(split),
             params.join(", ")
         )
     }
@@ -239,6 +278,43 @@ impl Body {
             self.text,
             "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {token} : (i32) -> ()"
         );
+    }
+
+    /// The input of folded tile `t` gathered into its buffer on channel 0 after `dep`: a fill
+    /// with the input zero point, then per tap a copy of `tap_count` pixels of every input row of
+    /// the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every `tap_bytes` of the
+    /// buffer (`tile_row_bytes` a row); returns the last copy's token.
+    fn gather(&mut self, d: (&str, &str), dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
+        let (zero, one) = (self.constant(0), self.constant(1));
+        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
+        let fill: Vec<String> =
+            [dep, &zero, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"].iter().map(|w| w.to_string()).collect();
+        self.store(d.0, &fill);
+        let mut last = self.insn(0, 1, 0, d.1, &zero);
+        let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
+        for j in 0..taps {
+            let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
+            let to = self.value(&format!("arith.addi {buffer}, %tap_dst_k{j} : i32"));
+            let words: Vec<String> = [
+                &last,
+                &zero,
+                &from,
+                &to,
+                "%pixel_bytes",
+                &format!("%tap_count_k{j}"),
+                "%src_col_bytes",
+                "%tap_bytes",
+                &rows,
+                "%src_row_bytes",
+                "%tile_row_bytes",
+            ]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+            self.store(d.0, &words);
+            last = self.insn(0, 0, 0, d.1, &zero);
+        }
+        last
     }
 
     /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.

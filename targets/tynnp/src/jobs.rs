@@ -2,7 +2,7 @@
 //! convolution, `vu.dwconv` for a depthwise convolution, `vu.pool` for average and max pooling —
 //! the descriptor each needs, taken from the composite's shapes, attributes and constants.
 
-use crate::codegen::{Field, Field::*, JobCode, band_name};
+use crate::codegen::{FOLD_PITCHES, Field, Field::*, JobCode, TAP_FIELDS, band_name};
 use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
 
 /// The output stage's scalars, in the order of the descriptors' `OUT` block.
@@ -40,7 +40,12 @@ const CONV_SCALARS: [&str; 20] = [
 ];
 
 /// `nu.conv` (custom-1, funct3 0).
-pub static CONV: JobCode = JobCode {
+pub static CONV: JobCode = CONV_CODE;
+
+/// `nu.conv` of a convolution with its kernel columns folded into its input channels.
+pub static CONV_FOLDED: JobCode = JobCode { callee: "tynnp_conv2d_folded", folded: true, ..CONV_CODE };
+
+const CONV_CODE: JobCode = JobCode {
     callee: "tynnp_conv2d",
     buffers: &["input", "filter", "bias", "multiplier", "shift"],
     scalars: &CONV_SCALARS,
@@ -73,6 +78,7 @@ pub static CONV: JobCode = JobCode {
     insn: (1, 0, 0, 0),
     banded: &ROWS,
     tiled: true,
+    folded: false,
 };
 
 /// `vu.dwconv` (custom-2, funct3 0) on VU 0.
@@ -110,6 +116,7 @@ pub static DWCONV: JobCode = JobCode {
     insn: (2, 0, 0, 0),
     banded: &ROWS,
     tiled: false,
+    folded: false,
 };
 
 const POOL_SCALARS: [&str; 15] = [
@@ -159,6 +166,7 @@ pub static AVG_POOL: JobCode = JobCode {
     insn: (2, 1, 1, 0),
     banded: &ROWS,
     tiled: false,
+    folded: false,
 };
 
 /// `vu.pool` maximum (funct7 0).
@@ -170,6 +178,7 @@ pub static MAX_POOL: JobCode = JobCode {
     insn: (2, 1, 0, 0),
     banded: &ROWS,
     tiled: false,
+    folded: false,
 };
 
 /// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
@@ -208,6 +217,7 @@ pub static ADD: JobCode = JobCode {
     insn: (2, 2, 0, 0),
     banded: &ELEMENTS,
     tiled: false,
+    folded: false,
 };
 
 /// `vu.eltwise` sub (funct7 1).
@@ -219,6 +229,7 @@ pub static SUB: JobCode = JobCode {
     insn: (2, 2, 1, 0),
     banded: &ELEMENTS,
     tiled: false,
+    folded: false,
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
@@ -505,10 +516,11 @@ pub fn row_tiles(values: &[(String, i64)], count: i64) -> Result<Option<Vec<Tile
 }
 
 /// The arguments of tiled job's tiles (its banded fields and [`crate::codegen::TILE_COPIES`]),
-/// tile t in the DM buffers `inputs[t % 2]` and `outputs[t % 2]`.
+/// tile t in the DM buffers `inputs[t % 2]` and `outputs[t % 2]`; an input row is `src_row`
+/// bytes in DDR and `in_row` in its buffer (more when the convolution is folded).
 pub fn tile_values(
     tiles: &[Tile],
-    in_row: i64,
+    (src_row, in_row): (i64, i64),
     out_row: i64,
     inputs: [i64; 2],
     outputs: [i64; 2],
@@ -522,7 +534,7 @@ pub fn tile_values(
             tile.pad_top,
             rows,
             outputs[t % 2],
-            tile.start * in_row,
+            tile.start * src_row,
             tile.rows * in_row,
             tile.first * out_row,
             rows * out_row,
@@ -531,6 +543,56 @@ pub fn tile_values(
         out.extend(fields.zip(values).map(|(f, v)| (band_name(f, t), v)));
     }
     out
+}
+
+/// A convolution's kernel columns folded into its input channels (see
+/// [`crate::codegen::JobCode::folded`]): the arguments of the gather and the descriptor's
+/// scalars that change.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fold {
+    /// [`FOLD_PITCHES`], then per tap [`TAP_FIELDS`].
+    pub arguments: Vec<(String, i64)>,
+    /// `iw`, `ic`, `kw`, `stride_x`, `dilation_x`, `pad_left` of the folded convolution.
+    pub scalars: Vec<(&'static str, i64)>,
+    pub taps: usize,
+    /// The bytes of a row of the gathered input.
+    pub row_bytes: i64,
+}
+
+/// Folds a convolution's `kw` kernel columns into its input channels when the NU then does
+/// fewer passes (`ceil(kw·ic / nu-rows) < kw·ceil(ic / nu-rows)`), the cycles saved exceed the
+/// lines the gathers copy (one per input row and output column and tap), and every tap reads at
+/// least one input column.
+pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Option<Fold>, Error> {
+    let get = |name: &str| lookup(values, name);
+    let (ih, iw, ic, oc) = (get("ih")?, get("iw")?, get("ic")?, get("oc")?);
+    let (kh, kw, oh, ow) = (get("kh")?, get("kw")?, get("oh")?, get("ow")?);
+    let (stride, dilation, pad) = (get("stride_x")?, get("dilation_x")?, get("pad_left")?);
+    let passes = |c: i64| (c + nu_rows - 1) / nu_rows;
+    let saved = oh * ow * kh * (kw * passes(ic) - passes(kw * ic)) * ((oc + nu_cols - 1) / nu_cols);
+    let mut taps = Vec::new();
+    for j in 0..kw {
+        // Output columns whose tap j reads input column ow·stride + j·dilation - pad in 0..iw.
+        let offset = j * dilation - pad;
+        let first = ((-offset).max(0) + stride - 1) / stride;
+        let last = ((iw - 1 - offset).div_euclid(stride)).min(ow - 1);
+        if last < first {
+            return Ok(None);
+        }
+        taps.push([(first * stride + offset) * ic, (first * kw + j) * ic, last - first + 1]);
+    }
+    let lines: i64 = ih * taps.iter().map(|t| t[2]).sum::<i64>();
+    if kw == 1 || saved <= lines {
+        return Ok(None);
+    }
+    let row_bytes = ow * kw * ic;
+    let mut arguments: Vec<(String, i64)> =
+        FOLD_PITCHES.iter().map(|p| p.to_string()).zip([iw * ic, stride * ic, ic, row_bytes, kw * ic]).collect();
+    for (j, tap) in taps.iter().enumerate() {
+        arguments.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")).zip(*tap));
+    }
+    let scalars = vec![("iw", ow), ("ic", kw * ic), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)];
+    Ok(Some(Fold { arguments, scalars, taps: kw as usize, row_bytes }))
 }
 
 fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
@@ -605,7 +667,7 @@ mod tests {
         let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
         assert_eq!(tiles, [t(0, 1, 0, 2, 1), t(1, 2, 1, 3, 0), t(2, 3, 3, 3, 0), t(3, 5, 5, 4, 0)]);
         // Tile t in buffers t % 2; 10-byte input rows, 4-byte output rows.
-        let args = tile_values(&tiles[..2], 10, 4, [100, 200], [300, 400]);
+        let args = tile_values(&tiles[..2], (10, 10), 4, [100, 200], [300, 400]);
         let names: Vec<&str> = args.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names[..9],
@@ -627,6 +689,48 @@ mod tests {
         let values = named(&[("ih", 2), ("oh", 4), ("stride_y", 1), ("dilation_y", 1), ("kh", 1), ("pad_top", 1)]);
         assert_eq!(row_tiles(&values, 4).unwrap(), None);
         assert_eq!(row_tiles(&values, 1).unwrap().unwrap(), [t(0, 4, 0, 2, 1)]);
+    }
+
+    #[test]
+    fn few_input_channels_fold_the_kernel_columns() {
+        // KWS's first layer: 49x10x1 input, 64 10x4 filters, stride 2 across, pad left 1 -> 25x5.
+        let kws = |ic: i64, kw: i64| {
+            named(&[
+                ("ih", 49),
+                ("iw", 10),
+                ("ic", ic),
+                ("oc", 64),
+                ("kh", 10),
+                ("kw", kw),
+                ("oh", 25),
+                ("ow", 5),
+                ("stride_x", 2),
+                ("dilation_x", 1),
+                ("pad_left", 1),
+            ])
+        };
+        let fold = fold(&kws(1, 4), 16, 16).unwrap().unwrap();
+        // Tap j reads input column 2·ow + j - 1: tap 0 from output column 1 (columns 1, 3, 5,
+        // 7), taps 1 and 2 from 0 (five columns each), tap 3 from 0 (2, 4, 6, 8).
+        let taps: Vec<i64> = fold.arguments[5..].iter().map(|(_, v)| *v).collect();
+        assert_eq!(taps, [1, 4, 4, 0, 1, 5, 1, 2, 5, 2, 3, 4]);
+        assert_eq!(fold.arguments[5].0, "tap_src_k0");
+        // Pitches: an input row 10 bytes, two bytes between columns read, one-byte pixels, 5 x 4
+        // bytes a gathered row, four taps a pixel.
+        let pitches: Vec<i64> = fold.arguments[..5].iter().map(|(_, v)| *v).collect();
+        assert_eq!(pitches, [10, 2, 1, 20, 4]);
+        assert_eq!(
+            fold.scalars,
+            [("iw", 5), ("ic", 4), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)]
+        );
+        assert_eq!((fold.taps, fold.row_bytes), (4, 20));
+        // 16 channels fill the array's rows already; one column has nothing to fold.
+        assert_eq!(fold_of(&kws(16, 4)), None);
+        assert_eq!(fold_of(&kws(1, 1)), None);
+    }
+
+    fn fold_of(values: &[(String, i64)]) -> Option<Fold> {
+        fold(values, 16, 16).unwrap()
     }
 
     #[test]

@@ -15,6 +15,7 @@
 mod codegen;
 mod jobs;
 
+use codegen::Split;
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpPattern, OpView, Pattern, Replacement,
     Strategy, TargetAttr, TargetAttrs, op, requantize_to_int8,
@@ -115,9 +116,24 @@ impl Backend for Tynnp {
             "tynnp.sub" => jobs::eltwise(composite, true)?,
             _ => jobs::pool(composite)?,
         };
+        let mut job = job;
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let mut taps = 0;
         let bands = if job.code.tiled {
-            let (layout, tiles) = tiled_layout(&job, &values, &params)?;
+            // The rows of the input in DDR, and in DM (longer when folded).
+            let src_row = job.bytes[0] / values.iter().find(|(n, _)| n == "ih").map_or(1, |(_, v)| (*v).max(1));
+            let mut in_row = src_row;
+            if let Some(fold) = jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))? {
+                job.code = &jobs::CONV_FOLDED;
+                for (name, value) in &fold.scalars {
+                    if let Some(v) = values.iter_mut().find(|(n, _)| n == name) {
+                        v.1 = *value;
+                    }
+                }
+                values.extend(fold.arguments);
+                (taps, in_row) = (fold.taps, fold.row_bytes);
+            }
+            let (layout, tiles) = tiled_layout(&job, &values, (src_row, in_row), &params)?;
             values.extend(layout);
             tiles
         } else {
@@ -129,11 +145,12 @@ impl Backend for Tynnp {
             values.extend(bands);
             count.max(1)
         };
-        let mut call = ExternCall::new(&job.code.symbol(bands));
+        let split = Split { bands, taps };
+        let mut call = ExternCall::new(&job.code.symbol(split));
         for (name, argument) in job.code.buffers.iter().zip(job.operands) {
             call = call.arg(name, argument);
         }
-        for name in job.code.trailing(bands) {
+        for name in job.code.trailing(split) {
             let value = values
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -145,9 +162,9 @@ impl Backend for Tynnp {
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        [&jobs::CONV, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL, &jobs::ADD, &jobs::SUB]
+        [&jobs::CONV, &jobs::CONV_FOLDED, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL, &jobs::ADD, &jobs::SUB]
             .into_iter()
-            .find_map(|code| code.bands_of(&call.callee).map(|bands| Replacement::Definition(code.definition(bands))))
+            .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
     }
 }
 
@@ -333,11 +350,11 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
 fn tiled_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
+    (src_row, in_row): (i64, i64),
     params: &Params,
 ) -> Result<(Vec<(String, i64)>, usize), Error> {
-    let get = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
-    let (ih, oh) = (get("ih"), get("oh"));
-    let (in_row, out_row) = (job.bytes[0] / ih.max(1), job.bytes[job.bytes.len() - 1] / oh.max(1));
+    let oh = values.iter().find(|(n, _)| n == "oh").map_or(1, |(_, v)| *v);
+    let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
     // From TILES tiles up, then down to one tile when tiles would read padding only.
     for count in (TILES.min(oh)..=oh).chain((1..TILES.min(oh)).rev()) {
@@ -351,7 +368,7 @@ fn tiled_layout(
             Ok(mut layout) => {
                 let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
                 let (inputs, outputs) = ([dm("dm_input"), dm("dm_input1")], [dm("dm_output"), dm("dm_output1")]);
-                layout.extend(jobs::tile_values(&tiles, in_row, out_row, inputs, outputs));
+                layout.extend(jobs::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
                 return Ok((layout, tiles.len()));
             }
             // The error names the plan that needs the least.

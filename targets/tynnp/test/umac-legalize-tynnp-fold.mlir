@@ -1,0 +1,85 @@
+// umac-legalize-tynnp on a convolution with one input channel (8x8x1, sixteen 3x3 filters, pad
+// 1): its three kernel columns fold into three input channels, so the NU makes one pass over a
+// 3-channel input instead of three over a 1-channel one. The call is @tynnp_conv2d_folded_k3_t4
+// with the folded descriptor (iw 8, ic 3, kw 1, stride 1 across, no left padding), the gather's
+// pitches and one (source, destination, pixels) triple per tap; each tile's input is a dma.fill
+// with the input zero point, then one strided dma.copy per tap, then the job.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+
+// CHECK-LABEL: func.func private @tynnp_0(
+// ih, iw (the output's 8 columns), ic (3 taps x 1 channel), input zero point, oc, kh, kw 1,
+// filter zero point, oh, ow, strides 1, 1, dilations 1, 1, pad top 1, pad left 0.
+// CHECK: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant -7 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// The byte counts end with an output tile (2 rows of 8 x 16 int32, 1024 bytes). Tile 0: input
+// buffer, 3 input rows under 1 row of padding, 2 output rows, output buffer, from input byte 0
+// (8 bytes a row in DDR), 72 bytes gathered (24 a row), to output byte 0, 1024 bytes; tile 1
+// from input row 1 (byte 8), 4 rows (96 bytes).
+// CHECK: arith.constant 1024 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 72 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 1024 : i32
+// CHECK-NEXT: arith.constant 268435552 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268436912 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// After the tiles, the pitches: an input row 8 bytes, 1 between columns, 1-byte pixels, a
+// gathered row 8 x 3 bytes, 3 bytes a pixel's taps; tap 0 from output column 1 (to byte 3,
+// 7 pixels), tap 1 from column 0 (to byte 1, 8 pixels), tap 2 from input column 1 (to byte 2,
+// 7 pixels).
+// CHECK: arith.constant 3072 : i32
+// CHECK-NEXT: arith.constant 1024 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 24 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 7 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 7 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d_folded_k3_t4,
+// CHECK: func.func private @tynnp_conv2d_folded_k3_t4(
+// CHECK-COUNT-4: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
+// CHECK-COUNT-3: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK-NOT: CUSTOM_0
+// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
+func.func private @tynnp_0(%x: tensor<1x8x8x1xi8>) -> tensor<1x8x8x16xi32> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<16x3x3x1xi8>}> : () -> tensor<16x3x3x1xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<16xi32>}> : () -> tensor<16xi32>
+  %zp = "tosa.const"() <{values = dense<-7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x1xi8>, tensor<16x3x3x1xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+  return %c : tensor<1x8x8x16xi32>
+}
