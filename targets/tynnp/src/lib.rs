@@ -122,20 +122,30 @@ impl Backend for Tynnp {
         let bands = if job.code.tiled {
             // The rows of the input in DDR, and in DM (longer when folded).
             let src_row = job.bytes[0] / values.iter().find(|(n, _)| n == "ih").map_or(1, |(_, v)| (*v).max(1));
-            let mut in_row = src_row;
-            if let Some(fold) = jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))? {
-                job.code = &jobs::CONV_FOLDED;
+            // Folded when it pays and its (longer) tiles fit DM, else as it is.
+            let folded = jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.and_then(|fold| {
+                let mut folded = values.clone();
                 for (name, value) in &fold.scalars {
-                    if let Some(v) = values.iter_mut().find(|(n, _)| n == name) {
+                    if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
                         v.1 = *value;
                     }
                 }
-                values.extend(fold.arguments);
-                (taps, in_row) = (fold.taps, fold.row_bytes);
+                folded.extend(fold.arguments);
+                let (layout, tiles) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params).ok()?;
+                folded.extend(layout);
+                Some((folded, tiles, fold.taps))
+            });
+            match folded {
+                Some((folded, tiles, fold_taps)) => {
+                    (values, taps, job.code) = (folded, fold_taps, &jobs::CONV_FOLDED);
+                    tiles
+                }
+                None => {
+                    let (layout, tiles) = tiled_layout(&job, &values, (src_row, src_row), &params)?;
+                    values.extend(layout);
+                    tiles
+                }
             }
-            let (layout, tiles) = tiled_layout(&job, &values, (src_row, in_row), &params)?;
-            values.extend(layout);
-            tiles
         } else {
             let whole: Vec<(String, i64)> =
                 job.code.buffers.iter().chain(&["output"]).map(|b| b.to_string()).zip(job.bytes.clone()).collect();
