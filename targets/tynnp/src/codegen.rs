@@ -42,6 +42,8 @@ pub struct JobCode {
     /// over a fill with the input zero point (the padding), and the job is a `kh x 1`
     /// convolution with `kw·ic` input channels, stride 1 across.
     pub folded: bool,
+    /// A tiled job on the vector units: each tile's output rows split into bands, one per unit.
+    pub units: bool,
 }
 
 /// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
@@ -50,6 +52,15 @@ pub struct JobCode {
 pub struct Split {
     pub bands: usize,
     pub taps: usize,
+    /// The bands of each tile of a tiled job on the vector units (else 0).
+    pub units: usize,
+}
+
+impl Split {
+    /// `bands` bands or tiles, nothing else.
+    pub fn bands(bands: usize) -> Split {
+        Split { bands, taps: 0, units: 0 }
+    }
 }
 
 /// The arguments of a folded convolution after the tiles': the input's row and column pitch in
@@ -77,27 +88,32 @@ impl JobCode {
     /// The function for a call split as `split`: `<callee>`, `<callee>_x<bands>` for bands on
     /// the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded.
     pub fn symbol(&self, split: Split) -> String {
-        match (self.banded.is_empty(), self.tiled, self.folded) {
-            (true, _, _) => self.callee.to_string(),
-            (false, false, _) => format!("{}_x{}", self.callee, split.bands),
-            (false, true, false) => format!("{}_t{}", self.callee, split.bands),
-            (false, true, true) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
+        match (self.banded.is_empty(), self.tiled, self.folded, self.units) {
+            (true, ..) => self.callee.to_string(),
+            (false, false, ..) => format!("{}_x{}", self.callee, split.bands),
+            (false, true, false, false) => format!("{}_t{}", self.callee, split.bands),
+            (false, true, true, _) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
+            (false, true, false, true) => format!("{}_x{}_t{}", self.callee, split.units, split.bands),
         }
     }
 
     /// The split a function name of this job kind stands for.
     pub fn split_of(&self, symbol: &str) -> Option<Split> {
         if self.banded.is_empty() {
-            return (symbol == self.callee).then_some(Split { bands: 1, taps: 0 });
+            return (symbol == self.callee).then_some(Split::bands(1));
         }
         let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
         let split = if self.folded {
             let (taps, tiles) = rest.strip_prefix('k')?.split_once("_t")?;
-            Split { bands: tiles.parse().ok()?, taps: taps.parse().ok()? }
+            Split { bands: tiles.parse().ok()?, taps: taps.parse().ok()?, units: 0 }
+        } else if self.units {
+            let (units, tiles) = rest.strip_prefix('x')?.split_once("_t")?;
+            Split { bands: tiles.parse().ok()?, taps: 0, units: units.parse().ok()? }
         } else {
-            Split { bands: rest.get(1..)?.parse().ok()?, taps: 0 }
+            Split::bands(rest.get(1..)?.parse().ok()?)
         };
-        (split.bands >= 1 && (split.taps >= 1) == self.folded && self.symbol(split) == symbol).then_some(split)
+        let valid = split.bands >= 1 && (split.taps >= 1) == self.folded && (split.units >= 1) == self.units;
+        (valid && self.symbol(split) == symbol).then_some(split)
     }
 
     /// The per-band fields, in argument order.
@@ -114,7 +130,14 @@ impl JobCode {
         let all: Vec<&str> = self.buffers.iter().copied().chain(["output"]).collect();
         names.extend(all.iter().map(|b| format!("dm_{b}")));
         names.extend(all.iter().map(|b| format!("{b}_bytes")));
-        if !self.banded.is_empty() {
+        if self.units {
+            for k in 0..split.bands * split.units {
+                names.extend(self.banded.iter().map(|f| band_name(f, k)));
+            }
+            for t in 0..split.bands {
+                names.extend(TILE_COPIES.iter().map(|f| band_name(f, t)));
+            }
+        } else if !self.banded.is_empty() {
             for k in 0..split.bands {
                 names.extend(self.band_fields().iter().map(|f| band_name(f, k)));
             }
@@ -180,6 +203,53 @@ impl JobCode {
         b.wait(&outs[tiles - 1]);
     }
 
+    /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
+    /// `u` of tile `t` on unit `u`, its arguments numbered `t · units + u`). Tile t's input
+    /// rows are copied into buffer `t % 2`; its bands run after that copy and after the copy out
+    /// two tiles back; then the CU waits for the bands of tile t - 1 and copies their output
+    /// out (a copy has two dependencies at most, so the CU orders it), and the next tile's copy
+    /// in, issued after that wait, overlaps this tile's bands.
+    fn unit_tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
+        let (tiles, units) = (split.bands, split.units);
+        let (zero, one) = (b.constant(0), b.constant(1));
+        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
+            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
+            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
+        }
+        let input = b.value("arith.index_cast %input : index to i32");
+        let output = b.value("arith.index_cast %output : index to i32");
+        let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
+        let (k, funct3, funct7, _) = self.insn;
+        let mut bands: Vec<Vec<String>> = Vec::new();
+        let mut outs: Vec<String> = Vec::new();
+        let copy_out = |b: &mut Body, t: usize, tokens: &[String]| {
+            for token in tokens {
+                b.wait(token);
+            }
+            let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
+            b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &one)
+        };
+        for t in 0..tiles {
+            let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
+            let buffer = arg(Field::Dm("input"), t * units);
+            let loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);
+            let reused = if t >= 2 { outs[t - 2].clone() } else { zero.clone() };
+            let mut issued = Vec::new();
+            for u in 0..units {
+                let words = self.descriptor_words(b, [loaded.clone(), reused.clone()], t * units + u);
+                b.store(d.0, &words);
+                let unit = b.constant(u as i64);
+                issued.push(b.insn(k, funct3, funct7, d.1, &unit));
+            }
+            if t >= 1 {
+                outs.push(copy_out(b, t - 1, &bands[t - 1]));
+            }
+            bands.push(issued);
+        }
+        let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
+        b.wait(&last);
+    }
+
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
     pub fn definition(&self, split: Split) -> String {
@@ -193,7 +263,11 @@ impl JobCode {
         let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
         let d = (descriptor.as_str(), address.as_str());
         if self.tiled {
-            self.tiles(&mut b, d, split);
+            if self.units {
+                self.unit_tiles(&mut b, d, split);
+            } else {
+                self.tiles(&mut b, d, split);
+            }
             return self.function(split, &params, &b.text);
         }
         let (zero, one) = (b.constant(0), b.constant(1));

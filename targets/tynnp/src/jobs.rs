@@ -79,6 +79,7 @@ const CONV_CODE: JobCode = JobCode {
     banded: &ROWS,
     tiled: true,
     folded: false,
+    units: false,
 };
 
 /// `vu.dwconv` (custom-2, funct3 0) on VU 0.
@@ -115,8 +116,9 @@ pub static DWCONV: JobCode = JobCode {
     ),
     insn: (2, 0, 0, 0),
     banded: &ROWS,
-    tiled: false,
+    tiled: true,
     folded: false,
+    units: true,
 };
 
 const POOL_SCALARS: [&str; 15] = [
@@ -165,8 +167,9 @@ pub static AVG_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
     banded: &ROWS,
-    tiled: false,
+    tiled: true,
     folded: false,
+    units: true,
 };
 
 /// `vu.pool` maximum (funct7 0).
@@ -177,8 +180,9 @@ pub static MAX_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 0, 0),
     banded: &ROWS,
-    tiled: false,
+    tiled: true,
     folded: false,
+    units: true,
 };
 
 /// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
@@ -218,6 +222,7 @@ pub static ADD: JobCode = JobCode {
     banded: &ELEMENTS,
     tiled: false,
     folded: false,
+    units: false,
 };
 
 /// `vu.eltwise` sub (funct7 1).
@@ -230,6 +235,7 @@ pub static SUB: JobCode = JobCode {
     banded: &ELEMENTS,
     tiled: false,
     folded: false,
+    units: false,
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
@@ -439,11 +445,10 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
     })
 }
 
-/// The bands of a job on the vector units, one per unit (at most `units`): the values of its
-/// banded fields per band, named as the call's arguments. A window job splits its output rows
-/// evenly (each band reads from the first input row its window needs, with the padding above
-/// it that remains); an elementwise job splits its elements in whole vectors of `lanes`.
-/// `values` holds the job's scalars and DM layout. No bands for a job that is not banded.
+/// The bands of an elementwise job on the vector units, one per unit (at most `units`): the
+/// values of its banded fields per band, named as the call's arguments, its elements split in
+/// whole vectors of `lanes`. `values` holds the job's scalars and DM layout. No bands for other
+/// jobs (window jobs on the vector units are tiled, their tiles banded: [`unit_tile_values`]).
 pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -> Result<Vec<(String, i64)>, Error> {
     let get = |name: &str| {
         values
@@ -453,24 +458,7 @@ pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -
             .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
     };
     let mut out = Vec::new();
-    if code.banded == ROWS && !code.tiled {
-        let (ih, oh, stride, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("pad_top")?);
-        let (in_row, out_row) = (get("input_bytes")? / ih, get("output_bytes")? / oh);
-        let n = units.min(oh);
-        for k in 0..n {
-            let (first, last) = (oh * k / n, oh * (k + 1) / n);
-            let top = first * stride - pad;
-            let start = top.max(0);
-            let band = [
-                get("dm_input")? + start * in_row,
-                ih - start,
-                (-top).max(0),
-                last - first,
-                get("dm_output")? + first * out_row,
-            ];
-            out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, k as usize), v)));
-        }
-    } else if code.banded == ELEMENTS {
+    if code.banded == ELEMENTS && !code.tiled {
         let count = get("count")?;
         let vectors = (count + lanes - 1) / lanes;
         let per_band = (vectors + units - 1) / units * lanes;
@@ -499,8 +487,9 @@ pub struct Tile {
 /// read padding only.
 pub fn row_tiles(values: &[(String, i64)], count: i64) -> Result<Option<Vec<Tile>>, Error> {
     let get = |name: &str| lookup(values, name);
-    let (ih, oh, stride, dilation, kh, pad) =
-        (get("ih")?, get("oh")?, get("stride_y")?, get("dilation_y")?, get("kh")?, get("pad_top")?);
+    let (ih, oh, stride, kh, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("kh")?, get("pad_top")?);
+    // Pooling has no dilation.
+    let dilation = get("dilation_y").unwrap_or(1);
     let mut tiles = Vec::new();
     for k in 0..count.min(oh) {
         let (first, last) = (oh * k / count, oh * (k + 1) / count);
@@ -595,6 +584,43 @@ pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Opti
     Ok(Some(Fold { arguments, scalars, taps: kw as usize, row_bytes }))
 }
 
+/// The arguments of a tiled job on the vector units: tile t split into `units` bands of its
+/// output rows (band u's banded fields numbered `t · units + u`: where in the tile's input buffer
+/// its first input row is, the rows from there to the buffer's end, its top padding, its output
+/// rows and where they go in the tile's output buffer), then each tile's copies.
+pub fn unit_tile_values(
+    tiles: &[Tile],
+    units: usize,
+    (stride, pad): (i64, i64),
+    (in_row, out_row): (i64, i64),
+    inputs: [i64; 2],
+    outputs: [i64; 2],
+) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for (t, tile) in tiles.iter().enumerate() {
+        let (rows, n) = (tile.last - tile.first, units as i64);
+        for u in 0..n {
+            let (first, last) = (tile.first + rows * u / n, tile.first + rows * (u + 1) / n);
+            let top = first * stride - pad;
+            let start = top.max(tile.start);
+            let band = [
+                inputs[t % 2] + (start - tile.start) * in_row,
+                tile.start + tile.rows - start,
+                (-top).max(0),
+                last - first,
+                outputs[t % 2] + (first - tile.first) * out_row,
+            ];
+            out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
+        }
+    }
+    for (t, tile) in tiles.iter().enumerate() {
+        let rows = tile.last - tile.first;
+        let copies = [tile.start * in_row, tile.rows * in_row, tile.first * out_row, rows * out_row];
+        out.extend(crate::codegen::TILE_COPIES.iter().zip(copies).map(|(f, v)| (band_name(f, t), v)));
+    }
+    out
+}
+
 fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
     values
         .iter()
@@ -616,43 +642,29 @@ mod tests {
     }
 
     #[test]
-    fn window_bands_start_where_their_rows_read() {
-        // 3x3 stride 2, pad top 1, 9 input rows of 10 bytes -> 5 output rows of 4 bytes, on 4
-        // units: rows [0,1) [1,2) [2,3) [3,5); band k reads from input row 2·first - 1.
-        let values = named(&[
-            ("ih", 9),
-            ("oh", 5),
-            ("stride_y", 2),
-            ("pad_top", 1),
-            ("input_bytes", 90),
-            ("output_bytes", 20),
-            ("dm_input", 1000),
-            ("dm_output", 2000),
-        ]);
-        let bands = bands(&DWCONV, &values, 4, 16).unwrap();
-        assert_eq!(bands[0].0, "dm_input_b0");
-        assert_eq!(bands[3].0, "oh_b0");
+    fn tiles_on_the_vector_units_split_into_bands() {
+        // 3x3 stride 2, pad 1 over 9 rows of 10 bytes -> 5 output rows of 4 bytes in two tiles,
+        // [0,2) from input rows 0..2 and [2,5) from rows 3..8, two bands each.
+        let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
+        let tiles = [t(0, 2, 0, 3, 1), t(2, 5, 3, 6, 0)];
+        let args = unit_tile_values(&tiles, 2, (2, 1), (10, 4), [1000, 2000], [3000, 4000]);
+        assert_eq!(args[0].0, "dm_input_b0");
+        assert_eq!(args[5].0, "dm_input_b1");
+        assert_eq!(args[20].0, "in_offset_b0");
+        // Tile 0: band [0,1) from buffer row 0 under 1 padding row, 3 rows to the buffer's end;
+        // band [1,2) from input row 1 (buffer row 1). Tile 1 (buffer 1): band [2,3) from input
+        // row 3 (buffer row 0), band [3,5) from row 5 (buffer row 2), 4 rows to its end.
         assert_eq!(
-            by_band(&bands, 5),
+            by_band(&args[..20], 5),
             [
-                vec![1000, 9, 1, 1, 2000],
-                vec![1010, 8, 0, 1, 2004],
-                vec![1030, 6, 0, 1, 2008],
-                vec![1050, 4, 0, 2, 2012],
+                vec![1000, 3, 1, 1, 3000],
+                vec![1010, 2, 0, 1, 3004],
+                vec![2000, 6, 0, 1, 4000],
+                vec![2020, 4, 0, 2, 4004],
             ]
         );
-        // Fewer rows than units: one band per row.
-        let one_row = named(&[
-            ("ih", 2),
-            ("oh", 1),
-            ("stride_y", 2),
-            ("pad_top", 0),
-            ("input_bytes", 8),
-            ("output_bytes", 4),
-            ("dm_input", 0),
-            ("dm_output", 64),
-        ]);
-        assert_eq!(by_band(&bands_of(&AVG_POOL, &one_row), 5), [vec![0, 2, 0, 1, 64]]);
+        // The tiles' copies: input offset and bytes, output offset and bytes.
+        assert_eq!(by_band(&args[20..], 4), [vec![0, 30, 0, 8], vec![30, 60, 8, 12]]);
     }
 
     fn bands_of(code: &JobCode, values: &[(String, i64)]) -> Vec<(String, i64)> {

@@ -118,12 +118,16 @@ impl Backend for Tynnp {
         };
         let mut job = job;
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        let mut taps = 0;
-        let bands = if job.code.tiled {
+        let split = if job.code.tiled {
             // The rows of the input in DDR, and in DM (longer when folded).
             let src_row = job.bytes[0] / values.iter().find(|(n, _)| n == "ih").map_or(1, |(_, v)| (*v).max(1));
-            // Folded when it pays and its (longer) tiles fit DM, else as it is.
-            let folded = jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.and_then(|fold| {
+            // A convolution is folded when it pays and its (longer) tiles fit DM.
+            let fold = if job.code.units {
+                None
+            } else {
+                jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
+            };
+            let folded = fold.and_then(|fold| {
                 let mut folded = values.clone();
                 for (name, value) in &fold.scalars {
                     if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
@@ -131,19 +135,19 @@ impl Backend for Tynnp {
                     }
                 }
                 folded.extend(fold.arguments);
-                let (layout, tiles) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params).ok()?;
+                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params).ok()?;
                 folded.extend(layout);
-                Some((folded, tiles, fold.taps))
+                Some((folded, Split { taps: fold.taps, ..split }))
             });
             match folded {
-                Some((folded, tiles, fold_taps)) => {
-                    (values, taps, job.code) = (folded, fold_taps, &jobs::CONV_FOLDED);
-                    tiles
+                Some((folded, split)) => {
+                    (values, job.code) = (folded, &jobs::CONV_FOLDED);
+                    split
                 }
                 None => {
-                    let (layout, tiles) = tiled_layout(&job, &values, (src_row, src_row), &params)?;
+                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &params)?;
                     values.extend(layout);
-                    tiles
+                    split
                 }
             }
         } else {
@@ -153,9 +157,8 @@ impl Backend for Tynnp {
             let bands = jobs::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
             let count = bands.len() / job.code.banded.len().max(1);
             values.extend(bands);
-            count.max(1)
+            Split::bands(count.max(1))
         };
-        let split = Split { bands, taps };
         let mut call = ExternCall::new(&job.code.symbol(split));
         for (name, argument) in job.code.buffers.iter().zip(job.operands) {
             call = call.arg(name, argument);
@@ -356,18 +359,20 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
 
 /// Tiles of output rows in which a tiled job runs double-buffered: at least [`TILES`] (or one
 /// per output row, when there are fewer), more while the weights and two input and two output
-/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with the tiles' arguments, and their number.
+/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with the tiles' arguments, and the split.
 fn tiled_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
     (src_row, in_row): (i64, i64),
     params: &Params,
-) -> Result<(Vec<(String, i64)>, usize), Error> {
+) -> Result<(Vec<(String, i64)>, Split), Error> {
     let oh = values.iter().find(|(n, _)| n == "oh").map_or(1, |(_, v)| *v);
     let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
-    // From TILES tiles up, then down to one tile when tiles would read padding only.
-    for count in (TILES.min(oh)..=oh).chain((1..TILES.min(oh)).rev()) {
+    // From TILES tiles (on the vector units, few enough that each unit has a row of each
+    // tile) up, then down to one tile when tiles would read padding only.
+    let fewest = if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, TILES) } else { TILES.min(oh) };
+    for count in (fewest..=oh).chain((1..fewest).rev()) {
         let Some(tiles) = jobs::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
@@ -378,8 +383,17 @@ fn tiled_layout(
             Ok(mut layout) => {
                 let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
                 let (inputs, outputs) = ([dm("dm_input"), dm("dm_input1")], [dm("dm_output"), dm("dm_output1")]);
-                layout.extend(jobs::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
-                return Ok((layout, tiles.len()));
+                if !job.code.units {
+                    layout.extend(jobs::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
+                    return Ok((layout, Split::bands(tiles.len())));
+                }
+                // As many bands a tile as units, while every tile has an output row for each.
+                let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
+                let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
+                let get = |name: &str| values.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
+                let window = (get("stride_y"), get("pad_top"));
+                layout.extend(jobs::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
+                return Ok((layout, Split { bands: tiles.len(), taps: 0, units }));
             }
             // The error names the plan that needs the least.
             Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),

@@ -1,18 +1,21 @@
 // umac-legalize-tynnp, vector-unit jobs: a depthwise convolution with its output stage becomes
-// a call of @tynnp_dwconv2d_x<n> (vu.dwconv: custom-2, funct3 0), an average pooling one of
-// @tynnp_avg_pool2d_x<n> (vu.pool: custom-2, funct3 1, funct7 1) and a max pooling one of
-// @tynnp_max_pool2d_x<n> (funct7 0), the job split into n bands of output rows, one per vector
-// unit (n = min(4 units, output rows)); each function copies its inputs into DM (channel 0),
-// issues one band to each unit after the last copy, waits for them, copies the result back
-// (channel 1) and waits.
+// a call of @tynnp_dwconv2d_x<n>_t<t> (vu.dwconv: custom-2, funct3 0), an average pooling one
+// of @tynnp_avg_pool2d_x<n>_t<t> (vu.pool: custom-2, funct3 1, funct7 1) and a max pooling one
+// of @tynnp_max_pool2d_x<n>_t<t> (funct7 0): the job in t tiles of output rows (here one: six
+// output rows are too few for four units in each of several tiles), each split into n bands,
+// one per vector unit (n = min(4 units, rows of a tile)); each function copies the weights and
+// then each tile's input rows into DM (channel 0), issues one band to each unit after that
+// copy, waits for the bands, copies the tile's output back (channel 1) and waits for the last.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // Depthwise 3x3 over 6x6x8 (multiplier 1): the scalars in the order of the call — ih, iw, c,
 // input_zp, multiplier, kh, kw, filter_zp, oh, ow, strides, dilations, pad top/left, OUT flags
-// (per channel), output zero point, bounds; DM addresses (input 288 B, filter 72, bias 32,
-// multipliers 32, shifts 8, output 288, each from a 16-byte boundary) and byte counts; then the
-// four bands of rows [0, 1), [1, 3), [3, 4), [4, 6): input address (from row max(first - 1, 0),
-// 48 bytes a row), input rows, top padding, output rows, output address.
+// (per channel), output zero point, bounds; DM addresses (input tiles 288 B twice, filter 72,
+// bias 32, multipliers 32, shifts 8, output tiles 288 twice, each from a 16-byte boundary) and
+// byte counts; then the four bands of rows [0, 1), [1, 3), [3, 4), [4, 6): input address (from
+// row max(first - 1, 0), 48 bytes a row), input rows to the buffer's end, top padding, output
+// rows, output address; then the tile's copies: from input byte 0, 288 bytes, to output byte 0,
+// 288 bytes.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<8xi8> to memref<8xi8>
 // CHECK-NEXT: arith.constant 6 : i32
@@ -36,11 +39,11 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 268435824 : i32
-// CHECK-NEXT: arith.constant 268435856 : i32
-// CHECK-NEXT: arith.constant 268435888 : i32
-// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 268436032 : i32
+// CHECK-NEXT: arith.constant 268436112 : i32
+// CHECK-NEXT: arith.constant 268436144 : i32
+// CHECK-NEXT: arith.constant 268436176 : i32
+// CHECK-NEXT: arith.constant 268436192 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 72 : i32
 // CHECK-NEXT: arith.constant 32 : i32
@@ -51,29 +54,30 @@
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435904 : i32
+// CHECK-NEXT: arith.constant 268436192 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435952 : i32
+// CHECK-NEXT: arith.constant 268436240 : i32
 // CHECK-NEXT: arith.constant 268435552 : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436048 : i32
+// CHECK-NEXT: arith.constant 268436336 : i32
 // CHECK-NEXT: arith.constant 268435600 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268436096 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4, operandSegmentSizes = array<i32: 57, 1>}
-// CHECK: func.func private @tynnp_dwconv2d_x4(
+// CHECK-NEXT: arith.constant 268436384 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4_t1, operandSegmentSizes = array<i32: 61, 1>}
+// CHECK: func.func private @tynnp_dwconv2d_x4_t1(
 // CHECK-COUNT-5: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
+// CHECK-COUNT-4: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
@@ -94,8 +98,8 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // -----
 
 // Average pooling 3x3, stride 3, over 6x6x8 with zero points -128 and 5: ih, iw, c, oh, ow,
-// kh, kw, strides, pads, zero points, int8 bounds; input 288 bytes at DM, output 32 after it;
-// two bands of one output row each (the second from input row 3).
+// kh, kw, strides, pads, zero points, int8 bounds; input tiles of 288 bytes at DM, output after
+// them; two bands of one output row each (the second from input row 3); the tile's copies.
 // CHECK-LABEL: func.func private @tynnp_1(
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1x6x6x8xi8> to memref<1x6x6x8xi8>
 // CHECK-NEXT: arith.constant 6 : i32
@@ -114,21 +118,25 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 268436032 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 32 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 268436032 : i32
 // CHECK-NEXT: arith.constant 268435600 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435760 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2, operandSegmentSizes = array<i32: 30, 1>}
-// CHECK: func.func private @tynnp_avg_pool2d_x2(
+// CHECK-NEXT: arith.constant 268436048 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2_t1, operandSegmentSizes = array<i32: 34, 1>}
+// CHECK: func.func private @tynnp_avg_pool2d_x2_t1(
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
@@ -142,8 +150,8 @@ func.func private @tynnp_1(%x: tensor<1x6x6x8xi8>) -> tensor<1x2x2x8xi8> attribu
 // -----
 
 // CHECK-LABEL: func.func private @tynnp_2(
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3, operandSegmentSizes = array<i32: 35, 1>}
-// CHECK: func.func private @tynnp_max_pool2d_x3(
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3_t1, operandSegmentSizes = array<i32: 39, 1>}
+// CHECK: func.func private @tynnp_max_pool2d_x3_t1(
 // CHECK-COUNT-3: ".insn r CUSTOM_2, 1, 0, $0, $1, $2"
 func.func private @tynnp_2(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> attributes {umac.composite = "tynnp.max_pool2d", umac.target = "tynnp"} {
   %p = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8>
