@@ -376,13 +376,21 @@ fn tiled_layout(
         let Some(tiles) = jobs::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-        let mut regions = vec![("input".to_string(), max_in), ("input1".to_string(), max_in)];
+        // Two buffers each for the input and output tiles; one tile needs one.
+        let second = |name: &str, bytes: i64| (tiles.len() > 1).then(|| (format!("{name}1"), bytes));
+        let mut regions = vec![("input".to_string(), max_in)];
+        regions.extend(second("input", max_in));
         regions.extend(job.code.buffers[1..].iter().map(|b| b.to_string()).zip(job.bytes[1..].iter().copied()));
-        regions.extend([("output".to_string(), max_out), ("output1".to_string(), max_out)]);
+        regions.push(("output".to_string(), max_out));
+        regions.extend(second("output", max_out));
         match place(&regions, params) {
             Ok(mut layout) => {
-                let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0);
-                let (inputs, outputs) = ([dm("dm_input"), dm("dm_input1")], [dm("dm_output"), dm("dm_output1")]);
+                let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+                let pair = |name: &str| {
+                    let first = dm(&format!("dm_{name}")).unwrap_or(0);
+                    [first, dm(&format!("dm_{name}1")).unwrap_or(first)]
+                };
+                let (inputs, outputs) = (pair("input"), pair("output"));
                 if !job.code.units {
                     layout.extend(jobs::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
                     return Ok((layout, Split::bands(tiles.len())));

@@ -10,8 +10,8 @@
 
 // Depthwise 3x3 over 6x6x8 (multiplier 1): the scalars in the order of the call — ih, iw, c,
 // input_zp, multiplier, kh, kw, filter_zp, oh, ow, strides, dilations, pad top/left, OUT flags
-// (per channel), output zero point, bounds; DM addresses (input tiles 288 B twice, filter 72,
-// bias 32, multipliers 32, shifts 8, output tiles 288 twice, each from a 16-byte boundary) and
+// (per channel), output zero point, bounds; DM addresses (one tile, so one buffer each: input
+// 288 B, filter 72, bias 32, multipliers 32, shifts 8, output 288, 16-byte aligned) and
 // byte counts; then the four bands of rows [0, 1), [1, 3), [3, 4), [4, 6): input address (from
 // row max(first - 1, 0), 48 bytes a row), input rows to the buffer's end, top padding, output
 // rows, output address; then the tile's copies: from input byte 0, 288 bytes, to output byte 0,
@@ -39,11 +39,11 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268436032 : i32
-// CHECK-NEXT: arith.constant 268436112 : i32
-// CHECK-NEXT: arith.constant 268436144 : i32
-// CHECK-NEXT: arith.constant 268436176 : i32
-// CHECK-NEXT: arith.constant 268436192 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 268435824 : i32
+// CHECK-NEXT: arith.constant 268435856 : i32
+// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 72 : i32
 // CHECK-NEXT: arith.constant 32 : i32
@@ -54,22 +54,22 @@
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436192 : i32
+// CHECK-NEXT: arith.constant 268435904 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268436240 : i32
+// CHECK-NEXT: arith.constant 268435952 : i32
 // CHECK-NEXT: arith.constant 268435552 : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436336 : i32
+// CHECK-NEXT: arith.constant 268436048 : i32
 // CHECK-NEXT: arith.constant 268435600 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268436384 : i32
+// CHECK-NEXT: arith.constant 268436096 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -98,8 +98,8 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // -----
 
 // Average pooling 3x3, stride 3, over 6x6x8 with zero points -128 and 5: ih, iw, c, oh, ow,
-// kh, kw, strides, pads, zero points, int8 bounds; input tiles of 288 bytes at DM, output after
-// them; two bands of one output row each (the second from input row 3); the tile's copies.
+// kh, kw, strides, pads, zero points, int8 bounds; the input tile's 288 bytes at DM, the
+// output after it; two bands of one output row each (the second from input row 3); the tile's copies.
 // CHECK-LABEL: func.func private @tynnp_1(
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1x6x6x8xi8> to memref<1x6x6x8xi8>
 // CHECK-NEXT: arith.constant 6 : i32
@@ -118,19 +118,19 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268436032 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 32 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436032 : i32
+// CHECK-NEXT: arith.constant 268435744 : i32
 // CHECK-NEXT: arith.constant 268435600 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436048 : i32
+// CHECK-NEXT: arith.constant 268435760 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
