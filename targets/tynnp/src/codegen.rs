@@ -165,6 +165,19 @@ impl JobCode {
         words
     }
 
+    /// What both kinds of tiled jobs start with: every buffer but the input copied into DM on
+    /// channel 0; returns the constants 0 and 1 and the input's and output's addresses.
+    fn tile_preamble(&self, b: &mut Body, d: (&str, &str)) -> [String; 4] {
+        let (zero, one) = (b.constant(0), b.constant(1));
+        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
+            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
+            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
+        }
+        let input = b.value("arith.index_cast %input : index to i32");
+        let output = b.value("arith.index_cast %output : index to i32");
+        [zero, one, input, output]
+    }
+
     /// The tiles of a tiled job, in order on its unit: tile t's input rows are copied in on
     /// channel 0 after the job two tiles back (the last to read that input buffer), the job runs
     /// after that copy and after the copy out two tiles back (the last to read its output
@@ -173,13 +186,7 @@ impl JobCode {
     /// first; the CU waits for the last copy out (channel 1 completes in order).
     fn tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
         let tiles = split.bands;
-        let (zero, one) = (b.constant(0), b.constant(1));
-        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
-            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
-        }
-        let input = b.value("arith.index_cast %input : index to i32");
-        let output = b.value("arith.index_cast %output : index to i32");
+        let [zero, one, input, output] = self.tile_preamble(b, d);
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
@@ -211,13 +218,7 @@ impl JobCode {
     /// in, issued after that wait, overlaps this tile's bands.
     fn unit_tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
         let (tiles, units) = (split.bands, split.units);
-        let (zero, one) = (b.constant(0), b.constant(1));
-        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
-            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
-        }
-        let input = b.value("arith.index_cast %input : index to i32");
-        let output = b.value("arith.index_cast %output : index to i32");
+        let [zero, one, input, output] = self.tile_preamble(b, d);
         let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
         let (k, funct3, funct7, _) = self.insn;
         let mut bands: Vec<Vec<String>> = Vec::new();

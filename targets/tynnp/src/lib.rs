@@ -1,19 +1,21 @@
 //! tynnp: umac's TY-NNP-style NPU (docs/tynnp/isa.md), driven by its RV32 control unit.
 //!
-//! First stage of the compiler path: each composite becomes one job of the NPU — an int8
-//! convolution (`tosa.conv2d` with its bias, an optional `tosa.rescale` to int8 and
-//! `tosa.clamp`; fully connected layers arrive as 1x1 convolutions) a `nu.conv` on the neural
-//! unit; a depthwise convolution with the same output stage a `vu.dwconv`, and average or max
-//! pooling a `vu.pool`, on vector unit 0. The job's tensors are copied whole from DDR into the
-//! global buffer DM by DMA, the unit computes, a DMA copies the result back and the control unit
-//! waits for it. The code is the control unit's: `replace_call_extern` defines each kind of call
-//! as a function that writes the descriptors and issues the custom instructions
-//! (`llvm.inline_asm`), compiled into the model's RV32 object (`codegen.rs`; the descriptors are
-//! in `jobs.rs`). A job whose tensors do not fit DM is a compile error at the op naming the
-//! sizes. Ops the NPU does not take run on the control unit.
+//! Each composite becomes one NPU kernel: an int8 convolution (`tosa.conv2d` with its bias, an
+//! optional `tosa.rescale` to int8 and `tosa.clamp`; fully connected layers arrive as 1x1
+//! convolutions; a leading `tosa.slice` read in place) runs as `nu.conv` jobs on the neural unit
+//! in double-buffered tiles of output rows, its kernel columns folded into its input channels
+//! when that saves NU passes; a depthwise convolution (`vu.dwconv`) or an average or max pooling
+//! (`vu.pool`) in tiles, each split into bands over the vector units; TFLite's quantized add or
+//! sub with its rescales (`vu.eltwise`) in bands. The code is the control unit's:
+//! `replace_call_extern` defines each kind of call as a function that copies by DMA, writes the
+//! descriptors and issues the custom instructions (`llvm.inline_asm`), compiled into the model's
+//! RV32 object (`codegen.rs`; the descriptors are in `jobs.rs`, the splits in `tiling.rs`). A job
+//! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
+//! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
 
 mod codegen;
 mod jobs;
+mod tiling;
 
 use codegen::Split;
 use umac_backend::{
@@ -125,7 +127,7 @@ impl Backend for Tynnp {
             let fold = if job.code.units {
                 None
             } else {
-                jobs::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
+                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
             };
             let folded = fold.and_then(|fold| {
                 let mut folded = values.clone();
@@ -154,7 +156,7 @@ impl Backend for Tynnp {
             let whole: Vec<(String, i64)> =
                 job.code.buffers.iter().chain(&["output"]).map(|b| b.to_string()).zip(job.bytes.clone()).collect();
             values.extend(place(&whole, &params).map_err(|need| capacity(&job, &whole, need, &params, ""))?);
-            let bands = jobs::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
+            let bands = tiling::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
             let count = bands.len() / job.code.banded.len().max(1);
             values.extend(bands);
             Split::bands(count.max(1))
@@ -373,7 +375,7 @@ fn tiled_layout(
     // tile) up, then down to one tile when tiles would read padding only.
     let fewest = if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, TILES) } else { TILES.min(oh) };
     for count in (fewest..=oh).chain((1..fewest).rev()) {
-        let Some(tiles) = jobs::row_tiles(values, count)? else { continue };
+        let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
         // Two buffers each for the input and output tiles; one tile needs one.
@@ -392,7 +394,7 @@ fn tiled_layout(
                 };
                 let (inputs, outputs) = (pair("input"), pair("output"));
                 if !job.code.units {
-                    layout.extend(jobs::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
+                    layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
                     return Ok((layout, Split::bands(tiles.len())));
                 }
                 // As many bands a tile as units, while every tile has an output row for each.
@@ -400,7 +402,7 @@ fn tiled_layout(
                 let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
                 let get = |name: &str| values.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
                 let window = (get("stride_y"), get("pad_top"));
-                layout.extend(jobs::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
+                layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
                 return Ok((layout, Split { bands: tiles.len(), taps: 0, units }));
             }
             // The error names the plan that needs the least.

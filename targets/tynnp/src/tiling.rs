@@ -1,0 +1,329 @@
+//! How a job is split (docs/tynnp/compiler.md): an elementwise job into bands over the vector
+//! units, a convolution into tiles of output rows on the NU (with its kernel columns folded into
+//! its input channels when that saves NU passes), a depthwise convolution or pooling into tiles
+//! of bands over the vector units; the arguments each tile and band takes, planned at compile
+//! time from the job's scalars and DM layout.
+
+use crate::{
+    codegen::{FOLD_PITCHES, JobCode, TAP_FIELDS, TILE_COPIES, band_name},
+    jobs::{ELEMENTS, ROWS},
+};
+use umac_backend::Error;
+
+/// The bands of an elementwise job on the vector units, one per unit (at most `units`): the
+/// values of its banded fields per band, named as the call's arguments, its elements split in
+/// whole vectors of `lanes`. `values` holds the job's scalars and DM layout. No bands for other
+/// jobs (window jobs on the vector units are tiled, their tiles banded: [`unit_tile_values`]).
+pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -> Result<Vec<(String, i64)>, Error> {
+    let get = |name: &str| {
+        values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
+    };
+    let mut out = Vec::new();
+    if code.banded == ELEMENTS && !code.tiled {
+        let count = get("count")?;
+        let vectors = (count + lanes - 1) / lanes;
+        let per_band = (vectors + units - 1) / units * lanes;
+        for (k, first) in (0..count).step_by(per_band as usize).enumerate() {
+            let len = per_band.min(count - first);
+            let band = [get("dm_x")? + first, get("dm_y")? + first, get("dm_output")? + first, len];
+            out.extend(ELEMENTS.iter().zip(band).map(|(f, v)| (band_name(f, k), v)));
+        }
+    }
+    Ok(out)
+}
+
+/// One tile of a tiled job: output rows `first..last`, read from `rows` input rows starting at
+/// `start`, with `pad_top` rows of padding above them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    pub first: i64,
+    pub last: i64,
+    pub start: i64,
+    pub rows: i64,
+    pub pad_top: i64,
+}
+
+/// `count` tiles of a convolution's output rows, as even as can be, each reading the input rows
+/// its window needs (rows past the input are its bottom padding); `None` when a tile would
+/// read padding only.
+pub fn row_tiles(values: &[(String, i64)], count: i64) -> Result<Option<Vec<Tile>>, Error> {
+    let get = |name: &str| lookup(values, name);
+    let (ih, oh, stride, kh, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("kh")?, get("pad_top")?);
+    // Pooling has no dilation.
+    let dilation = get("dilation_y").unwrap_or(1);
+    let mut tiles = Vec::new();
+    for k in 0..count.min(oh) {
+        let (first, last) = (oh * k / count, oh * (k + 1) / count);
+        let top = first * stride - pad;
+        let bottom = ((last - 1) * stride + (kh - 1) * dilation - pad).min(ih - 1);
+        let start = top.max(0);
+        if bottom < start {
+            return Ok(None);
+        }
+        tiles.push(Tile { first, last, start, rows: bottom - start + 1, pad_top: (-top).max(0) });
+    }
+    Ok(Some(tiles))
+}
+
+/// The arguments of tiled job's tiles (its banded fields and [`TILE_COPIES`]),
+/// tile t in the DM buffers `inputs[t % 2]` and `outputs[t % 2]`; an input row is `src_row`
+/// bytes in DDR and `in_row` in its buffer (more when the convolution is folded).
+pub fn tile_values(
+    tiles: &[Tile],
+    (src_row, in_row): (i64, i64),
+    out_row: i64,
+    inputs: [i64; 2],
+    outputs: [i64; 2],
+) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for (t, tile) in tiles.iter().enumerate() {
+        let rows = tile.last - tile.first;
+        let values = [
+            inputs[t % 2],
+            tile.rows,
+            tile.pad_top,
+            rows,
+            outputs[t % 2],
+            tile.start * src_row,
+            tile.rows * in_row,
+            tile.first * out_row,
+            rows * out_row,
+        ];
+        let fields = ROWS.iter().chain(&TILE_COPIES);
+        out.extend(fields.zip(values).map(|(f, v)| (band_name(f, t), v)));
+    }
+    out
+}
+
+/// A convolution's kernel columns folded into its input channels (see
+/// [`crate::codegen::JobCode::folded`]): the arguments of the gather and the descriptor's
+/// scalars that change.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fold {
+    /// [`FOLD_PITCHES`], then per tap [`TAP_FIELDS`].
+    pub arguments: Vec<(String, i64)>,
+    /// `iw`, `ic`, `kw`, `stride_x`, `dilation_x`, `pad_left` of the folded convolution.
+    pub scalars: Vec<(&'static str, i64)>,
+    pub taps: usize,
+    /// The bytes of a row of the gathered input.
+    pub row_bytes: i64,
+}
+
+/// Folds a convolution's `kw` kernel columns into its input channels when the NU then does
+/// fewer passes (`ceil(kw·ic / nu-rows) < kw·ceil(ic / nu-rows)`), the cycles saved exceed the
+/// lines the gathers copy (one per input row and output column and tap), and every tap reads at
+/// least one input column.
+pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Option<Fold>, Error> {
+    let get = |name: &str| lookup(values, name);
+    let (ih, iw, ic, oc) = (get("ih")?, get("iw")?, get("ic")?, get("oc")?);
+    let (kh, kw, oh, ow) = (get("kh")?, get("kw")?, get("oh")?, get("ow")?);
+    let (stride, dilation, pad) = (get("stride_x")?, get("dilation_x")?, get("pad_left")?);
+    let passes = |c: i64| (c + nu_rows - 1) / nu_rows;
+    let saved = oh * ow * kh * (kw * passes(ic) - passes(kw * ic)) * ((oc + nu_cols - 1) / nu_cols);
+    let mut taps = Vec::new();
+    for j in 0..kw {
+        // Output columns whose tap j reads input column ow·stride + j·dilation - pad in 0..iw.
+        let offset = j * dilation - pad;
+        let first = ((-offset).max(0) + stride - 1) / stride;
+        let last = ((iw - 1 - offset).div_euclid(stride)).min(ow - 1);
+        if last < first {
+            return Ok(None);
+        }
+        taps.push([(first * stride + offset) * ic, (first * kw + j) * ic, last - first + 1]);
+    }
+    let lines: i64 = ih * taps.iter().map(|t| t[2]).sum::<i64>();
+    if kw == 1 || saved <= lines {
+        return Ok(None);
+    }
+    let row_bytes = ow * kw * ic;
+    let mut arguments: Vec<(String, i64)> =
+        FOLD_PITCHES.iter().map(|p| p.to_string()).zip([iw * ic, stride * ic, ic, row_bytes, kw * ic]).collect();
+    for (j, tap) in taps.iter().enumerate() {
+        arguments.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")).zip(*tap));
+    }
+    let scalars = vec![("iw", ow), ("ic", kw * ic), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)];
+    Ok(Some(Fold { arguments, scalars, taps: kw as usize, row_bytes }))
+}
+
+/// The arguments of a tiled job on the vector units: tile t split into `units` bands of its
+/// output rows (band u's banded fields numbered `t · units + u`: where in the tile's input buffer
+/// its first input row is, the rows from there to the buffer's end, its top padding, its output
+/// rows and where they go in the tile's output buffer), then each tile's copies.
+pub fn unit_tile_values(
+    tiles: &[Tile],
+    units: usize,
+    (stride, pad): (i64, i64),
+    (in_row, out_row): (i64, i64),
+    inputs: [i64; 2],
+    outputs: [i64; 2],
+) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for (t, tile) in tiles.iter().enumerate() {
+        let (rows, n) = (tile.last - tile.first, units as i64);
+        for u in 0..n {
+            let (first, last) = (tile.first + rows * u / n, tile.first + rows * (u + 1) / n);
+            let top = first * stride - pad;
+            let start = top.max(tile.start);
+            let band = [
+                inputs[t % 2] + (start - tile.start) * in_row,
+                tile.start + tile.rows - start,
+                (-top).max(0),
+                last - first,
+                outputs[t % 2] + (first - tile.first) * out_row,
+            ];
+            out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
+        }
+    }
+    for (t, tile) in tiles.iter().enumerate() {
+        let rows = tile.last - tile.first;
+        let copies = [tile.start * in_row, tile.rows * in_row, tile.first * out_row, rows * out_row];
+        out.extend(TILE_COPIES.iter().zip(copies).map(|(f, v)| (band_name(f, t), v)));
+    }
+    out
+}
+
+fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
+    values
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| Error::Invalid(format!("no value for {name}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::{ADD, CONV, SUB};
+
+    fn named(values: &[(&str, i64)]) -> Vec<(String, i64)> {
+        values.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+    }
+
+    fn by_band(bands: &[(String, i64)], fields: usize) -> Vec<Vec<i64>> {
+        bands.chunks(fields).map(|band| band.iter().map(|(_, v)| *v).collect()).collect()
+    }
+
+    #[test]
+    fn tiles_on_the_vector_units_split_into_bands() {
+        // 3x3 stride 2, pad 1 over 9 rows of 10 bytes -> 5 output rows of 4 bytes in two tiles,
+        // [0,2) from input rows 0..2 and [2,5) from rows 3..8, two bands each.
+        let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
+        let tiles = [t(0, 2, 0, 3, 1), t(2, 5, 3, 6, 0)];
+        let args = unit_tile_values(&tiles, 2, (2, 1), (10, 4), [1000, 2000], [3000, 4000]);
+        assert_eq!(args[0].0, "dm_input_b0");
+        assert_eq!(args[5].0, "dm_input_b1");
+        assert_eq!(args[20].0, "in_offset_b0");
+        // Tile 0: band [0,1) from buffer row 0 under 1 padding row, 3 rows to the buffer's end;
+        // band [1,2) from input row 1 (buffer row 1). Tile 1 (buffer 1): band [2,3) from input
+        // row 3 (buffer row 0), band [3,5) from row 5 (buffer row 2), 4 rows to its end.
+        assert_eq!(
+            by_band(&args[..20], 5),
+            [
+                vec![1000, 3, 1, 1, 3000],
+                vec![1010, 2, 0, 1, 3004],
+                vec![2000, 6, 0, 1, 4000],
+                vec![2020, 4, 0, 2, 4004],
+            ]
+        );
+        // The tiles' copies: input offset and bytes, output offset and bytes.
+        assert_eq!(by_band(&args[20..], 4), [vec![0, 30, 0, 8], vec![30, 60, 8, 12]]);
+    }
+
+    fn bands_of(code: &JobCode, values: &[(String, i64)]) -> Vec<(String, i64)> {
+        bands(code, values, 4, 16).unwrap()
+    }
+
+    #[test]
+    fn row_tiles_read_the_rows_their_windows_need() {
+        // 3x3 stride 2, pad 1 over 9 rows -> 5 output rows in 4 tiles: [0,1) [1,2) [2,3) [3,5).
+        let values = named(&[("ih", 9), ("oh", 5), ("stride_y", 2), ("dilation_y", 1), ("kh", 3), ("pad_top", 1)]);
+        let tiles = row_tiles(&values, 4).unwrap().unwrap();
+        let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
+        assert_eq!(tiles, [t(0, 1, 0, 2, 1), t(1, 2, 1, 3, 0), t(2, 3, 3, 3, 0), t(3, 5, 5, 4, 0)]);
+        // Tile t in buffers t % 2; 10-byte input rows, 4-byte output rows.
+        let args = tile_values(&tiles[..2], (10, 10), 4, [100, 200], [300, 400]);
+        let names: Vec<&str> = args.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names[..9],
+            [
+                "dm_input_b0",
+                "ih_b0",
+                "pad_top_b0",
+                "oh_b0",
+                "dm_output_b0",
+                "in_offset_b0",
+                "in_bytes_b0",
+                "out_offset_b0",
+                "out_bytes_b0"
+            ]
+        );
+        assert_eq!(by_band(&args, 9), [vec![100, 2, 1, 1, 300, 0, 20, 0, 4], vec![200, 3, 0, 1, 400, 10, 30, 4, 4]]);
+        // A 1x1 kernel with a padding row above 2 input rows: the first of 4 tiles would read
+        // padding only; one tile reads both rows.
+        let values = named(&[("ih", 2), ("oh", 4), ("stride_y", 1), ("dilation_y", 1), ("kh", 1), ("pad_top", 1)]);
+        assert_eq!(row_tiles(&values, 4).unwrap(), None);
+        assert_eq!(row_tiles(&values, 1).unwrap().unwrap(), [t(0, 4, 0, 2, 1)]);
+    }
+
+    #[test]
+    fn few_input_channels_fold_the_kernel_columns() {
+        // KWS's first layer: 49x10x1 input, 64 10x4 filters, stride 2 across, pad left 1 -> 25x5.
+        let kws = |ic: i64, kw: i64| {
+            named(&[
+                ("ih", 49),
+                ("iw", 10),
+                ("ic", ic),
+                ("oc", 64),
+                ("kh", 10),
+                ("kw", kw),
+                ("oh", 25),
+                ("ow", 5),
+                ("stride_x", 2),
+                ("dilation_x", 1),
+                ("pad_left", 1),
+            ])
+        };
+        let fold = fold(&kws(1, 4), 16, 16).unwrap().unwrap();
+        // Tap j reads input column 2·ow + j - 1: tap 0 from output column 1 (columns 1, 3, 5,
+        // 7), taps 1 and 2 from 0 (five columns each), tap 3 from 0 (2, 4, 6, 8).
+        let taps: Vec<i64> = fold.arguments[5..].iter().map(|(_, v)| *v).collect();
+        assert_eq!(taps, [1, 4, 4, 0, 1, 5, 1, 2, 5, 2, 3, 4]);
+        assert_eq!(fold.arguments[5].0, "tap_src_k0");
+        // Pitches: an input row 10 bytes, two bytes between columns read, one-byte pixels, 5 x 4
+        // bytes a gathered row, four taps a pixel.
+        let pitches: Vec<i64> = fold.arguments[..5].iter().map(|(_, v)| *v).collect();
+        assert_eq!(pitches, [10, 2, 1, 20, 4]);
+        assert_eq!(
+            fold.scalars,
+            [("iw", 5), ("ic", 4), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)]
+        );
+        assert_eq!((fold.taps, fold.row_bytes), (4, 20));
+        // 16 channels fill the array's rows already; one column has nothing to fold.
+        assert_eq!(fold_of(&kws(16, 4)), None);
+        assert_eq!(fold_of(&kws(1, 1)), None);
+    }
+
+    fn fold_of(values: &[(String, i64)]) -> Option<Fold> {
+        fold(values, 16, 16).unwrap()
+    }
+
+    #[test]
+    fn element_bands_are_whole_vectors() {
+        // 40 elements in vectors of 16 on 4 units: 16, 16, 8.
+        let values = named(&[("count", 40), ("dm_x", 0), ("dm_y", 100), ("dm_output", 200)]);
+        assert_eq!(
+            by_band(&bands_of(&ADD, &values), 4),
+            [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]
+        );
+        // 130 elements: 9 vectors, 3 per band of 48; the last band 34.
+        let values = named(&[("count", 130), ("dm_x", 0), ("dm_y", 0), ("dm_output", 0)]);
+        let counts: Vec<i64> = by_band(&bands_of(&SUB, &values), 4).iter().map(|b| b[3]).collect();
+        assert_eq!(counts, [48, 48, 34]);
+        // A job that is not banded has no bands.
+        assert!(bands_of(&CONV, &values).is_empty());
+    }
+}
