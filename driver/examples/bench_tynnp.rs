@@ -133,7 +133,7 @@ fn main() -> Result<(), String> {
     }
     let report = serde_json::json!({
         "what": "MLPerf Tiny on the tynnp simulator (default parameters: 16x16 NU, 4 VUs, 256 KiB DM, 16 B/cycle DDR, 64 cycles latency), first reference input, outputs equal to TFLite Micro's; the same model on the RV32IM control unit alone and in the variants' configurations, in the same run",
-        "stage": "one job per op (IC's residual adds and their rescales one vu.eltwise job; leading slices read in place), tensors copied whole into DM and back; depthwise convolutions, pooling and adds in bands over the vector units; no tiling, no double buffering, no fusion, weights copied per call",
+        "stage": "one kernel per composite (IC's residual adds with their rescales one vu.eltwise kernel; leading slices read in place); every kernel in double-buffered tiles: convolutions on the NU (kernel columns folded into input channels when few), depthwise convolutions, pooling and adds in tiles of bands over the vector units; no fusion across kernels, weights copied at the start of each kernel, outputs back to DDR",
         "vela": "Arm Vela estimates for Ethos-U55-128, another machine and compiler: for scale only",
         "rows": rows,
     });

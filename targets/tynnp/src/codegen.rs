@@ -30,13 +30,10 @@ pub struct JobCode {
     pub descriptor: &'static [Field],
     /// The instruction: custom-k, funct3, funct7, and the unit index in `rs2`.
     pub insn: (u8, u8, u8, i64),
-    /// The descriptor fields that differ between the bands a job is split into (empty: one job
-    /// on the unit of `insn`).
+    /// The descriptor fields that differ between the tiles of a job (and the bands of a tile).
+    /// Every job runs in tiles, one after another, each with its own copy of its inputs in and
+    /// of its output out, double-buffered.
     pub banded: &'static [Field],
-    /// The bands are tiles run one after another on the unit of `insn`, each with its own copy
-    /// of its input rows in and of its output rows out, double-buffered (else one band per
-    /// vector unit, at once, on inputs copied whole).
-    pub tiled: bool,
     /// A tiled convolution whose kernel columns are folded into its input channels: each tile's
     /// input is gathered by one strided copy per kernel column ("tap") into `[rows][ow][kw·ic]`
     /// over a fill with the input zero point (the padding), and the job is a `kh x 1`
@@ -88,29 +85,24 @@ impl JobCode {
     /// The function for a call split as `split`: `<callee>`, `<callee>_x<bands>` for bands on
     /// the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded.
     pub fn symbol(&self, split: Split) -> String {
-        match (self.banded.is_empty(), self.tiled, self.folded, self.units) {
-            (true, ..) => self.callee.to_string(),
-            (false, false, ..) => format!("{}_x{}", self.callee, split.bands),
-            (false, true, false, false) => format!("{}_t{}", self.callee, split.bands),
-            (false, true, true, _) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
-            (false, true, false, true) => format!("{}_x{}_t{}", self.callee, split.units, split.bands),
+        match (self.folded, self.units) {
+            (true, _) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
+            (false, true) => format!("{}_x{}_t{}", self.callee, split.units, split.bands),
+            (false, false) => format!("{}_t{}", self.callee, split.bands),
         }
     }
 
     /// The split a function name of this job kind stands for.
     pub fn split_of(&self, symbol: &str) -> Option<Split> {
-        if self.banded.is_empty() {
-            return (symbol == self.callee).then_some(Split::bands(1));
-        }
         let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
-        let split = if self.folded {
-            let (taps, tiles) = rest.strip_prefix('k')?.split_once("_t")?;
-            Split { bands: tiles.parse().ok()?, taps: taps.parse().ok()?, units: 0 }
-        } else if self.units {
-            let (units, tiles) = rest.strip_prefix('x')?.split_once("_t")?;
-            Split { bands: tiles.parse().ok()?, taps: 0, units: units.parse().ok()? }
-        } else {
-            Split::bands(rest.get(1..)?.parse().ok()?)
+        let prefixed = |prefix: char| -> Option<(usize, usize)> {
+            let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
+            Some((first.parse().ok()?, tiles.parse().ok()?))
+        };
+        let split = match (self.folded, self.units) {
+            (true, _) => prefixed('k').map(|(taps, bands)| Split { bands, taps, units: 0 })?,
+            (false, true) => prefixed('x').map(|(units, bands)| Split { bands, taps: 0, units })?,
+            (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
         let valid = split.bands >= 1 && (split.taps >= 1) == self.folded && (split.units >= 1) == self.units;
         (valid && self.symbol(split) == symbol).then_some(split)
@@ -118,8 +110,7 @@ impl JobCode {
 
     /// The per-band fields, in argument order.
     fn band_fields(&self) -> Vec<Field> {
-        let copies: &[Field] = if self.tiled { &TILE_COPIES } else { &[] };
-        self.banded.iter().chain(copies).copied().collect()
+        self.banded.iter().chain(&TILE_COPIES).copied().collect()
     }
 
     /// The names of every argument after the buffers, in call order: the scalars, then each
@@ -137,7 +128,7 @@ impl JobCode {
             for t in 0..split.bands {
                 names.extend(TILE_COPIES.iter().map(|f| band_name(f, t)));
             }
-        } else if !self.banded.is_empty() {
+        } else {
             for k in 0..split.bands {
                 names.extend(self.band_fields().iter().map(|f| band_name(f, k)));
             }
@@ -169,13 +160,27 @@ impl JobCode {
     /// channel 0; returns the constants 0 and 1 and the input's and output's addresses.
     fn tile_preamble(&self, b: &mut Body, d: (&str, &str)) -> [String; 4] {
         let (zero, one) = (b.constant(0), b.constant(1));
-        for buffer in self.buffers.iter().filter(|&&name| name != "input") {
+        let tiled = self.tile_inputs();
+        for buffer in self.buffers.iter().filter(|name| !tiled.contains(name)) {
             let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
             b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
         }
-        let input = b.value("arith.index_cast %input : index to i32");
+        let input = b.value(&format!("arith.index_cast %{} : index to i32", tiled[0]));
         let output = b.value("arith.index_cast %output : index to i32");
         [zero, one, input, output]
+    }
+
+    /// The inputs copied tile by tile (the DM buffers among the banded fields): `input` for a
+    /// window job, `x` and `y` for an elementwise one, whose tiles take the same elements of
+    /// both.
+    fn tile_inputs(&self) -> Vec<&'static str> {
+        self.banded
+            .iter()
+            .filter_map(|f| match f {
+                Field::Dm(buffer) if *buffer != "output" => Some(*buffer),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The tiles of a tiled job, in order on its unit: tile t's input rows are copied in on
@@ -211,8 +216,8 @@ impl JobCode {
     }
 
     /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
-    /// `u` of tile `t` on unit `u`, its arguments numbered `t · units + u`). Tile t's input
-    /// rows are copied into buffer `t % 2`; its bands run after that copy and after the copy out
+    /// `u` of tile `t` on unit `u`, its arguments numbered `t · units + u`). Tile t's inputs
+    /// (rows, or elements of both operands) are copied into buffers `t % 2`; its bands run after that copy and after the copy out
     /// two tiles back; then the CU waits for the bands of tile t - 1 and copies their output
     /// out (a copy has two dependencies at most, so the CU orders it), and the next tile's copy
     /// in, issued after that wait, overlaps this tile's bands.
@@ -230,10 +235,17 @@ impl JobCode {
             let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
             b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &one)
         };
+        let mut sources = vec![input];
+        for name in &self.tile_inputs()[1..] {
+            sources.push(b.value(&format!("arith.index_cast %{name} : index to i32")));
+        }
         for t in 0..tiles {
-            let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
-            let buffer = arg(Field::Dm("input"), t * units);
-            let loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);
+            let mut loaded = zero.clone();
+            for (name, source) in self.tile_inputs().iter().zip(&sources) {
+                let src = b.value(&format!("arith.addi {source}, {} : i32", arg(TILE_COPIES[0], t)));
+                let buffer = arg(Field::Dm(name), t * units);
+                loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);
+            }
             let reused = if t >= 2 { outs[t - 2].clone() } else { zero.clone() };
             let mut issued = Vec::new();
             for u in 0..units {
@@ -254,7 +266,6 @@ impl JobCode {
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
     pub fn definition(&self, split: Split) -> String {
-        let bands = split.bands;
         let mut params: Vec<String> = self.buffers.iter().map(|b| format!("%{b}: index")).collect();
         params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
@@ -263,42 +274,11 @@ impl JobCode {
         let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
         let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
         let d = (descriptor.as_str(), address.as_str());
-        if self.tiled {
-            if self.units {
-                self.unit_tiles(&mut b, d, split);
-            } else {
-                self.tiles(&mut b, d, split);
-            }
-            return self.function(split, &params, &b.text);
+        if self.units {
+            self.unit_tiles(&mut b, d, split);
+        } else {
+            self.tiles(&mut b, d, split);
         }
-        let (zero, one) = (b.constant(0), b.constant(1));
-        let mut token = zero.clone();
-        for buffer in self.buffers {
-            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-            token = b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
-        }
-        let (k, funct3, funct7, unit) = self.insn;
-        let mut issued = Vec::new();
-        for band in 0..bands {
-            let job = self.descriptor_words(&mut b, [token.clone(), zero.clone()], band);
-            b.store(&descriptor, &job);
-            let unit = b.constant(if self.banded.is_empty() { unit } else { band as i64 });
-            issued.push(b.insn(k, funct3, funct7, &address, &unit));
-        }
-        // One band: the copy out depends on it. Several: the CU waits for each (a copy has two
-        // dependencies at most).
-        let done = match &issued[..] {
-            [only] => only.clone(),
-            _ => {
-                for token in &issued {
-                    b.wait(token);
-                }
-                zero.clone()
-            }
-        };
-        let dst = b.value("arith.index_cast %output : index to i32");
-        let back = b.copy(d, &done, "%dm_output", &dst, "%output_bytes", &one);
-        b.wait(&back);
         self.function(split, &params, &b.text)
     }
 

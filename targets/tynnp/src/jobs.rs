@@ -77,7 +77,6 @@ const CONV_CODE: JobCode = JobCode {
     ),
     insn: (1, 0, 0, 0),
     banded: &ROWS,
-    tiled: true,
     folded: false,
     units: false,
 };
@@ -116,7 +115,6 @@ pub static DWCONV: JobCode = JobCode {
     ),
     insn: (2, 0, 0, 0),
     banded: &ROWS,
-    tiled: true,
     folded: false,
     units: true,
 };
@@ -167,7 +165,6 @@ pub static AVG_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
     banded: &ROWS,
-    tiled: true,
     folded: false,
     units: true,
 };
@@ -180,7 +177,6 @@ pub static MAX_POOL: JobCode = JobCode {
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 0, 0),
     banded: &ROWS,
-    tiled: true,
     folded: false,
     units: true,
 };
@@ -220,9 +216,8 @@ pub static ADD: JobCode = JobCode {
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 0, 0),
     banded: &ELEMENTS,
-    tiled: false,
     folded: false,
-    units: false,
+    units: true,
 };
 
 /// `vu.eltwise` sub (funct7 1).
@@ -233,9 +228,8 @@ pub static SUB: JobCode = JobCode {
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 1, 0),
     banded: &ELEMENTS,
-    tiled: false,
     folded: false,
-    units: false,
+    units: true,
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {

@@ -6,7 +6,7 @@
 //! in double-buffered tiles of output rows, its kernel columns folded into its input channels
 //! when that saves NU passes; a depthwise convolution (`vu.dwconv`) or an average or max pooling
 //! (`vu.pool`) in tiles, each split into bands over the vector units; TFLite's quantized add or
-//! sub with its rescales (`vu.eltwise`) in bands. The code is the control unit's:
+//! sub with its rescales (`vu.eltwise`) in tiles of bands. The code is the control unit's:
 //! `replace_call_extern` defines each kind of call as a function that copies by DMA, writes the
 //! descriptors and issues the custom instructions (`llvm.inline_asm`), compiled into the model's
 //! RV32 object (`codegen.rs`; the descriptors are in `jobs.rs`, the splits in `tiling.rs`). A job
@@ -120,7 +120,7 @@ impl Backend for Tynnp {
         };
         let mut job = job;
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        let split = if job.code.tiled {
+        let split = if job.code.banded != jobs::ELEMENTS {
             // The rows of the input in DDR, and in DM (longer when folded).
             let src_row = job.bytes[0] / values.iter().find(|(n, _)| n == "ih").map_or(1, |(_, v)| (*v).max(1));
             // A convolution is folded when it pays and its (longer) tiles fit DM.
@@ -153,13 +153,9 @@ impl Backend for Tynnp {
                 }
             }
         } else {
-            let whole: Vec<(String, i64)> =
-                job.code.buffers.iter().chain(&["output"]).map(|b| b.to_string()).zip(job.bytes.clone()).collect();
-            values.extend(place(&whole, &params).map_err(|need| capacity(&job, &whole, need, &params, ""))?);
-            let bands = tiling::bands(job.code, &values, i64::from(params.vu_count), i64::from(params.vu_lanes))?;
-            let count = bands.len() / job.code.banded.len().max(1);
-            values.extend(bands);
-            Split::bands(count.max(1))
+            let (layout, split) = element_layout(&job, &values, &params)?;
+            values.extend(layout);
+            split
         };
         let mut call = ExternCall::new(&job.code.symbol(split));
         for (name, argument) in job.code.buffers.iter().zip(job.operands) {
@@ -344,18 +340,17 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
     let plural = |n: &str| match n {
         "multiplier" => "multipliers".to_string(),
         "shift" => "shifts".to_string(),
-        "input" | "output" if job.code.tiled => format!("{n} tile 1"),
-        "input1" | "output1" => format!("{} tile 2", &n[..n.len() - 1]),
+        "input" | "output" | "x" | "y" => format!("{n} tile 1"),
+        "input1" | "output1" | "x1" | "y1" => format!("{} tile 2", &n[..n.len() - 1]),
         other => other.to_string(),
     };
     let parts: Vec<String> = regions.iter().map(|(n, b)| format!("{} {b}", plural(n))).collect();
     Error::Unsupported(format!(
-        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={}){}",
+        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={})",
         job.what,
         parts.join(", "),
         params.dm_bytes,
         params.dm_bytes >> 10,
-        if job.code.tiled { "" } else { "; this kind of job is not tiled yet" }
     ))
 }
 
@@ -414,6 +409,86 @@ fn tiled_layout(
     Err(capacity(job, &regions, need, params, " even in tiles of one output row, double-buffered"))
 }
 
+/// Tiles of whole vectors in which an elementwise job runs double-buffered, each in bands over
+/// the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two tiles of
+/// `x`, `y` and the output do not fit DM. Returns the DM layout with the tiles' arguments, and
+/// the split.
+fn element_layout(
+    job: &jobs::Job,
+    values: &[(String, i64)],
+    params: &Params,
+) -> Result<(Vec<(String, i64)>, Split), Error> {
+    let count = values.iter().find(|(n, _)| n == "count").map_or(1, |(_, v)| *v);
+    let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
+    let vectors = (count + lanes - 1) / lanes;
+    let mut least: Option<(Vec<(String, i64)>, i64)> = None;
+    for tiles in ELEMENT_TILES.min(vectors)..=vectors {
+        let plan = tiling::element_tiles(count, tiles, lanes);
+        let longest = plan.iter().map(|t| t.1).max().unwrap_or(0);
+        let mut regions = Vec::new();
+        for name in ["x", "y"] {
+            regions.push((name.to_string(), longest));
+            regions.extend((plan.len() > 1).then(|| (format!("{name}1"), longest)));
+        }
+        regions.extend([("multiplier".to_string(), job.bytes[2]), ("shift".to_string(), job.bytes[3])]);
+        regions.push(("output".to_string(), longest));
+        regions.extend((plan.len() > 1).then(|| ("output1".to_string(), longest)));
+        match place(&regions, params) {
+            Ok(mut layout) => {
+                let dm = |name: &str| layout.iter().find(|(n, _)| *n == format!("dm_{name}")).map(|(_, v)| *v);
+                let pair = |name: &str| {
+                    let first = dm(name).unwrap_or(0);
+                    [first, dm(&format!("{name}1")).unwrap_or(first)]
+                };
+                let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
+                let bands = units.min(fewest).max(1) as usize;
+                let buffers = (pair("x"), pair("y"), pair("output"));
+                layout.extend(tiling::element_tile_values(&plan, bands, lanes, buffers));
+                return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands }));
+            }
+            Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),
+            Err(_) => {}
+        }
+    }
+    let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.what)))?;
+    Err(capacity(job, &regions, need, params, " even in tiles of few vectors, double-buffered"))
+}
+
+/// The tiles an elementwise job runs in when they fit: two, so the copies of one overlap the
+/// bands of the other; the job is bound by DDR, and more tiles only add their latencies (IC's
+/// adds: 4 tiles 85,958 cycles, 2 tiles 85,331, 1 tile 85,717).
+const ELEMENT_TILES: i64 = 2;
+
 /// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job
 /// of another.
 const TILES: i64 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elementwise_tiles_shrink_until_they_fit() {
+        // 512 elements (32 vectors) on 4 units of 16 lanes. With 256 KiB: two tiles of 256,
+        // four bands each. With 1 KiB: two tiles need 6 x 256 bytes; four tiles of 128 (6 x 128
+        // + 32 bytes of scales) fit.
+        let job = jobs::Job {
+            code: &jobs::ADD,
+            what: "elementwise op",
+            operands: Vec::new(),
+            scalars: Vec::new(),
+            bytes: vec![512, 512, 4, 1, 512],
+        };
+        let values = vec![("count".to_string(), 512)];
+        let split = |dm: &str| element_layout(&job, &values, &Params::parse(dm).unwrap()).unwrap().1;
+        assert_eq!(split(""), Split { bands: 2, taps: 0, units: 4 });
+        assert_eq!(split("-dm-kib=1"), Split { bands: 4, taps: 0, units: 4 });
+        let (layout, _) = element_layout(&job, &values, &Params::parse("-dm-kib=1").unwrap()).unwrap();
+        let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
+        // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.
+        let at: Vec<Option<i64>> =
+            ["dm_x", "dm_x1", "dm_y", "dm_y1", "dm_multiplier", "dm_shift", "dm_output", "dm_output1"].map(dm).to_vec();
+        let expected: Vec<Option<i64>> = [0, 128, 256, 384, 512, 528, 544, 672].map(Some).to_vec();
+        assert_eq!(at, expected);
+    }
+}

@@ -5,35 +5,43 @@
 //! time from the job's scalars and DM layout.
 
 use crate::{
-    codegen::{FOLD_PITCHES, JobCode, TAP_FIELDS, TILE_COPIES, band_name},
+    codegen::{FOLD_PITCHES, TAP_FIELDS, TILE_COPIES, band_name},
     jobs::{ELEMENTS, ROWS},
 };
 use umac_backend::Error;
 
-/// The bands of an elementwise job on the vector units, one per unit (at most `units`): the
-/// values of its banded fields per band, named as the call's arguments, its elements split in
-/// whole vectors of `lanes`. `values` holds the job's scalars and DM layout. No bands for other
-/// jobs (window jobs on the vector units are tiled, their tiles banded: [`unit_tile_values`]).
-pub fn bands(code: &JobCode, values: &[(String, i64)], units: i64, lanes: i64) -> Result<Vec<(String, i64)>, Error> {
-    let get = |name: &str| {
-        values
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
-    };
+/// `count` elements in `tiles` tiles of whole vectors of `lanes` (the last may be shorter):
+/// `(first, length)` each.
+pub fn element_tiles(count: i64, tiles: i64, lanes: i64) -> Vec<(i64, i64)> {
+    let vectors = (count + lanes - 1) / lanes;
+    let per_tile = (vectors + tiles - 1) / tiles * lanes;
+    (0..count).step_by(per_tile.max(1) as usize).map(|first| (first, per_tile.min(count - first))).collect()
+}
+
+/// The arguments of a tiled elementwise job: tile t's elements split into `units` bands of
+/// whole vectors (band u's banded fields numbered `t · units + u`: its place in the tile's `x`,
+/// `y` and output buffers and its elements), then each tile's copies (the same elements of `x`
+/// and `y` in, of the output out).
+pub fn element_tile_values(
+    tiles: &[(i64, i64)],
+    units: usize,
+    lanes: i64,
+    (x, y, outputs): ([i64; 2], [i64; 2], [i64; 2]),
+) -> Vec<(String, i64)> {
     let mut out = Vec::new();
-    if code.banded == ELEMENTS && !code.tiled {
-        let count = get("count")?;
-        let vectors = (count + lanes - 1) / lanes;
-        let per_band = (vectors + units - 1) / units * lanes;
-        for (k, first) in (0..count).step_by(per_band as usize).enumerate() {
-            let len = per_band.min(count - first);
-            let band = [get("dm_x")? + first, get("dm_y")? + first, get("dm_output")? + first, len];
-            out.extend(ELEMENTS.iter().zip(band).map(|(f, v)| (band_name(f, k), v)));
+    for (t, &(_, length)) in tiles.iter().enumerate() {
+        let (vectors, n) = ((length + lanes - 1) / lanes, units as i64);
+        for u in 0..n {
+            let first = (vectors * u / n * lanes).min(length);
+            let last = (vectors * (u + 1) / n * lanes).min(length);
+            let band = [x[t % 2] + first, y[t % 2] + first, outputs[t % 2] + first, last - first];
+            out.extend(ELEMENTS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
         }
     }
-    Ok(out)
+    for (t, &(first, length)) in tiles.iter().enumerate() {
+        out.extend(TILE_COPIES.iter().zip([first, length, first, length]).map(|(f, v)| (band_name(f, t), v)));
+    }
+    out
 }
 
 /// One tile of a tiled job: output rows `first..last`, read from `rows` input rows starting at
@@ -197,7 +205,6 @@ fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::{ADD, CONV, SUB};
 
     fn named(values: &[(&str, i64)]) -> Vec<(String, i64)> {
         values.iter().map(|(n, v)| (n.to_string(), *v)).collect()
@@ -231,10 +238,6 @@ mod tests {
         );
         // The tiles' copies: input offset and bytes, output offset and bytes.
         assert_eq!(by_band(&args[20..], 4), [vec![0, 30, 0, 8], vec![30, 60, 8, 12]]);
-    }
-
-    fn bands_of(code: &JobCode, values: &[(String, i64)]) -> Vec<(String, i64)> {
-        bands(code, values, 4, 16).unwrap()
     }
 
     #[test]
@@ -312,18 +315,19 @@ mod tests {
     }
 
     #[test]
-    fn element_bands_are_whole_vectors() {
-        // 40 elements in vectors of 16 on 4 units: 16, 16, 8.
-        let values = named(&[("count", 40), ("dm_x", 0), ("dm_y", 100), ("dm_output", 200)]);
-        assert_eq!(
-            by_band(&bands_of(&ADD, &values), 4),
-            [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]
-        );
-        // 130 elements: 9 vectors, 3 per band of 48; the last band 34.
-        let values = named(&[("count", 130), ("dm_x", 0), ("dm_y", 0), ("dm_output", 0)]);
-        let counts: Vec<i64> = by_band(&bands_of(&SUB, &values), 4).iter().map(|b| b[3]).collect();
-        assert_eq!(counts, [48, 48, 34]);
-        // A job that is not banded has no bands.
-        assert!(bands_of(&CONV, &values).is_empty());
+    fn element_tiles_and_bands_are_whole_vectors() {
+        // 130 elements, vectors of 16, two tiles: 9 vectors, 5 and 4 of them.
+        assert_eq!(element_tiles(130, 2, 16), [(0, 80), (80, 50)]);
+        // 40 elements in one tile, three bands on three units: 16, 16, 8.
+        let tiles = element_tiles(40, 1, 16);
+        assert_eq!(tiles, [(0, 40)]);
+        let args = element_tile_values(&tiles, 3, 16, ([0, 0], [100, 0], [200, 0]));
+        assert_eq!(args[4].0, "dm_x_b1");
+        assert_eq!(by_band(&args[..12], 4), [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]);
+        // The tile's copies: elements 0..40 of x and y in, of the output out.
+        assert_eq!(by_band(&args[12..], 4), [vec![0, 40, 0, 40]]);
+        // Tile 1 in the second buffers.
+        let args = element_tile_values(&element_tiles(130, 2, 16), 2, 16, ([0, 1000], [500, 1500], [700, 1700]));
+        assert_eq!(by_band(&args[8..16], 4), [vec![1000, 1500, 1700, 32], vec![1032, 1532, 1732, 18]]);
     }
 }

@@ -1,9 +1,9 @@
 // umac-partition and umac-legalize-tynnp on TFLite's quantized ADD as the converter writes it
 // (from the IC model: x rescaled by 2^30 >> 10 then by its multiplier, y by 2^30 >> 11, the
 // int32 add, the rescale to int8 and the clamp): all six ops are one tynnp.add composite, and
-// legalization calls @tynnp_add_x4 (vu.eltwise: custom-2, funct3 2, funct7 0, the 128 elements
-// in four bands of 32, one per vector unit) with the left shifts 20 and 19 taken from the
-// power-of-two rescales. A leading tosa.slice in front of a stride-2
+// legalization calls @tynnp_add_x4_t2 (vu.eltwise: custom-2, funct3 2, funct7 0; the 128
+// elements in two double-buffered tiles of 64, each in four bands of 16, one per vector unit)
+// with the left shifts 20 and 19 taken from the power-of-two rescales. A leading tosa.slice in front of a stride-2
 // convolution that reads nothing past it joins the convolution's composite, which reads the
 // whole tensor; one whose convolution reads its bottom padding stays on the CPU.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp})' | FileCheck %s --check-prefix=PART
@@ -20,8 +20,8 @@
 // PART: tosa.clamp
 // The call: x, y, the output multiplier and shift; x_zp, x_left_shift, x_multiplier, x_shift,
 // the same for y (no multiplier: 0, 0), count, OUT flags (double round), output zero point,
-// bounds; DM addresses (x 128 B, y 128, multiplier 4, shift 1, output 128, 16-byte aligned) and
-// byte counts.
+// bounds; DM addresses (x tiles 2 x 64 B, y tiles 2 x 64, multiplier 4, shift 1, output tiles
+// 2 x 64, 16-byte aligned) and byte counts.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 20 : i32
@@ -41,24 +41,39 @@
 // CHECK-NEXT: arith.constant 268435712 : i32
 // CHECK-NEXT: arith.constant 268435728 : i32
 // CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 128 : i32
-// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 64 : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 128 : i32
-// Bands: x, y and output addresses, count.
+// CHECK-NEXT: arith.constant 64 : i32
+// Bands: x, y and output addresses, count; the four of tile 0, then tile 1's in the second
+// buffers.
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 268435584 : i32
 // CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 268435472 : i32
+// CHECK-NEXT: arith.constant 268435600 : i32
+// CHECK-NEXT: arith.constant 268435760 : i32
+// CHECK-NEXT: arith.constant 16 : i32
 // CHECK-NEXT: arith.constant 268435488 : i32
 // CHECK-NEXT: arith.constant 268435616 : i32
 // CHECK-NEXT: arith.constant 268435776 : i32
-// CHECK-NEXT: arith.constant 32 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4, operandSegmentSizes = array<i32: 43, 1>}
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 268435504 : i32
+// CHECK-NEXT: arith.constant 268435632 : i32
+// CHECK-NEXT: arith.constant 268435792 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 268435520 : i32
+// CHECK-NEXT: arith.constant 268435648 : i32
+// CHECK-NEXT: arith.constant 268435808 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 67, 1>}
 // CHECK-NOT: tosa.
-// CHECK: func.func private @tynnp_add_x4(
+// CHECK: func.func private @tynnp_add_x4_t2(
 // CHECK-COUNT-4: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
+// CHECK-COUNT-2: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
