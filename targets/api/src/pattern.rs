@@ -3,7 +3,8 @@
 //! A [`Pattern`] is a root op followed by a chain of trailing ops, each consuming the previous
 //! one's single result (and only user): `conv2d → optional add → optional rescale → optional
 //! clamp`. A root operand may also be required to come from a chain of producers
-//! ([`Pattern::input`]), which join the composite: the rescales in front of a quantized add. Each [`OpPattern`] matches an op by name (or any op), with predicates on attributes,
+//! ([`Pattern::input`]), which join the composite: the rescales in front of a quantized add.
+//! Each [`OpPattern`] matches an op by name (or any op), with predicates on attributes,
 //! operand types and shapes, and constraints on operands ([`wildcard`], [`constant`]). Every
 //! predicate carries a description, so the placement report can say which one failed when an op
 //! almost matched.
@@ -311,9 +312,12 @@ fn producers<'c, 'a>(
                 operand = 0;
             }
             _ if *optional => {}
+            Some(op) if !producer.names(&OpView::new(op)) => {
+                return Err(format!("operand #{operand} comes from a {}", producer.label()));
+            }
             Some(op) => {
                 let why = producer.failed_check(&OpView::new(op)).unwrap_or_default();
-                return Err(format!("operand #{operand}'s producer {} {why}", producer.label()));
+                return Err(format!("operand #{operand}'s {}: {why}", producer.label()));
             }
             None => return Err(format!("operand #{operand} is the result of a {} used only here", producer.label())),
         }
@@ -324,14 +328,7 @@ fn producers<'c, 'a>(
 
 /// The op defining `value` when `user` is its only user, in the same block.
 fn producer_of<'c, 'a>(value: Value<'c, 'a>, user: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    // SAFETY: the value is alive; its owner is read without modification.
-    let op = unsafe {
-        let raw = value.to_raw();
-        if !mlir_sys::mlirValueIsAOpResult(raw) {
-            return None;
-        }
-        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
-    };
+    let op = OperationResult::try_from(value).ok()?.owner();
     single_user(&op).filter(|u| u.to_raw().ptr == user.to_raw().ptr).map(|_| op)
 }
 
