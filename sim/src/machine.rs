@@ -63,7 +63,7 @@ pub struct Function {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Kernel {
     pub function: String,
-    pub jobs: u64,
+    pub npu_instructions: u64,
     pub cycles: u64,
     pub macs: u64,
     pub ddr_bytes: u64,
@@ -76,7 +76,7 @@ struct Frame {
     cycles: u64,
     macs: u64,
     ddr_bytes: u64,
-    jobs: u64,
+    npu_instructions: u64,
 }
 
 /// A decoded instruction with what fetching it costs and the function holding it.
@@ -165,9 +165,15 @@ impl Machine {
 
     /// The function holding `pc`.
     pub fn function_at(&self, pc: u32) -> Option<&Function> {
-        let i = self.functions.partition_point(|f| f.start <= pc).checked_sub(1)?;
-        let f = &self.functions[i];
-        (pc < f.end).then_some(f)
+        self.functions.get(self.function_index(pc) as usize)
+    }
+
+    /// The index of the function holding `pc`, or NONE.
+    fn function_index(&self, pc: u32) -> u32 {
+        match self.functions.partition_point(|f| f.start <= pc).checked_sub(1) {
+            Some(i) if pc < self.functions[i].end => i as u32,
+            _ => NONE,
+        }
     }
 
     fn stop(&self, pc: u32, message: String) -> Stop {
@@ -215,10 +221,7 @@ impl Machine {
         };
         let inst = decode(word).map_err(|raw| self.stop(pc, format!("illegal instruction {raw:#010x}")))?;
         let fetch_cycles = if kind == Kind::Ddr { self.ddr_access } else { 0 };
-        let function = match self.functions.partition_point(|f| f.start <= pc).checked_sub(1) {
-            Some(i) if pc < self.functions[i].end => i as u32,
-            _ => NONE,
-        };
+        let function = self.function_index(pc);
         let d = Decoded { inst, fetch_cycles, function };
         if let Some((c, i)) = slot {
             self.code[c].slots[i as usize] = Some(d);
@@ -368,7 +371,7 @@ impl Machine {
                     self.enter(target, link);
                 } else if rd == 0 && rs1 == 1 && op == Jalr {
                     self.leave(target, extra + 1);
-                } else if rd == 0 && !self.inside(d.function, target) {
+                } else if rd == 0 && d.function != NONE && !self.inside(d.function, target) {
                     self.tail_call(target);
                 }
                 Some(link)
@@ -519,7 +522,7 @@ impl Machine {
                 let now = self.cycles;
                 let outcome = self.npu.execute(&mut self.memory, insn, now).map_err(|m| self.stop(pc, m))?;
                 if let Some(frame) = self.frames.last_mut() {
-                    frame.jobs += 1;
+                    frame.npu_instructions += 1;
                 }
                 let words = crate::npu::desc::descriptor_words(insn.opcode, funct3).unwrap_or(0) as u64;
                 stall = outcome.cycles.saturating_sub(words);
@@ -547,10 +550,10 @@ impl Machine {
 
     /// A call of `target` returning to `link`.
     fn enter(&mut self, target: u32, link: u32) {
-        let callee = self.functions.partition_point(|f| f.start <= target).checked_sub(1).map_or(NONE, |i| i as u32);
+        let callee = self.function_index(target);
         let c = &self.npu.counters;
         let (macs, ddr_bytes) = (c.macs, c.ddr_bytes);
-        self.frames.push(Frame { callee, return_to: link, cycles: self.cycles, macs, ddr_bytes, jobs: 0 });
+        self.frames.push(Frame { callee, return_to: link, cycles: self.cycles, macs, ddr_bytes, npu_instructions: 0 });
     }
 
     /// Whether `target` is inside function `function` (an index, or NONE).
@@ -558,10 +561,11 @@ impl Machine {
         self.functions.get(function as usize).is_some_and(|f| (f.start..f.end).contains(&target))
     }
 
-    /// A jump to another function's start (a tail call): the current call ends and the callee's
+    /// A jump from a function to another function's start (a tail call): the current call ends and the callee's
     /// begins, returning where the current one would have.
     fn tail_call(&mut self, target: u32) {
-        if !self.functions.iter().any(|f| f.start == target) {
+        let callee = self.function_index(target);
+        if self.functions.get(callee as usize).is_none_or(|f| f.start != target) {
             return;
         }
         // The callee returns through `ra`, where the current function would have.
@@ -575,13 +579,13 @@ impl Machine {
     fn leave(&mut self, target: u32, cost: u64) {
         let Some(depth) = self.frames.iter().rposition(|f| f.return_to == target) else { return };
         for frame in self.frames.drain(depth..).rev() {
-            if frame.jobs == 0 {
+            if frame.npu_instructions == 0 {
                 continue;
             }
             let c = &self.npu.counters;
             self.kernels.push(Kernel {
                 function: self.functions.get(frame.callee as usize).map(|f| f.name.clone()).unwrap_or_default(),
-                jobs: frame.jobs,
+                npu_instructions: frame.npu_instructions,
                 cycles: self.cycles + cost - frame.cycles,
                 macs: c.macs - frame.macs,
                 ddr_bytes: c.ddr_bytes - frame.ddr_bytes,

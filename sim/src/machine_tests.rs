@@ -349,7 +349,8 @@ fn each_call_issuing_npu_instructions_is_a_kernel() {
         .size k2, . - k2";
     let (mut m, p) = machine(source, "+m,+a");
     call(&mut m, &p, "main", &[0]);
-    let kernels: Vec<(&str, u64, u64)> = m.kernels.iter().map(|k| (k.function.as_str(), k.jobs, k.cycles)).collect();
+    let kernels: Vec<(&str, u64, u64)> =
+        m.kernels.iter().map(|k| (k.function.as_str(), k.npu_instructions, k.cycles)).collect();
     // k1: the call (jal, 2), two waits (1 each), the return (2); k2: the tail jump (2), one
     // wait, the return.
     assert_eq!(kernels, [("k1", 2, 6), ("k2", 1, 5)]);

@@ -73,7 +73,7 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
                 text,
                 "  {:<60} {:>5} {:>9} {:>9} {:>6.2}x {:>10} {:>9}",
                 k.label,
-                k.kernel.jobs,
+                k.kernel.npu_instructions,
                 k.kernel.cycles,
                 k.roofline_cycles,
                 k.kernel.cycles as f64 / k.roofline_cycles.max(1) as f64,

@@ -81,7 +81,7 @@ const CONV_CODE: JobCode = JobCode {
     units: false,
 };
 
-/// `vu.dwconv` (custom-2, funct3 0) on VU 0.
+/// `vu.dwconv` (custom-2, funct3 0) on the vector units.
 pub static DWCONV: JobCode = JobCode {
     callee: "tynnp_dwconv2d",
     buffers: &["input", "filter", "bias", "multiplier", "shift"],
@@ -157,25 +157,18 @@ const POOL_DESCRIPTOR: [Field; 17] = [
     Scalar("max"),
 ];
 
-/// `vu.pool` average (custom-2, funct3 1, funct7 1) on VU 0.
-pub static AVG_POOL: JobCode = JobCode {
+/// `vu.pool` average (custom-2, funct3 1, funct7 1) on the vector units.
+pub static AVG_POOL: JobCode = POOL_CODE;
+
+/// `vu.pool` maximum (funct7 0).
+pub static MAX_POOL: JobCode = JobCode { callee: "tynnp_max_pool2d", insn: (2, 1, 0, 0), ..POOL_CODE };
+
+const POOL_CODE: JobCode = JobCode {
     callee: "tynnp_avg_pool2d",
     buffers: &["input"],
     scalars: &POOL_SCALARS,
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
-    banded: &ROWS,
-    folded: false,
-    units: true,
-};
-
-/// `vu.pool` maximum (funct7 0).
-pub static MAX_POOL: JobCode = JobCode {
-    callee: "tynnp_max_pool2d",
-    buffers: &["input"],
-    scalars: &POOL_SCALARS,
-    descriptor: &POOL_DESCRIPTOR,
-    insn: (2, 1, 0, 0),
     banded: &ROWS,
     folded: false,
     units: true,
@@ -208,25 +201,18 @@ const ELTWISE_DESCRIPTOR: [Field; 21] = concat::<14, 7, 21>(
     OUT,
 );
 
-/// `vu.eltwise` add (custom-2, funct3 2, funct7 0) on VU 0.
-pub static ADD: JobCode = JobCode {
+/// `vu.eltwise` add (custom-2, funct3 2, funct7 0) on the vector units.
+pub static ADD: JobCode = ELTWISE_CODE;
+
+/// `vu.eltwise` sub (funct7 1).
+pub static SUB: JobCode = JobCode { callee: "tynnp_sub", insn: (2, 2, 1, 0), ..ELTWISE_CODE };
+
+const ELTWISE_CODE: JobCode = JobCode {
     callee: "tynnp_add",
     buffers: &["x", "y", "multiplier", "shift"],
     scalars: &ELTWISE_SCALARS,
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 0, 0),
-    banded: &ELEMENTS,
-    folded: false,
-    units: true,
-};
-
-/// `vu.eltwise` sub (funct7 1).
-pub static SUB: JobCode = JobCode {
-    callee: "tynnp_sub",
-    buffers: &["x", "y", "multiplier", "shift"],
-    scalars: &ELTWISE_SCALARS,
-    descriptor: &ELTWISE_DESCRIPTOR,
-    insn: (2, 2, 1, 0),
     banded: &ELEMENTS,
     folded: false,
     units: true,

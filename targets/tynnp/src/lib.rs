@@ -122,7 +122,7 @@ impl Backend for Tynnp {
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
         let split = if job.code.banded != jobs::ELEMENTS {
             // The rows of the input in DDR, and in DM (longer when folded).
-            let src_row = job.bytes[0] / values.iter().find(|(n, _)| n == "ih").map_or(1, |(_, v)| (*v).max(1));
+            let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
             // A convolution is folded when it pays and its (longer) tiles fit DM.
             let fold = if job.code.units {
                 None
@@ -356,14 +356,15 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
 
 /// Tiles of output rows in which a tiled job runs double-buffered: at least [`TILES`] (or one
 /// per output row, when there are fewer), more while the weights and two input and two output
-/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with the tiles' arguments, and the split.
+/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with
+/// the tiles' arguments, and the split.
 fn tiled_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
     (src_row, in_row): (i64, i64),
     params: &Params,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
-    let oh = values.iter().find(|(n, _)| n == "oh").map_or(1, |(_, v)| *v);
+    let oh = tiling::lookup(values, "oh")?;
     let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
     // From TILES tiles (on the vector units, few enough that each unit has a row of each
@@ -373,21 +374,11 @@ fn tiled_layout(
         let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-        // Two buffers each for the input and output tiles; one tile needs one.
-        let second = |name: &str, bytes: i64| (tiles.len() > 1).then(|| (format!("{name}1"), bytes));
-        let mut regions = vec![("input".to_string(), max_in)];
-        regions.extend(second("input", max_in));
-        regions.extend(job.code.buffers[1..].iter().map(|b| b.to_string()).zip(job.bytes[1..].iter().copied()));
-        regions.push(("output".to_string(), max_out));
-        regions.extend(second("output", max_out));
+        let others = job.code.buffers[1..].iter().map(|b| b.to_string()).zip(job.bytes[1..].iter().copied());
+        let regions = tile_regions(&["input"], max_in, others, max_out, tiles.len() > 1);
         match place(&regions, params) {
             Ok(mut layout) => {
-                let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-                let pair = |name: &str| {
-                    let first = dm(&format!("dm_{name}")).unwrap_or(0);
-                    [first, dm(&format!("dm_{name}1")).unwrap_or(first)]
-                };
-                let (inputs, outputs) = (pair("input"), pair("output"));
+                let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
                 if !job.code.units {
                     layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
                     return Ok((layout, Split::bands(tiles.len())));
@@ -395,8 +386,7 @@ fn tiled_layout(
                 // As many bands a tile as units, while every tile has an output row for each.
                 let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
                 let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
-                let get = |name: &str| values.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
-                let window = (get("stride_y"), get("pad_top"));
+                let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
                 layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
                 return Ok((layout, Split { bands: tiles.len(), taps: 0, units }));
             }
@@ -418,31 +408,21 @@ fn element_layout(
     values: &[(String, i64)],
     params: &Params,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
-    let count = values.iter().find(|(n, _)| n == "count").map_or(1, |(_, v)| *v);
+    let count = tiling::lookup(values, "count")?;
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
     let vectors = (count + lanes - 1) / lanes;
     let mut least: Option<(Vec<(String, i64)>, i64)> = None;
     for tiles in ELEMENT_TILES.min(vectors)..=vectors {
-        let plan = tiling::element_tiles(count, tiles, lanes);
-        let longest = plan.iter().map(|t| t.1).max().unwrap_or(0);
-        let mut regions = Vec::new();
-        for name in ["x", "y"] {
-            regions.push((name.to_string(), longest));
-            regions.extend((plan.len() > 1).then(|| (format!("{name}1"), longest)));
-        }
-        regions.extend([("multiplier".to_string(), job.bytes[2]), ("shift".to_string(), job.bytes[3])]);
-        regions.push(("output".to_string(), longest));
-        regions.extend((plan.len() > 1).then(|| ("output1".to_string(), longest)));
+        // The longest tile, without planning every tile of every count tried.
+        let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
+        let others = [("multiplier".to_string(), job.bytes[2]), ("shift".to_string(), job.bytes[3])];
+        let regions = tile_regions(&["x", "y"], longest, others.into_iter(), longest, longest < count);
         match place(&regions, params) {
             Ok(mut layout) => {
-                let dm = |name: &str| layout.iter().find(|(n, _)| *n == format!("dm_{name}")).map(|(_, v)| *v);
-                let pair = |name: &str| {
-                    let first = dm(name).unwrap_or(0);
-                    [first, dm(&format!("{name}1")).unwrap_or(first)]
-                };
+                let plan = tiling::element_tiles(count, tiles, lanes);
                 let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
                 let bands = units.min(fewest).max(1) as usize;
-                let buffers = (pair("x"), pair("y"), pair("output"));
+                let buffers = (buffer_pair(&layout, "x"), buffer_pair(&layout, "y"), buffer_pair(&layout, "output"));
                 layout.extend(tiling::element_tile_values(&plan, bands, lanes, buffers));
                 return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands }));
             }
@@ -452,6 +432,33 @@ fn element_layout(
     }
     let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.what)))?;
     Err(capacity(job, &regions, need, params, " even in tiles of few vectors, double-buffered"))
+}
+
+/// The DM regions of a double-buffered job: each input tiled (`in_bytes` a tile; `<name>1`, its
+/// second buffer, when `double`), then `others`, then the output tiles (`out_bytes`) likewise.
+fn tile_regions(
+    inputs: &[&str],
+    in_bytes: i64,
+    others: impl Iterator<Item = (String, i64)>,
+    out_bytes: i64,
+    double: bool,
+) -> Vec<(String, i64)> {
+    let tiled = |name: &str, bytes: i64| {
+        let second = double.then(|| (format!("{name}1"), bytes));
+        std::iter::once((name.to_string(), bytes)).chain(second)
+    };
+    let mut regions: Vec<(String, i64)> = inputs.iter().flat_map(|name| tiled(name, in_bytes)).collect();
+    regions.extend(others);
+    regions.extend(tiled("output", out_bytes));
+    regions
+}
+
+/// The DM addresses of a tiled buffer's two tile buffers in `layout` (the same one twice when
+/// the job is in one tile).
+fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
+    let dm = |name: String| layout.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+    let first = dm(format!("dm_{name}")).unwrap_or(0);
+    [first, dm(format!("dm_{name}1")).unwrap_or(first)]
 }
 
 /// The tiles an elementwise job runs in when they fit: two, so the copies of one overlap the

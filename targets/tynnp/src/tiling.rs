@@ -1,8 +1,8 @@
-//! How a job is split (docs/tynnp/compiler.md): an elementwise job into bands over the vector
-//! units, a convolution into tiles of output rows on the NU (with its kernel columns folded into
-//! its input channels when that saves NU passes), a depthwise convolution or pooling into tiles
-//! of bands over the vector units; the arguments each tile and band takes, planned at compile
-//! time from the job's scalars and DM layout.
+//! How a job is split (docs/tynnp/compiler.md): a convolution into tiles of output rows on the
+//! NU (with its kernel columns folded into its input channels when that saves NU passes); a
+//! depthwise convolution or pooling into tiles of output rows, an elementwise job into tiles of
+//! whole vectors, each tile in bands over the vector units; the arguments each tile and band
+//! takes, planned at compile time from the job's scalars and DM layout.
 
 use crate::{
     codegen::{FOLD_PITCHES, TAP_FIELDS, TILE_COPIES, band_name},
@@ -194,7 +194,7 @@ pub fn unit_tile_values(
     out
 }
 
-fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
+pub(crate) fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error> {
     values
         .iter()
         .find(|(n, _)| n == name)
