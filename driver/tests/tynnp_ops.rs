@@ -4,17 +4,17 @@
 //! output rescales) with random weights, zero points, scales, strides,
 //! dilations and padding, compiled for `tynnp,rv32im` and run on the simulator (hazard checking
 //! on), must give the bytes the host's reference engine gives for the same model, and the op must
-//! have run on the NPU.
+//! have run on the NPU. The rounds take turns with the default NPU, single-buffered tiles
+//! (`-double-buffer=false`) and one DMA channel (`-dma=1`: copies in and out share it).
 
 use umac_backend::{cpu::RV32IM, parse_target_string};
 use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::{
     firmware::{FirmwareOptions, compile},
     host::{self, CompileOptions, Engine},
-    simulator::simulate,
+    simulator::{npu_params, simulate},
 };
 use umac_runtime::{DType, Tensor, testdata::Rng};
-use umac_sim::npu::Params;
 
 /// `dense<"0x..">` of little-endian values of `bytes` bytes each.
 fn hex(values: &[i64], bytes: usize) -> String {
@@ -193,9 +193,13 @@ fn every_job_equals_the_reference_on_random_shapes() {
     umac_driver::register_targets();
     let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
     let names = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d", "tosa.add", "tosa.sub"];
+    let targets = ["tynnp", "tynnp -double-buffer=false", "tynnp -dma=1"];
     let mut folded = 0;
     for round in 0..120 {
         let kind = round % 6;
+        let target = targets[round / 6 % targets.len()];
+        let accelerators = parse_target_string(target).unwrap();
+        let params = npu_params(&accelerators).unwrap();
         let (text, input_shape) = model(&mut rng, kind);
         let len: i64 = input_shape.iter().product();
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
@@ -220,7 +224,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
             max_workspace: None,
             max_flash: None,
             source: "op.mlir".into(),
-            accelerators: parse_target_string("tynnp").unwrap(),
+            accelerators,
             observe: Default::default(),
         };
         let firmware =
@@ -228,10 +232,13 @@ fn every_job_equals_the_reference_on_random_shapes() {
         let contains = |needle: &[u8]| firmware.object.windows(needle.len()).any(|w| w == needle);
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
         let placed = firmware.placements.iter().find(|p| p.op == names[kind]).map(|p| p.target.clone());
-        assert_eq!(placed.as_deref(), Some("tynnp"), "round {round}: not on the NPU\n{text}");
-        let run = simulate(&firmware, std::slice::from_ref(&input), Params::default())
-            .unwrap_or_else(|e| panic!("round {round}: {e}\n{text}"));
-        assert_eq!(run.outputs[0].data, expected[0].data, "round {round}: the NPU differs from the reference\n{text}");
+        assert_eq!(placed.as_deref(), Some("tynnp"), "round {round} ({target}): not on the NPU\n{text}");
+        let run = simulate(&firmware, std::slice::from_ref(&input), params)
+            .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
+        assert_eq!(
+            run.outputs[0].data, expected[0].data,
+            "round {round} ({target}): the NPU differs from the reference\n{text}"
+        );
     }
     // Convolutions with few input channels and kernel columns to fold into them run folded.
     assert!(folded >= 3, "only {folded} of 20 convolutions were folded");

@@ -34,13 +34,16 @@ fn run_error(message: String) -> Error {
     Error::Run(message)
 }
 
-/// The NPU the simulator models for `targets`: tynnp's attributes when the target names it
-/// (they are the contract's parameters, by the same names), else the defaults.
+/// The NPU the simulator models for `targets`: tynnp's hardware attributes when the target
+/// names it (they are the contract's parameters, by the same names; the others, such as
+/// `-double-buffer`, choose how the compiler uses the hardware), else the defaults.
 pub fn npu_params(targets: &umac_backend::TargetSet) -> Result<Params, Error> {
     let Some(tynnp) = targets.accelerators.iter().find(|a| a.backend.name() == "tynnp") else {
         return Ok(Params::default());
     };
-    let text: Vec<String> = tynnp.attributes.values().iter().map(|(name, value)| format!("-{name}={value}")).collect();
+    let values = tynnp.attributes.values();
+    let hardware = values.iter().filter(|(name, _)| Params::is_parameter(name));
+    let text: Vec<String> = hardware.map(|(name, value)| format!("-{name}={value}")).collect();
     Params::parse(&text.join(" ")).map_err(|e| Error::Usage(format!("tynnp: {e}")))
 }
 

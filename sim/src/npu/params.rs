@@ -88,6 +88,11 @@ const ATTRIBUTES: &[(&str, u32, u32)] = &[
 ];
 
 impl Params {
+    /// Whether `name` is a hardware parameter (an attribute [`Params::parse`] takes).
+    pub fn is_parameter(name: &str) -> bool {
+        ATTRIBUTES.iter().any(|(n, ..)| *n == name)
+    }
+
     /// Parses attributes as a target string gives them: `-vu=2 -dm-kib=128` (any order, each
     /// at most once; unknown names and values out of range are errors naming what is accepted).
     pub fn parse(attributes: &str) -> Result<Params, ParamError> {

@@ -209,6 +209,21 @@ fn extern_call(
                 types.push(format!("memref<{len}x{element}>"));
                 passed.push(Passed::Input(element.to_string()));
             }
+            ExternArg::Bytes(bytes) => {
+                if bytes.is_empty() {
+                    return Err(fail(format!("constant argument #{i} has no bytes")));
+                }
+                let tensor = format!("tensor<{}xi8>", bytes.len());
+                let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+                lines.push(format!("%p{i} = arith.constant dense<\"0x{hex}\"> : {tensor}"));
+                lines.push(format!(
+                    "%b{i} = bufferization.to_buffer %p{i} read_only : {tensor} to memref<{}xi8>",
+                    bytes.len()
+                ));
+                operands.push(format!("%b{i}"));
+                types.push(format!("memref<{}xi8>", bytes.len()));
+                passed.push(Passed::Input("i8".to_string()));
+            }
             ExternArg::I32(value) => {
                 let value = i32::try_from(*value)
                     .map_err(|_| fail(format!("scalar argument #{i} ({value}) does not fit an int32_t")))?;

@@ -109,6 +109,9 @@ pub enum ExternArg {
     },
     /// An `int32_t` known at compile time (a shape or an attribute).
     I32(i64),
+    /// Bytes the backend computed at compile time, e.g. weights packed in the layout its schedule
+    /// chose: a read-only int8 constant (`const int8_t *`), so nothing is packed at run time.
+    Bytes(Vec<u8>),
 }
 
 /// What [`Backend::replace_call_extern`] puts in place of a call.

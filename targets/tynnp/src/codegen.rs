@@ -1,6 +1,8 @@
 //! The control unit's code for one job, as MLIR (func, arith and the llvm dialect): the job's
-//! operands copied into DM by DMA on channel 0, the job issued after the last copy, its result
-//! copied back on channel 1 after it, and a wait for that copy. Descriptors are written word by
+//! constants copied into DM in one DMA on the output channel (1, or 0 when there is one) while
+//! its first tile comes in on channel 0, then the tiles: each tile's input copied into DM on
+//! channel 0, the job issued after that copy, its result copied back on the output channel after
+//! it, and a wait for the last copy. Descriptors are written word by
 //! word into a stack buffer (the stack is in DMEM, where descriptors may live); the NPU
 //! instructions of docs/tynnp/isa.md are `llvm.inline_asm has_side_effects` with a memory
 //! clobber, so LLVM neither drops, merges nor reorders them across the stores.
@@ -22,8 +24,10 @@ pub enum Field {
 pub struct JobCode {
     /// The function's name.
     pub callee: &'static str,
-    /// The buffers copied into DM before the job, in call order.
-    pub buffers: &'static [&'static str],
+    /// The DM regions of the job's constants (filter, bias, multipliers, shifts), which arrive
+    /// packed in one record laid out as the regions are (`Job::packed`) and are copied into DM
+    /// once, before the first tile; the call passes the record as the buffer `weights`.
+    pub packed: &'static [&'static str],
     /// The descriptor's scalars, in call order after the buffers.
     pub scalars: &'static [&'static str],
     /// The descriptor after `deps`.
@@ -51,18 +55,36 @@ pub struct Split {
     pub taps: usize,
     /// The bands of each tile of a tiled job on the vector units (else 0).
     pub units: usize,
+    /// One input and one output buffer for all tiles instead of two each (the
+    /// `-double-buffer=false` attribute, to measure what double buffering earns): a tile's copy
+    /// in waits for the job of the tile before, its job for the tile before's copy out.
+    pub single: bool,
 }
 
 impl Split {
     /// `bands` bands or tiles, nothing else.
     pub fn bands(bands: usize) -> Split {
-        Split { bands, taps: 0, units: 0 }
+        Split { bands, taps: 0, units: 0, single: false }
+    }
+
+    /// How many tiles back the last user of a tile's buffers is.
+    fn depth(self) -> usize {
+        if self.single { 1 } else { 2 }
     }
 }
+
+/// What a single-buffered call's symbol ends with.
+const SINGLE: &str = "_single";
 
 /// The arguments of a folded convolution after the tiles': the input's row and column pitch in
 /// DDR, the bytes of one pixel, the tile buffer's row pitch and one output pixel's taps' bytes.
 pub const FOLD_PITCHES: [&str; 5] = ["src_row_bytes", "src_col_bytes", "pixel_bytes", "tile_row_bytes", "tap_bytes"];
+
+/// The argument naming the DMA channel of the copies out and of the constants' copy in.
+pub const OUT_CHANNEL: &str = "out_channel";
+
+/// The argument giving the bytes of the packed constants.
+pub const WEIGHTS_BYTES: &str = "weights_bytes";
 
 /// Per tap: where its first pixel is in an input tile and in the tile buffer, and its pixels.
 pub const TAP_FIELDS: [&str; 3] = ["tap_src", "tap_dst", "tap_count"];
@@ -82,27 +104,33 @@ pub fn band_name(field: &Field, k: usize) -> String {
 }
 
 impl JobCode {
-    /// The function for a call split as `split`: `<callee>`, `<callee>_x<bands>` for bands on
-    /// the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded.
+    /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
+    /// on the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded;
+    /// `_single` after it when single-buffered.
     pub fn symbol(&self, split: Split) -> String {
+        let single = if split.single { SINGLE } else { "" };
         match (self.folded, self.units) {
-            (true, _) => format!("{}_k{}_t{}", self.callee, split.taps, split.bands),
-            (false, true) => format!("{}_x{}_t{}", self.callee, split.units, split.bands),
-            (false, false) => format!("{}_t{}", self.callee, split.bands),
+            (true, _) => format!("{}_k{}_t{}{single}", self.callee, split.taps, split.bands),
+            (false, true) => format!("{}_x{}_t{}{single}", self.callee, split.units, split.bands),
+            (false, false) => format!("{}_t{}{single}", self.callee, split.bands),
         }
     }
 
     /// The split a function name of this job kind stands for.
     pub fn split_of(&self, symbol: &str) -> Option<Split> {
         let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
+        let (rest, single) = match rest.strip_suffix(SINGLE) {
+            Some(rest) => (rest, true),
+            None => (rest, false),
+        };
         let prefixed = |prefix: char| -> Option<(usize, usize)> {
             let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
             Some((first.parse().ok()?, tiles.parse().ok()?))
         };
         let split = match (self.folded, self.units) {
-            (true, _) => prefixed('k').map(|(taps, bands)| Split { bands, taps, units: 0 })?,
-            (false, true) => prefixed('x').map(|(units, bands)| Split { bands, taps: 0, units })?,
-            (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
+            (true, _) => prefixed('k').map(|(taps, bands)| Split { bands, taps, units: 0, single })?,
+            (false, true) => prefixed('x').map(|(units, bands)| Split { bands, taps: 0, units, single })?,
+            (false, false) => Split { single, ..Split::bands(rest.strip_prefix('t')?.parse().ok()?) },
         };
         let valid = split.bands >= 1 && (split.taps >= 1) == self.folded && (split.units >= 1) == self.units;
         (valid && self.symbol(split) == symbol).then_some(split)
@@ -113,14 +141,26 @@ impl JobCode {
         self.banded.iter().chain(&TILE_COPIES).copied().collect()
     }
 
-    /// The names of every argument after the buffers, in call order: the scalars, then each
-    /// buffer's (and the output's) DM address, then their byte counts, then each band's values
-    /// of the banded fields.
+    /// The buffers a call passes before its scalars: the tensors copied in tile by tile, then
+    /// the packed constants (`weights`), if any.
+    pub fn buffers(&self) -> Vec<&'static str> {
+        let mut buffers = self.tile_inputs();
+        if !self.packed.is_empty() {
+            buffers.push("weights");
+        }
+        buffers
+    }
+
+    /// The names of every argument after the buffers, in call order: the scalars, the output
+    /// channel, the DM address of each packed constant and the record's bytes, then each band's
+    /// (and tile's) values of the banded fields.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
-        let all: Vec<&str> = self.buffers.iter().copied().chain(["output"]).collect();
-        names.extend(all.iter().map(|b| format!("dm_{b}")));
-        names.extend(all.iter().map(|b| format!("{b}_bytes")));
+        names.push(OUT_CHANNEL.to_string());
+        names.extend(self.packed.iter().map(|b| format!("dm_{b}")));
+        if !self.packed.is_empty() {
+            names.push(WEIGHTS_BYTES.to_string());
+        }
         if self.units {
             for k in 0..split.bands * split.units {
                 names.extend(self.banded.iter().map(|f| band_name(f, k)));
@@ -156,18 +196,30 @@ impl JobCode {
         words
     }
 
-    /// What both kinds of tiled jobs start with: every buffer but the input copied into DM on
-    /// channel 0; returns the constants 0 and 1 and the input's and output's addresses.
+    /// What both kinds of tiled jobs start with: the packed constants copied into DM on the
+    /// output channel, idle until the first tile's copy out, so their DDR latency overlaps the
+    /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
+    /// copy (0 without constants: what the first tile's job waits for besides its input), and
+    /// the input's and output's addresses.
     fn tile_preamble(&self, b: &mut Body, d: (&str, &str)) -> [String; 4] {
-        let (zero, one) = (b.constant(0), b.constant(1));
-        let tiled = self.tile_inputs();
-        for buffer in self.buffers.iter().filter(|name| !tiled.contains(name)) {
-            let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-            b.copy(d, &zero, &src, &format!("%dm_{buffer}"), &format!("%{buffer}_bytes"), &zero);
-        }
-        let input = b.value(&format!("arith.index_cast %{} : index to i32", tiled[0]));
+        let zero = b.constant(0);
+        let weights = match self.packed.first() {
+            Some(first) => {
+                let src = b.value("arith.index_cast %weights : index to i32");
+                b.copy(
+                    d,
+                    &zero,
+                    &src,
+                    &format!("%dm_{first}"),
+                    &format!("%{WEIGHTS_BYTES}"),
+                    &format!("%{OUT_CHANNEL}"),
+                )
+            }
+            None => zero.clone(),
+        };
+        let input = b.value(&format!("arith.index_cast %{} : index to i32", self.tile_inputs()[0]));
         let output = b.value("arith.index_cast %output : index to i32");
-        [zero, one, input, output]
+        [zero, weights, input, output]
     }
 
     /// The inputs copied tile by tile (the DM buffers among the banded fields): `input` for a
@@ -190,26 +242,29 @@ impl JobCode {
     /// tile overlap the job of the one before. The buffers other than the input are copied once,
     /// first; the CU waits for the last copy out (channel 1 completes in order).
     fn tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
-        let tiles = split.bands;
-        let [zero, one, input, output] = self.tile_preamble(b, d);
+        let (tiles, depth) = (split.bands, split.depth());
+        let [zero, weights, input, output] = self.tile_preamble(b, d);
+        let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
         let (mut jobs, mut outs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for t in 0..tiles {
-            let two_back = |list: &[String]| if t >= 2 { list[t - 2].clone() } else { zero.clone() };
+            // The last user of this tile's buffers, `depth` tiles back (else `first`).
+            let back = |list: &[String], first: &str| if t >= depth { list[t - depth].clone() } else { first.into() };
             let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
             let buffer = arg(Field::Dm("input"), t);
             let loaded = if self.folded {
-                b.gather(d, &two_back(&jobs), &src, &buffer, t, split.taps)
+                b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split.taps)
             } else {
-                b.copy(d, &two_back(&jobs), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
+                b.copy(d, &back(&jobs, &zero), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
             };
-            let words = self.descriptor_words(b, [loaded, two_back(&outs)], t);
+            // The first jobs wait for the constants too (later ones follow them on the unit).
+            let words = self.descriptor_words(b, [loaded, back(&outs, &weights)], t);
             b.store(d.0, &words);
             let job = b.insn(k, funct3, funct7, d.1, &unit);
             let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
-            outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &one));
+            outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &out_channel));
             jobs.push(job);
         }
         b.wait(&outs[tiles - 1]);
@@ -217,13 +272,15 @@ impl JobCode {
 
     /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
     /// `u` of tile `t` on unit `u`, its arguments numbered `t · units + u`). Tile t's inputs
-    /// (rows, or elements of both operands) are copied into buffers `t % 2`; its bands run after that copy and after the copy out
-    /// two tiles back; then the CU waits for the bands of tile t - 1 and copies their output
-    /// out (a copy has two dependencies at most, so the CU orders it), and the next tile's copy
-    /// in, issued after that wait, overlaps this tile's bands.
+    /// (rows, or elements of both operands) are copied into buffers `t % 2`; its bands run after
+    /// that copy and after the copy out two tiles back; then the CU waits for the bands of tile
+    /// t - 1 and copies their output out (a copy has two dependencies at most, so the CU orders
+    /// it), and the next tile's copy in, issued after that wait, overlaps this tile's bands.
+    /// Single-buffered, the CU copies tile t - 1's output out before tile t's input comes in.
     fn unit_tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
-        let (tiles, units) = (split.bands, split.units);
-        let [zero, one, input, output] = self.tile_preamble(b, d);
+        let (tiles, units, depth) = (split.bands, split.units, split.depth());
+        let [zero, weights, input, output] = self.tile_preamble(b, d);
+        let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
         let (k, funct3, funct7, _) = self.insn;
         let mut bands: Vec<Vec<String>> = Vec::new();
@@ -233,20 +290,24 @@ impl JobCode {
                 b.wait(token);
             }
             let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
-            b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &one)
+            b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &out_channel)
         };
         let mut sources = vec![input];
         for name in &self.tile_inputs()[1..] {
             sources.push(b.value(&format!("arith.index_cast %{name} : index to i32")));
         }
         for t in 0..tiles {
+            if split.single && t >= 1 {
+                outs.push(copy_out(b, t - 1, &bands[t - 1]));
+            }
             let mut loaded = zero.clone();
             for (name, source) in self.tile_inputs().iter().zip(&sources) {
                 let src = b.value(&format!("arith.addi {source}, {} : i32", arg(TILE_COPIES[0], t)));
                 let buffer = arg(Field::Dm(name), t * units);
                 loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);
             }
-            let reused = if t >= 2 { outs[t - 2].clone() } else { zero.clone() };
+            // The first bands wait for the constants too (later ones follow them on their unit).
+            let reused = if t >= depth { outs[t - depth].clone() } else { weights.clone() };
             let mut issued = Vec::new();
             for u in 0..units {
                 let words = self.descriptor_words(b, [loaded.clone(), reused.clone()], t * units + u);
@@ -254,7 +315,7 @@ impl JobCode {
                 let unit = b.constant(u as i64);
                 issued.push(b.insn(k, funct3, funct7, d.1, &unit));
             }
-            if t >= 1 {
+            if !split.single && t >= 1 {
                 outs.push(copy_out(b, t - 1, &bands[t - 1]));
             }
             bands.push(issued);
@@ -266,7 +327,7 @@ impl JobCode {
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
     pub fn definition(&self, split: Split) -> String {
-        let mut params: Vec<String> = self.buffers.iter().map(|b| format!("%{b}: index")).collect();
+        let mut params: Vec<String> = self.buffers().iter().map(|b| format!("%{b}: index")).collect();
         params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
         let mut b = Body { text: String::new(), next: 0 };

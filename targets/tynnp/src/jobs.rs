@@ -1,6 +1,8 @@
 //! The jobs tynnp runs a composite as (docs/tynnp/isa.md, section 5): `nu.conv` for a
 //! convolution, `vu.dwconv` for a depthwise convolution, `vu.pool` for average and max pooling —
-//! the descriptor each needs, taken from the composite's shapes, attributes and constants.
+//! the descriptor each needs, taken from the composite's shapes, attributes and constants, and
+//! the job's constants (filter, bias, multipliers, shifts) packed at compile time into one
+//! record in the layout of its DM regions, so one DMA copy brings them in.
 
 use crate::codegen::{Field, Field::*, JobCode};
 use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
@@ -45,9 +47,15 @@ pub static CONV: JobCode = CONV_CODE;
 /// `nu.conv` of a convolution with its kernel columns folded into its input channels.
 pub static CONV_FOLDED: JobCode = JobCode { callee: "tynnp_conv2d_folded", folded: true, ..CONV_CODE };
 
+/// The role of the reshape of a constant filter in a convolution composite.
+pub(crate) const FILTER_RESHAPE: &str = "filter.reshape";
+
+/// The DM regions of a convolution's packed constants.
+const WEIGHTS: [&str; 4] = ["filter", "bias", "multiplier", "shift"];
+
 const CONV_CODE: JobCode = JobCode {
     callee: "tynnp_conv2d",
-    buffers: &["input", "filter", "bias", "multiplier", "shift"],
+    packed: &WEIGHTS,
     scalars: &CONV_SCALARS,
     descriptor: &concat::<21, 7, 28>(
         [
@@ -84,7 +92,7 @@ const CONV_CODE: JobCode = JobCode {
 /// `vu.dwconv` (custom-2, funct3 0) on the vector units.
 pub static DWCONV: JobCode = JobCode {
     callee: "tynnp_dwconv2d",
-    buffers: &["input", "filter", "bias", "multiplier", "shift"],
+    packed: &WEIGHTS,
     // `ic` is the channel count c, `oc` the depth multiplier.
     scalars: &CONV_SCALARS,
     descriptor: &concat::<21, 7, 28>(
@@ -165,7 +173,7 @@ pub static MAX_POOL: JobCode = JobCode { callee: "tynnp_max_pool2d", insn: (2, 1
 
 const POOL_CODE: JobCode = JobCode {
     callee: "tynnp_avg_pool2d",
-    buffers: &["input"],
+    packed: &[],
     scalars: &POOL_SCALARS,
     descriptor: &POOL_DESCRIPTOR,
     insn: (2, 1, 1, 0),
@@ -209,7 +217,7 @@ pub static SUB: JobCode = JobCode { callee: "tynnp_sub", insn: (2, 2, 1, 0), ..E
 
 const ELTWISE_CODE: JobCode = JobCode {
     callee: "tynnp_add",
-    buffers: &["x", "y", "multiplier", "shift"],
+    packed: &["multiplier", "shift"],
     scalars: &ELTWISE_SCALARS,
     descriptor: &ELTWISE_DESCRIPTOR,
     insn: (2, 2, 0, 0),
@@ -232,15 +240,47 @@ const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b
     out
 }
 
-/// One job of a composite: its code, the buffers it copies in, the descriptor's scalars and the
-/// bytes of each buffer and of the output.
+/// One job of a composite: its code, the tensors it copies in tile by tile, its constants, the
+/// descriptor's scalars and the bytes of each tiled tensor and of the output.
 pub struct Job {
     pub code: &'static JobCode,
     /// What the job computes, for messages.
     pub what: &'static str,
+    /// The tensors copied in tile by tile (the input, or `x` and `y`).
     pub operands: Vec<ExternArg>,
+    /// The bytes of each of [`JobCode::packed`]'s regions, as the job reads them in DM.
+    pub constants: Vec<Vec<u8>>,
     pub scalars: Vec<(&'static str, i64)>,
+    /// The bytes of each tiled tensor, then of the output.
     pub bytes: Vec<i64>,
+}
+
+impl Job {
+    /// The constants as one record laid out as their DM regions are (each from a 16-byte
+    /// boundary, zeros between), copied into DM by one DMA; `None` for a job without constants.
+    pub fn packed(&self) -> Option<Vec<u8>> {
+        let mut record = Vec::new();
+        for part in &self.constants {
+            record.resize(record.len().next_multiple_of(16), 0);
+            record.extend_from_slice(part);
+        }
+        (!record.is_empty()).then_some(record)
+    }
+
+    /// The regions of the packed constants: name and bytes.
+    pub fn constant_regions(&self) -> impl Iterator<Item = (String, i64)> + '_ {
+        self.code.packed.iter().zip(&self.constants).map(|(name, part)| (name.to_string(), part.len() as i64))
+    }
+}
+
+/// The little-endian bytes of `values` of `width` bytes each (1 or 4).
+pub(crate) fn bytes_of(values: &[i64], width: usize) -> Vec<u8> {
+    values.iter().flat_map(|&v| (v as i32).to_le_bytes().into_iter().take(width)).collect()
+}
+
+/// The values of constant operand `index` of `o`.
+fn constant_of(o: &OpView, index: usize, what: &str) -> Result<Vec<i64>, Error> {
+    o.operand_ints(index).ok_or_else(|| Error::Unsupported(format!("the {what} is not a constant")))
 }
 
 fn dims4(t: Option<TensorType>, what: &str) -> Result<[i64; 4], Error> {
@@ -263,20 +303,18 @@ fn operand(role: &str, index: usize) -> ExternArg {
 
 /// The output stage of a convolution composite.
 struct OutputStage {
-    /// The multiplier and shift buffers.
-    operands: Vec<ExternArg>,
+    /// The bytes of the multipliers (int32) and shifts (int8).
+    constants: Vec<Vec<u8>>,
     /// `out_flags`, `output_zp`, `min`, `max`.
     scalars: Vec<(&'static str, i64)>,
-    /// Multipliers (1, or one per channel).
-    scales: i64,
 }
 
 fn output_stage(composite: &Composite, channels: i64) -> Result<OutputStage, Error> {
-    let (mut flags, mut output_zp, mut min, mut max, mut scales) = (4, 0, -128, 127, 1);
+    let (mut flags, mut output_zp, mut min, mut max) = (4, 0, -128, 127);
     let rescale = composite.get("tosa.rescale");
-    let operands = match rescale {
+    let constants = match rescale {
         Some(r) => {
-            scales = r.operand_ints(1).ok_or("no constant multipliers")?.len() as i64;
+            let scales = r.operand_ints(1).ok_or("no constant multipliers")?.len() as i64;
             let per_channel = scales > 1;
             if per_channel && scales != channels {
                 return Err(format!("{scales} multipliers for {channels} output channels").into());
@@ -284,9 +322,10 @@ fn output_stage(composite: &Composite, channels: i64) -> Result<OutputStage, Err
             let double = r.attr_text("rounding_mode").as_deref() == Some("DOUBLE_ROUND");
             flags = i64::from(per_channel) | i64::from(double) << 1;
             output_zp = scalar(r, 4, "output zero point")?;
-            vec![operand("tosa.rescale", 1), operand("tosa.rescale", 2)]
+            vec![bytes_of(&constant_of(r, 1, "multiplier")?, 4), bytes_of(&constant_of(r, 2, "shift")?, 1)]
         }
-        None => vec![ExternArg::Zeros { element: "i32", len: 1 }, ExternArg::Zeros { element: "i8", len: 1 }],
+        // Raw accumulators: the unit reads neither.
+        None => vec![vec![0; 4], vec![0]],
     };
     if let Some(c) = composite.get("tosa.clamp") {
         if rescale.is_none() {
@@ -296,7 +335,7 @@ fn output_stage(composite: &Composite, channels: i64) -> Result<OutputStage, Err
         max = c.int("max_val").ok_or("clamp without max_val")?.min(127);
     }
     let scalars = vec![("out_flags", flags), ("output_zp", output_zp), ("min", min), ("max", max)];
-    Ok(OutputStage { operands, scalars, scales })
+    Ok(OutputStage { constants, scalars })
 }
 
 /// `nu.conv` or `vu.dwconv` for a (depthwise) convolution composite.
@@ -315,10 +354,15 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
     let [_, oh, ow, channels] = dims4(conv.result_type(), "result")?;
     // The descriptor's (oc, kh, kw): for depthwise (multiplier, kh, kw) from HWCM.
     let (oc, kh, kw) = if depthwise { (filter[3], filter[0], filter[1]) } else { (filter[0], filter[1], filter[2]) };
-    let OutputStage { operands: scale_operands, scalars: out, scales } = output_stage(composite, channels)?;
+    let OutputStage { constants: scales, scalars: out } = output_stage(composite, channels)?;
     let raw = out[0].1 & 4 != 0;
-    let mut operands = vec![input, operand(role, 1), operand(role, 2)];
-    operands.extend(scale_operands);
+    // The filter's bytes, also through a reshape (which leaves them in place).
+    let weights = match composite.get(FILTER_RESHAPE) {
+        Some(reshape) => constant_of(reshape, 0, "filter")?,
+        None => constant_of(conv, 1, "filter")?,
+    };
+    let mut constants = vec![bytes_of(&weights, 1), bytes_of(&constant_of(conv, 2, "bias")?, 4)];
+    constants.extend(scales);
     let mut scalars = vec![
         ("ih", ih),
         ("iw", iw),
@@ -338,16 +382,9 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
         ("pad_left", pad[2]),
     ];
     scalars.extend(out);
-    let bytes = vec![
-        ih * iw * ic,
-        filter.iter().product(),
-        4 * channels,
-        4 * scales,
-        scales,
-        oh * ow * channels * if raw { 4 } else { 1 },
-    ];
+    let bytes = vec![ih * iw * ic, oh * ow * channels * if raw { 4 } else { 1 }];
     let (code, what) = if depthwise { (&DWCONV, "depthwise convolution") } else { (&CONV, "convolution") };
-    Ok(Job { code, what, operands, scalars, bytes })
+    Ok(Job { code, what, operands: vec![input], constants, scalars, bytes })
 }
 
 /// `vu.pool` for `tosa.avg_pool2d` or `tosa.max_pool2d`.
@@ -383,6 +420,7 @@ pub fn pool(composite: &Composite) -> Result<Job, Error> {
         code: if average { &AVG_POOL } else { &MAX_POOL },
         what: "pooling",
         operands: vec![operand(role, 0)],
+        constants: Vec::new(),
         scalars,
         bytes: vec![ih * iw * c, oh * ow * c],
     })
@@ -397,7 +435,7 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
     let role = if sub { "tosa.sub" } else { "tosa.add" };
     let root = composite.get(role).ok_or("no elementwise op")?;
     let count: i64 = root.result_type().ok_or("the result is not a tensor")?.dims().iter().product();
-    let OutputStage { operands: scale_operands, scalars: mut out, .. } = output_stage(composite, 1)?;
+    let OutputStage { constants, scalars: mut out } = output_stage(composite, 1)?;
     out[0].1 |= 2;
     let mut scalars = Vec::new();
     let mut operands = Vec::new();
@@ -413,14 +451,14 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
         scalars.extend(names.into_iter().zip([zp, left, multiplier, shift_by]));
         operands.push(operand(&format!("{input}.shift"), 0));
     }
-    operands.extend(scale_operands);
     scalars.push(("count", count));
     scalars.extend(out);
     Ok(Job {
         code: if sub { &SUB } else { &ADD },
         what: "elementwise op",
         operands,
+        constants,
         scalars,
-        bytes: vec![count, count, 4, 1, count],
+        bytes: vec![count, count, count],
     })
 }

@@ -20,7 +20,7 @@ mod tiling;
 use codegen::Split;
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpPattern, OpView, Pattern, Replacement,
-    Strategy, TargetAttr, TargetAttrs, op, requantize_to_int8,
+    Strategy, TargetAttr, TargetAttrs, constant, op, requantize_to_int8,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -79,7 +79,14 @@ impl Backend for Tynnp {
 
     fn attributes(&self) -> Vec<TargetAttr> {
         let defaults = Params::default();
-        ATTRIBUTES.iter().map(|&(name, help)| TargetAttr::int(name, default_of(name, &defaults), help)).collect()
+        let mut attributes: Vec<TargetAttr> =
+            ATTRIBUTES.iter().map(|&(name, help)| TargetAttr::int(name, default_of(name, &defaults), help)).collect();
+        attributes.push(TargetAttr::bool(
+            DOUBLE_BUFFER,
+            true,
+            "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
+        ));
+        attributes
     }
 
     fn patterns(&self, _attributes: &TargetAttrs) -> Vec<Pattern> {
@@ -96,10 +103,12 @@ impl Backend for Tynnp {
         vec![
             Pattern::new(&format!("{NAME}.conv2d"), conv)
                 .input(0, vec![(leading_slice(), true)])
+                .input(1, vec![(filter_reshape(), true)])
                 .optional(rescale())
                 .optional(clamp()),
             Pattern::new(&format!("{NAME}.depthwise_conv2d"), depthwise)
                 .input(0, vec![(leading_slice(), true)])
+                .input(1, vec![(filter_reshape(), true)])
                 .optional(rescale())
                 .optional(clamp()),
             Pattern::new(&format!("{NAME}.avg_pool2d"), average),
@@ -111,6 +120,7 @@ impl Backend for Tynnp {
 
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error> {
         let params = params(attributes)?;
+        let double = attributes.bool(DOUBLE_BUFFER);
         let job = match composite.pattern.as_str() {
             "tynnp.conv2d" => jobs::convolution(composite, false)?,
             "tynnp.depthwise_conv2d" => jobs::convolution(composite, true)?,
@@ -120,6 +130,12 @@ impl Backend for Tynnp {
         };
         let mut job = job;
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        // Copies out (and the constants' copy in) on channel 1, when there is one.
+        values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
+        let packed = job.packed();
+        if let Some(record) = &packed {
+            values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
+        }
         let split = if job.code.banded != jobs::ELEMENTS {
             // The rows of the input in DDR, and in DM (longer when folded).
             let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
@@ -137,7 +153,7 @@ impl Backend for Tynnp {
                     }
                 }
                 folded.extend(fold.arguments);
-                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params).ok()?;
+                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params, double).ok()?;
                 folded.extend(layout);
                 Some((folded, Split { taps: fold.taps, ..split }))
             });
@@ -147,18 +163,19 @@ impl Backend for Tynnp {
                     split
                 }
                 None => {
-                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &params)?;
+                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &params, double)?;
                     values.extend(layout);
                     split
                 }
             }
         } else {
-            let (layout, split) = element_layout(&job, &values, &params)?;
+            let (layout, split) = element_layout(&job, &values, &params, double)?;
             values.extend(layout);
             split
         };
         let mut call = ExternCall::new(&job.code.symbol(split));
-        for (name, argument) in job.code.buffers.iter().zip(job.operands) {
+        let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes));
+        for (name, argument) in job.code.buffers().iter().zip(buffers) {
             call = call.arg(name, argument);
         }
         for name in job.code.trailing(split) {
@@ -187,6 +204,11 @@ fn batch_1(o: &OpView) -> bool {
 /// overflow (`terms(filter dims) · 255 · 255 < 2^31`).
 fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
     op(name)
+        // Packed into the job's constant record at compile time.
+        .when("a constant filter (or a reshape of one) and bias", |o| {
+            let reshaped = |p: OpView| p.name() == "tosa.reshape" && p.operand_is_constant(0);
+            (o.operand_is_constant(1) || o.producer(1).is_some_and(reshaped)) && o.operand_is_constant(2)
+        })
         .static_rank(0, 4)
         .element_type(0, "i8")
         .element_type(1, "i8")
@@ -200,6 +222,13 @@ fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
                 d.len() == 4 && terms(&d) * 255 * 255 < 1 << 31
             })
         })
+}
+
+/// A `tosa.reshape` of a constant filter (the converter reshapes TFLite's depthwise filters to
+/// TOSA's HWCM): it joins the composite, and the job's constants take the bytes, which a
+/// reshape leaves in place.
+fn filter_reshape() -> OpPattern {
+    op("tosa.reshape").role(jobs::FILTER_RESHAPE).operand(0, constant())
 }
 
 /// A `tosa.slice` that keeps the leading rows and columns of a convolution's input (what the
@@ -354,15 +383,16 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
     ))
 }
 
-/// Tiles of output rows in which a tiled job runs double-buffered: at least [`TILES`] (or one
-/// per output row, when there are fewer), more while the weights and two input and two output
-/// tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout with
-/// the tiles' arguments, and the split.
+/// Tiles of output rows in which a tiled job runs (`double`-buffered): at least [`TILES`] (or
+/// one per output row, when there are fewer), more while the constants and two input and two
+/// output tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout
+/// with the tiles' arguments, and the split.
 fn tiled_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
     (src_row, in_row): (i64, i64),
     params: &Params,
+    double: bool,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
     let oh = tiling::lookup(values, "oh")?;
     let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
@@ -374,21 +404,20 @@ fn tiled_layout(
         let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-        let others = job.code.buffers[1..].iter().map(|b| b.to_string()).zip(job.bytes[1..].iter().copied());
-        let regions = tile_regions(&["input"], max_in, others, max_out, tiles.len() > 1);
+        let regions = tile_regions(&["input"], max_in, job.constant_regions(), max_out, double && tiles.len() > 1);
         match place(&regions, params) {
             Ok(mut layout) => {
                 let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
                 if !job.code.units {
                     layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
-                    return Ok((layout, Split::bands(tiles.len())));
+                    return Ok((layout, Split { single: !double, ..Split::bands(tiles.len()) }));
                 }
                 // As many bands a tile as units, while every tile has an output row for each.
                 let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
                 let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
                 let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
                 layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
-                return Ok((layout, Split { bands: tiles.len(), taps: 0, units }));
+                return Ok((layout, Split { bands: tiles.len(), taps: 0, units, single: !double }));
             }
             // The error names the plan that needs the least.
             Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
@@ -399,14 +428,15 @@ fn tiled_layout(
     Err(capacity(job, &regions, need, params, " even in tiles of one output row, double-buffered"))
 }
 
-/// Tiles of whole vectors in which an elementwise job runs double-buffered, each in bands over
-/// the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two tiles of
-/// `x`, `y` and the output do not fit DM. Returns the DM layout with the tiles' arguments, and
-/// the split.
+/// Tiles of whole vectors in which an elementwise job runs (`double`-buffered), each in bands
+/// over the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two
+/// tiles of `x`, `y` and the output do not fit DM. Returns the DM layout with the tiles'
+/// arguments, and the split.
 fn element_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
     params: &Params,
+    double: bool,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
     let count = tiling::lookup(values, "count")?;
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
@@ -415,8 +445,7 @@ fn element_layout(
     for tiles in ELEMENT_TILES.min(vectors)..=vectors {
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
-        let others = [("multiplier".to_string(), job.bytes[2]), ("shift".to_string(), job.bytes[3])];
-        let regions = tile_regions(&["x", "y"], longest, others.into_iter(), longest, longest < count);
+        let regions = tile_regions(&["x", "y"], longest, job.constant_regions(), longest, double && longest < count);
         match place(&regions, params) {
             Ok(mut layout) => {
                 let plan = tiling::element_tiles(count, tiles, lanes);
@@ -424,7 +453,7 @@ fn element_layout(
                 let bands = units.min(fewest).max(1) as usize;
                 let buffers = (buffer_pair(&layout, "x"), buffer_pair(&layout, "y"), buffer_pair(&layout, "output"));
                 layout.extend(tiling::element_tile_values(&plan, bands, lanes, buffers));
-                return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands }));
+                return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands, single: !double }));
             }
             Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),
             Err(_) => {}
@@ -466,6 +495,9 @@ fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
 /// adds: 4 tiles 85,958 cycles, 2 tiles 85,331, 1 tile 85,717).
 const ELEMENT_TILES: i64 = 2;
 
+/// The attribute that switches double buffering off.
+const DOUBLE_BUFFER: &str = "double-buffer";
+
 /// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job
 /// of another.
 const TILES: i64 = 4;
@@ -473,6 +505,56 @@ const TILES: i64 = 4;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constants_pack_as_their_dm_regions_lie() {
+        // A 20-byte filter, two int32 biases, one multiplier and one shift: in the record and in
+        // DM from 16-byte boundaries, 0, 32, 48 and 64 apart, zeros between; 65 bytes.
+        let bias = jobs::bytes_of(&[0x0102_0304, -2], 4);
+        assert_eq!(bias, [4, 3, 2, 1, 254, 255, 255, 255]);
+        let job = jobs::Job {
+            code: &jobs::CONV,
+            what: "convolution",
+            operands: Vec::new(),
+            constants: vec![vec![7; 20], bias.clone(), jobs::bytes_of(&[1 << 30], 4), vec![33]],
+            scalars: Vec::new(),
+            bytes: Vec::new(),
+        };
+        let record = job.packed().unwrap();
+        let mut expected = vec![7; 20];
+        expected.extend([0; 12]);
+        expected.extend(&bias);
+        expected.extend([0; 8]);
+        expected.extend([0, 0, 0, 64]);
+        expected.extend([0; 12]);
+        expected.push(33);
+        assert_eq!(record, expected);
+        let regions: Vec<(String, i64)> = job.constant_regions().collect();
+        let layout = place(&regions, &Params::default()).unwrap();
+        let dm: Vec<i64> = layout.iter().step_by(2).map(|(_, at)| at - i64::from(DM_BASE)).collect();
+        assert_eq!(dm, [0, 32, 48, 64]);
+        // A job without constants copies none.
+        let pool = jobs::Job { code: &jobs::AVG_POOL, constants: Vec::new(), ..job };
+        assert_eq!(pool.packed(), None);
+    }
+
+    #[test]
+    fn split_symbols_name_every_split_once() {
+        let split = |bands, taps, units, single| Split { bands, taps, units, single };
+        for (code, split, symbol) in [
+            (&jobs::CONV, split(4, 0, 0, false), "tynnp_conv2d_t4"),
+            (&jobs::CONV, split(4, 0, 0, true), "tynnp_conv2d_t4_single"),
+            (&jobs::CONV_FOLDED, split(6, 3, 0, true), "tynnp_conv2d_folded_k3_t6_single"),
+            (&jobs::DWCONV, split(2, 0, 4, false), "tynnp_dwconv2d_x4_t2"),
+            (&jobs::ADD, split(2, 0, 4, true), "tynnp_add_x4_t2_single"),
+        ] {
+            assert_eq!(code.symbol(split), symbol);
+            assert_eq!(code.split_of(symbol), Some(split));
+        }
+        for wrong in ["tynnp_conv2d_t4_single_single", "tynnp_conv2d_single", "tynnp_conv2d_t0", "tynnp_conv2d_x4_t2"] {
+            assert_eq!(jobs::CONV.split_of(wrong), None, "{wrong}");
+        }
+    }
 
     #[test]
     fn elementwise_tiles_shrink_until_they_fit() {
@@ -483,14 +565,15 @@ mod tests {
             code: &jobs::ADD,
             what: "elementwise op",
             operands: Vec::new(),
+            constants: vec![vec![0; 4], vec![0]],
             scalars: Vec::new(),
-            bytes: vec![512, 512, 4, 1, 512],
+            bytes: vec![512, 512, 512],
         };
         let values = vec![("count".to_string(), 512)];
-        let split = |dm: &str| element_layout(&job, &values, &Params::parse(dm).unwrap()).unwrap().1;
-        assert_eq!(split(""), Split { bands: 2, taps: 0, units: 4 });
-        assert_eq!(split("-dm-kib=1"), Split { bands: 4, taps: 0, units: 4 });
-        let (layout, _) = element_layout(&job, &values, &Params::parse("-dm-kib=1").unwrap()).unwrap();
+        let split = |dm: &str| element_layout(&job, &values, &Params::parse(dm).unwrap(), true).unwrap().1;
+        assert_eq!(split(""), Split { bands: 2, taps: 0, units: 4, single: false });
+        assert_eq!(split("-dm-kib=1"), Split { bands: 4, taps: 0, units: 4, single: false });
+        let (layout, _) = element_layout(&job, &values, &Params::parse("-dm-kib=1").unwrap(), true).unwrap();
         let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
         // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.
         let at: Vec<Option<i64>> =

@@ -18,11 +18,14 @@
 // PART: tosa.add
 // PART: tosa.rescale
 // PART: tosa.clamp
-// The call: x, y, the output multiplier and shift; x_zp, x_left_shift, x_multiplier, x_shift,
-// the same for y (no multiplier: 0, 0), count, OUT flags (double round), output zero point,
-// bounds; DM addresses (x tiles 2 x 64 B, y tiles 2 x 64, multiplier 4, shift 1, output tiles
-// 2 x 64, 16-byte aligned) and byte counts.
 // CHECK-LABEL: func.func private @tynnp_0(
+// The call: x, y and the record of the output multiplier (1098017566, little endian) and, from
+// the next 16-byte boundary, its shift (48); x_zp, x_left_shift, x_multiplier, x_shift, the
+// same for y (no multiplier: 0, 0), count, OUT flags (double round), output zero point, bounds;
+// the output channel 1; the DM addresses of the multiplier and shift (after x tiles 2 x 64 B
+// and y tiles 2 x 64, 16-byte aligned) and the record's bytes. Output tiles 2 x 64 follow.
+// CHECK: %[[W:.*]] = arith.constant dense<[30, 107, 114, 65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 48]> : tensor<17xi8>
+// CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<17xi8> to memref<17xi8>
 // CHECK: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 20 : i32
 // CHECK-NEXT: arith.constant 1623821475 : i32
@@ -36,16 +39,10 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 268435712 : i32
 // CHECK-NEXT: arith.constant 268435728 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.constant 4 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 17 : i32
 // Bands: x, y and output addresses, count; the four of tile 0, then tile 1's in the second
 // buffers.
 // CHECK-NEXT: arith.constant 268435456 : i32
@@ -68,10 +65,11 @@
 // CHECK-NEXT: arith.constant 268435648 : i32
 // CHECK-NEXT: arith.constant 268435808 : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 67, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 60, 1>}
 // CHECK-NOT: tosa.
 // CHECK: func.func private @tynnp_add_x4_t2(
-// CHECK-COUNT-4: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// The record's copy, tile 0's x and y, its four bands.
+// CHECK-COUNT-3: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
 // CHECK-COUNT-2: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"

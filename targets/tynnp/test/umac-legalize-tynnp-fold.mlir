@@ -25,11 +25,23 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// The byte counts end with an output tile (2 rows of 8 x 16 int32, 1024 bytes). Tile 0: input
-// buffer, 3 input rows under 1 row of padding, 2 output rows, output buffer, from input byte 0
-// (8 bytes a row in DDR), 72 bytes gathered (24 a row), to output byte 0, 1024 bytes; tile 1
-// from input row 1 (byte 8), 4 rows (96 bytes).
-// CHECK: arith.constant 1024 : i32
+// The output stage (raw int32: flags 4, zero point 0, int8 bounds), the output channel 1, the
+// DM addresses of the filter (after two input tiles of up to 4 gathered rows, 96 bytes each),
+// bias, multiplier and shift, and their record's bytes: the filter's 144, the bias's 64 from
+// byte 144, the unused multiplier and shift from bytes 208 and 224. Tile 0: input buffer, 3
+// input rows under 1 row of padding, 2 output rows, output buffer, from input byte 0 (8 bytes a
+// row in DDR), 72 bytes gathered (24 a row), to output byte 0, 1024 bytes (2 rows of 8 x 16
+// int32); tile 1 from input row 1 (byte 8), 4 rows (96 bytes).
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant -128 : i32
+// CHECK-NEXT: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 268435648 : i32
+// CHECK-NEXT: arith.constant 268435792 : i32
+// CHECK-NEXT: arith.constant 268435856 : i32
+// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 225 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -68,7 +80,8 @@
 // CHECK-NEXT: arith.constant 7 : i32
 // CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d_folded_k3_t4,
 // CHECK: func.func private @tynnp_conv2d_folded_k3_t4(
-// CHECK-COUNT-4: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// The record's copy, then tile 0's fill and three gathers.
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
 // CHECK-COUNT-3: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-NOT: CUSTOM_0

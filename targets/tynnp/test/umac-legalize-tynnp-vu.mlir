@@ -3,21 +3,25 @@
 // of @tynnp_avg_pool2d_x<n>_t<t> (vu.pool: custom-2, funct3 1, funct7 1) and a max pooling one
 // of @tynnp_max_pool2d_x<n>_t<t> (funct7 0): the job in t tiles of output rows (here one: six
 // output rows are too few for four units in each of several tiles), each split into n bands,
-// one per vector unit (n = min(4 units, rows of a tile)); each function copies the weights and
-// then each tile's input rows into DM (channel 0), issues one band to each unit after that
-// copy, waits for the bands, copies the tile's output back (channel 1) and waits for the last.
+// one per vector unit (n = min(4 units, rows of a tile)); each function copies the packed
+// weights into DM on the output channel (1) and each tile's input rows on channel 0, issues one
+// band to each unit after those copies, waits for the bands, copies the tile's output back
+// (channel 1) and waits for the last.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // Depthwise 3x3 over 6x6x8 (multiplier 1): the scalars in the order of the call — ih, iw, c,
 // input_zp, multiplier, kh, kw, filter_zp, oh, ow, strides, dilations, pad top/left, OUT flags
-// (per channel), output zero point, bounds; DM addresses (one tile, so one buffer each: input
-// 288 B, filter 72, bias 32, multipliers 32, shifts 8, output 288, 16-byte aligned) and
-// byte counts; then the four bands of rows [0, 1), [1, 3), [3, 4), [4, 6): input address (from
+// (per channel), output zero point, bounds; the output channel 1; the DM addresses of the filter,
+// bias, multipliers and shifts (one tile, so one buffer each: input 288 B, filter 72, bias 32,
+// multipliers 32, shifts 8, output 288, 16-byte aligned) and the bytes of their record (the
+// filter, then from byte 80 the bias, from 112 the multipliers, from 144 the shifts: 152);
+// then the four bands of rows [0, 1), [1, 3), [3, 4), [4, 6): input address (from
 // row max(first - 1, 0), 48 bytes a row), input rows to the buffer's end, top padding, output
 // rows, output address; then the tile's copies: from input byte 0, 288 bytes, to output byte 0,
 // 288 bytes.
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<8xi8> to memref<8xi8>
+// CHECK: %[[W:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000090000000900000009000000090000000900000009000000090000000900000000000040000000400000004000000040000000400000004000000040000000402121212121212121"> : tensor<152xi8>
+// CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<152xi8> to memref<152xi8>
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 8 : i32
@@ -38,18 +42,12 @@
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 268435744 : i32
 // CHECK-NEXT: arith.constant 268435824 : i32
 // CHECK-NEXT: arith.constant 268435856 : i32
 // CHECK-NEXT: arith.constant 268435888 : i32
-// CHECK-NEXT: arith.constant 268435904 : i32
-// CHECK-NEXT: arith.constant 288 : i32
-// CHECK-NEXT: arith.constant 72 : i32
-// CHECK-NEXT: arith.constant 32 : i32
-// CHECK-NEXT: arith.constant 32 : i32
-// CHECK-NEXT: arith.constant 8 : i32
-// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -74,9 +72,10 @@
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4_t1, operandSegmentSizes = array<i32: 61, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4_t1, operandSegmentSizes = array<i32: 52, 1>}
 // CHECK: func.func private @tynnp_dwconv2d_x4_t1(
-// CHECK-COUNT-5: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// The record's copy, the tile's copy in.
+// CHECK-COUNT-2: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
@@ -98,8 +97,8 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // -----
 
 // Average pooling 3x3, stride 3, over 6x6x8 with zero points -128 and 5: ih, iw, c, oh, ow,
-// kh, kw, strides, pads, zero points, int8 bounds; the input tile's 288 bytes at DM, the
-// output after it; two bands of one output row each (the second from input row 3); the tile's copies.
+// kh, kw, strides, pads, zero points, int8 bounds, the output channel (no constants to copy);
+// two bands of one output row each (the second from input row 3); the tile's copies.
 // CHECK-LABEL: func.func private @tynnp_1(
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1x6x6x8xi8> to memref<1x6x6x8xi8>
 // CHECK-NEXT: arith.constant 6 : i32
@@ -117,10 +116,7 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant 5 : i32
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 288 : i32
-// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -135,7 +131,7 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 32 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2_t1, operandSegmentSizes = array<i32: 34, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2_t1, operandSegmentSizes = array<i32: 31, 1>}
 // CHECK: func.func private @tynnp_avg_pool2d_x2_t1(
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
@@ -150,7 +146,7 @@ func.func private @tynnp_1(%x: tensor<1x6x6x8xi8>) -> tensor<1x2x2x8xi8> attribu
 // -----
 
 // CHECK-LABEL: func.func private @tynnp_2(
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3_t1, operandSegmentSizes = array<i32: 39, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3_t1, operandSegmentSizes = array<i32: 36, 1>}
 // CHECK: func.func private @tynnp_max_pool2d_x3_t1(
 // CHECK-COUNT-3: ".insn r CUSTOM_2, 1, 0, $0, $1, $2"
 func.func private @tynnp_2(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> attributes {umac.composite = "tynnp.max_pool2d", umac.target = "tynnp"} {

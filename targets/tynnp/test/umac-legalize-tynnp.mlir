@@ -1,25 +1,30 @@
 // umac-legalize-tynnp: a tynnp convolution (conv2d + rescale + clamp) becomes a call of
-// @tynnp_conv2d_t4 on buffers of its tensors, with the nu.conv descriptor's fields, the job's DM
-// layout (each region 16-byte aligned from DM's base 0x10000000) and its four tiles of output
-// rows as int32 scalars; the function is defined in the module: four dma.copy (custom-0) of the
-// weights, bias, multipliers and shifts into DM on channel 0, then per tile a dma.copy of its
-// input rows on channel 0, nu.conv (custom-1) after it, a dma.copy of its output rows back on
-// channel 1 after the convolution; then npu.wait (custom-3) for the last copy back.
+// @tynnp_conv2d_t4 on buffers of its input and of its constants (filter, bias, multipliers,
+// shifts) packed at compile time into one record laid out as their DM regions, with the nu.conv
+// descriptor's fields, the job's DM layout (each region 16-byte aligned from DM's base
+// 0x10000000) and its four tiles of output rows as int32 scalars; the function is defined in the
+// module: one dma.copy (custom-0) of the record into DM on the output channel (1), then per tile
+// a dma.copy of its input rows on channel 0, nu.conv (custom-1) after it (the first also after
+// the record's copy), a dma.copy of its output rows back on the output channel after the
+// convolution; then npu.wait (custom-3) for the last copy back.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK-NOT: tosa.conv2d
-// A 3x1 kernel (nothing to fold). The shapes, zero points, strides, dilations, pads; OUT flags
-// 3 (per channel, double round), output zero point -3, bounds 0..127; DM addresses (two input
-// tiles of up to 4 rows, 128 B each; filter 48, bias 16, multipliers 16, shifts 4; two output
-// tiles of 2 rows, 64 B each) and byte counts.
+// A 3x1 kernel (nothing to fold). The record: the filter's 48 bytes, the bias (7, int32 little
+// endian) at 48, the multipliers (2^30) at 64, the shifts (36) at 80.
+// CHECK: %[[W:.*]] = arith.constant dense<[3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 7, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 64, 0, 0, 0, 64, 0, 0, 0, 64, 36, 36, 36, 36]> : tensor<84xi8>
+// CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<84xi8> to memref<84xi8>
+// The shapes, zero points, strides, dilations, pads; OUT flags 3 (per channel, double round),
+// output zero point -3, bounds 0..127; the output channel 1; the DM addresses of the filter,
+// bias, multipliers and shifts (after two input tiles of up to 4 rows, 128 B each) and the
+// record's bytes (84: the shifts end there). Two output tiles of 2 rows (64 B each) follow.
 // The tiles: output rows [0,2) [2,4) [4,6) [6,8), in buffers 0, 1, 0, 1 — input buffer, input
 // rows, top padding, output rows, output buffer, input offset and bytes (32 a row), output
 // offset and bytes (32 a row). Tile 0 reads rows 0..2 under one row of padding, tile 3 rows
 // 5..7 above the bottom padding.
-// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<4xi8> to memref<4xi8>
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 4 : i32
@@ -40,18 +45,12 @@
 // CHECK-NEXT: arith.constant -3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 268435712 : i32
 // CHECK-NEXT: arith.constant 268435760 : i32
 // CHECK-NEXT: arith.constant 268435776 : i32
 // CHECK-NEXT: arith.constant 268435792 : i32
-// CHECK-NEXT: arith.constant 268435808 : i32
-// CHECK-NEXT: arith.constant 128 : i32
-// CHECK-NEXT: arith.constant 48 : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 4 : i32
-// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 84 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -89,13 +88,25 @@
 // CHECK-NEXT: arith.constant 192 : i32
 // CHECK-NEXT: arith.constant 64 : i32
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
-// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 73, 1>}
-// CHECK-SAME: (memref<1x8x8x4xi8>, memref<4x3x1x4xi8>, memref<4xi32>, memref<4xi32>, memref<4xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
-// CHECK: func.func private @tynnp_conv2d_t4(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 64, 1>}
+// CHECK-SAME: (memref<1x8x8x4xi8>, memref<84xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
+// CHECK: func.func private @tynnp_conv2d_t4(%{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
+// The record's copy on the output channel (argument 22, after the 2 buffers and 20 scalars),
+// from the record's address to DM at the filter's, its 84 bytes.
+// CHECK: %[[REC:.*]] = arith.index_cast %arg1 : index to i32
+// CHECK: llvm.store %[[REC]],
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg23,
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg27,
+// CHECK: %[[CONSTS:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %arg22
+// Tile 0's copy in on channel 0; its job waits for that copy and for the record's.
+// CHECK: %[[IN0:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
+// CHECK: llvm.store %[[IN0]],
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %[[CONSTS]],
 // CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %arg22
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
@@ -111,7 +122,7 @@
 // LLVM: llvm.func @tynnp_0(
 // LLVM: llvm.call @tynnp_conv2d_t4(
 // LLVM: llvm.func @tynnp_conv2d_t4(
-// LLVM-COUNT-16: llvm.inline_asm has_side_effects
+// LLVM-COUNT-13: llvm.inline_asm has_side_effects
 // LLVM: llvm.inline_asm has_side_effects ".insn r CUSTOM_3
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>
