@@ -333,6 +333,22 @@ fn producer_of<'c, 'a>(value: Value<'c, 'a>, user: &OperationRef<'c, 'a>) -> Opt
 }
 
 /// The only user of `op`'s only result, in the same block.
+/// The uses of `op`'s first result: each user with the operand number it is used as.
+fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
+    let Ok(result) = op.result(0) else { return Vec::new() };
+    let mut found = Vec::new();
+    // SAFETY: the value is alive; its use list is read without modification.
+    unsafe {
+        let mut next = mlir_sys::mlirValueGetFirstUse(result.to_raw());
+        while !next.ptr.is_null() {
+            let index = mlir_sys::mlirOpOperandGetOperandNumber(next) as usize;
+            found.push((OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(next)), index));
+            next = mlir_sys::mlirOpOperandGetNextUse(next);
+        }
+    }
+    found
+}
+
 fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     if op.result_count() != 1 {
         return None;
@@ -503,6 +519,40 @@ impl<'c, 'a> OpView<'c, 'a> {
     /// The op whose result operand `index` is (none for a block argument).
     pub fn producer(&self, index: usize) -> Option<OpView<'c, 'a>> {
         OperationResult::try_from(self.operand(index)?).ok().map(|r| OpView::new(r.owner()))
+    }
+
+    /// The ops using the op's (first) result, one entry per use.
+    pub fn users(&self) -> Vec<OpView<'c, 'a>> {
+        uses(&self.op).into_iter().map(|(owner, _)| OpView::new(owner)).collect()
+    }
+
+    /// Whether a caller reads the op's (first) result: its function returns it, and the result a
+    /// `func.call` of that function in the module gets for it has a use.
+    pub fn read_by_callers(&self) -> bool {
+        let returned: Vec<usize> =
+            uses(&self.op).into_iter().filter(|(owner, _)| op_name(owner) == "func.return").map(|(_, i)| i).collect();
+        let function = self.op.parent_operation();
+        let (Some(function), false) = (function, returned.is_empty()) else { return false };
+        let (Some(name), Some(module)) = (umac_dialects::ir::symbol_name(&function), function.parent_operation())
+        else {
+            return true;
+        };
+        let callee = format!("@{name}");
+        let calls = umac_dialects::ir::collect(module, |op| {
+            op_name(op) == "func.call" && op.attribute("callee").ok().map(attribute_text).as_deref() == Some(&callee)
+        });
+        // SAFETY: the calls were just collected from the live module; results are read only.
+        calls.into_iter().any(|call| unsafe {
+            let call = OperationRef::from_raw(call);
+            returned
+                .iter()
+                .any(|&i| call.result(i).is_ok_and(|r| !mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null()))
+        })
+    }
+
+    /// The op after this one in its block.
+    pub fn next(&self) -> Option<OpView<'c, 'a>> {
+        self.op.next_in_block().map(OpView::new)
     }
 
     /// The only user of the op's only result, in the same block.

@@ -83,6 +83,11 @@ pub const FOLD_PITCHES: [&str; 5] = ["src_row_bytes", "src_col_bytes", "pixel_by
 /// The argument naming the DMA channel of the copies out and of the constants' copy in.
 pub const OUT_CHANNEL: &str = "out_channel";
 
+/// The arguments giving the DM address of an input the kernel before left in DM, and of the
+/// place to leave the output at for the kernel after (0: the tensor is in DDR).
+pub const IN_DM: &str = "in_dm";
+pub const OUT_DM: &str = "out_dm";
+
 /// The argument giving the bytes of the packed constants.
 pub const WEIGHTS_BYTES: &str = "weights_bytes";
 
@@ -156,7 +161,7 @@ impl JobCode {
     /// (and tile's) values of the banded fields.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
-        names.push(OUT_CHANNEL.to_string());
+        names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
         names.extend(self.packed.iter().map(|b| format!("dm_{b}")));
         if !self.packed.is_empty() {
             names.push(WEIGHTS_BYTES.to_string());
@@ -219,6 +224,8 @@ impl JobCode {
         };
         let input = b.value(&format!("arith.index_cast %{} : index to i32", self.tile_inputs()[0]));
         let output = b.value("arith.index_cast %output : index to i32");
+        let input = b.in_dm_or(&format!("%{IN_DM}"), &input, &zero);
+        let output = b.in_dm_or(&format!("%{OUT_DM}"), &output, &zero);
         [zero, weights, input, output]
     }
 
@@ -366,6 +373,12 @@ impl Body {
         self.next += 1;
         let _ = writeln!(self.text, "  {name} = {line}");
         name
+    }
+
+    /// `dm` when it is not 0 (a tensor left in DM), else `ddr` (its buffer in DDR).
+    fn in_dm_or(&mut self, dm: &str, ddr: &str, zero: &str) -> String {
+        let kept = self.value(&format!("arith.cmpi ne, {dm}, {zero} : i32"));
+        self.value(&format!("arith.select {kept}, {dm}, {ddr} : i32"))
     }
 
     fn constant(&mut self, value: i64) -> String {

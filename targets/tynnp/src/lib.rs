@@ -15,6 +15,7 @@
 
 mod codegen;
 mod jobs;
+mod resident;
 mod tiling;
 
 use codegen::Split;
@@ -82,6 +83,11 @@ impl Backend for Tynnp {
         let mut attributes: Vec<TargetAttr> =
             ATTRIBUTES.iter().map(|&(name, help)| TargetAttr::int(name, default_of(name, &defaults), help)).collect();
         attributes.push(TargetAttr::bool(
+            FUSE,
+            true,
+            "keep a kernel's output in DM when the next kernel reads it alone (false: every output goes to DDR)",
+        ));
+        attributes.push(TargetAttr::bool(
             DOUBLE_BUFFER,
             true,
             "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
@@ -120,7 +126,8 @@ impl Backend for Tynnp {
 
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error> {
         let params = params(attributes)?;
-        let double = attributes.bool(DOUBLE_BUFFER);
+        let residency = resident::residency(composite, &params, attributes.bool(FUSE));
+        let room = Room { params: &params, double: attributes.bool(DOUBLE_BUFFER), budget: residency.budget };
         let job = match composite.pattern.as_str() {
             "tynnp.conv2d" => jobs::convolution(composite, false)?,
             "tynnp.depthwise_conv2d" => jobs::convolution(composite, true)?,
@@ -132,6 +139,9 @@ impl Backend for Tynnp {
         let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
         // Copies out (and the constants' copy in) on channel 1, when there is one.
         values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
+        // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
+        values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
+        values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
         let packed = job.packed();
         if let Some(record) = &packed {
             values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
@@ -153,7 +163,7 @@ impl Backend for Tynnp {
                     }
                 }
                 folded.extend(fold.arguments);
-                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &params, double).ok()?;
+                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &room).ok()?;
                 folded.extend(layout);
                 Some((folded, Split { taps: fold.taps, ..split }))
             });
@@ -163,13 +173,13 @@ impl Backend for Tynnp {
                     split
                 }
                 None => {
-                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &params, double)?;
+                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &room)?;
                     values.extend(layout);
                     split
                 }
             }
         } else {
-            let (layout, split) = element_layout(&job, &values, &params, double)?;
+            let (layout, split) = element_layout(&job, &values, &room)?;
             values.extend(layout);
             split
         };
@@ -350,10 +360,18 @@ fn clamp() -> OpPattern {
     })
 }
 
+/// What a job's regions may take: the DM below the slots of activations kept between kernels
+/// (`budget` bytes from DM's base), its tiles double-buffered or not.
+struct Room<'p> {
+    params: &'p Params,
+    double: bool,
+    budget: i64,
+}
+
 /// DM addresses for `regions` (name, bytes) in order, each from a 16-byte boundary from DM's
 /// base, as `dm_<name>` and `<name>_bytes` values; `Err` with the bytes they need when they do
-/// not fit DM.
-fn place(regions: &[(String, i64)], params: &Params) -> Result<Vec<(String, i64)>, i64> {
+/// not fit the room's budget.
+fn place(regions: &[(String, i64)], room: &Room) -> Result<Vec<(String, i64)>, i64> {
     let mut values = Vec::new();
     let mut end = 0;
     for (name, bytes) in regions {
@@ -361,11 +379,14 @@ fn place(regions: &[(String, i64)], params: &Params) -> Result<Vec<(String, i64)
         values.push((format!("{name}_bytes"), *bytes));
         end = (end + bytes + 15) / 16 * 16;
     }
-    if end > i64::from(params.dm_bytes) { Err(end) } else { Ok(values) }
+    if end > room.budget { Err(end) } else { Ok(values) }
 }
 
 /// The compile error for a job whose `regions` need `need` bytes of DM.
-fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Params, how: &str) -> Error {
+fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, how: &str) -> Error {
+    let params = room.params;
+    let kept = i64::from(params.dm_bytes) - room.budget;
+    let kept = if kept > 0 { format!(", {kept} of them kept for activations between kernels") } else { String::new() };
     let plural = |n: &str| match n {
         "multiplier" => "multipliers".to_string(),
         "shift" => "shifts".to_string(),
@@ -375,7 +396,7 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, params: &Para
     };
     let parts: Vec<String> = regions.iter().map(|(n, b)| format!("{} {b}", plural(n))).collect();
     Error::Unsupported(format!(
-        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={})",
+        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={}){kept}",
         job.what,
         parts.join(", "),
         params.dm_bytes,
@@ -391,9 +412,9 @@ fn tiled_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
     (src_row, in_row): (i64, i64),
-    params: &Params,
-    double: bool,
+    room: &Room,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
+    let (params, double) = (room.params, room.double);
     let oh = tiling::lookup(values, "oh")?;
     let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
@@ -405,7 +426,7 @@ fn tiled_layout(
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
         let regions = tile_regions(&["input"], max_in, job.constant_regions(), max_out, double && tiles.len() > 1);
-        match place(&regions, params) {
+        match place(&regions, room) {
             Ok(mut layout) => {
                 let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
                 if !job.code.units {
@@ -425,7 +446,7 @@ fn tiled_layout(
         }
     }
     let (regions, need) = last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.what)))?;
-    Err(capacity(job, &regions, need, params, " even in tiles of one output row, double-buffered"))
+    Err(capacity(job, &regions, need, room, " even in tiles of one output row, double-buffered"))
 }
 
 /// Tiles of whole vectors in which an elementwise job runs (`double`-buffered), each in bands
@@ -435,9 +456,9 @@ fn tiled_layout(
 fn element_layout(
     job: &jobs::Job,
     values: &[(String, i64)],
-    params: &Params,
-    double: bool,
+    room: &Room,
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
+    let (params, double) = (room.params, room.double);
     let count = tiling::lookup(values, "count")?;
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
     let vectors = (count + lanes - 1) / lanes;
@@ -446,7 +467,7 @@ fn element_layout(
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
         let regions = tile_regions(&["x", "y"], longest, job.constant_regions(), longest, double && longest < count);
-        match place(&regions, params) {
+        match place(&regions, room) {
             Ok(mut layout) => {
                 let plan = tiling::element_tiles(count, tiles, lanes);
                 let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
@@ -460,7 +481,7 @@ fn element_layout(
         }
     }
     let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.what)))?;
-    Err(capacity(job, &regions, need, params, " even in tiles of few vectors, double-buffered"))
+    Err(capacity(job, &regions, need, room, " even in tiles of few vectors, double-buffered"))
 }
 
 /// The DM regions of a double-buffered job: each input tiled (`in_bytes` a tile; `<name>1`, its
@@ -495,6 +516,9 @@ fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
 /// adds: 4 tiles 85,958 cycles, 2 tiles 85,331, 1 tile 85,717).
 const ELEMENT_TILES: i64 = 2;
 
+/// The attribute that switches activations kept in DM between kernels off.
+const FUSE: &str = "fuse";
+
 /// The attribute that switches double buffering off.
 const DOUBLE_BUFFER: &str = "double-buffer";
 
@@ -505,6 +529,11 @@ const TILES: i64 = 4;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// All of DM, double-buffered.
+    fn room(params: &Params) -> Room<'_> {
+        Room { params, double: true, budget: i64::from(params.dm_bytes) }
+    }
 
     #[test]
     fn constants_pack_as_their_dm_regions_lie() {
@@ -530,7 +559,8 @@ mod tests {
         expected.push(33);
         assert_eq!(record, expected);
         let regions: Vec<(String, i64)> = job.constant_regions().collect();
-        let layout = place(&regions, &Params::default()).unwrap();
+        let params = Params::default();
+        let layout = place(&regions, &room(&params)).unwrap();
         let dm: Vec<i64> = layout.iter().step_by(2).map(|(_, at)| at - i64::from(DM_BASE)).collect();
         assert_eq!(dm, [0, 32, 48, 64]);
         // A job without constants copies none.
@@ -570,10 +600,10 @@ mod tests {
             bytes: vec![512, 512, 512],
         };
         let values = vec![("count".to_string(), 512)];
-        let split = |dm: &str| element_layout(&job, &values, &Params::parse(dm).unwrap(), true).unwrap().1;
+        let split = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap().1;
         assert_eq!(split(""), Split { bands: 2, taps: 0, units: 4, single: false });
         assert_eq!(split("-dm-kib=1"), Split { bands: 4, taps: 0, units: 4, single: false });
-        let (layout, _) = element_layout(&job, &values, &Params::parse("-dm-kib=1").unwrap(), true).unwrap();
+        let (layout, _) = element_layout(&job, &values, &room(&Params::parse("-dm-kib=1").unwrap())).unwrap();
         let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
         // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.
         let at: Vec<Option<i64>> =

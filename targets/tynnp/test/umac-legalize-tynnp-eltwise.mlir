@@ -40,6 +40,8 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435712 : i32
 // CHECK-NEXT: arith.constant 268435728 : i32
 // CHECK-NEXT: arith.constant 17 : i32
@@ -65,7 +67,7 @@
 // CHECK-NEXT: arith.constant 268435648 : i32
 // CHECK-NEXT: arith.constant 268435808 : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 60, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 62, 1>}
 // CHECK-NOT: tosa.
 // CHECK: func.func private @tynnp_add_x4_t2(
 // The record's copy, tile 0's x and y, its four bands.

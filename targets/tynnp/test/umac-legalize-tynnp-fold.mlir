@@ -37,6 +37,8 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435648 : i32
 // CHECK-NEXT: arith.constant 268435792 : i32
 // CHECK-NEXT: arith.constant 268435856 : i32

@@ -43,6 +43,8 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435744 : i32
 // CHECK-NEXT: arith.constant 268435824 : i32
 // CHECK-NEXT: arith.constant 268435856 : i32
@@ -72,7 +74,7 @@
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4_t1, operandSegmentSizes = array<i32: 52, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_dwconv2d_x4_t1, operandSegmentSizes = array<i32: 54, 1>}
 // CHECK: func.func private @tynnp_dwconv2d_x4_t1(
 // The record's copy, the tile's copy in.
 // CHECK-COUNT-2: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
@@ -117,6 +119,8 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -131,7 +135,7 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 32 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2_t1, operandSegmentSizes = array<i32: 31, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x2_t1, operandSegmentSizes = array<i32: 33, 1>}
 // CHECK: func.func private @tynnp_avg_pool2d_x2_t1(
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
@@ -146,7 +150,7 @@ func.func private @tynnp_1(%x: tensor<1x6x6x8xi8>) -> tensor<1x2x2x8xi8> attribu
 // -----
 
 // CHECK-LABEL: func.func private @tynnp_2(
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3_t1, operandSegmentSizes = array<i32: 36, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_max_pool2d_x3_t1, operandSegmentSizes = array<i32: 38, 1>}
 // CHECK: func.func private @tynnp_max_pool2d_x3_t1(
 // CHECK-COUNT-3: ".insn r CUSTOM_2, 1, 0, $0, $1, $2"
 func.func private @tynnp_2(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> attributes {umac.composite = "tynnp.max_pool2d", umac.target = "tynnp"} {

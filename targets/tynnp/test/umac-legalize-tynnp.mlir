@@ -46,6 +46,8 @@
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435712 : i32
 // CHECK-NEXT: arith.constant 268435760 : i32
 // CHECK-NEXT: arith.constant 268435776 : i32
@@ -88,18 +90,27 @@
 // CHECK-NEXT: arith.constant 192 : i32
 // CHECK-NEXT: arith.constant 64 : i32
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
-// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 64, 1>}
+// CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 66, 1>}
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<84xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
 // CHECK: func.func private @tynnp_conv2d_t4(%{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
 // The record's copy on the output channel (argument 22, after the 2 buffers and 20 scalars),
-// from the record's address to DM at the filter's, its 84 bytes.
+// from the record's address to DM at the filter's (argument 25), its 84 bytes (argument 29).
 // CHECK: %[[REC:.*]] = arith.index_cast %arg1 : index to i32
 // CHECK: llvm.store %[[REC]],
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: llvm.store %arg23,
+// CHECK-NEXT: llvm.store %arg25,
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: llvm.store %arg27,
+// CHECK-NEXT: llvm.store %arg29,
 // CHECK: %[[CONSTS:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %arg22
+// The input is read from DM at argument 23 when the kernel before left it there (not 0), else
+// from its buffer in DDR; the output goes likewise to argument 24 or DDR.
+// CHECK: %[[IN:.*]] = arith.index_cast %arg0 : index to i32
+// CHECK: %[[OUT:.*]] = arith.index_cast %arg66 : index to i32
+// CHECK: %[[KEPT_IN:.*]] = arith.cmpi ne, %arg23, %{{.*}} : i32
+// CHECK-NEXT: %[[FROM:.*]] = arith.select %[[KEPT_IN]], %arg23, %[[IN]] : i32
+// CHECK-NEXT: %[[KEPT_OUT:.*]] = arith.cmpi ne, %arg24, %{{.*}} : i32
+// CHECK-NEXT: %[[TO:.*]] = arith.select %[[KEPT_OUT]], %arg24, %[[OUT]] : i32
+// CHECK: arith.addi %[[FROM]], %arg35 : i32
 // Tile 0's copy in on channel 0; its job waits for that copy and for the record's.
 // CHECK: %[[IN0:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
 // CHECK: llvm.store %[[IN0]],

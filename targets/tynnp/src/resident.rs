@@ -1,0 +1,151 @@
+//! Activations kept in DM between consecutive kernels: when a kernel's output is read by the
+//! next kernel only, and nothing else runs on the NPU between them, the producer copies its
+//! output tiles into a slot at the top of DM instead of back to DDR, and the consumer copies its
+//! input tiles from there. Those copies stay on chip (no DDR latency, the DDR port left to the
+//! weights), and the tensor never goes to DDR.
+//!
+//! Two slots of a quarter of DM each sit at its top; a tensor goes to slot 0 unless the kernel
+//! producing it reads its own input from slot 0, so a chain of kernels alternates between them.
+//! A kernel that reads or writes a slot plans its own regions below both (half of DM by
+//! default). Every kernel decides from the TOSA graph alone (the strategies of a function are
+//! all computed before any composite is replaced), so producer and consumer agree on the slot
+//! without talking to each other.
+
+use umac_backend::{Composite, OpView};
+use umac_sim::npu::{Params, params::DM_BASE};
+
+/// Where a kernel's input and output live, and the DM its own regions may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Residency {
+    /// The DM address of the input when the kernel before left it in DM.
+    pub input: Option<i64>,
+    /// The DM address the output is left at for the next kernel.
+    pub output: Option<i64>,
+    /// Bytes of DM, from its base, the kernel's own regions may take.
+    pub budget: i64,
+}
+
+/// The ops that start a kernel reading its input in tiles of rows (the consumers).
+const WINDOW_ROOTS: [&str; 4] = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"];
+
+/// The ops a kernel's output stage may end with, before its root.
+const OUTPUT_STAGE: [&str; 2] = ["tosa.clamp", "tosa.rescale"];
+
+/// The bytes of each slot: a quarter of DM.
+fn slot_bytes(params: &Params) -> i64 {
+    (i64::from(params.dm_bytes) / 4) & !15
+}
+
+fn slot_address(params: &Params, slot: usize) -> i64 {
+    i64::from(DM_BASE) + i64::from(params.dm_bytes) - (slot as i64 + 1) * slot_bytes(params)
+}
+
+/// Where `composite`'s input and output live (`enabled`: the `-fuse` attribute).
+pub fn residency(composite: &Composite, params: &Params, enabled: bool) -> Residency {
+    let dm = i64::from(params.dm_bytes);
+    let none = Residency { input: None, output: None, budget: dm };
+    if !enabled {
+        return none;
+    }
+    let last = composite.last();
+    let root = root_of(last);
+    let input = root
+        .filter(|r| composite.get("input.slice").is_none() && WINDOW_ROOTS.contains(&r.name().as_str()))
+        .and_then(|r| r.producer(0).filter(|p| consumer(p, params).is_some_and(|u| same(&u, &r))))
+        .map(|p| slot(&p, params));
+    let output = consumer(last, params).map(|_| slot(last, params));
+    let used = input.into_iter().chain(output).max();
+    Residency {
+        input: input.map(|s| slot_address(params, s)),
+        output: output.map(|s| slot_address(params, s)),
+        budget: used.map_or(dm, |s| dm - (s as i64 + 1) * slot_bytes(params)),
+    }
+}
+
+/// The kernel that reads `last`'s result from DM, if it stays there: its only user (but for its
+/// function's return, when no caller reads that result), in the same block, a row-tiled kernel reading it as its input, the next thing the NPU runs (nothing but
+/// constants and that kernel's filter reshape between them), the tensor no larger than a slot,
+/// and both kernels able to run in one-row tiles below the slots.
+fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c, 'a>> {
+    if !OUTPUT_STAGE.contains(&last.name().as_str()) && !WINDOW_ROOTS[2..].contains(&last.name().as_str()) {
+        return None;
+    }
+    // The partitioner returns every composite's result from its function (so the caller plans
+    // its buffer); that return does not count unless the caller reads the result.
+    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
+    let (Some(user), None) = (users.next(), users.next()) else { return None };
+    if !WINDOW_ROOTS.contains(&user.name().as_str())
+        || !user.producer(0).is_some_and(|p| same(&p, last))
+        || last.read_by_callers()
+    {
+        return None;
+    }
+    let bytes: i64 = last.result_type()?.dims().iter().product();
+    let budget = i64::from(params.dm_bytes) - 2 * slot_bytes(params);
+    let fits = |op: &OpView| least_dm(op).is_some_and(|need| need <= budget);
+    let producer = root_of(last)?;
+    if bytes > slot_bytes(params) || !fits(&producer) || !fits(&user) {
+        return None;
+    }
+    // The user follows in the same block with nothing between that the NPU runs.
+    let mut between = last.next();
+    while let Some(view) = between {
+        if same(&view, &user) {
+            return Some(user);
+        }
+        let reshape = view.name() == "tosa.reshape" && view.only_user().is_some_and(|u| same(&u, &user));
+        if !reshape && !umac_backend::pattern::is_constant_op(&view.name()) {
+            return None;
+        }
+        between = view.next();
+    }
+    None
+}
+
+/// The slot `last`'s result goes to: 0, unless its kernel reads its own input from slot 0.
+fn slot(last: &OpView, params: &Params) -> usize {
+    let Some(root) = root_of(last) else { return 0 };
+    if !WINDOW_ROOTS.contains(&root.name().as_str()) {
+        return 0;
+    }
+    match root.producer(0) {
+        Some(p) if consumer(&p, params).is_some_and(|u| same(&u, &root)) => 1 - slot(&p, params),
+        _ => 0,
+    }
+}
+
+/// The root of the kernel whose last op is `last`: back through its output stage.
+fn root_of<'c, 'a>(last: &OpView<'c, 'a>) -> Option<OpView<'c, 'a>> {
+    let mut op = OpView::new(last.operation());
+    while OUTPUT_STAGE.contains(&op.name().as_str()) {
+        op = op.producer(0)?;
+    }
+    Some(op)
+}
+
+fn same(a: &OpView, b: &OpView) -> bool {
+    a.operation().to_raw().ptr == b.operation().to_raw().ptr
+}
+
+/// An upper bound of the DM the kernel rooted at `root` needs in tiles of one output row,
+/// double-buffered (its constants, two input tiles of the rows one output row reads, two output
+/// rows as int32): what must fit below the slots. `None` for a kernel not tiled by rows
+/// (elementwise jobs need a few vectors).
+fn least_dm(root: &OpView) -> Option<i64> {
+    let a16 = |n: i64| (n + 15) & !15;
+    let input = root.operand_type(0)?.dims();
+    let output = root.result_type()?.dims();
+    let (ih, iw, ic, ow, oc) = (*input.get(1)?, *input.get(2)?, *input.get(3)?, *output.get(2)?, *output.get(3)?);
+    let dilation = root.ints("dilation").and_then(|d| d.first().copied()).unwrap_or(1);
+    let (kh, constants) = match root.name().as_str() {
+        "tosa.conv2d" | "tosa.depthwise_conv2d" => {
+            let filter = root.operand_type(1)?.dims();
+            let kh = if root.name() == "tosa.conv2d" { *filter.get(1)? } else { *filter.first()? };
+            (kh, a16(filter.iter().product()) + 2 * a16(4 * oc) + a16(oc))
+        }
+        "tosa.avg_pool2d" | "tosa.max_pool2d" => (*root.ints("kernel")?.first()?, 0),
+        _ => return Some(0),
+    };
+    let rows = ((kh - 1) * dilation + 1).min(ih);
+    Some(constants + 2 * a16(rows * iw * ic) + 2 * a16(4 * ow * oc))
+}

@@ -1,0 +1,120 @@
+// umac-legalize-tynnp keeps activations in DM between consecutive kernels: a kernel whose
+// output only the next kernel reads (the partitioner's return of it read by no caller), with
+// nothing but constants and that kernel's filter reshape between them, leaves it in a slot at
+// the top of DM (slot 0 at 0x10030000, slot 1 at 0x10020000: two quarters of the 256 KiB DM),
+// and the next kernel reads it from there; a chain alternates between the slots. The in_dm and
+// out_dm arguments (after the output stage and the output channel) carry the addresses, 0 for
+// a tensor in DDR; a kernel touching a slot plans its own regions below both.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false}})' | FileCheck %s --check-prefix=OFF
+
+// conv -> depthwise -> max pool: the convolution leaves its output in slot 0, the depthwise
+// convolution reads it there and leaves its own in slot 1, the pooling reads that and writes DDR.
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK-NEXT: arith.constant 268566528 : i32
+// CHECK: callee = @tynnp_dwconv2d_x4_t2
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 268566528 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1
+// With -fuse=false every tensor is in DDR.
+// OFF-LABEL: func.func private @tynnp_0(
+// OFF-NOT: 268632064
+// OFF: arith.constant 127 : i32
+// OFF-NEXT: arith.constant 1 : i32
+// OFF-NEXT: arith.constant 0 : i32
+// OFF-NEXT: arith.constant 0 : i32
+// OFF-NOT: 268632064
+// OFF: arith.constant 127 : i32
+// OFF-NEXT: arith.constant 1 : i32
+// OFF-NEXT: arith.constant 0 : i32
+// OFF-NEXT: arith.constant 0 : i32
+// OFF-NOT: 268632064
+// OFF: arith.constant 127 : i32
+// OFF-NEXT: arith.constant 1 : i32
+// OFF-NEXT: arith.constant 0 : i32
+// OFF-NEXT: arith.constant 0 : i32
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %dw = "tosa.const"() <{values = dense<2> : tensor<1x3x3x8xi8>}> : () -> tensor<1x3x3x8xi8>
+  %shape = tosa.const_shape {values = dense<[3, 3, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi8>
+  %f = tosa.reshape %dw, %shape : (tensor<1x3x3x8xi8>, !tosa.shape<4>) -> tensor<3x3x8x1xi8>
+  %d = tosa.depthwise_conv2d %k, %f, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<3x3x8x1xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r2 = tosa.rescale %d, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %p = tosa.max_pool2d %r2 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %p : tensor<1x4x4x8xi8>
+}
+
+// -----
+
+// The caller reads the convolution's result (the partitioner returned it): it goes to DDR.
+// CHECK-LABEL: func.func @caller(
+// CHECK-LABEL: func.func private @tynnp_1(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1
+func.func @caller(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>) {
+  %0:2 = call @tynnp_1(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>)
+  return %0#0, %0#1 : tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>
+}
+func.func private @tynnp_1(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %p = tosa.max_pool2d %r {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %r, %p : tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>
+}
+
+// -----
+
+// Another kernel (the pooling of %y) runs between the convolution and its consumer: it could
+// overwrite the slot, so the convolution's output goes to DDR.
+// CHECK-LABEL: func.func private @tynnp_2(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK-NOT: 268632064
+func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %q = tosa.max_pool2d %y {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  %p = tosa.max_pool2d %r {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %q, %p : tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>
+}
