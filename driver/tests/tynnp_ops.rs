@@ -1,7 +1,7 @@
 //! Every job tynnp runs, on random shapes within the hardware's limits: a one-op model (a
 //! convolution with bias, per-channel rescale and clamp; a depthwise convolution with depth
 //! multiplier; an average or a max pooling; TFLite's quantized add or sub with its input and
-//! output rescales) with random weights, zero points, scales, strides,
+//! output rescales; an int8 or int16 table lookup) with random weights, tables, zero points, scales, strides,
 //! dilations and padding, compiled for `tynnp,rv32im` and run on the simulator (hazard checking
 //! on), must give the bytes the host's reference engine gives for the same model, and the op must
 //! have run on the NPU. The rounds take turns with the default NPU, single-buffered tiles
@@ -24,8 +24,8 @@ fn hex(values: &[i64], bytes: usize) -> String {
 }
 
 fn shape(dims: &[i64], element: &str) -> String {
-    let d: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-    format!("tensor<{}x{element}>", d.join("x"))
+    let d: Vec<String> = dims.iter().map(|d| format!("{d}x")).collect();
+    format!("tensor<{}{element}>", d.concat())
 }
 
 /// A window along one axis: (kernel, stride, dilation, pad before, pad after, output) with
@@ -46,13 +46,40 @@ fn window(rng: &mut Rng, input: i64, max_kernel: i64, dilate: bool) -> (i64, i64
     }
 }
 
-/// A one-op model and its input: `(mlir, input shape)`.
+/// The kinds of op, by the name of the TOSA op the NPU must run (kind 7: the int16 table).
+const KINDS: [&str; 8] = [
+    "tosa.conv2d",
+    "tosa.depthwise_conv2d",
+    "tosa.avg_pool2d",
+    "tosa.max_pool2d",
+    "tosa.add",
+    "tosa.sub",
+    "tosa.table",
+    "tosa.table",
+];
+
+/// A one-op model and its input: `(mlir, input shape)`; the input is int16 for kind 7, else int8.
 fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
     let (ih, iw, c) = (rng.range(1, 12), rng.range(1, 12), rng.range(1, 24));
     let input = vec![1, ih, iw, c];
     let izp = rng.range(-128, 127);
     let (kh, sy, dy, pt, pb, oh) = window(rng, ih, 3.min(ih + 2), kind < 2);
     let (kw, sx, dx, pl, pr, ow) = window(rng, iw, 3.min(iw + 2), kind < 2);
+    if kind >= 6 {
+        // A table lookup on a tensor of rank 0 to 4.
+        let dims: Vec<i64> = input[..rng.range(0, 4) as usize].iter().map(|&d| d.max(2)).collect();
+        let (element, result, entries, width) = if kind == 7 { ("i16", "i32", 513, 2) } else { ("i8", "i8", 256, 1) };
+        let values: Vec<i64> =
+            (0..entries).map(|_| rng.range(-(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1)).collect();
+        let (x, y) = (shape(&dims, element), shape(&dims, result));
+        let table = format!("tensor<{entries}x{element}>");
+        let text = format!(
+            "func.func @main(%x: {x}) -> {y} {{\n  %t = \"tosa.const\"() <{{values = {} : {table}}}> : () -> {table}\n  \
+             %y = tosa.table %x, %t : ({x}, {table}) -> {y}\n  return %y : {y}\n}}\n",
+            hex(&values, width)
+        );
+        return (text, dims);
+    }
     let x = shape(&input, "i8");
     let consts = |rng: &mut Rng, n: i64, low: i64, high: i64| (0..n).map(|_| rng.range(low, high)).collect::<Vec<_>>();
     let mut body =
@@ -192,18 +219,19 @@ fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
 fn every_job_equals_the_reference_on_random_shapes() {
     umac_driver::register_targets();
     let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
-    let names = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d", "tosa.add", "tosa.sub"];
     let targets = ["tynnp", "tynnp -double-buffer=false", "tynnp -dma=1"];
     let mut folded = 0;
-    for round in 0..120 {
-        let kind = round % 6;
-        let target = targets[round / 6 % targets.len()];
+    let rounds = 200;
+    for round in 0..rounds {
+        let kind = round % KINDS.len();
+        let target = targets[round / KINDS.len() % targets.len()];
         let accelerators = parse_target_string(target).unwrap();
         let params = npu_params(&accelerators).unwrap();
         let (text, input_shape) = model(&mut rng, kind);
-        let len: i64 = input_shape.iter().product();
+        let (dtype, width) = if kind == 7 { (DType::I16, 2) } else { (DType::I8, 1) };
+        let len = input_shape.iter().product::<i64>() * width;
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-        let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let input = Tensor { dtype, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
         let context = create_context(ContextOptions::default());
         let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
         let reference = host::compile(
@@ -231,7 +259,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
             compile(&context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let contains = |needle: &[u8]| firmware.object.windows(needle.len()).any(|w| w == needle);
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
-        let placed = firmware.placements.iter().find(|p| p.op == names[kind]).map(|p| p.target.clone());
+        let placed = firmware.placements.iter().find(|p| p.op == KINDS[kind]).map(|p| p.target.clone());
         assert_eq!(placed.as_deref(), Some("tynnp"), "round {round} ({target}): not on the NPU\n{text}");
         let run = simulate(&firmware, std::slice::from_ref(&input), params)
             .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
@@ -241,5 +269,6 @@ fn every_job_equals_the_reference_on_random_shapes() {
         );
     }
     // Convolutions with few input channels and kernel columns to fold into them run folded.
-    assert!(folded >= 3, "only {folded} of 20 convolutions were folded");
+    let convolutions = rounds / KINDS.len();
+    assert!(folded >= 3, "only {folded} of {convolutions} convolutions were folded");
 }

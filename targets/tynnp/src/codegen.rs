@@ -45,6 +45,8 @@ pub struct JobCode {
     pub folded: bool,
     /// A tiled job on the vector units: each tile's output rows split into bands, one per unit.
     pub units: bool,
+    /// An elementwise job's bytes per element of its inputs and of its output.
+    pub element_bytes: (i64, i64),
 }
 
 /// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
@@ -79,6 +81,9 @@ const SINGLE: &str = "_single";
 /// The arguments of a folded convolution after the tiles': the input's row and column pitch in
 /// DDR, the bytes of one pixel, the tile buffer's row pitch and one output pixel's taps' bytes.
 pub const FOLD_PITCHES: [&str; 5] = ["src_row_bytes", "src_col_bytes", "pixel_bytes", "tile_row_bytes", "tap_bytes"];
+
+/// The words of a `dma.copy` descriptor (`dma.fill`'s 9 are fewer).
+const COPY_WORDS: i64 = 11;
 
 /// The argument naming the DMA channel of the copies out and of the constants' copy in.
 pub const OUT_CHANNEL: &str = "out_channel";
@@ -144,6 +149,11 @@ impl JobCode {
     /// The per-band fields, in argument order.
     fn band_fields(&self) -> Vec<Field> {
         self.banded.iter().chain(&TILE_COPIES).copied().collect()
+    }
+
+    /// Whether the job works on elements (in tiles of whole vectors) rather than rows.
+    pub fn elementwise(&self) -> bool {
+        self.banded.contains(&Field::Scalar("count"))
     }
 
     /// The buffers a call passes before its scalars: the tensors copied in tile by tile, then
@@ -230,9 +240,9 @@ impl JobCode {
     }
 
     /// The inputs copied tile by tile (the DM buffers among the banded fields): `input` for a
-    /// window job, `x` and `y` for an elementwise one, whose tiles take the same elements of
-    /// both.
-    fn tile_inputs(&self) -> Vec<&'static str> {
+    /// window job or a table lookup, `x` and `y` for an elementwise op, whose tiles take the same
+    /// elements of both.
+    pub fn tile_inputs(&self) -> Vec<&'static str> {
         self.banded
             .iter()
             .filter_map(|f| match f {
@@ -338,7 +348,9 @@ impl JobCode {
         params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
         let mut b = Body { text: String::new(), next: 0 };
-        let words = b.constant(2 + self.descriptor.len() as i64);
+        // One buffer serves every descriptor the function writes: the job's, and the 11 words
+        // of a `dma.copy` (longer than a table lookup's).
+        let words = b.constant((2 + self.descriptor.len() as i64).max(COPY_WORDS));
         let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
         let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
         let d = (descriptor.as_str(), address.as_str());

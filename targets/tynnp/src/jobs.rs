@@ -87,6 +87,7 @@ const CONV_CODE: JobCode = JobCode {
     banded: &ROWS,
     folded: false,
     units: false,
+    element_bytes: (1, 1),
 };
 
 /// `vu.dwconv` (custom-2, funct3 0) on the vector units.
@@ -125,6 +126,7 @@ pub static DWCONV: JobCode = JobCode {
     banded: &ROWS,
     folded: false,
     units: true,
+    element_bytes: (1, 1),
 };
 
 const POOL_SCALARS: [&str; 15] = [
@@ -180,6 +182,7 @@ const POOL_CODE: JobCode = JobCode {
     banded: &ROWS,
     folded: false,
     units: true,
+    element_bytes: (1, 1),
 };
 
 /// The scalars of one `vu.eltwise` input, in descriptor order after its DM address and stride.
@@ -224,6 +227,29 @@ const ELTWISE_CODE: JobCode = JobCode {
     banded: &ELEMENTS,
     folded: false,
     units: true,
+    element_bytes: (1, 1),
+};
+
+/// What a table lookup split into bands of elements changes per band.
+pub(crate) const LOOKUPS: [Field; 3] = [Dm("input"), Dm("output"), Scalar("count")];
+
+/// `vu.table` of int8 (custom-2, funct3 3, funct7 0) on the vector units: a 256-entry int8 table.
+pub static TABLE: JobCode = TABLE_CODE;
+
+/// `vu.table` of int16 (funct7 1): a 513-entry int16 table, interpolated, int32 results.
+pub static TABLE16: JobCode =
+    JobCode { callee: "tynnp_table16", insn: (2, 3, 1, 0), element_bytes: (2, 4), ..TABLE_CODE };
+
+const TABLE_CODE: JobCode = JobCode {
+    callee: "tynnp_table",
+    packed: &["table"],
+    scalars: &["count"],
+    descriptor: &[Dm("input"), Dm("table"), Dm("output"), Scalar("count")],
+    insn: (2, 3, 0, 0),
+    banded: &LOOKUPS,
+    folded: false,
+    units: true,
+    element_bytes: (1, 1),
 };
 
 const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
@@ -460,5 +486,23 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
         constants,
         scalars,
         bytes: vec![count, count, count],
+    })
+}
+
+/// `vu.table` for a `tosa.table`: int8 to int8 through 256 entries, or int16 to int32 through 513.
+pub fn table(composite: &Composite) -> Result<Job, Error> {
+    let t = composite.get("tosa.table").ok_or("no table")?;
+    let result = t.result_type().ok_or("the result is not a tensor")?;
+    let count: i64 = result.dims().iter().product();
+    let wide = result.element == "i32";
+    let (code, entry) = if wide { (&TABLE16, 2) } else { (&TABLE, 1) };
+    let (input, output) = code.element_bytes;
+    Ok(Job {
+        code,
+        what: "table lookup",
+        operands: vec![operand("tosa.table", 0)],
+        constants: vec![bytes_of(&constant_of(t, 1, "table")?, entry)],
+        scalars: vec![("count", count)],
+        bytes: vec![count * input, count * output],
     })
 }

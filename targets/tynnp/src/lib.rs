@@ -6,12 +6,15 @@
 //! in double-buffered tiles of output rows, its kernel columns folded into its input channels
 //! when that saves NU passes; a depthwise convolution (`vu.dwconv`) or an average or max pooling
 //! (`vu.pool`) in tiles, each split into bands over the vector units; TFLite's quantized add or
-//! sub with its rescales (`vu.eltwise`) in tiles of bands. The code is the control unit's:
-//! `replace_call_extern` defines each kind of call as a function that copies by DMA, writes the
-//! descriptors and issues the custom instructions (`llvm.inline_asm`), compiled into the model's
-//! RV32 object (`codegen.rs`; the descriptors are in `jobs.rs`, the splits in `tiling.rs`). A job
-//! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
-//! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
+//! sub with its rescales (`vu.eltwise`) and an int8 or int16 table lookup (`vu.table`) in tiles
+//! of bands. Each kernel's constants are packed at compile time into one record (`jobs.rs`), and
+//! a kernel's output that the next kernel alone reads stays in DM (`resident.rs`). The code is
+//! the control unit's: `replace_call_extern` defines each kind of call as a function that copies
+//! by DMA, writes the descriptors and issues the custom instructions (`llvm.inline_asm`),
+//! compiled into the model's RV32 object (`codegen.rs`; the descriptors are in `jobs.rs`, the
+//! splits in `tiling.rs`). A job whose tiles do not fit DM is a compile error at the op naming
+//! every region's bytes (see docs/tynnp/compiler.md). Ops the NPU does not take run on the
+//! control unit.
 
 mod codegen;
 mod jobs;
@@ -121,6 +124,7 @@ impl Backend for Tynnp {
             Pattern::new(&format!("{NAME}.max_pool2d"), max),
             eltwise("tosa.add"),
             eltwise("tosa.sub"),
+            Pattern::new(&format!("{NAME}.table"), table()),
         ]
     }
 
@@ -133,6 +137,7 @@ impl Backend for Tynnp {
             "tynnp.depthwise_conv2d" => jobs::convolution(composite, true)?,
             "tynnp.add" => jobs::eltwise(composite, false)?,
             "tynnp.sub" => jobs::eltwise(composite, true)?,
+            "tynnp.table" => jobs::table(composite)?,
             _ => jobs::pool(composite)?,
         };
         let mut job = job;
@@ -146,7 +151,7 @@ impl Backend for Tynnp {
         if let Some(record) = &packed {
             values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
         }
-        let split = if job.code.banded != jobs::ELEMENTS {
+        let split = if !job.code.elementwise() {
             // The rows of the input in DDR, and in DM (longer when folded).
             let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
             // A convolution is folded when it pays and its (longer) tiles fit DM.
@@ -200,9 +205,19 @@ impl Backend for Tynnp {
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        [&jobs::CONV, &jobs::CONV_FOLDED, &jobs::DWCONV, &jobs::AVG_POOL, &jobs::MAX_POOL, &jobs::ADD, &jobs::SUB]
-            .into_iter()
-            .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
+        [
+            &jobs::CONV,
+            &jobs::CONV_FOLDED,
+            &jobs::DWCONV,
+            &jobs::AVG_POOL,
+            &jobs::MAX_POOL,
+            &jobs::ADD,
+            &jobs::SUB,
+            &jobs::TABLE,
+            &jobs::TABLE16,
+        ]
+        .into_iter()
+        .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
     }
 }
 
@@ -352,6 +367,20 @@ fn double_round_or_short(o: &OpView) -> bool {
         || o.operand_ints(2).is_some_and(|s| s.iter().all(|&s| s <= 31))
 }
 
+/// TOSA `table` as `vu.table` runs it: int8 through a constant 256-entry table, or int16 to
+/// int32 through a constant 513-entry one, on a static tensor with elements.
+fn table() -> OpPattern {
+    op("tosa.table")
+        .operand(1, constant())
+        .when("int8 to int8, or int16 to int32", |o| {
+            let (Some(input), Some(result)) = (o.operand_type(0), o.result_type()) else { return false };
+            matches!((input.element.as_str(), result.element.as_str()), ("i8", "i8") | ("i16", "i32"))
+        })
+        .when("a static shape with elements", |o| {
+            o.result_type().is_some_and(|r| r.is_static() && r.dims().iter().product::<i64>() > 0)
+        })
+}
+
 /// A clamp within int8.
 fn clamp() -> OpPattern {
     op("tosa.clamp").when("int8 bounds", |o| {
@@ -460,20 +489,34 @@ fn element_layout(
 ) -> Result<(Vec<(String, i64)>, Split), Error> {
     let (params, double) = (room.params, room.double);
     let count = tiling::lookup(values, "count")?;
+    if count < 1 {
+        return Err(Error::Unsupported(format!("the {} has no elements", job.what)));
+    }
+    let (in_bytes, out_bytes) = job.code.element_bytes;
+    let inputs = job.code.tile_inputs();
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
     let vectors = (count + lanes - 1) / lanes;
     let mut least: Option<(Vec<(String, i64)>, i64)> = None;
     for tiles in ELEMENT_TILES.min(vectors)..=vectors {
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
-        let regions = tile_regions(&["x", "y"], longest, job.constant_regions(), longest, double && longest < count);
+        let (tile_in, tile_out) = (longest * in_bytes, longest * out_bytes);
+        let regions = tile_regions(&inputs, tile_in, job.constant_regions(), tile_out, double && longest < count);
         match place(&regions, room) {
             Ok(mut layout) => {
                 let plan = tiling::element_tiles(count, tiles, lanes);
                 let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
                 let bands = units.min(fewest).max(1) as usize;
-                let buffers = (buffer_pair(&layout, "x"), buffer_pair(&layout, "y"), buffer_pair(&layout, "output"));
-                layout.extend(tiling::element_tile_values(&plan, bands, lanes, buffers));
+                let pairs: Vec<[i64; 2]> = inputs.iter().map(|name| buffer_pair(&layout, name)).collect();
+                let buffers = (pairs.as_slice(), buffer_pair(&layout, "output"));
+                let fields = job.code.banded;
+                layout.extend(tiling::element_tile_values(
+                    &plan,
+                    (bands, lanes),
+                    fields,
+                    buffers,
+                    (in_bytes, out_bytes),
+                ));
                 return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands, single: !double }));
             }
             Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),

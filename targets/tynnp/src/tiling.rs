@@ -5,8 +5,8 @@
 //! takes, planned at compile time from the job's scalars and DM layout.
 
 use crate::{
-    codegen::{FOLD_PITCHES, TAP_FIELDS, TILE_COPIES, band_name},
-    jobs::{ELEMENTS, ROWS},
+    codegen::{FOLD_PITCHES, Field, TAP_FIELDS, TILE_COPIES, band_name},
+    jobs::ROWS,
 };
 use umac_backend::Error;
 
@@ -19,14 +19,16 @@ pub fn element_tiles(count: i64, tiles: i64, lanes: i64) -> Vec<(i64, i64)> {
 }
 
 /// The arguments of a tiled elementwise job: tile t's elements split into `units` bands of
-/// whole vectors (band u's banded fields numbered `t · units + u`: its place in the tile's `x`,
-/// `y` and output buffers and its elements), then each tile's copies (the same elements of `x`
-/// and `y` in, of the output out).
+/// whole vectors (band u's banded `fields` numbered `t · units + u`: its place in the tile's
+/// buffer of each input (`inputs`, in the order of `fields`) and of the output, and its
+/// elements), then each tile's copies (the same elements of every input in, of the output
+/// out); an element takes `bytes.0` bytes in each input and `bytes.1` in the output.
 pub fn element_tile_values(
     tiles: &[(i64, i64)],
-    units: usize,
-    lanes: i64,
-    (x, y, outputs): ([i64; 2], [i64; 2], [i64; 2]),
+    (units, lanes): (usize, i64),
+    fields: &[Field],
+    (inputs, outputs): (&[[i64; 2]], [i64; 2]),
+    (in_bytes, out_bytes): (i64, i64),
 ) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for (t, &(_, length)) in tiles.iter().enumerate() {
@@ -34,12 +36,20 @@ pub fn element_tile_values(
         for u in 0..n {
             let first = (vectors * u / n * lanes).min(length);
             let last = (vectors * (u + 1) / n * lanes).min(length);
-            let band = [x[t % 2] + first, y[t % 2] + first, outputs[t % 2] + first, last - first];
-            out.extend(ELEMENTS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
+            let mut input = inputs.iter();
+            for field in fields {
+                let value = match field {
+                    Field::Dm("output") => outputs[t % 2] + first * out_bytes,
+                    Field::Dm(_) => input.next().map_or(0, |buffers| buffers[t % 2] + first * in_bytes),
+                    _ => last - first,
+                };
+                out.push((band_name(field, t * units + u as usize), value));
+            }
         }
     }
     for (t, &(first, length)) in tiles.iter().enumerate() {
-        out.extend(TILE_COPIES.iter().zip([first, length, first, length]).map(|(f, v)| (band_name(f, t), v)));
+        let copies = [first * in_bytes, length * in_bytes, first * out_bytes, length * out_bytes];
+        out.extend(TILE_COPIES.iter().zip(copies).map(|(f, v)| (band_name(f, t), v)));
     }
     out
 }
@@ -205,6 +215,7 @@ pub(crate) fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::{ELEMENTS, LOOKUPS};
 
     fn named(values: &[(&str, i64)]) -> Vec<(String, i64)> {
         values.iter().map(|(n, v)| (n.to_string(), *v)).collect()
@@ -321,13 +332,21 @@ mod tests {
         // 40 elements in one tile, three bands on three units: 16, 16, 8.
         let tiles = element_tiles(40, 1, 16);
         assert_eq!(tiles, [(0, 40)]);
-        let args = element_tile_values(&tiles, 3, 16, ([0, 0], [100, 0], [200, 0]));
+        let args = element_tile_values(&tiles, (3, 16), &ELEMENTS, (&[[0, 0], [100, 0]], [200, 0]), (1, 1));
         assert_eq!(args[4].0, "dm_x_b1");
         assert_eq!(by_band(&args[..12], 4), [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]);
         // The tile's copies: elements 0..40 of x and y in, of the output out.
         assert_eq!(by_band(&args[12..], 4), [vec![0, 40, 0, 40]]);
         // Tile 1 in the second buffers.
-        let args = element_tile_values(&element_tiles(130, 2, 16), 2, 16, ([0, 1000], [500, 1500], [700, 1700]));
+        let tiles = element_tiles(130, 2, 16);
+        let args = element_tile_values(&tiles, (2, 16), &ELEMENTS, (&[[0, 1000], [500, 1500]], [700, 1700]), (1, 1));
         assert_eq!(by_band(&args[8..16], 4), [vec![1000, 1500, 1700, 32], vec![1032, 1532, 1732, 18]]);
+        // An int16 lookup (2 bytes in, 4 out): 40 elements (3 vectors), two bands of 16 and 24
+        // elements, from input bytes 0 and 32 to output bytes 0 and 64; the copies 80 bytes in,
+        // 160 out.
+        let args =
+            element_tile_values(&element_tiles(40, 1, 16), (2, 16), &LOOKUPS, (&[[100, 100]], [300, 300]), (2, 4));
+        assert_eq!(by_band(&args[..6], 3), [vec![100, 300, 16], vec![132, 364, 24]]);
+        assert_eq!(by_band(&args[6..], 4), [vec![0, 80, 0, 160]]);
     }
 }
