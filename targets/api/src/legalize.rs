@@ -84,18 +84,37 @@ fn legalize_function(
             ));
         }
     }
-    let mut plans = Vec::new();
-    for (pattern, m) in &composites {
-        let composite = Composite {
+    // In the order the function computes them: by the place of their last op (where the call
+    // goes).
+    let mut position = std::collections::HashMap::new();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        position.insert(op.to_raw().ptr as usize, position.len());
+    }
+    let last_position = |m: &crate::pattern::Match| {
+        m.ops.iter().filter_map(|(_, op)| position.get(&(op.to_raw().ptr as usize))).max().copied().unwrap_or(0)
+    };
+    composites.sort_by_key(|(_, m)| last_position(m));
+    let views: Vec<Composite> = composites
+        .iter()
+        .map(|(pattern, m)| Composite {
             pattern: pattern.clone(),
             ops: m.ops.iter().map(|(role, op)| (role.clone(), crate::OpView::new(*op))).collect(),
-        };
+        })
+        .collect();
+    let strategies = backend.strategies(&views, attributes);
+    if strategies.len() != composites.len() {
+        let what = format!("{} strategies for {} composites", strategies.len(), composites.len());
+        return Err(diagnose(&function, &format!("{}'s strategies for @{symbol}: {what}", backend.name())));
+    }
+    let mut plans = Vec::new();
+    for ((pattern, m), strategy) in composites.iter().zip(strategies) {
         // Reported at the pattern's root op (the convolution of conv + rescale + clamp): what
         // the backend cannot take is about it.
-        let strategy = backend
-            .strategy(&composite, attributes)
-            .map_err(|e| diagnose(&m.root_op(), &format!("{} cannot lower {pattern}: {e}", backend.name())))?;
-        plans.push(strategy);
+        plans.push(
+            strategy.map_err(|e| diagnose(&m.root_op(), &format!("{} cannot lower {pattern}: {e}", backend.name())))?,
+        );
     }
     let externs = plans.iter().filter(|s| matches!(s, Strategy::Extern(_))).count();
     if externs == 0 {

@@ -154,6 +154,14 @@ pub trait Backend: Send + Sync {
     /// An error says why the backend cannot lower it (reported at the composite).
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error>;
 
+    /// How each composite of one partitioned function lowers, given all of them in the order
+    /// the function computes them: by default [`Backend::strategy`] of each. A backend that
+    /// plans across the kernels of a function (on-chip memory they share, the next kernel's
+    /// weights loaded during this one) overrides it; the result has one entry per composite.
+    fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
+        composites.iter().map(|composite| self.strategy(composite, attributes)).collect()
+    }
+
     /// The backend's passes, each with its phase.
     fn passes(&self, _attributes: &TargetAttrs) -> Vec<PhasePass> {
         Vec::new()

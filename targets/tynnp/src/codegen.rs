@@ -61,12 +61,17 @@ pub struct Split {
     /// `-double-buffer=false` attribute, to measure what double buffering earns): a tile's copy
     /// in waits for the job of the tile before, its job for the tile before's copy out.
     pub single: bool,
+    /// The job's constants are in DM already: the kernel before copied them (no `weights`).
+    pub preloaded: bool,
+    /// The kernel copies the next kernel's constants (`next_weights`) into DM after its last
+    /// tile's copy in, and waits for that copy before it returns.
+    pub prefetch: bool,
 }
 
 impl Split {
     /// `bands` bands or tiles, nothing else.
     pub fn bands(bands: usize) -> Split {
-        Split { bands, taps: 0, units: 0, single: false }
+        Split { bands, taps: 0, units: 0, single: false, preloaded: false, prefetch: false }
     }
 
     /// How many tiles back the last user of a tile's buffers is.
@@ -77,6 +82,12 @@ impl Split {
 
 /// What a single-buffered call's symbol ends with.
 const SINGLE: &str = "_single";
+
+/// What the symbol of a call whose constants are in DM already ends with.
+const PRELOADED: &str = "_pl";
+
+/// What the symbol of a call that copies the next kernel's constants ends with.
+const PREFETCH: &str = "_pf";
 
 /// The arguments of a folded convolution after the tiles': the input's row and column pitch in
 /// DDR, the bytes of one pixel, the tile buffer's row pitch and one output pixel's taps' bytes.
@@ -92,6 +103,12 @@ pub const OUT_CHANNEL: &str = "out_channel";
 /// place to leave the output at for the kernel after (0: the tensor is in DDR).
 pub const IN_DM: &str = "in_dm";
 pub const OUT_DM: &str = "out_dm";
+
+/// The buffer of the next kernel's constants, and the arguments giving where in DM they go and
+/// their bytes.
+pub const NEXT_WEIGHTS: &str = "next_weights";
+pub const DM_NEXT: &str = "dm_next";
+pub const NEXT_BYTES: &str = "next_bytes";
 
 /// The argument giving the bytes of the packed constants.
 pub const WEIGHTS_BYTES: &str = "weights_bytes";
@@ -116,33 +133,42 @@ pub fn band_name(field: &Field, k: usize) -> String {
 impl JobCode {
     /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
     /// on the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded;
-    /// `_single` after it when single-buffered.
+    /// then `_single` when single-buffered, `_pl` when its constants are preloaded, `_pf` when it
+    /// prefetches the next kernel's.
     pub fn symbol(&self, split: Split) -> String {
-        let single = if split.single { SINGLE } else { "" };
+        let flag = |on: bool, text: &'static str| if on { text } else { "" };
+        let suffix =
+            [flag(split.single, SINGLE), flag(split.preloaded, PRELOADED), flag(split.prefetch, PREFETCH)].concat();
         match (self.folded, self.units) {
-            (true, _) => format!("{}_k{}_t{}{single}", self.callee, split.taps, split.bands),
-            (false, true) => format!("{}_x{}_t{}{single}", self.callee, split.units, split.bands),
-            (false, false) => format!("{}_t{}{single}", self.callee, split.bands),
+            (true, _) => format!("{}_k{}_t{}{suffix}", self.callee, split.taps, split.bands),
+            (false, true) => format!("{}_x{}_t{}{suffix}", self.callee, split.units, split.bands),
+            (false, false) => format!("{}_t{}{suffix}", self.callee, split.bands),
         }
     }
 
     /// The split a function name of this job kind stands for.
     pub fn split_of(&self, symbol: &str) -> Option<Split> {
         let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
-        let (rest, single) = match rest.strip_suffix(SINGLE) {
-            Some(rest) => (rest, true),
-            None => (rest, false),
-        };
+        fn strip<'s>(rest: &'s str, suffix: &str) -> (&'s str, bool) {
+            rest.strip_suffix(suffix).map_or((rest, false), |rest| (rest, true))
+        }
+        let (rest, prefetch) = strip(rest, PREFETCH);
+        let (rest, preloaded) = strip(rest, PRELOADED);
+        let (rest, single) = strip(rest, SINGLE);
         let prefixed = |prefix: char| -> Option<(usize, usize)> {
             let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
             Some((first.parse().ok()?, tiles.parse().ok()?))
         };
         let split = match (self.folded, self.units) {
-            (true, _) => prefixed('k').map(|(taps, bands)| Split { bands, taps, units: 0, single })?,
-            (false, true) => prefixed('x').map(|(units, bands)| Split { bands, taps: 0, units, single })?,
-            (false, false) => Split { single, ..Split::bands(rest.strip_prefix('t')?.parse().ok()?) },
+            (true, _) => prefixed('k').map(|(taps, bands)| Split { taps, ..Split::bands(bands) })?,
+            (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
+            (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
-        let valid = split.bands >= 1 && (split.taps >= 1) == self.folded && (split.units >= 1) == self.units;
+        let split = Split { single, preloaded, prefetch, ..split };
+        let valid = split.bands >= 1
+            && (split.taps >= 1) == self.folded
+            && (split.units >= 1) == self.units
+            && (!split.preloaded || !self.packed.is_empty());
         (valid && self.symbol(split) == symbol).then_some(split)
     }
 
@@ -156,14 +182,23 @@ impl JobCode {
         self.banded.contains(&Field::Scalar("count"))
     }
 
-    /// The buffers a call passes before its scalars: the tensors copied in tile by tile, then
-    /// the packed constants (`weights`), if any.
-    pub fn buffers(&self) -> Vec<&'static str> {
+    /// The buffers a call passes before its scalars: the tensors copied in tile by tile, the
+    /// packed constants (`weights`) unless preloaded, the next kernel's (`next_weights`) when it
+    /// prefetches them.
+    pub fn buffers(&self, split: Split) -> Vec<&'static str> {
         let mut buffers = self.tile_inputs();
-        if !self.packed.is_empty() {
+        if self.copies_weights(split) {
             buffers.push("weights");
         }
+        if split.prefetch {
+            buffers.push(NEXT_WEIGHTS);
+        }
         buffers
+    }
+
+    /// Whether the kernel copies its own constants.
+    fn copies_weights(&self, split: Split) -> bool {
+        !self.packed.is_empty() && !split.preloaded
     }
 
     /// The names of every argument after the buffers, in call order: the scalars, the output
@@ -173,8 +208,11 @@ impl JobCode {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
         names.extend(self.packed.iter().map(|b| format!("dm_{b}")));
-        if !self.packed.is_empty() {
+        if self.copies_weights(split) {
             names.push(WEIGHTS_BYTES.to_string());
+        }
+        if split.prefetch {
+            names.extend([DM_NEXT, NEXT_BYTES].map(String::from));
         }
         if self.units {
             for k in 0..split.bands * split.units {
@@ -216,9 +254,9 @@ impl JobCode {
     /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
     /// copy (0 without constants: what the first tile's job waits for besides its input), and
     /// the input's and output's addresses.
-    fn tile_preamble(&self, b: &mut Body, d: (&str, &str)) -> [String; 4] {
+    fn tile_preamble(&self, b: &mut Body, d: (&str, &str), split: Split) -> [String; 4] {
         let zero = b.constant(0);
-        let weights = match self.packed.first() {
+        let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
             Some(first) => {
                 let src = b.value("arith.index_cast %weights : index to i32");
                 b.copy(
@@ -260,7 +298,7 @@ impl JobCode {
     /// first; the CU waits for the last copy out (channel 1 completes in order).
     fn tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
         let (tiles, depth) = (split.bands, split.depth());
-        let [zero, weights, input, output] = self.tile_preamble(b, d);
+        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
@@ -284,7 +322,22 @@ impl JobCode {
             outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &out_channel));
             jobs.push(job);
         }
+        let next = self.prefetch(b, d, split, &zero);
         b.wait(&outs[tiles - 1]);
+        if let Some(next) = next {
+            b.wait(&next);
+        }
+    }
+
+    /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
+    /// this kernel's last copy in (its channel is idle while the last tiles run); returns the
+    /// copy's token.
+    fn prefetch(&self, b: &mut Body, d: (&str, &str), split: Split, zero: &str) -> Option<String> {
+        if !split.prefetch {
+            return None;
+        }
+        let src = b.value(&format!("arith.index_cast %{NEXT_WEIGHTS} : index to i32"));
+        Some(b.copy(d, zero, &src, &format!("%{DM_NEXT}"), &format!("%{NEXT_BYTES}"), zero))
     }
 
     /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
@@ -296,7 +349,7 @@ impl JobCode {
     /// Single-buffered, the CU copies tile t - 1's output out before tile t's input comes in.
     fn unit_tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
         let (tiles, units, depth) = (split.bands, split.units, split.depth());
-        let [zero, weights, input, output] = self.tile_preamble(b, d);
+        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
         let (k, funct3, funct7, _) = self.insn;
@@ -337,14 +390,18 @@ impl JobCode {
             }
             bands.push(issued);
         }
+        let next = self.prefetch(b, d, split, &zero);
         let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
         b.wait(&last);
+        if let Some(next) = next {
+            b.wait(&next);
+        }
     }
 
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
     pub fn definition(&self, split: Split) -> String {
-        let mut params: Vec<String> = self.buffers().iter().map(|b| format!("%{b}: index")).collect();
+        let mut params: Vec<String> = self.buffers(split).iter().map(|b| format!("%{b}: index")).collect();
         params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
         let mut b = Body { text: String::new(), next: 0 };

@@ -91,6 +91,11 @@ impl Backend for Tynnp {
             "keep a kernel's output in DM when the next kernel reads it alone (false: every output goes to DDR)",
         ));
         attributes.push(TargetAttr::bool(
+            PREFETCH,
+            true,
+            "copy the next kernel's constants into DM while this kernel's last tiles run (false: each kernel copies its own)",
+        ));
+        attributes.push(TargetAttr::bool(
             DOUBLE_BUFFER,
             true,
             "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
@@ -129,79 +134,21 @@ impl Backend for Tynnp {
     }
 
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error> {
-        let params = params(attributes)?;
-        let residency = resident::residency(composite, &params, attributes.bool(FUSE));
-        let room = Room { params: &params, double: attributes.bool(DOUBLE_BUFFER), budget: residency.budget };
-        let job = match composite.pattern.as_str() {
-            "tynnp.conv2d" => jobs::convolution(composite, false)?,
-            "tynnp.depthwise_conv2d" => jobs::convolution(composite, true)?,
-            "tynnp.add" => jobs::eltwise(composite, false)?,
-            "tynnp.sub" => jobs::eltwise(composite, true)?,
-            "tynnp.table" => jobs::table(composite)?,
-            _ => jobs::pool(composite)?,
+        lower(composite, job_of(composite)?, &params(attributes)?, attributes, resident::Constants::default())
+    }
+
+    /// The kernels of a function plan together: each copies the next one's constants while its
+    /// last tiles run, when they fit (`resident::constants`).
+    fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
+        let params = match params(attributes) {
+            Ok(params) => params,
+            Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
         };
-        let mut job = job;
-        let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        // Copies out (and the constants' copy in) on channel 1, when there is one.
-        values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
-        // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
-        values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
-        values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
-        let packed = job.packed();
-        if let Some(record) = &packed {
-            values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
-        }
-        let split = if !job.code.elementwise() {
-            // The rows of the input in DDR, and in DM (longer when folded).
-            let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
-            // A convolution is folded when it pays and its (longer) tiles fit DM.
-            let fold = if job.code.units {
-                None
-            } else {
-                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
-            };
-            let folded = fold.and_then(|fold| {
-                let mut folded = values.clone();
-                for (name, value) in &fold.scalars {
-                    if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
-                        v.1 = *value;
-                    }
-                }
-                folded.extend(fold.arguments);
-                let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &room).ok()?;
-                folded.extend(layout);
-                Some((folded, Split { taps: fold.taps, ..split }))
-            });
-            match folded {
-                Some((folded, split)) => {
-                    (values, job.code) = (folded, &jobs::CONV_FOLDED);
-                    split
-                }
-                None => {
-                    let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &room)?;
-                    values.extend(layout);
-                    split
-                }
-            }
-        } else {
-            let (layout, split) = element_layout(&job, &values, &room)?;
-            values.extend(layout);
-            split
-        };
-        let mut call = ExternCall::new(&job.code.symbol(split));
-        let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes));
-        for (name, argument) in job.code.buffers().iter().zip(buffers) {
-            call = call.arg(name, argument);
-        }
-        for name in job.code.trailing(split) {
-            let value = values
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| *v)
-                .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", job.code.callee)))?;
-            call = call.arg(&name, ExternArg::I32(value));
-        }
-        Ok(Strategy::Extern(call))
+        let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
+        let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
+        let plan = resident::constants(composites, &records, &params, attributes.bool(PREFETCH));
+        let lowered = composites.iter().zip(jobs).zip(plan);
+        lowered.map(|((composite, job), constants)| lower(composite, job?, &params, attributes, constants)).collect()
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
@@ -219,6 +166,104 @@ impl Backend for Tynnp {
         .into_iter()
         .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
     }
+}
+
+/// The job a composite runs as.
+fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
+    match composite.pattern.as_str() {
+        "tynnp.conv2d" => jobs::convolution(composite, false),
+        "tynnp.depthwise_conv2d" => jobs::convolution(composite, true),
+        "tynnp.add" => jobs::eltwise(composite, false),
+        "tynnp.sub" => jobs::eltwise(composite, true),
+        "tynnp.table" => jobs::table(composite),
+        _ => jobs::pool(composite),
+    }
+}
+
+/// The call of the function that runs `job` for `composite`: its tiles planned in the DM its
+/// activations and `constants` leave it.
+fn lower(
+    composite: &Composite,
+    mut job: jobs::Job,
+    params: &Params,
+    attributes: &TargetAttrs,
+    constants: resident::Constants,
+) -> Result<Strategy, Error> {
+    let residency = resident::residency(composite, params, attributes.bool(FUSE));
+    let room = Room {
+        params,
+        double: attributes.bool(DOUBLE_BUFFER),
+        budget: constants.budget.map_or(residency.budget, |b| b.min(residency.budget)),
+        preloaded: constants.preloaded,
+    };
+    let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    // Copies out (and the constants' copy in) on channel 1, when there is one.
+    values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
+    // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
+    values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
+    values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
+    // The record: copied by this kernel, or already in DM (copied by the kernel before).
+    let packed = if constants.preloaded.is_some() { None } else { job.packed() };
+    if let Some(record) = &packed {
+        values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
+    }
+    if let Some((at, record)) = &constants.next {
+        values.push((codegen::DM_NEXT.to_string(), *at));
+        values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
+    }
+    let split = if !job.code.elementwise() {
+        // The rows of the input in DDR, and in DM (longer when folded).
+        let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+        // A convolution is folded when it pays and its (longer) tiles fit DM.
+        let fold = if job.code.units {
+            None
+        } else {
+            tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
+        };
+        let folded = fold.and_then(|fold| {
+            let mut folded = values.clone();
+            for (name, value) in &fold.scalars {
+                if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
+                    v.1 = *value;
+                }
+            }
+            folded.extend(fold.arguments);
+            let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &room).ok()?;
+            folded.extend(layout);
+            Some((folded, Split { taps: fold.taps, ..split }))
+        });
+        match folded {
+            Some((folded, split)) => {
+                (values, job.code) = (folded, &jobs::CONV_FOLDED);
+                split
+            }
+            None => {
+                let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &room)?;
+                values.extend(layout);
+                split
+            }
+        }
+    } else {
+        let (layout, split) = element_layout(&job, &values, &room)?;
+        values.extend(layout);
+        split
+    };
+    let split = Split { preloaded: constants.preloaded.is_some(), prefetch: constants.next.is_some(), ..split };
+    let mut call = ExternCall::new(&job.code.symbol(split));
+    let next = constants.next.map(|(_, record)| ExternArg::Bytes(record));
+    let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes)).chain(next);
+    for (name, argument) in job.code.buffers(split).iter().zip(buffers) {
+        call = call.arg(name, argument);
+    }
+    for name in job.code.trailing(split) {
+        let value = values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", job.code.callee)))?;
+        call = call.arg(&name, ExternArg::I32(value));
+    }
+    Ok(Strategy::Extern(call))
 }
 
 fn batch_1(o: &OpView) -> bool {
@@ -389,12 +434,36 @@ fn clamp() -> OpPattern {
     })
 }
 
-/// What a job's regions may take: the DM below the slots of activations kept between kernels
-/// (`budget` bytes from DM's base), its tiles double-buffered or not.
+/// What a job's regions may take: the DM below what stays there across kernels (`budget` bytes
+/// from DM's base), its tiles double-buffered or not; `preloaded`: the DM address of its
+/// constant record, already there (so its constants take no room of their own).
 struct Room<'p> {
     params: &'p Params,
     double: bool,
     budget: i64,
+    preloaded: Option<i64>,
+}
+
+impl Room<'_> {
+    /// The job's constant regions that take room (none when preloaded).
+    fn constants(&self, job: &jobs::Job) -> Vec<(String, i64)> {
+        if self.preloaded.is_some() { Vec::new() } else { job.constant_regions().collect() }
+    }
+
+    /// The DM addresses of the constant regions of a preloaded record, laid out as
+    /// `Job::packed` lays them out.
+    fn preloaded_regions(&self, job: &jobs::Job) -> Vec<(String, i64)> {
+        let Some(at) = self.preloaded else { return Vec::new() };
+        let mut end = 0;
+        let mut values = Vec::new();
+        for (name, bytes) in job.constant_regions() {
+            end = (end + 15) / 16 * 16;
+            values.push((format!("dm_{name}"), at + end));
+            values.push((format!("{name}_bytes"), bytes));
+            end += bytes;
+        }
+        values
+    }
 }
 
 /// DM addresses for `regions` (name, bytes) in order, each from a 16-byte boundary from DM's
@@ -454,9 +523,10 @@ fn tiled_layout(
         let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
         let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
         let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-        let regions = tile_regions(&["input"], max_in, job.constant_regions(), max_out, double && tiles.len() > 1);
+        let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
         match place(&regions, room) {
             Ok(mut layout) => {
+                layout.extend(room.preloaded_regions(job));
                 let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
                 if !job.code.units {
                     layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
@@ -467,7 +537,7 @@ fn tiled_layout(
                 let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
                 let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
                 layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
-                return Ok((layout, Split { bands: tiles.len(), taps: 0, units, single: !double }));
+                return Ok((layout, Split { units, single: !double, ..Split::bands(tiles.len()) }));
             }
             // The error names the plan that needs the least.
             Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
@@ -501,9 +571,10 @@ fn element_layout(
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
         let (tile_in, tile_out) = (longest * in_bytes, longest * out_bytes);
-        let regions = tile_regions(&inputs, tile_in, job.constant_regions(), tile_out, double && longest < count);
+        let regions = tile_regions(&inputs, tile_in, room.constants(job), tile_out, double && longest < count);
         match place(&regions, room) {
             Ok(mut layout) => {
+                layout.extend(room.preloaded_regions(job));
                 let plan = tiling::element_tiles(count, tiles, lanes);
                 let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
                 let bands = units.min(fewest).max(1) as usize;
@@ -517,7 +588,7 @@ fn element_layout(
                     buffers,
                     (in_bytes, out_bytes),
                 ));
-                return Ok((layout, Split { bands: plan.len(), taps: 0, units: bands, single: !double }));
+                return Ok((layout, Split { units: bands, single: !double, ..Split::bands(plan.len()) }));
             }
             Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),
             Err(_) => {}
@@ -532,7 +603,7 @@ fn element_layout(
 fn tile_regions(
     inputs: &[&str],
     in_bytes: i64,
-    others: impl Iterator<Item = (String, i64)>,
+    others: impl IntoIterator<Item = (String, i64)>,
     out_bytes: i64,
     double: bool,
 ) -> Vec<(String, i64)> {
@@ -559,6 +630,9 @@ fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
 /// adds: 4 tiles 85,958 cycles, 2 tiles 85,331, 1 tile 85,717).
 const ELEMENT_TILES: i64 = 2;
 
+/// The attribute that switches the next kernel's constants copied during this one off.
+const PREFETCH: &str = "prefetch";
+
 /// The attribute that switches activations kept in DM between kernels off.
 const FUSE: &str = "fuse";
 
@@ -575,7 +649,7 @@ mod tests {
 
     /// All of DM, double-buffered.
     fn room(params: &Params) -> Room<'_> {
-        Room { params, double: true, budget: i64::from(params.dm_bytes) }
+        Room { params, double: true, budget: i64::from(params.dm_bytes), preloaded: None }
     }
 
     #[test]
@@ -613,13 +687,16 @@ mod tests {
 
     #[test]
     fn split_symbols_name_every_split_once() {
-        let split = |bands, taps, units, single| Split { bands, taps, units, single };
+        let split = |bands, taps, units, single| Split { taps, units, single, ..Split::bands(bands) };
         for (code, split, symbol) in [
             (&jobs::CONV, split(4, 0, 0, false), "tynnp_conv2d_t4"),
             (&jobs::CONV, split(4, 0, 0, true), "tynnp_conv2d_t4_single"),
             (&jobs::CONV_FOLDED, split(6, 3, 0, true), "tynnp_conv2d_folded_k3_t6_single"),
             (&jobs::DWCONV, split(2, 0, 4, false), "tynnp_dwconv2d_x4_t2"),
             (&jobs::ADD, split(2, 0, 4, true), "tynnp_add_x4_t2_single"),
+            (&jobs::CONV, Split { preloaded: true, ..split(4, 0, 0, false) }, "tynnp_conv2d_t4_pl"),
+            (&jobs::DWCONV, Split { prefetch: true, ..split(2, 0, 4, true) }, "tynnp_dwconv2d_x4_t2_single_pf"),
+            (&jobs::CONV, Split { preloaded: true, prefetch: true, ..split(1, 0, 0, false) }, "tynnp_conv2d_t1_pl_pf"),
         ] {
             assert_eq!(code.symbol(split), symbol);
             assert_eq!(code.split_of(symbol), Some(split));
@@ -627,6 +704,10 @@ mod tests {
         for wrong in ["tynnp_conv2d_t4_single_single", "tynnp_conv2d_single", "tynnp_conv2d_t0", "tynnp_conv2d_x4_t2"] {
             assert_eq!(jobs::CONV.split_of(wrong), None, "{wrong}");
         }
+        // Suffixes in their order only; a pooling has no constants to find preloaded.
+        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_pf_pl"), None);
+        assert_eq!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pl"), None);
+        assert!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pf").is_some());
     }
 
     #[test]
@@ -644,8 +725,8 @@ mod tests {
         };
         let values = vec![("count".to_string(), 512)];
         let split = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap().1;
-        assert_eq!(split(""), Split { bands: 2, taps: 0, units: 4, single: false });
-        assert_eq!(split("-dm-kib=1"), Split { bands: 4, taps: 0, units: 4, single: false });
+        assert_eq!(split(""), Split { units: 4, ..Split::bands(2) });
+        assert_eq!(split("-dm-kib=1"), Split { units: 4, ..Split::bands(4) });
         let (layout, _) = element_layout(&job, &values, &room(&Params::parse("-dm-kib=1").unwrap())).unwrap();
         let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
         // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.

@@ -1,18 +1,96 @@
-//! Activations kept in DM between consecutive kernels: when a kernel's output is read by the
-//! next kernel only, and nothing else runs on the NPU between them, the producer copies its
-//! output tiles into a slot at the top of DM instead of back to DDR, and the consumer copies its
-//! input tiles from there. Those copies stay on chip (no DDR latency, the DDR port left to the
-//! weights), and the tensor never goes to DDR.
+//! What stays in DM from one kernel to the next.
 //!
+//! Activations: when a kernel's output is read by the next kernel only, and nothing else runs on
+//! the NPU between them, the producer copies its output tiles into a slot at the top of DM
+//! instead of back to DDR, and the consumer copies its input tiles from there. Those copies stay
+//! on chip (no DDR latency, the DDR port left to the weights), and the tensor never goes to DDR.
 //! Two slots of a quarter of DM each sit at its top; a tensor goes to slot 0 unless the kernel
 //! producing it reads its own input from slot 0, so a chain of kernels alternates between them.
 //! A kernel that reads or writes a slot plans its own regions below both (half of DM by
 //! default). Every kernel decides from the TOSA graph alone (the strategies of a function are
 //! all computed before any composite is replaced), so producer and consumer agree on the slot
 //! without talking to each other.
+//!
+//! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into one of
+//! two areas of an eighth of DM each, below the slots, after its last tile's copy in, so the
+//! copy overlaps its last tiles; the next kernel finds its record there and copies nothing. The
+//! areas alternate like the slots; both kernels then plan their own regions below the areas.
 
 use umac_backend::{Composite, OpView};
 use umac_sim::npu::{Params, params::DM_BASE};
+
+/// What a kernel finds in DM from the kernel before and leaves for the kernel after, besides
+/// activations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Constants {
+    /// The DM address of the kernel's own constant record, copied there by the kernel before.
+    pub preloaded: Option<i64>,
+    /// The next kernel's record and the DM address to copy it to.
+    pub next: Option<(i64, Vec<u8>)>,
+    /// The DM its own regions may take, when it loads or finds a record in an area.
+    pub budget: Option<i64>,
+}
+
+/// The ops a kernel's composite is rooted at.
+const ROOTS: [&str; 7] = [
+    "tosa.conv2d",
+    "tosa.depthwise_conv2d",
+    "tosa.avg_pool2d",
+    "tosa.max_pool2d",
+    "tosa.add",
+    "tosa.sub",
+    "tosa.table",
+];
+
+/// The bytes of each area for prefetched records: an eighth of DM.
+fn area_bytes(params: &Params) -> i64 {
+    (i64::from(params.dm_bytes) / 8) & !15
+}
+
+/// The DM a kernel that loads or finds a record in an area may take: below both areas.
+fn area_budget(params: &Params) -> i64 {
+    i64::from(params.dm_bytes) - 2 * slot_bytes(params) - 2 * area_bytes(params)
+}
+
+fn area_address(params: &Params, area: usize) -> i64 {
+    i64::from(DM_BASE) + area_budget(params) + (1 - area as i64) * area_bytes(params)
+}
+
+/// For each composite of a function, in the order it runs them, with the constant record of
+/// each (`None`: none, or it cannot run): which kernel copies the next one's record (`enabled`:
+/// the `-prefetch` attribute). Kernel i does when the record fits an area and both kernels fit
+/// below the areas in one-row tiles.
+pub fn constants(
+    composites: &[Composite],
+    records: &[Option<Vec<u8>>],
+    params: &Params,
+    enabled: bool,
+) -> Vec<Constants> {
+    let mut plan: Vec<Constants> = vec![Constants::default(); composites.len()];
+    let fits = |c: &Composite| {
+        let root = c.ops.iter().map(|(_, op)| op).find(|op| ROOTS.contains(&op.name().as_str()));
+        root.and_then(least_dm).is_some_and(|need| need <= area_budget(params))
+    };
+    let mut area = None;
+    for i in 0..composites.len().saturating_sub(1) {
+        let next = records[i + 1].as_ref().filter(|r| r.len() as i64 <= area_bytes(params));
+        // The area the next record goes to: the other one than this kernel's own.
+        let here = area.take();
+        match next {
+            Some(record) if enabled && fits(&composites[i]) && fits(&composites[i + 1]) => {
+                let to = here.map_or(0, |a: usize| 1 - a);
+                let at = area_address(params, to);
+                plan[i].next = Some((at, record.clone()));
+                plan[i].budget = Some(area_budget(params));
+                plan[i + 1].preloaded = Some(at);
+                plan[i + 1].budget = Some(area_budget(params));
+                area = Some(to);
+            }
+            _ => {}
+        }
+    }
+    plan
+}
 
 /// Where a kernel's input and output live, and the DM its own regions may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,10 +207,13 @@ fn same(a: &OpView, b: &OpView) -> bool {
 
 /// An upper bound of the DM the kernel rooted at `root` needs in tiles of one output row,
 /// double-buffered (its constants, two input tiles of the rows one output row reads, two output
-/// rows as int32): what must fit below the slots. `None` for a kernel not tiled by rows
-/// (elementwise jobs need a few vectors).
+/// rows as int32): what must fit below the slots. An elementwise job or a lookup needs two tiles
+/// of a vector of each operand at most and its record (a table of 1026 bytes at most).
 fn least_dm(root: &OpView) -> Option<i64> {
     let a16 = |n: i64| (n + 15) & !15;
+    if !WINDOW_ROOTS.contains(&root.name().as_str()) {
+        return Some(2 * 3 * 4 * 256 + 1040);
+    }
     let input = root.operand_type(0)?.dims();
     let output = root.result_type()?.dims();
     let (ih, iw, ic, ow, oc) = (*input.get(1)?, *input.get(2)?, *input.get(3)?, *output.get(2)?, *output.get(3)?);
@@ -143,8 +224,7 @@ fn least_dm(root: &OpView) -> Option<i64> {
             let kh = if root.name() == "tosa.conv2d" { *filter.get(1)? } else { *filter.first()? };
             (kh, a16(filter.iter().product()) + 2 * a16(4 * oc) + a16(oc))
         }
-        "tosa.avg_pool2d" | "tosa.max_pool2d" => (*root.ints("kernel")?.first()?, 0),
-        _ => return Some(0),
+        _ => (*root.ints("kernel")?.first()?, 0),
     };
     let rows = ((kh - 1) * dilation + 1).min(ih);
     Some(constants + 2 * a16(rows * iw * ic) + 2 * a16(4 * ow * oc))

@@ -1,0 +1,80 @@
+// umac-legalize-tynnp plans the kernels of a function together: a kernel copies the next
+// kernel's constant record into one of two areas below the activation slots (area 0 at
+// 0x10018000, area 1 at 0x10010000 with the 256 KiB DM) after its last tile's copy in, on
+// channel 0, and waits for that copy before it returns (`_pf`); the next kernel finds its
+// record there and copies nothing (`_pl`). Both plan their own regions below the areas.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false}})' | FileCheck %s --check-prefix=OFF
+
+// conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
+// 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the
+// shifts of 36: 152 bytes) to area 0; the pooling has no record to prefetch.
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: %[[NEXT:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000070000000700000007000000070000000700000007000000070000000700000000000040000000400000004000000040000000400000004000000040000000402424242424242424"> : tensor<152xi8>
+// CHECK-NEXT: bufferization.to_buffer %[[NEXT]] read_only : tensor<152xi8> to memref<152xi8>
+// After the convolution's output stage: its output channel, input in DDR, output in slot 0, its
+// own record's DM regions and bytes, then the next record's area and bytes.
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK-NEXT: arith.constant 268436224 : i32
+// CHECK-NEXT: arith.constant 268436512 : i32
+// CHECK-NEXT: arith.constant 268436544 : i32
+// CHECK-NEXT: arith.constant 268436576 : i32
+// CHECK-NEXT: arith.constant 360 : i32
+// CHECK-NEXT: arith.constant 268533760 : i32
+// CHECK-NEXT: arith.constant 152 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_pf
+// CHECK-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
+// The depthwise convolution: its record's regions in area 0 (filter, bias at +80, multipliers
+// at +112, shifts at +144), no record of its own to copy.
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK-NEXT: arith.constant 268566528 : i32
+// CHECK-NEXT: arith.constant 268533760 : i32
+// CHECK-NEXT: arith.constant 268533840 : i32
+// CHECK-NEXT: arith.constant 268533872 : i32
+// CHECK-NEXT: arith.constant 268533904 : i32
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK: callee = @tynnp_dwconv2d_x4_t2_pl
+// CHECK-SAME: (memref<1x8x8x8xi8>, i32,
+// CHECK: callee = @tynnp_max_pool2d_x4_t1,
+// The convolution's function: the next record's copy (source argument 2, to argument 31,
+// argument 32 bytes) on channel 0 after the tiles; the last copy out waited for, then it.
+// CHECK-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_pf(%arg0: index, %arg1: index, %arg2: index, %arg3: i32
+// CHECK: %[[SRC:.*]] = arith.index_cast %arg2 : index to i32
+// CHECK: llvm.store %[[SRC]],
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg31,
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg32,
+// CHECK: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
+// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}"
+// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[PF]] :
+// CHECK-NEXT: return
+// The depthwise convolution's function takes no record.
+// CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_t2_pl(%arg0: index, %arg1: i32,
+// With -prefetch=false each kernel copies its own record.
+// OFF: callee = @tynnp_conv2d_folded_k3_t4,
+// OFF: callee = @tynnp_dwconv2d_x4_t2,
+// OFF-SAME: (memref<1x8x8x8xi8>, memref<152xi8>, i32,
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %dw = "tosa.const"() <{values = dense<2> : tensor<1x3x3x8xi8>}> : () -> tensor<1x3x3x8xi8>
+  %shape = tosa.const_shape {values = dense<[3, 3, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi8>
+  %f = tosa.reshape %dw, %shape : (tensor<1x3x3x8xi8>, !tosa.shape<4>) -> tensor<3x3x8x1xi8>
+  %d = tosa.depthwise_conv2d %k, %f, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<3x3x8x1xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r2 = tosa.rescale %d, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %p = tosa.max_pool2d %r2 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %p : tensor<1x4x4x8xi8>
+}
