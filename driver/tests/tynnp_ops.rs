@@ -5,12 +5,13 @@
 //! dilations and padding, compiled for `tynnp,rv32im` and run on the simulator (hazard checking
 //! on), must give the bytes the host's reference engine gives for the same model, and the op must
 //! have run on the NPU. The rounds take turns with the default NPU, single-buffered tiles
-//! (`-double-buffer=false`) and one DMA channel (`-dma=1`: copies in and out share it).
+//! (`-double-buffer=false`) and one DMA channel (`-dma=1`: copies in and out share it). Chains of
+//! such ops check what passes between kernels: activations kept in DM, constants prefetched.
 
 use umac_backend::{cpu::RV32IM, parse_target_string};
 use umac_dialects::{ContextOptions, create_context, source::parse_module};
 use umac_driver::{
-    firmware::{FirmwareOptions, compile},
+    firmware::{Firmware, FirmwareOptions, compile},
     host::{self, CompileOptions, Engine},
     simulator::{npu_params, simulate},
 };
@@ -60,14 +61,22 @@ const KINDS: [&str; 8] = [
 
 /// A one-op model and its input: `(mlir, input shape)`; the input is int16 for kind 7, else int8.
 fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
+    model_on(rng, kind, None)
+}
+
+/// A one-op model on an int8 input of shape `on` (`[1, h, w, c]`; random when `None`).
+fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>) {
     let (ih, iw, c) = (rng.range(1, 12), rng.range(1, 12), rng.range(1, 24));
+    let (ih, iw, c) = on.map_or((ih, iw, c), |d| (d[1], d[2], d[3]));
     let input = vec![1, ih, iw, c];
     let izp = rng.range(-128, 127);
     let (kh, sy, dy, pt, pb, oh) = window(rng, ih, 3.min(ih + 2), kind < 2);
     let (kw, sx, dx, pl, pr, ow) = window(rng, iw, 3.min(iw + 2), kind < 2);
     if kind >= 6 {
-        // A table lookup on a tensor of rank 0 to 4.
-        let dims: Vec<i64> = input[..rng.range(0, 4) as usize].iter().map(|&d| d.max(2)).collect();
+        // A table lookup on a tensor of rank 0 to 4 (the given shape, in a chain).
+        let rank = rng.range(0, 4) as usize;
+        let dims: Vec<i64> =
+            if on.is_some() { input.clone() } else { input[..rank].iter().map(|&d| d.max(2)).collect() };
         let (element, result, entries, width) = if kind == 7 { ("i16", "i32", 513, 2) } else { ("i8", "i8", 256, 1) };
         let values: Vec<i64> =
             (0..entries).map(|_| rng.range(-(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1)).collect();
@@ -232,31 +241,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
         let len = input_shape.iter().product::<i64>() * width;
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
-        let context = create_context(ContextOptions::default());
-        let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
-        let reference = host::compile(
-            &context,
-            &mut module,
-            "main",
-            std::slice::from_ref(&input),
-            Engine::Cranelift,
-            CompileOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let expected = reference.run(std::slice::from_ref(&input)).unwrap();
-        let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
-        let options = FirmwareOptions {
-            name: "op".into(),
-            optimize_for_size: false,
-            shapes: None,
-            max_workspace: None,
-            max_flash: None,
-            source: "op.mlir".into(),
-            accelerators,
-            observe: Default::default(),
-        };
-        let firmware =
-            compile(&context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
         let contains = |needle: &[u8]| firmware.object.windows(needle.len()).any(|w| w == needle);
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
         let placed = firmware.placements.iter().find(|p| p.op == KINDS[kind]).map(|p| p.target.clone());
@@ -264,11 +249,110 @@ fn every_job_equals_the_reference_on_random_shapes() {
         let run = simulate(&firmware, std::slice::from_ref(&input), params)
             .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
         assert_eq!(
-            run.outputs[0].data, expected[0].data,
+            run.outputs[0].data, expected.data,
             "round {round} ({target}): the NPU differs from the reference\n{text}"
         );
     }
     // Convolutions with few input channels and kernel columns to fold into them run folded.
     let convolutions = rounds / KINDS.len();
     assert!(folded >= 3, "only {folded} of {convolutions} convolutions were folded");
+}
+
+/// `text` compiled for the host's reference engine and run on `input` (the expected output),
+/// and compiled for `accelerators` with the RV32IM control unit.
+fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSet) -> (Firmware, Tensor) {
+    let context = create_context(ContextOptions::default());
+    let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
+    let inputs = std::slice::from_ref(input);
+    let reference = host::compile(&context, &mut module, "main", inputs, Engine::Cranelift, CompileOptions::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let expected = reference.run(inputs).unwrap().remove(0);
+    let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
+    let options = FirmwareOptions {
+        name: "op".into(),
+        optimize_for_size: false,
+        shapes: None,
+        max_workspace: None,
+        max_flash: None,
+        source: "op.mlir".into(),
+        accelerators,
+        observe: Default::default(),
+    };
+    let firmware = compile(&context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (firmware, expected)
+}
+
+/// The dimensions of `text`'s result (`return %v : tensor<AxBx..xi8>`).
+fn result_dims(text: &str) -> Vec<i64> {
+    let line = text.lines().find(|l| l.trim_start().starts_with("return")).unwrap_or_default();
+    let ty = line.rsplit_once("tensor<").map_or("", |(_, t)| t);
+    ty.split('x').filter_map(|d| d.parse().ok()).collect()
+}
+
+/// The body of `text`'s function, its values renamed `%s<step>_<name>` and its input `%x` read
+/// as `from`; returns the body and the value it returns.
+fn step_body(text: &str, step: usize, from: &str) -> (String, String) {
+    let rename = |line: &str| {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find('%') {
+            out.push_str(&rest[..at]);
+            let name: String = rest[at + 1..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if name == "x" {
+                out.push_str(from)
+            } else {
+                out.push_str(&format!("%s{step}_{name}"))
+            }
+            rest = &rest[at + 1 + name.len()..];
+        }
+        out + rest
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let body: Vec<String> = lines[1..lines.len() - 2].iter().map(|l| rename(l)).collect();
+    let value = lines[lines.len() - 2].trim_start().trim_start_matches("return ").split(' ').next().unwrap_or_default();
+    (body.join("\n") + "\n", rename(value))
+}
+
+/// Chains of two to four ops (convolutions, depthwise convolutions, poolings, adds, int8 table
+/// lookups), each reading the one before, compiled for tynnp as one function of kernels: with
+/// activations kept in DM between them and the next kernel's constants copied during the one
+/// before where they fit (default DM, and a 24 KiB DM where fewer fit), and with both off on
+/// one DMA channel; the simulator (hazard checking on) must give the host reference's bytes.
+#[test]
+fn chains_of_kernels_equal_the_reference() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let targets = ["tynnp", "tynnp -dm-kib=24", "tynnp -prefetch=false -fuse=false -dma=1"];
+    let kinds = [0, 1, 2, 3, 4, 6];
+    let mut prefetched = 0;
+    for round in 0..36 {
+        let target = targets[round % targets.len()];
+        let steps = rng.range(2, 4) as usize;
+        let (first, input_shape) = model(&mut rng, 0);
+        let mut dims = result_dims(&first);
+        let (mut body, mut value) = step_body(&first, 0, "%x");
+        for step in 1..steps {
+            let kind = kinds[rng.range(0, kinds.len() as i64 - 1) as usize];
+            let (text, _) = model_on(&mut rng, kind, Some(&dims));
+            let (more, last) = step_body(&text, step, &value);
+            body += &more;
+            (value, dims) = (last, result_dims(&text));
+        }
+        let (x, out) = (shape(&input_shape, "i8"), shape(&dims, "i8"));
+        let text = format!("func.func @main(%x: {x}) -> {out} {{\n{body}  return {value} : {out}\n}}\n");
+        let len: i64 = input_shape.iter().product();
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let accelerators = parse_target_string(target).unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        prefetched += usize::from(firmware.object.windows(3).any(|w| w == b"_pf"));
+        let run = simulate(&firmware, std::slice::from_ref(&input), params)
+            .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
+        assert_eq!(
+            run.outputs[0].data, expected.data,
+            "round {round} ({target}): the NPU differs from the reference\n{text}"
+        );
+    }
+    assert!(prefetched >= 10, "only {prefetched} chains prefetched a kernel's constants");
 }
