@@ -1,0 +1,275 @@
+//! Where a job's regions go in DM: tiles of output rows (or of whole vectors) double-buffered,
+//! as few as fit the room the kernels around it leave; the capacity error when none do.
+
+use crate::{codegen::Split, jobs, tiling};
+use umac_backend::Error;
+use umac_sim::npu::{Params, params::DM_BASE};
+
+/// What a job's regions may take: the DM below what stays there across kernels (`budget` bytes
+/// from DM's base), its tiles double-buffered or not; `preloaded`: the DM address of its
+/// constant record, already there (so its constants take no room of their own).
+pub struct Room<'p> {
+    pub params: &'p Params,
+    pub double: bool,
+    pub budget: i64,
+    pub preloaded: Option<i64>,
+}
+
+impl Room<'_> {
+    /// The job's constant regions that take room (none when preloaded).
+    fn constants(&self, job: &jobs::Job) -> Vec<(String, i64)> {
+        if self.preloaded.is_some() { Vec::new() } else { job.constant_regions().collect() }
+    }
+
+    /// The DM addresses of the constant regions of a preloaded record, laid out as
+    /// `Job::packed` lays them out.
+    fn preloaded_regions(&self, job: &jobs::Job) -> Vec<(String, i64)> {
+        let Some(at) = self.preloaded else { return Vec::new() };
+        let mut end = 0;
+        let mut values = Vec::new();
+        for (name, bytes) in job.constant_regions() {
+            end = (end + 15) / 16 * 16;
+            values.push((format!("dm_{name}"), at + end));
+            values.push((format!("{name}_bytes"), bytes));
+            end += bytes;
+        }
+        values
+    }
+}
+
+/// DM addresses for `regions` (name, bytes) in order, each from a 16-byte boundary from DM's
+/// base, as `dm_<name>` and `<name>_bytes` values; `Err` with the bytes they need when they do
+/// not fit the room's budget.
+fn place(regions: &[(String, i64)], room: &Room) -> Result<Vec<(String, i64)>, i64> {
+    let mut values = Vec::new();
+    let mut end = 0;
+    for (name, bytes) in regions {
+        values.push((format!("dm_{name}"), i64::from(DM_BASE) + end));
+        values.push((format!("{name}_bytes"), *bytes));
+        end = (end + bytes + 15) / 16 * 16;
+    }
+    if end > room.budget { Err(end) } else { Ok(values) }
+}
+
+/// The compile error for a job whose `regions` need `need` bytes of DM.
+fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, how: &str) -> Error {
+    let params = room.params;
+    let kept = i64::from(params.dm_bytes) - room.budget;
+    let kept = if kept > 0 { format!(", {kept} of them kept for activations between kernels") } else { String::new() };
+    let plural = |n: &str| match n {
+        "multiplier" => "multipliers".to_string(),
+        "shift" => "shifts".to_string(),
+        "input" | "output" | "x" | "y" => format!("{n} tile 1"),
+        "input1" | "output1" | "x1" | "y1" => format!("{} tile 2", &n[..n.len() - 1]),
+        other => other.to_string(),
+    };
+    let parts: Vec<String> = regions.iter().map(|(n, b)| format!("{} {b}", plural(n))).collect();
+    Error::Unsupported(format!(
+        "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={}){kept}",
+        job.what,
+        parts.join(", "),
+        params.dm_bytes,
+        params.dm_bytes >> 10,
+    ))
+}
+
+/// Tiles of output rows in which a tiled job runs (`double`-buffered): at least [`TILES`] (or
+/// one per output row, when there are fewer), more while the constants and two input and two
+/// output tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout
+/// with the tiles' arguments, and the split.
+pub fn tiled_layout(
+    job: &jobs::Job,
+    values: &[(String, i64)],
+    (src_row, in_row): (i64, i64),
+    room: &Room,
+) -> Result<(Vec<(String, i64)>, Split), Error> {
+    let (params, double) = (room.params, room.double);
+    let oh = tiling::lookup(values, "oh")?;
+    let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
+    let mut last: Option<(Vec<(String, i64)>, i64)> = None;
+    // From TILES tiles (on the vector units, few enough that each unit has a row of each
+    // tile) up, then down to one tile when tiles would read padding only.
+    let fewest = if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, TILES) } else { TILES.min(oh) };
+    for count in (fewest..=oh).chain((1..fewest).rev()) {
+        let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
+        let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
+        let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
+        let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
+        match place(&regions, room) {
+            Ok(mut layout) => {
+                layout.extend(room.preloaded_regions(job));
+                let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
+                if !job.code.units {
+                    layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
+                    return Ok((layout, Split { single: !double, ..Split::bands(tiles.len()) }));
+                }
+                // As many bands a tile as units, while every tile has an output row for each.
+                let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
+                let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
+                let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
+                layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
+                return Ok((layout, Split { units, single: !double, ..Split::bands(tiles.len()) }));
+            }
+            // The error names the plan that needs the least.
+            Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
+            Err(_) => {}
+        }
+    }
+    let (regions, need) = last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.what)))?;
+    Err(capacity(job, &regions, need, room, " even in tiles of one output row, double-buffered"))
+}
+
+/// Tiles of whole vectors in which an elementwise job runs (`double`-buffered), each in bands
+/// over the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two
+/// tiles of `x`, `y` and the output do not fit DM. Returns the DM layout with the tiles'
+/// arguments, and the split.
+pub fn element_layout(
+    job: &jobs::Job,
+    values: &[(String, i64)],
+    room: &Room,
+) -> Result<(Vec<(String, i64)>, Split), Error> {
+    let (params, double) = (room.params, room.double);
+    let count = tiling::lookup(values, "count")?;
+    if count < 1 {
+        return Err(Error::Unsupported(format!("the {} has no elements", job.what)));
+    }
+    let (in_bytes, out_bytes) = job.code.element_bytes;
+    let inputs = job.code.tile_inputs();
+    let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
+    let vectors = (count + lanes - 1) / lanes;
+    let mut least: Option<(Vec<(String, i64)>, i64)> = None;
+    for tiles in ELEMENT_TILES.min(vectors)..=vectors {
+        // The longest tile, without planning every tile of every count tried.
+        let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
+        let (tile_in, tile_out) = (longest * in_bytes, longest * out_bytes);
+        let regions = tile_regions(&inputs, tile_in, room.constants(job), tile_out, double && longest < count);
+        match place(&regions, room) {
+            Ok(mut layout) => {
+                layout.extend(room.preloaded_regions(job));
+                let plan = tiling::element_tiles(count, tiles, lanes);
+                let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
+                let bands = units.min(fewest).max(1) as usize;
+                let pairs: Vec<[i64; 2]> = inputs.iter().map(|name| buffer_pair(&layout, name)).collect();
+                let buffers = (pairs.as_slice(), buffer_pair(&layout, "output"));
+                let fields = job.code.banded;
+                layout.extend(tiling::element_tile_values(
+                    &plan,
+                    (bands, lanes),
+                    fields,
+                    buffers,
+                    (in_bytes, out_bytes),
+                ));
+                return Ok((layout, Split { units: bands, single: !double, ..Split::bands(plan.len()) }));
+            }
+            Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),
+            Err(_) => {}
+        }
+    }
+    let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.what)))?;
+    Err(capacity(job, &regions, need, room, " even in tiles of few vectors, double-buffered"))
+}
+
+/// The DM regions of a double-buffered job: each input tiled (`in_bytes` a tile; `<name>1`, its
+/// second buffer, when `double`), then `others`, then the output tiles (`out_bytes`) likewise.
+fn tile_regions(
+    inputs: &[&str],
+    in_bytes: i64,
+    others: impl IntoIterator<Item = (String, i64)>,
+    out_bytes: i64,
+    double: bool,
+) -> Vec<(String, i64)> {
+    let tiled = |name: &str, bytes: i64| {
+        let second = double.then(|| (format!("{name}1"), bytes));
+        std::iter::once((name.to_string(), bytes)).chain(second)
+    };
+    let mut regions: Vec<(String, i64)> = inputs.iter().flat_map(|name| tiled(name, in_bytes)).collect();
+    regions.extend(others);
+    regions.extend(tiled("output", out_bytes));
+    regions
+}
+
+/// The DM addresses of a tiled buffer's two tile buffers in `layout` (the same one twice when
+/// the job is in one tile).
+fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
+    let dm = |name: String| layout.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+    let first = dm(format!("dm_{name}")).unwrap_or(0);
+    [first, dm(format!("dm_{name}1")).unwrap_or(first)]
+}
+
+/// The tiles an elementwise job runs in when they fit: two, so the copies of one overlap the
+/// bands of the other; the job is bound by DDR, and more tiles only add their latencies (IC's
+/// adds: 4 tiles 85,958 cycles, 2 tiles 85,331, 1 tile 85,717).
+const ELEMENT_TILES: i64 = 2;
+
+/// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job
+/// of another.
+const TILES: i64 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// All of DM, double-buffered.
+    fn room(params: &Params) -> Room<'_> {
+        Room { params, double: true, budget: i64::from(params.dm_bytes), preloaded: None }
+    }
+
+    #[test]
+    fn constants_pack_as_their_dm_regions_lie() {
+        // A 20-byte filter, two int32 biases, one multiplier and one shift: in the record and in
+        // DM from 16-byte boundaries, 0, 32, 48 and 64 apart, zeros between; 65 bytes.
+        let bias = jobs::bytes_of(&[0x0102_0304, -2], 4);
+        assert_eq!(bias, [4, 3, 2, 1, 254, 255, 255, 255]);
+        let job = jobs::Job {
+            code: &jobs::CONV,
+            what: "convolution",
+            operands: Vec::new(),
+            constants: vec![vec![7; 20], bias.clone(), jobs::bytes_of(&[1 << 30], 4), vec![33]],
+            scalars: Vec::new(),
+            bytes: Vec::new(),
+        };
+        let record = job.packed().unwrap();
+        let mut expected = vec![7; 20];
+        expected.extend([0; 12]);
+        expected.extend(&bias);
+        expected.extend([0; 8]);
+        expected.extend([0, 0, 0, 64]);
+        expected.extend([0; 12]);
+        expected.push(33);
+        assert_eq!(record, expected);
+        let regions: Vec<(String, i64)> = job.constant_regions().collect();
+        let params = Params::default();
+        let layout = place(&regions, &room(&params)).unwrap();
+        let dm: Vec<i64> = layout.iter().step_by(2).map(|(_, at)| at - i64::from(DM_BASE)).collect();
+        assert_eq!(dm, [0, 32, 48, 64]);
+        // A job without constants copies none.
+        let pool = jobs::Job { code: &jobs::AVG_POOL, constants: Vec::new(), ..job };
+        assert_eq!(pool.packed(), None);
+    }
+
+    #[test]
+    fn elementwise_tiles_shrink_until_they_fit() {
+        // 512 elements (32 vectors) on 4 units of 16 lanes. With 256 KiB: two tiles of 256,
+        // four bands each. With 1 KiB: two tiles need 6 x 256 bytes; four tiles of 128 (6 x 128
+        // + 32 bytes of scales) fit.
+        let job = jobs::Job {
+            code: &jobs::ADD,
+            what: "elementwise op",
+            operands: Vec::new(),
+            constants: vec![vec![0; 4], vec![0]],
+            scalars: Vec::new(),
+            bytes: vec![512, 512, 512],
+        };
+        let values = vec![("count".to_string(), 512)];
+        let split = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap().1;
+        assert_eq!(split(""), Split { units: 4, ..Split::bands(2) });
+        assert_eq!(split("-dm-kib=1"), Split { units: 4, ..Split::bands(4) });
+        let (layout, _) = element_layout(&job, &values, &room(&Params::parse("-dm-kib=1").unwrap())).unwrap();
+        let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
+        // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.
+        let at: Vec<Option<i64>> =
+            ["dm_x", "dm_x1", "dm_y", "dm_y1", "dm_multiplier", "dm_shift", "dm_output", "dm_output1"].map(dm).to_vec();
+        let expected: Vec<Option<i64>> = [0, 128, 256, 384, 512, 528, 544, 672].map(Some).to_vec();
+        assert_eq!(at, expected);
+    }
+}
