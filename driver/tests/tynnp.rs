@@ -7,15 +7,20 @@
 //! buffered (`-double-buffer=false`, the benchmark's baseline for what double buffering earns)
 //! the first input gives the same bytes, in more cycles where a kernel has several tiles; and so
 //! does every kernel's output sent back to DDR (`-fuse=false`), moving more DDR bytes, and every
-//! kernel copying its own constants (`-prefetch=false`).
+//! kernel copying its own constants (`-prefetch=false`). Each kernel's plan in the metadata
+//! expects no more cycles than it takes, and no fewer than a quarter.
 
 mod support;
 
 use support::{cases, compile_for, models_dir};
 use umac_backend::cpu::RV32IM;
+use umac_driver::firmware::Firmware;
 use umac_driver::simulator::{npu_params, simulate};
 use umac_runtime::{DType, Tensor, read_npy};
-use umac_sim::npu::Params;
+use umac_sim::{
+    npu::{Params, params::DM_BASE},
+    report::Report,
+};
 
 #[test]
 fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
@@ -51,6 +56,9 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
                 run.report.text
             );
             assert_eq!(run.report.kernels.len(), convs + vector, "{model}: one kernel per composite");
+            if i == 0 {
+                expected_cycles_bound_the_kernels(model, &firmware, &run.report);
+            }
         }
         let case = &cases(&dir)[0];
         let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
@@ -84,5 +92,28 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             if model == "ad" { own == prefetched } else { own > prefetched },
             "{model}: {own} cycles without prefetching, {prefetched} with"
         );
+    }
+}
+
+/// `metadata.json`'s plan of every NPU kernel: its DM regions lie in DM, and its expected cycles
+/// (the busiest unit's work under the contract's costs) are at most what the simulator took and
+/// at least a quarter of it.
+fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &Report) {
+    let dm = (i64::from(DM_BASE), i64::from(DM_BASE) + i64::from(Params::default().dm_bytes));
+    for kernel in &report.kernels {
+        let at = kernel.label.rsplit(' ').next().unwrap_or_default();
+        let call = firmware.calls.iter().find(|c| c.locations.iter().any(|l| l.ends_with(&format!("/{at}"))));
+        let call = call.unwrap_or_else(|| panic!("{model}: no call describes {}", kernel.label));
+        let expected = call.plan["expected_cycles"].as_u64().unwrap_or(0);
+        let cycles = kernel.kernel.cycles;
+        assert!(
+            expected <= cycles && cycles <= 4 * expected,
+            "{model}: {} took {cycles} cycles, expected {expected}",
+            kernel.label
+        );
+        for region in call.plan["dm"].as_array().into_iter().flatten() {
+            let (start, bytes) = (region["address"].as_i64().unwrap_or(0), region["bytes"].as_i64().unwrap_or(0));
+            assert!(dm.0 <= start && start + bytes <= dm.1, "{model}: {region} outside DM");
+        }
     }
 }

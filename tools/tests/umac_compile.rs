@@ -160,6 +160,8 @@ fn accelerators_report_where_each_op_runs() {
     assert_eq!(m["accelerators"][0]["name"], "vanilla");
     assert_eq!(m["accelerators"][0]["attributes"]["dimension"], "8");
     assert_eq!(m["extern_functions"][0]["symbol"], "vanilla_conv2d_s8");
+    // vanilla says nothing of its calls.
+    assert_eq!(m["accelerator_calls"], serde_json::json!([]));
     let operators = m["operators"].as_array().unwrap();
     let accelerated: Vec<&serde_json::Value> = operators.iter().filter(|o| o["target"] == "vanilla").collect();
     assert_eq!(accelerated.len(), 5, "{operators:?}");
@@ -173,6 +175,47 @@ fn accelerators_report_where_each_op_runs() {
     assert!(header.contains("#include \"umac/vanilla.h\""), "{header}");
     let object = std::fs::read(out.join("model.o")).unwrap();
     assert!(object.windows(17).any(|w| w == b"vanilla_conv2d_s8"));
+}
+
+/// `--target=tynnp`: metadata.json describes every NPU kernel: its split, its DM regions and the
+/// cycles it should take. KWS's first convolution folds its four kernel columns, runs in four
+/// tiles, double-buffered, leaves its output in DM for the depthwise convolution and copies that
+/// one's constants.
+#[test]
+fn tynnp_kernels_have_plans_in_the_metadata() {
+    let Some(kws) = kws() else { return };
+    let out = temp("tynnp");
+    let (code, stderr) = compile(&kws.join("model.mlir"), "tynnp", &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let calls = m["accelerator_calls"].as_array().unwrap();
+    // Five convolutions, four depthwise ones, a pooling, the fully connected layer, the
+    // softmax's four table lookups.
+    assert_eq!(calls.len(), 15, "{calls:?}");
+    let first = &calls[0];
+    assert_eq!(first["target"], "tynnp");
+    assert_eq!(first["callee"], "tynnp_conv2d_folded_k4_t4_pf");
+    assert!(first["locations"][0].as_str().unwrap().ends_with("model.mlir:70:11"), "{first}");
+    let plan = &first["plan"];
+    assert_eq!((plan["tiles"].as_u64(), plan["folded_kernel_columns"].as_u64()), (Some(4), Some(4)), "{plan}");
+    assert_eq!(plan["double_buffered"], true);
+    let holds: Vec<&str> = plan["dm"].as_array().unwrap().iter().filter_map(|r| r["holds"].as_str()).collect();
+    assert_eq!(
+        holds,
+        [
+            "constants",
+            "input tile",
+            "input tile",
+            "output tile",
+            "output tile",
+            "output, kept for the kernel after",
+            "the next kernel's constants"
+        ]
+    );
+    // The NU is the busiest unit: 25x5 outputs x 10 rows of taps x 4 blocks of 16 channels, the
+    // 32-cycle fill per tile and a cycle per pixel and block.
+    assert_eq!(plan["unit_cycles"]["nu"].as_u64(), Some(25 * 5 * 10 * 4 + 4 * 32 + 25 * 5 * 4));
+    assert_eq!(plan["expected_cycles"], plan["unit_cycles"]["nu"]);
 }
 
 /// The output directory is all a firmware build needs: the kernel's source and header sit beside

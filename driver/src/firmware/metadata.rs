@@ -51,6 +51,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
             "attributes": c.attributes.values().iter().map(|(k, v)| (k.clone(), serde_json::json!(v.to_string()))).collect::<serde_json::Map<_, _>>(),
         })).collect::<Vec<_>>(),
         "placement": firmware.placements,
+        "accelerator_calls": firmware.calls,
         "extern_functions": firmware.kernels.iter().map(|k| serde_json::json!({
             "symbol": k.symbol,
             "prototype": k.prototype(),

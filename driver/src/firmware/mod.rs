@@ -38,7 +38,7 @@ use melior::{
 use std::collections::BTreeMap;
 use umac_backend::{
     Cpu, Kernel, TargetSet,
-    flow::{extern_functions, kernels_for},
+    flow::{CallDescription, describe_calls, extern_functions, kernels_for},
     partition::{CPU, Placement},
 };
 use umac_codegen_llvm as llvm;
@@ -109,6 +109,8 @@ pub struct Firmware {
     pub placements: Vec<Placement>,
     /// The C kernels the object calls, to link into the firmware.
     pub kernels: Vec<Kernel>,
+    /// The accelerators' calls their backends describe (on-chip plans, expected cycles).
+    pub calls: Vec<CallDescription>,
     /// The CPU it was compiled for.
     pub cpu: Cpu,
 }
@@ -196,6 +198,7 @@ pub fn compile(
     }
     runner.run(module, ACCELERATORS)?;
     let kernels = kernels_for(targets, &extern_functions(module))?;
+    let calls = describe_calls(module, targets);
     runner.run(module, OPERATORS)?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
     let operators = operator_functions(module, name, &source_ops);
@@ -246,6 +249,7 @@ pub fn compile(
         operators,
         placements,
         kernels,
+        calls,
         cpu,
     };
     firmware.header = header::header(&firmware, name, options, fixed_batch);

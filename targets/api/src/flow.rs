@@ -4,13 +4,14 @@
 
 use crate::{Error, Kernel, TargetSet, passes::legalize_pass_name};
 use melior::ir::{
-    Module,
-    operation::{OperationLike, WalkOrder, WalkResult},
+    Module, ValueLike,
+    operation::{OperationLike, OperationResult, WalkOrder, WalkResult},
 };
 use umac_dialects::{
-    ir::{has_body, op_name, symbol_name, top_level_ops},
-    text::attribute_text,
-    umac::{CALL_EXTERN, CALLEE_ATTR},
+    ir::{has_body, integer_value, op_name, string_value, symbol_name, top_level_ops},
+    location::file_line_cols,
+    text::{attribute_text, type_text},
+    umac::{CALL_EXTERN, CALLEE_ATTR, COMPOSITE_ATTR, TARGET_ATTR},
 };
 use umac_lowering::{Phase, Step, options::quote};
 
@@ -98,6 +99,59 @@ pub fn extern_functions(module: &Module) -> Vec<String> {
         }
     }
     names.into_iter().collect()
+}
+
+/// An accelerator's call in a legalized module, as `metadata.json` lists it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CallDescription {
+    /// The target it runs on.
+    pub target: String,
+    /// The function it calls.
+    pub callee: String,
+    /// Where the ops of the composite it computes are (`file:line:col`).
+    pub locations: Vec<String>,
+    /// What the backend says of it ([`crate::Backend::describe_call`]).
+    pub plan: serde_json::Value,
+}
+
+/// Every `umac.call_extern` in `module` (legalized for `targets`) whose backend describes it, in
+/// module order.
+pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescription> {
+    let mut calls = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op_name(&op) != CALL_EXTERN {
+            return WalkResult::Advance;
+        }
+        let function = op.parent_operation();
+        let text = |name: &str| function.and_then(|f| f.attribute(name).ok()).and_then(string_value);
+        let (Some(target), Some(callee)) = (text(TARGET_ATTR), op.attribute(CALLEE_ATTR).ok()) else {
+            return WalkResult::Advance;
+        };
+        let Some(configured) = targets.accelerators.iter().find(|c| c.backend.name() == target) else {
+            return WalkResult::Advance;
+        };
+        let operands: Vec<_> = (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).collect();
+        let scalars: Vec<Option<i64>> = operands
+            .iter()
+            .map(|value| {
+                let producer = OperationResult::try_from(*value).ok()?.owner();
+                (op_name(&producer) == "arith.constant")
+                    .then(|| producer.attribute("value").ok().and_then(integer_value))?
+            })
+            .collect();
+        let site = crate::ExternCallSite {
+            callee: attribute_text(callee).trim_start_matches('@').to_string(),
+            composite: text(COMPOSITE_ATTR).unwrap_or_default(),
+            argument_types: operands.iter().map(|v| type_text(v.r#type())).collect(),
+        };
+        if let Some(plan) = configured.backend.describe_call(&site, &scalars, &configured.attributes) {
+            let at = file_line_cols(op.location());
+            let locations = at.iter().map(|l| format!("{}:{}:{}", l.file, l.line, l.column));
+            calls.push(CallDescription { target, callee: site.callee, locations: locations.collect(), plan });
+        }
+        WalkResult::Advance
+    });
+    calls
 }
 
 /// The kernels of `targets`' backends that `functions` names, or an error naming a function no

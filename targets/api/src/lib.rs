@@ -178,6 +178,18 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// What a call this backend's strategy made does with the accelerator's memories and how
+    /// long it should take, for `metadata.json` (`None`: nothing to say). `scalars` holds the
+    /// call's arguments, the compile-time integers as values and the buffers as `None`.
+    fn describe_call(
+        &self,
+        _call: &ExternCallSite,
+        _scalars: &[Option<i64>],
+        _attributes: &TargetAttrs,
+    ) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Whether adjacent regions of this backend (one consuming the other, with no op of another
     /// target between them) become one function.
     fn merge_compiler_regions(&self) -> bool {

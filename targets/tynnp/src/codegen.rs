@@ -239,14 +239,22 @@ impl JobCode {
     fn descriptor_words(&self, b: &mut Body, deps: [String; 2], band: usize) -> Vec<String> {
         let mut words = deps.to_vec();
         for field in self.descriptor {
-            words.push(match field {
-                _ if self.banded.contains(field) => format!("%{}", band_name(field, band)),
-                Field::Scalar(name) => format!("%{name}"),
-                Field::Dm(buffer) => format!("%dm_{buffer}"),
-                Field::Const(value) => b.constant(*value),
+            words.push(match self.field_source(field, band) {
+                Ok(argument) => format!("%{argument}"),
+                Err(value) => b.constant(value),
             });
         }
         words
+    }
+
+    /// The argument a descriptor field of band `band` takes its value from, or its constant.
+    pub fn field_source(&self, field: &Field, band: usize) -> Result<String, i64> {
+        match field {
+            _ if self.banded.contains(field) => Ok(band_name(field, band)),
+            Field::Scalar(name) => Ok(name.to_string()),
+            Field::Dm(buffer) => Ok(format!("dm_{buffer}")),
+            Field::Const(value) => Err(*value),
+        }
     }
 
     /// What both kinds of tiled jobs start with: the packed constants copied into DM on the

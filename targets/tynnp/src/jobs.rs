@@ -230,6 +230,9 @@ const ELTWISE_CODE: JobCode = JobCode {
     element_bytes: (1, 1),
 };
 
+/// Every kind of job, as `replace_call_extern` and `describe_call` look callees up.
+pub static CODES: [&JobCode; 9] = [&CONV, &CONV_FOLDED, &DWCONV, &AVG_POOL, &MAX_POOL, &ADD, &SUB, &TABLE, &TABLE16];
+
 /// What a table lookup split into bands of elements changes per band.
 pub(crate) const LOOKUPS: [Field; 3] = [Dm("input"), Dm("output"), Scalar("count")];
 

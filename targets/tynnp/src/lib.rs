@@ -17,6 +17,7 @@
 //! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
 
 mod codegen;
+mod describe;
 mod jobs;
 mod layout;
 mod patterns;
@@ -138,19 +139,18 @@ impl Backend for Tynnp {
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        [
-            &jobs::CONV,
-            &jobs::CONV_FOLDED,
-            &jobs::DWCONV,
-            &jobs::AVG_POOL,
-            &jobs::MAX_POOL,
-            &jobs::ADD,
-            &jobs::SUB,
-            &jobs::TABLE,
-            &jobs::TABLE16,
-        ]
-        .into_iter()
-        .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
+        jobs::CODES
+            .into_iter()
+            .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
+    }
+
+    fn describe_call(
+        &self,
+        call: &ExternCallSite,
+        scalars: &[Option<i64>],
+        attributes: &TargetAttrs,
+    ) -> Option<serde_json::Value> {
+        describe::describe(call, scalars, &params(attributes).ok()?)
     }
 }
 

@@ -1,0 +1,185 @@
+//! What a tynnp call does, for `metadata.json`: the DM regions it uses (its constants, its tile
+//! buffers, activations kept from or for the kernels around it, the next kernel's constants) and
+//! the cycles it should take. Every job of the call is costed as the simulator costs it
+//! (docs/tynnp/isa.md, section 5: the descriptors are rebuilt from the call's arguments and
+//! decoded by the simulator's own decoder), and so is every copy on its DMA channel and through
+//! the DDR port; the expected cycles are the busiest of those: what the kernel takes when the
+//! work of every other unit overlaps it, so the simulated kernel never takes less.
+
+use crate::{
+    codegen::{Field, JobCode, Split, TILE_COPIES, band_name},
+    jobs,
+};
+use std::collections::{BTreeMap, HashMap};
+use umac_backend::ExternCallSite;
+use umac_sim::npu::{Params, cost, desc};
+
+/// The description of `call`, with `scalars` its arguments (`None` for buffers); `None` when the
+/// callee is not a tynnp job or an argument is not a compile-time value.
+pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params) -> Option<serde_json::Value> {
+    let (code, split) = jobs::CODES.iter().find_map(|code| code.split_of(&call.callee).map(|split| (*code, split)))?;
+    let names = code.trailing(split);
+    let buffers = code.buffers(split).len();
+    let values: HashMap<&str, i64> =
+        names.iter().zip(scalars.get(buffers..)?).map(|(n, v)| Some((n.as_str(), (*v)?))).collect::<Option<_>>()?;
+    let get = |name: &str| values.get(name).copied();
+    let mut busy: BTreeMap<String, u64> = BTreeMap::new();
+    for (unit, cycles) in job_cycles(code, split, &get, params)? {
+        *busy.entry(unit).or_default() += cycles;
+    }
+    let (dma, ddr_bytes) = copy_cycles(code, split, &get, params)?;
+    for (unit, cycles) in dma {
+        *busy.entry(unit).or_default() += cycles;
+    }
+    busy.insert("ddr".into(), cost::ddr_transfer(ddr_bytes, params));
+    let expected = busy.values().copied().max().unwrap_or(0);
+    Some(serde_json::json!({
+        "job": code.callee,
+        "tiles": split.bands,
+        "bands_per_tile": split.units.max(1),
+        "folded_kernel_columns": split.taps,
+        "double_buffered": !split.single,
+        "dm": regions(code, split, &get, call),
+        "ddr_bytes": ddr_bytes,
+        "unit_cycles": busy,
+        "expected_cycles": expected,
+    }))
+}
+
+/// The unit and cycles of every job (band) of the call.
+fn job_cycles(
+    code: &JobCode,
+    split: Split,
+    get: &dyn Fn(&str) -> Option<i64>,
+    params: &Params,
+) -> Option<Vec<(String, u64)>> {
+    let opcode = [0x0B, 0x2B, 0x5B, 0x7B][usize::from(code.insn.0)];
+    let bands = split.bands * split.units.max(1);
+    let mut jobs = Vec::new();
+    for k in 0..bands {
+        let mut words = vec![0u32, 0];
+        for field in code.descriptor {
+            words.push(match code.field_source(field, k) {
+                Ok(argument) => get(&argument)? as u32,
+                Err(value) => value as u32,
+            });
+        }
+        let (_, job) = desc::decode(opcode, code.insn.1, code.insn.2, &words).ok()?;
+        let unit = if code.units { format!("vu{}", k % split.units) } else { "nu".to_string() };
+        jobs.push((unit, cost::cycles(&job, params, false)));
+    }
+    Some(jobs)
+}
+
+/// The cycles of the call's copies on each DMA channel, and the bytes they move through DDR.
+fn copy_cycles(
+    code: &JobCode,
+    split: Split,
+    get: &dyn Fn(&str) -> Option<i64>,
+    params: &Params,
+) -> Option<(Vec<(String, u64)>, u64)> {
+    let latency = u64::from(params.ddr_latency);
+    let on_chip = |bytes: u64, lines: u64| 4 + bytes.div_ceil(64) + lines;
+    let out = format!("dma{}", get(crate::codegen::OUT_CHANNEL)?);
+    let (kept_in, kept_out) = (get(crate::codegen::IN_DM)? != 0, get(crate::codegen::OUT_DM)? != 0);
+    let mut copies = Vec::new();
+    let mut ddr = 0;
+    let mut through_ddr = |channel: &str, bytes: u64, lines: u64, copies: &mut Vec<(String, u64)>| {
+        ddr += bytes;
+        copies.push((channel.to_string(), latency + lines));
+    };
+    if let Some(bytes) = get(crate::codegen::WEIGHTS_BYTES) {
+        through_ddr(&out, bytes as u64, 1, &mut copies);
+    }
+    if let Some(bytes) = get(crate::codegen::NEXT_BYTES) {
+        through_ddr("dma0", bytes as u64, 1, &mut copies);
+    }
+    let inputs = code.tile_inputs().len() as u64;
+    for t in 0..split.bands {
+        let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
+        let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
+        // A folded tile is gathered: one line a pixel of each tap, after a fill.
+        let lines = if code.folded {
+            let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
+            (0..split.taps).map(|j| get(&format!("tap_count_k{j}")).map(|c| c as u64 * rows)).sum::<Option<u64>>()?
+        } else {
+            1
+        };
+        for _ in 0..inputs {
+            if kept_in {
+                copies.push(("dma0".to_string(), on_chip(in_bytes, lines)));
+            } else {
+                through_ddr("dma0", in_bytes, lines, &mut copies);
+            }
+        }
+        if kept_out {
+            copies.push((out.clone(), on_chip(out_bytes, 1)));
+        } else {
+            through_ddr(&out, out_bytes, 1, &mut copies);
+        }
+    }
+    Some((copies, ddr))
+}
+
+/// The DM regions the call uses, by what they hold.
+fn regions(
+    code: &JobCode,
+    split: Split,
+    get: &dyn Fn(&str) -> Option<i64>,
+    call: &ExternCallSite,
+) -> Vec<serde_json::Value> {
+    let region = |what: &str, address: Option<i64>, bytes: Option<i64>| {
+        address.map(|a| serde_json::json!({ "holds": what, "address": a, "bytes": bytes }))
+    };
+    let mut out: Vec<serde_json::Value> = Vec::new();
+    if let Some(first) = code.packed.first() {
+        let holds = if split.preloaded { "constants (copied by the kernel before)" } else { "constants" };
+        out.extend(region(holds, get(&format!("dm_{first}")), get(crate::codegen::WEIGHTS_BYTES)));
+    }
+    // The tile buffers: the first band of each tile starts its buffer; the largest tile sizes it.
+    let units = split.units.max(1);
+    for (name, bytes) in code.tile_inputs().into_iter().map(|n| (n, 1)).chain([("output", 3)]) {
+        let mut buffers: BTreeMap<i64, i64> = BTreeMap::new();
+        for t in 0..split.bands {
+            if let (Some(at), Some(size)) =
+                (get(&band_name(&Field::Dm(name), t * units)), get(&band_name(&TILE_COPIES[bytes], t)))
+            {
+                let entry = buffers.entry(at).or_default();
+                *entry = (*entry).max(size);
+            }
+        }
+        for (at, size) in buffers {
+            out.extend(region(&format!("{name} tile"), Some(at), Some(size)));
+        }
+    }
+    let tensor_bytes = |index: usize| call.argument_types.get(index).and_then(|t| memref_bytes(t));
+    let kept = |name: &str| get(name).filter(|&at| at != 0);
+    out.extend(region("input, kept from the kernel before", kept(crate::codegen::IN_DM), tensor_bytes(0)));
+    let last = call.argument_types.len().saturating_sub(1);
+    out.extend(region("output, kept for the kernel after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
+    out.extend(region("the next kernel's constants", get(crate::codegen::DM_NEXT), get(crate::codegen::NEXT_BYTES)));
+    out
+}
+
+/// The bytes of a static `memref<AxBx...xiN>`.
+fn memref_bytes(ty: &str) -> Option<i64> {
+    let inner = ty.strip_prefix("memref<")?.strip_suffix('>')?;
+    let mut parts: Vec<&str> = inner.split('x').collect();
+    let element = parts.pop()?;
+    let bits: i64 = element.strip_prefix('i')?.parse().ok()?;
+    parts.iter().map(|d| d.parse::<i64>().ok()).product::<Option<i64>>().map(|n| n * ((bits + 7) / 8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memref_sizes() {
+        assert_eq!(memref_bytes("memref<1x25x5x64xi8>"), Some(8000));
+        assert_eq!(memref_bytes("memref<40xi32>"), Some(160));
+        assert_eq!(memref_bytes("memref<i16>"), Some(2));
+        assert_eq!(memref_bytes("memref<?x4xi8>"), None);
+        assert_eq!(memref_bytes("i32"), None);
+    }
+}
