@@ -95,16 +95,24 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
     }
 }
 
-/// `metadata.json`'s plan of every NPU kernel: its DM regions lie in DM, and its expected cycles
-/// (the busiest unit's work under the contract's costs) are at most what the simulator took and
-/// at least a quarter of it.
+/// `metadata.json`'s plan of every NPU kernel: its MACs, DDR bytes and roofline are the
+/// simulator's, its DM regions lie in DM, and its expected cycles (the busiest unit's work under
+/// the contract's costs) are at most what the simulator took and at least a quarter of it.
 fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &Report) {
     let dm = (i64::from(DM_BASE), i64::from(DM_BASE) + i64::from(Params::default().dm_bytes));
     for kernel in &report.kernels {
         let at = kernel.label.rsplit(' ').next().unwrap_or_default();
         let call = firmware.calls.iter().find(|c| c.locations.iter().any(|l| l.ends_with(&format!("/{at}"))));
         let call = call.unwrap_or_else(|| panic!("{model}: no call describes {}", kernel.label));
-        let expected = call.plan["expected_cycles"].as_u64().unwrap_or(0);
+        let figure = |name: &str| call.plan[name].as_u64();
+        // The plan counts what the simulator counts.
+        assert_eq!(
+            (figure("macs"), figure("ddr_bytes"), figure("roofline_cycles")),
+            (Some(kernel.kernel.macs), Some(kernel.kernel.ddr_bytes), Some(kernel.roofline_cycles)),
+            "{model}: {}",
+            kernel.label
+        );
+        let expected = figure("expected_cycles").unwrap_or(0);
         let cycles = kernel.kernel.cycles;
         assert!(
             expected <= cycles && cycles <= 4 * expected,

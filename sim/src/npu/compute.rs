@@ -96,7 +96,6 @@ fn tap_value(input: &[u8], w: &Window, at: (i64, i64), channels: u32, channel: u
 /// Runs `job` against `space`: its reads, its writes and its MACs.
 pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, String> {
     let mut r = Reader { space, reads: Vec::new() };
-    let mut macs = 0u64;
     let writes = match job {
         Job::Copy(d) => copy(d, &mut r)?,
         Job::Fill(d) => fill(d),
@@ -140,7 +139,6 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                     }
                 }
             }
-            macs = u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(d.ic) * u64::from(d.oc);
             vec![(d.output, out)]
         }
         Job::Matmul(d) => {
@@ -174,7 +172,6 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                     }
                 }
             }
-            macs = u64::from(d.m) * u64::from(d.n) * u64::from(d.k);
             vec![(d.c, out)]
         }
         Job::DwConv(d) => {
@@ -212,7 +209,6 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                     }
                 }
             }
-            macs = u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(channels);
             vec![(d.output, out)]
         }
         Job::Pool(d) => {
@@ -327,5 +323,5 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
             vec![(d.output, out)]
         }
     };
-    Ok(Effect { reads: r.reads, writes, macs })
+    Ok(Effect { reads: r.reads, writes, macs: super::cost::macs(job) })
 }

@@ -66,6 +66,22 @@ pub fn cycles(job: &Job, params: &Params, touches_ddr: bool) -> u64 {
     }
 }
 
+/// The multiply-accumulates `job` does (convolutions and matrix products; 0 for the others).
+pub fn macs(job: &Job) -> u64 {
+    match job {
+        Job::Conv(d) => {
+            let w = &d.window;
+            u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(d.ic) * u64::from(d.oc)
+        }
+        Job::Matmul(d) => u64::from(d.m) * u64::from(d.n) * u64::from(d.k),
+        Job::DwConv(d) => {
+            let w = &d.window;
+            u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(d.c * d.mult)
+        }
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,8 @@
 //! (docs/tynnp/isa.md, section 5: the descriptors are rebuilt from the call's arguments and
 //! decoded by the simulator's own decoder), and so is every copy on its DMA channel and through
 //! the DDR port; the expected cycles are the busiest of those: what the kernel takes when the
-//! work of every other unit overlaps it, so the simulated kernel never takes less.
+//! work of every other unit overlaps it, so the simulated kernel never takes less. Its MACs and
+//! roofline are the simulator's report's.
 
 use crate::{
     codegen::{Field, JobCode, Split, TILE_COPIES, band_name},
@@ -24,8 +25,10 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
         names.iter().zip(scalars.get(buffers..)?).map(|(n, v)| Some((n.as_str(), (*v)?))).collect::<Option<_>>()?;
     let get = |name: &str| values.get(name).copied();
     let mut busy: BTreeMap<String, u64> = BTreeMap::new();
-    for (unit, cycles) in job_cycles(code, split, &get, params)? {
-        *busy.entry(unit).or_default() += cycles;
+    let mut macs = 0;
+    for (unit, job) in jobs_of(code, split, &get)? {
+        *busy.entry(unit).or_default() += cost::cycles(&job, params, false);
+        macs += cost::macs(&job);
     }
     let (dma, ddr_bytes) = copy_cycles(code, split, &get, params)?;
     for (unit, cycles) in dma {
@@ -33,6 +36,8 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
     }
     busy.insert("ddr".into(), cost::ddr_transfer(ddr_bytes, params));
     let expected = busy.values().copied().max().unwrap_or(0);
+    // The simulator's roofline of a kernel: its MACs at the NU's rate, its DDR bytes at the port's.
+    let roofline = macs.div_ceil(params.macs_per_cycle().max(1)).max(cost::ddr_transfer(ddr_bytes, params));
     Some(serde_json::json!({
         "job": code.callee,
         "tiles": split.bands,
@@ -40,19 +45,16 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
         "folded_kernel_columns": split.taps,
         "double_buffered": !split.single,
         "dm": regions(code, split, &get, call),
+        "macs": macs,
         "ddr_bytes": ddr_bytes,
+        "roofline_cycles": roofline,
         "unit_cycles": busy,
         "expected_cycles": expected,
     }))
 }
 
-/// The unit and cycles of every job (band) of the call.
-fn job_cycles(
-    code: &JobCode,
-    split: Split,
-    get: &dyn Fn(&str) -> Option<i64>,
-    params: &Params,
-) -> Option<Vec<(String, u64)>> {
+/// Every job (band) of the call, with the unit it runs on.
+fn jobs_of(code: &JobCode, split: Split, get: &dyn Fn(&str) -> Option<i64>) -> Option<Vec<(String, desc::Job)>> {
     let opcode = [0x0B, 0x2B, 0x5B, 0x7B][usize::from(code.insn.0)];
     let bands = split.bands * split.units.max(1);
     let mut jobs = Vec::new();
@@ -66,7 +68,7 @@ fn job_cycles(
         }
         let (_, job) = desc::decode(opcode, code.insn.1, code.insn.2, &words).ok()?;
         let unit = if code.units { format!("vu{}", k % split.units) } else { "nu".to_string() };
-        jobs.push((unit, cost::cycles(&job, params, false)));
+        jobs.push((unit, job));
     }
     Some(jobs)
 }
@@ -98,12 +100,15 @@ fn copy_cycles(
     for t in 0..split.bands {
         let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
         let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
-        // A folded tile is gathered: one line a pixel of each tap, after a fill.
-        let lines = if code.folded {
+        // A folded tile is gathered: one line a pixel of each tap (after a fill of the padding).
+        let (in_bytes, lines) = if code.folded {
             let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
-            (0..split.taps).map(|j| get(&format!("tap_count_k{j}")).map(|c| c as u64 * rows)).sum::<Option<u64>>()?
+            let pixels: u64 = (0..split.taps)
+                .map(|j| get(&format!("tap_count_k{j}")).map(|c| c as u64 * rows))
+                .sum::<Option<u64>>()?;
+            (pixels * get("pixel_bytes")? as u64, pixels)
         } else {
-            1
+            (in_bytes, 1)
         };
         for _ in 0..inputs {
             if kept_in {
