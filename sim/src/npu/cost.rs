@@ -66,18 +66,17 @@ pub fn cycles(job: &Job, params: &Params, touches_ddr: bool) -> u64 {
     }
 }
 
+/// Output pixels times kernel taps, in 64 bits (descriptor fields are 32-bit).
+fn window_positions(w: &super::desc::Window) -> u64 {
+    u64::from(w.oh) * u64::from(w.ow) * u64::from(w.kh) * u64::from(w.kw)
+}
+
 /// The multiply-accumulates `job` does (convolutions and matrix products; 0 for the others).
 pub fn macs(job: &Job) -> u64 {
     match job {
-        Job::Conv(d) => {
-            let w = &d.window;
-            u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(d.ic) * u64::from(d.oc)
-        }
+        Job::Conv(d) => window_positions(&d.window) * u64::from(d.ic) * u64::from(d.oc),
         Job::Matmul(d) => u64::from(d.m) * u64::from(d.n) * u64::from(d.k),
-        Job::DwConv(d) => {
-            let w = &d.window;
-            u64::from(w.oh * w.ow * w.kh * w.kw) * u64::from(d.c * d.mult)
-        }
+        Job::DwConv(d) => window_positions(&d.window) * u64::from(d.c) * u64::from(d.mult),
         _ => 0,
     }
 }

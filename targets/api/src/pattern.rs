@@ -332,7 +332,6 @@ fn producer_of<'c, 'a>(value: Value<'c, 'a>, user: &OperationRef<'c, 'a>) -> Opt
     single_user(&op).filter(|u| u.to_raw().ptr == user.to_raw().ptr).map(|_| op)
 }
 
-/// The only user of `op`'s only result, in the same block.
 /// The uses of `op`'s first result: each user with the operand number it is used as.
 fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
     let Ok(result) = op.result(0) else { return Vec::new() };
@@ -349,6 +348,7 @@ fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)>
     found
 }
 
+/// The only user of `op`'s only result, in the same block.
 fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     if op.result_count() != 1 {
         return None;

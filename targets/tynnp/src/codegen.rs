@@ -80,6 +80,9 @@ impl Split {
     }
 }
 
+/// The most tiles (and folded kernel columns) a call may name.
+const MAX_TILES: usize = 1 << 16;
+
 /// What a single-buffered call's symbol ends with.
 const SINGLE: &str = "_single";
 
@@ -165,7 +168,11 @@ impl JobCode {
             (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
         let split = Split { single, preloaded, prefetch, ..split };
-        let valid = split.bands >= 1
+        // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
+        // there are vector units (isa.md's limits): a name beyond them is no call of ours.
+        let bounded = split.bands <= MAX_TILES && split.taps <= MAX_TILES && split.units <= 16;
+        let valid = bounded
+            && split.bands >= 1
             && (split.taps >= 1) == self.folded
             && (split.units >= 1) == self.units
             && (!split.preloaded || !self.packed.is_empty());
@@ -202,13 +209,14 @@ impl JobCode {
     }
 
     /// The names of every argument after the buffers, in call order: the scalars, the output
-    /// channel, the DM address of each packed constant and the record's bytes, then each band's
-    /// (and tile's) values of the banded fields.
+    /// channel, where the input and output are kept (0: DDR), the DM address of each packed
+    /// constant and the record's bytes (also when preloaded), the next kernel's record's address
+    /// and bytes when prefetching, then each band's (and tile's) values of the banded fields.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
         names.extend(self.packed.iter().map(|b| format!("dm_{b}")));
-        if self.copies_weights(split) {
+        if !self.packed.is_empty() {
             names.push(WEIGHTS_BYTES.to_string());
         }
         if split.prefetch {

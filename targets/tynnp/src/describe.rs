@@ -90,7 +90,7 @@ fn copy_cycles(
         ddr += bytes;
         copies.push((channel.to_string(), latency + lines));
     };
-    if let Some(bytes) = get(crate::codegen::WEIGHTS_BYTES) {
+    if let Some(bytes) = get(crate::codegen::WEIGHTS_BYTES).filter(|_| !split.preloaded) {
         through_ddr(&out, bytes as u64, 1, &mut copies);
     }
     if let Some(bytes) = get(crate::codegen::NEXT_BYTES) {
@@ -103,10 +103,9 @@ fn copy_cycles(
         // A folded tile is gathered: one line a pixel of each tap (after a fill of the padding).
         let (in_bytes, lines) = if code.folded {
             let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
-            let pixels: u64 = (0..split.taps)
-                .map(|j| get(&format!("tap_count_k{j}")).map(|c| c as u64 * rows))
-                .sum::<Option<u64>>()?;
-            (pixels * get("pixel_bytes")? as u64, pixels)
+            let count = |j: usize| get(&format!("tap_count_k{j}")).map(|c| (c as u64).saturating_mul(rows));
+            let pixels = (0..split.taps).map(count).try_fold(0u64, |sum, c| c.map(|c| sum.saturating_add(c)))?;
+            (pixels.saturating_mul(get("pixel_bytes")? as u64), pixels)
         } else {
             (in_bytes, 1)
         };

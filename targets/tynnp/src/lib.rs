@@ -189,10 +189,11 @@ fn lower(
     values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
     values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
     // The record: copied by this kernel, or already in DM (copied by the kernel before).
-    let packed = if constants.preloaded.is_some() { None } else { job.packed() };
-    if let Some(record) = &packed {
+    let record = job.packed();
+    if let Some(record) = &record {
         values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
     }
+    let packed = record.filter(|_| constants.preloaded.is_none());
     if let Some((at, record)) = &constants.next {
         values.push((codegen::DM_NEXT.to_string(), *at));
         values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
@@ -279,5 +280,8 @@ mod tests {
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_pf_pl"), None);
         assert_eq!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pl"), None);
         assert!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pf").is_some());
+        // No more tiles than a tensor could have rows, nor bands than vector units.
+        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t99999999"), None);
+        assert_eq!(jobs::DWCONV.split_of("tynnp_dwconv2d_x17_t2"), None);
     }
 }

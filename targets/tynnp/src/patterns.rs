@@ -186,9 +186,16 @@ fn double_round_or_short(o: &OpView) -> bool {
 fn table() -> OpPattern {
     op("tosa.table")
         .operand(1, constant())
-        .when("int8 to int8, or int16 to int32", |o| {
-            let (Some(input), Some(result)) = (o.operand_type(0), o.result_type()) else { return false };
-            matches!((input.element.as_str(), result.element.as_str()), ("i8", "i8") | ("i16", "i32"))
+        .when("int8 to int8 through 256 entries, or int16 to int32 through 513", |o| {
+            let (Some(input), Some(table), Some(result)) = (o.operand_type(0), o.operand_type(1), o.result_type())
+            else {
+                return false;
+            };
+            match (input.element.as_str(), result.element.as_str()) {
+                ("i8", "i8") => table.dims() == [256],
+                ("i16", "i32") => table.dims() == [513],
+                _ => false,
+            }
         })
         .when("a static shape with elements", |o| {
             o.result_type().is_some_and(|r| r.is_static() && r.dims().iter().product::<i64>() > 0)

@@ -165,14 +165,21 @@ fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c,
     if bytes > slot_bytes(params) || !fits(&producer) || !fits(&user) {
         return None;
     }
-    // The user follows in the same block with nothing between that the NPU runs.
+    // The user's kernel runs next: up to its last op (where its call goes), nothing lies between
+    // but constants, its filter's reshape and its own ops, in the same block.
+    let mut own = vec![user];
+    while let Some(next) = own[own.len() - 1].only_user().filter(|u| OUTPUT_STAGE.contains(&u.name().as_str())) {
+        own.push(next);
+    }
+    let end = own[own.len() - 1];
     let mut between = last.next();
     while let Some(view) = between {
-        if same(&view, &user) {
+        if same(&view, &end) {
             return Some(user);
         }
         let reshape = view.name() == "tosa.reshape" && view.only_user().is_some_and(|u| same(&u, &user));
-        if !reshape && !umac_backend::pattern::is_constant_op(&view.name()) {
+        let ours = own.iter().any(|o| same(o, &view));
+        if !reshape && !ours && !umac_backend::pattern::is_constant_op(&view.name()) {
             return None;
         }
         between = view.next();
@@ -214,7 +221,9 @@ fn least_dm(root: &OpView) -> Option<i64> {
     if !WINDOW_ROOTS.contains(&root.name().as_str()) {
         return Some(2 * 3 * 4 * 256 + 1040);
     }
-    let input = root.operand_type(0)?.dims();
+    // A leading slice joins the kernel, which then reads the whole tensor.
+    let sliced = root.producer(0).filter(|p| p.name() == "tosa.slice" && p.only_user().is_some_and(|u| same(&u, root)));
+    let input = sliced.map_or_else(|| root.operand_type(0), |slice| slice.operand_type(0))?.dims();
     let output = root.result_type()?.dims();
     let (ih, iw, ic, ow, oc) = (*input.get(1)?, *input.get(2)?, *input.get(3)?, *output.get(2)?, *output.get(3)?);
     let dilation = root.ints("dilation").and_then(|d| d.first().copied()).unwrap_or(1);

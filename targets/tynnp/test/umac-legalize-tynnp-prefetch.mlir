@@ -28,7 +28,7 @@
 // CHECK: callee = @tynnp_conv2d_folded_k3_t4_pf
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
 // The depthwise convolution: its record's regions in area 0 (filter, bias at +80, multipliers
-// at +112, shifts at +144), no record of its own to copy.
+// at +112, shifts at +144) and its bytes, no record of its own to copy.
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 268632064 : i32
@@ -37,6 +37,7 @@
 // CHECK-NEXT: arith.constant 268533840 : i32
 // CHECK-NEXT: arith.constant 268533872 : i32
 // CHECK-NEXT: arith.constant 268533904 : i32
+// CHECK-NEXT: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK: callee = @tynnp_dwconv2d_x4_t2_pl
 // CHECK-SAME: (memref<1x8x8x8xi8>, i32,

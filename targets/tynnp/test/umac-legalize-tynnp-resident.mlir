@@ -118,3 +118,31 @@ func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
   %p = tosa.max_pool2d %r {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
   return %q, %p : tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>
 }
+
+// -----
+
+// The pooling of %y comes after the second convolution's root but before its rescale, where that
+// kernel's call goes: it runs between the two convolutions, so the first one's output goes to
+// DDR.
+// CHECK-LABEL: func.func private @tynnp_3(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK-NOT: 268632064
+func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %c2 = tosa.conv2d %r, %w1, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<8x1x1x8xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %q = tosa.max_pool2d %y {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  %r2 = tosa.rescale %c2, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  return %q, %r2 : tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>
+}
