@@ -121,7 +121,8 @@ impl Backend for Tynnp {
     }
 
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error> {
-        lower(composite, job_of(composite)?, &params(attributes)?, attributes, resident::Constants::default())
+        let mut one = self.strategies(std::slice::from_ref(composite), attributes);
+        one.pop().unwrap_or_else(|| Err(Error::Invalid("no strategy".into())))
     }
 
     /// The kernels of a function plan together: each copies the next one's constants while its
@@ -134,8 +135,12 @@ impl Backend for Tynnp {
         let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
         let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
         let plan = resident::constants(composites, &records, &params, attributes.bool(PREFETCH));
-        let lowered = composites.iter().zip(jobs).zip(plan);
-        lowered.map(|((composite, job), constants)| lower(composite, job?, &params, attributes, constants)).collect()
+        let lowered = composites.iter().zip(jobs).zip(records).zip(plan);
+        lowered
+            .map(|(((composite, job), record), constants)| {
+                lower(composite, (job?, record), &params, attributes, constants)
+            })
+            .collect()
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
@@ -166,11 +171,11 @@ fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
     }
 }
 
-/// The call of the function that runs `job` for `composite`: its tiles planned in the DM its
-/// activations and `constants` leave it.
+/// The call of the function that runs `job` (with its packed constant `record`) for `composite`:
+/// its tiles planned in the DM its activations and `constants` leave it.
 fn lower(
     composite: &Composite,
-    mut job: jobs::Job,
+    (mut job, record): (jobs::Job, Option<Vec<u8>>),
     params: &Params,
     attributes: &TargetAttrs,
     constants: resident::Constants,
@@ -189,7 +194,6 @@ fn lower(
     values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
     values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
     // The record: copied by this kernel, or already in DM (copied by the kernel before).
-    let record = job.packed();
     if let Some(record) = &record {
         values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
     }

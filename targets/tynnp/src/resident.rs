@@ -31,16 +31,8 @@ pub struct Constants {
     pub budget: Option<i64>,
 }
 
-/// The ops a kernel's composite is rooted at.
-const ROOTS: [&str; 7] = [
-    "tosa.conv2d",
-    "tosa.depthwise_conv2d",
-    "tosa.avg_pool2d",
-    "tosa.max_pool2d",
-    "tosa.add",
-    "tosa.sub",
-    "tosa.table",
-];
+/// The ops a kernel's composite is rooted at besides [`WINDOW_ROOTS`].
+const ELEMENT_ROOTS: [&str; 3] = ["tosa.add", "tosa.sub", "tosa.table"];
 
 /// The bytes of each area for prefetched records: an eighth of DM.
 fn area_bytes(params: &Params) -> i64 {
@@ -68,7 +60,8 @@ pub fn constants(
 ) -> Vec<Constants> {
     let mut plan: Vec<Constants> = vec![Constants::default(); composites.len()];
     let fits = |c: &Composite| {
-        let root = c.ops.iter().map(|(_, op)| op).find(|op| ROOTS.contains(&op.name().as_str()));
+        let is_root = |name: &str| WINDOW_ROOTS.contains(&name) || ELEMENT_ROOTS.contains(&name);
+        let root = c.ops.iter().map(|(_, op)| op).find(|op| is_root(&op.name()));
         root.and_then(least_dm).is_some_and(|need| need <= area_budget(params))
     };
     let mut area = None;
