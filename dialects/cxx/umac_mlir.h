@@ -20,7 +20,13 @@ typedef bool (*UmacVerifyOpFn)(MlirOperation op);
 /* Checks a `umac.*` discardable attribute `name` of `op`; emits located errors itself. */
 typedef bool (*UmacVerifyAttributeFn)(MlirOperation op, MlirStringRef name, MlirAttribute value);
 
-/* Registers the umac dialect (with the op `umac.call_extern`) in `registry`. */
+/* Adds a dialect `name` (an accelerator's primitive ops) with the ops `ops` (names without the
+ * namespace), each checked by `verify`: umacRegisterDialect registers it beside the umac dialect
+ * from then on. A second dialect of the same name is ignored. */
+void umacAddDynamicDialect(MlirStringRef name, const MlirStringRef *ops, size_t numOps, UmacVerifyOpFn verify);
+
+/* Registers the umac dialect (with the op `umac.call_extern`), and the dialects added by
+ * umacAddDynamicDialect, in `registry`. */
 void umacRegisterDialect(MlirDialectRegistry registry, UmacVerifyOpFn verifyOp, UmacVerifyAttributeFn verifyAttribute);
 
 /* An option of a umac pass: `kind` 0 = bool, 1 = int, 2 = string. */

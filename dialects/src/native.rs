@@ -53,6 +53,7 @@ pub struct PassSpec {
 }
 
 unsafe extern "C" {
+    fn umacAddDynamicDialect(name: MlirStringRef, ops: *const MlirStringRef, num_ops: usize, verify: VerifyOpFn);
     fn umacRegisterDialect(registry: MlirDialectRegistry, verify_op: VerifyOpFn, verify_attribute: VerifyAttributeFn);
     fn umacRegisterPass(spec: *const PassSpec, check: CheckOptionsFn, run: RunPassFn);
     fn umacRegisterPipeline(spec: *const PassSpec, expand: ExpandPipelineFn);
@@ -65,7 +66,17 @@ unsafe extern "C" {
     ) -> c_int;
 }
 
-/// Registers the umac dialect, checked by `verify_op` and `verify_attribute`, in `registry`.
+/// Adds the dialect `name` with `ops` (names without the namespace), each op checked by `verify`:
+/// every registry filled by [`register_dialect`] from then on registers it (a second dialect of
+/// the same name is ignored). Call it before creating contexts.
+pub fn add_dynamic_dialect(name: &str, ops: &[&str], verify: VerifyOpFn) {
+    let refs: Vec<MlirStringRef> = ops.iter().map(|op| str_ref(op.as_bytes())).collect();
+    // SAFETY: the strings are alive for the call (the C side copies them); `verify` is a plain
+    // function.
+    unsafe { umacAddDynamicDialect(str_ref(name.as_bytes()), refs.as_ptr(), refs.len(), verify) }
+}
+
+/// Registers the umac dialect (and those of [`add_dynamic_dialect`]), checked by `verify_op` and `verify_attribute`, in `registry`.
 pub fn register_dialect(
     registry: &melior::dialect::DialectRegistry,
     verify_op: VerifyOpFn,

@@ -9,7 +9,8 @@
 
 use std::path::Path;
 use umac_backend::{Cpu, cpu::RV32IM, parse_target_string};
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::{
     firmware::{FirmwareOptions, compile},
     simulator::{npu_params, simulate},

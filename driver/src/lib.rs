@@ -25,6 +25,13 @@ pub fn register_targets() {
     umac_targets::register();
 }
 
+/// A context for compiling models: the accelerators registered first, so that their dialects
+/// (their primitive ops) are in it.
+pub fn create_context(options: umac_dialects::ContextOptions) -> melior::Context {
+    register_targets();
+    umac_dialects::create_context(options)
+}
+
 /// Where each op of `module` will run once partitioned for `targets`' accelerators (empty
 /// without accelerators): the plan `umac-partition` carries out, read before it runs.
 fn placements(module: &Module, targets: &TargetSet) -> Result<Vec<Placement>, Error> {

@@ -18,7 +18,7 @@ use melior::{
 use std::path::PathBuf;
 use umac_backend::{
     TargetSet,
-    flow::{accelerator_steps, fill_hooks},
+    flow::{Runs, accelerator_steps, fill_hooks},
 };
 use umac_dialects::source::print_module;
 use umac_lowering::{build_pass_manager, options::quote, stages};
@@ -109,7 +109,8 @@ impl CompilePipeline {
     /// The pipeline for `entry` steps, `targets`' accelerators and `lowering`.
     pub fn new(entry: &EntrySteps, targets: &TargetSet, lowering: Lowering) -> Self {
         let fill = |steps: &[umac_lowering::Step]| fill_hooks(steps, targets).join(",");
-        let accelerators = accelerator_steps(targets);
+        let runs = if matches!(lowering, Lowering::Firmware { .. }) { Runs::Accelerators } else { Runs::Host };
+        let accelerators = accelerator_steps(targets, runs);
         let (pre, rest) = accelerators.split_at(accelerators.len().min(1));
         let mut parts = vec![
             Part { name: ENTRY, text: entry.text() },

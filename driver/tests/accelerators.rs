@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use umac_backend::{TargetSet, parse_target_string, partition::Placement};
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::{CompileOptions, ENGINES, Engine, HostProgram, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
@@ -106,6 +107,29 @@ fn partitioned_and_unpartitioned_models_agree() {
         let (plain, _) = run_model(&dir, Engine::Cranelift, TargetSet::default(), &inputs);
         let (partitioned, _) = run_model(&dir, Engine::Cranelift, vanilla(), &inputs);
         assert_eq!(plain, partitioned, "{model}");
+    }
+}
+
+/// On the host, tynnp's composites become its primitive ops (`umac-primitives-tynnp`) and those
+/// their TOSA reference (`umac-reference-tynnp`): every MLPerf Tiny model so partitioned equals
+/// TFLite Micro on its five reference inputs and the unpartitioned model on random ones, byte
+/// for byte, so what each primitive op says it computes is what the model computed.
+#[test]
+fn tynnp_primitive_ops_on_the_host_compute_the_model() {
+    let Some(models) = models_dir() else { return };
+    for (k, model) in ["kws", "vww", "ic", "ad"].iter().enumerate() {
+        let dir = models.join(model);
+        let mut inputs: Vec<Tensor> =
+            (0..5).map(|i| read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap()).collect();
+        inputs.extend(random_inputs(&inputs[0], 2, 0x2545_F491_4F6C_DD1D ^ k as u64));
+        let (outputs, placements) = run_model(&dir, Engine::Cranelift, targets("tynnp,host"), &inputs);
+        for (i, output) in outputs.iter().take(5).enumerate() {
+            let expected = read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap();
+            assert!(*output == expected.data, "{model} with tynnp's reference on the host, input {i}");
+        }
+        let (plain, _) = run_model(&dir, Engine::Cranelift, TargetSet::default(), &inputs[5..]);
+        assert_eq!(plain, outputs[5..], "{model}: random inputs");
+        assert!(placements.iter().any(|p| p.op == "tosa.conv2d" && p.target == "tynnp"), "{model}");
     }
 }
 

@@ -2,7 +2,8 @@
 //! shifts, on both engines, against wrapping arithmetic computed here. The Cranelift engine keeps
 //! such integers in wider registers, so this is where it could silently differ from MLIR.
 
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::{ENGINES, compile};
 use umac_runtime::{DType, Tensor};
 

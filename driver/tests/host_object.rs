@@ -2,7 +2,8 @@
 //! with `dlopen`, and compute what TFLite Micro computes.
 
 use std::process::Command;
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::{
     host::{ENGINES, ENTRY_SYMBOL, compile_object},
     signature::dtype_of,

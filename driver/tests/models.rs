@@ -2,7 +2,8 @@
 //! dynamic-batch and batch-1 model files, all five reference inputs, every output byte.
 
 use std::path::PathBuf;
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::compile;
 use umac_runtime::{read_npy, testdata};
 

@@ -2,7 +2,8 @@
 //! and int32, shape operands, dynamic dimensions). Expectations come from a direct Rust transcription
 //! of the TOSA specification's pseudo-code, not from either engine; every case runs on both.
 
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{DType, Tensor};
 

@@ -5,7 +5,8 @@
 use umac_backend::{
     Backend, Composite, ConfiguredBackend, Error, Pattern, Strategy, TargetAttrs, TargetSet, op, register_backends,
 };
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::{CompileOptions, ENGINES, compile};
 use umac_runtime::{DType, Tensor};
 

@@ -7,9 +7,12 @@
 //! have run on the NPU. The rounds take turns with the default NPU, single-buffered tiles
 //! (`-double-buffer=false`) and one DMA channel (`-dma=1`: copies in and out share it). Chains of
 //! such ops check what passes between kernels: activations kept in DM, constants prefetched.
+//! Each model also runs on the host as its tynnp primitive ops' TOSA reference
+//! (`umac-primitives-tynnp`, `umac-reference-tynnp`), which must give the same bytes.
 
 use umac_backend::{cpu::RV32IM, parse_target_string};
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::{
     firmware::{Firmware, FirmwareOptions, compile},
     host::{self, CompileOptions, Engine},
@@ -259,7 +262,8 @@ fn every_job_equals_the_reference_on_random_shapes() {
 }
 
 /// `text` compiled for the host's reference engine and run on `input` (the expected output),
-/// and compiled for `accelerators` with the RV32IM control unit.
+/// and compiled for `accelerators` with the RV32IM control unit. On the host partitioned for
+/// tynnp (its primitive ops lowered to their TOSA reference) it must give the expected output.
 fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSet) -> (Firmware, Tensor) {
     let context = create_context(ContextOptions::default());
     let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
@@ -267,6 +271,15 @@ fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSe
     let reference = host::compile(&context, &mut module, "main", inputs, Engine::Cranelift, CompileOptions::default())
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let expected = reference.run(inputs).unwrap().remove(0);
+    let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
+    let on_host = CompileOptions { targets: parse_target_string("tynnp,host").unwrap(), ..Default::default() };
+    let primitives = host::compile(&context, &mut module, "main", inputs, Engine::Cranelift, on_host)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(
+        primitives.run(inputs).unwrap().remove(0).data,
+        expected.data,
+        "tynnp's primitive ops on the host\n{text}"
+    );
     let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
     let options = FirmwareOptions {
         name: "op".into(),

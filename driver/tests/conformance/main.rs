@@ -6,7 +6,8 @@ mod compare;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use umac_dialects::{ContextOptions, Diag, attach_handler, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, Diag, attach_handler, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 

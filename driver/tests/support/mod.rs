@@ -7,7 +7,8 @@ use std::{
     time::Duration,
 };
 use umac_backend::{Cpu, parse_target_string};
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 use umac_driver::firmware::{Firmware, FirmwareOptions, compile, output};
 use umac_runtime::{
     firmware::{Case, Model, Platform, build, run},

@@ -2,7 +2,10 @@
 //! string, the backends' passes in the phase hooks of umac's stages, and the C functions a
 //! partitioned module calls.
 
-use crate::{Error, Kernel, TargetSet, passes::legalize_pass_name};
+use crate::{
+    Error, Kernel, TargetSet,
+    passes::{legalize_pass_name, primitives_pass_name, reference_pass_name},
+};
 use melior::ir::{
     Module, ValueLike,
     operation::{OperationLike, OperationResult, WalkOrder, WalkResult},
@@ -15,10 +18,23 @@ use umac_dialects::{
 };
 use umac_lowering::{Phase, Step, options::quote};
 
+/// Where a partitioned model's accelerator work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// On the accelerators: every backend's strategies (`umac-legalize-<name>`).
+    Accelerators,
+    /// On the host: a backend with primitive ops, whose calls only its hardware runs, computes
+    /// them by their reference lowering (`umac-reference-<name>`); the others' kernels are
+    /// linked into the host program.
+    Host,
+}
+
 /// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
-/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`, the
-/// post-legalization hook. Empty without accelerators.
-pub fn accelerator_steps(targets: &TargetSet) -> Vec<Step> {
+/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-primitives-<name>`
+/// (when it has primitive ops) and `umac-legalize-<name>` (or, on the host, for one with
+/// primitive ops, `umac-reference-<name>`), the post-legalization hook. Empty without
+/// accelerators.
+pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
     if targets.accelerators.is_empty() {
         return vec![];
     }
@@ -34,10 +50,17 @@ pub fn accelerator_steps(targets: &TargetSet) -> Vec<Step> {
     ];
     for configured in &targets.accelerators {
         let attributes = configured.attribute_text();
-        steps.push(Step::Passes(if attributes.is_empty() {
-            legalize_pass_name(configured.backend)
-        } else {
-            format!("{}{{attributes={}}}", legalize_pass_name(configured.backend), quote(&attributes))
+        let with_attributes = |pass: String| {
+            if attributes.is_empty() { pass } else { format!("{pass}{{attributes={}}}", quote(&attributes)) }
+        };
+        if configured.backend.primitive_ops().is_empty() {
+            steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
+            continue;
+        }
+        steps.push(Step::Passes(with_attributes(primitives_pass_name(configured.backend))));
+        steps.push(Step::Passes(match runs {
+            Runs::Accelerators => with_attributes(legalize_pass_name(configured.backend)),
+            Runs::Host => reference_pass_name(configured.backend),
         }));
     }
     steps.push(Step::Hook(Phase::PostLegalization));

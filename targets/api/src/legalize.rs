@@ -42,17 +42,18 @@ pub fn functions_of<'c, 'a>(module: OperationRef<'c, 'a>, target: &str) -> Vec<O
         .collect()
 }
 
-fn legalize_function(
-    module: OperationRef,
-    function: OperationRef,
+/// The composites of `function` (a backend's), found again by its patterns (the partitioner
+/// outlined whole matches), in the order the function computes them: by the place of their last
+/// op (where a call goes). An op in no composite (hand-written or edited IR) is an error.
+pub(crate) fn composites_of<'c, 'a>(
+    function: OperationRef<'c, 'a>,
     backend: &dyn Backend,
     attributes: &TargetAttrs,
-) -> Result<(), Error> {
+) -> Result<Vec<(String, crate::pattern::Match<'c, 'a>)>, Error> {
     let symbol = symbol_name(&function).unwrap_or_default();
     let Some(block) = function.region(0).ok().and_then(|r| r.first_block()) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
-    // The composites, found again by the same patterns (the partitioner outlined whole matches).
     let patterns = backend.patterns(attributes);
     let mut claimed = std::collections::HashSet::new();
     let mut composites = Vec::new();
@@ -96,13 +97,29 @@ fn legalize_function(
         m.ops.iter().filter_map(|(_, op)| position.get(&(op.to_raw().ptr as usize))).max().copied().unwrap_or(0)
     };
     composites.sort_by_key(|(_, m)| last_position(m));
-    let views: Vec<Composite> = composites
-        .iter()
-        .map(|(pattern, m)| Composite {
-            pattern: pattern.clone(),
-            ops: m.ops.iter().map(|(role, op)| (role.clone(), crate::OpView::new(*op))).collect(),
-        })
-        .collect();
+    Ok(composites)
+}
+
+/// The composite `m` of `pattern` as a backend sees it.
+pub(crate) fn view<'c, 'a>(pattern: &str, m: &crate::pattern::Match<'c, 'a>) -> Composite<'c, 'a> {
+    Composite {
+        pattern: pattern.to_string(),
+        ops: m.ops.iter().map(|(role, op)| (role.clone(), crate::OpView::new(*op))).collect(),
+    }
+}
+
+fn legalize_function(
+    module: OperationRef,
+    function: OperationRef,
+    backend: &dyn Backend,
+    attributes: &TargetAttrs,
+) -> Result<(), Error> {
+    let symbol = symbol_name(&function).unwrap_or_default();
+    if function.region(0).ok().and_then(|r| r.first_block()).is_none() {
+        return Ok(());
+    }
+    let composites = composites_of(function, backend, attributes)?;
+    let views: Vec<Composite> = composites.iter().map(|(pattern, m)| view(pattern, m)).collect();
     let strategies = backend.strategies(&views, attributes);
     if strategies.len() != composites.len() {
         let what = format!("{} strategies for {} composites", strategies.len(), composites.len());
@@ -171,7 +188,7 @@ fn run_schedule(function: OperationRef, schedule: &str, target: &str) -> Result<
 }
 
 /// Emits `message` as an error at `op`.
-fn diagnose(op: &OperationRef, message: &str) -> Error {
+pub(crate) fn diagnose(op: &OperationRef, message: &str) -> Error {
     umac_dialects::emit_error(op.location(), message);
     Error::Reported
 }
@@ -315,7 +332,7 @@ fn extern_call(
 }
 
 /// One location naming every op of the composite (the operator metadata lists them all).
-fn fused_location(m: &crate::pattern::Match) -> MlirLocation {
+pub(crate) fn fused_location(m: &crate::pattern::Match) -> MlirLocation {
     let locations: Vec<MlirLocation> = m.ops.iter().map(|(_, op)| op.location().to_raw()).collect();
     // SAFETY: the locations belong to the ops' context.
     unsafe {
@@ -356,7 +373,7 @@ fn define(module: OperationRef, callee: &str, text: &str) -> Result<(), Error> {
 }
 
 /// Inlines `function` (called exactly once) at its call and erases it.
-fn inline(function: OperationRef) -> Result<(), Error> {
+pub(crate) fn inline(function: OperationRef) -> Result<(), Error> {
     let symbol = symbol_name(&function).unwrap_or_default();
     let module = function.parent_operation().ok_or_else(|| Error::Invalid("a function outside a module".into()))?;
     let mut calls = Vec::new();

@@ -14,7 +14,10 @@
 //!   destination-passing style, checked against the [`Kernel`]'s C prototype;
 //! - codegen hooks: [`Backend::includes`] and [`Backend::replace_call_extern`] (the RFC's
 //!   `_register_codegen(includes=..., replace_call_extern=...)`);
-//! - configuration: [`Backend::merge_compiler_regions`].
+//! - configuration: [`Backend::merge_compiler_regions`];
+//! - optionally its primitive ops ([`Backend::primitive_ops`]: a dialect of what one job of the
+//!   hardware computes, verified, formed from composites and lowered to a host reference; see
+//!   [`primitive`]).
 
 pub mod cpu;
 mod error;
@@ -24,6 +27,7 @@ pub mod legalize;
 pub mod partition;
 pub mod passes;
 pub mod pattern;
+pub mod primitive;
 pub mod target_string;
 #[cfg(test)]
 mod tests;
@@ -34,6 +38,7 @@ pub use kernel::{CType, Kernel, Param, SourceFile};
 pub use pattern::{
     OpPattern, OpView, Operand, Pattern, TensorType, any_op, constant, op, requantize_to_int8, wildcard,
 };
+pub use primitive::{Primitive, PrimitiveArg};
 pub use target_string::{
     AttrKind, AttrValue, ConfiguredBackend, TargetAttr, TargetAttrs, TargetSet, parse_target_string,
 };
@@ -190,6 +195,29 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// The backend's primitive ops, `<name>.<op>`: its dialect (see [`primitive`]). Empty (the
+    /// default): no dialect, composites go straight to their strategies.
+    fn primitive_ops(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Checks one of the primitive ops wherever MLIR verifies (types, shapes, the hardware's
+    /// limits); the message is reported at the op.
+    fn verify_primitive(&self, _op: &OpView) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The primitive op a composite becomes (`umac-primitives-<name>`); `None` keeps its ops.
+    fn primitive(&self, _composite: &Composite, _attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
+        Ok(None)
+    }
+
+    /// What a primitive op computes in upstream ops (`umac-reference-<name>`): one
+    /// `func.func @reference` in MLIR text taking the op's operands and returning its result.
+    fn reference(&self, op: &OpView) -> Result<String, Error> {
+        Err(Error::Unsupported(format!("{} gives no reference lowering of {}", self.name(), op.name())))
+    }
+
     /// Whether adjacent regions of this backend (one consuming the other, with no op of another
     /// target between them) become one function.
     fn merge_compiler_regions(&self) -> bool {
@@ -240,6 +268,7 @@ static BACKENDS: std::sync::OnceLock<Vec<&'static dyn Backend>> = std::sync::Onc
 /// `umac-legalize-<name>`). The first call wins; later calls change nothing.
 pub fn register_backends(backends: Vec<&'static dyn Backend>) {
     if BACKENDS.set(backends).is_ok() {
+        primitive::add_dialects(self::backends());
         passes::register_passes(self::backends());
     }
 }

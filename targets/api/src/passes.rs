@@ -1,8 +1,9 @@
 //! The backend API's passes, registered into umac's pass registry so pipelines can name them:
-//! `umac-partition{targets=...}` and one `umac-legalize-<target>` per backend.
+//! `umac-partition{targets=...}` and one `umac-legalize-<target>` per backend, with
+//! `umac-primitives-<target>` and `umac-reference-<target>` for a backend with primitive ops.
 
 use crate::{
-    Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition,
+    Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition, primitive,
     target_string::parse_accelerators,
 };
 use melior::ir::OperationRef;
@@ -40,18 +41,46 @@ pub fn legalize_pass_name(backend: &dyn Backend) -> String {
     format!("umac-legalize-{}", backend.name())
 }
 
-/// Registers the partitioner and the legalization of each of `backends`.
+/// The name of `backend`'s pass forming its primitive ops.
+pub fn primitives_pass_name(backend: &dyn Backend) -> String {
+    format!("umac-primitives-{}", backend.name())
+}
+
+/// The name of `backend`'s pass lowering its primitive ops to their reference.
+pub fn reference_pass_name(backend: &dyn Backend) -> String {
+    format!("umac-reference-{}", backend.name())
+}
+
+/// Registers the partitioner and the legalization of each of `backends` (and the passes of its
+/// primitive ops).
 pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
     register(PARTITION);
+    // Registered names live as long as the process (the registry is static).
+    let leak = |name: String| -> &'static str { Box::leak(name.into_boxed_str()) };
     for backend in backends {
-        // Registered names live as long as the process (the registry is static).
-        let name: &'static str = Box::leak(legalize_pass_name(*backend).into_boxed_str());
         register(PassInfo {
-            name,
+            name: leak(legalize_pass_name(*backend)),
             summary: "Lower the target's composites by its strategies (extern C calls, schedules, or the reference lowering)",
             anchor: "builtin.module",
             options: LEGALIZE_OPTIONS,
             kind: PassKind::Named(create_legalize),
+        });
+        if backend.primitive_ops().is_empty() {
+            continue;
+        }
+        register(PassInfo {
+            name: leak(primitives_pass_name(*backend)),
+            summary: "Replace each of the target's composites by its primitive op (one job of the hardware)",
+            anchor: "builtin.module",
+            options: LEGALIZE_OPTIONS,
+            kind: PassKind::Named(create_primitives),
+        });
+        register(PassInfo {
+            name: leak(reference_pass_name(*backend)),
+            summary: "Lower the target's primitive ops to upstream ops (what they compute) and inline its functions back into their callers",
+            anchor: "builtin.module",
+            options: &[],
+            kind: PassKind::Named(create_reference),
         });
     }
 }
@@ -86,14 +115,46 @@ impl UmacPass for Legalize {
     }
 }
 
-fn create_legalize(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
-    let target = name.trim_start_matches("umac-legalize-");
+/// The backend pass `name` (`<prefix><target>`) runs for, configured by the `attributes` option.
+fn configured(name: &str, prefix: &str, options: &OptionValues) -> Result<ConfiguredBackend, umac_lowering::Error> {
+    let target = name.trim_start_matches(prefix);
     if backend(target).is_none() {
         return Err(umac_lowering::Error::Invalid(format!("no backend named {target}")));
     }
     let spec = format!("{target} {}", options.string("attributes"));
-    let target = parse_accelerators(&spec).map_err(lowering_error)?.remove(0);
-    boxed(Legalize { target })
+    Ok(parse_accelerators(&spec).map_err(lowering_error)?.remove(0))
+}
+
+fn create_legalize(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    boxed(Legalize { target: configured(name, "umac-legalize-", options)? })
+}
+
+struct Primitives {
+    target: ConfiguredBackend,
+}
+
+impl UmacPass for Primitives {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        primitive::form_primitives(operation, self.target.backend, &self.target.attributes).map_err(lowering_error)
+    }
+}
+
+fn create_primitives(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    boxed(Primitives { target: configured(name, "umac-primitives-", options)? })
+}
+
+struct Reference {
+    target: ConfiguredBackend,
+}
+
+impl UmacPass for Reference {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        primitive::lower_to_reference(operation, self.target.backend).map_err(lowering_error)
+    }
+}
+
+fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    boxed(Reference { target: configured(name, "umac-reference-", options)? })
 }
 
 /// An API error as a pass failure: reported ones stay reported, others are reported at the module.

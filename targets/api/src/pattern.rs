@@ -501,6 +501,11 @@ impl<'c, 'a> OpView<'c, 'a> {
         Some(inner.to_string())
     }
 
+    /// How many results it has.
+    pub fn result_count(&self) -> usize {
+        self.op.result_count()
+    }
+
     /// How many operands it has.
     pub fn operand_count(&self) -> usize {
         self.op.operand_count()

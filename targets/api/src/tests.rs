@@ -5,7 +5,7 @@
 use crate::{
     Backend, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, Kernel, Param, Phase,
     PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
-    flow::{accelerator_steps, extern_functions, fill_hooks},
+    flow::{Runs, accelerator_steps, extern_functions, fill_hooks},
     kernel::Scalar,
     op,
     partition::{Placement, partition, plan},
@@ -195,7 +195,7 @@ fn partition_and_legalize(
     targets: &TargetSet,
 ) -> Result<Vec<Placement>, Error> {
     let placements = plan(module.as_operation(), &targets.accelerators)?.placements;
-    run(context, module, &accelerator_steps(targets), targets)?;
+    run(context, module, &accelerator_steps(targets, Runs::Accelerators), targets)?;
     Ok(placements)
 }
 
@@ -253,10 +253,10 @@ fn the_pipeline_names_the_targets_with_their_attributes() {
     register_test_backends();
     let targets = set(vec![&FIRST, &ANY]);
     assert_eq!(
-        fill_hooks(&accelerator_steps(&targets), &targets),
+        fill_hooks(&accelerator_steps(&targets, Runs::Accelerators), &targets),
         ["umac-partition{targets={first -n=16,any}}", "umac-legalize-first{attributes=-n=16}", "umac-legalize-any"]
     );
-    assert!(accelerator_steps(&TargetSet::default()).is_empty());
+    assert!(accelerator_steps(&TargetSet::default(), Runs::Accelerators).is_empty());
 }
 
 #[test]

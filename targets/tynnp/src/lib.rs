@@ -21,14 +21,15 @@ mod describe;
 mod jobs;
 mod layout;
 mod patterns;
+mod primitives;
 mod resident;
 mod tiling;
 
 use codegen::Split;
 use layout::{Room, element_layout, tiled_layout};
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, Pattern, Replacement, Strategy, TargetAttr,
-    TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Primitive, Replacement,
+    Strategy, TargetAttr, TargetAttrs,
 };
 use umac_sim::npu::Params;
 
@@ -143,6 +144,22 @@ impl Backend for Tynnp {
             .collect()
     }
 
+    fn primitive_ops(&self) -> &'static [&'static str] {
+        &primitives::OPS
+    }
+
+    fn verify_primitive(&self, op: &OpView) -> Result<(), String> {
+        primitives::verify(op)
+    }
+
+    fn primitive(&self, composite: &Composite, _attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
+        primitives::primitive(composite)
+    }
+
+    fn reference(&self, op: &OpView) -> Result<String, Error> {
+        primitives::reference(op)
+    }
+
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
         jobs::CODES
             .into_iter()
@@ -159,8 +176,12 @@ impl Backend for Tynnp {
     }
 }
 
-/// The job a composite runs as.
+/// The job a composite (of TOSA ops, or one primitive op) runs as.
 fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
+    let last = composite.last();
+    if primitives::OPS.contains(&last.name().as_str()) {
+        return primitives::job(last);
+    }
     match composite.pattern.as_str() {
         "tynnp.conv2d" => jobs::convolution(composite, false),
         "tynnp.depthwise_conv2d" => jobs::convolution(composite, true),

@@ -16,23 +16,27 @@ pub fn all() -> Vec<Pattern> {
         .when("batch 1", batch_1)
         .when("constant zero points", |o| (1..3).all(|i| o.operand_ints(i).is_some_and(|v| v.len() == 1)));
     let max = op("tosa.max_pool2d").static_rank(0, 4).element_type(0, "i8").when("batch 1", batch_1);
-    vec![
-        Pattern::new(&format!("{NAME}.conv2d"), conv)
-            .input(0, vec![(leading_slice(), true)])
-            .input(1, vec![(filter_reshape(), true)])
-            .optional(rescale())
-            .optional(clamp()),
-        Pattern::new(&format!("{NAME}.depthwise_conv2d"), depthwise)
-            .input(0, vec![(leading_slice(), true)])
-            .input(1, vec![(filter_reshape(), true)])
-            .optional(rescale())
-            .optional(clamp()),
-        Pattern::new(&format!("{NAME}.avg_pool2d"), average),
-        Pattern::new(&format!("{NAME}.max_pool2d"), max),
-        eltwise("tosa.add"),
-        eltwise("tosa.sub"),
-        Pattern::new(&format!("{NAME}.table"), table()),
-    ]
+    // A primitive op is its own composite (one job), named as the op.
+    let primitives = crate::primitives::OPS.into_iter().map(|name| Pattern::new(name, op(name)));
+    primitives
+        .chain([
+            Pattern::new(&format!("{NAME}.conv2d"), conv)
+                .input(0, vec![(leading_slice(), true)])
+                .input(1, vec![(filter_reshape(), true)])
+                .optional(rescale())
+                .optional(clamp()),
+            Pattern::new(&format!("{NAME}.depthwise_conv2d"), depthwise)
+                .input(0, vec![(leading_slice(), true)])
+                .input(1, vec![(filter_reshape(), true)])
+                .optional(rescale())
+                .optional(clamp()),
+            Pattern::new(&format!("{NAME}.avg_pool2d"), average),
+            Pattern::new(&format!("{NAME}.max_pool2d"), max),
+            eltwise("tosa.add"),
+            eltwise("tosa.sub"),
+            Pattern::new(&format!("{NAME}.table"), table()),
+        ])
+        .collect()
 }
 
 fn batch_1(o: &OpView) -> bool {

@@ -31,8 +31,8 @@ pub struct Constants {
     pub budget: Option<i64>,
 }
 
-/// The ops a kernel's composite is rooted at besides [`WINDOW_ROOTS`].
-const ELEMENT_ROOTS: [&str; 3] = ["tosa.add", "tosa.sub", "tosa.table"];
+/// The ops a kernel's composite is rooted at besides [`WINDOW_ROOTS`] (TOSA's, or the primitive op).
+const ELEMENT_ROOTS: [&str; 6] = ["tosa.add", "tosa.sub", "tosa.table", "tynnp.add", "tynnp.sub", "tynnp.table"];
 
 /// The bytes of each area for prefetched records: an eighth of DM.
 fn area_bytes(params: &Params) -> i64 {
@@ -96,8 +96,24 @@ pub struct Residency {
     pub budget: i64,
 }
 
-/// The ops that start a kernel reading its input in tiles of rows (the consumers).
-const WINDOW_ROOTS: [&str; 4] = ["tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d"];
+/// The ops that start a kernel reading its input in tiles of rows (the consumers): TOSA's, then
+/// the primitive ops (each a whole kernel, output stage included), convolutions before poolings.
+const WINDOW_ROOTS: [&str; 8] = [
+    "tosa.conv2d",
+    "tosa.depthwise_conv2d",
+    "tynnp.conv2d",
+    "tynnp.depthwise_conv2d",
+    "tosa.avg_pool2d",
+    "tosa.max_pool2d",
+    "tynnp.avg_pool2d",
+    "tynnp.max_pool2d",
+];
+
+/// Whether `name` ends a kernel whose int8 result a window kernel may read: an output stage, a
+/// pooling, or a primitive convolution (which includes its output stage).
+fn ends_window_kernel(name: &str) -> bool {
+    OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name)
+}
 
 /// The ops a kernel's output stage may end with, before its root.
 const OUTPUT_STAGE: [&str; 2] = ["tosa.clamp", "tosa.rescale"];
@@ -138,7 +154,7 @@ pub fn residency(composite: &Composite, params: &Params, enabled: bool) -> Resid
 /// constants and that kernel's filter reshape between them), the tensor no larger than a slot,
 /// and both kernels able to run in one-row tiles below the slots.
 fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c, 'a>> {
-    if !OUTPUT_STAGE.contains(&last.name().as_str()) && !WINDOW_ROOTS[2..].contains(&last.name().as_str()) {
+    if !ends_window_kernel(&last.name()) {
         return None;
     }
     // The partitioner returns every composite's result from its function (so the caller plans
@@ -215,18 +231,21 @@ fn least_dm(root: &OpView) -> Option<i64> {
         return Some(2 * 3 * 4 * 256 + 1040);
     }
     // A leading slice joins the kernel, which then reads the whole tensor.
-    let sliced = root.producer(0).filter(|p| p.name() == "tosa.slice" && p.only_user().is_some_and(|u| same(&u, root)));
+    let tosa = root.name().starts_with("tosa.");
+    let sliced =
+        root.producer(0).filter(|p| tosa && p.name() == "tosa.slice" && p.only_user().is_some_and(|u| same(&u, root)));
     let input = sliced.map_or_else(|| root.operand_type(0), |slice| slice.operand_type(0))?.dims();
     let output = root.result_type()?.dims();
     let (ih, iw, ic, ow, oc) = (*input.get(1)?, *input.get(2)?, *input.get(3)?, *output.get(2)?, *output.get(3)?);
-    let dilation = root.ints("dilation").and_then(|d| d.first().copied()).unwrap_or(1);
+    // TOSA's attributes, or the primitive op's descriptor fields.
+    let dilation = root.ints("dilation").and_then(|d| d.first().copied()).or(root.int("dilation_y")).unwrap_or(1);
     let (kh, constants) = match root.name().as_str() {
-        "tosa.conv2d" | "tosa.depthwise_conv2d" => {
+        "tosa.conv2d" | "tosa.depthwise_conv2d" | "tynnp.conv2d" | "tynnp.depthwise_conv2d" => {
             let filter = root.operand_type(1)?.dims();
-            let kh = if root.name() == "tosa.conv2d" { *filter.get(1)? } else { *filter.first()? };
+            let kh = if root.name().ends_with(".conv2d") { *filter.get(1)? } else { *filter.first()? };
             (kh, a16(filter.iter().product()) + 2 * a16(4 * oc) + a16(oc))
         }
-        _ => (*root.ints("kernel")?.first()?, 0),
+        _ => (root.ints("kernel").and_then(|k| k.first().copied()).or(root.int("kh"))?, 0),
     };
     let rows = ((kh - 1) * dilation + 1).min(ih);
     Some(constants + 2 * a16(rows * iw * ic) + 2 * a16(4 * ow * oc))

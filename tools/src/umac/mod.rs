@@ -9,7 +9,8 @@ use crate::diagnostics::{Collector, Sources};
 use clap::{Args, Parser, Subcommand};
 use melior::{Context, ir::Module};
 use std::process::ExitCode;
-use umac_dialects::{ContextOptions, create_context, source::parse_module};
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::create_context;
 
 /// Command line of `umac`.
 #[derive(Debug, Parser)]

@@ -1,0 +1,241 @@
+//! An accelerator's primitive ops: the level between the graph and loop IR (DESIGN.md's L2),
+//! each op what one job of the hardware computes, e.g. `tynnp.conv2d` for a convolution with its
+//! bias, rescale and clamp. A backend that lists [`Backend::primitive_ops`] gets
+//! - a dialect named as the backend, registered beside umac's (in `umac-opt` as in every tool),
+//!   each op checked by [`Backend::verify_primitive`] wherever MLIR verifies;
+//! - `umac-primitives-<name>`: each composite of its functions becomes the primitive op
+//!   [`Backend::primitive`] gives (the composite's ops replaced, the op located at all of them);
+//! - `umac-reference-<name>`: each primitive op becomes the upstream ops of
+//!   [`Backend::reference`] and the backend's functions are inlined back into their callers, so a
+//!   partitioned model runs on the host as it will on the accelerator, op for op.
+
+use crate::{Backend, Error, OpView, TargetAttrs, backend, legalize};
+use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
+use mlir_sys::*;
+use umac_dialects::ir::{op_name, splice, symbol_name, type_text};
+
+/// The primitive op a composite becomes.
+#[derive(Clone, Debug)]
+pub struct Primitive {
+    /// Its name, `<backend>.<op>`, one of [`Backend::primitive_ops`].
+    pub op: String,
+    /// Its operands, in order.
+    pub operands: Vec<PrimitiveArg>,
+    /// Its integer attributes (written as `i64`), in order.
+    pub attributes: Vec<(String, i64)>,
+}
+
+/// An operand of a [`Primitive`].
+#[derive(Clone, Debug)]
+pub enum PrimitiveArg {
+    /// Operand `index` of the composite's op with role `role`.
+    Operand {
+        /// The op's role in the pattern.
+        role: String,
+        /// Which operand.
+        index: usize,
+    },
+    /// A constant tensor the backend computed (weights in the layout its job reads).
+    Constant {
+        /// Its shape.
+        shape: Vec<i64>,
+        /// Its element type: `i8`, `i16` or `i32`.
+        element: &'static str,
+        /// Its elements, row-major.
+        values: Vec<i64>,
+    },
+}
+
+/// Adds the dialect of each of `backends` that has primitive ops.
+pub(crate) fn add_dialects(backends: &[&'static dyn Backend]) {
+    for backend in backends {
+        let ops: Vec<&str> =
+            backend.primitive_ops().iter().map(|op| op.split_once('.').map_or(*op, |(_, o)| o)).collect();
+        if !ops.is_empty() {
+            umac_dialects::native::add_dynamic_dialect(backend.name(), &ops, verify_hook);
+        }
+    }
+}
+
+/// The verifier of every primitive op: its backend's [`Backend::verify_primitive`], the message
+/// reported at the op.
+///
+/// # Safety
+/// `op` must be a live op (MLIR calls the hook so).
+unsafe extern "C" fn verify_hook(op: MlirOperation) -> bool {
+    // SAFETY: MLIR calls the hook with a live op, for the duration of the call.
+    let op = unsafe { OperationRef::from_raw(op) };
+    let name = op_name(&op);
+    let Some(backend) = name.split_once('.').and_then(|(dialect, _)| backend(dialect)) else {
+        return true;
+    };
+    match backend.verify_primitive(&OpView::new(op)) {
+        Ok(()) => true,
+        Err(message) => {
+            umac_dialects::emit_error(op.location(), &format!("'{name}' op {message}"));
+            false
+        }
+    }
+}
+
+/// `umac-primitives-<name>`: every composite of `backend`'s functions in `module` becomes its
+/// primitive op (a composite the backend gives none keeps its ops).
+pub fn form_primitives(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), Error> {
+    for function in legalize::functions_of(module, backend.name()) {
+        let Some(block) = function.region(0).ok().and_then(|r| r.first_block()) else { continue };
+        let composites = legalize::composites_of(function, backend, attributes)?;
+        for (pattern, m) in &composites {
+            let view = legalize::view(pattern, m);
+            let root = m.root_op();
+            let fail = |message: String| legalize::diagnose(&root, &format!("{pattern}: {message}"));
+            let primitive = backend
+                .primitive(&view, attributes)
+                .map_err(|e| legalize::diagnose(&root, &format!("{} cannot form {pattern}: {e}", backend.name())))?;
+            let Some(primitive) = primitive else { continue };
+            if !backend.primitive_ops().contains(&primitive.op.as_str()) {
+                return Err(fail(format!("{} is not one of {}'s primitive ops", primitive.op, backend.name())));
+            }
+            replace(m, &primitive).map_err(|e| fail(e.to_string()))?;
+        }
+        erase_unused_constants(block);
+    }
+    Ok(())
+}
+
+/// Replaces the composite `m` by `primitive`, located at every op of the composite.
+fn replace(m: &crate::pattern::Match, primitive: &Primitive) -> Result<(), Error> {
+    let last = m.ops[m.ops.len() - 1].1;
+    let result = last.result(0).map_err(|_| Error::Invalid("the composite has no result".into()))?;
+    let result_type = type_text(result.r#type().to_raw());
+    let (mut parameters, mut arguments, mut lines, mut operands, mut types) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, operand) in primitive.operands.iter().enumerate() {
+        match operand {
+            PrimitiveArg::Operand { role, index } => {
+                let op = m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o);
+                let value = op
+                    .and_then(|op| op.operand(*index).ok())
+                    .ok_or_else(|| Error::Invalid(format!("the composite has no operand #{index} of '{role}'")))?;
+                let ty = type_text(value.r#type().to_raw());
+                parameters.push(format!("%a{i}: {ty}"));
+                arguments.push(value.to_raw());
+                operands.push(format!("%a{i}"));
+                types.push(ty);
+            }
+            PrimitiveArg::Constant { shape, element, values } => {
+                let ty = format!("tensor<{}{element}>", shape.iter().map(|d| format!("{d}x")).collect::<String>());
+                lines.push(format!(
+                    "%k{i} = \"tosa.const\"() <{{values = {}}}> : () -> {ty}",
+                    dense(element, values, &ty)?
+                ));
+                operands.push(format!("%k{i}"));
+                types.push(ty);
+            }
+        }
+    }
+    let attributes: Vec<String> =
+        primitive.attributes.iter().map(|(name, value)| format!("{name} = {value} : i64")).collect();
+    lines.push(format!(
+        "%r = \"{}\"({}) {{{}}} : ({}) -> {result_type}",
+        primitive.op,
+        operands.join(", "),
+        attributes.join(", "),
+        types.join(", ")
+    ));
+    let text = format!(
+        "func.func @primitive({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",
+        parameters.join(", "),
+        lines.join("\n  ")
+    );
+    // SAFETY: the composite's ops are live ops of one block; the helper's ops move before the
+    // last composite op, which is then replaced and erased with the other composite ops (each
+    // used only by the next one).
+    unsafe {
+        splice(last.to_raw(), &text, &arguments, "umac-primitives", Some(legalize::fused_location(m)))
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        for (_, op) in m.ops.iter().rev().skip(1) {
+            mlirOperationDestroy(op.to_raw());
+        }
+    }
+    Ok(())
+}
+
+/// `values` as a dense attribute of type `ty`, as hexadecimal little-endian bytes.
+fn dense(element: &str, values: &[i64], ty: &str) -> Result<String, Error> {
+    let width = match element {
+        "i8" => 1,
+        "i16" => 2,
+        "i32" => 4,
+        other => return Err(Error::Invalid(format!("constants of {other} are not supported"))),
+    };
+    if values.is_empty() {
+        return Err(Error::Invalid("an empty constant".into()));
+    }
+    let hex: String =
+        values.iter().flat_map(|v| v.to_le_bytes().into_iter().take(width)).map(|b| format!("{b:02X}")).collect();
+    Ok(format!("dense<\"0x{hex}\"> : {ty}"))
+}
+
+/// Erases the constants of `block` nothing uses any more (the composites' own, once replaced).
+fn erase_unused_constants(block: melior::ir::BlockRef) {
+    let mut next = block.first_operation();
+    let mut unused = Vec::new();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        // SAFETY: the op is live; its results' uses are read only.
+        let used = (0..op.result_count())
+            .any(|i| op.result(i).is_ok_and(|r| unsafe { !mlirValueGetFirstUse(r.to_raw()).ptr.is_null() }));
+        if crate::pattern::is_constant_op(&op_name(&op)) && !used {
+            unused.push(op.to_raw());
+        }
+    }
+    // SAFETY: each op is live, in the block, and unused.
+    unsafe { unused.into_iter().for_each(|op| mlirOperationDestroy(op)) }
+}
+
+/// `umac-reference-<name>`: every primitive op of `backend` in `module` becomes its reference
+/// lowering, and `backend`'s functions are inlined back into their callers.
+pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
+    let prefix = format!("{}.", backend.name());
+    let ops = umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix));
+    for raw in ops {
+        // SAFETY: collected from the live module; each op is replaced once, after the ones before
+        // it (which it does not contain).
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
+        let text = backend.reference(&OpView::new(op)).map_err(|e| fail(format!("no reference lowering: {e}")))?;
+        let arguments: Vec<MlirValue> =
+            (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).map(|v| v.to_raw()).collect();
+        // SAFETY: the op is live with one result; its operands dominate it.
+        unsafe {
+            splice(raw, &text, &arguments, "umac-reference", Some(op.location().to_raw()))
+                .map_err(|e| fail(e.to_string()))?;
+        }
+    }
+    for function in legalize::functions_of(module, backend.name()) {
+        let symbol = symbol_name(&function).unwrap_or_default();
+        let left = umac_dialects::ir::collect(function, |op| op_name(op).starts_with(&prefix));
+        if !left.is_empty() {
+            return Err(legalize::diagnose(
+                &function,
+                &format!("@{symbol} still holds {} primitive ops", backend.name()),
+            ));
+        }
+        legalize::inline(function)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dense;
+
+    #[test]
+    fn constants_are_little_endian_hex_of_their_width() {
+        assert_eq!(dense("i8", &[-1, 2], "tensor<2xi8>").unwrap(), "dense<\"0xFF02\"> : tensor<2xi8>");
+        assert_eq!(dense("i16", &[-2, 513], "tensor<2xi16>").unwrap(), "dense<\"0xFEFF0102\"> : tensor<2xi16>");
+        assert_eq!(dense("i32", &[1 << 30], "tensor<1xi32>").unwrap(), "dense<\"0x00000040\"> : tensor<1xi32>");
+        assert!(dense("f32", &[1], "tensor<1xf32>").is_err());
+        assert!(dense("i8", &[], "tensor<0xi8>").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+// The tynnp ops' verifier: types, shapes, attributes and the hardware contract's limits
+// (docs/tynnp/isa.md, section 5), each a located error at the op.
+// RUN: umac-opt %s --split-input-file --verify-diagnostics
+
+func.func @filter_channels(%x: tensor<1x8x8x4xi8>, %w: tensor<4x3x3x5xi8>, %b: tensor<4xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x8x8x4xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op has a filter [oc, kh, kw, ic] of tensor<4x3x3x5xi8> for 4 input channels}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x3x3x5xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c : tensor<1x8x8x4xi8>
+}
+
+// -----
+
+func.func @bias(%x: tensor<1x8x8x4xi8>, %w: tensor<4x3x3x4xi8>, %b: tensor<5xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x8x8x4xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op needs a bias of 4 elements, got tensor<5xi32>}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x3x3x4xi8>, tensor<5xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c : tensor<1x8x8x4xi8>
+}
+
+// -----
+
+func.func @attribute(%x: tensor<1x8x8x4xi8>, %w: tensor<4x3x3x4xi8>, %b: tensor<4xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x8x8x4xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op needs the integer attribute 'stride_y'}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c : tensor<1x8x8x4xi8>
+}
+
+// -----
+
+// Raw accumulators are int32.
+func.func @raw(%x: tensor<1x8x8x4xi8>, %w: tensor<4x3x3x4xi8>, %b: tensor<4xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x8x8x4xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op needs i32 elements in the result, got tensor<1x8x8x4xi8>}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 4 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c : tensor<1x8x8x4xi8>
+}
+
+// -----
+
+// Per-channel scales (out_flags bit 0) need one per output channel.
+func.func @per_channel(%x: tensor<1x8x8x4xi8>, %w: tensor<3x3x4x2xi8>, %b: tensor<8xi32>, %m: tensor<4xi32>, %s: tensor<4xi8>) -> tensor<1x8x8x8xi8> {
+  // expected-error @+1 {{'tynnp.depthwise_conv2d' op needs 8 output scale elements (per channel), got tensor<4xi32>}}
+  %c = "tynnp.depthwise_conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 1 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<3x3x4x2xi8>, tensor<8xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x8xi8>
+  return %c : tensor<1x8x8x8xi8>
+}
+
+// -----
+
+// The contract's output stage: shifts of 2 to 62 (checked when the shifts are constants).
+func.func @shift(%x: tensor<1x8x8x4xi8>, %w: tensor<4x1x1x4xi8>, %b: tensor<4xi32>) -> tensor<1x8x8x4xi8> {
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<63> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-error @+1 {{'tynnp.conv2d' op has output multiplier 1073741824 and output shift 63; the contract needs a multiplier of 0 to 2^31-1 and a shift of 2 to 62}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x1x1x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c : tensor<1x8x8x4xi8>
+}
+
+// -----
+
+// The NU accumulates exactly in int32 only while kh·kw·ic·255·255 < 2^31.
+func.func @overflow(%x: tensor<1x1x1x33026xi8>, %w: tensor<1x1x1x33026xi8>, %b: tensor<1xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x1x1x1xi32> {
+  // expected-error @+1 {{'tynnp.conv2d' op sums 33026 products per output, which may overflow int32 (at most 33025)}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 4 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x1x1x33026xi8>, tensor<1x1x1x33026xi8>, tensor<1xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x1xi32>
+  return %c : tensor<1x1x1x1xi32>
+}
+
+// -----
+
+func.func @clamp(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> {
+  // expected-error @+1 {{'tynnp.max_pool2d' op clamps to [10, 5]; the contract needs -128 <= min <= max <= 127}}
+  %p = "tynnp.max_pool2d"(%x) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 5 : i64, min = 10 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64} : (tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8>
+  return %p : tensor<1x3x3x8xi8>
+}
+
+// -----
+
+func.func @window(%x: tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8> {
+  // expected-error @+1 {{'tynnp.avg_pool2d' op has pad_top 2 for a window of 2: a window would hold only padding}}
+  %p = "tynnp.avg_pool2d"(%x) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 2 : i64, stride_x = 2 : i64, stride_y = 2 : i64} : (tensor<1x6x6x8xi8>) -> tensor<1x3x3x8xi8>
+  return %p : tensor<1x3x3x8xi8>
+}
+
+// -----
+
+func.func @left_shift(%x: tensor<64xi8>, %y: tensor<64xi8>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<64xi8> {
+  // expected-error @+1 {{'tynnp.add' op has y_left_shift 31; the unit shifts by 0 to 30}}
+  %r = "tynnp.add"(%x, %y, %m, %s) {max = 127 : i64, min = -128 : i64, out_flags = 2 : i64, output_zp = 0 : i64, x_left_shift = 20 : i64, x_multiplier = 0 : i64, x_shift = 0 : i64, x_zp = 0 : i64, y_left_shift = 31 : i64, y_multiplier = 0 : i64, y_shift = 0 : i64, y_zp = 0 : i64} : (tensor<64xi8>, tensor<64xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<64xi8>
+  return %r : tensor<64xi8>
+}
+
+// -----
+
+func.func @shapes(%x: tensor<64xi8>, %y: tensor<32xi8>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<64xi8> {
+  // expected-error @+1 {{'tynnp.sub' op needs y of the result's shape tensor<64xi8>, got tensor<32xi8>}}
+  %r = "tynnp.sub"(%x, %y, %m, %s) {max = 127 : i64, min = -128 : i64, out_flags = 2 : i64, output_zp = 0 : i64, x_left_shift = 20 : i64, x_multiplier = 0 : i64, x_shift = 0 : i64, x_zp = 0 : i64, y_left_shift = 20 : i64, y_multiplier = 0 : i64, y_shift = 0 : i64, y_zp = 0 : i64} : (tensor<64xi8>, tensor<32xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<64xi8>
+  return %r : tensor<64xi8>
+}
+
+// -----
+
+func.func @table(%x: tensor<16xi16>, %t: tensor<256xi16>) -> tensor<16xi32> {
+  // expected-error @+1 {{'tynnp.table' op needs a table of 513 entries for i16 input, got tensor<256xi16>}}
+  %r = "tynnp.table"(%x, %t) : (tensor<16xi16>, tensor<256xi16>) -> tensor<16xi32>
+  return %r : tensor<16xi32>
+}
+
+// -----
+
+func.func @operands(%x: tensor<16xi8>) -> tensor<16xi8> {
+  // expected-error @+1 {{'tynnp.table' op takes 2 operands and gives one result}}
+  %r = "tynnp.table"(%x) : (tensor<16xi8>) -> tensor<16xi8>
+  return %r : tensor<16xi8>
+}
+
+// -----
+
+func.func @unknown(%x: tensor<16xi8>) -> tensor<16xi8> {
+  // expected-error @+1 {{custom op 'tynnp.mul' is unknown}}
+  %r = tynnp.mul %x : tensor<16xi8>
+  return %r : tensor<16xi8>
+}
