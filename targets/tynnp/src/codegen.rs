@@ -92,9 +92,10 @@ const PRELOADED: &str = "_pl";
 /// What the symbol of a call that copies the next kernel's constants ends with.
 const PREFETCH: &str = "_pf";
 
-/// The arguments of a folded convolution after the tiles': the input's row and column pitch in
-/// DDR, the bytes of one pixel, the tile buffer's row pitch and one output pixel's taps' bytes.
-pub const FOLD_PITCHES: [&str; 5] = ["src_row_bytes", "src_col_bytes", "pixel_bytes", "tile_row_bytes", "tap_bytes"];
+/// The arguments of a folded convolution after the tiles': the input's row pitch and the bytes
+/// between the columns one output pixel and the next read, the tile buffer's row pitch and one
+/// output pixel's taps' bytes.
+pub const FOLD_PITCHES: [&str; 4] = ["src_row_bytes", "src_col_bytes", "tile_row_bytes", "tap_bytes"];
 
 /// The words of a `dma.copy` descriptor (`dma.fill`'s 9 are fewer).
 const COPY_WORDS: i64 = 11;
@@ -116,8 +117,10 @@ pub const NEXT_BYTES: &str = "next_bytes";
 /// The argument giving the bytes of the packed constants.
 pub const WEIGHTS_BYTES: &str = "weights_bytes";
 
-/// Per tap: where its first pixel is in an input tile and in the tile buffer, and its pixels.
-pub const TAP_FIELDS: [&str; 3] = ["tap_src", "tap_dst", "tap_count"];
+/// Per copy of a folded tile's gather (a run of taps over a run of output pixels): where its
+/// first pixel's bytes are in an input tile and go in the tile buffer, its pixels, and the bytes
+/// it copies of each (one tap's pixel, or adjacent taps' at once).
+pub const TAP_FIELDS: [&str; 4] = ["tap_src", "tap_dst", "tap_count", "tap_len"];
 
 /// The copies of a tile, after its banded fields: where its input rows start in the input and
 /// their bytes, where its output rows go in the output and their bytes.
@@ -495,9 +498,9 @@ impl Body {
     }
 
     /// The input of folded tile `t` gathered into its buffer on channel 0 after `dep`: a fill
-    /// with the input zero point, then per tap a copy of `tap_count` pixels of every input row of
-    /// the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every `tap_bytes` of the
-    /// buffer (`tile_row_bytes` a row); returns the last copy's token.
+    /// with the input zero point, then per copy `tap_len` bytes of each of `tap_count` pixels of
+    /// every input row of the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every
+    /// `tap_bytes` of the buffer (`tile_row_bytes` a row); returns the last copy's token.
     fn gather(&mut self, d: (&str, &str), dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
         let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
@@ -514,7 +517,7 @@ impl Body {
                 &zero,
                 &from,
                 &to,
-                "%pixel_bytes",
+                &format!("%tap_len_k{j}"),
                 &format!("%tap_count_k{j}"),
                 "%src_col_bytes",
                 "%tap_bytes",

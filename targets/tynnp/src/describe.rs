@@ -100,12 +100,16 @@ fn copy_cycles(
     for t in 0..split.bands {
         let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
         let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
-        // A folded tile is gathered: one line a pixel of each tap (after a fill of the padding).
+        // A folded tile is gathered: one line a pixel of each copy (after a fill of the padding).
         let (in_bytes, lines) = if code.folded {
             let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
-            let count = |j: usize| get(&format!("tap_count_k{j}")).map(|c| (c as u64).saturating_mul(rows));
-            let pixels = (0..split.taps).map(count).try_fold(0u64, |sum, c| c.map(|c| sum.saturating_add(c)))?;
-            (pixels.saturating_mul(get("pixel_bytes")? as u64), pixels)
+            let (mut bytes, mut lines) = (0u64, 0u64);
+            for j in 0..split.taps {
+                let pixels = (get(&format!("tap_count_k{j}"))? as u64).saturating_mul(rows);
+                bytes = bytes.saturating_add(pixels.saturating_mul(get(&format!("tap_len_k{j}"))? as u64));
+                lines = lines.saturating_add(pixels);
+            }
+            (bytes, lines)
         } else {
             (in_bytes, 1)
         };

@@ -133,8 +133,8 @@ pub struct Fold {
 
 /// Folds a convolution's `kw` kernel columns into its input channels when the NU then does
 /// fewer passes (`ceil(kw·ic / nu-rows) < kw·ceil(ic / nu-rows)`), the cycles saved exceed the
-/// lines the gathers copy (one per input row and output column and tap), and every tap reads at
-/// least one input column.
+/// lines the gathers copy (one per input row, output column and copy), and every tap reads at
+/// least one input column. Each tile is gathered by copies of runs of output pixels ([`gather`]).
 pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Option<Fold>, Error> {
     let get = |name: &str| lookup(values, name);
     let (ih, iw, ic, oc) = (get("ih")?, get("iw")?, get("ic")?, get("oc")?);
@@ -142,29 +142,55 @@ pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Opti
     let (stride, dilation, pad) = (get("stride_x")?, get("dilation_x")?, get("pad_left")?);
     let passes = |c: i64| (c + nu_rows - 1) / nu_rows;
     let saved = oh * ow * kh * (kw * passes(ic) - passes(kw * ic)) * ((oc + nu_cols - 1) / nu_cols);
-    let mut taps = Vec::new();
-    for j in 0..kw {
-        // Output columns whose tap j reads input column ow·stride + j·dilation - pad in 0..iw.
-        let offset = j * dilation - pad;
-        let first = ((-offset).max(0) + stride - 1) / stride;
-        let last = ((iw - 1 - offset).div_euclid(stride)).min(ow - 1);
-        if last < first {
-            return Ok(None);
-        }
-        taps.push([(first * stride + offset) * ic, (first * kw + j) * ic, last - first + 1]);
-    }
-    let lines: i64 = ih * taps.iter().map(|t| t[2]).sum::<i64>();
+    let Some(copies) = gather(iw, ic, ow, kw, (stride, dilation, pad)) else { return Ok(None) };
+    let lines: i64 = ih * copies.iter().map(|c| c[2]).sum::<i64>();
     if kw == 1 || saved <= lines {
         return Ok(None);
     }
     let row_bytes = ow * kw * ic;
     let mut arguments: Vec<(String, i64)> =
-        FOLD_PITCHES.iter().map(|p| p.to_string()).zip([iw * ic, stride * ic, ic, row_bytes, kw * ic]).collect();
-    for (j, tap) in taps.iter().enumerate() {
-        arguments.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")).zip(*tap));
+        FOLD_PITCHES.iter().map(|p| p.to_string()).zip([iw * ic, stride * ic, row_bytes, kw * ic]).collect();
+    for (j, copy) in copies.iter().enumerate() {
+        arguments.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")).zip(*copy));
     }
     let scalars = vec![("iw", ow), ("ic", kw * ic), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)];
-    Ok(Some(Fold { arguments, scalars, taps: kw as usize, row_bytes }))
+    Ok(Some(Fold { arguments, scalars, taps: copies.len(), row_bytes }))
+}
+
+/// The copies gathering an input row of `iw` pixels of `ic` bytes into `ow` output pixels of
+/// `kw` taps each, for a window (stride, dilation, left padding) along the row: each
+/// `[source offset, buffer offset, pixels, bytes a pixel]`. Tap `j` of output pixel `x` reads
+/// input column `x·stride + j·dilation − pad`. Undilated, a pixel's taps inside the row are
+/// adjacent columns: the pixels whose taps all lie inside the row take one copy of `kw·ic` bytes
+/// each, and each pixel at a border one copy of its taps inside the row; dilated, each tap takes
+/// one copy over its pixels. `None` when a tap reads no input column.
+pub fn gather(iw: i64, ic: i64, ow: i64, kw: i64, (stride, dilation, pad): (i64, i64, i64)) -> Option<Vec<[i64; 4]>> {
+    // Per tap, the output pixels whose tap reads inside the row.
+    let mut ranges = Vec::new();
+    for j in 0..kw {
+        let offset = j * dilation - pad;
+        let first = ((-offset).max(0) + stride - 1) / stride;
+        let last = ((iw - 1 - offset).div_euclid(stride)).min(ow - 1);
+        if last < first {
+            return None;
+        }
+        ranges.push((first, last));
+    }
+    let copy = |x: i64, j: i64, count: i64, taps: i64| [(x * stride + j * dilation - pad) * ic, (x * kw + j) * ic, count, taps * ic];
+    // The pixels all of whose taps read inside the row.
+    let (inner_first, inner_last) = (ranges.iter().map(|r| r.0).max()?, ranges.iter().map(|r| r.1).min()?);
+    if dilation != 1 || inner_first > inner_last {
+        return Some(ranges.iter().zip(0..).map(|(&(first, last), j)| copy(first, j, last - first + 1, 1)).collect());
+    }
+    let mut copies = vec![copy(inner_first, 0, inner_last - inner_first + 1, kw)];
+    let (first, last) = (ranges.iter().map(|r| r.0).min()?, ranges.iter().map(|r| r.1).max()?);
+    for x in (first..inner_first).chain(inner_last + 1..=last) {
+        let inside: Vec<i64> = (0..kw).filter(|&j| ranges[j as usize].0 <= x && x <= ranges[j as usize].1).collect();
+        if let (Some(&j), Some(&end)) = (inside.first(), inside.last()) {
+            copies.push(copy(x, j, 1, end - j + 1));
+        }
+    }
+    Some(copies)
 }
 
 /// The arguments of a tiled job on the vector units: tile t split into `units` bands of its
@@ -302,20 +328,26 @@ mod tests {
             ])
         };
         let fold = fold(&kws(1, 4), 16, 16).unwrap().unwrap();
-        // Tap j reads input column 2·ow + j - 1: tap 0 from output column 1 (columns 1, 3, 5,
-        // 7), taps 1 and 2 from 0 (five columns each), tap 3 from 0 (2, 4, 6, 8).
-        let taps: Vec<i64> = fold.arguments[5..].iter().map(|(_, v)| *v).collect();
-        assert_eq!(taps, [1, 4, 4, 0, 1, 5, 1, 2, 5, 2, 3, 4]);
-        assert_eq!(fold.arguments[5].0, "tap_src_k0");
-        // Pitches: an input row 10 bytes, two bytes between columns read, one-byte pixels, 5 x 4
-        // bytes a gathered row, four taps a pixel.
-        let pitches: Vec<i64> = fold.arguments[..5].iter().map(|(_, v)| *v).collect();
-        assert_eq!(pitches, [10, 2, 1, 20, 4]);
+        // Tap j of output column x reads input column 2x + j - 1: output columns 1 to 3 read
+        // all four taps inside the row (columns 1 to 8), one copy of 4 bytes each from column 1
+        // to buffer byte 4; column 0 its taps 1 to 3 (columns 0 to 2, to buffer byte 1), column
+        // 4 its taps 0 to 2 (columns 7 to 9, to byte 16), 3 bytes each.
+        let copies: Vec<i64> = fold.arguments[4..].iter().map(|(_, v)| *v).collect();
+        assert_eq!(copies, [1, 4, 3, 4, 0, 1, 1, 3, 7, 16, 1, 3]);
+        assert_eq!(fold.arguments[4].0, "tap_src_k0");
+        // Pitches: an input row 10 bytes, two bytes between the columns of adjacent output
+        // pixels, 5 x 4 bytes a gathered row, four taps a pixel.
+        let pitches: Vec<i64> = fold.arguments[..4].iter().map(|(_, v)| *v).collect();
+        assert_eq!(pitches, [10, 2, 20, 4]);
         assert_eq!(
             fold.scalars,
             [("iw", 5), ("ic", 4), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)]
         );
-        assert_eq!((fold.taps, fold.row_bytes), (4, 20));
+        assert_eq!((fold.taps, fold.row_bytes), (3, 20));
+        // Dilated taps are not adjacent: one copy per tap over its pixels (dilation 2, pad 3:
+        // tap j reads 2x + 2j - 3; tap 0 from pixel 2 (columns 1, 3, 5), tap 2 all five pixels, tap 3 up to pixel 3).
+        let dilated = gather(10, 1, 5, 4, (2, 2, 3)).unwrap();
+        assert_eq!(dilated, [[1, 8, 3, 1], [1, 5, 4, 1], [1, 2, 5, 1], [3, 3, 4, 1]]);
         // 16 channels fill the array's rows already; one column has nothing to fold.
         assert_eq!(fold_of(&kws(16, 4)), None);
         assert_eq!(fold_of(&kws(1, 1)), None);

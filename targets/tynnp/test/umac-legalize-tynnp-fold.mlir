@@ -2,8 +2,10 @@
 // 1): its three kernel columns fold into three input channels, so the NU makes one pass over a
 // 3-channel input instead of three over a 1-channel one. The call is @tynnp_conv2d_folded_k3_t4
 // with the folded descriptor (iw 8, ic 3, kw 1, stride 1 across, no left padding), the gather's
-// pitches and one (source, destination, pixels) triple per tap; each tile's input is a dma.fill
-// with the input zero point, then one strided dma.copy per tap, then the job.
+// pitches and one (source, destination, pixels, bytes a pixel) per copy: the six inner output
+// columns' three taps at once, each border column's two taps inside the input; each tile's
+// input is a dma.fill with the input zero point, then those three strided dma.copy, then the
+// job.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // CHECK-LABEL: func.func private @tynnp_0(
@@ -60,26 +62,28 @@
 // CHECK-NEXT: arith.constant 268436912 : i32
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 96 : i32
-// After the tiles, the pitches: an input row 8 bytes, 1 between columns, 1-byte pixels, a
-// gathered row 8 x 3 bytes, 3 bytes a pixel's taps; tap 0 from output column 1 (to byte 3,
-// 7 pixels), tap 1 from column 0 (to byte 1, 8 pixels), tap 2 from input column 1 (to byte 2,
-// 7 pixels).
+// After the tiles, the pitches: an input row 8 bytes, 1 between the columns of adjacent output
+// columns, a gathered row 8 x 3 bytes, 3 bytes a pixel's taps; output columns 1 to 6 read input
+// columns 0 to 7, three bytes each to byte 3 on; column 0 its taps 1 and 2 (input columns 0
+// and 1, to byte 1), column 7 its taps 0 and 1 (input columns 6 and 7, to byte 21).
 // CHECK: arith.constant 3072 : i32
 // CHECK-NEXT: arith.constant 1024 : i32
 // CHECK-NEXT: arith.constant 8 : i32
-// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 24 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 3 : i32
-// CHECK-NEXT: arith.constant 7 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 7 : i32
+// CHECK-NEXT: arith.constant 6 : i32
+// CHECK-NEXT: arith.constant 21 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 2 : i32
 // CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d_folded_k3_t4,
 // CHECK: func.func private @tynnp_conv2d_folded_k3_t4(
 // The record's copy, then tile 0's fill and three gathers.
