@@ -90,29 +90,34 @@ pub fn tiled_layout(
     // From TILES tiles (on the vector units, few enough that each unit has a row of each
     // tile) up, then down to one tile when tiles would read padding only.
     let fewest = if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, TILES) } else { TILES.min(oh) };
-    for count in (fewest..=oh).chain((1..fewest).rev()) {
-        let Some(tiles) = tiling::row_tiles(values, count)? else { continue };
-        let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
-        let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-        let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
-        match place(&regions, room) {
-            Ok(mut layout) => {
-                layout.extend(room.preloaded_regions(job));
-                let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
-                if !job.code.units {
-                    layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
-                    return Ok((layout, Split { single: !double, ..Split::bands(tiles.len()) }));
+    // On the vector units, tiles of whole groups of as many rows as units first (the fewest band
+    // rows in all), then of any rows (smaller tiles, when DM is short).
+    let granules = if job.code.units { vec![i64::from(params.vu_count), 1] } else { vec![1] };
+    for granule in granules {
+        for count in (fewest..=oh).chain((1..fewest).rev()) {
+            let Some(tiles) = tiling::row_tiles(values, count, granule)? else { continue };
+            let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
+            let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
+            let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
+            match place(&regions, room) {
+                Ok(mut layout) => {
+                    layout.extend(room.preloaded_regions(job));
+                    let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
+                    if !job.code.units {
+                        layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
+                        return Ok((layout, Split { single: !double, ..Split::bands(tiles.len()) }));
+                    }
+                    // As many bands a tile as units, while every tile has an output row for each.
+                    let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
+                    let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
+                    let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
+                    layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
+                    return Ok((layout, Split { units, single: !double, ..Split::bands(tiles.len()) }));
                 }
-                // As many bands a tile as units, while every tile has an output row for each.
-                let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
-                let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
-                let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
-                layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
-                return Ok((layout, Split { units, single: !double, ..Split::bands(tiles.len()) }));
+                // The error names the plan that needs the least.
+                Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
+                Err(_) => {}
             }
-            // The error names the plan that needs the least.
-            Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
-            Err(_) => {}
         }
     }
     let (regions, need) = last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.what)))?;

@@ -65,17 +65,22 @@ pub struct Tile {
     pub pad_top: i64,
 }
 
-/// `count` tiles of a convolution's output rows, as even as can be, each reading the input rows
-/// its window needs (rows past the input are its bottom padding); `None` when a tile would
-/// read padding only.
-pub fn row_tiles(values: &[(String, i64)], count: i64) -> Result<Option<Vec<Tile>>, Error> {
+/// `count` tiles of a convolution's output rows, as even as can be in whole groups of `granule`
+/// rows (the last tile takes the rows left over), each reading the input rows its window needs
+/// (rows past the input are its bottom padding); `None` when a tile would read padding only.
+/// Tiles split into bands over `granule` vector units so take `ceil(oh / granule)` band rows in
+/// all, the fewest there can be.
+pub fn row_tiles(values: &[(String, i64)], count: i64, granule: i64) -> Result<Option<Vec<Tile>>, Error> {
     let get = |name: &str| lookup(values, name);
     let (ih, oh, stride, kh, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("kh")?, get("pad_top")?);
     // Pooling has no dilation.
     let dilation = get("dilation_y").unwrap_or(1);
+    let groups = (oh / granule.max(1)).max(1);
+    let n = count.min(groups);
     let mut tiles = Vec::new();
-    for k in 0..count.min(oh) {
-        let (first, last) = (oh * k / count, oh * (k + 1) / count);
+    for k in 0..n {
+        let bound = |k: i64| if k == n { oh } else { granule.max(1) * (groups * k / n) };
+        let (first, last) = (bound(k), bound(k + 1));
         let top = first * stride - pad;
         let bottom = ((last - 1) * stride + (kh - 1) * dilation - pad).min(ih - 1);
         let start = top.max(0);
@@ -176,7 +181,9 @@ pub fn gather(iw: i64, ic: i64, ow: i64, kw: i64, (stride, dilation, pad): (i64,
         }
         ranges.push((first, last));
     }
-    let copy = |x: i64, j: i64, count: i64, taps: i64| [(x * stride + j * dilation - pad) * ic, (x * kw + j) * ic, count, taps * ic];
+    let copy = |x: i64, j: i64, count: i64, taps: i64| {
+        [(x * stride + j * dilation - pad) * ic, (x * kw + j) * ic, count, taps * ic]
+    };
     // The pixels all of whose taps read inside the row.
     let (inner_first, inner_last) = (ranges.iter().map(|r| r.0).max()?, ranges.iter().map(|r| r.1).min()?);
     if dilation != 1 || inner_first > inner_last {
@@ -281,7 +288,7 @@ mod tests {
     fn row_tiles_read_the_rows_their_windows_need() {
         // 3x3 stride 2, pad 1 over 9 rows -> 5 output rows in 4 tiles: [0,1) [1,2) [2,3) [3,5).
         let values = named(&[("ih", 9), ("oh", 5), ("stride_y", 2), ("dilation_y", 1), ("kh", 3), ("pad_top", 1)]);
-        let tiles = row_tiles(&values, 4).unwrap().unwrap();
+        let tiles = row_tiles(&values, 4, 1).unwrap().unwrap();
         let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
         assert_eq!(tiles, [t(0, 1, 0, 2, 1), t(1, 2, 1, 3, 0), t(2, 3, 3, 3, 0), t(3, 5, 5, 4, 0)]);
         // Tile t in buffers t % 2; 10-byte input rows, 4-byte output rows.
@@ -305,8 +312,17 @@ mod tests {
         // A 1x1 kernel with a padding row above 2 input rows: the first of 4 tiles would read
         // padding only; one tile reads both rows.
         let values = named(&[("ih", 2), ("oh", 4), ("stride_y", 1), ("dilation_y", 1), ("kh", 1), ("pad_top", 1)]);
-        assert_eq!(row_tiles(&values, 4).unwrap(), None);
-        assert_eq!(row_tiles(&values, 1).unwrap().unwrap(), [t(0, 4, 0, 2, 1)]);
+        assert_eq!(row_tiles(&values, 4, 1).unwrap(), None);
+        assert_eq!(row_tiles(&values, 1, 1).unwrap().unwrap(), [t(0, 4, 0, 2, 1)]);
+        // KWS's depthwise convolutions: 25 output rows (3x3, stride 1, pad 1) in 4 tiles over 4
+        // vector units: whole groups of 4 rows, the last tile the 9 left over ([0,4) [4,12)
+        // [12,16) [16,25)): 1 + 2 + 1 + 3 = 7 band rows, where 6 + 6 + 6 + 7 rows take 8.
+        let values = named(&[("ih", 25), ("oh", 25), ("stride_y", 1), ("dilation_y", 1), ("kh", 3), ("pad_top", 1)]);
+        let tiles = row_tiles(&values, 4, 4).unwrap().unwrap();
+        assert_eq!(tiles, [t(0, 4, 0, 5, 1), t(4, 12, 3, 10, 0), t(12, 16, 11, 6, 0), t(16, 25, 15, 10, 0)]);
+        // Fewer rows than units: one tile.
+        let values = named(&[("ih", 3), ("oh", 3), ("stride_y", 1), ("dilation_y", 1), ("kh", 1), ("pad_top", 0)]);
+        assert_eq!(row_tiles(&values, 4, 4).unwrap().unwrap(), [t(0, 3, 0, 3, 0)]);
     }
 
     #[test]
