@@ -335,10 +335,11 @@ pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
 /// Replaces `op` by IR written as text: `text` is one `func.func` whose arguments correspond to
 /// `arguments`; it is parsed in `op`'s context, its body moves in front of `op` (every moved op
 /// gets `location` when given, e.g. a fused location naming the ops replaced), the returned
-/// value replaces `op`'s single result, and `op` is erased. `by` names the pass, for errors.
+/// value replaces `op`'s single result (an op without results: the function returns nothing),
+/// and `op` is erased. `by` names the pass, for errors.
 ///
 /// # Safety
-/// `op` must be live with one result; `arguments` must be live values of its context that
+/// `op` must be live with at most one result; `arguments` must be live values of its context that
 /// dominate it; `location` must belong to its context.
 pub unsafe fn splice(
     op: MlirOperation,
@@ -367,7 +368,9 @@ pub unsafe fn splice(
             let current = next;
             next = mlirOperationGetNextInBlock(current);
             if name(current) == "func.return" {
-                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(current, 0));
+                if mlirOperationGetNumResults(op) > 0 {
+                    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(current, 0));
+                }
                 break;
             }
             if let Some(location) = location {

@@ -178,9 +178,10 @@ fn accelerators_report_where_each_op_runs() {
 }
 
 /// `--target=tynnp`: metadata.json describes every NPU kernel: its split, its DM regions and the
-/// cycles it should take. KWS's first convolution folds its four kernel columns, runs in four
-/// tiles, double-buffered, leaves its output in DM for the depthwise convolution and copies that
-/// one's constants.
+/// cycles it should take. KWS's first convolution folds its four kernel columns (each tile
+/// gathered by three copies: the inner output columns' four taps at once, each border column's
+/// taps inside the input), runs in four tiles, double-buffered, leaves its output in DM for the
+/// depthwise convolution and copies that one's constants.
 #[test]
 fn tynnp_kernels_have_plans_in_the_metadata() {
     let Some(kws) = kws() else { return };
@@ -194,10 +195,11 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
     assert_eq!(calls.len(), 15, "{calls:?}");
     let first = &calls[0];
     assert_eq!(first["target"], "tynnp");
-    assert_eq!(first["callee"], "tynnp_conv2d_folded_k4_t4_pf");
+    assert_eq!(first["callee"], "tynnp_conv2d_folded_k3_t4_pf");
     assert!(first["locations"][0].as_str().unwrap().ends_with("model.mlir:70:11"), "{first}");
     let plan = &first["plan"];
-    assert_eq!((plan["tiles"].as_u64(), plan["folded_kernel_columns"].as_u64()), (Some(4), Some(4)), "{plan}");
+    assert_eq!((plan["tiles"].as_u64(), plan["gather_copies"].as_u64()), (Some(4), Some(3)), "{plan}");
+    assert_eq!(plan["folded"], true);
     assert_eq!(plan["double_buffered"], true);
     let holds: Vec<&str> = plan["dm"].as_array().unwrap().iter().filter_map(|r| r["holds"].as_str()).collect();
     assert_eq!(

@@ -4,7 +4,7 @@
 
 use crate::{
     Error, Kernel, TargetSet,
-    passes::{legalize_pass_name, primitives_pass_name, reference_pass_name},
+    passes::{legalize_pass_name, primitives_pass_name, reference_pass_name, to_llvm_pass_name},
 };
 use melior::ir::{
     Module, ValueLike,
@@ -30,10 +30,10 @@ pub enum Runs {
 }
 
 /// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
-/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-primitives-<name>`
-/// (when it has primitive ops) and `umac-legalize-<name>` (or, on the host, for one with
-/// primitive ops, `umac-reference-<name>`), the post-legalization hook. Empty without
-/// accelerators.
+/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`
+/// (for one with a dialect, between `umac-primitives-<name>` and `umac-convert-<name>-to-llvm`,
+/// or on the host `umac-reference-<name>` in its place), the post-legalization hook. Empty
+/// without accelerators.
 pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
     if targets.accelerators.is_empty() {
         return vec![];
@@ -53,15 +53,18 @@ pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
         let with_attributes = |pass: String| {
             if attributes.is_empty() { pass } else { format!("{pass}{{attributes={}}}", quote(&attributes)) }
         };
-        if configured.backend.primitive_ops().is_empty() {
+        if configured.backend.dialect_ops().is_empty() {
             steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
             continue;
         }
         steps.push(Step::Passes(with_attributes(primitives_pass_name(configured.backend))));
-        steps.push(Step::Passes(match runs {
-            Runs::Accelerators => with_attributes(legalize_pass_name(configured.backend)),
-            Runs::Host => reference_pass_name(configured.backend),
-        }));
+        match runs {
+            Runs::Accelerators => {
+                steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
+                steps.push(Step::Passes(to_llvm_pass_name(configured.backend)));
+            }
+            Runs::Host => steps.push(Step::Passes(reference_pass_name(configured.backend))),
+        }
     }
     steps.push(Step::Hook(Phase::PostLegalization));
     steps

@@ -15,9 +15,9 @@
 //! - codegen hooks: [`Backend::includes`] and [`Backend::replace_call_extern`] (the RFC's
 //!   `_register_codegen(includes=..., replace_call_extern=...)`);
 //! - configuration: [`Backend::merge_compiler_regions`];
-//! - optionally its primitive ops ([`Backend::primitive_ops`]: a dialect of what one job of the
-//!   hardware computes, verified, formed from composites and lowered to a host reference; see
-//!   [`primitive`]).
+//! - optionally its own dialect ([`Backend::dialect_ops`]): primitive ops, what one job of the
+//!   hardware computes, verified, formed from composites and lowered to a host reference, and
+//!   low-level ops its kernels are written in, lowered to the llvm dialect; see [`primitive`].
 
 pub mod cpu;
 mod error;
@@ -195,13 +195,14 @@ pub trait Backend: Send + Sync {
         None
     }
 
-    /// The backend's primitive ops, `<name>.<op>`: its dialect (see [`primitive`]). Empty (the
-    /// default): no dialect, composites go straight to their strategies.
-    fn primitive_ops(&self) -> &'static [&'static str] {
+    /// The ops of the backend's dialect, `<name>.<op>` (see [`primitive`]): its primitive ops,
+    /// one per kind of job, and any lower-level ops (instructions) its kernels are written in.
+    /// Empty (the default): no dialect, composites go straight to their strategies.
+    fn dialect_ops(&self) -> &'static [&'static str] {
         &[]
     }
 
-    /// Checks one of the primitive ops wherever MLIR verifies (types, shapes, the hardware's
+    /// Checks one of the dialect's ops wherever MLIR verifies (types, shapes, the hardware's
     /// limits); the message is reported at the op.
     fn verify_primitive(&self, _op: &OpView) -> Result<(), String> {
         Ok(())
@@ -216,6 +217,13 @@ pub trait Backend: Send + Sync {
     /// `func.func @reference` in MLIR text taking the op's operands and returning its result.
     fn reference(&self, op: &OpView) -> Result<String, Error> {
         Err(Error::Unsupported(format!("{} gives no reference lowering of {}", self.name(), op.name())))
+    }
+
+    /// What one of the dialect's low-level ops becomes in the llvm dialect
+    /// (`umac-convert-<name>-to-llvm`, after legalization): one `func.func @lowered` in MLIR text
+    /// taking the op's operands and returning its result, if any. `None`: not a low-level op.
+    fn lower_to_llvm(&self, _op: &OpView) -> Option<Result<String, Error>> {
+        None
     }
 
     /// Whether adjacent regions of this backend (one consuming the other, with no op of another

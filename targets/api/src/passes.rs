@@ -51,8 +51,13 @@ pub fn reference_pass_name(backend: &dyn Backend) -> String {
     format!("umac-reference-{}", backend.name())
 }
 
+/// The name of `backend`'s pass lowering its dialect's low-level ops to the llvm dialect.
+pub fn to_llvm_pass_name(backend: &dyn Backend) -> String {
+    format!("umac-convert-{}-to-llvm", backend.name())
+}
+
 /// Registers the partitioner and the legalization of each of `backends` (and the passes of its
-/// primitive ops).
+/// dialect).
 pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
     register(PARTITION);
     // Registered names live as long as the process (the registry is static).
@@ -65,7 +70,7 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             options: LEGALIZE_OPTIONS,
             kind: PassKind::Named(create_legalize),
         });
-        if backend.primitive_ops().is_empty() {
+        if backend.dialect_ops().is_empty() {
             continue;
         }
         register(PassInfo {
@@ -81,6 +86,13 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             anchor: "builtin.module",
             options: &[],
             kind: PassKind::Named(create_reference),
+        });
+        register(PassInfo {
+            name: leak(to_llvm_pass_name(*backend)),
+            summary: "Lower the target's low-level ops (the instructions its kernels are written in) to the llvm dialect",
+            anchor: "builtin.module",
+            options: &[],
+            kind: PassKind::Named(create_to_llvm),
         });
     }
 }
@@ -155,6 +167,21 @@ impl UmacPass for Reference {
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     boxed(Reference { target: configured(name, "umac-reference-", options)? })
+}
+
+struct ToLlvm {
+    target: ConfiguredBackend,
+}
+
+impl UmacPass for ToLlvm {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        primitive::convert_to_llvm(operation, self.target.backend).map_err(lowering_error)
+    }
+}
+
+fn create_to_llvm(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    let target = name.trim_start_matches("umac-convert-").trim_end_matches("-to-llvm");
+    boxed(ToLlvm { target: configured(target, "", options)? })
 }
 
 /// An API error as a pass failure: reported ones stay reported, others are reported at the module.

@@ -521,6 +521,11 @@ impl<'c, 'a> OpView<'c, 'a> {
         TensorType::of(self.operand(index)?.r#type())
     }
 
+    /// The type of operand `index` as MLIR prints it (`i32`, `!llvm.ptr`, `tensor<4xi8>`).
+    pub fn operand_type_text(&self, index: usize) -> Option<String> {
+        Some(type_text(self.operand(index)?.r#type()))
+    }
+
     /// The op whose result operand `index` is (none for a block argument).
     pub fn producer(&self, index: usize) -> Option<OpView<'c, 'a>> {
         OperationResult::try_from(self.operand(index)?).ok().map(|r| OpView::new(r.owner()))

@@ -1,13 +1,15 @@
 //! An accelerator's primitive ops: the level between the graph and loop IR (DESIGN.md's L2),
 //! each op what one job of the hardware computes, e.g. `tynnp.conv2d` for a convolution with its
-//! bias, rescale and clamp. A backend that lists [`Backend::primitive_ops`] gets
+//! bias, rescale and clamp. A backend that lists [`Backend::dialect_ops`] gets
 //! - a dialect named as the backend, registered beside umac's (in `umac-opt` as in every tool),
 //!   each op checked by [`Backend::verify_primitive`] wherever MLIR verifies;
 //! - `umac-primitives-<name>`: each composite of its functions becomes the primitive op
 //!   [`Backend::primitive`] gives (the composite's ops replaced, the op located at all of them);
 //! - `umac-reference-<name>`: each primitive op becomes the upstream ops of
 //!   [`Backend::reference`] and the backend's functions are inlined back into their callers, so a
-//!   partitioned model runs on the host as it will on the accelerator, op for op.
+//!   partitioned model runs on the host as it will on the accelerator, op for op;
+//! - `umac-convert-<name>-to-llvm`: each low-level op of its dialect (an instruction its kernels
+//!   are written in) becomes the llvm dialect ops of [`Backend::lower_to_llvm`].
 
 use crate::{Backend, Error, OpView, TargetAttrs, backend, legalize};
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
@@ -17,7 +19,7 @@ use umac_dialects::ir::{op_name, splice, symbol_name, type_text};
 /// The primitive op a composite becomes.
 #[derive(Clone, Debug)]
 pub struct Primitive {
-    /// Its name, `<backend>.<op>`, one of [`Backend::primitive_ops`].
+    /// Its name, `<backend>.<op>`, one of [`Backend::dialect_ops`].
     pub op: String,
     /// Its operands, in order.
     pub operands: Vec<PrimitiveArg>,
@@ -50,7 +52,7 @@ pub enum PrimitiveArg {
 pub(crate) fn add_dialects(backends: &[&'static dyn Backend]) {
     for backend in backends {
         let ops: Vec<&str> =
-            backend.primitive_ops().iter().map(|op| op.split_once('.').map_or(*op, |(_, o)| o)).collect();
+            backend.dialect_ops().iter().map(|op| op.split_once('.').map_or(*op, |(_, o)| o)).collect();
         if !ops.is_empty() {
             umac_dialects::native::add_dynamic_dialect(backend.name(), &ops, verify_hook);
         }
@@ -92,7 +94,7 @@ pub fn form_primitives(module: OperationRef, backend: &dyn Backend, attributes: 
                 .primitive(&view, attributes)
                 .map_err(|e| legalize::diagnose(&root, &format!("{} cannot form {pattern}: {e}", backend.name())))?;
             let Some(primitive) = primitive else { continue };
-            if !backend.primitive_ops().contains(&primitive.op.as_str()) {
+            if !backend.dialect_ops().contains(&primitive.op.as_str()) {
                 return Err(fail(format!("{} is not one of {}'s primitive ops", primitive.op, backend.name())));
             }
             replace(m, &primitive).map_err(|e| fail(e.to_string()))?;
@@ -222,6 +224,27 @@ pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result
             ));
         }
         legalize::inline(function)?;
+    }
+    Ok(())
+}
+
+/// `umac-convert-<name>-to-llvm`: every low-level op of `backend`'s dialect in `module` becomes
+/// its llvm dialect ops.
+pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
+    let prefix = format!("{}.", backend.name());
+    for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
+        // SAFETY: collected from the live module; each op is replaced once (none holds another).
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let Some(text) = backend.lower_to_llvm(&OpView::new(op)) else { continue };
+        let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
+        let text = text.map_err(|e| fail(format!("no lowering to the llvm dialect: {e}")))?;
+        let arguments: Vec<MlirValue> =
+            (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).map(|v| v.to_raw()).collect();
+        // SAFETY: the op is live with at most one result; its operands dominate it.
+        unsafe {
+            splice(raw, &text, &arguments, "umac-convert-to-llvm", Some(op.location().to_raw()))
+                .map_err(|e| fail(e.to_string()))?;
+        }
     }
     Ok(())
 }

@@ -3,10 +3,12 @@
 //! its first tile comes in on channel 0, then the tiles: each tile's input copied into DM on
 //! channel 0, the job issued after that copy, its result copied back on the output channel after
 //! it, and a wait for the last copy. Descriptors are written word by
-//! word into a stack buffer (the stack is in DMEM, where descriptors may live); the NPU
-//! instructions of docs/tynnp/isa.md are `llvm.inline_asm has_side_effects` with a memory
-//! clobber, so LLVM neither drops, merges nor reorders them across the stores.
+//! word into a stack buffer (the stack is in DMEM, where descriptors may live) by the NPU
+//! instructions of docs/tynnp/isa.md as `tynnp` ops (`instructions.rs`), which
+//! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
+//! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
 
+use crate::instructions::instruction;
 use std::fmt::Write as _;
 
 /// A word of a job's descriptor after its two dependency tokens.
@@ -273,7 +275,7 @@ impl JobCode {
     /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
     /// copy (0 without constants: what the first tile's job waits for besides its input), and
     /// the input's and output's addresses.
-    fn tile_preamble(&self, b: &mut Body, d: (&str, &str), split: Split) -> [String; 4] {
+    fn tile_preamble(&self, b: &mut Body, d: &str, split: Split) -> [String; 4] {
         let zero = b.constant(0);
         let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
             Some(first) => {
@@ -315,7 +317,7 @@ impl JobCode {
     /// buffer), and its output rows are copied out on channel 1 after it. So the copies of one
     /// tile overlap the job of the one before. The buffers other than the input are copied once,
     /// first; the CU waits for the last copy out (channel 1 completes in order).
-    fn tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
+    fn tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, depth) = (split.bands, split.depth());
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         let out_channel = format!("%{OUT_CHANNEL}");
@@ -335,8 +337,7 @@ impl JobCode {
             };
             // The first jobs wait for the constants too (later ones follow them on the unit).
             let words = self.descriptor_words(b, [loaded, back(&outs, &weights)], t);
-            b.store(d.0, &words);
-            let job = b.insn(k, funct3, funct7, d.1, &unit);
+            let job = b.issue((k, funct3, funct7), d, &unit, &words);
             let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
             outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &out_channel));
             jobs.push(job);
@@ -351,7 +352,7 @@ impl JobCode {
     /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
     /// this kernel's last copy in (its channel is idle while the last tiles run); returns the
     /// copy's token.
-    fn prefetch(&self, b: &mut Body, d: (&str, &str), split: Split, zero: &str) -> Option<String> {
+    fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> Option<String> {
         if !split.prefetch {
             return None;
         }
@@ -366,7 +367,7 @@ impl JobCode {
     /// t - 1 and copies their output out (a copy has two dependencies at most, so the CU orders
     /// it), and the next tile's copy in, issued after that wait, overlaps this tile's bands.
     /// Single-buffered, the CU copies tile t - 1's output out before tile t's input comes in.
-    fn unit_tiles(&self, b: &mut Body, d: (&str, &str), split: Split) {
+    fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, units, depth) = (split.bands, split.units, split.depth());
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         let out_channel = format!("%{OUT_CHANNEL}");
@@ -400,9 +401,8 @@ impl JobCode {
             let mut issued = Vec::new();
             for u in 0..units {
                 let words = self.descriptor_words(b, [loaded.clone(), reused.clone()], t * units + u);
-                b.store(d.0, &words);
                 let unit = b.constant(u as i64);
-                issued.push(b.insn(k, funct3, funct7, d.1, &unit));
+                issued.push(b.issue((k, funct3, funct7), d, &unit, &words));
             }
             if !split.single && t >= 1 {
                 outs.push(copy_out(b, t - 1, &bands[t - 1]));
@@ -428,8 +428,7 @@ impl JobCode {
         // of a `dma.copy` (longer than a table lookup's).
         let words = b.constant((2 + self.descriptor.len() as i64).max(COPY_WORDS));
         let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
-        let address = b.value(&format!("llvm.ptrtoint {descriptor} : !llvm.ptr to i32"));
-        let d = (descriptor.as_str(), address.as_str());
+        let d = descriptor.as_str();
         if self.units {
             self.unit_tiles(&mut b, d, split);
         } else {
@@ -473,41 +472,34 @@ impl Body {
         self.value(&format!("arith.constant {value} : i32"))
     }
 
-    /// Stores `words` at `descriptor` (an `!llvm.ptr` to i32s).
-    fn store(&mut self, descriptor: &str, words: &[String]) {
-        for (k, word) in words.iter().enumerate() {
-            let at = self.value(&format!("llvm.getelementptr {descriptor}[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
-            let _ = writeln!(self.text, "  llvm.store {word}, {at} : i32, !llvm.ptr");
-        }
-    }
-
-    /// An NPU instruction `.insn r CUSTOM_k, funct3, funct7, rd, rs1, rs2`; returns `rd`.
-    fn insn(&mut self, k: u8, funct3: u8, funct7: u8, rs1: &str, rs2: &str) -> String {
+    /// The NPU instruction `.insn r CUSTOM_k, funct3, funct7` of `insn` with the descriptor
+    /// `words` (after its dependency tokens) written at `descriptor` (an `!llvm.ptr` to i32s) for
+    /// `unit`: its `tynnp` op ([`instruction`]); returns its token.
+    fn issue(&mut self, (k, funct3, funct7): (u8, u8, u8), descriptor: &str, unit: &str, words: &[String]) -> String {
+        let name = instruction(k, funct3).map_or("unknown", |i| i.name);
+        let types = vec!["i32"; words.len() + 1].join(", ");
+        let attribute = if funct7 == 0 { String::new() } else { format!(" {{funct7 = {funct7} : i64}}") };
         self.value(&format!(
-            "llvm.inline_asm has_side_effects \".insn r CUSTOM_{k}, {funct3}, {funct7}, $0, $1, $2\", \
-             \"=r,r,r,~{{memory}}\" {rs1}, {rs2} : (i32, i32) -> i32"
+            "\"{name}\"({descriptor}, {unit}, {}){attribute} : (!llvm.ptr, {types}) -> i32",
+            words.join(", ")
         ))
     }
 
     /// `npu.wait` for `token`.
     fn wait(&mut self, token: &str) {
-        let _ = writeln!(
-            self.text,
-            "  llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{{memory}}\" {token} : (i32) -> ()"
-        );
+        let _ = writeln!(self.text, "  \"tynnp.wait\"({token}) : (i32) -> ()");
     }
 
     /// The input of folded tile `t` gathered into its buffer on channel 0 after `dep`: a fill
     /// with the input zero point, then per copy `tap_len` bytes of each of `tap_count` pixels of
     /// every input row of the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every
     /// `tap_bytes` of the buffer (`tile_row_bytes` a row); returns the last copy's token.
-    fn gather(&mut self, d: (&str, &str), dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
+    fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
         let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
         let fill: Vec<String> =
             [dep, &zero, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"].iter().map(|w| w.to_string()).collect();
-        self.store(d.0, &fill);
-        let mut last = self.insn(0, 1, 0, d.1, &zero);
+        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
         let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
         for j in 0..taps {
             let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
@@ -528,28 +520,18 @@ impl Body {
             .iter()
             .map(|w| w.to_string())
             .collect();
-            self.store(d.0, &words);
-            last = self.insn(0, 0, 0, d.1, &zero);
+            last = self.issue((0, 0, 0), d, &zero, &words);
         }
         last
     }
 
     /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.
-    fn copy(
-        &mut self,
-        descriptor: (&str, &str),
-        dep: &str,
-        src: &str,
-        dst: &str,
-        bytes: &str,
-        channel: &str,
-    ) -> String {
+    fn copy(&mut self, descriptor: &str, dep: &str, src: &str, dst: &str, bytes: &str, channel: &str) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
         let words: Vec<String> = [dep, &zero, src, dst, bytes, &one, &zero, &zero, &one, &zero, &zero]
             .iter()
             .map(|w| w.to_string())
             .collect();
-        self.store(descriptor.0, &words);
-        self.insn(0, 0, 0, descriptor.1, channel)
+        self.issue((0, 0, 0), descriptor, channel, &words)
     }
 }

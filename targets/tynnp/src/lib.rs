@@ -18,6 +18,7 @@
 
 mod codegen;
 mod describe;
+mod instructions;
 mod jobs;
 mod layout;
 mod patterns;
@@ -44,6 +45,24 @@ const FUSE: &str = "fuse";
 
 /// The attribute that switches double buffering off.
 const DOUBLE_BUFFER: &str = "double-buffer";
+
+/// The `tynnp` dialect: the primitive ops (one per kind of job) and the instructions the
+/// control unit's kernels are written in.
+const DIALECT: [&str; 17] = {
+    let mut all = [""; 17];
+    let mut i = 0;
+    while i < primitives::OPS.len() {
+        all[i] = primitives::OPS[i];
+        i += 1;
+    }
+    let mut k = 0;
+    while k < instructions::INSTRUCTIONS.len() {
+        all[i + k] = instructions::INSTRUCTIONS[k].name;
+        k += 1;
+    }
+    all[16] = instructions::WAIT;
+    all
+};
 
 /// The backend.
 pub struct Tynnp;
@@ -144,12 +163,12 @@ impl Backend for Tynnp {
             .collect()
     }
 
-    fn primitive_ops(&self) -> &'static [&'static str] {
-        &primitives::OPS
+    fn dialect_ops(&self) -> &'static [&'static str] {
+        &DIALECT
     }
 
     fn verify_primitive(&self, op: &OpView) -> Result<(), String> {
-        primitives::verify(op)
+        if instructions::is_instruction(&op.name()) { instructions::verify(op) } else { primitives::verify(op) }
     }
 
     fn primitive(&self, composite: &Composite, _attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
@@ -158,6 +177,10 @@ impl Backend for Tynnp {
 
     fn reference(&self, op: &OpView) -> Result<String, Error> {
         primitives::reference(op)
+    }
+
+    fn lower_to_llvm(&self, op: &OpView) -> Option<Result<String, Error>> {
+        instructions::lower(op)
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {

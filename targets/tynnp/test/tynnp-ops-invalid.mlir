@@ -117,3 +117,28 @@ func.func @unknown(%x: tensor<16xi8>) -> tensor<16xi8> {
   %r = tynnp.mul %x : tensor<16xi8>
   return %r : tensor<16xi8>
 }
+
+// -----
+
+// An instruction op takes the descriptor's address, the unit and every word of its descriptor.
+func.func @words(%d: !llvm.ptr, %w: i32) -> i32 {
+  // expected-error @+1 {{'tynnp.vu_table' op takes the descriptor's address (!llvm.ptr), the unit and the descriptor's 6 words (i32), and gives a token}}
+  %t = "tynnp.vu_table"(%d, %w, %w, %w, %w, %w, %w) : (!llvm.ptr, i32, i32, i32, i32, i32, i32) -> i32
+  return %t : i32
+}
+
+// -----
+
+func.func @funct7(%d: !llvm.ptr, %w: i32) -> i32 {
+  // expected-error @+1 {{'tynnp.vu_pool' op has funct7 2; this instruction takes 0 to 1}}
+  %t = "tynnp.vu_pool"(%d, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w) {funct7 = 2 : i64} : (!llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> i32
+  return %t : i32
+}
+
+// -----
+
+func.func @wait(%t: i64) {
+  // expected-error @+1 {{'tynnp.wait' op takes one i32 token and gives nothing}}
+  "tynnp.wait"(%t) : (i64) -> ()
+  return
+}

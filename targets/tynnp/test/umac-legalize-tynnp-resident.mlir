@@ -5,8 +5,8 @@
 // and the next kernel reads it from there; a chain alternates between the slots. The in_dm and
 // out_dm arguments (after the output stage and the output channel) carry the addresses, 0 for
 // a tensor in DDR; a kernel touching a slot plans its own regions below both.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false}})' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution leaves its output in slot 0, the depthwise
 // convolution reads it there and leaves its own in slot 1, the pooling reads that and writes DDR.

@@ -7,7 +7,16 @@
 // weights into DM on the output channel (1) and each tile's input rows on channel 0, issues one
 // band to each unit after those copies, waits for the bands, copies the tile's output back
 // (channel 1) and waits for the last.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// Before umac-convert-tynnp-to-llvm the kernels are written in tynnp's instruction ops: four
+// vu.dwconv bands, each waited for; an average pooling's bands are vu.pool with funct7 1.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s --check-prefix=OPS
+// OPS-LABEL: func.func private @tynnp_dwconv2d_x4_t1(
+// OPS-COUNT-4: "tynnp.vu_dwconv"(%{{.*}}, %c{{[0-3]}}_i32
+// OPS-COUNT-4: "tynnp.wait"
+// OPS: "tynnp.dma_copy"
+// OPS-LABEL: func.func private @tynnp_avg_pool2d_x2_t1(
+// OPS-COUNT-2: "tynnp.vu_pool"({{.*}}) {funct7 = 1 : i64}
 
 // Depthwise 3x3 over 6x6x8 (multiplier 1): the scalars in the order of the call — ih, iw, c,
 // input_zp, multiplier, kh, kw, filter_zp, oh, ow, strides, dilations, pad top/left, OUT flags

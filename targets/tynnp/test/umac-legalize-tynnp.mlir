@@ -7,9 +7,9 @@
 // a dma.copy of its input rows on channel 0, nu.conv (custom-1) after it (the first also after
 // the record's copy), a dma.copy of its output rows back on the output channel after the
 // convolution; then npu.wait (custom-3) for the last copy back.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK-NOT: tosa.conv2d

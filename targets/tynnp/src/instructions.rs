@@ -1,0 +1,145 @@
+//! The `tynnp` dialect's low-level ops: one per NPU instruction of docs/tynnp/isa.md, the level
+//! the control unit's kernels are written in (`codegen.rs`).
+//!
+//! ```mlir
+//! %t = "tynnp.nu_conv"(%descriptor, %unit, %w0, ..., %w29) : (!llvm.ptr, i32, ...) -> i32
+//! "tynnp.wait"(%t) : (i32) -> ()
+//! ```
+//!
+//! An instruction op writes its descriptor's words (the two dependency tokens first) at
+//! `%descriptor`, a buffer in DMEM, and issues the instruction for `%unit` (a DMA channel or a
+//! vector unit; the NU ignores it), giving the job's token; `funct7` (an attribute, 0 when absent)
+//! selects the variant (a pooling's maximum or average, an elementwise op, a table's width).
+//! `tynnp.wait` waits for a token. `umac-convert-tynnp-to-llvm` lowers them to the stores and
+//! `llvm.inline_asm has_side_effects ".insn r CUSTOM_k, funct3, funct7, ..."` with a memory
+//! clobber.
+
+use umac_backend::{Error, OpView};
+
+/// An NPU instruction.
+pub struct Instruction {
+    /// Its op.
+    pub name: &'static str,
+    /// `CUSTOM_k`.
+    pub custom: u8,
+    pub funct3: u8,
+    /// The descriptor's words, the dependency tokens included.
+    pub words: usize,
+    /// The largest `funct7`.
+    pub funct7: u8,
+}
+
+const fn insn(name: &'static str, custom: u8, funct3: u8, bytes: usize, funct7: u8) -> Instruction {
+    Instruction { name, custom, funct3, words: bytes / 4, funct7 }
+}
+
+/// Every instruction with a descriptor (isa.md, section 5): name, opcode, descriptor bytes.
+pub const INSTRUCTIONS: [Instruction; 9] = [
+    insn("tynnp.dma_copy", 0, 0, 44, 0),
+    insn("tynnp.dma_fill", 0, 1, 36, 0),
+    insn("tynnp.nu_conv", 1, 0, 120, 0),
+    insn("tynnp.nu_matmul", 1, 1, 80, 0),
+    insn("tynnp.vu_dwconv", 2, 0, 120, 0),
+    insn("tynnp.vu_pool", 2, 1, 76, 1),
+    insn("tynnp.vu_eltwise", 2, 2, 92, 4),
+    insn("tynnp.vu_table", 2, 3, 24, 1),
+    insn("tynnp.vu_rescale", 2, 4, 56, 2),
+];
+
+/// The op that waits for a token.
+pub const WAIT: &str = "tynnp.wait";
+
+/// The instruction `CUSTOM_k` with `funct3`.
+pub fn instruction(custom: u8, funct3: u8) -> Option<&'static Instruction> {
+    INSTRUCTIONS.iter().find(|i| i.custom == custom && i.funct3 == funct3)
+}
+
+fn named(name: &str) -> Option<&'static Instruction> {
+    INSTRUCTIONS.iter().find(|i| i.name == name)
+}
+
+/// Whether `name` is one of these ops.
+pub fn is_instruction(name: &str) -> bool {
+    name == WAIT || named(name).is_some()
+}
+
+/// Checks an instruction op: its operands, result and `funct7`.
+pub fn verify(op: &OpView) -> Result<(), String> {
+    let types: Vec<String> = (0..op.operand_count()).filter_map(|i| op.operand_type_text(i)).collect();
+    if op.name() == WAIT {
+        return if types == ["i32"] && op.result_count() == 0 {
+            Ok(())
+        } else {
+            Err("takes one i32 token and gives nothing".into())
+        };
+    }
+    let instruction = named(&op.name()).ok_or("is no NPU instruction")?;
+    let expected = 2 + instruction.words;
+    let words_ok = types.len() == expected && types[0] == "!llvm.ptr" && types[1..].iter().all(|t| t == "i32");
+    if !words_ok || op.result_count() != 1 {
+        return Err(format!(
+            "takes the descriptor's address (!llvm.ptr), the unit and the descriptor's {} words (i32), and gives a token",
+            instruction.words
+        ));
+    }
+    let funct7 = op.int("funct7").unwrap_or(0);
+    if !(0..=i64::from(instruction.funct7)).contains(&funct7) {
+        return Err(format!("has funct7 {funct7}; this instruction takes 0 to {}", instruction.funct7));
+    }
+    Ok(())
+}
+
+/// What an instruction op becomes in the llvm dialect (`None`: not an instruction op).
+pub fn lower(op: &OpView) -> Option<Result<String, Error>> {
+    if op.name() == WAIT {
+        return Some(Ok("func.func @lowered(%token: i32) {\n  \
+             llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{memory}\" %token : (i32) -> ()\n  \
+             return\n}"
+            .to_string()));
+    }
+    let instruction = named(&op.name())?;
+    let funct7 = op.int("funct7").unwrap_or(0);
+    let mut lines = Vec::new();
+    for k in 0..instruction.words {
+        lines.push(format!("%p{k} = llvm.getelementptr %descriptor[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
+        lines.push(format!("llvm.store %w{k}, %p{k} : i32, !llvm.ptr"));
+    }
+    let words: Vec<String> = (0..instruction.words).map(|k| format!("%w{k}: i32")).collect();
+    let (custom, funct3) = (instruction.custom, instruction.funct3);
+    Some(Ok(format!(
+        "func.func @lowered(%descriptor: !llvm.ptr, %unit: i32, {}) -> i32 {{\n  {}\n  \
+         %address = llvm.ptrtoint %descriptor : !llvm.ptr to i32\n  \
+         %token = llvm.inline_asm has_side_effects \".insn r CUSTOM_{custom}, {funct3}, {funct7}, $0, $1, $2\", \
+         \"=r,r,r,~{{memory}}\" %address, %unit : (i32, i32) -> i32\n  return %token : i32\n}}",
+        words.join(", "),
+        lines.join("\n  ")
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_have_the_contracts_sizes() {
+        // isa.md: dma.copy 11 words, dma.fill 9, nu.conv 30, vu.pool 19, vu.eltwise 23,
+        // vu.table 6; every instruction found by its opcode.
+        let words = |name: &str| named(name).map(|i| i.words);
+        assert_eq!(words("tynnp.dma_copy"), Some(11));
+        assert_eq!(words("tynnp.dma_fill"), Some(9));
+        assert_eq!(words("tynnp.nu_conv"), Some(30));
+        assert_eq!(words("tynnp.vu_pool"), Some(19));
+        assert_eq!(words("tynnp.vu_eltwise"), Some(23));
+        assert_eq!(words("tynnp.vu_table"), Some(6));
+        for i in &INSTRUCTIONS {
+            assert_eq!(instruction(i.custom, i.funct3).map(|found| found.name), Some(i.name));
+        }
+        assert!(is_instruction(WAIT) && !is_instruction("tynnp.conv2d"));
+        // Every kind of job writes the words its instruction reads.
+        for code in crate::jobs::CODES {
+            let found = instruction(code.insn.0, code.insn.1).unwrap();
+            assert_eq!(found.words, 2 + code.descriptor.len(), "{}", code.callee);
+            assert!(code.insn.2 <= found.funct7, "{}", code.callee);
+        }
+    }
+}
