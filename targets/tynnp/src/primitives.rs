@@ -99,12 +99,12 @@ pub fn primitive(composite: &Composite) -> Result<Option<Primitive>, Error> {
             "table" if job.code.element_bytes.0 == 2 => ("i16", 2, vec![bytes.len() as i64 / 2]),
             _ => ("i8", 1, vec![bytes.len() as i64]),
         };
+        // Little-endian, sign-extended.
         let values = bytes
             .chunks(width)
-            .map(|c| match width {
-                1 => i64::from(c[0] as i8),
-                2 => i64::from(i16::from_le_bytes([c[0], c[1]])),
-                _ => i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            .map(|c| {
+                let shift = 64 - 8 * c.len();
+                (c.iter().rev().fold(0i64, |v, &b| (v << 8) | i64::from(b)) << shift) >> shift
             })
             .collect();
         operands.push(PrimitiveArg::Constant { shape, element, values });
@@ -145,25 +145,14 @@ pub fn job(op: &OpView) -> Result<Job, Error> {
     let tiled = tiled(&op.name());
     let constants = (tiled..op.operand_count())
         .map(|i| {
-            let width = match op.operand_type(i).map(|t| t.element).as_deref() {
-                Some("i32") => 4,
-                Some("i16") => 2,
-                _ => 1,
-            };
+            let width = op.operand_type(i).map_or(1, |t| element_bytes(&t.element));
             let values =
                 op.operand_ints(i).ok_or_else(|| Error::Unsupported(format!("operand #{i} is not a constant")))?;
-            Ok(bytes_of(&values, width))
+            Ok(bytes_of(&values, width as usize))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let bytes_of_type = |t: Option<umac_backend::TensorType>| {
-        t.map_or(0, |t| {
-            let width = match t.element.as_str() {
-                "i32" => 4,
-                "i16" => 2,
-                _ => 1,
-            };
-            t.dims().iter().product::<i64>() * width
-        })
+        t.map_or(0, |t| t.dims().iter().product::<i64>() * element_bytes(&t.element))
     };
     let mut bytes: Vec<i64> = (0..tiled).map(|i| bytes_of_type(op.operand_type(i))).collect();
     bytes.push(bytes_of_type(op.result_type()));
@@ -176,6 +165,15 @@ pub fn job(op: &OpView) -> Result<Job, Error> {
     };
     let operands = (0..tiled).map(|index| ExternArg::Operand { role: op.name(), index }).collect();
     Ok(Job { code, what, operands, constants, scalars, bytes })
+}
+
+/// The bytes of an element of `element` (`i8`, `i16` or `i32`).
+fn element_bytes(element: &str) -> i64 {
+    match element {
+        "i32" => 4,
+        "i16" => 2,
+        _ => 1,
+    }
 }
 
 mod reference;

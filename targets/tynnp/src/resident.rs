@@ -110,9 +110,9 @@ const WINDOW_ROOTS: [&str; 8] = [
 ];
 
 /// Whether `name` ends a kernel whose int8 result a window kernel may read: an output stage, a
-/// pooling, or a primitive convolution (which includes its output stage).
+/// pooling, or a primitive convolution, add or sub (which include their output stage).
 fn ends_window_kernel(name: &str) -> bool {
-    OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name)
+    OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name) || ["tynnp.add", "tynnp.sub"].contains(&name)
 }
 
 /// The ops a kernel's output stage may end with, before its root.

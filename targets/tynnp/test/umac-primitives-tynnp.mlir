@@ -137,3 +137,28 @@ func.func @table16(%x: tensor<40xi16>) -> tensor<40xi32> {
   %y = tosa.table %x, %t : (tensor<40xi16>, tensor<513xi16>) -> tensor<40xi32>
   return %y : tensor<40xi32>
 }
+
+// -----
+
+// An add whose output only the pooling after it reads: one function of two primitive ops, and
+// (by the diff above) the add's output stays in DM for the pooling as it does from the
+// composites.
+// CHECK-LABEL: func.func private @tynnp_0(%arg0: tensor<1x4x4x8xi8>, %arg1: tensor<1x4x4x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x1x1x8xi8>)
+// CHECK: %[[S:.*]] = "tynnp.add"(%arg0, %arg1,
+// CHECK-NEXT: %[[P:.*]] = "tynnp.avg_pool2d"(%[[S]]) {input_zp = -128 : i64, kh = 4 : i64, kw = 4 : i64,
+// CHECK-NEXT: return %[[S]], %[[P]]
+func.func @add_pool(%x: tensor<1x4x4x8xi8>, %y: tensor<1x4x4x8xi8>) -> tensor<1x1x1x8xi8> {
+  %pow = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s10 = "tosa.const"() <{values = dense<10> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %om = "tosa.const"() <{values = dense<1098017566> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %os = "tosa.const"() <{values = dense<48> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %xzp = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %a0 = tosa.rescale %x, %pow, %s10, %xzp, %z32 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x8xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<1x4x4x8xi32>
+  %b0 = tosa.rescale %y, %pow, %s10, %xzp, %z32 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x8xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<1x4x4x8xi32>
+  %sum = tosa.add %a0, %b0 : (tensor<1x4x4x8xi32>, tensor<1x4x4x8xi32>) -> tensor<1x4x4x8xi32>
+  %r = tosa.rescale %sum, %om, %os, %z32, %xzp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x8xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = -128 : i8} : (tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xi8>
+  %p = tosa.avg_pool2d %k, %xzp, %xzp {acc_type = i32, kernel = array<i64: 4, 4>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 4, 4>} : (tensor<1x4x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi8>
+  return %p : tensor<1x1x1x8xi8>
+}
