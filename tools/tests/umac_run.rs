@@ -50,12 +50,16 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
 }
 
 /// `--target vanilla`: the convolutions run in the vanilla kernel on the host, with the same bytes;
-/// `--report` says where each op ran; a target that is not an accelerator or the host is refused.
+/// `--target "tynnp,host"`: tynnp's primitive ops run on the host as their TOSA reference, with
+/// the same bytes (the engines agreeing on every intermediate, the depthwise filters' reshapes
+/// among them); `--report` says where each op ran; a target that is not an accelerator or the
+/// host is refused.
 #[test]
 fn accelerators_run_on_the_host() {
     let Some(dir) = kws() else { return };
-    for engine in ["cranelift", "llvm", "both"] {
-        let out = temp(&format!("kws-vanilla-{engine}.npy"));
+    for (target, engine) in [("vanilla", "cranelift"), ("vanilla", "llvm"), ("vanilla", "both"), ("tynnp,host", "both")]
+    {
+        let out = temp(&format!("kws-{target}-{engine}.npy"));
         let (code, _, stderr) = umac(&[
             "run",
             dir.join("model.mlir").to_str().unwrap(),
@@ -66,12 +70,21 @@ fn accelerators_run_on_the_host() {
             "--engine",
             engine,
             "--target",
-            "vanilla",
+            target,
             "--report",
         ]);
-        assert_eq!(code, 0, "{engine}: {stderr}");
-        assert_eq!(read_npy(&out).unwrap().data, read_npy(&dir.join("ref/output_3.npy")).unwrap().data, "{engine}");
-        assert!(stderr.contains("tosa.conv2d -> vanilla (vanilla.conv2d in @vanilla_0)"), "{stderr}");
+        assert_eq!(code, 0, "{target} {engine}: {stderr}");
+        let expected = read_npy(&dir.join("ref/output_3.npy")).unwrap().data;
+        assert_eq!(read_npy(&out).unwrap().data, expected, "{target} {engine}");
+        let placed = if target == "vanilla" {
+            "vanilla (vanilla.conv2d in @vanilla_0)"
+        } else {
+            "tynnp (tynnp.conv2d in @tynnp_0)"
+        };
+        assert!(stderr.contains(&format!("model.mlir:70:11: tosa.conv2d -> {placed}")), "{stderr}");
+        if engine == "both" {
+            assert!(stderr.contains("the cranelift and llvm engines agree on all 1 outputs"), "{stderr}");
+        }
     }
     let (code, _, stderr) =
         umac(&["run", dir.join("model.mlir").to_str().unwrap(), "--input", "x.npy", "--target", "vanilla,cortex-m4"]);

@@ -48,8 +48,11 @@ fn batch_1(o: &OpView) -> bool {
 fn convolution(name: &str, terms: fn(&[i64]) -> i64) -> OpPattern {
     op(name)
         // Packed into the job's constant record at compile time.
-        .when("a constant filter (or a reshape of one) and bias", |o| {
-            let reshaped = |p: OpView| p.name() == "tosa.reshape" && p.operand_is_constant(0);
+        .when("a constant filter (or a reshape of one it alone reads) and bias", |o| {
+            // The reshape joins the composite only when nothing else reads its result (a model
+            // compiled with its intermediates exposed returns it too).
+            let reshaped =
+                |p: OpView| p.name() == "tosa.reshape" && p.operand_is_constant(0) && p.only_user().is_some();
             (o.operand_is_constant(1) || o.producer(1).is_some_and(reshaped)) && o.operand_is_constant(2)
         })
         .static_rank(0, 4)
