@@ -142,3 +142,11 @@ func.func @wait(%t: i64) {
   "tynnp.wait"(%t) : (i64) -> ()
   return
 }
+
+// -----
+
+func.func @huge(%x: tensor<1x65536x65536x1xi8>) -> tensor<1x65536x65536x1xi8> {
+  // expected-error @+1 {{'tynnp.max_pool2d' op has tensor<1x65536x65536x1xi8> with more elements than 32-bit sizes count}}
+  %p = "tynnp.max_pool2d"(%x) {input_zp = 0 : i64, kh = 1 : i64, kw = 1 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x65536x65536x1xi8>) -> tensor<1x65536x65536x1xi8>
+  return %p : tensor<1x65536x65536x1xi8>
+}

@@ -17,9 +17,20 @@ pub fn verify(op: &OpView) -> Result<(), String> {
         .map(|i| op.operand_type(i).filter(TensorType::is_static).ok_or(format!("operand #{i} is not a static tensor")))
         .collect::<Result<_, _>>()?;
     let result = op.result_type().filter(TensorType::is_static).ok_or("the result is not a static tensor")?;
+    // Descriptor fields and DMA sizes are 32-bit: no tensor may have more elements.
+    for t in types.iter().chain([&result]) {
+        let elements = t.dims().iter().try_fold(1i64, |n, &d| n.checked_mul(d)).unwrap_or(i64::MAX);
+        if elements > i64::from(i32::MAX) {
+            return Err(format!("has {} with more elements than 32-bit sizes count", shape(t)));
+        }
+    }
     let mut attributes = Vec::new();
     for attribute in attribute_names(&name, code) {
         let value = op.int(attribute).ok_or(format!("needs the integer attribute '{attribute}'"))?;
+        // Every field is a 32-bit word of the job's descriptor.
+        if i32::try_from(value).is_err() {
+            return Err(format!("has {attribute} {value}, which no 32-bit descriptor field holds"));
+        }
         attributes.push((attribute, value));
     }
     let get = |name: &str| attributes.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
@@ -36,9 +47,9 @@ pub fn verify(op: &OpView) -> Result<(), String> {
                 return Err(format!("needs a rank-4 filter, got {}", shape(&types[1])));
             }
             let (reduced, channels, terms) = if depthwise {
-                (filter[2], filter[2] * filter[3], filter[0] * filter[1])
+                (filter[2], filter[2].saturating_mul(filter[3]), filter[0].saturating_mul(filter[1]))
             } else {
-                (filter[3], filter[0], filter[1] * filter[2] * filter[3])
+                (filter[3], filter[0], filter[1].saturating_mul(filter[2]).saturating_mul(filter[3]))
             };
             let layout = if depthwise { "[kh, kw, c, mult]" } else { "[oc, kh, kw, ic]" };
             if reduced != input[3] {
@@ -51,7 +62,7 @@ pub fn verify(op: &OpView) -> Result<(), String> {
                 return Err(format!("needs a bias of {channels} elements, got {}", shape(&types[2])));
             }
             // The hardware accumulates exactly in int32 only below this bound (section 5.2).
-            if terms * 255 * 255 >= 1 << 31 {
+            if terms.saturating_mul(255 * 255) >= 1 << 31 {
                 return Err(format!("sums {terms} products per output, which may overflow int32 (at most 33025)"));
             }
             for (attribute, low) in [("stride_y", 1), ("stride_x", 1), ("dilation_y", 1), ("dilation_x", 1)] {
