@@ -52,8 +52,9 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
 /// `--target vanilla`: the convolutions run in the vanilla kernel on the host, with the same bytes;
 /// `--target "tynnp,host"`: tynnp's primitive ops run on the host as their TOSA reference, with
 /// the same bytes (the engines agreeing on every intermediate, the depthwise filters' reshapes
-/// among them); `--report` says where each op ran; a target that is not an accelerator or the
-/// host is refused.
+/// among them), and `--compare-unpartitioned` finds every op's result equal to the
+/// unpartitioned model's; `--report` says where each op ran; a target that is not an
+/// accelerator or the host is refused.
 #[test]
 fn accelerators_run_on_the_host() {
     let Some(dir) = kws() else { return };
@@ -86,6 +87,30 @@ fn accelerators_run_on_the_host() {
             assert!(stderr.contains("the cranelift and llvm engines agree on all 1 outputs"), "{stderr}");
         }
     }
+    // Op by op against the unpartitioned model: tynnp's primitive ops' reference computes what
+    // the ops they replace computed, every intermediate equal.
+    let model = dir.join("model.mlir");
+    let input = dir.join("ref/input_3.npy");
+    let compare = |target: Option<&str>| {
+        let mut args =
+            vec!["run", model.to_str().unwrap(), "--input", input.to_str().unwrap(), "--compare-unpartitioned"];
+        args.extend(target.map(|t| ["--target", t]).into_iter().flatten());
+        umac(&args)
+    };
+    let (code, _, stderr) = compare(Some("tynnp,host"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("the unpartitioned and partitioned models agree on all 1 outputs and 77 intermediate results"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = compare(None);
+    assert_eq!(
+        (code, stderr.trim()),
+        (
+            1,
+            "umac: error: --compare-unpartitioned compares a run partitioned for --target's accelerators, with one engine"
+        )
+    );
     let (code, _, stderr) =
         umac(&["run", dir.join("model.mlir").to_str().unwrap(), "--input", "x.npy", "--target", "vanilla,cortex-m4"]);
     assert_eq!(

@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Print which target runs each op (and why an op that almost matched a pattern did not).
     #[arg(long)]
     report: bool,
+    /// With accelerators on the host: also run the model unpartitioned (Cranelift) and compare
+    /// every op's result with the partitioned run, reporting the first op that differs.
+    #[arg(long)]
+    compare_unpartitioned: bool,
     /// Measure: print one JSON line with the compile time and the median of N timed runs (after
     /// warm-up runs) instead of the outputs.
     #[arg(long, value_name = "N")]
@@ -154,7 +158,17 @@ impl Loaded {
         engine: Engine,
         intermediates: bool,
     ) -> Result<HostProgram, String> {
-        let targets = self.targets.clone();
+        self.compile_for(args, inputs, (engine, self.targets.clone()), intermediates)
+    }
+
+    /// [`Loaded::compile`] for `targets`' accelerators.
+    fn compile_for(
+        &self,
+        args: &RunArgs,
+        inputs: &[Tensor],
+        (engine, targets): (Engine, TargetSet),
+        intermediates: bool,
+    ) -> Result<HostProgram, String> {
         // With both engines, the views show the LLVM engine's compile (the one that is printed).
         let observe = if engine == Engine::Llvm || args.engine != EngineArg::Both {
             args.views.observe()
@@ -202,12 +216,24 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     if let Some(runs) = args.benchmark {
         return benchmark(&loaded, args, &inputs, runs);
     }
-    let intermediates = args.dump_intermediates.is_some() || args.engine == EngineArg::Both;
+    if args.compare_unpartitioned && (loaded.targets.accelerators.is_empty() || args.engine == EngineArg::Both) {
+        return Err(
+            "--compare-unpartitioned compares a run partitioned for --target's accelerators, with one engine".into()
+        );
+    }
+    let intermediates =
+        args.dump_intermediates.is_some() || args.engine == EngineArg::Both || args.compare_unpartitioned;
     let (program, outputs) = match args.engine {
         EngineArg::Cranelift | EngineArg::Llvm => {
             let engine = if args.engine == EngineArg::Llvm { Engine::Llvm } else { Engine::Cranelift };
             let program = loaded.compile(args, &inputs, engine, intermediates)?;
             let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
+            if args.compare_unpartitioned {
+                let plain = loaded.compile_for(args, &inputs, (Engine::Cranelift, TargetSet::default()), true)?;
+                let expected = plain.run(&inputs).map_err(|e| e.to_string())?;
+                let labels = ("unpartitioned", "partitioned");
+                compare(&plain, (&expected, &outputs), labels, "the unpartitioned and partitioned models")?;
+            }
             (program, outputs)
         }
         EngineArg::Both => {
@@ -215,7 +241,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             let fast = loaded.compile(args, &inputs, Engine::Llvm, true)?;
             let expected = reference.run(&inputs).map_err(|e| e.to_string())?;
             let actual = fast.run(&inputs).map_err(|e| e.to_string())?;
-            compare_engines(&reference, &expected, &actual)?;
+            compare(&reference, (&expected, &actual), ("cranelift", "llvm"), "the cranelift and llvm engines")?;
             (fast, actual)
         }
     };
@@ -281,7 +307,18 @@ fn benchmark(loaded: &Loaded, args: &RunArgs, inputs: &[Tensor], runs: usize) ->
 
 /// Reports the first op whose result differs between the engines (intermediates are in
 /// program order, so the first difference is where they part ways).
-fn compare_engines(program: &HostProgram, reference: &[Tensor], actual: &[Tensor]) -> Result<(), String> {
+/// Compares two runs of one model output by output and intermediate by intermediate (in program
+/// order, so the first difference is the op where it begins), labelled `labels`; `what` names
+/// them together.
+fn compare(
+    program: &HostProgram,
+    (reference, actual): (&[Tensor], &[Tensor]),
+    labels: (&str, &str),
+    what: &str,
+) -> Result<(), String> {
+    if reference.len() != actual.len() {
+        return Err(format!("{what} return {} and {} results", reference.len(), actual.len()));
+    }
     let n = program.model_outputs();
     let order = (n..reference.len()).chain(0..n);
     for i in order {
@@ -290,19 +327,19 @@ fn compare_engines(program: &HostProgram, reference: &[Tensor], actual: &[Tensor
             let element = (0..reference[i].len())
                 .find(|&k| reference[i].get_f64(k).to_bits() != actual[i].get_f64(k).to_bits())
                 .unwrap_or(0);
+            let at = program.intermediates().get(i.wrapping_sub(n)).map(|m| format!(" ({} at {})", m.op, m.location));
             return Err(format!(
-                "the engines differ first at {} (element {element}: cranelift {}, llvm {})",
+                "{what} differ first at {}{} (element {element}: {} {}, {} {})",
                 sig.name,
+                at.unwrap_or_default(),
+                labels.0,
                 reference[i].get_f64(element),
+                labels.1,
                 actual[i].get_f64(element)
             ));
         }
     }
-    eprintln!(
-        "umac: the cranelift and llvm engines agree on all {} outputs and {} intermediate results",
-        n,
-        reference.len() - n
-    );
+    eprintln!("umac: {what} agree on all {} outputs and {} intermediate results", n, reference.len() - n);
     Ok(())
 }
 
