@@ -110,6 +110,10 @@ pub const OUT_CHANNEL: &str = "out_channel";
 pub const IN_DM: &str = "in_dm";
 pub const OUT_DM: &str = "out_dm";
 
+/// The argument giving the DM address of an elementwise job's second input (`y`) when the
+/// kernel before left it in DM (0: in DDR).
+pub const IN_DM_Y: &str = "in_dm_y";
+
 /// The buffer of the next kernel's constants, and the arguments giving where in DM they go and
 /// their bytes.
 pub const NEXT_WEIGHTS: &str = "next_weights";
@@ -214,12 +218,16 @@ impl JobCode {
     }
 
     /// The names of every argument after the buffers, in call order: the scalars, the output
-    /// channel, where the input and output are kept (0: DDR), the DM address of each packed
+    /// channel, where the input and output are kept (0: DDR; an elementwise job's `y` after
+    /// them), the DM address of each packed
     /// constant and the record's bytes (also when preloaded), the next kernel's record's address
     /// and bytes when prefetching, then each band's (and tile's) values of the banded fields.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
+        if self.tile_inputs().len() > 1 {
+            names.push(IN_DM_Y.to_string());
+        }
         names.extend(self.packed.iter().map(|b| format!("dm_{b}")));
         if !self.packed.is_empty() {
             names.push(WEIGHTS_BYTES.to_string());
@@ -384,7 +392,8 @@ impl JobCode {
         };
         let mut sources = vec![input];
         for name in &self.tile_inputs()[1..] {
-            sources.push(b.value(&format!("arith.index_cast %{name} : index to i32")));
+            let ddr = b.value(&format!("arith.index_cast %{name} : index to i32"));
+            sources.push(b.in_dm_or(&format!("%{IN_DM_Y}"), &ddr, &zero));
         }
         for t in 0..tiles {
             if split.single && t >= 1 {

@@ -84,7 +84,13 @@ fn copy_cycles(
     let latency = u64::from(params.ddr_latency);
     let on_chip = |bytes: u64, lines: u64| 4 + bytes.div_ceil(64) + lines;
     let out = format!("dma{}", get(crate::codegen::OUT_CHANNEL)?);
-    let (kept_in, kept_out) = (get(crate::codegen::IN_DM)? != 0, get(crate::codegen::OUT_DM)? != 0);
+    let kept_out = get(crate::codegen::OUT_DM)? != 0;
+    // Per tiled input: left in DM by the kernel before (an elementwise job's `y` has its own).
+    let kept_in: Vec<bool> = [crate::codegen::IN_DM, crate::codegen::IN_DM_Y]
+        .iter()
+        .take(code.tile_inputs().len())
+        .map(|name| get(name).is_some_and(|at| at != 0))
+        .collect();
     let mut copies = Vec::new();
     let mut ddr = 0;
     let mut through_ddr = |channel: &str, bytes: u64, lines: u64, copies: &mut Vec<(String, u64)>| {
@@ -97,7 +103,6 @@ fn copy_cycles(
     if let Some(bytes) = get(crate::codegen::NEXT_BYTES) {
         through_ddr("dma0", bytes as u64, 1, &mut copies);
     }
-    let inputs = code.tile_inputs().len() as u64;
     for t in 0..split.bands {
         let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
         let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
@@ -114,7 +119,7 @@ fn copy_cycles(
         } else {
             (in_bytes, 1)
         };
-        for _ in 0..inputs {
+        for &kept_in in &kept_in {
             if kept_in {
                 copies.push(("dma0".to_string(), on_chip(in_bytes, lines)));
             } else {
@@ -164,6 +169,7 @@ fn regions(
     let tensor_bytes = |index: usize| call.argument_types.get(index).and_then(|t| memref_bytes(t));
     let kept = |name: &str| get(name).filter(|&at| at != 0);
     out.extend(region("input, kept from the kernel before", kept(crate::codegen::IN_DM), tensor_bytes(0)));
+    out.extend(region("input y, kept from the kernel before", kept(crate::codegen::IN_DM_Y), tensor_bytes(1)));
     let last = call.argument_types.len().saturating_sub(1);
     out.extend(region("output, kept for the kernel after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
     out.extend(region("the next kernel's constants", get(crate::codegen::DM_NEXT), get(crate::codegen::NEXT_BYTES)));

@@ -235,8 +235,9 @@ fn lower(
     // Copies out (and the constants' copy in) on channel 1, when there is one.
     values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
     // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
-    values.push((codegen::IN_DM.to_string(), residency.input.unwrap_or(0)));
+    values.push((codegen::IN_DM.to_string(), residency.inputs[0].unwrap_or(0)));
     values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
+    values.push((codegen::IN_DM_Y.to_string(), residency.inputs[1].unwrap_or(0)));
     // The record: copied by this kernel, or already in DM (copied by the kernel before).
     if let Some(record) = &record {
         values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));

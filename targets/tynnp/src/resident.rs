@@ -1,8 +1,9 @@
 //! What stays in DM from one kernel to the next.
 //!
-//! Activations: when a kernel's output is read by the next kernel only, and nothing else runs on
-//! the NPU between them, the producer copies its output tiles into a slot at the top of DM
-//! instead of back to DDR, and the consumer copies its input tiles from there. Those copies stay
+//! Activations: when a kernel's output is read by the next kernel only (a window kernel's input,
+//! or either operand of a primitive add or sub), and nothing else runs on the NPU between them,
+//! the producer copies its output tiles into a slot at the top of DM instead of back to DDR, and
+//! the consumer copies its input tiles from there. Those copies stay
 //! on chip (no DDR latency, the DDR port left to the weights), and the tensor never goes to DDR.
 //! Two slots of a quarter of DM each sit at its top; a tensor goes to slot 0 unless the kernel
 //! producing it reads its own input from slot 0, so a chain of kernels alternates between them.
@@ -85,11 +86,12 @@ pub fn constants(
     plan
 }
 
-/// Where a kernel's input and output live, and the DM its own regions may take.
+/// Where a kernel's inputs and output live, and the DM its own regions may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Residency {
-    /// The DM address of the input when the kernel before left it in DM.
-    pub input: Option<i64>,
+    /// The DM address of each input (the input, or `x` and `y`) when the kernel before left it
+    /// in DM.
+    pub inputs: [Option<i64>; 2],
     /// The DM address the output is left at for the next kernel.
     pub output: Option<i64>,
     /// Bytes of DM, from its base, the kernel's own regions may take.
@@ -127,33 +129,41 @@ fn slot_address(params: &Params, slot: usize) -> i64 {
     i64::from(DM_BASE) + i64::from(params.dm_bytes) - (slot as i64 + 1) * slot_bytes(params)
 }
 
-/// Where `composite`'s input and output live (`enabled`: the `-fuse` attribute).
+/// Where `composite`'s inputs and output live (`enabled`: the `-fuse` attribute).
 pub fn residency(composite: &Composite, params: &Params, enabled: bool) -> Residency {
     let dm = i64::from(params.dm_bytes);
-    let none = Residency { input: None, output: None, budget: dm };
+    let none = Residency { inputs: [None, None], output: None, budget: dm };
     if !enabled {
         return none;
     }
     let last = composite.last();
-    let root = root_of(last);
-    let input = root
-        .filter(|r| composite.get("input.slice").is_none() && WINDOW_ROOTS.contains(&r.name().as_str()))
-        .and_then(|r| r.producer(0).filter(|p| consumer(p, params).is_some_and(|u| same(&u, &r))))
-        .map(|p| slot(&p, params));
+    let root = root_of(last).filter(|_| composite.get("input.slice").is_none());
+    let mut inputs = [None, None];
+    for (k, input) in inputs.iter_mut().enumerate() {
+        *input = root
+            .as_ref()
+            .and_then(|r| r.producer(k).filter(|p| consumer(p, params).is_some_and(|(u, at)| same(&u, r) && at == k)))
+            .map(|p| slot(&p, params));
+    }
     let output = consumer(last, params).map(|_| slot(last, params));
-    let used = input.into_iter().chain(output).max();
+    let used = inputs.into_iter().flatten().chain(output).max();
     Residency {
-        input: input.map(|s| slot_address(params, s)),
+        inputs: inputs.map(|i| i.map(|s| slot_address(params, s))),
         output: output.map(|s| slot_address(params, s)),
         budget: used.map_or(dm, |s| dm - (s as i64 + 1) * slot_bytes(params)),
     }
 }
 
-/// The kernel that reads `last`'s result from DM, if it stays there: its only user (but for its
-/// function's return, when no caller reads that result), in the same block, a row-tiled kernel reading it as its input, the next thing the NPU runs (nothing but
-/// constants and that kernel's filter reshape between them), the tensor no larger than a slot,
-/// and both kernels able to run in one-row tiles below the slots.
-fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c, 'a>> {
+/// The primitive ops reading two tensors tile by tile, either of which may be kept in DM.
+const ELEMENTWISE: [&str; 2] = ["tynnp.add", "tynnp.sub"];
+
+/// The kernel that reads `last`'s result from DM, if it stays there, and which of its operands
+/// that is: its only user (but for its function's return, when no caller reads that result), in
+/// the same block, a row-tiled kernel reading it as its input or a primitive add or sub reading
+/// it as either operand, the next thing the NPU runs (nothing but constants and that kernel's
+/// filter reshape between them), the tensor no larger than a slot, and both kernels able to run
+/// in one-row tiles below the slots.
+fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<(OpView<'c, 'a>, usize)> {
     if !ends_window_kernel(&last.name()) {
         return None;
     }
@@ -161,10 +171,9 @@ fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c,
     // its buffer); that return does not count unless the caller reads the result.
     let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
     let (Some(user), None) = (users.next(), users.next()) else { return None };
-    if !WINDOW_ROOTS.contains(&user.name().as_str())
-        || !user.producer(0).is_some_and(|p| same(&p, last))
-        || last.read_by_callers()
-    {
+    let operands = if ELEMENTWISE.contains(&user.name().as_str()) { 2 } else { 1 };
+    let at = (0..operands).find(|&k| user.producer(k).is_some_and(|p| same(&p, last)))?;
+    if !(WINDOW_ROOTS.contains(&user.name().as_str()) || operands == 2) || last.read_by_callers() {
         return None;
     }
     let bytes: i64 = last.result_type()?.dims().iter().product();
@@ -184,7 +193,7 @@ fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c,
     let mut between = last.next();
     while let Some(view) = between {
         if same(&view, &end) {
-            return Some(user);
+            return Some((user, at));
         }
         let reshape = view.name() == "tosa.reshape" && view.only_user().is_some_and(|u| same(&u, &user));
         let ours = own.iter().any(|o| same(o, &view));
@@ -196,16 +205,22 @@ fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<OpView<'c,
     None
 }
 
-/// The slot `last`'s result goes to: 0, unless its kernel reads its own input from slot 0.
+/// The slot `last`'s result goes to: 0, unless its kernel reads an input from slot 0.
 fn slot(last: &OpView, params: &Params) -> usize {
     let Some(root) = root_of(last) else { return 0 };
-    if !WINDOW_ROOTS.contains(&root.name().as_str()) {
+    let operands = if ELEMENTWISE.contains(&root.name().as_str()) { 2 } else { 1 };
+    if operands == 1 && !WINDOW_ROOTS.contains(&root.name().as_str()) {
         return 0;
     }
-    match root.producer(0) {
-        Some(p) if consumer(&p, params).is_some_and(|u| same(&u, &root)) => 1 - slot(&p, params),
-        _ => 0,
+    for k in 0..operands {
+        match root.producer(k) {
+            Some(p) if consumer(&p, params).is_some_and(|(u, at)| same(&u, &root) && at == k) => {
+                return 1 - slot(&p, params);
+            }
+            _ => {}
+        }
     }
+    0
 }
 
 /// The root of the kernel whose last op is `last`: back through its output stage.

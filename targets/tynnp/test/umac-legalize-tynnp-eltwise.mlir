@@ -22,7 +22,8 @@
 // The call: x, y and the record of the output multiplier (1098017566, little endian) and, from
 // the next 16-byte boundary, its shift (48); x_zp, x_left_shift, x_multiplier, x_shift, the
 // same for y (no multiplier: 0, 0), count, OUT flags (double round), output zero point, bounds;
-// the output channel 1; the DM addresses of the multiplier and shift (after x tiles 2 x 64 B
+// the output channel 1; x, the output and y in DDR (0, 0, 0: none kept in DM); the DM
+// addresses of the multiplier and shift (after x tiles 2 x 64 B
 // and y tiles 2 x 64, 16-byte aligned) and the record's bytes. Output tiles 2 x 64 follow.
 // CHECK: %[[W:.*]] = arith.constant dense<[30, 107, 114, 65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 48]> : tensor<17xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<17xi8> to memref<17xi8>
@@ -40,6 +41,7 @@
 // CHECK-NEXT: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 268435712 : i32
@@ -67,7 +69,7 @@
 // CHECK-NEXT: arith.constant 268435648 : i32
 // CHECK-NEXT: arith.constant 268435808 : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 62, 1>}
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 63, 1>}
 // CHECK-NOT: tosa.
 // CHECK: func.func private @tynnp_add_x4_t2(
 // The record's copy, tile 0's x and y, its four bands.

@@ -146,3 +146,38 @@ func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
   %r2 = tosa.rescale %c2, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
   return %q, %r2 : tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>
 }
+
+// -----
+
+// A primitive add reading the convolution before it as its second operand (y): the
+// convolution leaves its output in slot 0 (out_dm after in_dm 0) and the add copies y's tiles
+// from there (in_dm_y, after its in_dm and out_dm 0), x from DDR.
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_pf
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK: callee = @tynnp_add_x4_t2_pl
+// OFF-LABEL: func.func private @tynnp_0(
+// OFF-NOT: 268632064
+func.func @main(%x: tensor<1x8x8x4xi8>, %s: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
+  %0:2 = call @tynnp_0(%x, %s) : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>)
+  return %0#1 : tensor<1x8x8x4xi8>
+}
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>, %skip: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.add", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<4x3x3x4xi8>}> : () -> tensor<4x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<36> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %sh) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = -128 : i64, out_flags = 2 : i64, output_zp = -3 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  %om = "tosa.const"() <{values = dense<1098017566> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %os = "tosa.const"() <{values = dense<48> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = "tynnp.add"(%skip, %c, %om, %os) {max = 127 : i64, min = -128 : i64, out_flags = 2 : i64, output_zp = -128 : i64, x_left_shift = 20 : i64, x_multiplier = 0 : i64, x_shift = 0 : i64, x_zp = -128 : i64, y_left_shift = 20 : i64, y_multiplier = 0 : i64, y_shift = 0 : i64, y_zp = -3 : i64} : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
+  return %c, %r : tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>
+}
