@@ -115,6 +115,11 @@ fn unknown_target_lists_the_known_ones() {
             "cortex-m55,vanilla",
             "error: 'vanilla' follows the CPU in 'cortex-m55,vanilla': accelerators come first, the CPU last",
         ),
+        // tynnp's kernels are RV32 code for its control unit.
+        (
+            "tynnp,cortex-m55",
+            "error: tynnp is driven by its rv32im control unit: name rv32imc, rv32im or host as the CPU, not cortex-m55",
+        ),
     ];
     for (target, message) in errors {
         let (code, stderr) = compile(&model, target, Path::new("/nonexistent"), &[]);

@@ -251,6 +251,29 @@ fn parse(text: &str, cpus: &[Cpu]) -> Result<TargetSet, Error> {
             })?);
         }
     }
+    // An accelerator that comes with its CPU runs its kernels on that instruction set (or, as a
+    // reference, on the host): another CPU cannot drive it.
+    if let Some(cpu) = set.cpu.filter(|c| c.machine != crate::Machine::Host) {
+        for accelerator in &set.accelerators {
+            let Some(own) = accelerator.backend.cpu().and_then(|name| CPUS.iter().find(|c| c.name == name)) else {
+                continue;
+            };
+            let triple = |c: &Cpu| match c.machine {
+                crate::Machine::Llvm { triple, .. } => Some(triple),
+                crate::Machine::Host => None,
+            };
+            if triple(&cpu) != triple(own) {
+                let alike: Vec<&str> = CPUS.iter().filter(|c| triple(c) == triple(own)).map(|c| c.name).collect();
+                return fail(format!(
+                    "{} is driven by its {} control unit: name {} or host as the CPU, not {}",
+                    accelerator.backend.name(),
+                    own.name,
+                    alike.join(", "),
+                    cpu.name
+                ));
+            }
+        }
+    }
     Ok(set)
 }
 
