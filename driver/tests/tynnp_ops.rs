@@ -141,7 +141,8 @@ fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>
         4 | 5 => {
             // TFLite's ADD/SUB as the converter writes it: each input rescaled to int32 by
             // 2^left_shift (as `2^30 >> (30 - left_shift)`), then optionally by its multiplier; the
-            // int32 op; the rescale to int8; a clamp. `y` is `x` itself or a constant.
+            // int32 op; the rescale to int8; a clamp. One operand is `x`, the other `x` itself or a
+            // constant.
             let ls = rng.range(0, 22);
             let i32s = shape(&input, "i32");
             let const_i8 = |name: &str, v: i64| {
@@ -173,8 +174,14 @@ fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>
                 body += &format!("  %y = \"tosa.const\"() <{{values = {} : {x}}}> : () -> {x}\n", hex(&values, 1));
                 "y".to_string()
             };
+            // With a constant, `x` (in a chain the kernel before's output, which may stay in DM)
+            // is either operand.
+            let mut inputs = [("a", "x".to_string()), ("b", y)];
+            if inputs[1].1 == "y" && rng.coin() {
+                (inputs[0].1, inputs[1].1) = (inputs[1].1.clone(), inputs[0].1.clone());
+            }
             let mut operands = Vec::new();
-            for (name, value) in [("a", "x".to_string()), ("b", y)] {
+            for (name, value) in inputs {
                 body += &const_i8(&format!("{name}zp"), rng.range(-128, 127));
                 body += &rescale(&format!("{name}0"), &value, &x, &i32s, "pow", "pre", &format!("{name}zp"), "z32");
                 if rng.coin() {
