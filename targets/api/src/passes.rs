@@ -117,19 +117,26 @@ fn create_partition(options: &OptionValues) -> Result<BoxedPass, umac_lowering::
     boxed(Partition { backends: parse_accelerators(text).map_err(lowering_error)? })
 }
 
-struct Legalize {
+/// One backend's pass: `work` on the module with the backend as the pass was configured.
+struct OfBackend {
     target: ConfiguredBackend,
+    work: fn(OperationRef, &ConfiguredBackend) -> Result<(), Error>,
 }
 
-impl UmacPass for Legalize {
+impl UmacPass for OfBackend {
     fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        legalize(operation, self.target.backend, &self.target.attributes).map_err(lowering_error)
+        (self.work)(operation, &self.target).map_err(lowering_error)
     }
 }
 
-/// The backend pass `name` (`<prefix><target>`) runs for, configured by the `attributes` option.
-fn configured(name: &str, prefix: &str, options: &OptionValues) -> Result<ConfiguredBackend, umac_lowering::Error> {
-    let target = name.trim_start_matches(prefix);
+/// The backend pass `name` (`<prefix><target><suffix>`) runs for, configured by the `attributes`
+/// option.
+fn configured(
+    name: &str,
+    (prefix, suffix): (&str, &str),
+    options: &OptionValues,
+) -> Result<ConfiguredBackend, umac_lowering::Error> {
+    let target = name.trim_start_matches(prefix).trim_end_matches(suffix);
     if backend(target).is_none() {
         return Err(umac_lowering::Error::Invalid(format!("no backend named {target}")));
     }
@@ -138,50 +145,23 @@ fn configured(name: &str, prefix: &str, options: &OptionValues) -> Result<Config
 }
 
 fn create_legalize(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
-    boxed(Legalize { target: configured(name, "umac-legalize-", options)? })
-}
-
-struct Primitives {
-    target: ConfiguredBackend,
-}
-
-impl UmacPass for Primitives {
-    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        primitive::form_primitives(operation, self.target.backend, &self.target.attributes).map_err(lowering_error)
-    }
+    let target = configured(name, ("umac-legalize-", ""), options)?;
+    boxed(OfBackend { target, work: |op, t| legalize(op, t.backend, &t.attributes) })
 }
 
 fn create_primitives(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
-    boxed(Primitives { target: configured(name, "umac-primitives-", options)? })
-}
-
-struct Reference {
-    target: ConfiguredBackend,
-}
-
-impl UmacPass for Reference {
-    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        primitive::lower_to_reference(operation, self.target.backend).map_err(lowering_error)
-    }
+    let target = configured(name, ("umac-primitives-", ""), options)?;
+    boxed(OfBackend { target, work: |op, t| primitive::form_primitives(op, t.backend, &t.attributes) })
 }
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
-    boxed(Reference { target: configured(name, "umac-reference-", options)? })
-}
-
-struct ToLlvm {
-    target: ConfiguredBackend,
-}
-
-impl UmacPass for ToLlvm {
-    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        primitive::convert_to_llvm(operation, self.target.backend).map_err(lowering_error)
-    }
+    let target = configured(name, ("umac-reference-", ""), options)?;
+    boxed(OfBackend { target, work: |op, t| primitive::lower_to_reference(op, t.backend) })
 }
 
 fn create_to_llvm(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
-    let target = name.trim_start_matches("umac-convert-").trim_end_matches("-to-llvm");
-    boxed(ToLlvm { target: configured(target, "", options)? })
+    let target = configured(name, ("umac-convert-", "-to-llvm"), options)?;
+    boxed(OfBackend { target, work: |op, t| primitive::convert_to_llvm(op, t.backend) })
 }
 
 /// An API error as a pass failure: reported ones stay reported, others are reported at the module.
