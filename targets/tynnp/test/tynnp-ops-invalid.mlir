@@ -150,3 +150,22 @@ func.func @huge(%x: tensor<1x65536x65536x1xi8>) -> tensor<1x65536x65536x1xi8> {
   %p = "tynnp.max_pool2d"(%x) {input_zp = 0 : i64, kh = 1 : i64, kw = 1 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x65536x65536x1xi8>) -> tensor<1x65536x65536x1xi8>
   return %p : tensor<1x65536x65536x1xi8>
 }
+
+// -----
+
+// The contract's poolings need an input element in every window: four output rows of stride 2
+// over 6 rows start the last window at row 6.
+func.func @pool_windows(%x: tensor<1x6x6x8xi8>) -> tensor<1x4x3x8xi8> {
+  // expected-error @+1 {{'tynnp.max_pool2d' op gives 4 output rows from 6 input rows (stride_y 2, pad_top 0): a window would read no input row}}
+  %p = "tynnp.max_pool2d"(%x) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64} : (tensor<1x6x6x8xi8>) -> tensor<1x4x3x8xi8>
+  return %p : tensor<1x4x3x8xi8>
+}
+
+// -----
+
+// A convolution whose every window lies in the top padding reads nothing.
+func.func @conv_windows(%x: tensor<1x8x8x4xi8>, %w: tensor<4x1x1x4xi8>, %b: tensor<4xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x1x8x4xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op gives 1 output rows from 8 input rows (stride_y 1, pad_top 3): a window would read no input row}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 3 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x1x1x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x8x4xi8>
+  return %c : tensor<1x1x8x4xi8>
+}

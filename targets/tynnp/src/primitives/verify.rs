@@ -72,6 +72,9 @@ pub fn verify(op: &OpView) -> Result<(), String> {
             zero_point("input_zp", get("input_zp"))?;
             zero_point("filter_zp", get("filter_zp"))?;
             pads(&get, None)?;
+            let (kh, kw) = if depthwise { (filter[0], filter[1]) } else { (filter[1], filter[2]) };
+            let dilation = (get("dilation_y"), get("dilation_x"));
+            windows(&input, &result.dims(), (kh, kw), dilation, (&get, false))?;
         }
         "tynnp.avg_pool2d" | "tynnp.max_pool2d" => {
             window_shapes(&types[0], &result, "i8")?;
@@ -85,6 +88,7 @@ pub fn verify(op: &OpView) -> Result<(), String> {
             zero_point("output_zp", get("output_zp"))?;
             clamp(get("min"), get("max"))?;
             pads(&get, Some((get("kh"), get("kw"))))?;
+            windows(&types[0].dims(), &result.dims(), (get("kh"), get("kw")), (1, 1), (&get, true))?;
         }
         "tynnp.add" | "tynnp.sub" => {
             for (t, what) in [(&types[0], "x"), (&types[1], "y")] {
@@ -179,6 +183,35 @@ fn pads(get: &dyn Fn(&str) -> i64, kernel: Option<(i64, i64)>) -> Result<(), Str
             return Err(format!(
                 "has {attribute} {} for a window of {window}: a window would hold only padding",
                 get(attribute)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The windows along the rows and columns of `input` giving `result`: some read an input row
+/// and column (the reference lowering slices to what they read); for a pooling (`every`), each
+/// holds an input element, as the contract requires.
+fn windows(
+    input: &[i64],
+    result: &[i64],
+    kernel: (i64, i64),
+    dilation: (i64, i64),
+    (get, every): (&dyn Fn(&str) -> i64, bool),
+) -> Result<(), String> {
+    let axes = [
+        ("row", 1, kernel.0, dilation.0, "stride_y", "pad_top"),
+        ("column", 2, kernel.1, dilation.1, "stride_x", "pad_left"),
+    ];
+    for (what, axis, k, d, stride, pad) in axes {
+        let last = (result[axis] - 1) * get(stride) - get(pad);
+        if last + (k - 1) * d < 0 || (every && last > input[axis] - 1) {
+            return Err(format!(
+                "gives {} output {what}s from {} input {what}s ({stride} {}, {pad} {}): a window would read no input {what}",
+                result[axis],
+                input[axis],
+                get(stride),
+                get(pad)
             ));
         }
     }
