@@ -120,10 +120,26 @@ UMAC_WORDS = re.compile(r"umac|%shared|--debug-crash")
 LISTINGS = {"--list-passes", "-list-passes", "--help", "-help", "--help-hidden", "--show-dialects", "--version"}
 
 
+_ACCELERATORS = None
+
+
+def accelerators():
+    """The accelerators umac-opt was built with (one `umac-legalize-<name>` pass each): their
+    dialects (a backend's primitive ops) are umac's own too."""
+    global _ACCELERATORS
+    if _ACCELERATORS is None:
+        listing = subprocess.run([UMAC_OPT, "--list-passes"], capture_output=True, timeout=TIMEOUT_SECONDS).stdout
+        _ACCELERATORS = sorted(set(re.findall(rb"--umac-legalize-([a-z0-9_]+)", listing)))
+    return _ACCELERATORS
+
+
 def uses_umac(path):
-    """Tells whether the MLIR in `path` (comments aside) names anything of umac's."""
+    """Tells whether the MLIR in `path` (comments aside) names anything of umac's: the umac
+    dialect or passes, or an op of an accelerator's dialect."""
+    names = b"|".join(re.escape(a) for a in accelerators()) or b"umac"
+    ops = re.compile(rb"[\"\s(](?:" + names + rb")\.[a-z_0-9]+")
     with open(path, "rb") as f:
-        return any(b"umac" in line.split(b"//")[0] for line in f)
+        return any(b"umac" in code or ops.search(code) for code in (line.split(b"//")[0] for line in f))
 
 
 def upstream_invocations(path):
@@ -184,7 +200,8 @@ def lit_runs(directories):
 
 
 def without_umac(text):
-    """A registry listing with umac's dialect, passes and pipelines (and their options) taken out."""
+    """A registry listing with umac's dialects (its own and its accelerators'), passes and
+    pipelines (and their options) taken out."""
     kept, dropping_below = [], None
     for line in text.decode().splitlines(keepends=True):
         indent = len(line) - len(line.lstrip(" "))
@@ -192,7 +209,9 @@ def without_umac(text):
             continue
         dropping_below = indent if line.lstrip().startswith("--umac-") else None
         if dropping_below is None:
-            kept.append(line.replace(",umac,", ",").replace(", umac,", ","))
+            for name in ["umac"] + [a.decode() for a in accelerators()]:
+                line = line.replace(",%s," % name, ",").replace(", %s," % name, ",")
+            kept.append(line)
     return "".join(kept).encode()
 
 
