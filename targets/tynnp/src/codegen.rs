@@ -26,6 +26,8 @@ pub enum Field {
 pub struct JobCode {
     /// The function's name.
     pub callee: &'static str,
+    /// What the job computes, for messages.
+    pub what: &'static str,
     /// The DM regions of the job's constants (filter, bias, multipliers, shifts), which arrive
     /// packed in one record laid out as the regions are (`Job::packed`) and are copied into DM
     /// once, before the first tile; the call passes the record as the buffer `weights`.

@@ -55,6 +55,7 @@ const WEIGHTS: [&str; 4] = ["filter", "bias", "multiplier", "shift"];
 
 const CONV_CODE: JobCode = JobCode {
     callee: "tynnp_conv2d",
+    what: "convolution",
     packed: &WEIGHTS,
     scalars: &CONV_SCALARS,
     descriptor: &concat::<21, 7, 28>(
@@ -93,6 +94,7 @@ const CONV_CODE: JobCode = JobCode {
 /// `vu.dwconv` (custom-2, funct3 0) on the vector units.
 pub static DWCONV: JobCode = JobCode {
     callee: "tynnp_dwconv2d",
+    what: "depthwise convolution",
     packed: &WEIGHTS,
     // `ic` is the channel count c, `oc` the depth multiplier.
     scalars: &CONV_SCALARS,
@@ -175,6 +177,7 @@ pub static MAX_POOL: JobCode = JobCode { callee: "tynnp_max_pool2d", insn: (2, 1
 
 const POOL_CODE: JobCode = JobCode {
     callee: "tynnp_avg_pool2d",
+    what: "pooling",
     packed: &[],
     scalars: &POOL_SCALARS,
     descriptor: &POOL_DESCRIPTOR,
@@ -220,6 +223,7 @@ pub static SUB: JobCode = JobCode { callee: "tynnp_sub", insn: (2, 2, 1, 0), ..E
 
 const ELTWISE_CODE: JobCode = JobCode {
     callee: "tynnp_add",
+    what: "elementwise op",
     packed: &["multiplier", "shift"],
     scalars: &ELTWISE_SCALARS,
     descriptor: &ELTWISE_DESCRIPTOR,
@@ -245,6 +249,7 @@ pub static TABLE16: JobCode =
 
 const TABLE_CODE: JobCode = JobCode {
     callee: "tynnp_table",
+    what: "table lookup",
     packed: &["table"],
     scalars: &["count"],
     descriptor: &[Dm("input"), Dm("table"), Dm("output"), Scalar("count")],
@@ -273,8 +278,6 @@ const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b
 /// descriptor's scalars and the bytes of each tiled tensor and of the output.
 pub struct Job {
     pub code: &'static JobCode,
-    /// What the job computes, for messages.
-    pub what: &'static str,
     /// The tensors copied in tile by tile (the input, or `x` and `y`).
     pub operands: Vec<ExternArg>,
     /// The bytes of each of [`JobCode::packed`]'s regions, as the job reads them in DM.
@@ -412,8 +415,8 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
     ];
     scalars.extend(out);
     let bytes = vec![ih * iw * ic, oh * ow * channels * if raw { 4 } else { 1 }];
-    let (code, what) = if depthwise { (&DWCONV, "depthwise convolution") } else { (&CONV, "convolution") };
-    Ok(Job { code, what, operands: vec![input], constants, scalars, bytes })
+    let code = if depthwise { &DWCONV } else { &CONV };
+    Ok(Job { code, operands: vec![input], constants, scalars, bytes })
 }
 
 /// `vu.pool` for `tosa.avg_pool2d` or `tosa.max_pool2d`.
@@ -447,7 +450,6 @@ pub fn pool(composite: &Composite) -> Result<Job, Error> {
     ];
     Ok(Job {
         code: if average { &AVG_POOL } else { &MAX_POOL },
-        what: "pooling",
         operands: vec![operand(role, 0)],
         constants: Vec::new(),
         scalars,
@@ -482,14 +484,7 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
     }
     scalars.push(("count", count));
     scalars.extend(out);
-    Ok(Job {
-        code: if sub { &SUB } else { &ADD },
-        what: "elementwise op",
-        operands,
-        constants,
-        scalars,
-        bytes: vec![count, count, count],
-    })
+    Ok(Job { code: if sub { &SUB } else { &ADD }, operands, constants, scalars, bytes: vec![count, count, count] })
 }
 
 /// `vu.table` for a `tosa.table`: int8 to int8 through 256 entries, or int16 to int32 through 513.
@@ -502,7 +497,6 @@ pub fn table(composite: &Composite) -> Result<Job, Error> {
     let (input, output) = code.element_bytes;
     Ok(Job {
         code,
-        what: "table lookup",
         operands: vec![operand("tosa.table", 0)],
         constants: vec![bytes_of(&constant_of(t, 1, "table")?, entry)],
         scalars: vec![("count", count)],

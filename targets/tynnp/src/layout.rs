@@ -66,7 +66,7 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, 
     let parts: Vec<String> = regions.iter().map(|(n, b)| format!("{} {b}", plural(n))).collect();
     Error::Unsupported(format!(
         "the {}'s tensors need {need} bytes of DM{how} ({}), DM has {} (-dm-kib={}){kept}",
-        job.what,
+        job.code.what,
         parts.join(", "),
         params.dm_bytes,
         params.dm_bytes >> 10,
@@ -120,7 +120,8 @@ pub fn tiled_layout(
             }
         }
     }
-    let (regions, need) = last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.what)))?;
+    let (regions, need) =
+        last.ok_or_else(|| Error::Invalid(format!("no tiling of the {}'s output rows", job.code.what)))?;
     Err(capacity(job, &regions, need, room, " even in tiles of one output row, double-buffered"))
 }
 
@@ -136,7 +137,7 @@ pub fn element_layout(
     let (params, double) = (room.params, room.double);
     let count = tiling::lookup(values, "count")?;
     if count < 1 {
-        return Err(Error::Unsupported(format!("the {} has no elements", job.what)));
+        return Err(Error::Unsupported(format!("the {} has no elements", job.code.what)));
     }
     let (in_bytes, out_bytes) = job.code.element_bytes;
     let inputs = job.code.tile_inputs();
@@ -170,7 +171,7 @@ pub fn element_layout(
             Err(_) => {}
         }
     }
-    let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.what)))?;
+    let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.code.what)))?;
     Err(capacity(job, &regions, need, room, " even in tiles of few vectors, double-buffered"))
 }
 
@@ -227,7 +228,6 @@ mod tests {
         assert_eq!(bias, [4, 3, 2, 1, 254, 255, 255, 255]);
         let job = jobs::Job {
             code: &jobs::CONV,
-            what: "convolution",
             operands: Vec::new(),
             constants: vec![vec![7; 20], bias.clone(), jobs::bytes_of(&[1 << 30], 4), vec![33]],
             scalars: Vec::new(),
@@ -259,7 +259,6 @@ mod tests {
         // + 32 bytes of scales) fit.
         let job = jobs::Job {
             code: &jobs::ADD,
-            what: "elementwise op",
             operands: Vec::new(),
             constants: vec![vec![0; 4], vec![0]],
             scalars: Vec::new(),

@@ -156,15 +156,8 @@ pub fn job(op: &OpView) -> Result<Job, Error> {
     };
     let mut bytes: Vec<i64> = (0..tiled).map(|i| bytes_of_type(op.operand_type(i))).collect();
     bytes.push(bytes_of_type(op.result_type()));
-    let what = match code.callee {
-        "tynnp_conv2d" => "convolution",
-        "tynnp_dwconv2d" => "depthwise convolution",
-        "tynnp_avg_pool2d" | "tynnp_max_pool2d" => "pooling",
-        "tynnp_add" | "tynnp_sub" => "elementwise op",
-        _ => "table lookup",
-    };
     let operands = (0..tiled).map(|index| ExternArg::Operand { role: op.name(), index }).collect();
-    Ok(Job { code, what, operands, constants, scalars, bytes })
+    Ok(Job { code, operands, constants, scalars, bytes })
 }
 
 /// The bytes of an element of `element` (`i8`, `i16` or `i32`).

@@ -327,7 +327,10 @@ fn compare(
             let element = (0..reference[i].len())
                 .find(|&k| reference[i].get_f64(k).to_bits() != actual[i].get_f64(k).to_bits())
                 .unwrap_or(0);
-            let at = program.intermediates().get(i.wrapping_sub(n)).map(|m| format!(" ({} at {})", m.op, m.location));
+            let at = i
+                .checked_sub(n)
+                .and_then(|k| program.intermediates().get(k))
+                .map(|m| format!(" ({} at {})", m.op, m.location));
             return Err(format!(
                 "{what} differ first at {}{} (element {element}: {} {}, {} {})",
                 sig.name,
