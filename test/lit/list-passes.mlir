@@ -4,8 +4,8 @@
 // CHECK: Passes:
 // CHECK: --canonicalize
 // The accelerator API's passes join the registry: the partitioner and one legalization per backend,
-// and for a backend with primitive ops (tynnp) the passes forming them and lowering them to their
-// reference.
+// and for a backend with primitive ops (tynnp) the passes forming them, scheduling them and
+// lowering them to their reference.
 // CHECK: --umac-legalize-vanilla {{.*}}-   Lower the target's composites by its strategies
 // CHECK-NEXT: --attributes=<string> {{.*}}- the target's attributes as in a target string
 // CHECK: --umac-partition {{.*}}-   Match the targets' composite patterns
@@ -15,6 +15,7 @@
 // CHECK: --umac-primitives-tynnp {{.*}}-   Replace each of the target's composites by its primitive op
 // CHECK-NEXT: --attributes=<string>
 // CHECK: --umac-reference-tynnp {{.*}}-   Lower the target's primitive ops to upstream ops
+// CHECK: --umac-schedule-tynnp {{.*}}-   Attach the target's schedule of each composite
 // CHECK: --umac-verify {{.*}}-   Check umac ops
 
 // RUN: umac-opt --help | FileCheck %s --check-prefix=HELP

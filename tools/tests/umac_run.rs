@@ -167,7 +167,7 @@ fn rv32_targets_run_on_the_simulator() {
             assert!(stderr.contains("roofline bound "), "{stderr}");
         }
     }
-    // A DM too small for a convolution's tensors: the error names the sizes, at the op.
+    // A DM too small for a convolution's tensors: the schedule's error names the sizes, at the op.
     let (code, _, stderr) = umac(&[
         "run",
         kws.join("model.mlir").to_str().unwrap(),
@@ -178,7 +178,7 @@ fn rv32_targets_run_on_the_simulator() {
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(
-            "model.mlir:70:11: error: tynnp cannot lower tynnp.conv2d: the convolution's tensors need 4000 bytes of DM \
+            "model.mlir:70:11: error: tynnp cannot schedule tynnp.conv2d: the convolution's tensors need 4000 bytes of DM \
              even in tiles of one output row, double-buffered (input tile 1 100, input tile 2 100, filter 2560, \
              bias 256, multipliers 256, shifts 64, output tile 1 320, output tile 2 320), DM has 1024 (-dm-kib=1)"
         ),

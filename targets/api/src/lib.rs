@@ -28,9 +28,11 @@ pub mod partition;
 pub mod passes;
 pub mod pattern;
 pub mod primitive;
+pub mod schedule;
 pub mod target_string;
 #[cfg(test)]
 mod tests;
+mod view;
 
 pub use cpu::{CPUS, Cpu, Machine};
 pub use error::Error;
@@ -165,6 +167,18 @@ pub trait Backend: Send + Sync {
     /// weights loaded during this one) overrides it; the result has one entry per composite.
     fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
         composites.iter().map(|composite| self.strategy(composite, attributes)).collect()
+    }
+
+    /// The schedule of each composite of one function (given as to [`Backend::strategies`]), as
+    /// MLIR attribute text (a dictionary) that `umac-schedule-<name>` attaches to the
+    /// composite's last op as `<name>.schedule` (see [`schedule`]): how it runs on the hardware
+    /// (tiles, on-chip buffers and their addresses, what stays on chip between kernels), decided
+    /// before legalization so that it is IR a compiler engineer reads, replays and may edit. The
+    /// backend's strategies then read it back from there, checked, and decide themselves for a
+    /// composite without one. An error says why the composite cannot be scheduled (reported at
+    /// it). `Ok(None)`, the default: nothing to attach.
+    fn schedules(&self, composites: &[Composite], _attributes: &TargetAttrs) -> Vec<Result<Option<String>, Error>> {
+        composites.iter().map(|_| Ok(None)).collect()
     }
 
     /// The backend's passes, each with its phase.

@@ -1,9 +1,10 @@
 //! The backend API's passes, registered into umac's pass registry so pipelines can name them:
 //! `umac-partition{targets=...}` and one `umac-legalize-<target>` per backend, with
-//! `umac-primitives-<target>` and `umac-reference-<target>` for a backend with primitive ops.
+//! `umac-primitives-<target>`, `umac-schedule-<target>`, `umac-reference-<target>` and
+//! `umac-convert-<target>-to-llvm` for a backend with a dialect.
 
 use crate::{
-    Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition, primitive,
+    Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition, primitive, schedule,
     target_string::parse_accelerators,
 };
 use melior::ir::OperationRef;
@@ -46,6 +47,11 @@ pub fn primitives_pass_name(backend: &dyn Backend) -> String {
     format!("umac-primitives-{}", backend.name())
 }
 
+/// The name of `backend`'s pass attaching its schedules to its composites.
+pub fn schedule_pass_name(backend: &dyn Backend) -> String {
+    format!("umac-schedule-{}", backend.name())
+}
+
 /// The name of `backend`'s pass lowering its primitive ops to their reference.
 pub fn reference_pass_name(backend: &dyn Backend) -> String {
     format!("umac-reference-{}", backend.name())
@@ -79,6 +85,13 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             anchor: "builtin.module",
             options: LEGALIZE_OPTIONS,
             kind: PassKind::Named(create_primitives),
+        });
+        register(PassInfo {
+            name: leak(schedule_pass_name(*backend)),
+            summary: "Attach the target's schedule of each composite (tiles, on-chip buffers, what stays on chip) as <target>.schedule, which legalization lowers",
+            anchor: "builtin.module",
+            options: LEGALIZE_OPTIONS,
+            kind: PassKind::Named(create_schedule),
         });
         register(PassInfo {
             name: leak(reference_pass_name(*backend)),
@@ -152,6 +165,11 @@ fn create_legalize(name: &str, options: &OptionValues) -> Result<BoxedPass, umac
 fn create_primitives(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     let target = configured(name, ("umac-primitives-", ""), options)?;
     boxed(OfBackend { target, work: |op, t| primitive::form_primitives(op, t.backend, &t.attributes) })
+}
+
+fn create_schedule(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    let target = configured(name, ("umac-schedule-", ""), options)?;
+    boxed(OfBackend { target, work: |op, t| schedule::attach_schedules(op, t.backend, &t.attributes) })
 }
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {

@@ -15,16 +15,12 @@
 //!     .optional(op("tosa.clamp"))
 //! ```
 
+pub use crate::view::{OpView, TensorType};
 use melior::ir::{
-    Attribute, AttributeLike, OperationRef, Type, TypeLike, Value, ValueLike,
+    OperationRef, Value, ValueLike,
     operation::{OperationLike, OperationResult},
 };
 use std::sync::Arc;
-use umac_dialects::{
-    ir::{op_name, string_value},
-    location::file_line_col,
-    text::{attribute_text, type_text},
-};
 
 type Check = Arc<dyn Fn(&OpView) -> bool + Send + Sync>;
 
@@ -333,7 +329,7 @@ fn producer_of<'c, 'a>(value: Value<'c, 'a>, user: &OperationRef<'c, 'a>) -> Opt
 }
 
 /// The uses of `op`'s first result: each user with the operand number it is used as.
-fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
+pub(crate) fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
     let Ok(result) = op.result(0) else { return Vec::new() };
     let mut found = Vec::new();
     // SAFETY: the value is alive; its use list is read without modification.
@@ -349,7 +345,7 @@ fn uses<'c, 'a>(op: &OperationRef<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)>
 }
 
 /// The only user of `op`'s only result, in the same block.
-fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub(crate) fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     if op.result_count() != 1 {
         return None;
     }
@@ -364,285 +360,6 @@ fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>
         let owner = mlir_sys::mlirOpOperandGetOwner(first);
         let same_block = mlir_sys::mlirOperationGetBlock(owner).ptr == mlir_sys::mlirOperationGetBlock(op.to_raw()).ptr;
         same_block.then(|| OperationRef::from_raw(owner))
-    }
-}
-
-/// The type of a tensor operand or result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorType {
-    /// The dimensions (`None`: dynamic); empty for a scalar or unranked type.
-    pub shape: Vec<Option<i64>>,
-    /// The element type as MLIR prints it (`i8`, `f32`).
-    pub element: String,
-}
-
-impl TensorType {
-    /// Whether every dimension is known.
-    pub fn is_static(&self) -> bool {
-        self.shape.iter().all(Option::is_some)
-    }
-
-    /// The static dimensions (dynamic ones as -1).
-    pub fn dims(&self) -> Vec<i64> {
-        self.shape.iter().map(|d| d.unwrap_or(-1)).collect()
-    }
-
-    fn of(ty: Type) -> Option<TensorType> {
-        let raw = ty.to_raw();
-        // SAFETY: the type is alive; shaped-type queries run after the kind checks.
-        unsafe {
-            if !mlir_sys::mlirTypeIsAShaped(raw) || !mlir_sys::mlirShapedTypeHasRank(raw) {
-                return None;
-            }
-            let rank = mlir_sys::mlirShapedTypeGetRank(raw);
-            let shape = (0..rank)
-                .map(|i| {
-                    (!mlir_sys::mlirShapedTypeIsDynamicDim(raw, i as isize))
-                        .then(|| mlir_sys::mlirShapedTypeGetDimSize(raw, i as isize))
-                })
-                .collect();
-            let element = type_text(Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw)));
-            Some(TensorType { shape, element })
-        }
-    }
-}
-
-/// Read access to an op for predicates and strategies.
-#[derive(Clone, Copy)]
-pub struct OpView<'c, 'a> {
-    op: OperationRef<'c, 'a>,
-}
-
-impl<'c, 'a> OpView<'c, 'a> {
-    /// Views `op`.
-    pub fn new(op: OperationRef<'c, 'a>) -> Self {
-        OpView { op }
-    }
-
-    /// The op.
-    pub fn operation(&self) -> OperationRef<'c, 'a> {
-        self.op
-    }
-
-    /// Its name, e.g. `tosa.conv2d`.
-    pub fn name(&self) -> String {
-        op_name(&self.op)
-    }
-
-    /// Where it is, as `file:line:col` (or MLIR's printed location).
-    pub fn location(&self) -> String {
-        match file_line_col(self.op.location()) {
-            Some(at) => format!("{}:{}:{}", at.file, at.line, at.column),
-            None => self.op.location().to_string(),
-        }
-    }
-
-    fn attribute(&self, name: &str) -> Option<Attribute<'c>> {
-        self.op.attribute(name).ok()
-    }
-
-    /// An integer-array attribute (`array<i64: ...>`, `array<i32: ...>`, or `[1, 2]`).
-    pub fn ints(&self, name: &str) -> Option<Vec<i64>> {
-        let raw = self.attribute(name)?.to_raw();
-        // SAFETY: the attribute is alive; elements are read after the kind checks.
-        unsafe {
-            if mlir_sys::mlirAttributeIsADenseI64Array(raw) {
-                let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
-                return Some((0..n).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i)).collect());
-            }
-            if mlir_sys::mlirAttributeIsADenseI32Array(raw) {
-                let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
-                return Some((0..n).map(|i| i64::from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i))).collect());
-            }
-            if mlir_sys::mlirAttributeIsAArray(raw) {
-                let n = mlir_sys::mlirArrayAttrGetNumElements(raw);
-                return (0..n)
-                    .map(|i| {
-                        let e = mlir_sys::mlirArrayAttrGetElement(raw, i);
-                        mlir_sys::mlirAttributeIsAInteger(e).then(|| mlir_sys::mlirIntegerAttrGetValueInt(e))
-                    })
-                    .collect();
-            }
-        }
-        None
-    }
-
-    /// An integer (or boolean, as 0/1) attribute.
-    pub fn int(&self, name: &str) -> Option<i64> {
-        let raw = self.attribute(name)?.to_raw();
-        // SAFETY: the attribute is alive; values are read after the kind checks.
-        unsafe {
-            if mlir_sys::mlirAttributeIsAInteger(raw) {
-                return Some(mlir_sys::mlirIntegerAttrGetValueInt(raw));
-            }
-            if mlir_sys::mlirAttributeIsABool(raw) {
-                return Some(i64::from(mlir_sys::mlirBoolAttrGetValue(raw)));
-            }
-        }
-        None
-    }
-
-    /// An attribute as text, without type or dialect decoration: `DOUBLE_ROUND`, `true`, `3`.
-    pub fn attr_text(&self, name: &str) -> Option<String> {
-        let attr = self.attribute(name)?;
-        if let Some(v) = self.int(name) {
-            // SAFETY: the attribute is alive.
-            if unsafe { mlir_sys::mlirAttributeIsABool(attr.to_raw()) } {
-                return Some((v != 0).to_string());
-            }
-            return Some(v.to_string());
-        }
-        if let Some(s) = string_value(attr) {
-            return Some(s);
-        }
-        // Enums print as `#tosa<rounding_mode DOUBLE_ROUND>` or plain `DOUBLE_ROUND`.
-        let text = attribute_text(attr);
-        let inner = text.rsplit(['<', ' ']).next().unwrap_or(&text).trim_end_matches('>');
-        Some(inner.to_string())
-    }
-
-    /// How many results it has.
-    pub fn result_count(&self) -> usize {
-        self.op.result_count()
-    }
-
-    /// How many operands it has.
-    pub fn operand_count(&self) -> usize {
-        self.op.operand_count()
-    }
-
-    /// Operand `index`.
-    pub fn operand(&self, index: usize) -> Option<Value<'c, 'a>> {
-        self.op.operand(index).ok()
-    }
-
-    /// The tensor type of operand `index`.
-    pub fn operand_type(&self, index: usize) -> Option<TensorType> {
-        TensorType::of(self.operand(index)?.r#type())
-    }
-
-    /// The type of operand `index` as MLIR prints it (`i32`, `!llvm.ptr`, `tensor<4xi8>`).
-    pub fn operand_type_text(&self, index: usize) -> Option<String> {
-        Some(type_text(self.operand(index)?.r#type()))
-    }
-
-    /// The op whose result operand `index` is (none for a block argument).
-    pub fn producer(&self, index: usize) -> Option<OpView<'c, 'a>> {
-        OperationResult::try_from(self.operand(index)?).ok().map(|r| OpView::new(r.owner()))
-    }
-
-    /// The ops using the op's (first) result, one entry per use.
-    pub fn users(&self) -> Vec<OpView<'c, 'a>> {
-        uses(&self.op).into_iter().map(|(owner, _)| OpView::new(owner)).collect()
-    }
-
-    /// Whether a caller reads the op's (first) result: its function returns it, and the result a
-    /// `func.call` of that function in the module gets for it has a use.
-    pub fn read_by_callers(&self) -> bool {
-        let returned: Vec<usize> =
-            uses(&self.op).into_iter().filter(|(owner, _)| op_name(owner) == "func.return").map(|(_, i)| i).collect();
-        let function = self.op.parent_operation();
-        let (Some(function), false) = (function, returned.is_empty()) else { return false };
-        let (Some(name), Some(module)) = (umac_dialects::ir::symbol_name(&function), function.parent_operation())
-        else {
-            return true;
-        };
-        let callee = format!("@{name}");
-        let calls = umac_dialects::ir::collect(module, |op| {
-            op_name(op) == "func.call" && op.attribute("callee").ok().map(attribute_text).as_deref() == Some(&callee)
-        });
-        // SAFETY: the calls were just collected from the live module; results are read only.
-        calls.into_iter().any(|call| unsafe {
-            let call = OperationRef::from_raw(call);
-            returned
-                .iter()
-                .any(|&i| call.result(i).is_ok_and(|r| !mlir_sys::mlirValueGetFirstUse(r.to_raw()).ptr.is_null()))
-        })
-    }
-
-    /// The op after this one in its block.
-    pub fn next(&self) -> Option<OpView<'c, 'a>> {
-        self.op.next_in_block().map(OpView::new)
-    }
-
-    /// The only user of the op's only result, in the same block.
-    pub fn only_user(&self) -> Option<OpView<'c, 'a>> {
-        single_user(&self.op).map(OpView::new)
-    }
-
-    /// The tensor type of the (first) result.
-    pub fn result_type(&self) -> Option<TensorType> {
-        TensorType::of(self.op.result(0).ok()?.r#type())
-    }
-
-    /// Whether operand `index` is the result of a constant op.
-    pub fn operand_is_constant(&self, index: usize) -> bool {
-        let Some(value) = self.operand(index) else {
-            return false;
-        };
-        // SAFETY: the value is alive; its owner is read only if it is an op result.
-        unsafe {
-            let raw = value.to_raw();
-            if !mlir_sys::mlirValueIsAOpResult(raw) {
-                return false;
-            }
-            let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
-            is_constant_op(&op_name(&owner))
-        }
-    }
-}
-
-impl OpView<'_, '_> {
-    /// The integer elements of operand `index` when a constant op produces it (`tosa.const`,
-    /// `tosa.const_shape`, `arith.constant`; a splat gives its value once per element), in
-    /// row-major order.
-    pub fn operand_ints(&self, index: usize) -> Option<Vec<i64>> {
-        let value = self.operand(index)?;
-        // SAFETY: the value and its producer are alive; the attribute is read after the kind
-        // checks, at indices below its element count.
-        unsafe {
-            let raw = value.to_raw();
-            if !mlir_sys::mlirValueIsAOpResult(raw) {
-                return None;
-            }
-            let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
-            let name = op_name(&owner);
-            let attr = match name.as_str() {
-                "tosa.const" | "tosa.const_shape" => owner.attribute("values").ok()?,
-                "arith.constant" => owner.attribute("value").ok()?,
-                _ => return None,
-            }
-            .to_raw();
-            if !mlir_sys::mlirAttributeIsADenseElements(attr) {
-                return None;
-            }
-            let ty = mlir_sys::mlirAttributeGetType(attr);
-            let rank = mlir_sys::mlirShapedTypeGetRank(ty);
-            let count: i64 = (0..rank as isize).map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d)).product();
-            let element = mlir_sys::mlirShapedTypeGetElementType(ty);
-            let bits = if mlir_sys::mlirTypeIsAIndex(element) {
-                0
-            } else if mlir_sys::mlirTypeIsAInteger(element) {
-                mlir_sys::mlirIntegerTypeGetWidth(element)
-            } else {
-                return None;
-            };
-            let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
-            (0..count)
-                .map(|i| {
-                    let i = if splat { 0 } else { i as isize };
-                    Some(match bits {
-                        0 => mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i) as i64,
-                        1 => i64::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i)),
-                        8 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i)),
-                        16 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i)),
-                        32 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i)),
-                        64 => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
-                        _ => return None,
-                    })
-                })
-                .collect()
-        }
     }
 }
 

@@ -85,7 +85,7 @@ impl Split {
 }
 
 /// The most tiles (and folded kernel columns) a call may name.
-const MAX_TILES: usize = 1 << 16;
+pub const MAX_TILES: usize = 1 << 16;
 
 /// What a single-buffered call's symbol ends with.
 const SINGLE: &str = "_single";

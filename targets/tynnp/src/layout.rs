@@ -1,7 +1,7 @@
 //! Where a job's regions go in DM: tiles of output rows (or of whole vectors) double-buffered,
 //! as few as fit the room the kernels around it leave; the capacity error when none do.
 
-use crate::{codegen::Split, jobs, tiling};
+use crate::{jobs, schedule::Schedule, tiling};
 use umac_backend::Error;
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -20,35 +20,61 @@ impl Room<'_> {
     fn constants(&self, job: &jobs::Job) -> Vec<(String, i64)> {
         if self.preloaded.is_some() { Vec::new() } else { job.constant_regions().collect() }
     }
-
-    /// The DM addresses of the constant regions of a preloaded record, laid out as
-    /// `Job::packed` lays them out.
-    fn preloaded_regions(&self, job: &jobs::Job) -> Vec<(String, i64)> {
-        let Some(at) = self.preloaded else { return Vec::new() };
-        let mut end = 0;
-        let mut values = Vec::new();
-        for (name, bytes) in job.constant_regions() {
-            end = (end + 15) / 16 * 16;
-            values.push((format!("dm_{name}"), at + end));
-            values.push((format!("{name}_bytes"), bytes));
-            end += bytes;
-        }
-        values
-    }
 }
 
-/// DM addresses for `regions` (name, bytes) in order, each from a 16-byte boundary from DM's
-/// base, as `dm_<name>` and `<name>_bytes` values; `Err` with the bytes they need when they do
-/// not fit the room's budget.
-fn place(regions: &[(String, i64)], room: &Room) -> Result<Vec<(String, i64)>, i64> {
-    let mut values = Vec::new();
+/// DM offsets for `regions` (name, bytes) in order, each from a 16-byte boundary: name, offset
+/// and bytes each; `Err` with the bytes they need when they do not fit the room's budget.
+fn place(regions: &[(String, i64)], room: &Room) -> Result<Vec<(String, i64, i64)>, i64> {
+    let mut placed = Vec::new();
     let mut end = 0;
     for (name, bytes) in regions {
-        values.push((format!("dm_{name}"), i64::from(DM_BASE) + end));
-        values.push((format!("{name}_bytes"), *bytes));
+        placed.push((name.clone(), end, *bytes));
         end = (end + bytes + 15) / 16 * 16;
     }
-    if end > room.budget { Err(end) } else { Ok(values) }
+    if end > room.budget { Err(end) } else { Ok(placed) }
+}
+
+/// A job's tiles and DM regions as its schedule gives them (`schedule::Schedule`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The regions: name, DM offset, bytes; the constants as one record (`constants`).
+    pub dm: Vec<(String, i64, i64)>,
+    /// The tiles' bounds.
+    pub tiles: Vec<i64>,
+    /// Bands a tile on the vector units (0 on the NU).
+    pub bands: usize,
+}
+
+/// `placed` regions as a plan's: the constants' regions joined into their record, which one
+/// copy brings in (laid out as `Job::packed` lays them out, as `place` placed them).
+fn plan_regions(job: &jobs::Job, placed: Vec<(String, i64, i64)>) -> Vec<(String, i64, i64)> {
+    let constant = |name: &str| job.code.packed.contains(&name);
+    let mut record: Option<(i64, i64)> = None;
+    let mut regions = Vec::new();
+    for (name, at, bytes) in placed {
+        if constant(&name) {
+            let first = record.map_or(at, |(first, _)| first);
+            record = Some((first, at + bytes));
+        } else {
+            regions.push((name, at, bytes));
+        }
+    }
+    regions.extend(record.map(|(first, end)| ("constants".to_string(), first, end - first)));
+    regions
+}
+
+/// The DM addresses of the constant regions of a record at DM offset `at`, laid out as
+/// `Job::packed` lays them out: `dm_<name>` and `<name>_bytes` each.
+pub fn constant_arguments(job: &jobs::Job, at: i64) -> Vec<(String, i64)> {
+    let mut end = 0;
+    let mut values = Vec::new();
+    for (name, bytes) in job.constant_regions() {
+        end = (end + 15) / 16 * 16;
+        values.push((format!("dm_{name}"), i64::from(DM_BASE) + at + end));
+        values.push((format!("{name}_bytes"), bytes));
+        end += bytes;
+    }
+    values
 }
 
 /// The compile error for a job whose `regions` need `need` bytes of DM.
@@ -75,14 +101,9 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, 
 
 /// Tiles of output rows in which a tiled job runs (`double`-buffered): at least [`TILES`] (or
 /// one per output row, when there are fewer), more while the constants and two input and two
-/// output tiles do not fit DM (fewer when a tile would read padding only). Returns the DM layout
-/// with the tiles' arguments, and the split.
-pub fn tiled_layout(
-    job: &jobs::Job,
-    values: &[(String, i64)],
-    (src_row, in_row): (i64, i64),
-    room: &Room,
-) -> Result<(Vec<(String, i64)>, Split), Error> {
+/// output tiles do not fit DM (fewer when a tile would read padding only); an input row is
+/// `in_row` bytes in its buffer. Returns the plan.
+pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room: &Room) -> Result<Plan, Error> {
     let (params, double) = (room.params, room.double);
     let oh = tiling::lookup(values, "oh")?;
     let out_row = job.bytes[job.bytes.len() - 1] / oh.max(1);
@@ -100,19 +121,13 @@ pub fn tiled_layout(
             let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
             let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
             match place(&regions, room) {
-                Ok(mut layout) => {
-                    layout.extend(room.preloaded_regions(job));
-                    let (inputs, outputs) = (buffer_pair(&layout, "input"), buffer_pair(&layout, "output"));
-                    if !job.code.units {
-                        layout.extend(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
-                        return Ok((layout, Split { single: !double, ..Split::bands(tiles.len()) }));
-                    }
-                    // As many bands a tile as units, while every tile has an output row for each.
+                Ok(placed) => {
+                    // On the vector units, as many bands a tile as units, while every tile has an
+                    // output row for each.
                     let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
-                    let units = i64::from(params.vu_count).min(fewest).max(1) as usize;
-                    let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
-                    layout.extend(tiling::unit_tile_values(&tiles, units, window, (in_row, out_row), inputs, outputs));
-                    return Ok((layout, Split { units, single: !double, ..Split::bands(tiles.len()) }));
+                    let bands = if job.code.units { i64::from(params.vu_count).min(fewest).max(1) as usize } else { 0 };
+                    let bounds = tiles.iter().map(|t| t.first).chain([oh]).collect();
+                    return Ok(Plan { dm: plan_regions(job, placed), tiles: bounds, bands });
                 }
                 // The error names the plan that needs the least.
                 Err(need) if last.as_ref().is_none_or(|(_, least)| need < *least) => last = Some((regions, need)),
@@ -127,13 +142,8 @@ pub fn tiled_layout(
 
 /// Tiles of whole vectors in which an elementwise job runs (`double`-buffered), each in bands
 /// over the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two
-/// tiles of `x`, `y` and the output do not fit DM. Returns the DM layout with the tiles'
-/// arguments, and the split.
-pub fn element_layout(
-    job: &jobs::Job,
-    values: &[(String, i64)],
-    room: &Room,
-) -> Result<(Vec<(String, i64)>, Split), Error> {
+/// tiles of `x`, `y` and the output do not fit DM. Returns the plan.
+pub fn element_layout(job: &jobs::Job, values: &[(String, i64)], room: &Room) -> Result<Plan, Error> {
     let (params, double) = (room.params, room.double);
     let count = tiling::lookup(values, "count")?;
     if count < 1 {
@@ -150,22 +160,12 @@ pub fn element_layout(
         let (tile_in, tile_out) = (longest * in_bytes, longest * out_bytes);
         let regions = tile_regions(&inputs, tile_in, room.constants(job), tile_out, double && longest < count);
         match place(&regions, room) {
-            Ok(mut layout) => {
-                layout.extend(room.preloaded_regions(job));
+            Ok(placed) => {
                 let plan = tiling::element_tiles(count, tiles, lanes);
                 let fewest = plan.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(1);
                 let bands = units.min(fewest).max(1) as usize;
-                let pairs: Vec<[i64; 2]> = inputs.iter().map(|name| buffer_pair(&layout, name)).collect();
-                let buffers = (pairs.as_slice(), buffer_pair(&layout, "output"));
-                let fields = job.code.banded;
-                layout.extend(tiling::element_tile_values(
-                    &plan,
-                    (bands, lanes),
-                    fields,
-                    buffers,
-                    (in_bytes, out_bytes),
-                ));
-                return Ok((layout, Split { units: bands, single: !double, ..Split::bands(plan.len()) }));
+                let bounds = plan.iter().map(|t| t.0).chain([count]).collect();
+                return Ok(Plan { dm: plan_regions(job, placed), tiles: bounds, bands });
             }
             Err(need) if least.as_ref().is_none_or(|(_, l)| need < *l) => least = Some((regions, need)),
             Err(_) => {}
@@ -173,6 +173,85 @@ pub fn element_layout(
     }
     let (regions, need) = least.ok_or_else(|| Error::Invalid(format!("no tiling of the {}", job.code.what)))?;
     Err(capacity(job, &regions, need, room, " even in tiles of few vectors, double-buffered"))
+}
+
+/// The arguments of a job's tiles (and bands) as `schedule` runs them, from the job's `values`:
+/// an input row is `src_row` bytes in DDR and `in_row` in its tile buffer (more when folded).
+/// `Err` when the schedule's tiles do not cover the job, a tile reads padding only, a band has
+/// no output row or vector, or a tile does not fit its buffer.
+pub fn tile_arguments(
+    job: &jobs::Job,
+    values: &[(String, i64)],
+    schedule: &Schedule,
+    (src_row, in_row): (i64, i64),
+    lanes: i64,
+) -> Result<Vec<(String, i64)>, Error> {
+    let code = job.code;
+    let bounds = &schedule.tiles;
+    let end = tiling::lookup(values, if code.elementwise() { "count" } else { "oh" })?;
+    let increasing = bounds.windows(2).all(|w| w[0] < w[1]);
+    if bounds.len() < 2 || bounds[0] != 0 || bounds[bounds.len() - 1] != end || !increasing {
+        return Err(bad(format!("tiles {bounds:?} do not split [0, {end}) into tiles in order")));
+    }
+    if bounds.len() - 1 > crate::codegen::MAX_TILES {
+        return Err(bad(format!("{} tiles; a call runs at most {}", bounds.len() - 1, crate::codegen::MAX_TILES)));
+    }
+    let buffer = |name: &str| -> Result<([i64; 2], i64), Error> {
+        let (first, bytes) = schedule.region(name).ok_or_else(|| bad(format!("no dm.{name}")))?;
+        let (second, second_bytes) = schedule.region(&format!("{name}1")).unwrap_or((first, bytes));
+        let base = i64::from(DM_BASE);
+        Ok(([base + first, base + second], bytes.min(second_bytes)))
+    };
+    let fits = |name: &str, need: i64, room: i64| {
+        if need <= room {
+            Ok(())
+        } else {
+            Err(bad(format!("a tile needs {need} bytes of dm.{name}, which holds {room}")))
+        }
+    };
+    let (outputs, out_room) = buffer("output")?;
+    let bands = schedule.bands;
+    if code.elementwise() {
+        let (in_bytes, out_bytes) = code.element_bytes;
+        if bounds[..bounds.len() - 1].iter().any(|b| b % lanes != 0) {
+            return Err(bad(format!("tiles {bounds:?} are not whole vectors of {lanes} elements")));
+        }
+        let tiles: Vec<(i64, i64)> = bounds.windows(2).map(|w| (w[0], w[1] - w[0])).collect();
+        let longest = tiles.iter().map(|t| t.1).max().unwrap_or(0);
+        let fewest = tiles.iter().map(|t| (t.1 + lanes - 1) / lanes).min().unwrap_or(0);
+        if bands as i64 > fewest {
+            return Err(bad(format!("{bands} bands, but a tile has {fewest} vectors")));
+        }
+        let mut inputs = Vec::new();
+        for name in code.tile_inputs() {
+            let (pair, room) = buffer(name)?;
+            fits(name, longest * in_bytes, room)?;
+            inputs.push(pair);
+        }
+        fits("output", longest * out_bytes, out_room)?;
+        let buffers = (inputs.as_slice(), outputs);
+        return Ok(tiling::element_tile_values(&tiles, (bands, lanes), code.banded, buffers, code.element_bytes));
+    }
+    let tiles =
+        tiling::tiles_at(values, bounds)?.ok_or_else(|| bad(format!("a tile of {bounds:?} reads padding only")))?;
+    let out_row = job.bytes[job.bytes.len() - 1] / end.max(1);
+    let (inputs, in_room) = buffer("input")?;
+    fits("input", tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row, in_room)?;
+    fits("output", tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row, out_room)?;
+    if !code.units {
+        return Ok(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
+    }
+    let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(0);
+    if bands as i64 > fewest {
+        return Err(bad(format!("{bands} bands, but a tile has {fewest} output rows")));
+    }
+    let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
+    Ok(tiling::unit_tile_values(&tiles, bands, window, (in_row, out_row), inputs, outputs))
+}
+
+/// An error of a schedule.
+fn bad(message: String) -> Error {
+    Error::Unsupported(format!("{}: {message}", crate::schedule::ATTRIBUTE))
 }
 
 /// The DM regions of a double-buffered job: each input tiled (`in_bytes` a tile; `<name>1`, its
@@ -192,14 +271,6 @@ fn tile_regions(
     regions.extend(others);
     regions.extend(tiled("output", out_bytes));
     regions
-}
-
-/// The DM addresses of a tiled buffer's two tile buffers in `layout` (the same one twice when
-/// the job is in one tile).
-fn buffer_pair(layout: &[(String, i64)], name: &str) -> [i64; 2] {
-    let dm = |name: String| layout.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-    let first = dm(format!("dm_{name}")).unwrap_or(0);
-    [first, dm(format!("dm_{name}1")).unwrap_or(first)]
 }
 
 /// The tiles an elementwise job runs in when they fit: two, so the copies of one overlap the
@@ -244,9 +315,14 @@ mod tests {
         assert_eq!(record, expected);
         let regions: Vec<(String, i64)> = job.constant_regions().collect();
         let params = Params::default();
-        let layout = place(&regions, &room(&params)).unwrap();
-        let dm: Vec<i64> = layout.iter().step_by(2).map(|(_, at)| at - i64::from(DM_BASE)).collect();
+        let placed = place(&regions, &room(&params)).unwrap();
+        let dm: Vec<i64> = placed.iter().map(|(_, at, _)| *at).collect();
         assert_eq!(dm, [0, 32, 48, 64]);
+        // In a plan, one record of 65 bytes; its regions' addresses where it lies (at 4096).
+        assert_eq!(plan_regions(&job, placed), [("constants".to_string(), 0, 65)]);
+        let at: Vec<i64> =
+            constant_arguments(&job, 4096).iter().step_by(2).map(|(_, v)| v - i64::from(DM_BASE)).collect();
+        assert_eq!(at, [4096, 4128, 4144, 4160]);
         // A job without constants copies none.
         let pool = jobs::Job { code: &jobs::AVG_POOL, constants: Vec::new(), ..job };
         assert_eq!(pool.packed(), None);
@@ -265,15 +341,14 @@ mod tests {
             bytes: vec![512, 512, 512],
         };
         let values = vec![("count".to_string(), 512)];
-        let split = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap().1;
-        assert_eq!(split(""), Split { units: 4, ..Split::bands(2) });
-        assert_eq!(split("-dm-kib=1"), Split { units: 4, ..Split::bands(4) });
-        let (layout, _) = element_layout(&job, &values, &room(&Params::parse("-dm-kib=1").unwrap())).unwrap();
-        let dm = |name: &str| layout.iter().find(|(n, _)| n == name).map(|(_, v)| v - i64::from(DM_BASE));
-        // x, x1, y, y1 of 128 bytes, the multiplier and shift, the two output tiles.
-        let at: Vec<Option<i64>> =
-            ["dm_x", "dm_x1", "dm_y", "dm_y1", "dm_multiplier", "dm_shift", "dm_output", "dm_output1"].map(dm).to_vec();
-        let expected: Vec<Option<i64>> = [0, 128, 256, 384, 512, 528, 544, 672].map(Some).to_vec();
+        let plan = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap();
+        assert_eq!((plan("").tiles, plan("").bands), (vec![0, 256, 512], 4));
+        let small = plan("-dm-kib=1");
+        assert_eq!((small.tiles, small.bands), (vec![0, 128, 256, 384, 512], 4));
+        let dm = |name: &str| small.dm.iter().find(|(n, _, _)| n == name).map(|(_, at, _)| *at);
+        // x, x1, y, y1 of 128 bytes, the record (multiplier and shift), the two output tiles.
+        let at: Vec<Option<i64>> = ["x", "x1", "y", "y1", "constants", "output", "output1"].map(dm).to_vec();
+        let expected: Vec<Option<i64>> = [0, 128, 256, 384, 512, 544, 672].map(Some).to_vec();
         assert_eq!(at, expected);
     }
 }

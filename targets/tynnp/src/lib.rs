@@ -24,15 +24,17 @@ mod layout;
 mod patterns;
 mod primitives;
 mod resident;
+mod schedule;
 mod tiling;
 
 use codegen::Split;
-use layout::{Room, element_layout, tiled_layout};
+use layout::{Room, constant_arguments, element_layout, tile_arguments, tiled_layout};
+use schedule::Schedule;
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Primitive, Replacement,
     Strategy, TargetAttr, TargetAttrs,
 };
-use umac_sim::npu::Params;
+use umac_sim::npu::{Params, params::DM_BASE};
 
 /// The target's name.
 const NAME: &str = "tynnp";
@@ -145,22 +147,28 @@ impl Backend for Tynnp {
         one.pop().unwrap_or_else(|| Err(Error::Invalid("no strategy".into())))
     }
 
-    /// The kernels of a function plan together: each copies the next one's constants while its
-    /// last tiles run, when they fit (`resident::constants`).
+    /// The kernels of a function plan together (`plan`), each lowered by its schedule.
     fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
-        let params = match params(attributes) {
-            Ok(params) => params,
+        let Planned { params, jobs, records, schedules } = match plan(composites, attributes) {
+            Ok(planned) => planned,
             Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
         };
-        let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
-        let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
-        let plan = resident::constants(composites, &records, &params, attributes.bool(PREFETCH));
-        let lowered = composites.iter().zip(jobs).zip(records).zip(plan);
-        lowered
-            .map(|(((composite, job), record), constants)| {
-                lower(composite, (job?, record), &params, attributes, constants)
-            })
+        let nexts: Vec<Option<Vec<u8>>> = records.iter().skip(1).cloned().chain([None]).collect();
+        jobs.into_iter()
+            .zip(records)
+            .zip(schedules)
+            .zip(nexts)
+            .map(|(((job, record), schedule), next)| lower((job?, record), &schedule?, next, &params))
             .collect()
+    }
+
+    /// Each kernel's schedule (`plan`) as `tynnp.schedule` (`schedule.rs`).
+    fn schedules(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Option<String>, Error>> {
+        let Planned { jobs, schedules, .. } = match plan(composites, attributes) {
+            Ok(planned) => planned,
+            Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
+        };
+        jobs.into_iter().zip(schedules).map(|(job, schedule)| Ok(Some(schedule?.text(&job?)))).collect()
     }
 
     fn dialect_ops(&self) -> &'static [&'static str] {
@@ -215,15 +223,57 @@ fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
     }
 }
 
-/// The call of the function that runs `job` (with its packed constant `record`) for `composite`:
-/// its tiles planned in the DM its activations and `constants` leave it.
-fn lower(
+/// What a function's kernels are planned from: the NPU, each composite's job and constant
+/// record, and each kernel's schedule, the one attached to it (`umac-schedule-tynnp`, maybe
+/// edited) or decided here. The kernels plan together: each copies the next one's constants
+/// while its last tiles run, when they fit (`resident::constants`), and keeps its output in DM
+/// for the next one (`resident::residency`); the schedules must agree on both
+/// (`schedule::check_function`).
+fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, Error> {
+    let params = params(attributes)?;
+    let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
+    let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
+    let constants = resident::constants(composites, &records, &params, attributes.bool(PREFETCH));
+    let len = |r: &Option<Vec<u8>>| r.as_ref().map(Vec::len);
+    let mut schedules: Vec<Result<Schedule, Error>> = composites
+        .iter()
+        .zip(&jobs)
+        .zip(constants)
+        .enumerate()
+        .map(|(i, ((composite, job), constants))| {
+            let job = job.as_ref().map_err(Clone::clone)?;
+            let schedule = match Schedule::attached(composite.last(), job) {
+                Some(attached) => attached.map_err(Error::Unsupported)?,
+                None => decide(composite, job, &params, attributes, &constants)?,
+            };
+            let next = records.get(i + 1).and_then(len);
+            schedule
+                .check(job, len(&records[i]), next, &params)
+                .map_err(|e| Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)))?;
+            Ok(schedule)
+        })
+        .collect();
+    schedule::check_function(composites, &mut schedules);
+    Ok(Planned { params, jobs, records, schedules })
+}
+
+/// A function's kernels as [`plan`] planned them, one entry per composite in each list.
+struct Planned {
+    params: Params,
+    jobs: Vec<Result<jobs::Job, Error>>,
+    records: Vec<Option<Vec<u8>>>,
+    schedules: Vec<Result<Schedule, Error>>,
+}
+
+/// The schedule of `job` for `composite`: its tiles planned in the DM its kept activations and
+/// `constants` leave it, its kernel columns folded when that pays and fits.
+fn decide(
     composite: &Composite,
-    (mut job, record): (jobs::Job, Option<Vec<u8>>),
+    job: &jobs::Job,
     params: &Params,
     attributes: &TargetAttrs,
-    constants: resident::Constants,
-) -> Result<Strategy, Error> {
+    constants: &resident::Constants,
+) -> Result<Schedule, Error> {
     let residency = resident::residency(composite, params, attributes.bool(FUSE));
     let room = Room {
         params,
@@ -231,72 +281,110 @@ fn lower(
         budget: constants.budget.map_or(residency.budget, |b| b.min(residency.budget)),
         preloaded: constants.preloaded,
     };
-    let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    // Copies out (and the constants' copy in) on channel 1, when there is one.
-    values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
-    // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
-    values.push((codegen::IN_DM.to_string(), residency.inputs[0].unwrap_or(0)));
-    values.push((codegen::OUT_DM.to_string(), residency.output.unwrap_or(0)));
-    values.push((codegen::IN_DM_Y.to_string(), residency.inputs[1].unwrap_or(0)));
-    // The record: copied by this kernel, or already in DM (copied by the kernel before).
-    if let Some(record) = &record {
-        values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
-    }
-    let packed = record.filter(|_| constants.preloaded.is_none());
-    if let Some((at, record)) = &constants.next {
-        values.push((codegen::DM_NEXT.to_string(), *at));
-        values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
-    }
-    let split = if !job.code.elementwise() {
-        // The rows of the input in DDR, and in DM (longer when folded).
-        let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+    let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let (fold, plan) = if job.code.elementwise() {
+        (false, element_layout(job, &values, &room)?)
+    } else {
         // A convolution is folded when it pays and its (longer) tiles fit DM.
         let fold = if job.code.units {
             None
         } else {
             tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
         };
-        let folded = fold.and_then(|fold| {
-            let mut folded = values.clone();
-            for (name, value) in &fold.scalars {
-                if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
-                    v.1 = *value;
-                }
-            }
-            folded.extend(fold.arguments);
-            let (layout, split) = tiled_layout(&job, &folded, (src_row, fold.row_bytes), &room).ok()?;
-            folded.extend(layout);
-            Some((folded, Split { taps: fold.taps, ..split }))
-        });
+        let folded = fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &room).ok());
         match folded {
-            Some((folded, split)) => {
-                (values, job.code) = (folded, &jobs::CONV_FOLDED);
-                split
-            }
+            Some(plan) => (true, plan),
             None => {
-                let (layout, split) = tiled_layout(&job, &values, (src_row, src_row), &room)?;
-                values.extend(layout);
-                split
+                let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+                (false, tiled_layout(job, &values, src_row, &room)?)
             }
         }
-    } else {
-        let (layout, split) = element_layout(&job, &values, &room)?;
-        values.extend(layout);
-        split
     };
-    let split = Split { preloaded: constants.preloaded.is_some(), prefetch: constants.next.is_some(), ..split };
-    let mut call = ExternCall::new(&job.code.symbol(split));
-    let next = constants.next.map(|(_, record)| ExternArg::Bytes(record));
-    let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes)).chain(next);
-    for (name, argument) in job.code.buffers(split).iter().zip(buffers) {
+    let offset = |address: i64| address - i64::from(DM_BASE);
+    Ok(Schedule {
+        tiles: plan.tiles,
+        bands: plan.bands,
+        buffers: if room.double { 2 } else { 1 },
+        fold,
+        dm: plan.dm,
+        kept_inputs: residency.inputs.map(|at| at.map(offset)),
+        kept_output: residency.output.map(offset),
+        preloaded: constants.preloaded.map(offset),
+        prefetch: constants.next.as_ref().map(|(at, _)| offset(*at)),
+    })
+}
+
+/// The call of the function that runs `job` (with its packed constant `record`) as `schedule`
+/// says; `next`: the next kernel's record, which it copies into DM when it prefetches it.
+fn lower(
+    (job, record): (jobs::Job, Option<Vec<u8>>),
+    schedule: &Schedule,
+    next: Option<Vec<u8>>,
+    params: &Params,
+) -> Result<Strategy, Error> {
+    let address = |offset: Option<i64>| offset.map_or(0, |at| at + i64::from(DM_BASE));
+    let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    // Copies out (and the constants' copy in) on channel 1, when there is one.
+    values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
+    // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
+    values.push((codegen::IN_DM.to_string(), address(schedule.kept_inputs[0])));
+    values.push((codegen::OUT_DM.to_string(), address(schedule.kept_output)));
+    values.push((codegen::IN_DM_Y.to_string(), address(schedule.kept_inputs[1])));
+    // The record: copied by this kernel, or already in DM (copied by the kernel before).
+    if let Some(record) = &record {
+        values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
+    }
+    if let Some(at) = schedule.constants_at() {
+        values.extend(constant_arguments(&job, at));
+    }
+    let next = next.filter(|_| schedule.prefetch.is_some());
+    if let Some(record) = &next {
+        values.push((codegen::DM_NEXT.to_string(), address(schedule.prefetch)));
+        values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
+    }
+    let mut code = job.code;
+    let mut taps = 0;
+    let lanes = i64::from(params.vu_lanes);
+    let arguments = if code.elementwise() {
+        tile_arguments(&job, &values, schedule, (0, 0), lanes)?
+    } else {
+        // The rows of the input in DDR, and in DM (longer when folded).
+        let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+        let mut in_row = src_row;
+        if schedule.fold {
+            let fold =
+                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.ok_or_else(|| {
+                    Error::Unsupported(format!(
+                        "{}: fold is set, but folding this convolution saves nothing",
+                        schedule::ATTRIBUTE
+                    ))
+                })?;
+            values = fold.apply(&values);
+            (code, taps, in_row) = (&jobs::CONV_FOLDED, fold.taps, fold.row_bytes);
+        }
+        tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?
+    };
+    values.extend(arguments);
+    let split = Split {
+        taps,
+        units: schedule.bands,
+        single: schedule.buffers == 1,
+        preloaded: schedule.preloaded.is_some(),
+        prefetch: schedule.prefetch.is_some(),
+        ..Split::bands(schedule.tiles.len() - 1)
+    };
+    let packed = record.filter(|_| !split.preloaded);
+    let mut call = ExternCall::new(&code.symbol(split));
+    let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes)).chain(next.map(ExternArg::Bytes));
+    for (name, argument) in code.buffers(split).iter().zip(buffers) {
         call = call.arg(name, argument);
     }
-    for name in job.code.trailing(split) {
+    for name in code.trailing(split) {
         let value = values
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| *v)
-            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", job.code.callee)))?;
+            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))?;
         call = call.arg(&name, ExternArg::I32(value));
     }
     Ok(Strategy::Extern(call))

@@ -224,7 +224,7 @@ fn slot(last: &OpView, params: &Params) -> usize {
 }
 
 /// The root of the kernel whose last op is `last`: back through its output stage.
-fn root_of<'c, 'a>(last: &OpView<'c, 'a>) -> Option<OpView<'c, 'a>> {
+pub(crate) fn root_of<'c, 'a>(last: &OpView<'c, 'a>) -> Option<OpView<'c, 'a>> {
     let mut op = OpView::new(last.operation());
     while OUTPUT_STAGE.contains(&op.name().as_str()) {
         op = op.producer(0)?;

@@ -71,16 +71,24 @@ pub struct Tile {
 /// Tiles split into bands over `granule` vector units so take `ceil(oh / granule)` band rows in
 /// all, the fewest there can be.
 pub fn row_tiles(values: &[(String, i64)], count: i64, granule: i64) -> Result<Option<Vec<Tile>>, Error> {
-    let get = |name: &str| lookup(values, name);
-    let (ih, oh, stride, kh, pad) = (get("ih")?, get("oh")?, get("stride_y")?, get("kh")?, get("pad_top")?);
-    // Pooling has no dilation.
-    let dilation = get("dilation_y").unwrap_or(1);
+    let oh = lookup(values, "oh")?;
     let groups = (oh / granule.max(1)).max(1);
     let n = count.min(groups);
+    let bounds: Vec<i64> = (0..=n).map(|k| if k == n { oh } else { granule.max(1) * (groups * k / n) }).collect();
+    tiles_at(values, &bounds)
+}
+
+/// The tiles of a convolution's output rows between `bounds` (tile t: rows `bounds[t]` to
+/// `bounds[t + 1]`), each reading the input rows its window needs (rows past the input are its
+/// bottom padding); `None` when a tile would read padding only.
+pub fn tiles_at(values: &[(String, i64)], bounds: &[i64]) -> Result<Option<Vec<Tile>>, Error> {
+    let get = |name: &str| lookup(values, name);
+    let (ih, stride, kh, pad) = (get("ih")?, get("stride_y")?, get("kh")?, get("pad_top")?);
+    // Pooling has no dilation.
+    let dilation = get("dilation_y").unwrap_or(1);
     let mut tiles = Vec::new();
-    for k in 0..n {
-        let bound = |k: i64| if k == n { oh } else { granule.max(1) * (groups * k / n) };
-        let (first, last) = (bound(k), bound(k + 1));
+    for w in bounds.windows(2) {
+        let (first, last) = (w[0], w[1]);
         let top = first * stride - pad;
         let bottom = ((last - 1) * stride + (kh - 1) * dilation - pad).min(ih - 1);
         let start = top.max(0);
@@ -134,6 +142,20 @@ pub struct Fold {
     pub taps: usize,
     /// The bytes of a row of the gathered input.
     pub row_bytes: i64,
+}
+
+impl Fold {
+    /// The job's `values` with the folded convolution's scalars and the gather's arguments.
+    pub fn apply(&self, values: &[(String, i64)]) -> Vec<(String, i64)> {
+        let mut folded = values.to_vec();
+        for (name, value) in &self.scalars {
+            if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
+                v.1 = *value;
+            }
+        }
+        folded.extend(self.arguments.iter().cloned());
+        folded
+    }
 }
 
 /// Folds a convolution's `kw` kernel columns into its input channels when the NU then does

@@ -4,7 +4,10 @@
 // 1024-byte row): a compile error at the convolution naming every region's bytes and the
 // capacity, exit code 1. So for a depthwise convolution (tiled on the vector units).
 // RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s
-// CHECK: umac-legalize-tynnp-capacity.mlir:12:8: error: tynnp cannot lower tynnp.conv2d: the convolution's tensors need 8816 bytes of DM even in tiles of one output row, double-buffered (input tile 1 3072, input tile 2 3072, filter 576, bias 16, multipliers 4, shifts 1, output tile 1 1024, output tile 2 1024), DM has 1024 (-dm-kib=1)
+// Scheduled first (as every compile is), the schedule gives the error.
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-schedule-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// SCHEDULE: umac-legalize-tynnp-capacity.mlir:15:8: error: tynnp cannot schedule tynnp.conv2d: the convolution's tensors need 8816 bytes of DM even in tiles of one output row, double-buffered (input tile 1 3072, input tile 2 3072, filter 576, bias 16, multipliers 4, shifts 1, output tile 1 1024, output tile 2 1024), DM has 1024 (-dm-kib=1)
+// CHECK: umac-legalize-tynnp-capacity.mlir:15:8: error: tynnp cannot lower tynnp.conv2d: the convolution's tensors need 8816 bytes of DM even in tiles of one output row, double-buffered (input tile 1 3072, input tile 2 3072, filter 576, bias 16, multipliers 4, shifts 1, output tile 1 1024, output tile 2 1024), DM has 1024 (-dm-kib=1)
 func.func private @tynnp_1(%x: tensor<1x8x64x16xi8>) -> tensor<1x8x64x4xi32> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<4x3x3x16xi8>}> : () -> tensor<4x3x3x16xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
@@ -15,7 +18,7 @@ func.func private @tynnp_1(%x: tensor<1x8x64x16xi8>) -> tensor<1x8x64x4xi32> att
 
 // -----
 
-// CHECK: umac-legalize-tynnp-capacity.mlir:23:8: error: tynnp cannot lower tynnp.depthwise_conv2d: the depthwise convolution's tensors need 1040 bytes of DM even in tiles of one output row, double-buffered (input tile 1 192, input tile 2 192, filter 72, bias 32, multipliers 4, shifts 1, output tile 1 256, output tile 2 256), DM has 1024 (-dm-kib=1)
+// CHECK: umac-legalize-tynnp-capacity.mlir:26:8: error: tynnp cannot lower tynnp.depthwise_conv2d: the depthwise convolution's tensors need 1040 bytes of DM even in tiles of one output row, double-buffered (input tile 1 192, input tile 2 192, filter 72, bias 32, multipliers 4, shifts 1, output tile 1 256, output tile 2 256), DM has 1024 (-dm-kib=1)
 func.func private @tynnp_2(%x: tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi32> attributes {umac.composite = "tynnp.depthwise_conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<3x3x8x1xi8>}> : () -> tensor<3x3x8x1xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>

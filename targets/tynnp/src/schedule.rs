@@ -1,0 +1,289 @@
+//! A kernel's schedule as IR: how one job runs, decided by `umac-schedule-tynnp` and attached to
+//! its primitive op as `tynnp.schedule`, then lowered by `umac-legalize-tynnp`, which honours an
+//! edited schedule when it is sound and reports at the op why not otherwise.
+//!
+//! ```mlir
+//! tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>,
+//!   input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>,
+//!   output1 = array<i64: 416, 64>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}
+//! ```
+//! - `tiles`: the tiles' bounds, output rows of a window job or elements of an elementwise one
+//!   (tile t is `[tiles[t], tiles[t + 1])`; an imperfect last tile is simply shorter);
+//! - `bands`: each tile's bands over the vector units (jobs on the vector units only);
+//! - `buffers`: tile buffers of each tiled tensor, 2 (double-buffered) or 1;
+//! - `fold`: a convolution's kernel columns folded into its input channels;
+//! - `dm`: the kernel's own DM regions, `[offset from DM's base, bytes]`: its tiled inputs'
+//!   buffers (`input`, or `x` and `y`; `<name>1` the second), its constant record when it copies
+//!   it (`constants`), its output's buffers;
+//! - `kept`: the DM offset of each tensor kept on chip between kernels (`input`, `x`, `y` left
+//!   there by the kernel before, `output` for the kernel after);
+//! - `preloaded`: the DM offset of its constant record, copied there by the kernel before;
+//! - `prefetch`: the DM offset it copies the next kernel's record to.
+//!
+//! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
+//! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
+//! handed on between consecutive kernels of a function that agree on its place
+//! ([`check_function`]).
+
+use crate::{jobs::Job, resident};
+use umac_backend::{Composite, Error, OpView};
+use umac_sim::npu::Params;
+
+/// The attribute holding a primitive op's schedule.
+pub const ATTRIBUTE: &str = "tynnp.schedule";
+
+/// How one job runs (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Schedule {
+    pub tiles: Vec<i64>,
+    pub bands: usize,
+    pub buffers: i64,
+    pub fold: bool,
+    /// Name, DM offset and bytes of each of the kernel's own regions.
+    pub dm: Vec<(String, i64, i64)>,
+    /// The DM offsets of the tiled inputs kept on chip (the input, or `x` and `y`).
+    pub kept_inputs: [Option<i64>; 2],
+    /// The DM offset the output is kept at.
+    pub kept_output: Option<i64>,
+    pub preloaded: Option<i64>,
+    pub prefetch: Option<i64>,
+}
+
+impl Schedule {
+    /// The DM region `name`: offset and bytes.
+    pub fn region(&self, name: &str) -> Option<(i64, i64)> {
+        self.dm.iter().find(|(n, _, _)| n == name).map(|(_, at, bytes)| (*at, *bytes))
+    }
+
+    /// Where the kernel's constant record is in DM: its own region, or where the kernel before
+    /// left it.
+    pub fn constants_at(&self) -> Option<i64> {
+        self.region("constants").map(|(at, _)| at).or(self.preloaded)
+    }
+
+    /// The attribute text (`job` names the tiled inputs; `fold` is written for convolutions).
+    pub fn text(&self, job: &Job) -> String {
+        let array = |values: &[i64]| {
+            format!("array<i64: {}>", values.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+        };
+        let mut entries = Vec::new();
+        if self.bands > 0 {
+            entries.push(format!("bands = {} : i64", self.bands));
+        }
+        entries.push(format!("buffers = {} : i64", self.buffers));
+        let dm: Vec<String> =
+            self.dm.iter().map(|(name, at, bytes)| format!("{name} = {}", array(&[*at, *bytes]))).collect();
+        entries.push(format!("dm = {{{}}}", dm.join(", ")));
+        if job.code.packed.len() == 4 && !job.code.units {
+            entries.push(format!("fold = {}", self.fold));
+        }
+        let inputs = job.code.tile_inputs();
+        let kept: Vec<String> = inputs
+            .iter()
+            .zip(self.kept_inputs)
+            .filter_map(|(name, at)| at.map(|at| format!("{name} = {at} : i64")))
+            .chain(self.kept_output.map(|at| format!("output = {at} : i64")))
+            .collect();
+        if !kept.is_empty() {
+            entries.push(format!("kept = {{{}}}", kept.join(", ")));
+        }
+        if let Some(at) = self.preloaded {
+            entries.push(format!("preloaded = {at} : i64"));
+        }
+        if let Some(at) = self.prefetch {
+            entries.push(format!("prefetch = {at} : i64"));
+        }
+        entries.push(format!("tiles = {}", array(&self.tiles)));
+        format!("{{{}}}", entries.join(", "))
+    }
+
+    /// The schedule attached to `op`, if any, read as `job` runs (every entry known, each of the
+    /// right kind).
+    pub fn attached(op: &OpView, job: &Job) -> Option<Result<Schedule, String>> {
+        let entries = match op.int_dict(ATTRIBUTE)? {
+            Ok(entries) => entries,
+            Err(e) => return Some(Err(format!("{ATTRIBUTE}: {e}"))),
+        };
+        Some(Self::read(&entries, job).map_err(|e| format!("{ATTRIBUTE}: {e}")))
+    }
+
+    fn read(entries: &[(String, Vec<i64>)], job: &Job) -> Result<Schedule, String> {
+        let inputs = job.code.tile_inputs();
+        let mut schedule = Schedule { buffers: 2, ..Schedule::default() };
+        let one = |name: &str, values: &[i64]| match values {
+            [value] => Ok(*value),
+            _ => Err(format!("'{name}' must be one integer")),
+        };
+        for (name, values) in entries {
+            match name.as_str() {
+                "tiles" => schedule.tiles = values.clone(),
+                "bands" => {
+                    schedule.bands = usize::try_from(one(name, values)?).map_err(|_| "'bands' < 0".to_string())?
+                }
+                "buffers" => schedule.buffers = one(name, values)?,
+                "fold" => schedule.fold = one(name, values)? != 0,
+                "preloaded" => schedule.preloaded = Some(one(name, values)?),
+                "prefetch" => schedule.prefetch = Some(one(name, values)?),
+                "kept.output" => schedule.kept_output = Some(one(name, values)?),
+                kept if kept.starts_with("kept.") => {
+                    let k = inputs
+                        .iter()
+                        .position(|i| kept == format!("kept.{i}"))
+                        .ok_or_else(|| format!("'{kept}' names no tensor the {} reads tile by tile", job.code.what))?;
+                    schedule.kept_inputs[k] = Some(one(name, values)?);
+                }
+                region if region.starts_with("dm.") => match values[..] {
+                    [at, bytes] => schedule.dm.push((region[3..].to_string(), at, bytes)),
+                    _ => return Err(format!("'{region}' must be [offset, bytes]")),
+                },
+                other => return Err(format!("unknown entry '{other}'")),
+            }
+        }
+        Ok(schedule)
+    }
+
+    /// Checks what can be checked of one kernel alone: the regions its job needs, each in DM,
+    /// and no two of its ranges in DM overlapping (`record`: its constant record's bytes,
+    /// `next`: the next kernel's).
+    pub fn check(&self, job: &Job, record: Option<usize>, next: Option<usize>, params: &Params) -> Result<(), String> {
+        let code = job.code;
+        if !(1..=2).contains(&self.buffers) {
+            return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
+        }
+        if self.fold && (code.units || code.packed.len() != 4) {
+            return Err(format!("fold is set, but a {} has no kernel columns to fold", code.what));
+        }
+        let units = i64::from(params.vu_count);
+        let on_units = code.units || code.elementwise();
+        if on_units && !(1..=units).contains(&(self.bands as i64)) {
+            return Err(format!("bands is {}; the {} needs 1 to {units} (-vu={units})", self.bands, code.what));
+        }
+        if !on_units && self.bands != 0 {
+            return Err(format!("bands is {}; the {} runs on the NU, in no bands", self.bands, code.what));
+        }
+        let two = self.buffers == 2 && self.tiles.len() > 2;
+        let mut expected: Vec<String> = Vec::new();
+        for name in code.tile_inputs().into_iter().chain(["output"]) {
+            expected.push(name.to_string());
+            if two {
+                expected.push(format!("{name}1"));
+            }
+        }
+        match (record, self.preloaded) {
+            (None, Some(_)) => return Err(format!("preloaded is set, but the {} has no constants", code.what)),
+            (Some(_), None) => expected.push("constants".into()),
+            _ => {}
+        }
+        let mut names: Vec<&str> = self.dm.iter().map(|(n, _, _)| n.as_str()).collect();
+        names.sort_unstable();
+        let mut wanted: Vec<&str> = expected.iter().map(String::as_str).collect();
+        wanted.sort_unstable();
+        if names != wanted {
+            return Err(format!("dm has regions [{}]; this schedule needs [{}]", names.join(", "), wanted.join(", ")));
+        }
+        if let (Some((_, bytes)), Some(record)) = (self.region("constants"), record)
+            && bytes != record as i64
+        {
+            return Err(format!("dm.constants has {bytes} bytes; the {}'s record has {record}", code.what));
+        }
+        if self.prefetch.is_some() && next.is_none() {
+            return Err("prefetch is set, but no next kernel in the function has constants to copy".into());
+        }
+        // Every range the kernel touches in DM while it runs.
+        let mut ranges: Vec<(String, i64, i64)> =
+            self.dm.iter().map(|(n, at, b)| (format!("dm.{n}"), *at, *b)).collect();
+        let tiled = code.tile_inputs();
+        for (k, at) in self.kept_inputs.iter().enumerate() {
+            if let Some(at) = at {
+                let name = tiled.get(k).ok_or("kept names an input the job does not read")?;
+                ranges.push((format!("kept.{name}"), *at, job.bytes[k]));
+            }
+        }
+        if let Some(at) = self.kept_output {
+            ranges.push(("kept.output".into(), at, job.bytes[job.bytes.len() - 1]));
+        }
+        if let (Some(at), Some(record)) = (self.preloaded, record) {
+            ranges.push(("preloaded".into(), at, record as i64));
+        }
+        if let (Some(at), Some(next)) = (self.prefetch, next) {
+            ranges.push(("prefetch".into(), at, next as i64));
+        }
+        let dm = i64::from(params.dm_bytes);
+        for (name, at, bytes) in &ranges {
+            if *at < 0 || *bytes < 0 || at + bytes > dm {
+                return Err(format!("{name} [{at}, {}) lies outside DM's {dm} bytes", at + bytes));
+            }
+        }
+        for (i, (a, a_at, a_bytes)) in ranges.iter().enumerate() {
+            for (b, b_at, b_bytes) in &ranges[i + 1..] {
+                if a_at < &(b_at + b_bytes) && b_at < &(a_at + a_bytes) {
+                    return Err(format!("{a} [{a_at}, {}) overlaps {b} [{b_at}, {})", a_at + a_bytes, b_at + b_bytes));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks that consecutive kernels of one function hand on what they keep in DM: a kept output
+/// is read by the next kernel alone, from the same place; a kept input was left there by the
+/// kernel before; a prefetched record goes where the next kernel finds it. A schedule that
+/// fails becomes the error of its composite.
+pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule, Error>]) {
+    let n = composites.len();
+    let mut errors: Vec<(usize, String)> = Vec::new();
+    let ok = |s: &Result<Schedule, Error>| s.as_ref().ok().cloned();
+    for i in 0..n {
+        let Some(this) = ok(&schedules[i]) else { continue };
+        // A neighbour that cannot run reports its own error: nothing to agree with.
+        let failed = |j: usize| schedules.get(j).is_some_and(Result::is_err);
+        if failed(i + 1) || (i > 0 && failed(i - 1)) {
+            continue;
+        }
+        let next = (i + 1 < n).then(|| ok(&schedules[i + 1])).flatten();
+        let before = (i > 0).then(|| ok(&schedules[i - 1])).flatten();
+        let last = composites[i].last();
+        if let Some(at) = this.kept_output {
+            let reader = (i + 1 < n).then(|| reads_kept(&composites[i + 1], last)).flatten();
+            let agreed = reader.zip(next.as_ref()).is_some_and(|(k, next)| next.kept_inputs[k] == Some(at));
+            if !agreed {
+                errors.push((i, format!("kept.output is {at}, but the next kernel does not read it from there")));
+            }
+        }
+        for (k, at) in this.kept_inputs.iter().enumerate() {
+            let Some(at) = at else { continue };
+            let from_before = i > 0 && reads_kept(&composites[i], composites[i - 1].last()) == Some(k);
+            if !from_before || before.as_ref().and_then(|b| b.kept_output) != Some(*at) {
+                errors.push((i, format!("keeps input {k} at {at}, but the kernel before does not leave it there")));
+            }
+        }
+        if let Some(at) = this.prefetch
+            && next.as_ref().and_then(|s| s.preloaded) != Some(at)
+        {
+            errors.push((i, format!("prefetch is {at}, but the next kernel's record is not preloaded there")));
+        }
+        if let Some(at) = this.preloaded
+            && before.as_ref().and_then(|s| s.prefetch) != Some(at)
+        {
+            errors.push((i, format!("preloaded is {at}, but the kernel before does not prefetch the record there")));
+        }
+    }
+    for (i, message) in errors {
+        if schedules[i].is_ok() {
+            schedules[i] = Err(Error::Unsupported(format!("{}: {message}", ATTRIBUTE)));
+        }
+    }
+}
+
+/// Which tiled operand of `consumer`'s kernel reads `last`'s result, when that kernel alone
+/// reads it (the function's return aside, when no caller reads it).
+fn reads_kept(consumer: &Composite, last: &OpView) -> Option<usize> {
+    let same = |a: &OpView, b: &OpView| a.operation().to_raw().ptr == b.operation().to_raw().ptr;
+    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
+    let (Some(user), None) = (users.next(), users.next()) else { return None };
+    let root = resident::root_of(consumer.last())?;
+    if !same(&user, &root) || last.read_by_callers() {
+        return None;
+    }
+    (0..2).find(|&k| root.producer(k).is_some_and(|p| same(&p, last)))
+}

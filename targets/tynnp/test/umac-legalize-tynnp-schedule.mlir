@@ -1,0 +1,305 @@
+// umac-legalize-tynnp lowers each primitive op as its tynnp.schedule says (umac-schedule-tynnp
+// decides one; a compiler engineer may write or edit it), and refuses, at the op, a schedule that
+// the job cannot run by: tiles that do not cover its output or do not fit their buffers, regions
+// outside DM or overlapping, kept tensors or prefetched records the kernels around it do not hand
+// on.
+// RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+
+// An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
+// to 5 input rows, 160 bytes) in one input and one output buffer; the pooling unchanged.
+// CHECK-LABEL: func.func private @tynnp_0(
+// The first tile: from the input buffer at 0, 4 input rows under one row of padding, 3 output
+// rows into the output buffer at 256; copies of input bytes [0, 128) and output bytes [0, 96).
+// CHECK: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// The second: input rows 2..6 (5 rows, 160 bytes from byte 64), output rows 3..5.
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 5 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.constant 160 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// The last: input rows 5..7 (3 rows) above one row of padding, output rows 6 and 7.
+// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 160 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK: callee = @tynnp_conv2d_t3_single
+// CHECK: callee = @tynnp_max_pool2d_x4_t1
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 1 : i64, dm = {constants = array<i64: 160, 84>, input = array<i64: 0, 160>, output = array<i64: 256, 96>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Three tiles whose input needs 160 bytes in 128-byte buffers.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: a tile needs 160 bytes of dm.input, which holds 128}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Tiles that leave the last output rows out.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: tiles [0, 2, 4, 6] do not split [0, 8) into tiles in order}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// The second input buffer over the record.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.constants [256, 340) overlaps dm.input1 [200, 328)}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 200, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// An output buffer past DM's end.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.output1 [262100, 262164) lies outside DM's 262144 bytes}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 262100, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// A tile buffer over the activation kept for the pooling.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.output1 [196600, 196664) overlaps kept.output [196608, 196864)}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 196600, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Double-buffered tiles without their second buffers.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm has regions [constants, input, output, output1]; this schedule needs [constants, input, input1, output, output1]}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// The convolution keeps its output where the pooling does not look for it.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: kept.output is 196608, but the next kernel does not read it from there}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 131072 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// The pooling looks for its input in DM, but the convolution writes it to DDR.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: keeps input 0 at 196608, but the kernel before does not leave it there}}
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// A record preloaded by no kernel before.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: preloaded is 98304, but the kernel before does not prefetch the record there}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, preloaded = 98304 : i64, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Bands on the NU; more bands than vector units; folding a pooling.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: bands is 2; the convolution runs on the NU, in no bands}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {bands = 2 : i64, buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: bands is 5; the pooling needs 1 to 4 (-vu=4)}}
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 5 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: fold is set, but a pooling has no kernel columns to fold}}
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, fold = true, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// A misspelt entry, and an entry of the wrong kind.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: unknown entry 'tile'}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tile = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: 'buffers' is neither an integer, an array<i64> nor a dictionary}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = "two", dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
