@@ -7,6 +7,7 @@
 //! have run on the NPU. The rounds take turns with the default NPU, single-buffered tiles
 //! (`-double-buffer=false`) and one DMA channel (`-dma=1`: copies in and out share it). Chains of
 //! such ops check what passes between kernels: activations kept in DM, constants prefetched.
+//! Edited schedules (`umac-schedule-tynnp`'s, re-tiled and moved at random) must run the same.
 //! Each model also runs on the host as its tynnp primitive ops' TOSA reference
 //! (`umac-primitives-tynnp`, `umac-reference-tynnp`), which must give the same bytes.
 
@@ -375,4 +376,205 @@ fn chains_of_kernels_equal_the_reference() {
         );
     }
     assert!(prefetched >= 10, "only {prefetched} chains prefetched a kernel's constants");
+}
+
+/// The dimensions and the bytes of an element of each `tensor<...>` in `types`, in order.
+fn tensors(types: &str) -> Vec<(Vec<i64>, i64)> {
+    types
+        .split("tensor<")
+        .skip(1)
+        .map(|t| {
+            let inner = t.split('>').next().unwrap_or_default();
+            let parts: Vec<&str> = inner.split('x').collect();
+            let width = match parts[parts.len() - 1] {
+                "i16" => 2,
+                "i32" => 4,
+                _ => 1,
+            };
+            (parts[..parts.len() - 1].iter().filter_map(|d| d.parse().ok()).collect(), width)
+        })
+        .collect()
+}
+
+/// The entries of a schedule's text (`{a = .., b = {..}}`), split at its top level.
+fn entries(text: &str) -> Vec<(String, String)> {
+    let inner = &text[1..text.len() - 1];
+    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in inner.char_indices().chain([(inner.len(), ',')]) {
+        match c {
+            '{' | '<' => depth += 1,
+            '}' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                let (key, value) = inner[start..i].split_once(" = ").unwrap();
+                out.push((key.trim().to_string(), value.trim().to_string()));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A random schedule of the primitive op on `line` in place of `schedule` (its text): other tile
+/// bounds (imperfect tiles of any rows, or of whole vectors of 16), one or two buffers, as many
+/// bands as the smallest tile allows or fewer, and its own regions (tile buffers large enough for
+/// any tile, its constant record) moved to random unaligned places below whatever it keeps in DM
+/// or shares with its neighbours, which stay where they are.
+fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
+    let old = entries(schedule);
+    let get = |key: &str| old.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let types = tensors(line.rsplit_once("} : (").map_or("", |(_, t)| t));
+    let (result, width) = types[types.len() - 1].clone();
+    let elementwise = line.contains("tynnp.add") || line.contains("tynnp.sub") || line.contains("tynnp.table");
+    let (input, in_width) = types[0].clone();
+    let end = if elementwise { result.iter().product::<i64>() } else { result[1] };
+    // Bounds: 0, then distinct random cuts (whole vectors for elementwise jobs), then the end.
+    let step = if elementwise { 16 } else { 1 };
+    let cuts = (end - 1) / step;
+    let mut bounds: Vec<i64> =
+        (0..rng.range(0, cuts.min(5))).map(|_| rng.range(1, cuts.max(1)) * step).filter(|&b| b < end).collect();
+    bounds.extend([0, end]);
+    bounds.sort_unstable();
+    bounds.dedup();
+    let tiles = bounds.len() - 1;
+    let two = rng.range(0, 1) == 1;
+    let mut entries_out = Vec::new();
+    if get("bands").is_some() {
+        let fewest = bounds.windows(2).map(|w| (w[1] - w[0] + step - 1) / step).min().unwrap();
+        entries_out.push(format!("bands = {} : i64", rng.range(1, fewest.min(4))));
+    }
+    entries_out.push(format!("buffers = {} : i64", if two { 2 } else { 1 }));
+    // Tile buffers that hold any tile: the whole input (gathered rows when folded) and output.
+    let folded = get("fold").as_deref() == Some("true");
+    let in_bytes = if elementwise {
+        input.iter().product::<i64>() * in_width
+    } else if folded {
+        let kw = types[1].0[2];
+        input[1] * result[2] * kw * input[3]
+    } else {
+        input.iter().product::<i64>()
+    };
+    let out_bytes = result.iter().product::<i64>() * width;
+    let names: Vec<&str> =
+        if line.contains("tynnp.add") || line.contains("tynnp.sub") { vec!["x", "y"] } else { vec!["input"] };
+    let mut regions: Vec<(String, i64)> = Vec::new();
+    for name in names.iter().copied().chain(["output"]) {
+        let bytes = if name == "output" { out_bytes } else { in_bytes };
+        regions.push((name.to_string(), bytes));
+        if two && tiles > 1 {
+            regions.push((format!("{name}1"), bytes));
+        }
+    }
+    let old_dm = get("dm").unwrap();
+    if let Some((_, record)) = entries(&old_dm).into_iter().find(|(k, _)| k == "constants") {
+        let bytes: i64 = record.trim_end_matches('>').rsplit(' ').next().unwrap().parse().unwrap();
+        regions.push(("constants".into(), bytes));
+    }
+    // In random order from a random start, with random gaps.
+    for i in (1..regions.len()).rev() {
+        regions.swap(i, rng.range(0, i as i64) as usize);
+    }
+    let mut at = rng.range(0, 100);
+    let mut dm = Vec::new();
+    for (name, bytes) in regions {
+        dm.push(format!("{name} = array<i64: {at}, {bytes}>"));
+        at += bytes + rng.range(0, 40);
+    }
+    assert!(at < 64 * 1024, "the regions reach {at}, into what stays in DM");
+    entries_out.push(format!("dm = {{{}}}", dm.join(", ")));
+    for key in ["fold", "kept", "preloaded", "prefetch"] {
+        if let Some(value) = get(key) {
+            entries_out.push(format!("{key} = {value}"));
+        }
+    }
+    let bounds: Vec<String> = bounds.iter().map(i64::to_string).collect();
+    entries_out.push(format!("tiles = array<i64: {}>", bounds.join(", ")));
+    format!("{{{}}}", entries_out.join(", "))
+}
+
+/// Any sound schedule runs a job right: one-op models and chains of kernels, scheduled by
+/// `umac-schedule-tynnp` and then re-scheduled at random (`reschedule`: other tiles, imperfect
+/// ones included, buffers, bands and DM places), compile and run on the simulator (hazard
+/// checking on) to the host reference's bytes.
+#[test]
+fn edited_schedules_equal_the_reference() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let kinds = [0, 1, 2, 3, 4, 5, 6, 7];
+    let mut edited = 0;
+    for round in 0..48 {
+        let (text, input_shape) = if round % 4 == 3 {
+            // A chain of two kernels: what one keeps in DM or prefetches stays put.
+            let (first, input_shape) = model(&mut rng, 0);
+            let (body0, value0) = step_body(&first, 0, "%x");
+            let next = [1, 2, 3, 6][rng.range(0, 3) as usize];
+            let (second, _) = model_on(&mut rng, next, Some(&result_dims(&first)));
+            let (body1, value1) = step_body(&second, 1, &value0);
+            let dims = result_dims(&second);
+            let (x, out) = (shape(&input_shape, "i8"), shape(&dims, "i8"));
+            (
+                format!("func.func @main(%x: {x}) -> {out} {{\n{body0}{body1}  return {value1} : {out}\n}}\n"),
+                input_shape,
+            )
+        } else {
+            model(&mut rng, kinds[round % kinds.len()])
+        };
+        let kind = if round % 4 == 3 { 0 } else { kinds[round % kinds.len()] };
+        let (dtype, width) = if kind == 7 { (DType::I16, 2) } else { (DType::I8, 1) };
+        let len = input_shape.iter().product::<i64>() * width;
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let accelerators = parse_target_string("tynnp").unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (_, expected) = compile_both(&text, &input, accelerators.clone());
+        // Scheduled, then each schedule replaced.
+        let context = create_context(ContextOptions::default());
+        let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
+        let pipeline = "builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp)";
+        let manager = umac_lowering::build_pass_manager(&context, pipeline, "builtin.module").unwrap();
+        manager.run(&mut module).unwrap_or_else(|e| panic!("round {round}: {e}\n{text}"));
+        let scheduled = module.as_operation().to_string();
+        let mut lines = Vec::new();
+        for line in scheduled.lines() {
+            let Some(at) = line.find("tynnp.schedule = {") else {
+                lines.push(line.to_string());
+                continue;
+            };
+            let start = at + "tynnp.schedule = ".len();
+            let mut depth = 0;
+            let stop = line[start..]
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += i32::from(c == '{') - i32::from(c == '}');
+                    depth == 0
+                })
+                .map(|(i, _)| start + i + 1)
+                .unwrap();
+            let schedule = reschedule(&mut rng, line, &line[start..stop]);
+            lines.push(format!("{}{schedule}{}", &line[..start], &line[stop..]));
+            edited += 1;
+        }
+        let rescheduled = lines.join("\n");
+        let mut module = parse_module(&context, "scheduled.mlir", rescheduled.as_bytes())
+            .unwrap_or_else(|| panic!("round {round}\n{rescheduled}"));
+        let options = FirmwareOptions {
+            name: "op".into(),
+            optimize_for_size: false,
+            shapes: None,
+            max_workspace: None,
+            max_flash: None,
+            source: "scheduled.mlir".into(),
+            accelerators,
+            observe: Default::default(),
+        };
+        let firmware = compile(&context, &mut module, "main", RV32IM, &options)
+            .unwrap_or_else(|e| panic!("round {round}: {e}\n{rescheduled}"));
+        let run = simulate(&firmware, std::slice::from_ref(&input), params)
+            .unwrap_or_else(|e| panic!("round {round}: {e}\n{rescheduled}"));
+        assert_eq!(
+            run.outputs[0].data, expected.data,
+            "round {round}: the NPU differs from the reference\n{rescheduled}"
+        );
+    }
+    assert!(edited >= 60, "only {edited} schedules edited");
 }
