@@ -257,12 +257,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
         let placed = firmware.placements.iter().find(|p| p.op == KINDS[kind]).map(|p| p.target.clone());
         assert_eq!(placed.as_deref(), Some("tynnp"), "round {round} ({target}): not on the NPU\n{text}");
-        let run = simulate(&firmware, std::slice::from_ref(&input), params)
-            .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
-        assert_eq!(
-            run.outputs[0].data, expected.data,
-            "round {round} ({target}): the NPU differs from the reference\n{text}"
-        );
+        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
     }
     // Convolutions with few input channels and kernel columns to fold into them run folded.
     let convolutions = rounds / KINDS.len();
@@ -288,19 +283,29 @@ fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSe
         expected.data,
         "tynnp's primitive ops on the host\n{text}"
     );
-    let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap();
+    (firmware_of(&context, text, "op.mlir", accelerators), expected)
+}
+
+/// `text` (named `source`) compiled for `accelerators` with the RV32IM control unit.
+fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators: umac_backend::TargetSet) -> Firmware {
+    let mut module = parse_module(context, source, text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
     let options = FirmwareOptions {
         name: "op".into(),
         optimize_for_size: false,
         shapes: None,
         max_workspace: None,
         max_flash: None,
-        source: "op.mlir".into(),
+        source: source.into(),
         accelerators,
         observe: Default::default(),
     };
-    let firmware = compile(&context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    (firmware, expected)
+    compile(context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Runs `firmware` on the simulator (hazard checking on) and requires `expected`'s bytes.
+fn assert_runs_to(firmware: &Firmware, input: &Tensor, params: umac_sim::npu::Params, expected: &Tensor, what: &str) {
+    let run = simulate(firmware, std::slice::from_ref(input), params).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(run.outputs[0].data, expected.data, "{what}: the NPU differs from the reference");
 }
 
 /// The dimensions of `text`'s result (`return %v : tensor<AxBx..xi8>`).
@@ -368,12 +373,7 @@ fn chains_of_kernels_equal_the_reference() {
         let params = npu_params(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         prefetched += usize::from(firmware.object.windows(3).any(|w| w == b"_pf"));
-        let run = simulate(&firmware, std::slice::from_ref(&input), params)
-            .unwrap_or_else(|e| panic!("round {round} ({target}): {e}\n{text}"));
-        assert_eq!(
-            run.outputs[0].data, expected.data,
-            "round {round} ({target}): the NPU differs from the reference\n{text}"
-        );
+        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
     }
     assert!(prefetched >= 10, "only {prefetched} chains prefetched a kernel's constants");
 }
@@ -555,26 +555,8 @@ fn edited_schedules_equal_the_reference() {
             edited += 1;
         }
         let rescheduled = lines.join("\n");
-        let mut module = parse_module(&context, "scheduled.mlir", rescheduled.as_bytes())
-            .unwrap_or_else(|| panic!("round {round}\n{rescheduled}"));
-        let options = FirmwareOptions {
-            name: "op".into(),
-            optimize_for_size: false,
-            shapes: None,
-            max_workspace: None,
-            max_flash: None,
-            source: "scheduled.mlir".into(),
-            accelerators,
-            observe: Default::default(),
-        };
-        let firmware = compile(&context, &mut module, "main", RV32IM, &options)
-            .unwrap_or_else(|e| panic!("round {round}: {e}\n{rescheduled}"));
-        let run = simulate(&firmware, std::slice::from_ref(&input), params)
-            .unwrap_or_else(|e| panic!("round {round}: {e}\n{rescheduled}"));
-        assert_eq!(
-            run.outputs[0].data, expected.data,
-            "round {round}: the NPU differs from the reference\n{rescheduled}"
-        );
+        let firmware = firmware_of(&context, &rescheduled, "scheduled.mlir", accelerators);
+        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{rescheduled}"));
     }
     assert!(edited >= 60, "only {edited} schedules edited");
 }
