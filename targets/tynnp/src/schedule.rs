@@ -210,8 +210,8 @@ impl Schedule {
         }
         let dm = i64::from(params.dm_bytes);
         for (name, at, bytes) in &ranges {
-            if *at < 0 || *bytes < 0 || at + bytes > dm {
-                return Err(format!("{name} [{at}, {}) lies outside DM's {dm} bytes", at + bytes));
+            if *at < 0 || *bytes < 0 || at.checked_add(*bytes).is_none_or(|end| end > dm) {
+                return Err(format!("{name} at {at} ({bytes} bytes) lies outside DM's {dm} bytes"));
             }
         }
         for (i, (a, a_at, a_bytes)) in ranges.iter().enumerate() {
@@ -286,4 +286,97 @@ fn reads_kept(consumer: &Composite, last: &OpView) -> Option<usize> {
         return None;
     }
     (0..2).find(|&k| root.producer(k).is_some_and(|p| same(&p, last)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs;
+
+    /// A convolution of 8 rows of 32 bytes into 8 rows of 32 (an 84-byte record), its output
+    /// kept in DM.
+    fn conv() -> (Job, Schedule) {
+        let job = Job {
+            code: &jobs::CONV,
+            operands: Vec::new(),
+            constants: vec![vec![1; 48], vec![0; 16], vec![0; 16], vec![0; 4]],
+            scalars: Vec::new(),
+            bytes: vec![256, 256],
+        };
+        let region = |name: &str, at, bytes| (name.to_string(), at, bytes);
+        let schedule = Schedule {
+            tiles: vec![0, 2, 4, 6, 8],
+            buffers: 2,
+            dm: vec![
+                region("input", 0, 128),
+                region("input1", 128, 128),
+                region("constants", 256, 84),
+                region("output", 352, 64),
+                region("output1", 416, 64),
+            ],
+            kept_output: Some(196_608),
+            ..Schedule::default()
+        };
+        (job, schedule)
+    }
+
+    #[test]
+    fn the_text_reads_back_as_the_schedule() {
+        let (job, schedule) = conv();
+        let text = schedule.text(&job);
+        assert_eq!(
+            text,
+            "{buffers = 2 : i64, dm = {input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, \
+             constants = array<i64: 256, 84>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, \
+             fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}"
+        );
+        let entries: Vec<(String, Vec<i64>)> = vec![
+            ("buffers".into(), vec![2]),
+            ("dm.input".into(), vec![0, 128]),
+            ("dm.input1".into(), vec![128, 128]),
+            ("dm.constants".into(), vec![256, 84]),
+            ("dm.output".into(), vec![352, 64]),
+            ("dm.output1".into(), vec![416, 64]),
+            ("fold".into(), vec![0]),
+            ("kept.output".into(), vec![196_608]),
+            ("tiles".into(), vec![0, 2, 4, 6, 8]),
+        ];
+        assert_eq!(Schedule::read(&entries, &job), Ok(schedule));
+        let wrong = [("kept.x".to_string(), vec![0])];
+        assert_eq!(
+            Schedule::read(&wrong, &job),
+            Err("'kept.x' names no tensor the convolution reads tile by tile".into())
+        );
+    }
+
+    #[test]
+    fn a_kernels_ranges_lie_in_dm_apart() {
+        let params = Params::default();
+        let (job, schedule) = conv();
+        assert_eq!(schedule.check(&job, Some(84), None, &params), Ok(()));
+        // The second output buffer ends one byte into the kept output (at 192 KiB).
+        let mut dm = schedule.dm.clone();
+        dm[4] = ("output1".into(), 196_545, 64);
+        let touching = Schedule { dm, ..schedule.clone() };
+        assert_eq!(
+            touching.check(&job, Some(84), None, &params),
+            Err("dm.output1 [196545, 196609) overlaps kept.output [196608, 196864)".into())
+        );
+        // Ending where the kept output starts is fine.
+        let mut dm = schedule.dm.clone();
+        dm[4] = ("output1".into(), 196_544, 64);
+        assert_eq!(Schedule { dm, ..schedule.clone() }.check(&job, Some(84), None, &params), Ok(()));
+        // A record of another length; one tile needs no second buffers, two tiles do.
+        assert!(schedule.check(&job, Some(85), None, &params).unwrap_err().contains("record has 85"));
+        let one = Schedule { tiles: vec![0, 8], ..schedule.clone() };
+        assert!(one.check(&job, Some(84), None, &params).unwrap_err().contains("needs [constants, input, output]"));
+        let single = Schedule { buffers: 1, ..schedule.clone() };
+        assert!(single.check(&job, Some(84), None, &params).is_err());
+        // Prefetching with no next record; a range past the end of i64.
+        let prefetching = Schedule { prefetch: Some(98_304), ..schedule.clone() };
+        assert!(prefetching.check(&job, Some(84), None, &params).unwrap_err().starts_with("prefetch is set"));
+        assert_eq!(prefetching.check(&job, Some(84), Some(100), &params), Ok(()));
+        let far = Schedule { kept_output: Some(i64::MAX), ..schedule };
+        assert!(far.check(&job, Some(84), None, &params).unwrap_err().contains("lies outside DM"));
+    }
 }
