@@ -56,6 +56,12 @@ pub fn liveness_lower_bound(buffers: &[Buffer]) -> u64 {
 
 /// Places `buffers` with every offset a multiple of `alignment` (a power of two).
 pub fn plan(buffers: &[Buffer], alignment: u64) -> Plan {
+    plan_within(buffers, alignment, 0)
+}
+
+/// Places `buffers` as [`plan`] does, but stops searching as soon as the placement takes at
+/// most `limit` bytes (a memory of that size: any placement that fits will do).
+pub fn plan_within(buffers: &[Buffer], alignment: u64, limit: u64) -> Plan {
     let sized: Vec<Buffer> =
         buffers.iter().map(|b| Buffer { size: align_up(b.size.max(1), alignment), ..*b }).collect();
     let n = sized.len();
@@ -65,7 +71,7 @@ pub fn plan(buffers: &[Buffer], alignment: u64) -> Plan {
         y.size.cmp(&x.size).then((y.end - y.start).cmp(&(x.end - x.start))).then(x.start.cmp(&y.start)).then(a.cmp(&b))
     });
     let mut best = first_fit(&sized, &order);
-    let bound = align_up(liveness_lower_bound(&sized), alignment);
+    let bound = align_up(liveness_lower_bound(&sized), alignment).max(limit);
     if n < 2 || best.size <= bound {
         return best;
     }
@@ -204,6 +210,9 @@ mod tests {
         let p = plan(&buffers, 16);
         validate(&buffers, &p, 16).unwrap();
         assert_eq!(p.size, 144);
+        // In a memory of 160 bytes greedy's placement will do: no climb.
+        assert_eq!(plan_within(&buffers, 16, 160).size, 160);
+        assert_eq!(plan_within(&buffers, 16, 150).size, 144);
     }
 
     #[test]

@@ -5,20 +5,20 @@ use crate::{jobs, schedule::Schedule, tiling};
 use umac_backend::Error;
 use umac_sim::npu::{Params, params::DM_BASE};
 
-/// What a job's regions may take: the DM below what stays there across kernels (`budget` bytes
-/// from DM's base), its tiles double-buffered or not; `preloaded`: the DM address of its
-/// constant record, already there (so its constants take no room of their own).
+/// What a job's regions may take: `budget` bytes of DM (what the kernels around it leave), its
+/// tiles double-buffered or not; `preloaded`: its constant record is in DM already (copied by
+/// the kernel before), so its constants take no room of their own.
 pub struct Room<'p> {
     pub params: &'p Params,
     pub double: bool,
     pub budget: i64,
-    pub preloaded: Option<i64>,
+    pub preloaded: bool,
 }
 
 impl Room<'_> {
     /// The job's constant regions that take room (none when preloaded).
     fn constants(&self, job: &jobs::Job) -> Vec<(String, i64)> {
-        if self.preloaded.is_some() { Vec::new() } else { job.constant_regions().collect() }
+        if self.preloaded { Vec::new() } else { job.constant_regions().collect() }
     }
 }
 
@@ -288,7 +288,7 @@ mod tests {
 
     /// All of DM, double-buffered.
     fn room(params: &Params) -> Room<'_> {
-        Room { params, double: true, budget: i64::from(params.dm_bytes), preloaded: None }
+        Room { params, double: true, budget: i64::from(params.dm_bytes), preloaded: false }
     }
 
     #[test]

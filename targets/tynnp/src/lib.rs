@@ -224,35 +224,53 @@ fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
 }
 
 /// What a function's kernels are planned from: the NPU, each composite's job and constant
-/// record, and each kernel's schedule, the one attached to it (`umac-schedule-tynnp`, maybe
-/// edited) or decided here. The kernels plan together: each copies the next one's constants
-/// while its last tiles run, when they fit (`resident::constants`), and keeps its output in DM
-/// for the next one (`resident::residency`); the schedules must agree on both
+/// record, and each kernel's schedule: the one attached to it (`umac-schedule-tynnp`, maybe
+/// edited), or decided here for the whole function at once (`resident::plan`: what stays in DM
+/// between kernels, each kernel's tiles, one DM placement). A function with some schedules
+/// attached decides the others alone, sharing nothing; the schedules must agree
 /// (`schedule::check_function`).
 fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, Error> {
     let params = params(attributes)?;
     let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
     let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
-    let constants = resident::constants(composites, &records, &params, attributes.bool(PREFETCH));
+    let double = attributes.bool(DOUBLE_BUFFER);
+    let decide_one = |i: usize, shared: resident::Shared, budget: i64| {
+        let job = jobs[i].as_ref().map_err(Clone::clone)?;
+        decide(job, &params, double, shared, budget)
+    };
+    let attached = composites.iter().any(|c| c.last().int_dict(schedule::ATTRIBUTE).is_some());
+    let mut schedules: Vec<Result<Schedule, Error>> = if attached {
+        let dm = i64::from(params.dm_bytes);
+        (0..composites.len())
+            .map(|i| {
+                let job = jobs[i].as_ref().map_err(Clone::clone)?;
+                match Schedule::attached(composites[i].last(), job) {
+                    Some(attached) => attached.map_err(Error::Unsupported),
+                    None => decide_one(i, resident::Shared::default(), dm),
+                }
+            })
+            .collect()
+    } else {
+        let kernels: Vec<Option<resident::Kernel>> = jobs
+            .iter()
+            .zip(&records)
+            .map(|(job, record)| {
+                let record = record.as_ref().map(|r| r.len() as i64);
+                job.as_ref().ok().map(|job| resident::Kernel { bytes: &job.bytes, record })
+            })
+            .collect();
+        let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH));
+        resident::plan(composites, &kernels, &params, switches, decide_one)
+    };
     let len = |r: &Option<Vec<u8>>| r.as_ref().map(Vec::len);
-    let mut schedules: Vec<Result<Schedule, Error>> = composites
-        .iter()
-        .zip(&jobs)
-        .zip(constants)
-        .enumerate()
-        .map(|(i, ((composite, job), constants))| {
-            let job = job.as_ref().map_err(Clone::clone)?;
-            let schedule = match Schedule::attached(composite.last(), job) {
-                Some(attached) => attached.map_err(Error::Unsupported)?,
-                None => decide(composite, job, &params, attributes, &constants)?,
-            };
+    for (i, planned) in schedules.iter_mut().enumerate() {
+        if let (Ok(schedule), Ok(job)) = (&*planned, &jobs[i]) {
             let next = records.get(i + 1).and_then(len);
-            schedule
-                .check(job, len(&records[i]), next, &params)
-                .map_err(|e| Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)))?;
-            Ok(schedule)
-        })
-        .collect();
+            if let Err(e) = schedule.check(job, len(&records[i]), next, &params) {
+                *planned = Err(Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)));
+            }
+        }
+    }
     schedule::check_function(composites, &mut schedules);
     Ok(Planned { params, jobs, records, schedules })
 }
@@ -265,22 +283,17 @@ struct Planned {
     schedules: Vec<Result<Schedule, Error>>,
 }
 
-/// The schedule of `job` for `composite`: its tiles planned in the DM its kept activations and
-/// `constants` leave it, its kernel columns folded when that pays and fits.
+/// The schedule of `job` (`double`-buffered or not), sharing `shared` with the kernels around
+/// it: its tiles planned so that its own regions take at most `budget` bytes of DM from offset
+/// 0, its kernel columns folded when that pays and fits; what it shares is placed later.
 fn decide(
-    composite: &Composite,
     job: &jobs::Job,
     params: &Params,
-    attributes: &TargetAttrs,
-    constants: &resident::Constants,
+    double: bool,
+    shared: resident::Shared,
+    budget: i64,
 ) -> Result<Schedule, Error> {
-    let residency = resident::residency(composite, params, attributes.bool(FUSE));
-    let room = Room {
-        params,
-        double: attributes.bool(DOUBLE_BUFFER),
-        budget: constants.budget.map_or(residency.budget, |b| b.min(residency.budget)),
-        preloaded: constants.preloaded,
-    };
+    let room = Room { params, double, budget, preloaded: shared.preloaded };
     let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let (fold, plan) = if job.code.elementwise() {
         (false, element_layout(job, &values, &room)?)
@@ -300,17 +313,13 @@ fn decide(
             }
         }
     };
-    let offset = |address: i64| address - i64::from(DM_BASE);
     Ok(Schedule {
         tiles: plan.tiles,
         bands: plan.bands,
-        buffers: if room.double { 2 } else { 1 },
+        buffers: if double { 2 } else { 1 },
         fold,
         dm: plan.dm,
-        kept_inputs: residency.inputs.map(|at| at.map(offset)),
-        kept_output: residency.output.map(offset),
-        preloaded: constants.preloaded.map(offset),
-        prefetch: constants.next.as_ref().map(|(at, _)| offset(*at)),
+        ..Schedule::default()
     })
 }
 

@@ -1,105 +1,30 @@
-//! What stays in DM from one kernel to the next.
+//! What stays in DM from one kernel to the next, and one DM plan for a function's kernels.
 //!
 //! Activations: when a kernel's output is read by the next kernel only (a window kernel's input,
-//! or either operand of a primitive add or sub), and nothing else runs on the NPU between them,
-//! the producer copies its output tiles into a slot at the top of DM instead of back to DDR, and
-//! the consumer copies its input tiles from there. Those copies stay
+//! or either operand of a primitive add or sub), the producer copies its output tiles into DM
+//! instead of back to DDR, and the consumer copies its input tiles from there. Those copies stay
 //! on chip (no DDR latency, the DDR port left to the weights), and the tensor never goes to DDR.
-//! Two slots of a quarter of DM each sit at its top; a tensor goes to slot 0 unless the kernel
-//! producing it reads its own input from slot 0, so a chain of kernels alternates between them.
-//! A kernel that reads or writes a slot plans its own regions below both (half of DM by
-//! default). Every kernel decides from the TOSA graph alone (the strategies of a function are
-//! all computed before any composite is replaced), so producer and consumer agree on the slot
-//! without talking to each other.
 //!
-//! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into one of
-//! two areas of an eighth of DM each, below the slots, after its last tile's copy in, so the
-//! copy overlaps its last tiles; the next kernel finds its record there and copies nothing. The
-//! areas alternate like the slots; both kernels then plan their own regions below the areas.
+//! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into DM after
+//! its last tile's copy in, so the copy overlaps its last tiles; the next kernel finds its record
+//! there and copies nothing.
+//!
+//! Both are decided for a whole function at once ([`plan`]), in the order the kernels run,
+//! keeping before prefetching: an activation or a record is taken when both kernels it lives
+//! across can still be tiled in the DM the rest leaves them. Every kernel's own regions (its
+//! tile buffers and the record it copies itself) live while it runs, a kept activation or a
+//! prefetched record from the kernel writing it to the one reading it; umac-plan-memory's
+//! algorithm places them all in DM (greedy by size, then hill climbing), so that nothing alive
+//! at the same time overlaps. Should the placement need more than DM, the largest activation or
+//! record goes back to DDR and the function is planned again.
 
-use umac_backend::{Composite, OpView};
-use umac_sim::npu::{Params, params::DM_BASE};
-
-/// What a kernel finds in DM from the kernel before and leaves for the kernel after, besides
-/// activations.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Constants {
-    /// The DM address of the kernel's own constant record, copied there by the kernel before.
-    pub preloaded: Option<i64>,
-    /// The next kernel's record and the DM address to copy it to.
-    pub next: Option<(i64, Vec<u8>)>,
-    /// The DM its own regions may take, when it loads or finds a record in an area.
-    pub budget: Option<i64>,
-}
-
-/// The ops a kernel's composite is rooted at besides [`WINDOW_ROOTS`] (TOSA's, or the primitive op).
-const ELEMENT_ROOTS: [&str; 6] = ["tosa.add", "tosa.sub", "tosa.table", "tynnp.add", "tynnp.sub", "tynnp.table"];
-
-/// The bytes of each area for prefetched records: an eighth of DM.
-fn area_bytes(params: &Params) -> i64 {
-    (i64::from(params.dm_bytes) / 8) & !15
-}
-
-/// The DM a kernel that loads or finds a record in an area may take: below both areas.
-fn area_budget(params: &Params) -> i64 {
-    i64::from(params.dm_bytes) - 2 * slot_bytes(params) - 2 * area_bytes(params)
-}
-
-fn area_address(params: &Params, area: usize) -> i64 {
-    i64::from(DM_BASE) + area_budget(params) + (1 - area as i64) * area_bytes(params)
-}
-
-/// For each composite of a function, in the order it runs them, with the constant record of
-/// each (`None`: none, or it cannot run): which kernel copies the next one's record (`enabled`:
-/// the `-prefetch` attribute). Kernel i does when the record fits an area and both kernels fit
-/// below the areas in one-row tiles.
-pub fn constants(
-    composites: &[Composite],
-    records: &[Option<Vec<u8>>],
-    params: &Params,
-    enabled: bool,
-) -> Vec<Constants> {
-    let mut plan: Vec<Constants> = vec![Constants::default(); composites.len()];
-    let fits = |c: &Composite| {
-        let is_root = |name: &str| WINDOW_ROOTS.contains(&name) || ELEMENT_ROOTS.contains(&name);
-        let root = c.ops.iter().map(|(_, op)| op).find(|op| is_root(&op.name()));
-        root.and_then(least_dm).is_some_and(|need| need <= area_budget(params))
-    };
-    let mut area = None;
-    for i in 0..composites.len().saturating_sub(1) {
-        let next = records[i + 1].as_ref().filter(|r| r.len() as i64 <= area_bytes(params));
-        // The area the next record goes to: the other one than this kernel's own.
-        let here = area.take();
-        match next {
-            Some(record) if enabled && fits(&composites[i]) && fits(&composites[i + 1]) => {
-                let to = here.map_or(0, |a: usize| 1 - a);
-                let at = area_address(params, to);
-                plan[i].next = Some((at, record.clone()));
-                plan[i].budget = Some(area_budget(params));
-                plan[i + 1].preloaded = Some(at);
-                plan[i + 1].budget = Some(area_budget(params));
-                area = Some(to);
-            }
-            _ => {}
-        }
-    }
-    plan
-}
-
-/// Where a kernel's inputs and output live, and the DM its own regions may take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Residency {
-    /// The DM address of each input (the input, or `x` and `y`) when the kernel before left it
-    /// in DM.
-    pub inputs: [Option<i64>; 2],
-    /// The DM address the output is left at for the next kernel.
-    pub output: Option<i64>,
-    /// Bytes of DM, from its base, the kernel's own regions may take.
-    pub budget: i64,
-}
+use crate::schedule::Schedule;
+use umac_backend::{Composite, Error, OpView};
+use umac_lowering::memory_plan::{Buffer, plan_within};
+use umac_sim::npu::Params;
 
 /// The ops that start a kernel reading its input in tiles of rows (the consumers): TOSA's, then
-/// the primitive ops (each a whole kernel, output stage included), convolutions before poolings.
+/// the primitive ops (each a whole kernel, output stage included).
 const WINDOW_ROOTS: [&str; 8] = [
     "tosa.conv2d",
     "tosa.depthwise_conv2d",
@@ -111,116 +36,39 @@ const WINDOW_ROOTS: [&str; 8] = [
     "tynnp.max_pool2d",
 ];
 
-/// Whether `name` ends a kernel whose int8 result a window kernel may read: an output stage, a
-/// pooling, or a primitive convolution, add or sub (which include their output stage).
-fn ends_window_kernel(name: &str) -> bool {
-    OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name) || ["tynnp.add", "tynnp.sub"].contains(&name)
-}
-
-/// The ops a kernel's output stage may end with, before its root.
-const OUTPUT_STAGE: [&str; 2] = ["tosa.clamp", "tosa.rescale"];
-
-/// The bytes of each slot: a quarter of DM.
-fn slot_bytes(params: &Params) -> i64 {
-    (i64::from(params.dm_bytes) / 4) & !15
-}
-
-fn slot_address(params: &Params, slot: usize) -> i64 {
-    i64::from(DM_BASE) + i64::from(params.dm_bytes) - (slot as i64 + 1) * slot_bytes(params)
-}
-
-/// Where `composite`'s inputs and output live (`enabled`: the `-fuse` attribute).
-pub fn residency(composite: &Composite, params: &Params, enabled: bool) -> Residency {
-    let dm = i64::from(params.dm_bytes);
-    let none = Residency { inputs: [None, None], output: None, budget: dm };
-    if !enabled {
-        return none;
-    }
-    let last = composite.last();
-    let root = root_of(last).filter(|_| composite.get("input.slice").is_none());
-    let mut inputs = [None, None];
-    for (k, input) in inputs.iter_mut().enumerate() {
-        *input = root
-            .as_ref()
-            .and_then(|r| r.producer(k).filter(|p| consumer(p, params).is_some_and(|(u, at)| same(&u, r) && at == k)))
-            .map(|p| slot(&p, params));
-    }
-    let output = consumer(last, params).map(|_| slot(last, params));
-    let used = inputs.into_iter().flatten().chain(output).max();
-    Residency {
-        inputs: inputs.map(|i| i.map(|s| slot_address(params, s))),
-        output: output.map(|s| slot_address(params, s)),
-        budget: used.map_or(dm, |s| dm - (s as i64 + 1) * slot_bytes(params)),
-    }
-}
-
 /// The primitive ops reading two tensors tile by tile, either of which may be kept in DM.
 const ELEMENTWISE: [&str; 2] = ["tynnp.add", "tynnp.sub"];
 
-/// The kernel that reads `last`'s result from DM, if it stays there, and which of its operands
-/// that is: its only user (but for its function's return, when no caller reads that result), in
-/// the same block, a row-tiled kernel reading it as its input or a primitive add or sub reading
-/// it as either operand, the next thing the NPU runs (nothing but constants and that kernel's
-/// filter reshape between them), the tensor no larger than a slot, and both kernels able to run
-/// in one-row tiles below the slots.
-fn consumer<'c, 'a>(last: &OpView<'c, 'a>, params: &Params) -> Option<(OpView<'c, 'a>, usize)> {
-    if !ends_window_kernel(&last.name()) {
-        return None;
-    }
-    // The partitioner returns every composite's result from its function (so the caller plans
-    // its buffer); that return does not count unless the caller reads the result.
-    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
-    let (Some(user), None) = (users.next(), users.next()) else { return None };
-    let operands = if ELEMENTWISE.contains(&user.name().as_str()) { 2 } else { 1 };
-    let at = (0..operands).find(|&k| user.producer(k).is_some_and(|p| same(&p, last)))?;
-    if !(WINDOW_ROOTS.contains(&user.name().as_str()) || operands == 2) || last.read_by_callers() {
-        return None;
-    }
-    let bytes: i64 = last.result_type()?.dims().iter().product();
-    let budget = i64::from(params.dm_bytes) - 2 * slot_bytes(params);
-    let fits = |op: &OpView| least_dm(op).is_some_and(|need| need <= budget);
-    let producer = root_of(last)?;
-    if bytes > slot_bytes(params) || !fits(&producer) || !fits(&user) {
-        return None;
-    }
-    // The user's kernel runs next: up to its last op (where its call goes), nothing lies between
-    // but constants, its filter's reshape and its own ops, in the same block.
-    let mut own = vec![user];
-    while let Some(next) = own[own.len() - 1].only_user().filter(|u| OUTPUT_STAGE.contains(&u.name().as_str())) {
-        own.push(next);
-    }
-    let end = own[own.len() - 1];
-    let mut between = last.next();
-    while let Some(view) = between {
-        if same(&view, &end) {
-            return Some((user, at));
-        }
-        let reshape = view.name() == "tosa.reshape" && view.only_user().is_some_and(|u| same(&u, &user));
-        let ours = own.iter().any(|o| same(o, &view));
-        if !reshape && !ours && !umac_backend::pattern::is_constant_op(&view.name()) {
-            return None;
-        }
-        between = view.next();
-    }
-    None
+/// The ops a kernel's output stage may end with, after its root.
+const OUTPUT_STAGE: [&str; 2] = ["tosa.clamp", "tosa.rescale"];
+
+/// Whether `name` ends a kernel whose int8 result a window kernel may read: an output stage, a
+/// pooling, or a primitive convolution, add or sub (which include their output stage).
+fn ends_window_kernel(name: &str) -> bool {
+    OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name) || ELEMENTWISE.contains(&name)
 }
 
-/// The slot `last`'s result goes to: 0, unless its kernel reads an input from slot 0.
-fn slot(last: &OpView, params: &Params) -> usize {
-    let Some(root) = root_of(last) else { return 0 };
-    let operands = if ELEMENTWISE.contains(&root.name().as_str()) { 2 } else { 1 };
-    if operands == 1 && !WINDOW_ROOTS.contains(&root.name().as_str()) {
-        return 0;
+/// Which tiled operand of `consumer`'s kernel reads the result of `last` (the last op of the
+/// kernel before), when that kernel alone reads it (the function's return aside, when no caller
+/// reads it) at its root: the tensor may stay in DM between the two.
+pub fn reads_kept(consumer: &Composite, last: &OpView) -> Option<usize> {
+    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
+    let (Some(user), None) = (users.next(), users.next()) else { return None };
+    let root = root_of(consumer.last())?;
+    if !same(&user, &root) || last.read_by_callers() {
+        return None;
     }
-    for k in 0..operands {
-        match root.producer(k) {
-            Some(p) if consumer(&p, params).is_some_and(|(u, at)| same(&u, &root) && at == k) => {
-                return 1 - slot(&p, params);
-            }
-            _ => {}
-        }
-    }
-    0
+    (0..2).find(|&k| root.producer(k).is_some_and(|p| same(&p, last)))
+}
+
+/// Which operand of kernel `i + 1` may read kernel `i`'s output from DM: it ends a window
+/// kernel and the next kernel, a window kernel or a primitive add or sub, alone reads it.
+fn link(composites: &[Composite], i: usize) -> Option<usize> {
+    let (last, next) = (composites[i].last(), composites.get(i + 1)?);
+    let root = root_of(next.last())?;
+    let kind = root.name();
+    let reader = WINDOW_ROOTS.contains(&kind.as_str()) || ELEMENTWISE.contains(&kind.as_str());
+    (ends_window_kernel(&last.name()) && reader).then(|| reads_kept(next, last)).flatten()
 }
 
 /// The root of the kernel whose last op is `last`: back through its output stage.
@@ -236,32 +84,191 @@ fn same(a: &OpView, b: &OpView) -> bool {
     a.operation().to_raw().ptr == b.operation().to_raw().ptr
 }
 
-/// An upper bound of the DM the kernel rooted at `root` needs in tiles of one output row,
-/// double-buffered (its constants, two input tiles of the rows one output row reads, two output
-/// rows as int32): what must fit below the slots. An elementwise job or a lookup needs two tiles
-/// of a vector of each operand at most and its record (a table of 1026 bytes at most).
-fn least_dm(root: &OpView) -> Option<i64> {
-    let a16 = |n: i64| (n + 15) & !15;
-    if !WINDOW_ROOTS.contains(&root.name().as_str()) {
-        return Some(2 * 3 * 4 * 256 + 1040);
-    }
-    // A leading slice joins the kernel, which then reads the whole tensor.
-    let tosa = root.name().starts_with("tosa.");
-    let sliced =
-        root.producer(0).filter(|p| tosa && p.name() == "tosa.slice" && p.only_user().is_some_and(|u| same(&u, root)));
-    let input = sliced.map_or_else(|| root.operand_type(0), |slice| slice.operand_type(0))?.dims();
-    let output = root.result_type()?.dims();
-    let (ih, iw, ic, ow, oc) = (*input.get(1)?, *input.get(2)?, *input.get(3)?, *output.get(2)?, *output.get(3)?);
-    // TOSA's attributes, or the primitive op's descriptor fields.
-    let dilation = root.ints("dilation").and_then(|d| d.first().copied()).or(root.int("dilation_y")).unwrap_or(1);
-    let (kh, constants) = match root.name().as_str() {
-        "tosa.conv2d" | "tosa.depthwise_conv2d" | "tynnp.conv2d" | "tynnp.depthwise_conv2d" => {
-            let filter = root.operand_type(1)?.dims();
-            let kh = if root.name().ends_with(".conv2d") { *filter.get(1)? } else { *filter.first()? };
-            (kh, a16(filter.iter().product()) + 2 * a16(4 * oc) + a16(oc))
+/// What one kernel has in DM besides its own regions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shared {
+    /// Its tiled inputs (the input, or `x` and `y`) left in DM by the kernel before.
+    pub kept_inputs: [bool; 2],
+    /// Its output left in DM for the next kernel.
+    pub kept_output: bool,
+    /// Its constant record, copied into DM by the kernel before.
+    pub preloaded: bool,
+    /// The next kernel's record, which it copies into DM.
+    pub prefetch: bool,
+}
+
+/// A kernel of a function as [`plan`] sees it.
+pub struct Kernel<'k> {
+    /// The bytes of each tiled input, then of the output (`Job::bytes`).
+    pub bytes: &'k [i64],
+    /// The bytes of its constant record, if any.
+    pub record: Option<i64>,
+}
+
+/// The DM plan of a function's kernels (the `-fuse` and `-prefetch` attributes `keep` and
+/// `prefetch`): each kernel's schedule with every DM offset set. `schedule(i, shared, budget)`
+/// decides kernel i's schedule (its own regions from offset 0 in at most `budget` bytes) given
+/// what it shares with the kernels around it; an error is the kernel's. `None` for a kernel that
+/// cannot run at all (`kernels[i]` is `None`).
+pub fn plan(
+    composites: &[Composite],
+    kernels: &[Option<Kernel>],
+    params: &Params,
+    (keep, prefetch): (bool, bool),
+    schedule: impl Fn(usize, Shared, i64) -> Result<Schedule, Error>,
+) -> Vec<Result<Schedule, Error>> {
+    let n = composites.len();
+    let dm = i64::from(params.dm_bytes);
+    let a16 = |bytes: i64| (bytes + 15) & !15;
+    // The activations (operand of the next kernel reading it) and records handed on.
+    let mut kept: Vec<Option<usize>> = vec![None; n];
+    let mut fetched = vec![false; n];
+    let ok = |i: usize| kernels.get(i).is_some_and(Option::is_some);
+    let output = |i: usize| kernels[i].as_ref().map_or(0, |k| a16(k.bytes[k.bytes.len() - 1]));
+    let record = |i: usize| kernels.get(i).and_then(|k| k.as_ref()).and_then(|k| k.record).map_or(0, a16);
+    let shared = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
+        let mut s = Shared { kept_output: kept[i].is_some(), prefetch: fetched[i], ..Shared::default() };
+        if i > 0 {
+            if let Some(k) = kept[i - 1] {
+                s.kept_inputs[k] = true;
+            }
+            s.preloaded = fetched[i - 1];
         }
-        _ => (root.ints("kernel").and_then(|k| k.first().copied()).or(root.int("kh"))?, 0),
+        s
     };
-    let rows = ((kh - 1) * dilation + 1).min(ih);
-    Some(constants + 2 * a16(rows * iw * ic) + 2 * a16(4 * ow * oc))
+    // The bytes kernel i shares with its neighbours, which its own regions must leave.
+    let taken = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
+        let before =
+            if i > 0 { kept[i - 1].map_or(0, |_| output(i - 1)) + i64::from(fetched[i - 1]) * record(i) } else { 0 };
+        before + kept[i].map_or(0, |_| output(i)) + i64::from(fetched[i]) * record(i + 1)
+    };
+    let fits = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
+        schedule(i, shared(i, kept, fetched), dm - taken(i, kept, fetched)).is_ok()
+    };
+    for i in 0..n.saturating_sub(1) {
+        if !(ok(i) && ok(i + 1)) {
+            continue;
+        }
+        if keep && let Some(k) = link(composites, i) {
+            kept[i] = Some(k);
+            if !(fits(i, &kept, &fetched) && fits(i + 1, &kept, &fetched)) {
+                kept[i] = None;
+            }
+        }
+        if prefetch && record(i + 1) > 0 {
+            fetched[i] = true;
+            if !(fits(i, &kept, &fetched) && fits(i + 1, &kept, &fetched)) {
+                fetched[i] = false;
+            }
+        }
+    }
+    loop {
+        let schedules: Vec<Result<Schedule, Error>> =
+            (0..n).map(|i| schedule(i, shared(i, &kept, &fetched), dm - taken(i, &kept, &fetched))).collect();
+        match place(&schedules, &kept, &fetched, (output, record), dm) {
+            Ok(placed) => return placed,
+            // Back to DDR with the largest activation or record, and plan again.
+            Err(()) => {
+                let largest_kept = (0..n).filter(|&i| kept[i].is_some()).max_by_key(|&i| (output(i), i));
+                let largest_fetched = (0..n).filter(|&i| fetched[i]).max_by_key(|&i| (record(i + 1), i));
+                match (largest_kept, largest_fetched) {
+                    (Some(k), Some(f)) if output(k) >= record(f + 1) => kept[k] = None,
+                    (_, Some(f)) => fetched[f] = false,
+                    (Some(k), None) => kept[k] = None,
+                    (None, None) => return schedules,
+                }
+            }
+        }
+    }
+}
+
+/// Places the schedules' own regions (live while their kernel runs) and the activations and
+/// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`.
+fn place(
+    schedules: &[Result<Schedule, Error>],
+    kept: &[Option<usize>],
+    fetched: &[bool],
+    (output, record): (impl Fn(usize) -> i64, impl Fn(usize) -> i64),
+    dm: i64,
+) -> Result<Vec<Result<Schedule, Error>>, ()> {
+    let mut buffers = Vec::new();
+    // What each buffer is: kernel i's own regions, its kept output or the record it prefetches.
+    let mut what = Vec::new();
+    for (i, schedule) in schedules.iter().enumerate() {
+        let Ok(schedule) = schedule else { continue };
+        let end = schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0);
+        buffers.push(Buffer { size: end as u64, start: i, end: i });
+        what.push((i, 0));
+        if kept[i].is_some() {
+            buffers.push(Buffer { size: output(i) as u64, start: i, end: i + 1 });
+            what.push((i, 1));
+        }
+        if fetched[i] {
+            buffers.push(Buffer { size: record(i + 1) as u64, start: i, end: i + 1 });
+            what.push((i, 2));
+        }
+    }
+    let planned = plan_within(&buffers, 16, dm as u64);
+    if planned.size > dm as u64 {
+        return Err(());
+    }
+    let mut placed: Vec<Result<Schedule, Error>> = schedules.to_vec();
+    for (&(i, kind), &offset) in what.iter().zip(&planned.offsets) {
+        let at = offset as i64;
+        match kind {
+            0 => {
+                if let Ok(s) = &mut placed[i] {
+                    s.dm.iter_mut().for_each(|region| region.1 += at);
+                }
+            }
+            1 => {
+                if let Ok(s) = &mut placed[i] {
+                    s.kept_output = Some(at);
+                }
+                if let (Some(k), Some(Ok(s))) = (kept[i], placed.get_mut(i + 1)) {
+                    s.kept_inputs[k] = Some(at);
+                }
+            }
+            _ => {
+                if let Ok(s) = &mut placed[i] {
+                    s.prefetch = Some(at);
+                }
+                if let Some(Ok(s)) = placed.get_mut(i + 1) {
+                    s.preloaded = Some(at);
+                }
+            }
+        }
+    }
+    Ok(placed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_functions_dm_is_placed_by_lifetime() {
+        // Three kernels whose own regions end at 100, 200 and 50 bytes (112, 208, 64 aligned);
+        // kernel 0 keeps its 64-byte output for kernel 1 (its input 0), kernel 1 prefetches
+        // kernel 2's 32-byte record. Largest first: kernel 1's regions at 0, kernel 0's at 0
+        // (they never run together), the kept output above kernel 1's at 208, kernel 2's at 0,
+        // the record above everything alive with it at 272: 304 bytes, what step 1 holds alone.
+        let own = |end: i64| Ok(Schedule { dm: vec![("input".to_string(), 0, end)], ..Schedule::default() });
+        let schedules = vec![own(100), own(200), own(50)];
+        let (kept, fetched) = ([Some(0), None, None], [false, true, false]);
+        let output = |i: usize| [64, 0, 0][i];
+        let record = |i: usize| [0, 0, 32][i];
+        let placed = place(&schedules, &kept, &fetched, (output, record), 304).unwrap();
+        let at = |i: usize| placed[i].as_ref().unwrap().clone();
+        assert_eq!((at(0).dm[0].1, at(1).dm[0].1, at(2).dm[0].1), (0, 0, 0));
+        assert_eq!((at(0).kept_output, at(1).kept_inputs), (Some(208), [Some(208), None]));
+        assert_eq!((at(1).prefetch, at(2).preloaded), (Some(272), Some(272)));
+        // In 300 bytes they do not fit.
+        assert!(place(&schedules, &kept, &fetched, (output, record), 300).is_err());
+        // A kernel that cannot run takes no room.
+        let failed = vec![own(100), Err(Error::Unsupported("no".into())), own(50)];
+        let none = [None, None, None];
+        let placed = place(&failed, &none, &[false; 3], (output, record), 112).unwrap();
+        assert!(placed[1].is_err());
+    }
 }

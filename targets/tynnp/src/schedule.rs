@@ -244,7 +244,7 @@ pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule
         let before = (i > 0).then(|| ok(&schedules[i - 1])).flatten();
         let last = composites[i].last();
         if let Some(at) = this.kept_output {
-            let reader = (i + 1 < n).then(|| reads_kept(&composites[i + 1], last)).flatten();
+            let reader = (i + 1 < n).then(|| resident::reads_kept(&composites[i + 1], last)).flatten();
             let agreed = reader.zip(next.as_ref()).is_some_and(|(k, next)| next.kept_inputs[k] == Some(at));
             if !agreed {
                 errors.push((i, format!("kept.output is {at}, but the next kernel does not read it from there")));
@@ -252,7 +252,7 @@ pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule
         }
         for (k, at) in this.kept_inputs.iter().enumerate() {
             let Some(at) = at else { continue };
-            let from_before = i > 0 && reads_kept(&composites[i], composites[i - 1].last()) == Some(k);
+            let from_before = i > 0 && resident::reads_kept(&composites[i], composites[i - 1].last()) == Some(k);
             if !from_before || before.as_ref().and_then(|b| b.kept_output) != Some(*at) {
                 errors.push((i, format!("keeps input {k} at {at}, but the kernel before does not leave it there")));
             }
@@ -273,19 +273,6 @@ pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule
             schedules[i] = Err(Error::Unsupported(format!("{}: {message}", ATTRIBUTE)));
         }
     }
-}
-
-/// Which tiled operand of `consumer`'s kernel reads `last`'s result, when that kernel alone
-/// reads it (the function's return aside, when no caller reads it).
-fn reads_kept(consumer: &Composite, last: &OpView) -> Option<usize> {
-    let same = |a: &OpView, b: &OpView| a.operation().to_raw().ptr == b.operation().to_raw().ptr;
-    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
-    let (Some(user), None) = (users.next(), users.next()) else { return None };
-    let root = resident::root_of(consumer.last())?;
-    if !same(&user, &root) || last.read_by_callers() {
-        return None;
-    }
-    (0..2).find(|&k| root.producer(k).is_some_and(|p| same(&p, last)))
 }
 
 #[cfg(test)]

@@ -1,42 +1,44 @@
 // umac-legalize-tynnp plans the kernels of a function together: a kernel copies the next
-// kernel's constant record into one of two areas below the activation slots (area 0 at
-// 0x10018000, area 1 at 0x10010000 with the 256 KiB DM) after its last tile's copy in, on
-// channel 0, and waits for that copy before it returns (`_pf`); the next kernel finds its
-// record there and copies nothing (`_pl`). Both plan their own regions below the areas.
+// kernel's constant record into DM (where the function's DM plan puts it, apart from both
+// kernels' own regions and what they keep in DM) after its last tile's copy in, on channel 0,
+// and waits for that copy before it returns (`_pf`); the next kernel finds its record there and
+// copies nothing (`_pl`).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the
-// shifts of 36: 152 bytes) to area 0; the pooling has no record to prefetch.
+// shifts of 36: 152 bytes) into DM (AREA); the pooling has no record to prefetch.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: %[[NEXT:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000070000000700000007000000070000000700000007000000070000000700000000000040000000400000004000000040000000400000004000000040000000402424242424242424"> : tensor<152xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[NEXT]] read_only : tensor<152xi8> to memref<152xi8>
-// After the convolution's output stage: its output channel, input in DDR, output in slot 0, its
-// own record's DM regions and bytes, then the next record's area and bytes.
+// After the convolution's output stage: its output channel, input in DDR, output kept in DM, its
+// own record's DM regions (filter, bias at +288, multipliers at +320, shifts at +352) and bytes,
+// then where the next record goes and its bytes.
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268632064 : i32
-// CHECK-NEXT: arith.constant 268436224 : i32
-// CHECK-NEXT: arith.constant 268436512 : i32
-// CHECK-NEXT: arith.constant 268436544 : i32
-// CHECK-NEXT: arith.constant 268436576 : i32
+// CHECK-NEXT: arith.constant [[#%d,KEPT:]] : i32
+// CHECK-NEXT: arith.constant [[#%d,OWN:]] : i32
+// CHECK-NEXT: arith.constant [[#OWN+288]] : i32
+// CHECK-NEXT: arith.constant [[#OWN+320]] : i32
+// CHECK-NEXT: arith.constant [[#OWN+352]] : i32
 // CHECK-NEXT: arith.constant 360 : i32
-// CHECK-NEXT: arith.constant 268533760 : i32
+// CHECK-NEXT: arith.constant [[#%d,AREA:]] : i32
 // CHECK-NEXT: arith.constant 152 : i32
 // CHECK: callee = @tynnp_conv2d_folded_k3_t4_pf
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
-// The depthwise convolution: its record's regions in area 0 (filter, bias at +80, multipliers
-// at +112, shifts at +144) and its bytes, no record of its own to copy.
+// The depthwise convolution: input and output kept in DM, its record's regions where the
+// convolution copied it (filter, bias at +80, multipliers at +112, shifts at +144) and its
+// bytes, no record of its own to copy.
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268632064 : i32
-// CHECK-NEXT: arith.constant 268566528 : i32
-// CHECK-NEXT: arith.constant 268533760 : i32
-// CHECK-NEXT: arith.constant 268533840 : i32
-// CHECK-NEXT: arith.constant 268533872 : i32
-// CHECK-NEXT: arith.constant 268533904 : i32
+// CHECK-NEXT: arith.constant [[#KEPT]] : i32
+// CHECK-NEXT: arith.constant [[#%d,KEPT2:]] : i32
+// CHECK-NEXT: arith.constant [[#AREA]] : i32
+// CHECK-NEXT: arith.constant [[#AREA+80]] : i32
+// CHECK-NEXT: arith.constant [[#AREA+112]] : i32
+// CHECK-NEXT: arith.constant [[#AREA+144]] : i32
 // CHECK-NEXT: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK: callee = @tynnp_dwconv2d_x4_t2_pl
