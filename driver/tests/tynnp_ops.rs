@@ -457,8 +457,12 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     let out_bytes = result.iter().product::<i64>() * width;
     let names: Vec<&str> =
         if line.contains("tynnp.add") || line.contains("tynnp.sub") { vec!["x", "y"] } else { vec!["input"] };
+    // What is kept in DM is read (unless gathered for a fold) or written there in place: no tile
+    // buffers for it.
+    let kept: Vec<String> = get("kept").map_or(Vec::new(), |k| entries(&k).into_iter().map(|(name, _)| name).collect());
+    let in_place = |name: &str| kept.iter().any(|k| k == name) && !(folded && name == "input");
     let mut regions: Vec<(String, i64)> = Vec::new();
-    for name in names.iter().copied().chain(["output"]) {
+    for name in names.iter().copied().chain(["output"]).filter(|name| !in_place(name)) {
         let bytes = if name == "output" { out_bytes } else { in_bytes };
         regions.push((name.to_string(), bytes));
         if two && tiles > 1 {

@@ -70,12 +70,27 @@ pub struct Split {
     /// The kernel copies the next kernel's constants (`next_weights`) into DM after its last
     /// tile's copy in, and waits for that copy before it returns.
     pub prefetch: bool,
+    /// Each tiled input (the input, or `x` and `y`) kept in DM by the kernel before is read
+    /// there in place: the jobs' descriptors point into it, nothing is copied in.
+    pub reads_kept: [bool; 2],
+    /// The output kept in DM for the next kernel is written there in place by the jobs: nothing
+    /// is copied out.
+    pub writes_kept: bool,
 }
 
 impl Split {
     /// `bands` bands or tiles, nothing else.
     pub fn bands(bands: usize) -> Split {
-        Split { bands, taps: 0, units: 0, single: false, preloaded: false, prefetch: false }
+        Split {
+            bands,
+            taps: 0,
+            units: 0,
+            single: false,
+            preloaded: false,
+            prefetch: false,
+            reads_kept: [false; 2],
+            writes_kept: false,
+        }
     }
 
     /// How many tiles back the last user of a tile's buffers is.
@@ -89,6 +104,12 @@ pub const MAX_TILES: usize = 1 << 16;
 
 /// What a single-buffered call's symbol ends with.
 const SINGLE: &str = "_single";
+
+/// What the symbol of a call reading its input (or `x`), its `y`, in place in DM includes, and
+/// one writing its output in place.
+const READS_X: &str = "_rx";
+const READS_Y: &str = "_ry";
+const WRITES: &str = "_wo";
 
 /// What the symbol of a call whose constants are in DM already ends with.
 const PRELOADED: &str = "_pl";
@@ -151,8 +172,15 @@ impl JobCode {
     /// prefetches the next kernel's.
     pub fn symbol(&self, split: Split) -> String {
         let flag = |on: bool, text: &'static str| if on { text } else { "" };
-        let suffix =
-            [flag(split.single, SINGLE), flag(split.preloaded, PRELOADED), flag(split.prefetch, PREFETCH)].concat();
+        let suffix = [
+            flag(split.single, SINGLE),
+            flag(split.reads_kept[0], READS_X),
+            flag(split.reads_kept[1], READS_Y),
+            flag(split.writes_kept, WRITES),
+            flag(split.preloaded, PRELOADED),
+            flag(split.prefetch, PREFETCH),
+        ]
+        .concat();
         match (self.folded, self.units) {
             (true, _) => format!("{}_k{}_t{}{suffix}", self.callee, split.taps, split.bands),
             (false, true) => format!("{}_x{}_t{}{suffix}", self.callee, split.units, split.bands),
@@ -168,6 +196,9 @@ impl JobCode {
         }
         let (rest, prefetch) = strip(rest, PREFETCH);
         let (rest, preloaded) = strip(rest, PRELOADED);
+        let (rest, writes_kept) = strip(rest, WRITES);
+        let (rest, reads_y) = strip(rest, READS_Y);
+        let (rest, reads_x) = strip(rest, READS_X);
         let (rest, single) = strip(rest, SINGLE);
         let prefixed = |prefix: char| -> Option<(usize, usize)> {
             let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
@@ -178,7 +209,7 @@ impl JobCode {
             (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
             (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
-        let split = Split { single, preloaded, prefetch, ..split };
+        let split = Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, ..split };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
         // there are vector units (isa.md's limits): a name beyond them is no call of ours.
         let bounded = split.bands <= MAX_TILES && split.taps <= MAX_TILES && split.units <= 16;
@@ -186,7 +217,10 @@ impl JobCode {
             && split.bands >= 1
             && (split.taps >= 1) == self.folded
             && (split.units >= 1) == self.units
-            && (!split.preloaded || !self.packed.is_empty());
+            && (!split.preloaded || !self.packed.is_empty())
+            // A folded convolution gathers its input; only an elementwise job reads a `y`.
+            && !(split.reads_kept[0] && self.folded)
+            && (!split.reads_kept[1] || self.tile_inputs().len() > 1);
         (valid && self.symbol(split) == symbol).then_some(split)
     }
 
@@ -338,18 +372,29 @@ impl JobCode {
         for t in 0..tiles {
             // The last user of this tile's buffers, `depth` tiles back (else `first`).
             let back = |list: &[String], first: &str| if t >= depth { list[t - depth].clone() } else { first.into() };
-            let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
             let buffer = arg(Field::Dm("input"), t);
-            let loaded = if self.folded {
-                b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split.taps)
+            let loaded = if split.reads_kept[0] {
+                // Read where the kernel before left it: nothing to copy or wait for.
+                zero.clone()
             } else {
-                b.copy(d, &back(&jobs, &zero), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
+                let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
+                if self.folded {
+                    b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split.taps)
+                } else {
+                    b.copy(d, &back(&jobs, &zero), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
+                }
             };
             // The first jobs wait for the constants too (later ones follow them on the unit).
             let words = self.descriptor_words(b, [loaded, back(&outs, &weights)], t);
             let job = b.issue((k, funct3, funct7), d, &unit, &words);
-            let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
-            outs.push(b.copy(d, &job, &arg(Field::Dm("output"), t), &dst, &arg(TILE_COPIES[3], t), &out_channel));
+            if split.writes_kept {
+                // Written where the next kernel reads it: the job is the last thing to wait for.
+                outs.push(job.clone());
+            } else {
+                let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
+                let out = arg(Field::Dm("output"), t);
+                outs.push(b.copy(d, &job, &out, &dst, &arg(TILE_COPIES[3], t), &out_channel));
+            }
             jobs.push(job);
         }
         let next = self.prefetch(b, d, split, &zero);
@@ -385,9 +430,14 @@ impl JobCode {
         let (k, funct3, funct7, _) = self.insn;
         let mut bands: Vec<Vec<String>> = Vec::new();
         let mut outs: Vec<String> = Vec::new();
+        // The CU waits for a tile's bands (so its buffers are free again), then copies its output
+        // out, unless the bands wrote it in place for the next kernel.
         let copy_out = |b: &mut Body, t: usize, tokens: &[String]| {
             for token in tokens {
                 b.wait(token);
+            }
+            if split.writes_kept {
+                return tokens[tokens.len() - 1].clone();
             }
             let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
             b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &out_channel)
@@ -402,7 +452,9 @@ impl JobCode {
                 outs.push(copy_out(b, t - 1, &bands[t - 1]));
             }
             let mut loaded = zero.clone();
-            for (name, source) in self.tile_inputs().iter().zip(&sources) {
+            // An input kept in DM by the kernel before is read there in place.
+            let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
+            for ((name, source), _) in copied {
                 let src = b.value(&format!("arith.addi {source}, {} : i32", arg(TILE_COPIES[0], t)));
                 let buffer = arg(Field::Dm(name), t * units);
                 loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);

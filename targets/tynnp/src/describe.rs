@@ -119,12 +119,19 @@ fn copy_cycles(
         } else {
             (in_bytes, 1)
         };
-        for &kept_in in &kept_in {
+        // What is read or written in place where it is kept is not copied at all.
+        for (&kept_in, in_place) in kept_in.iter().zip(split.reads_kept) {
+            if in_place {
+                continue;
+            }
             if kept_in {
                 copies.push(("dma0".to_string(), on_chip(in_bytes, lines)));
             } else {
                 through_ddr("dma0", in_bytes, lines, &mut copies);
             }
+        }
+        if split.writes_kept {
+            continue;
         }
         if kept_out {
             copies.push((out.clone(), on_chip(out_bytes, 1)));
@@ -151,8 +158,10 @@ fn regions(
         out.extend(region(holds, get(&format!("dm_{first}")), get(crate::codegen::WEIGHTS_BYTES)));
     }
     // The tile buffers: the first band of each tile starts its buffer; the largest tile sizes it.
+    // A tensor read or written in place where it is kept has none.
     let units = split.units.max(1);
-    for (name, bytes) in code.tile_inputs().into_iter().map(|n| (n, 1)).chain([("output", 3)]) {
+    let buffered = code.tile_inputs().into_iter().zip(split.reads_kept).map(|(n, kept)| (n, 1, kept));
+    for (name, bytes, _) in buffered.chain([("output", 3, split.writes_kept)]).filter(|(_, _, kept)| !kept) {
         let mut buffers: BTreeMap<i64, i64> = BTreeMap::new();
         for t in 0..split.bands {
             if let (Some(at), Some(size)) =

@@ -1,7 +1,11 @@
 //! Where a job's regions go in DM: tiles of output rows (or of whole vectors) double-buffered,
 //! as few as fit the room the kernels around it leave; the capacity error when none do.
 
-use crate::{jobs, schedule::Schedule, tiling};
+use crate::{
+    jobs,
+    schedule::Schedule,
+    tiling::{self, Place},
+};
 use umac_backend::Error;
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -13,9 +17,23 @@ pub struct Room<'p> {
     pub double: bool,
     pub budget: i64,
     pub preloaded: bool,
+    /// Its tiled inputs (the input, or `x` and `y`) read in place where the kernel before kept
+    /// them, and its output written in place for the next kernel: no tile buffers of their own.
+    pub reads_kept: [bool; 2],
+    pub writes_kept: bool,
 }
 
 impl Room<'_> {
+    /// The tiled inputs that take tile buffers.
+    fn buffered(&self, job: &jobs::Job) -> Vec<&'static str> {
+        job.code.tile_inputs().into_iter().zip(self.reads_kept).filter(|(_, kept)| !kept).map(|(n, _)| n).collect()
+    }
+
+    /// Whether nothing is copied in or out: every tiled tensor is read or written in place.
+    fn in_place(&self, job: &jobs::Job) -> bool {
+        self.writes_kept && self.buffered(job).is_empty()
+    }
+
     /// The job's constant regions that take room (none when preloaded).
     fn constants(&self, job: &jobs::Job) -> Vec<(String, i64)> {
         if self.preloaded { Vec::new() } else { job.constant_regions().collect() }
@@ -110,7 +128,14 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
     // From TILES tiles (on the vector units, few enough that each unit has a row of each
     // tile) up, then down to one tile when tiles would read padding only.
-    let fewest = if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, TILES) } else { TILES.min(oh) };
+    // Nothing to copy in or out: one tile, whose jobs have nothing to overlap.
+    let fewest = if room.in_place(job) {
+        1
+    } else if job.code.units {
+        (oh / i64::from(params.vu_count)).clamp(1, TILES)
+    } else {
+        TILES.min(oh)
+    };
     // On the vector units, tiles of whole groups of as many rows as units first (the fewest band
     // rows in all), then of any rows (smaller tiles, when DM is short).
     let granules = if job.code.units { vec![i64::from(params.vu_count), 1] } else { vec![1] };
@@ -119,7 +144,8 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
             let Some(tiles) = tiling::row_tiles(values, count, granule)? else { continue };
             let max_in = tiles.iter().map(|t| t.rows).max().unwrap_or(0) * in_row;
             let max_out = tiles.iter().map(|t| t.last - t.first).max().unwrap_or(0) * out_row;
-            let regions = tile_regions(&["input"], max_in, room.constants(job), max_out, double && tiles.len() > 1);
+            let tiled = (room.buffered(job), (!room.writes_kept).then_some(max_out));
+            let regions = tile_regions(tiled, max_in, room.constants(job), double && tiles.len() > 1);
             match place(&regions, room) {
                 Ok(placed) => {
                     // On the vector units, as many bands a tile as units, while every tile has an
@@ -150,15 +176,16 @@ pub fn element_layout(job: &jobs::Job, values: &[(String, i64)], room: &Room) ->
         return Err(Error::Unsupported(format!("the {} has no elements", job.code.what)));
     }
     let (in_bytes, out_bytes) = job.code.element_bytes;
-    let inputs = job.code.tile_inputs();
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
     let vectors = (count + lanes - 1) / lanes;
     let mut least: Option<(Vec<(String, i64)>, i64)> = None;
-    for tiles in ELEMENT_TILES.min(vectors)..=vectors {
+    let fewest = if room.in_place(job) { 1 } else { ELEMENT_TILES.min(vectors) };
+    for tiles in fewest..=vectors {
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
         let (tile_in, tile_out) = (longest * in_bytes, longest * out_bytes);
-        let regions = tile_regions(&inputs, tile_in, room.constants(job), tile_out, double && longest < count);
+        let tiled = (room.buffered(job), (!room.writes_kept).then_some(tile_out));
+        let regions = tile_regions(tiled, tile_in, room.constants(job), double && longest < count);
         match place(&regions, room) {
             Ok(placed) => {
                 let plan = tiling::element_tiles(count, tiles, lanes);
@@ -196,11 +223,21 @@ pub fn tile_arguments(
     if bounds.len() - 1 > crate::codegen::MAX_TILES {
         return Err(bad(format!("{} tiles; a call runs at most {}", bounds.len() - 1, crate::codegen::MAX_TILES)));
     }
-    let buffer = |name: &str| -> Result<([i64; 2], i64), Error> {
+    // Where each tiled tensor's tiles go, and the bytes a tile may take there (a tensor read or
+    // written in place is whole).
+    let base = i64::from(DM_BASE);
+    let (reads, writes) = schedule.in_place();
+    let buffer = |name: &str| -> Result<(Place, i64), Error> {
+        let kept = match code.tile_inputs().iter().position(|n| *n == name) {
+            Some(k) => schedule.kept_inputs[k].filter(|_| reads[k]),
+            None => schedule.kept_output.filter(|_| writes),
+        };
+        if let Some(at) = kept {
+            return Ok((Place { buffers: [0, 0], kept: Some(base + at) }, i64::MAX));
+        }
         let (first, bytes) = schedule.region(name).ok_or_else(|| bad(format!("no dm.{name}")))?;
         let (second, second_bytes) = schedule.region(&format!("{name}1")).unwrap_or((first, bytes));
-        let base = i64::from(DM_BASE);
-        Ok(([base + first, base + second], bytes.min(second_bytes)))
+        Ok((Place::buffers([base + first, base + second]), bytes.min(second_bytes)))
     };
     let fits = |name: &str, need: i64, room: i64| {
         if need <= room {
@@ -254,13 +291,13 @@ fn bad(message: String) -> Error {
     Error::Unsupported(format!("{}: {message}", crate::schedule::ATTRIBUTE))
 }
 
-/// The DM regions of a double-buffered job: each input tiled (`in_bytes` a tile; `<name>1`, its
-/// second buffer, when `double`), then `others`, then the output tiles (`out_bytes`) likewise.
+/// The DM regions of a double-buffered job: each of `inputs` tiled (`in_bytes` a tile;
+/// `<name>1`, its second buffer, when `double`), then `others`, then the output tiles (`output`:
+/// their bytes, `None` when written in place) likewise.
 fn tile_regions(
-    inputs: &[&str],
+    (inputs, output): (Vec<&str>, Option<i64>),
     in_bytes: i64,
     others: impl IntoIterator<Item = (String, i64)>,
-    out_bytes: i64,
     double: bool,
 ) -> Vec<(String, i64)> {
     let tiled = |name: &str, bytes: i64| {
@@ -269,7 +306,7 @@ fn tile_regions(
     };
     let mut regions: Vec<(String, i64)> = inputs.iter().flat_map(|name| tiled(name, in_bytes)).collect();
     regions.extend(others);
-    regions.extend(tiled("output", out_bytes));
+    regions.extend(output.into_iter().flat_map(|bytes| tiled("output", bytes)));
     regions
 }
 
@@ -288,7 +325,14 @@ mod tests {
 
     /// All of DM, double-buffered.
     fn room(params: &Params) -> Room<'_> {
-        Room { params, double: true, budget: i64::from(params.dm_bytes), preloaded: false }
+        Room {
+            params,
+            double: true,
+            budget: i64::from(params.dm_bytes),
+            preloaded: false,
+            reads_kept: [false; 2],
+            writes_kept: false,
+        }
     }
 
     #[test]

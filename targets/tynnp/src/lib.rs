@@ -293,18 +293,22 @@ fn decide(
     shared: resident::Shared,
     budget: i64,
 ) -> Result<Schedule, Error> {
-    let room = Room { params, double, budget, preloaded: shared.preloaded };
+    // What it shares with the kernels around it is read and written in place.
+    let (preloaded, reads_kept, writes_kept) = (shared.preloaded, shared.kept_inputs, shared.kept_output);
+    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept };
     let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let (fold, plan) = if job.code.elementwise() {
         (false, element_layout(job, &values, &room)?)
     } else {
-        // A convolution is folded when it pays and its (longer) tiles fit DM.
+        // A convolution is folded when it pays and its (longer) tiles fit DM; it gathers its
+        // input into tile buffers, from DM too.
         let fold = if job.code.units {
             None
         } else {
             tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
         };
-        let folded = fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &room).ok());
+        let gathered = Room { reads_kept: [false; 2], ..room };
+        let folded = fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &gathered).ok());
         match folded {
             Some(plan) => (true, plan),
             None => {
@@ -374,12 +378,15 @@ fn lower(
         tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?
     };
     values.extend(arguments);
+    let (reads_kept, writes_kept) = schedule.in_place();
     let split = Split {
         taps,
         units: schedule.bands,
         single: schedule.buffers == 1,
         preloaded: schedule.preloaded.is_some(),
         prefetch: schedule.prefetch.is_some(),
+        reads_kept,
+        writes_kept,
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);
@@ -415,6 +422,21 @@ mod tests {
             (&jobs::CONV, Split { preloaded: true, ..split(4, 0, 0, false) }, "tynnp_conv2d_t4_pl"),
             (&jobs::DWCONV, Split { prefetch: true, ..split(2, 0, 4, true) }, "tynnp_dwconv2d_x4_t2_single_pf"),
             (&jobs::CONV, Split { preloaded: true, prefetch: true, ..split(1, 0, 0, false) }, "tynnp_conv2d_t1_pl_pf"),
+            (
+                &jobs::CONV,
+                Split { reads_kept: [true, false], writes_kept: true, ..split(1, 0, 0, false) },
+                "tynnp_conv2d_t1_rx_wo",
+            ),
+            (
+                &jobs::ADD,
+                Split { reads_kept: [false, true], preloaded: true, ..split(2, 0, 4, false) },
+                "tynnp_add_x4_t2_ry_pl",
+            ),
+            (
+                &jobs::DWCONV,
+                Split { writes_kept: true, prefetch: true, ..split(2, 0, 4, true) },
+                "tynnp_dwconv2d_x4_t2_single_wo_pf",
+            ),
         ] {
             assert_eq!(code.symbol(split), symbol);
             assert_eq!(code.split_of(symbol), Some(split));
@@ -422,6 +444,12 @@ mod tests {
         for wrong in ["tynnp_conv2d_t4_single_single", "tynnp_conv2d_single", "tynnp_conv2d_t0", "tynnp_conv2d_x4_t2"] {
             assert_eq!(jobs::CONV.split_of(wrong), None, "{wrong}");
         }
+        // A folded convolution gathers its input (never read in place); only an elementwise job
+        // has a `y`.
+        assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_rx"), None);
+        assert!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_wo").is_some());
+        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_ry"), None);
+        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_wo_rx"), None);
         // Suffixes in their order only; a pooling has no constants to find preloaded.
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_pf_pl"), None);
         assert_eq!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pl"), None);

@@ -55,6 +55,13 @@ impl Schedule {
         self.dm.iter().find(|(n, _, _)| n == name).map(|(_, at, bytes)| (*at, *bytes))
     }
 
+    /// Which tiled inputs the kernel reads in place where the kernel before kept them (all but
+    /// a folded convolution's, which it gathers), and whether it writes its output in place for
+    /// the next kernel (whenever it is kept).
+    pub fn in_place(&self) -> ([bool; 2], bool) {
+        (self.kept_inputs.map(|k| k.is_some() && !self.fold), self.kept_output.is_some())
+    }
+
     /// Where the kernel's constant record is in DM: its own region, or where the kernel before
     /// left it.
     pub fn constants_at(&self) -> Option<i64> {
@@ -163,7 +170,10 @@ impl Schedule {
         }
         let two = self.buffers == 2 && self.tiles.len() > 2;
         let mut expected: Vec<String> = Vec::new();
-        for name in code.tile_inputs().into_iter().chain(["output"]) {
+        // Tile buffers for what is not read or written in place.
+        let (reads, writes) = self.in_place();
+        let tiled = code.tile_inputs().into_iter().zip(reads).chain([("output", writes)]);
+        for name in tiled.filter(|(_, in_place)| !in_place).map(|(name, _)| name) {
             expected.push(name.to_string());
             if two {
                 expected.push(format!("{name}1"));
@@ -294,13 +304,8 @@ mod tests {
         let schedule = Schedule {
             tiles: vec![0, 2, 4, 6, 8],
             buffers: 2,
-            dm: vec![
-                region("input", 0, 128),
-                region("input1", 128, 128),
-                region("constants", 256, 84),
-                region("output", 352, 64),
-                region("output1", 416, 64),
-            ],
+            // No output buffers: the kept output is written in place.
+            dm: vec![region("input", 0, 128), region("input1", 128, 128), region("constants", 256, 84)],
             kept_output: Some(196_608),
             ..Schedule::default()
         };
@@ -314,16 +319,14 @@ mod tests {
         assert_eq!(
             text,
             "{buffers = 2 : i64, dm = {input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, \
-             constants = array<i64: 256, 84>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, \
-             fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}"
+             constants = array<i64: 256, 84>}, fold = false, kept = {output = 196608 : i64}, \
+             tiles = array<i64: 0, 2, 4, 6, 8>}"
         );
         let entries: Vec<(String, Vec<i64>)> = vec![
             ("buffers".into(), vec![2]),
             ("dm.input".into(), vec![0, 128]),
             ("dm.input1".into(), vec![128, 128]),
             ("dm.constants".into(), vec![256, 84]),
-            ("dm.output".into(), vec![352, 64]),
-            ("dm.output1".into(), vec![416, 64]),
             ("fold".into(), vec![0]),
             ("kept.output".into(), vec![196_608]),
             ("tiles".into(), vec![0, 2, 4, 6, 8]),
@@ -341,22 +344,25 @@ mod tests {
         let params = Params::default();
         let (job, schedule) = conv();
         assert_eq!(schedule.check(&job, Some(84), None, &params), Ok(()));
-        // The second output buffer ends one byte into the kept output (at 192 KiB).
+        // The second input buffer ends one byte into the kept output (at 192 KiB).
         let mut dm = schedule.dm.clone();
-        dm[4] = ("output1".into(), 196_545, 64);
+        dm[1] = ("input1".into(), 196_481, 128);
         let touching = Schedule { dm, ..schedule.clone() };
         assert_eq!(
             touching.check(&job, Some(84), None, &params),
-            Err("dm.output1 [196545, 196609) overlaps kept.output [196608, 196864)".into())
+            Err("dm.input1 [196481, 196609) overlaps kept.output [196608, 196864)".into())
         );
         // Ending where the kept output starts is fine.
         let mut dm = schedule.dm.clone();
-        dm[4] = ("output1".into(), 196_544, 64);
+        dm[1] = ("input1".into(), 196_480, 128);
         assert_eq!(Schedule { dm, ..schedule.clone() }.check(&job, Some(84), None, &params), Ok(()));
         // A record of another length; one tile needs no second buffers, two tiles do.
         assert!(schedule.check(&job, Some(85), None, &params).unwrap_err().contains("record has 85"));
         let one = Schedule { tiles: vec![0, 8], ..schedule.clone() };
-        assert!(one.check(&job, Some(84), None, &params).unwrap_err().contains("needs [constants, input, output]"));
+        assert!(one.check(&job, Some(84), None, &params).unwrap_err().contains("needs [constants, input]"));
+        // Written to DDR, the output needs its tile buffers.
+        let to_ddr = Schedule { kept_output: None, ..schedule.clone() };
+        assert!(to_ddr.check(&job, Some(84), None, &params).unwrap_err().contains("output, output1]"));
         let single = Schedule { buffers: 1, ..schedule.clone() };
         assert!(single.check(&job, Some(84), None, &params).is_err());
         // Prefetching with no next record; a range past the end of i64.

@@ -10,6 +10,27 @@ use crate::{
 };
 use umac_backend::Error;
 
+/// Where a tiled tensor's tiles are in DM: in two tile buffers (tile t in `buffers[t % 2]`), or,
+/// for a tensor kept in DM between kernels and read or written there in place, at `kept` plus
+/// the tile's offset in the tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub buffers: [i64; 2],
+    pub kept: Option<i64>,
+}
+
+impl Place {
+    /// Two tile buffers (the same one twice for a single buffer).
+    pub fn buffers(buffers: [i64; 2]) -> Place {
+        Place { buffers, kept: None }
+    }
+
+    /// The DM address of tile `t`, whose first byte is `offset` bytes into the tensor.
+    pub fn tile(&self, t: usize, offset: i64) -> i64 {
+        self.kept.map_or(self.buffers[t % 2], |at| at + offset)
+    }
+}
+
 /// `count` elements in `tiles` tiles of whole vectors of `lanes` (the last may be shorter):
 /// `(first, length)` each.
 pub fn element_tiles(count: i64, tiles: i64, lanes: i64) -> Vec<(i64, i64)> {
@@ -27,11 +48,11 @@ pub fn element_tile_values(
     tiles: &[(i64, i64)],
     (units, lanes): (usize, i64),
     fields: &[Field],
-    (inputs, outputs): (&[[i64; 2]], [i64; 2]),
+    (inputs, outputs): (&[Place], Place),
     (in_bytes, out_bytes): (i64, i64),
 ) -> Vec<(String, i64)> {
     let mut out = Vec::new();
-    for (t, &(_, length)) in tiles.iter().enumerate() {
+    for (t, &(start, length)) in tiles.iter().enumerate() {
         let (vectors, n) = ((length + lanes - 1) / lanes, units as i64);
         for u in 0..n {
             let first = (vectors * u / n * lanes).min(length);
@@ -39,8 +60,8 @@ pub fn element_tile_values(
             let mut input = inputs.iter();
             for field in fields {
                 let value = match field {
-                    Field::Dm("output") => outputs[t % 2] + first * out_bytes,
-                    Field::Dm(_) => input.next().map_or(0, |buffers| buffers[t % 2] + first * in_bytes),
+                    Field::Dm("output") => outputs.tile(t, start * out_bytes) + first * out_bytes,
+                    Field::Dm(_) => input.next().map_or(0, |place| place.tile(t, start * in_bytes) + first * in_bytes),
                     _ => last - first,
                 };
                 out.push((band_name(field, t * units + u as usize), value));
@@ -107,18 +128,18 @@ pub fn tile_values(
     tiles: &[Tile],
     (src_row, in_row): (i64, i64),
     out_row: i64,
-    inputs: [i64; 2],
-    outputs: [i64; 2],
+    inputs: Place,
+    outputs: Place,
 ) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for (t, tile) in tiles.iter().enumerate() {
         let rows = tile.last - tile.first;
         let values = [
-            inputs[t % 2],
+            inputs.tile(t, tile.start * src_row),
             tile.rows,
             tile.pad_top,
             rows,
-            outputs[t % 2],
+            outputs.tile(t, tile.first * out_row),
             tile.start * src_row,
             tile.rows * in_row,
             tile.first * out_row,
@@ -231,22 +252,23 @@ pub fn unit_tile_values(
     units: usize,
     (stride, pad): (i64, i64),
     (in_row, out_row): (i64, i64),
-    inputs: [i64; 2],
-    outputs: [i64; 2],
+    inputs: Place,
+    outputs: Place,
 ) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for (t, tile) in tiles.iter().enumerate() {
         let (rows, n) = (tile.last - tile.first, units as i64);
+        let (input, output) = (inputs.tile(t, tile.start * in_row), outputs.tile(t, tile.first * out_row));
         for u in 0..n {
             let (first, last) = (tile.first + rows * u / n, tile.first + rows * (u + 1) / n);
             let top = first * stride - pad;
             let start = top.max(tile.start);
             let band = [
-                inputs[t % 2] + (start - tile.start) * in_row,
+                input + (start - tile.start) * in_row,
                 tile.start + tile.rows - start,
                 (-top).max(0),
                 last - first,
-                outputs[t % 2] + (first - tile.first) * out_row,
+                output + (first - tile.first) * out_row,
             ];
             out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
         }
@@ -286,7 +308,8 @@ mod tests {
         // [0,2) from input rows 0..2 and [2,5) from rows 3..8, two bands each.
         let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
         let tiles = [t(0, 2, 0, 3, 1), t(2, 5, 3, 6, 0)];
-        let args = unit_tile_values(&tiles, 2, (2, 1), (10, 4), [1000, 2000], [3000, 4000]);
+        let args =
+            unit_tile_values(&tiles, 2, (2, 1), (10, 4), Place::buffers([1000, 2000]), Place::buffers([3000, 4000]));
         assert_eq!(args[0].0, "dm_input_b0");
         assert_eq!(args[5].0, "dm_input_b1");
         assert_eq!(args[20].0, "in_offset_b0");
@@ -304,6 +327,13 @@ mod tests {
         );
         // The tiles' copies: input offset and bytes, output offset and bytes.
         assert_eq!(by_band(&args[20..], 4), [vec![0, 30, 0, 8], vec![30, 60, 8, 12]]);
+        // Read and written in place (the input kept at 5000, the output at 9000): band u reads
+        // from its first input row's place in the tensor and writes its first output row's.
+        let kept = |at| Place { buffers: [0, 0], kept: Some(at) };
+        let args = unit_tile_values(&tiles, 2, (2, 1), (10, 4), kept(5000), kept(9000));
+        let first_and_last = |band: &[i64]| (band[0], band[4]);
+        let bands: Vec<(i64, i64)> = by_band(&args[..20], 5).iter().map(|b| first_and_last(b)).collect();
+        assert_eq!(bands, [(5000, 9000), (5010, 9004), (5030, 9008), (5050, 9012)]);
     }
 
     #[test]
@@ -314,7 +344,7 @@ mod tests {
         let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
         assert_eq!(tiles, [t(0, 1, 0, 2, 1), t(1, 2, 1, 3, 0), t(2, 3, 3, 3, 0), t(3, 5, 5, 4, 0)]);
         // Tile t in buffers t % 2; 10-byte input rows, 4-byte output rows.
-        let args = tile_values(&tiles[..2], (10, 10), 4, [100, 200], [300, 400]);
+        let args = tile_values(&tiles[..2], (10, 10), 4, Place::buffers([100, 200]), Place::buffers([300, 400]));
         let names: Vec<&str> = args.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names[..9],
@@ -402,20 +432,37 @@ mod tests {
         // 40 elements in one tile, three bands on three units: 16, 16, 8.
         let tiles = element_tiles(40, 1, 16);
         assert_eq!(tiles, [(0, 40)]);
-        let args = element_tile_values(&tiles, (3, 16), &ELEMENTS, (&[[0, 0], [100, 0]], [200, 0]), (1, 1));
+        let args = element_tile_values(
+            &tiles,
+            (3, 16),
+            &ELEMENTS,
+            (&[Place::buffers([0, 0]), Place::buffers([100, 0])], Place::buffers([200, 0])),
+            (1, 1),
+        );
         assert_eq!(args[4].0, "dm_x_b1");
         assert_eq!(by_band(&args[..12], 4), [vec![0, 100, 200, 16], vec![16, 116, 216, 16], vec![32, 132, 232, 8]]);
         // The tile's copies: elements 0..40 of x and y in, of the output out.
         assert_eq!(by_band(&args[12..], 4), [vec![0, 40, 0, 40]]);
         // Tile 1 in the second buffers.
         let tiles = element_tiles(130, 2, 16);
-        let args = element_tile_values(&tiles, (2, 16), &ELEMENTS, (&[[0, 1000], [500, 1500]], [700, 1700]), (1, 1));
+        let args = element_tile_values(
+            &tiles,
+            (2, 16),
+            &ELEMENTS,
+            (&[Place::buffers([0, 1000]), Place::buffers([500, 1500])], Place::buffers([700, 1700])),
+            (1, 1),
+        );
         assert_eq!(by_band(&args[8..16], 4), [vec![1000, 1500, 1700, 32], vec![1032, 1532, 1732, 18]]);
         // An int16 lookup (2 bytes in, 4 out): 40 elements (3 vectors), two bands of 16 and 24
         // elements, from input bytes 0 and 32 to output bytes 0 and 64; the copies 80 bytes in,
         // 160 out.
-        let args =
-            element_tile_values(&element_tiles(40, 1, 16), (2, 16), &LOOKUPS, (&[[100, 100]], [300, 300]), (2, 4));
+        let args = element_tile_values(
+            &element_tiles(40, 1, 16),
+            (2, 16),
+            &LOOKUPS,
+            (&[Place::buffers([100, 100])], Place::buffers([300, 300])),
+            (2, 4),
+        );
         assert_eq!(by_band(&args[..6], 3), [vec![100, 300, 16], vec![132, 364, 24]]);
         assert_eq!(by_band(&args[6..], 4), [vec![0, 80, 0, 160]]);
     }

@@ -7,9 +7,10 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
-// conv -> depthwise -> max pool: the convolution leaves its output in DM (A), the depthwise
-// convolution reads it there and leaves its own elsewhere (B), the pooling reads that and writes
-// DDR.
+// conv -> depthwise -> max pool: the convolution leaves its output in DM (A), its jobs writing it
+// there in place (`_wo`), the depthwise convolution reads it there in place (`_rx`, nothing copied
+// in) and leaves its own elsewhere (B) likewise, in one tile as it copies nothing, the pooling
+// reads that in place and writes DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -20,12 +21,12 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant [[A]] : i32
 // CHECK-NEXT: arith.constant [[B:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_dwconv2d_x4_t2
+// CHECK: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant [[B]] : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx
 // With -fuse=false every tensor is in DDR.
 // OFF-LABEL: func.func private @tynnp_0(
 // OFF: arith.constant 127 : i32
@@ -145,20 +146,20 @@ func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // -----
 
 // A primitive add reading the convolution before it as its second operand (y): the
-// convolution leaves its output in DM (out_dm after in_dm 0) and the add copies y's tiles
-// from there (in_dm_y, after its in_dm and out_dm 0), x from DDR.
+// convolution leaves its output in DM (out_dm after in_dm 0) and the add reads y there in place
+// (`_ry`; in_dm_y, after its in_dm and out_dm 0), x from DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[Y:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_pf
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[Y]] : i32
-// CHECK: callee = @tynnp_add_x4_t2_pl
+// CHECK: callee = @tynnp_add_x4_t2_ry_pl
 // OFF-LABEL: func.func private @tynnp_0(
 func.func @main(%x: tensor<1x8x8x4xi8>, %s: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0:2 = call @tynnp_0(%x, %s) : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>)

@@ -6,41 +6,43 @@
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
-// to 5 input rows, 160 bytes) in one input and one output buffer; the pooling unchanged.
+// to 5 input rows, 160 bytes) in one input buffer, its output written in place where it is kept
+// for the pooling (at 192 KiB); the pooling unchanged (it reads that in place).
 // CHECK-LABEL: func.func private @tynnp_0(
 // The first tile: from the input buffer at 0, 4 input rows under one row of padding, 3 output
-// rows into the output buffer at 256; copies of input bytes [0, 128) and output bytes [0, 96).
+// rows to the kept tensor's first rows; the copy of input bytes [0, 128) (the output offsets and
+// bytes, [0, 96), are not copied).
 // CHECK: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 3 : i32
-// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 268632064 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 96 : i32
-// The second: input rows 2..6 (5 rows, 160 bytes from byte 64), output rows 3..5.
+// The second: input rows 2..6 (5 rows, 160 bytes from byte 64), output rows 3..5 (96 bytes on).
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 5 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 3 : i32
-// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 268632160 : i32
 // CHECK-NEXT: arith.constant 64 : i32
 // CHECK-NEXT: arith.constant 160 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 96 : i32
-// The last: input rows 5..7 (3 rows) above one row of padding, output rows 6 and 7.
+// The last: input rows 5..7 (3 rows) above one row of padding, output rows 6 and 7 (192 on).
 // CHECK-NEXT: arith.constant 268435456 : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435712 : i32
+// CHECK-NEXT: arith.constant 268632256 : i32
 // CHECK-NEXT: arith.constant 160 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 192 : i32
 // CHECK-NEXT: arith.constant 64 : i32
-// CHECK: callee = @tynnp_conv2d_t3_single
-// CHECK: callee = @tynnp_max_pool2d_x4_t1
+// CHECK: callee = @tynnp_conv2d_t3_single_wo
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
   %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
   return %r#1 : tensor<1x4x4x4xi8>
@@ -50,8 +52,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 1 : i64, dm = {constants = array<i64: 160, 84>, input = array<i64: 0, 160>, output = array<i64: 256, 96>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 1 : i64, dm = {constants = array<i64: 160, 84>, input = array<i64: 0, 160>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -68,8 +70,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: a tile needs 160 bytes of dm.input, which holds 128}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 3, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -86,8 +88,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: tiles [0, 2, 4, 6] do not split [0, 8) into tiles in order}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -104,14 +106,14 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.constants [256, 340) overlaps dm.input1 [200, 328)}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 200, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 200, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
 // -----
 
-// An output buffer past DM's end.
+// An input buffer past DM's end.
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
   %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
   return %r#1 : tensor<1x4x4x4xi8>
@@ -121,15 +123,15 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.output1 at 262100 (64 bytes) lies outside DM's 262144 bytes}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 262100, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.input1 at 262100 (128 bytes) lies outside DM's 262144 bytes}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 262100, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
 // -----
 
-// An output buffer whose end overflows 64 bits.
+// An input buffer whose end overflows 64 bits.
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
   %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
   return %r#1 : tensor<1x4x4x4xi8>
@@ -139,9 +141,9 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.output1 at 9223372036854775807 (64 bytes) lies outside DM's 262144 bytes}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 9223372036854775807, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.input1 at 9223372036854775807 (128 bytes) lies outside DM's 262144 bytes}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 9223372036854775807, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -157,9 +159,9 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.output1 [196600, 196664) overlaps kept.output [196608, 196864)}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 196600, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.input1 [196600, 196728) overlaps kept.output [196608, 196864)}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 196600, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -175,9 +177,9 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm has regions [constants, input, output, output1]; this schedule needs [constants, input, input1, output, output1]}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm has regions [constants, input]; this schedule needs [constants, input, input1]}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -194,8 +196,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: kept.output is 196608, but the next kernel does not read it from there}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 131072 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 131072 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -213,7 +215,7 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: keeps input 0 at 196608, but the kernel before does not leave it there}}
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -230,8 +232,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: preloaded is 98304, but the kernel before does not prefetch the record there}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, preloaded = 98304 : i64, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, preloaded = 98304 : i64, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -248,8 +250,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: bands is 2; the convolution runs on the NU, in no bands}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {bands = 2 : i64, buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {bands = 2 : i64, buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -264,9 +266,9 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: bands is 5; the pooling needs 1 to 4 (-vu=4)}}
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 5 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 5 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -281,9 +283,9 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: fold is set, but a pooling has no kernel columns to fold}}
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, fold = true, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, fold = true, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -300,8 +302,8 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: unknown entry 'tile'}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tile = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tile = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
 
@@ -317,7 +319,7 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: 'buffers' is neither an integer, an array<i64> nor a dictionary}}
-  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = "two", dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 0, 256>, output = array<i64: 256, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = "two", dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
