@@ -2,7 +2,9 @@
 //! constants copied into DM in one DMA on the output channel (1, or 0 when there is one) while
 //! its first tile comes in on channel 0, then the tiles: each tile's input copied into DM on
 //! channel 0, the job issued after that copy, its result copied back on the output channel after
-//! it, and a wait for the last copy. Descriptors are written word by
+//! it, and a wait for the last copy (an input kept in DM by the kernel before is read there in
+//! place and an output kept for the next kernel written there in place: neither is copied, and
+//! the kernel then waits for its last job). Descriptors are written word by
 //! word into a stack buffer (the stack is in DMEM, where descriptors may live) by the NPU
 //! instructions of docs/tynnp/isa.md as `tynnp` ops (`instructions.rs`), which
 //! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
@@ -168,8 +170,10 @@ pub fn band_name(field: &Field, k: usize) -> String {
 impl JobCode {
     /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
     /// on the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded;
-    /// then `_single` when single-buffered, `_pl` when its constants are preloaded, `_pf` when it
-    /// prefetches the next kernel's.
+    /// then `_single` when single-buffered, `_rx` / `_ry` when it reads its input (or `x`) / `y`
+    /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
+    /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
+    /// kernel's, in that order.
     pub fn symbol(&self, split: Split) -> String {
         let flag = |on: bool, text: &'static str| if on { text } else { "" };
         let suffix = [
@@ -234,7 +238,8 @@ impl JobCode {
         self.banded.contains(&Field::Scalar("count"))
     }
 
-    /// The buffers a call passes before its scalars: the tensors copied in tile by tile, the
+    /// The buffers a call passes before its scalars: the tensors it reads tile by tile (passed
+    /// even when kept in DM, where their DDR buffers go unread), the
     /// packed constants (`weights`) unless preloaded, the next kernel's (`next_weights`) when it
     /// prefetches them.
     pub fn buffers(&self, split: Split) -> Vec<&'static str> {
@@ -360,7 +365,10 @@ impl JobCode {
     /// after that copy and after the copy out two tiles back (the last to read its output
     /// buffer), and its output rows are copied out on channel 1 after it. So the copies of one
     /// tile overlap the job of the one before. The buffers other than the input are copied once,
-    /// first; the CU waits for the last copy out (channel 1 completes in order).
+    /// first; the CU waits for the last copy out (channel 1 completes in order). An input read
+    /// in place (`_rx`) is not copied in: the job waits for nothing but the output side; an output
+    /// written in place (`_wo`) is not copied out: the job stands for its copy out (a later job
+    /// on the unit follows it anyway) and the CU waits for the last job.
     fn tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, depth) = (split.bands, split.depth());
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
@@ -422,6 +430,9 @@ impl JobCode {
     /// t - 1 and copies their output out (a copy has two dependencies at most, so the CU orders
     /// it), and the next tile's copy in, issued after that wait, overlaps this tile's bands.
     /// Single-buffered, the CU copies tile t - 1's output out before tile t's input comes in.
+    /// Inputs read in place (`_rx`, `_ry`) are not copied in; with the output written in place
+    /// (`_wo`) the CU still waits for each tile's bands (its input buffers are then free again)
+    /// but copies nothing out, and a tile's bands follow the last band two tiles back.
     fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, units, depth) = (split.bands, split.units, split.depth());
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);

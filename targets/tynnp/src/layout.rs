@@ -118,9 +118,10 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, 
 }
 
 /// Tiles of output rows in which a tiled job runs (`double`-buffered): at least [`TILES`] (or
-/// one per output row, when there are fewer), more while the constants and two input and two
-/// output tiles do not fit DM (fewer when a tile would read padding only); an input row is
-/// `in_row` bytes in its buffer. Returns the plan.
+/// one per output row, when there are fewer; one when it copies nothing in or out), more while
+/// the constants and two input and two output tiles do not fit DM (fewer when a tile would read
+/// padding only; a tensor read or written in place takes no tiles); an input row is `in_row`
+/// bytes in its buffer. Returns the plan.
 pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room: &Room) -> Result<Plan, Error> {
     let (params, double) = (room.params, room.double);
     let oh = tiling::lookup(values, "oh")?;
@@ -167,8 +168,9 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
 }
 
 /// Tiles of whole vectors in which an elementwise job runs (`double`-buffered), each in bands
-/// over the vector units: [`ELEMENT_TILES`] tiles (one for a single vector), more while two
-/// tiles of `x`, `y` and the output do not fit DM. Returns the plan.
+/// over the vector units: [`ELEMENT_TILES`] tiles (one for a single vector, or when it copies
+/// nothing in or out), more while two tiles of `x`, `y` and the output (those not read or
+/// written in place) do not fit DM. Returns the plan.
 pub fn element_layout(job: &jobs::Job, values: &[(String, i64)], room: &Room) -> Result<Plan, Error> {
     let (params, double) = (room.params, room.double);
     let count = tiling::lookup(values, "count")?;

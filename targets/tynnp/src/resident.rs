@@ -1,9 +1,10 @@
 //! What stays in DM from one kernel to the next, and one DM plan for a function's kernels.
 //!
 //! Activations: when a kernel's output is read by the next kernel only (a window kernel's input,
-//! or either operand of a primitive add or sub), the producer copies its output tiles into DM
-//! instead of back to DDR, and the consumer copies its input tiles from there. Those copies stay
-//! on chip (no DDR latency, the DDR port left to the weights), and the tensor never goes to DDR.
+//! or either operand of a primitive add or sub), it stays in DM instead of going back to DDR: the
+//! producer's jobs write it there in place and the consumer's jobs read it there in place (a
+//! folded convolution gathers its tiles from it), so nothing is copied for it and the DDR port
+//! is left to the weights.
 //!
 //! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into DM after
 //! its last tile's copy in, so the copy overlaps its last tiles; the next kernel finds its record

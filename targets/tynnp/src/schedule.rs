@@ -14,7 +14,8 @@
 //! - `fold`: a convolution's kernel columns folded into its input channels;
 //! - `dm`: the kernel's own DM regions, `[offset from DM's base, bytes]`: its tiled inputs'
 //!   buffers (`input`, or `x` and `y`; `<name>1` the second), its constant record when it copies
-//!   it (`constants`), its output's buffers;
+//!   it (`constants`), its output's buffers; a tensor kept in DM is read or written there in
+//!   place and has no buffers (but a folded convolution's input, which it gathers);
 //! - `kept`: the DM offset of each tensor kept on chip between kernels (`input`, `x`, `y` left
 //!   there by the kernel before, `output` for the kernel after);
 //! - `preloaded`: the DM offset of its constant record, copied there by the kernel before;

@@ -40,8 +40,9 @@ pub fn element_tiles(count: i64, tiles: i64, lanes: i64) -> Vec<(i64, i64)> {
 }
 
 /// The arguments of a tiled elementwise job: tile t's elements split into `units` bands of
-/// whole vectors (band u's banded `fields` numbered `t · units + u`: its place in the tile's
-/// buffer of each input (`inputs`, in the order of `fields`) and of the output, and its
+/// whole vectors (band u's banded `fields` numbered `t · units + u`: its place in the tile of
+/// each input (`inputs`, in the order of `fields`) and of the output (a tile buffer, or the
+/// tile's elements in a tensor kept in DM), and its
 /// elements), then each tile's copies (the same elements of every input in, of the output
 /// out); an element takes `bytes.0` bytes in each input and `bytes.1` in the output.
 pub fn element_tile_values(
@@ -121,9 +122,10 @@ pub fn tiles_at(values: &[(String, i64)], bounds: &[i64]) -> Result<Option<Vec<T
     Ok(Some(tiles))
 }
 
-/// The arguments of tiled job's tiles (its banded fields and [`TILE_COPIES`]),
-/// tile t in the DM buffers `inputs[t % 2]` and `outputs[t % 2]`; an input row is `src_row`
-/// bytes in DDR and `in_row` in its buffer (more when the convolution is folded).
+/// The arguments of tiled job's tiles (its banded fields and [`TILE_COPIES`]), tile t where
+/// `inputs` and `outputs` place it (its tile buffer, or its rows in a tensor kept in DM); an input
+/// row is `src_row` bytes in DDR (and where kept) and `in_row` in its buffer (more when the
+/// convolution is folded).
 pub fn tile_values(
     tiles: &[Tile],
     (src_row, in_row): (i64, i64),
@@ -244,9 +246,10 @@ pub fn gather(iw: i64, ic: i64, ow: i64, kw: i64, (stride, dilation, pad): (i64,
 }
 
 /// The arguments of a tiled job on the vector units: tile t split into `units` bands of its
-/// output rows (band u's banded fields numbered `t · units + u`: where in the tile's input buffer
-/// its first input row is, the rows from there to the buffer's end, its top padding, its output
-/// rows and where they go in the tile's output buffer), then each tile's copies.
+/// output rows (band u's banded fields numbered `t · units + u`: where its first input row is in
+/// the tile's input (its buffer, or its rows in a tensor kept in DM: `inputs`), the rows from
+/// there to the tile's end, its top padding, its output rows and where they go (`outputs`
+/// likewise)), then each tile's copies.
 pub fn unit_tile_values(
     tiles: &[Tile],
     units: usize,
