@@ -68,14 +68,34 @@ fn model(rng: &mut Rng, kind: usize) -> (String, Vec<i64>) {
     model_on(rng, kind, None)
 }
 
+/// The sizes of a random model: kernels up to this size, convolutions' output channels up to
+/// this many, inputs of these heights, widths and channels.
+struct Sizes {
+    kernel: i64,
+    channels: (i64, i64),
+    input: [(i64, i64); 3],
+}
+
+/// Small models: every kind of job at every edge.
+const SMALL: Sizes = Sizes { kernel: 3, channels: (1, 24), input: [(1, 12), (1, 12), (1, 24)] };
+
+/// Convolutions like KWS's first layer: tall kernels over one or two channels, many outputs.
+const TALL: Sizes = Sizes { kernel: 10, channels: (32, 64), input: [(12, 49), (4, 10), (1, 2)] };
+
 /// A one-op model on an int8 input of shape `on` (`[1, h, w, c]`; random when `None`).
 fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>) {
-    let (ih, iw, c) = (rng.range(1, 12), rng.range(1, 12), rng.range(1, 24));
+    model_sized(rng, kind, on, &SMALL)
+}
+
+/// A one-op model of `sizes` (on an int8 input of shape `on`, when given).
+fn model_sized(rng: &mut Rng, kind: usize, on: Option<&[i64]>, sizes: &Sizes) -> (String, Vec<i64>) {
+    let [h, w, ch] = sizes.input;
+    let (ih, iw, c) = (rng.range(h.0, h.1), rng.range(w.0, w.1), rng.range(ch.0, ch.1));
     let (ih, iw, c) = on.map_or((ih, iw, c), |d| (d[1], d[2], d[3]));
     let input = vec![1, ih, iw, c];
     let izp = rng.range(-128, 127);
-    let (kh, sy, dy, pt, pb, oh) = window(rng, ih, 3.min(ih + 2), kind < 2);
-    let (kw, sx, dx, pl, pr, ow) = window(rng, iw, 3.min(iw + 2), kind < 2);
+    let (kh, sy, dy, pt, pb, oh) = window(rng, ih, sizes.kernel.min(ih + 2), kind < 2);
+    let (kw, sx, dx, pl, pr, ow) = window(rng, iw, sizes.kernel.min(iw + 2), kind < 2);
     if kind >= 6 {
         // A table lookup on a tensor of rank 0 to 4 (the given shape, in a chain).
         let rank = rng.range(0, 4) as usize;
@@ -101,7 +121,7 @@ fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>
         0 | 1 => {
             // Convolution (kind 0) or depthwise convolution (kind 1), then rescale and clamp.
             let (filter, channels, op) = if kind == 0 {
-                let oc = rng.range(1, 24);
+                let oc = rng.range(sizes.channels.0, sizes.channels.1);
                 (vec![oc, kh, kw, c], oc, "tosa.conv2d")
             } else {
                 let m = rng.range(1, 2);
@@ -262,6 +282,30 @@ fn every_job_equals_the_reference_on_random_shapes() {
     // Convolutions with few input channels and kernel columns to fold into them run folded.
     let convolutions = rounds / KINDS.len();
     assert!(folded >= 3, "only {folded} of {convolutions} convolutions were folded");
+}
+
+/// Convolutions like KWS's first layer (tall kernels over one or two channels) fold their kernel
+/// rows into channels too (im2col: the input staged in DM, each tile gathered a kernel row at a
+/// time) and give the reference's bytes on the simulator, hazard checking on.
+#[test]
+fn tall_kernels_fold_into_channels_and_equal_the_reference() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x51af_d7ed_558c_cd1d);
+    let mut folded = 0;
+    let rounds = 12;
+    for round in 0..rounds {
+        let (text, input_shape) = model_sized(&mut rng, 0, None, &TALL);
+        let len = input_shape.iter().product::<i64>();
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let accelerators = parse_target_string("tynnp").unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        folded += usize::from(firmware.object.windows(19).any(|w| w == b"tynnp_conv2d_im2col"));
+        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{text}"));
+    }
+    // Short kernels, or few output rows, do not pay for the gather.
+    assert!(folded * 4 >= rounds, "only {folded} of {rounds} tall convolutions folded their kernel rows");
 }
 
 /// `text` compiled for the host's reference engine and run on `input` (the expected output),
@@ -436,6 +480,13 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     bounds.extend([0, end]);
     bounds.sort_unstable();
     bounds.dedup();
+    // An im2col convolution keeps its tiles (each of its kernel rows must read some input row).
+    let im2col = get("im2col").as_deref() == Some("true");
+    if im2col {
+        let old_tiles = get("tiles").unwrap();
+        let inner = old_tiles.trim_start_matches("array<i64: ").trim_end_matches('>');
+        bounds = inner.split(", ").map(|b| b.parse().unwrap()).collect();
+    }
     let tiles = bounds.len() - 1;
     let two = rng.range(0, 1) == 1;
     let mut entries_out = Vec::new();
@@ -448,6 +499,9 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     let folded = get("fold").as_deref() == Some("true");
     let in_bytes = if elementwise {
         input.iter().product::<i64>() * in_width
+    } else if im2col {
+        let (kh, kw) = (types[1].0[1], types[1].0[2]);
+        result[1] * result[2] * kh * kw * input[3]
     } else if folded {
         let kw = types[1].0[2];
         input[1] * result[2] * kw * input[3]
@@ -460,7 +514,7 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     // What is kept in DM is read (unless gathered for a fold) or written there in place: no tile
     // buffers for it.
     let kept: Vec<String> = get("kept").map_or(Vec::new(), |k| entries(&k).into_iter().map(|(name, _)| name).collect());
-    let in_place = |name: &str| kept.iter().any(|k| k == name) && !(folded && name == "input");
+    let in_place = |name: &str| kept.iter().any(|k| k == name) && !((folded || im2col) && name == "input");
     let mut regions: Vec<(String, i64)> = Vec::new();
     for name in names.iter().copied().chain(["output"]).filter(|name| !in_place(name)) {
         let bytes = if name == "output" { out_bytes } else { in_bytes };
@@ -470,6 +524,9 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
         }
     }
     let old_dm = get("dm").unwrap();
+    if im2col {
+        regions.push(("stage".into(), input.iter().product::<i64>()));
+    }
     if let Some((_, record)) = entries(&old_dm).into_iter().find(|(k, _)| k == "constants") {
         let bytes: i64 = record.trim_end_matches('>').rsplit(' ').next().unwrap().parse().unwrap();
         regions.push(("constants".into(), bytes));
@@ -493,7 +550,7 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     }
     assert!(at <= 256 * 1024, "the regions reach {at}, past DM's end");
     entries_out.push(format!("dm = {{{}}}", dm.join(", ")));
-    for key in ["fold", "kept", "preloaded", "prefetch"] {
+    for key in ["fold", "im2col", "kept", "preloaded", "prefetch"] {
         if let Some(value) = get(key) {
             entries_out.push(format!("{key} = {value}"));
         }

@@ -183,9 +183,10 @@ fn accelerators_report_where_each_op_runs() {
 }
 
 /// `--target=tynnp`: metadata.json describes every NPU kernel: its split, its DM regions and the
-/// cycles it should take. KWS's first convolution folds its four kernel columns (each tile
-/// gathered by three copies: the inner output columns' four taps at once, each border column's
-/// taps inside the input), runs in four tiles, double-buffered, writes its output in place where it
+/// cycles it should take. KWS's first convolution folds its ten kernel rows and four kernel
+/// columns into its input channels (im2col: its input staged in DM, each tile gathered by three
+/// copies a kernel row: the inner output columns' four taps at once, each border column's taps
+/// inside the input), runs in two tiles, double-buffered, writes its output in place where it
 /// stays in DM for the depthwise convolution (no output tiles) and copies that one's constants.
 #[test]
 fn tynnp_kernels_have_plans_in_the_metadata() {
@@ -200,20 +201,28 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
     assert_eq!(calls.len(), 15, "{calls:?}");
     let first = &calls[0];
     assert_eq!(first["target"], "tynnp");
-    assert_eq!(first["callee"], "tynnp_conv2d_folded_k3_t4_wo_pf");
+    assert_eq!(first["callee"], "tynnp_conv2d_im2col_k3_r10_t2_wo_pf");
     assert!(first["locations"][0].as_str().unwrap().ends_with("model.mlir:70:11"), "{first}");
     let plan = &first["plan"];
-    assert_eq!((plan["tiles"].as_u64(), plan["gather_copies"].as_u64()), (Some(4), Some(3)), "{plan}");
+    assert_eq!((plan["tiles"].as_u64(), plan["gather_copies"].as_u64()), (Some(2), Some(3)), "{plan}");
+    assert_eq!(plan["im2col_kernel_rows"].as_u64(), Some(10));
     assert_eq!(plan["folded"], true);
     assert_eq!(plan["double_buffered"], true);
     let holds: Vec<&str> = plan["dm"].as_array().unwrap().iter().filter_map(|r| r["holds"].as_str()).collect();
     assert_eq!(
         holds,
-        ["constants", "input tile", "input tile", "output, kept for the kernel after", "the next kernel's constants"]
+        [
+            "constants",
+            "input tile",
+            "input tile",
+            "input, staged for the gather",
+            "output, kept for the kernel after",
+            "the next kernel's constants"
+        ]
     );
-    // The NU is the busiest unit: 25x5 outputs x 10 rows of taps x 4 blocks of 16 channels, the
-    // 32-cycle fill per tile and a cycle per pixel and block.
-    assert_eq!(plan["unit_cycles"]["nu"].as_u64(), Some(25 * 5 * 10 * 4 + 4 * 32 + 25 * 5 * 4));
+    // The NU is the busiest unit: 25x5 outputs x 3 passes of the 40 folded channels x 4 blocks of
+    // 16 output channels, the 32-cycle fill per tile and a cycle per pixel and block.
+    assert_eq!(plan["unit_cycles"]["nu"].as_u64(), Some(25 * 5 * 3 * 4 + 2 * 32 + 25 * 5 * 4));
     assert_eq!(plan["expected_cycles"], plan["unit_cycles"]["nu"]);
 }
 

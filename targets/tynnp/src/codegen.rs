@@ -10,8 +10,7 @@
 //! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
 //! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
 
-use crate::instructions::instruction;
-use std::fmt::Write as _;
+use crate::body::Body;
 
 /// A word of a job's descriptor after its two dependency tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +48,12 @@ pub struct JobCode {
     /// over a fill with the input zero point (the padding), and the job is a `kh x 1`
     /// convolution with `kw·ic` input channels, stride 1 across.
     pub folded: bool,
+    /// A folded convolution whose kernel rows are folded into its input channels too (im2col):
+    /// its whole input is staged in DM once, and each tile's `[rows][ow][kh·kw·ic]` is gathered
+    /// from there by the column fold's copies once per kernel row (over the output rows whose
+    /// kernel row reads inside the input), over a fill with the input zero point; the job is a
+    /// `1 x 1` convolution with `kh·kw·ic` input channels.
+    pub im2col: bool,
     /// A tiled job on the vector units: each tile's output rows split into bands, one per unit.
     pub units: bool,
     /// An elementwise job's bytes per element of its inputs and of its output.
@@ -61,6 +66,8 @@ pub struct JobCode {
 pub struct Split {
     pub bands: usize,
     pub taps: usize,
+    /// The kernel rows an im2col convolution gathers for each tile (else 0).
+    pub rows: usize,
     /// The bands of each tile of a tiled job on the vector units (else 0).
     pub units: usize,
     /// One input and one output buffer for all tiles instead of two each (the
@@ -86,6 +93,7 @@ impl Split {
         Split {
             bands,
             taps: 0,
+            rows: 0,
             units: 0,
             single: false,
             preloaded: false,
@@ -123,6 +131,20 @@ const PREFETCH: &str = "_pf";
 /// between the columns one output pixel and the next read, the tile buffer's row pitch and one
 /// output pixel's taps' bytes.
 pub const FOLD_PITCHES: [&str; 4] = ["src_row_bytes", "src_col_bytes", "tile_row_bytes", "tap_bytes"];
+
+/// The arguments of an im2col convolution after the column fold's: where its input is staged in
+/// DM and its bytes, the bytes of a gathered pixel (`kh·kw·ic`), between the input rows of
+/// adjacent output rows, and of a gathered row.
+pub const IM2COL_PITCHES: [&str; 5] = ["dm_stage", "stage_bytes", "pixel_bytes", "src_plane_bytes", "cols_row_bytes"];
+
+/// Per copy of an im2col convolution's gather: where its first pixel's taps go in a gathered row
+/// (pixels `pixel_bytes` apart).
+pub const COL_DST: &str = "col_dst";
+
+/// Per tile and kernel row of an im2col convolution: where in the staged input its first output
+/// row's input row starts, where that output row's kernel row goes in the tile's buffer, and the
+/// output rows whose kernel row reads inside the input.
+pub const KERNEL_ROW_FIELDS: [&str; 3] = ["row_src", "row_dst", "row_count"];
 
 /// The words of a `dma.copy` descriptor (`dma.fill`'s 9 are fewer).
 const COPY_WORDS: i64 = 11;
@@ -186,6 +208,9 @@ impl JobCode {
         ]
         .concat();
         match (self.folded, self.units) {
+            (true, _) if self.im2col => {
+                format!("{}_k{}_r{}_t{}{suffix}", self.callee, split.taps, split.rows, split.bands)
+            }
             (true, _) => format!("{}_k{}_t{}{suffix}", self.callee, split.taps, split.bands),
             (false, true) => format!("{}_x{}_t{}{suffix}", self.callee, split.units, split.bands),
             (false, false) => format!("{}_t{}{suffix}", self.callee, split.bands),
@@ -209,6 +234,11 @@ impl JobCode {
             Some((first.parse().ok()?, tiles.parse().ok()?))
         };
         let split = match (self.folded, self.units) {
+            (true, _) if self.im2col => {
+                let (taps, rest) = rest.strip_prefix('k')?.split_once("_r")?;
+                let (rows, tiles) = rest.split_once("_t")?;
+                Split { taps: taps.parse().ok()?, rows: rows.parse().ok()?, ..Split::bands(tiles.parse().ok()?) }
+            }
             (true, _) => prefixed('k').map(|(taps, bands)| Split { taps, ..Split::bands(bands) })?,
             (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
             (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
@@ -216,10 +246,12 @@ impl JobCode {
         let split = Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, ..split };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
         // there are vector units (isa.md's limits): a name beyond them is no call of ours.
-        let bounded = split.bands <= MAX_TILES && split.taps <= MAX_TILES && split.units <= 16;
+        let bounded =
+            split.bands <= MAX_TILES && split.taps <= MAX_TILES && split.rows <= MAX_TILES && split.units <= 16;
         let valid = bounded
             && split.bands >= 1
             && (split.taps >= 1) == self.folded
+            && (split.rows >= 1) == self.im2col
             && (split.units >= 1) == self.units
             && (!split.preloaded || !self.packed.is_empty())
             // A folded convolution gathers its input; only an elementwise job reads a `y`.
@@ -292,6 +324,15 @@ impl JobCode {
             names.extend(FOLD_PITCHES.iter().map(|s| s.to_string()));
             for j in 0..split.taps {
                 names.extend(TAP_FIELDS.iter().map(|f| format!("{f}_k{j}")));
+            }
+        }
+        if self.im2col {
+            names.extend(IM2COL_PITCHES.iter().map(|s| s.to_string()));
+            names.extend((0..split.taps).map(|c| format!("{COL_DST}_k{c}")));
+            for t in 0..split.bands {
+                for j in 0..split.rows {
+                    names.extend(KERNEL_ROW_FIELDS.iter().map(|f| format!("{f}_b{t}_r{j}")));
+                }
             }
         }
         names
@@ -372,6 +413,8 @@ impl JobCode {
     fn tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, depth) = (split.bands, split.depth());
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
+        // An im2col convolution stages its whole input in DM first, on channel 0.
+        let staged = self.im2col.then(|| b.copy(d, &zero, &input, "%dm_stage", "%stage_bytes", &zero));
         let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
@@ -384,6 +427,8 @@ impl JobCode {
             let loaded = if split.reads_kept[0] {
                 // Read where the kernel before left it: nothing to copy or wait for.
                 zero.clone()
+            } else if let Some(staged) = &staged {
+                b.im2col(d, [&back(&jobs, &zero), staged], &buffer, t, split)
             } else {
                 let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
                 if self.folded {
@@ -519,93 +564,5 @@ impl JobCode {
             self.symbol(split),
             params.join(", ")
         )
-    }
-}
-
-/// Writes MLIR lines into a function body, numbering its values.
-struct Body {
-    text: String,
-    next: usize,
-}
-
-impl Body {
-    fn value(&mut self, line: &str) -> String {
-        let name = format!("%v{}", self.next);
-        self.next += 1;
-        let _ = writeln!(self.text, "  {name} = {line}");
-        name
-    }
-
-    /// `dm` when it is not 0 (a tensor left in DM), else `ddr` (its buffer in DDR).
-    fn in_dm_or(&mut self, dm: &str, ddr: &str, zero: &str) -> String {
-        let kept = self.value(&format!("arith.cmpi ne, {dm}, {zero} : i32"));
-        self.value(&format!("arith.select {kept}, {dm}, {ddr} : i32"))
-    }
-
-    fn constant(&mut self, value: i64) -> String {
-        self.value(&format!("arith.constant {value} : i32"))
-    }
-
-    /// The NPU instruction `.insn r CUSTOM_k, funct3, funct7` of `insn` with the descriptor
-    /// `words` (after its dependency tokens) written at `descriptor` (an `!llvm.ptr` to i32s) for
-    /// `unit`: its `tynnp` op ([`instruction`]); returns its token.
-    fn issue(&mut self, (k, funct3, funct7): (u8, u8, u8), descriptor: &str, unit: &str, words: &[String]) -> String {
-        let name = instruction(k, funct3).map_or("unknown", |i| i.name);
-        let types = vec!["i32"; words.len() + 1].join(", ");
-        let attribute = if funct7 == 0 { String::new() } else { format!(" {{funct7 = {funct7} : i64}}") };
-        self.value(&format!(
-            "\"{name}\"({descriptor}, {unit}, {}){attribute} : (!llvm.ptr, {types}) -> i32",
-            words.join(", ")
-        ))
-    }
-
-    /// `npu.wait` for `token`.
-    fn wait(&mut self, token: &str) {
-        let _ = writeln!(self.text, "  \"tynnp.wait\"({token}) : (i32) -> ()");
-    }
-
-    /// The input of folded tile `t` gathered into its buffer on channel 0 after `dep`: a fill
-    /// with the input zero point, then per copy `tap_len` bytes of each of `tap_count` pixels of
-    /// every input row of the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every
-    /// `tap_bytes` of the buffer (`tile_row_bytes` a row); returns the last copy's token.
-    fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
-        let (zero, one) = (self.constant(0), self.constant(1));
-        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
-        let fill: Vec<String> =
-            [dep, &zero, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"].iter().map(|w| w.to_string()).collect();
-        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
-        let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
-        for j in 0..taps {
-            let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
-            let to = self.value(&format!("arith.addi {buffer}, %tap_dst_k{j} : i32"));
-            let words: Vec<String> = [
-                &last,
-                &zero,
-                &from,
-                &to,
-                &format!("%tap_len_k{j}"),
-                &format!("%tap_count_k{j}"),
-                "%src_col_bytes",
-                "%tap_bytes",
-                &rows,
-                "%src_row_bytes",
-                "%tile_row_bytes",
-            ]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
-            last = self.issue((0, 0, 0), d, &zero, &words);
-        }
-        last
-    }
-
-    /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.
-    fn copy(&mut self, descriptor: &str, dep: &str, src: &str, dst: &str, bytes: &str, channel: &str) -> String {
-        let (zero, one) = (self.constant(0), self.constant(1));
-        let words: Vec<String> = [dep, &zero, src, dst, bytes, &one, &zero, &zero, &one, &zero, &zero]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
-        self.issue((0, 0, 0), descriptor, channel, &words)
     }
 }

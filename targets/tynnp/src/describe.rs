@@ -43,6 +43,7 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
         "tiles": split.bands,
         "bands_per_tile": split.units.max(1),
         "folded": code.folded,
+        "im2col_kernel_rows": split.rows,
         "gather_copies": split.taps,
         "double_buffered": !split.single,
         "dm": regions(code, split, &get, call),
@@ -103,11 +104,32 @@ fn copy_cycles(
     if let Some(bytes) = get(crate::codegen::NEXT_BYTES) {
         through_ddr("dma0", bytes as u64, 1, &mut copies);
     }
+    if code.im2col {
+        // The input staged once (from DM when kept there), then each tile gathered on chip.
+        let stage = get(crate::codegen::IM2COL_PITCHES[1])? as u64;
+        if kept_in[0] {
+            copies.push(("dma0".to_string(), on_chip(stage, 1)));
+        } else {
+            through_ddr("dma0", stage, 1, &mut copies);
+        }
+    }
     for t in 0..split.bands {
         let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
         let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
         // A folded tile is gathered: one line a pixel of each copy (after a fill of the padding).
-        let (in_bytes, lines) = if code.folded {
+        let (in_bytes, lines) = if code.im2col {
+            // A fill, then per kernel row each copy's pixels of the output rows reading inside.
+            copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
+            for j in 0..split.rows {
+                let rows = get(&format!("{}_b{t}_r{j}", crate::codegen::KERNEL_ROW_FIELDS[2]))? as u64;
+                for c in 0..split.taps {
+                    let pixels = (get(&format!("tap_count_k{c}"))? as u64).saturating_mul(rows);
+                    let bytes = pixels.saturating_mul(get(&format!("tap_len_k{c}"))? as u64);
+                    copies.push(("dma0".to_string(), on_chip(bytes, pixels)));
+                }
+            }
+            (0, 0)
+        } else if code.folded {
             let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
             let (mut bytes, mut lines) = (0u64, 0u64);
             for j in 0..split.taps {
@@ -121,7 +143,7 @@ fn copy_cycles(
         };
         // What is read or written in place where it is kept is not copied at all.
         for (&kept_in, in_place) in kept_in.iter().zip(split.reads_kept) {
-            if in_place {
+            if in_place || code.im2col {
                 continue;
             }
             if kept_in {
@@ -174,6 +196,10 @@ fn regions(
         for (at, size) in buffers {
             out.extend(region(&format!("{name} tile"), Some(at), Some(size)));
         }
+    }
+    if code.im2col {
+        let stage = get(crate::codegen::IM2COL_PITCHES[0]);
+        out.extend(region("input, staged for the gather", stage, get(crate::codegen::IM2COL_PITCHES[1])));
     }
     let tensor_bytes = |index: usize| call.argument_types.get(index).and_then(|t| memref_bytes(t));
     let kept = |name: &str| get(name).filter(|&at| at != 0);

@@ -47,6 +47,9 @@ pub static CONV: JobCode = CONV_CODE;
 /// `nu.conv` of a convolution with its kernel columns folded into its input channels.
 pub static CONV_FOLDED: JobCode = JobCode { callee: "tynnp_conv2d_folded", folded: true, ..CONV_CODE };
 
+/// `nu.conv` of a convolution with its kernel rows and columns folded into its input channels.
+pub static CONV_IM2COL: JobCode = JobCode { callee: "tynnp_conv2d_im2col", folded: true, im2col: true, ..CONV_CODE };
+
 /// The role of the reshape of a constant filter in a convolution composite.
 pub(crate) const FILTER_RESHAPE: &str = "filter.reshape";
 
@@ -87,6 +90,7 @@ const CONV_CODE: JobCode = JobCode {
     insn: (1, 0, 0, 0),
     banded: &ROWS,
     folded: false,
+    im2col: false,
     units: false,
     element_bytes: (1, 1),
 };
@@ -127,6 +131,7 @@ pub static DWCONV: JobCode = JobCode {
     insn: (2, 0, 0, 0),
     banded: &ROWS,
     folded: false,
+    im2col: false,
     units: true,
     element_bytes: (1, 1),
 };
@@ -184,6 +189,7 @@ const POOL_CODE: JobCode = JobCode {
     insn: (2, 1, 1, 0),
     banded: &ROWS,
     folded: false,
+    im2col: false,
     units: true,
     element_bytes: (1, 1),
 };
@@ -230,12 +236,14 @@ const ELTWISE_CODE: JobCode = JobCode {
     insn: (2, 2, 0, 0),
     banded: &ELEMENTS,
     folded: false,
+    im2col: false,
     units: true,
     element_bytes: (1, 1),
 };
 
 /// Every kind of job, as `replace_call_extern` and `describe_call` look callees up.
-pub static CODES: [&JobCode; 9] = [&CONV, &CONV_FOLDED, &DWCONV, &AVG_POOL, &MAX_POOL, &ADD, &SUB, &TABLE, &TABLE16];
+pub static CODES: [&JobCode; 10] =
+    [&CONV, &CONV_FOLDED, &CONV_IM2COL, &DWCONV, &AVG_POOL, &MAX_POOL, &ADD, &SUB, &TABLE, &TABLE16];
 
 /// What a table lookup split into bands of elements changes per band.
 pub(crate) const LOOKUPS: [Field; 3] = [Dm("input"), Dm("output"), Scalar("count")];
@@ -256,6 +264,7 @@ const TABLE_CODE: JobCode = JobCode {
     insn: (2, 3, 0, 0),
     banded: &LOOKUPS,
     folded: false,
+    im2col: false,
     units: true,
     element_bytes: (1, 1),
 };

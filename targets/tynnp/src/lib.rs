@@ -16,8 +16,10 @@
 //! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
 //! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
 
+mod body;
 mod codegen;
 mod describe;
+mod im2col;
 mod instructions;
 mod jobs;
 mod layout;
@@ -295,26 +297,36 @@ fn decide(
 ) -> Result<Schedule, Error> {
     // What it shares with the kernels around it is read and written in place.
     let (preloaded, reads_kept, writes_kept) = (shared.preloaded, shared.kept_inputs, shared.kept_output);
-    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept };
+    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept, stage: 0 };
     let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    let (fold, plan) = if job.code.elementwise() {
-        (false, element_layout(job, &values, &room)?)
+    let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
+    let (fold, im2col, plan) = if job.code.elementwise() {
+        (false, false, element_layout(job, &values, &room)?)
     } else {
-        // A convolution is folded when it pays and its (longer) tiles fit DM; it gathers its
-        // input into tile buffers, from DM too.
-        let fold = if job.code.units {
-            None
-        } else {
-            tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?
-        };
+        // A convolution is folded by kernel rows and columns (staging its input in DM), or by
+        // columns, when it pays, its (longer) tiles fit DM and (by rows) each tile's kernel rows
+        // read some input; it gathers its input into tile buffers, from DM too.
+        let foldable = !job.code.units;
         let gathered = Room { reads_kept: [false; 2], ..room };
-        let folded = fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &gathered).ok());
-        match folded {
-            Some(plan) => (true, plan),
-            None => {
-                let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
-                (false, tiled_layout(job, &values, src_row, &room)?)
-            }
+        let by_rows = if foldable { im2col::im2col(&values, nu_rows, nu_cols)? } else { None };
+        let by_rows = by_rows.and_then(|im| {
+            let room = Room { stage: im.stage_bytes, ..gathered };
+            let plan = tiled_layout(job, &im.apply(&values), im.row_bytes, &room).ok()?;
+            im.row_arguments(&plan.tiles).map(|_| plan)
+        });
+        let by_columns = || -> Result<Option<layout::Plan>, Error> {
+            let fold = if foldable { tiling::fold(&values, nu_rows, nu_cols)? } else { None };
+            Ok(fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &gathered).ok()))
+        };
+        match by_rows {
+            Some(plan) => (false, true, plan),
+            None => match by_columns()? {
+                Some(plan) => (true, false, plan),
+                None => {
+                    let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+                    (false, false, tiled_layout(job, &values, src_row, &room)?)
+                }
+            },
         }
     };
     Ok(Schedule {
@@ -322,6 +334,7 @@ fn decide(
         bands: plan.bands,
         buffers: if double { 2 } else { 1 },
         fold,
+        im2col,
         dm: plan.dm,
         ..Schedule::default()
     })
@@ -356,7 +369,7 @@ fn lower(
         values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
     }
     let mut code = job.code;
-    let mut taps = 0;
+    let (mut taps, mut rows) = (0, 0);
     let lanes = i64::from(params.vu_lanes);
     let arguments = if code.elementwise() {
         tile_arguments(&job, &values, schedule, (0, 0), lanes)?
@@ -375,12 +388,29 @@ fn lower(
             values = fold.apply(&values);
             (code, taps, in_row) = (&jobs::CONV_FOLDED, fold.taps, fold.row_bytes);
         }
-        tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?
+        let mut by_rows = Vec::new();
+        if schedule.im2col {
+            let unfolded =
+                || Error::Unsupported(format!("{}: im2col is set, but it saves nothing here", schedule::ATTRIBUTE));
+            let im =
+                im2col::im2col(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.ok_or_else(unfolded)?;
+            let (stage, _) = schedule.region("stage").ok_or_else(unfolded)?;
+            by_rows = im.row_arguments(&schedule.tiles).ok_or_else(|| {
+                Error::Unsupported(format!("{}: a kernel row of a tile reads padding only", schedule::ATTRIBUTE))
+            })?;
+            by_rows.push((codegen::IM2COL_PITCHES[0].to_string(), i64::from(DM_BASE) + stage));
+            values = im.apply(&values);
+            (code, taps, rows, in_row) = (&jobs::CONV_IM2COL, im.taps, im.rows, im.row_bytes);
+        }
+        let mut arguments = tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?;
+        arguments.extend(by_rows);
+        arguments
     };
     values.extend(arguments);
     let (reads_kept, writes_kept) = schedule.in_place();
     let split = Split {
         taps,
+        rows,
         units: schedule.bands,
         single: schedule.buffers == 1,
         preloaded: schedule.preloaded.is_some(),
@@ -428,6 +458,11 @@ mod tests {
                 "tynnp_conv2d_t1_rx_wo",
             ),
             (
+                &jobs::CONV_IM2COL,
+                Split { rows: 10, writes_kept: true, ..split(2, 3, 0, false) },
+                "tynnp_conv2d_im2col_k3_r10_t2_wo",
+            ),
+            (
                 &jobs::ADD,
                 Split { reads_kept: [false, true], preloaded: true, ..split(2, 0, 4, false) },
                 "tynnp_add_x4_t2_ry_pl",
@@ -449,6 +484,9 @@ mod tests {
         assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_rx"), None);
         assert!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_wo").is_some());
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_ry"), None);
+        // An im2col convolution names its kernel rows, which only it has.
+        assert_eq!(jobs::CONV_IM2COL.split_of("tynnp_conv2d_im2col_k3_t2"), None);
+        assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_r10_t2"), None);
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_wo_rx"), None);
         // Suffixes in their order only; a pooling has no constants to find preloaded.
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_pf_pl"), None);

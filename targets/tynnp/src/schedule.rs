@@ -40,6 +40,8 @@ pub struct Schedule {
     pub bands: usize,
     pub buffers: i64,
     pub fold: bool,
+    /// A convolution's kernel rows folded into its channels too, its input staged in DM.
+    pub im2col: bool,
     /// Name, DM offset and bytes of each of the kernel's own regions.
     pub dm: Vec<(String, i64, i64)>,
     /// The DM offsets of the tiled inputs kept on chip (the input, or `x` and `y`).
@@ -60,7 +62,7 @@ impl Schedule {
     /// a folded convolution's, which it gathers), and whether it writes its output in place for
     /// the next kernel (whenever it is kept).
     pub fn in_place(&self) -> ([bool; 2], bool) {
-        (self.kept_inputs.map(|k| k.is_some() && !self.fold), self.kept_output.is_some())
+        (self.kept_inputs.map(|k| k.is_some() && !self.fold && !self.im2col), self.kept_output.is_some())
     }
 
     /// Where the kernel's constant record is in DM: its own region, or where the kernel before
@@ -84,6 +86,9 @@ impl Schedule {
         entries.push(format!("dm = {{{}}}", dm.join(", ")));
         if job.code.packed.len() == 4 && !job.code.units {
             entries.push(format!("fold = {}", self.fold));
+        }
+        if self.im2col {
+            entries.push("im2col = true".to_string());
         }
         let inputs = job.code.tile_inputs();
         let kept: Vec<String> = inputs
@@ -130,6 +135,7 @@ impl Schedule {
                 }
                 "buffers" => schedule.buffers = one(name, values)?,
                 "fold" => schedule.fold = one(name, values)? != 0,
+                "im2col" => schedule.im2col = one(name, values)? != 0,
                 "preloaded" => schedule.preloaded = Some(one(name, values)?),
                 "prefetch" => schedule.prefetch = Some(one(name, values)?),
                 "kept.output" => schedule.kept_output = Some(one(name, values)?),
@@ -158,8 +164,11 @@ impl Schedule {
         if !(1..=2).contains(&self.buffers) {
             return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
         }
-        if self.fold && (code.units || code.packed.len() != 4) {
-            return Err(format!("fold is set, but a {} has no kernel columns to fold", code.what));
+        if (self.fold || self.im2col) && (code.units || code.packed.len() != 4) {
+            return Err(format!("fold or im2col is set, but a {} has no kernel to fold", code.what));
+        }
+        if self.fold && self.im2col {
+            return Err("fold and im2col are both set; im2col folds the kernel columns too".into());
         }
         let units = i64::from(params.vu_count);
         let on_units = code.units || code.elementwise();
@@ -179,6 +188,9 @@ impl Schedule {
             if two {
                 expected.push(format!("{name}1"));
             }
+        }
+        if self.im2col {
+            expected.push("stage".into());
         }
         match (record, self.preloaded) {
             (None, Some(_)) => return Err(format!("preloaded is set, but the {} has no constants", code.what)),
@@ -370,6 +382,16 @@ mod tests {
         let prefetching = Schedule { prefetch: Some(98_304), ..schedule.clone() };
         assert!(prefetching.check(&job, Some(84), None, &params).unwrap_err().starts_with("prefetch is set"));
         assert_eq!(prefetching.check(&job, Some(84), Some(100), &params), Ok(()));
+        // im2col needs its staged input's region, and folds the columns itself.
+        let im2col = Schedule { im2col: true, ..schedule.clone() };
+        assert!(
+            im2col
+                .check(&job, Some(84), None, &params)
+                .unwrap_err()
+                .contains("needs [constants, input, input1, stage]")
+        );
+        let both = Schedule { fold: true, ..im2col };
+        assert!(both.check(&job, Some(84), None, &params).unwrap_err().starts_with("fold and im2col are both set"));
         let far = Schedule { kept_output: Some(i64::MAX), ..schedule };
         assert!(far.check(&job, Some(84), None, &params).unwrap_err().contains("lies outside DM"));
     }

@@ -1,0 +1,145 @@
+//! The text of a control-unit function's body: its values numbered, and the NPU instructions
+//! (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
+
+use crate::{
+    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, Split, TILE_COPIES, band_name},
+    instructions::instruction,
+};
+use std::fmt::Write as _;
+
+/// Writes MLIR lines into a function body, numbering its values.
+pub struct Body {
+    pub text: String,
+    pub next: usize,
+}
+
+impl Body {
+    pub fn value(&mut self, line: &str) -> String {
+        let name = format!("%v{}", self.next);
+        self.next += 1;
+        let _ = writeln!(self.text, "  {name} = {line}");
+        name
+    }
+
+    /// `dm` when it is not 0 (a tensor left in DM), else `ddr` (its buffer in DDR).
+    pub fn in_dm_or(&mut self, dm: &str, ddr: &str, zero: &str) -> String {
+        let kept = self.value(&format!("arith.cmpi ne, {dm}, {zero} : i32"));
+        self.value(&format!("arith.select {kept}, {dm}, {ddr} : i32"))
+    }
+
+    pub fn constant(&mut self, value: i64) -> String {
+        self.value(&format!("arith.constant {value} : i32"))
+    }
+
+    /// The NPU instruction `.insn r CUSTOM_k, funct3, funct7` of `insn` with the descriptor
+    /// `words` (after its dependency tokens) written at `descriptor` (an `!llvm.ptr` to i32s) for
+    /// `unit`: its `tynnp` op ([`instruction`]); returns its token.
+    pub fn issue(
+        &mut self,
+        (k, funct3, funct7): (u8, u8, u8),
+        descriptor: &str,
+        unit: &str,
+        words: &[String],
+    ) -> String {
+        let name = instruction(k, funct3).map_or("unknown", |i| i.name);
+        let types = vec!["i32"; words.len() + 1].join(", ");
+        let attribute = if funct7 == 0 { String::new() } else { format!(" {{funct7 = {funct7} : i64}}") };
+        self.value(&format!(
+            "\"{name}\"({descriptor}, {unit}, {}){attribute} : (!llvm.ptr, {types}) -> i32",
+            words.join(", ")
+        ))
+    }
+
+    /// `npu.wait` for `token`.
+    pub fn wait(&mut self, token: &str) {
+        let _ = writeln!(self.text, "  \"tynnp.wait\"({token}) : (i32) -> ()");
+    }
+
+    /// The input of folded tile `t` gathered into its buffer on channel 0 after `dep`: a fill
+    /// with the input zero point, then per copy `tap_len` bytes of each of `tap_count` pixels of
+    /// every input row of the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every
+    /// `tap_bytes` of the buffer (`tile_row_bytes` a row); returns the last copy's token.
+    pub fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
+        let (zero, one) = (self.constant(0), self.constant(1));
+        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
+        let fill: Vec<String> =
+            [dep, &zero, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"].iter().map(|w| w.to_string()).collect();
+        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
+        let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
+        for j in 0..taps {
+            let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
+            let to = self.value(&format!("arith.addi {buffer}, %tap_dst_k{j} : i32"));
+            let words: Vec<String> = [
+                &last,
+                &zero,
+                &from,
+                &to,
+                &format!("%tap_len_k{j}"),
+                &format!("%tap_count_k{j}"),
+                "%src_col_bytes",
+                "%tap_bytes",
+                &rows,
+                "%src_row_bytes",
+                "%tile_row_bytes",
+            ]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+            last = self.issue((0, 0, 0), d, &zero, &words);
+        }
+        last
+    }
+
+    /// Tile `t` of an im2col convolution gathered into `buffer` on channel 0 after `deps` (the
+    /// job two tiles back, the input's staging): a fill with the input zero point (the padding),
+    /// then per kernel row and copy of the column fold `tap_len` bytes of each of `tap_count`
+    /// pixels (`src_col_bytes` apart in the staged input, `pixel_bytes` in the buffer) of each
+    /// output row whose kernel row reads inside the input (`src_plane_bytes` apart, and
+    /// `cols_row_bytes`); returns the last copy's token.
+    pub fn im2col(&mut self, d: &str, [dep, staged]: [&str; 2], buffer: &str, t: usize, split: Split) -> String {
+        let (zero, one) = (self.constant(0), self.constant(1));
+        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
+        let fill: Vec<String> = [dep, staged, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
+        for j in 0..split.rows {
+            let row = |f: &str| format!("%{f}_b{t}_r{j}");
+            let from_row = self.value(&format!("arith.addi %dm_stage, {} : i32", row(KERNEL_ROW_FIELDS[0])));
+            let to_row = self.value(&format!("arith.addi {buffer}, {} : i32", row(KERNEL_ROW_FIELDS[1])));
+            for c in 0..split.taps {
+                let from = self.value(&format!("arith.addi {from_row}, %tap_src_k{c} : i32"));
+                let to = self.value(&format!("arith.addi {to_row}, %{COL_DST}_k{c} : i32"));
+                let words: Vec<String> = [
+                    &last,
+                    &zero,
+                    &from,
+                    &to,
+                    &format!("%tap_len_k{c}"),
+                    &format!("%tap_count_k{c}"),
+                    "%src_col_bytes",
+                    "%pixel_bytes",
+                    &row(KERNEL_ROW_FIELDS[2]),
+                    "%src_plane_bytes",
+                    "%cols_row_bytes",
+                ]
+                .iter()
+                .map(|w| w.to_string())
+                .collect();
+                last = self.issue((0, 0, 0), d, &zero, &words);
+            }
+        }
+        last
+    }
+
+    /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.
+    pub fn copy(&mut self, descriptor: &str, dep: &str, src: &str, dst: &str, bytes: &str, channel: &str) -> String {
+        let (zero, one) = (self.constant(0), self.constant(1));
+        let words: Vec<String> = [dep, &zero, src, dst, bytes, &one, &zero, &zero, &one, &zero, &zero]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        self.issue((0, 0, 0), descriptor, channel, &words)
+    }
+}
