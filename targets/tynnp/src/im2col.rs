@@ -8,7 +8,7 @@
 
 use crate::{
     codegen::{COL_DST, FOLD_PITCHES, IM2COL_PITCHES, KERNEL_ROW_FIELDS, TAP_FIELDS},
-    tiling::{gather, lookup},
+    tiling::{gather, lookup, refolded},
 };
 use umac_backend::Error;
 
@@ -89,14 +89,7 @@ pub fn im2col(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Op
 impl Im2col {
     /// `values` with the `1 x 1` convolution's scalars and the gather's arguments.
     pub fn apply(&self, values: &[(String, i64)]) -> Vec<(String, i64)> {
-        let mut folded = values.to_vec();
-        for (name, value) in &self.scalars {
-            if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
-                v.1 = *value;
-            }
-        }
-        folded.extend(self.arguments.iter().cloned());
-        folded
+        refolded(values, &self.scalars, &self.arguments)
     }
 
     /// The arguments of each tile between `bounds` (output rows) and kernel row (see

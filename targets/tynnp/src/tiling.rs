@@ -170,15 +170,21 @@ pub struct Fold {
 impl Fold {
     /// The job's `values` with the folded convolution's scalars and the gather's arguments.
     pub fn apply(&self, values: &[(String, i64)]) -> Vec<(String, i64)> {
-        let mut folded = values.to_vec();
-        for (name, value) in &self.scalars {
-            if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
-                v.1 = *value;
-            }
-        }
-        folded.extend(self.arguments.iter().cloned());
-        folded
+        refolded(values, &self.scalars, &self.arguments)
     }
+}
+
+/// A convolution's `values` with `scalars` in place of its own and `arguments` after them: the
+/// convolution a fold turns it into.
+pub fn refolded(values: &[(String, i64)], scalars: &[(&str, i64)], arguments: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut folded = values.to_vec();
+    for (name, value) in scalars {
+        if let Some(v) = folded.iter_mut().find(|(n, _)| n == name) {
+            v.1 = *value;
+        }
+    }
+    folded.extend(arguments.iter().cloned());
+    folded
 }
 
 /// Folds a convolution's `kw` kernel columns into its input channels when the NU then does
