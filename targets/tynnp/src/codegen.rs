@@ -112,6 +112,9 @@ impl Split {
 /// The most tiles (and folded kernel columns) a call may name.
 pub const MAX_TILES: usize = 1 << 16;
 
+/// The most gather copies (tiles x taps x kernel rows) a call may name.
+const MAX_COPIES: usize = 1 << 20;
+
 /// What a single-buffered call's symbol ends with.
 const SINGLE: &str = "_single";
 
@@ -246,8 +249,13 @@ impl JobCode {
         let split = Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, ..split };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
         // there are vector units (isa.md's limits): a name beyond them is no call of ours.
-        let bounded =
-            split.bands <= MAX_TILES && split.taps <= MAX_TILES && split.rows <= MAX_TILES && split.units <= 16;
+        // The copies a function issues grow with tiles x taps x kernel rows: bounded too.
+        let copies = split.bands.saturating_mul(split.taps.max(1)).saturating_mul(split.rows.max(1));
+        let bounded = split.bands <= MAX_TILES
+            && split.taps <= MAX_TILES
+            && split.rows <= MAX_TILES
+            && split.units <= 16
+            && copies <= MAX_COPIES;
         let valid = bounded
             && split.bands >= 1
             && (split.taps >= 1) == self.folded

@@ -41,6 +41,9 @@ pub fn im2col(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Op
     let (kh, kw, oh, ow) = (get("kh")?, get("kw")?, get("oh")?, get("ow")?);
     let (sy, sx, dy, dx) = (get("stride_y")?, get("stride_x")?, get("dilation_y")?, get("dilation_x")?);
     let (pt, pl) = (get("pad_top")?, get("pad_left")?);
+    if sy < 1 || sx < 1 || dy < 1 || dx < 1 {
+        return Ok(None);
+    }
     let Some(copies) = gather(iw, ic, ow, kw, (sx, dx, pl)) else { return Ok(None) };
     let passes = |c: i64| (c + nu_rows - 1) / nu_rows;
     let blocks = (oc + nu_cols - 1) / nu_cols;

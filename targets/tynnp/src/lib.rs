@@ -388,22 +388,29 @@ fn lower(
             values = fold.apply(&values);
             (code, taps, in_row) = (&jobs::CONV_FOLDED, fold.taps, fold.row_bytes);
         }
-        let mut by_rows = Vec::new();
+        let mut im2col = None;
         if schedule.im2col {
-            let unfolded =
-                || Error::Unsupported(format!("{}: im2col is set, but it saves nothing here", schedule::ATTRIBUTE));
-            let im =
-                im2col::im2col(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.ok_or_else(unfolded)?;
-            let (stage, _) = schedule.region("stage").ok_or_else(unfolded)?;
-            by_rows = im.row_arguments(&schedule.tiles).ok_or_else(|| {
-                Error::Unsupported(format!("{}: a kernel row of a tile reads padding only", schedule::ATTRIBUTE))
-            })?;
-            by_rows.push((codegen::IM2COL_PITCHES[0].to_string(), i64::from(DM_BASE) + stage));
+            let bad = |message: &str| Error::Unsupported(format!("{}: {message}", schedule::ATTRIBUTE));
+            let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
+            let im = im2col::im2col(&values, nu_rows, nu_cols)?
+                .ok_or_else(|| bad("im2col is set, but it saves nothing here"))?;
+            let (stage, bytes) = schedule.region("stage").ok_or_else(|| bad("im2col is set, but dm has no stage"))?;
+            if bytes < im.stage_bytes {
+                return Err(bad(&format!("the input needs {} bytes of dm.stage, which holds {bytes}", im.stage_bytes)));
+            }
             values = im.apply(&values);
             (code, taps, rows, in_row) = (&jobs::CONV_IM2COL, im.taps, im.rows, im.row_bytes);
+            im2col = Some((im, stage));
         }
         let mut arguments = tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?;
-        arguments.extend(by_rows);
+        // The tiles are sound (in order, covering the output); im2col's kernel rows must read some
+        // input row in each.
+        if let Some((im, stage)) = im2col {
+            let padding =
+                || Error::Unsupported(format!("{}: a kernel row of a tile reads padding only", schedule::ATTRIBUTE));
+            arguments.extend(im.row_arguments(&schedule.tiles).ok_or_else(padding)?);
+            arguments.push((codegen::IM2COL_PITCHES[0].to_string(), i64::from(DM_BASE) + stage));
+        }
         arguments
     };
     values.extend(arguments);
@@ -486,6 +493,7 @@ mod tests {
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_ry"), None);
         // An im2col convolution names its kernel rows, which only it has.
         assert_eq!(jobs::CONV_IM2COL.split_of("tynnp_conv2d_im2col_k3_t2"), None);
+        assert_eq!(jobs::CONV_IM2COL.split_of("tynnp_conv2d_im2col_k65536_r65536_t2"), None);
         assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_r10_t2"), None);
         assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_wo_rx"), None);
         // Suffixes in their order only; a pooling has no constants to find preloaded.

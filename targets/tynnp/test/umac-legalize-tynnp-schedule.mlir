@@ -323,3 +323,20 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
+
+// -----
+
+// An im2col convolution whose staged input would not fit its region (490 bytes into 16).
+func.func @main(%x: tensor<1x49x10x1xi8>) -> tensor<1x25x5x64xi8> {
+  %r = call @tynnp_0(%x) : (tensor<1x49x10x1xi8>) -> tensor<1x25x5x64xi8>
+  return %r : tensor<1x25x5x64xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x49x10x1xi8>) -> tensor<1x25x5x64xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<64x10x4x1xi8>}> : () -> tensor<64x10x4x1xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<64xi32>}> : () -> tensor<64xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<64xi32>}> : () -> tensor<64xi32>
+  %3 = "tosa.const"() <{values = dense<38> : tensor<64xi8>}> : () -> tensor<64xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: the input needs 490 bytes of dm.stage, which holds 16}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = -5 : i64, max = 127 : i64, min = -128 : i64, out_flags = 3 : i64, output_zp = -128 : i64, pad_left = 1 : i64, pad_top = 4 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 5712, 3136>, input = array<i64: 0, 2600>, input1 = array<i64: 2608, 2600>, output = array<i64: 8848, 4160>, output1 = array<i64: 13008, 4160>, stage = array<i64: 5216, 16>}, fold = false, im2col = true, tiles = array<i64: 0, 12, 25>}} : (tensor<1x49x10x1xi8>, tensor<64x10x4x1xi8>, tensor<64xi32>, tensor<64xi32>, tensor<64xi8>) -> tensor<1x25x5x64xi8>
+  return %4 : tensor<1x25x5x64xi8>
+}
