@@ -7,6 +7,16 @@ use crate::{
 };
 use std::fmt::Write as _;
 
+/// The shape of a strided `dma.copy` (isa.md 5.1): `row_bytes` bytes of each of `rows` rows of
+/// each of `planes` planes, and the source's and destination's row and plane strides.
+struct Strided<'a> {
+    row_bytes: &'a str,
+    rows: &'a str,
+    planes: &'a str,
+    src: [&'a str; 2],
+    dst: [&'a str; 2],
+}
+
 /// Writes MLIR lines into a function body, numbering its values.
 pub struct Body {
     pub text: String,
@@ -62,30 +72,19 @@ impl Body {
     pub fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, t: usize, taps: usize) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
         let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
-        let fill: Vec<String> =
-            [dep, &zero, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"].iter().map(|w| w.to_string()).collect();
-        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
+        let mut last = self.zero_point_fill(d, [dep, &zero], buffer, &bytes, [&zero, &one]);
         let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
         for j in 0..taps {
             let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
             let to = self.value(&format!("arith.addi {buffer}, %tap_dst_k{j} : i32"));
-            let words: Vec<String> = [
-                &last,
-                &zero,
-                &from,
-                &to,
-                &format!("%tap_len_k{j}"),
-                &format!("%tap_count_k{j}"),
-                "%src_col_bytes",
-                "%tap_bytes",
-                &rows,
-                "%src_row_bytes",
-                "%tile_row_bytes",
-            ]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
-            last = self.issue((0, 0, 0), d, &zero, &words);
+            let shape = Strided {
+                row_bytes: &format!("%tap_len_k{j}"),
+                rows: &format!("%tap_count_k{j}"),
+                planes: &rows,
+                src: ["%src_col_bytes", "%src_row_bytes"],
+                dst: ["%tap_bytes", "%tile_row_bytes"],
+            };
+            last = self.dma_copy(d, &zero, [&last, &zero], (&from, &to), shape);
         }
         last
     }
@@ -99,11 +98,7 @@ impl Body {
     pub fn im2col(&mut self, d: &str, [dep, staged]: [&str; 2], buffer: &str, t: usize, split: Split) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
         let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
-        let fill: Vec<String> = [dep, staged, buffer, &bytes, &one, &zero, &one, &zero, "%input_zp"]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
-        let mut last = self.issue((0, 1, 0), d, &zero, &fill);
+        let mut last = self.zero_point_fill(d, [dep, staged], buffer, &bytes, [&zero, &one]);
         for j in 0..split.rows {
             let row = |f: &str| format!("%{f}_b{t}_r{j}");
             let from_row = self.value(&format!("arith.addi %dm_stage, {} : i32", row(KERNEL_ROW_FIELDS[0])));
@@ -111,23 +106,14 @@ impl Body {
             for c in 0..split.taps {
                 let from = self.value(&format!("arith.addi {from_row}, %tap_src_k{c} : i32"));
                 let to = self.value(&format!("arith.addi {to_row}, %{COL_DST}_k{c} : i32"));
-                let words: Vec<String> = [
-                    &last,
-                    &zero,
-                    &from,
-                    &to,
-                    &format!("%tap_len_k{c}"),
-                    &format!("%tap_count_k{c}"),
-                    "%src_col_bytes",
-                    "%pixel_bytes",
-                    &row(KERNEL_ROW_FIELDS[2]),
-                    "%src_plane_bytes",
-                    "%cols_row_bytes",
-                ]
-                .iter()
-                .map(|w| w.to_string())
-                .collect();
-                last = self.issue((0, 0, 0), d, &zero, &words);
+                let shape = Strided {
+                    row_bytes: &format!("%tap_len_k{c}"),
+                    rows: &format!("%tap_count_k{c}"),
+                    planes: &row(KERNEL_ROW_FIELDS[2]),
+                    src: ["%src_col_bytes", "%src_plane_bytes"],
+                    dst: ["%pixel_bytes", "%cols_row_bytes"],
+                };
+                last = self.dma_copy(d, &zero, [&last, &zero], (&from, &to), shape);
             }
         }
         last
@@ -136,10 +122,29 @@ impl Body {
     /// `dma.copy` of `bytes` contiguous bytes on `channel`, after `dep`; returns its token.
     pub fn copy(&mut self, descriptor: &str, dep: &str, src: &str, dst: &str, bytes: &str, channel: &str) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
-        let words: Vec<String> = [dep, &zero, src, dst, bytes, &one, &zero, &zero, &one, &zero, &zero]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
-        self.issue((0, 0, 0), descriptor, channel, &words)
+        let shape = Strided { row_bytes: bytes, rows: &one, planes: &one, src: [&zero, &zero], dst: [&zero, &zero] };
+        self.dma_copy(descriptor, channel, [dep, &zero], (src, dst), shape)
+    }
+
+    /// `dma.copy` from `src` to `dst` of `shape` on `channel` after `deps` (isa.md 5.1's words);
+    /// returns its token.
+    fn dma_copy(
+        &mut self,
+        d: &str,
+        channel: &str,
+        deps: [&str; 2],
+        (from, to): (&str, &str),
+        shape: Strided,
+    ) -> String {
+        let Strided { row_bytes, rows, planes, src: [src_row, src_plane], dst: [dst_row, dst_plane] } = shape;
+        let words = [deps[0], deps[1], from, to, row_bytes, rows, src_row, dst_row, planes, src_plane, dst_plane];
+        self.issue((0, 0, 0), d, channel, &words.map(String::from))
+    }
+
+    /// `dma.fill` of `bytes` contiguous bytes at `dst` with the input zero point (the padding of
+    /// a gathered tile), on channel 0 after `deps`; `[zero, one]` are those constants.
+    fn zero_point_fill(&mut self, d: &str, deps: [&str; 2], dst: &str, bytes: &str, [zero, one]: [&str; 2]) -> String {
+        let words = [deps[0], deps[1], dst, bytes, one, zero, one, zero, "%input_zp"];
+        self.issue((0, 1, 0), d, zero, &words.map(String::from))
     }
 }

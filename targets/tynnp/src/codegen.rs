@@ -273,6 +273,12 @@ impl JobCode {
         self.banded.iter().chain(&TILE_COPIES).copied().collect()
     }
 
+    /// Whether the job is a convolution on the NU (custom-1), whose kernel a schedule may fold
+    /// into its input channels.
+    pub fn foldable(&self) -> bool {
+        self.insn.0 == 1
+    }
+
     /// Whether the job works on elements (in tiles of whole vectors) rather than rows.
     pub fn elementwise(&self) -> bool {
         self.banded.contains(&Field::Scalar("count"))

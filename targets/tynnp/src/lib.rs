@@ -306,7 +306,7 @@ fn decide(
         // A convolution is folded by kernel rows and columns (staging its input in DM), or by
         // columns, when it pays, its (longer) tiles fit DM and (by rows) each tile's kernel rows
         // read some input; it gathers its input into tile buffers, from DM too.
-        let foldable = !job.code.units;
+        let foldable = job.code.foldable();
         let gathered = Room { reads_kept: [false; 2], ..room };
         let by_rows = if foldable { im2col::im2col(&values, nu_rows, nu_cols)? } else { None };
         let by_rows = by_rows.and_then(|im| {

@@ -84,7 +84,7 @@ impl Schedule {
         let dm: Vec<String> =
             self.dm.iter().map(|(name, at, bytes)| format!("{name} = {}", array(&[*at, *bytes]))).collect();
         entries.push(format!("dm = {{{}}}", dm.join(", ")));
-        if job.code.packed.len() == 4 && !job.code.units {
+        if job.code.foldable() {
             entries.push(format!("fold = {}", self.fold));
         }
         if self.im2col {
@@ -164,7 +164,7 @@ impl Schedule {
         if !(1..=2).contains(&self.buffers) {
             return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
         }
-        if (self.fold || self.im2col) && (code.units || code.packed.len() != 4) {
+        if (self.fold || self.im2col) && !code.foldable() {
             return Err(format!("fold or im2col is set, but a {} has no kernel to fold", code.what));
         }
         if self.fold && self.im2col {
