@@ -7,8 +7,9 @@
 //! buffered (`-double-buffer=false`, the benchmark's baseline for what double buffering earns)
 //! the first input gives the same bytes, in more cycles where a kernel has several tiles; and so
 //! does every kernel's output sent back to DDR (`-fuse=false`), moving more DDR bytes, and every
-//! kernel copying its own constants (`-prefetch=false`). Each kernel's plan in the metadata
-//! expects no more cycles than it takes, and no fewer than a quarter.
+//! kernel copying its own constants (`-prefetch=false`), and every kernel waiting for its jobs
+//! instead of handing them on to the next (`-overlap=false`). Each kernel's plan in the metadata
+//! expects no more cycles than its span, and no fewer than a quarter of its share of the run.
 
 mod support;
 
@@ -92,13 +93,23 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             if model == "ad" { own == prefetched } else { own > prefetched },
             "{model}: {own} cycles without prefetching, {prefetched} with"
         );
+        // Every kernel waiting for its jobs (none running while the next kernel's jobs start) is
+        // slower where a kernel's output stays in DM for the next; AD keeps none.
+        let (waiting, overlapped) = (run_with("tynnp -overlap=false").cycles, fast.cycles);
+        assert!(
+            if model == "ad" { waiting == overlapped } else { waiting > overlapped },
+            "{model}: {waiting} cycles without overlap, {overlapped} with"
+        );
     }
 }
 
 /// `metadata.json`'s plan of every NPU kernel: its MACs, DDR bytes and roofline are the
 /// simulator's, its DM regions lie in DM, and its expected cycles (the busiest unit's work under
-/// the contract's costs) are at most what the simulator took and at least a quarter of it.
+/// the contract's costs) are at most the kernel's span in the simulator (its call to its last
+/// job) and at least a quarter of its share of the run; the shares add up to at most the run.
 fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &Report) {
+    let shares: u64 = report.kernels.iter().map(|k| k.kernel.cycles).sum();
+    assert!(shares <= report.cycles, "{model}: the kernels' shares add up to {shares} cycles of {}", report.cycles);
     let dm = (i64::from(DM_BASE), i64::from(DM_BASE) + i64::from(Params::default().dm_bytes));
     for kernel in &report.kernels {
         let at = kernel.label.rsplit(' ').next().unwrap_or_default();
@@ -112,11 +123,13 @@ fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &
             "{model}: {}",
             kernel.label
         );
+        // Its jobs run within its span; its share of the run (after the kernel before's span)
+        // is at most four times its work.
         let expected = figure("expected_cycles").unwrap_or(0);
-        let cycles = kernel.kernel.cycles;
+        let (span, cycles) = (kernel.kernel.end - kernel.kernel.start, kernel.kernel.cycles);
         assert!(
-            expected <= cycles && cycles <= 4 * expected,
-            "{model}: {} took {cycles} cycles, expected {expected}",
+            expected <= span && cycles <= span && cycles <= 4 * expected,
+            "{model}: {} spans {span} cycles, {cycles} its own, expected {expected}",
             kernel.label
         );
         for region in call.plan["dm"].as_array().into_iter().flatten() {

@@ -58,12 +58,18 @@ pub struct Function {
 }
 
 /// One call of a function that issued NPU instructions itself: an NPU kernel, with what it cost
-/// from the call to the return (the NPU instructions it issued, the cycles, the MACs and DDR
-/// bytes of its jobs).
+/// (the NPU instructions it issued, the MACs and DDR bytes of its jobs). It runs from its call
+/// (`start`) until it returned and its jobs completed (`end`); kernels may run at once (a kernel
+/// returning before its jobs complete, the next one's jobs running beside them), so `cycles`
+/// counts the part of that span after the kernel before's: from its call, or from the end of
+/// the kernel before when that is later, to its end. Over a run, kernels' `cycles` add up to at
+/// most the run's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Kernel {
     pub function: String,
     pub npu_instructions: u64,
+    pub start: u64,
+    pub end: u64,
     pub cycles: u64,
     pub macs: u64,
     pub ddr_bytes: u64,
@@ -77,6 +83,8 @@ struct Frame {
     macs: u64,
     ddr_bytes: u64,
     npu_instructions: u64,
+    /// When the last of the jobs it issued completes.
+    jobs_end: u64,
 }
 
 /// A decoded instruction with what fetching it costs and the function holding it.
@@ -521,8 +529,11 @@ impl Machine {
                 };
                 let now = self.cycles;
                 let outcome = self.npu.execute(&mut self.memory, insn, now).map_err(|m| self.stop(pc, m))?;
+                // DMA, NU and VU instructions issue a job and return its token.
+                let job_end = (k < 3).then(|| self.npu.end_of(outcome.rd)).flatten().unwrap_or(0);
                 if let Some(frame) = self.frames.last_mut() {
                     frame.npu_instructions += 1;
+                    frame.jobs_end = frame.jobs_end.max(job_end);
                 }
                 let words = crate::npu::desc::descriptor_words(insn.opcode, funct3).unwrap_or(0) as u64;
                 stall = outcome.cycles.saturating_sub(words);
@@ -553,7 +564,8 @@ impl Machine {
         let callee = self.function_index(target);
         let c = &self.npu.counters;
         let (macs, ddr_bytes) = (c.macs, c.ddr_bytes);
-        self.frames.push(Frame { callee, return_to: link, cycles: self.cycles, macs, ddr_bytes, npu_instructions: 0 });
+        let cycles = self.cycles;
+        self.frames.push(Frame { callee, return_to: link, cycles, macs, ddr_bytes, npu_instructions: 0, jobs_end: 0 });
     }
 
     /// Whether `target` is inside function `function` (an index, or NONE).
@@ -583,10 +595,15 @@ impl Machine {
                 continue;
             }
             let c = &self.npu.counters;
+            let end = (self.cycles + cost).max(frame.jobs_end);
+            let before = self.kernels.iter().map(|k| k.end).max().unwrap_or(0);
+            let after = before.clamp(frame.cycles, end);
             self.kernels.push(Kernel {
                 function: self.functions.get(frame.callee as usize).map(|f| f.name.clone()).unwrap_or_default(),
                 npu_instructions: frame.npu_instructions,
-                cycles: self.cycles + cost - frame.cycles,
+                start: frame.cycles,
+                end,
+                cycles: end - after,
                 macs: c.macs - frame.macs,
                 ddr_bytes: c.ddr_bytes - frame.ddr_bytes,
             });

@@ -65,15 +65,16 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
     if !kernels.is_empty() {
         let _ = writeln!(
             text,
-            "  {:<60} {:>5} {:>9} {:>9} {:>7} {:>10} {:>9}",
-            "NPU kernel", "insns", "cycles", "roofline", "ratio", "MACs", "DDR bytes"
+            "  {:<60} {:>5} {:>9} {:>9} {:>9} {:>7} {:>10} {:>9}",
+            "NPU kernel", "insns", "span", "cycles", "roofline", "ratio", "MACs", "DDR bytes"
         );
         for k in &kernels {
             let _ = writeln!(
                 text,
-                "  {:<60} {:>5} {:>9} {:>9} {:>6.2}x {:>10} {:>9}",
+                "  {:<60} {:>5} {:>9} {:>9} {:>9} {:>6.2}x {:>10} {:>9}",
                 k.label,
                 k.kernel.npu_instructions,
+                k.kernel.end - k.kernel.start,
                 k.kernel.cycles,
                 k.roofline_cycles,
                 k.kernel.cycles as f64 / k.roofline_cycles.max(1) as f64,
@@ -81,6 +82,11 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
                 k.kernel.ddr_bytes
             );
         }
+        let _ = writeln!(
+            text,
+            "  (span: from the kernel's call until it returned and its jobs completed; cycles: the part of the \
+             span after the kernel before's, its share of the run; ratio: cycles / roofline)"
+        );
     }
     if !npu.jobs.is_empty() {
         text.push_str(&npu.summary(cycles));

@@ -190,6 +190,11 @@ impl Npu {
         self.units[unit].jobs.get((seq as usize).checked_sub(1)?).copied()
     }
 
+    /// The cycle the job a token names completes.
+    pub fn end_of(&self, token: u32) -> Option<u64> {
+        self.job_of(token).map(|job| self.jobs[job].end)
+    }
+
     fn describe(&self, agent: &Agent) -> String {
         let job = &self.jobs[agent.job];
         format!("{} (token {:#010x}, issued at pc {:#010x})", job.job.mnemonic(), job.token, job.pc)

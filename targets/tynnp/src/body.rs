@@ -60,6 +60,22 @@ impl Body {
         ))
     }
 
+    /// Stores `token` as word `index` of the table at DM address `table` (an i32 value).
+    pub fn store_token(&mut self, table: &str, index: usize, token: &str) {
+        let offset = self.constant(4 * index as i64);
+        let at = self.value(&format!("arith.addi {table}, {offset} : i32"));
+        let pointer = self.value(&format!("llvm.inttoptr {at} : i32 to !llvm.ptr"));
+        let _ = writeln!(self.text, "  llvm.store {token}, {pointer} : i32, !llvm.ptr");
+    }
+
+    /// Loads word `index` of the table at DM address `table` (an i32 value): a token stored there.
+    pub fn load_token(&mut self, table: &str, index: usize) -> String {
+        let offset = self.constant(4 * index as i64);
+        let at = self.value(&format!("arith.addi {table}, {offset} : i32"));
+        let pointer = self.value(&format!("llvm.inttoptr {at} : i32 to !llvm.ptr"));
+        self.value(&format!("llvm.load {pointer} : !llvm.ptr -> i32"))
+    }
+
     /// `npu.wait` for `token`.
     pub fn wait(&mut self, token: &str) {
         let _ = writeln!(self.text, "  \"tynnp.wait\"({token}) : (i32) -> ()");

@@ -85,6 +85,18 @@ pub struct Split {
     /// The output kept in DM for the next kernel is written there in place by the jobs: nothing
     /// is copied out.
     pub writes_kept: bool,
+    /// The kernel hands its jobs on to the next kernel, which reads its kept output in place:
+    /// it stores each job's token in its token table in DM (`dm_tokens`, a row of one token per
+    /// band for each tile) and returns without waiting for them, so the next kernel's jobs start
+    /// as soon as the rows they read are written (the next kernel waits for them before it
+    /// returns).
+    pub hands: bool,
+    /// The kernel follows one that handed its jobs on, whose tiles have this many bands each (1
+    /// on the NU; 0: it does not follow): each tile's jobs depend on the row of the kernel
+    /// before's token table at `after_t<t>` (the last of its tiles writing what the tile reads),
+    /// as descriptor dependencies where a slot is free and CU waits before the issue otherwise;
+    /// before it returns, the CU waits for the row at `after_end` (the kernel before's last).
+    pub follows: usize,
 }
 
 impl Split {
@@ -100,6 +112,8 @@ impl Split {
             prefetch: false,
             reads_kept: [false; 2],
             writes_kept: false,
+            hands: false,
+            follows: 0,
         }
     }
 
@@ -129,6 +143,18 @@ const PRELOADED: &str = "_pl";
 
 /// What the symbol of a call that copies the next kernel's constants ends with.
 const PREFETCH: &str = "_pf";
+
+/// What the symbol of a call handing its jobs on to the next kernel ends with, and what that of
+/// one following such a call includes before its number of bands a tile (`_f4`).
+const HANDS: &str = "_h";
+const FOLLOWS: &str = "_f";
+
+/// The argument giving the DM address of a handing kernel's token table; those giving, for a
+/// following kernel, the address of the row of the kernel before's table each tile follows
+/// (`after_t<t>`) and of its last row.
+pub const DM_TOKENS: &str = "dm_tokens";
+pub const AFTER: &str = "after";
+pub const AFTER_END: &str = "after_end";
 
 /// The arguments of a folded convolution after the tiles': the input's row pitch and the bytes
 /// between the columns one output pixel and the next read, the tile buffer's row pitch and one
@@ -198,16 +224,20 @@ impl JobCode {
     /// then `_single` when single-buffered, `_rx` / `_ry` when it reads its input (or `x`) / `y`
     /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
     /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
-    /// kernel's, in that order.
+    /// kernel's, in that order; `_f<bands>` after `_ry` when it follows a kernel that handed its
+    /// jobs on, `_h` last when it hands its own on.
     pub fn symbol(&self, split: Split) -> String {
         let flag = |on: bool, text: &'static str| if on { text } else { "" };
+        let follows = if split.follows > 0 { format!("{FOLLOWS}{}", split.follows) } else { String::new() };
         let suffix = [
             flag(split.single, SINGLE),
             flag(split.reads_kept[0], READS_X),
             flag(split.reads_kept[1], READS_Y),
+            &follows,
             flag(split.writes_kept, WRITES),
             flag(split.preloaded, PRELOADED),
             flag(split.prefetch, PREFETCH),
+            flag(split.hands, HANDS),
         ]
         .concat();
         match (self.folded, self.units) {
@@ -226,9 +256,16 @@ impl JobCode {
         fn strip<'s>(rest: &'s str, suffix: &str) -> (&'s str, bool) {
             rest.strip_suffix(suffix).map_or((rest, false), |rest| (rest, true))
         }
+        let (rest, hands) = strip(rest, HANDS);
         let (rest, prefetch) = strip(rest, PREFETCH);
         let (rest, preloaded) = strip(rest, PRELOADED);
         let (rest, writes_kept) = strip(rest, WRITES);
+        let (rest, follows) = match rest.rsplit_once(FOLLOWS) {
+            Some((head, bands)) if !bands.is_empty() && bands.bytes().all(|c| c.is_ascii_digit()) => {
+                (head, bands.parse().ok()?)
+            }
+            _ => (rest, 0),
+        };
         let (rest, reads_y) = strip(rest, READS_Y);
         let (rest, reads_x) = strip(rest, READS_X);
         let (rest, single) = strip(rest, SINGLE);
@@ -246,7 +283,8 @@ impl JobCode {
             (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
             (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
-        let split = Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, ..split };
+        let split =
+            Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, hands, follows, ..split };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
         // there are vector units (isa.md's limits): a name beyond them is no call of ours.
         // The copies a function issues grow with tiles x taps x kernel rows: bounded too.
@@ -255,6 +293,7 @@ impl JobCode {
             && split.taps <= MAX_TILES
             && split.rows <= MAX_TILES
             && split.units <= 16
+            && split.follows <= 16
             && copies <= MAX_COPIES;
         let valid = bounded
             && split.bands >= 1
@@ -264,7 +303,11 @@ impl JobCode {
             && (!split.preloaded || !self.packed.is_empty())
             // A folded convolution gathers its input; only an elementwise job reads a `y`.
             && !(split.reads_kept[0] && self.folded)
-            && (!split.reads_kept[1] || self.tile_inputs().len() > 1);
+            && (!split.reads_kept[1] || self.tile_inputs().len() > 1)
+            // Only a kernel writing its output in place hands its jobs on, and only one reading
+            // its input in place follows.
+            && (!split.hands || split.writes_kept)
+            && (split.follows == 0 || split.reads_kept.contains(&true));
         (valid && self.symbol(split) == symbol).then_some(split)
     }
 
@@ -308,7 +351,9 @@ impl JobCode {
     /// channel, where the input and output are kept (0: DDR; an elementwise job's `y` after
     /// them), the DM address of each packed
     /// constant and the record's bytes (also when preloaded), the next kernel's record's address
-    /// and bytes when prefetching, then each band's (and tile's) values of the banded fields.
+    /// and bytes when prefetching, the token table's address when handing its jobs on, the rows
+    /// of the kernel before's it follows, then each band's (and tile's) values of the banded
+    /// fields.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
@@ -321,6 +366,13 @@ impl JobCode {
         }
         if split.prefetch {
             names.extend([DM_NEXT, NEXT_BYTES].map(String::from));
+        }
+        if split.hands {
+            names.push(DM_TOKENS.to_string());
+        }
+        if split.follows > 0 {
+            names.extend((0..split.bands).map(|t| format!("{AFTER}_t{t}")));
+            names.push(AFTER_END.to_string());
         }
         if self.units {
             for k in 0..split.bands * split.units {
@@ -452,8 +504,12 @@ impl JobCode {
                 }
             };
             // The first jobs wait for the constants too (later ones follow them on the unit).
-            let words = self.descriptor_words(b, [loaded, back(&outs, &weights)], t);
+            let deps = self.after_kernel_before(b, split, t, [loaded, back(&outs, &weights)], &zero);
+            let words = self.descriptor_words(b, deps, t);
             let job = b.issue((k, funct3, funct7), d, &unit, &words);
+            if split.hands {
+                b.store_token(&format!("%{DM_TOKENS}"), t, &job);
+            }
             if split.writes_kept {
                 // Written where the next kernel reads it: the job is the last thing to wait for.
                 outs.push(job.clone());
@@ -465,9 +521,37 @@ impl JobCode {
             jobs.push(job);
         }
         let next = self.prefetch(b, d, split, &zero);
-        b.wait(&outs[tiles - 1]);
+        if !split.hands {
+            b.wait(&outs[tiles - 1]);
+        }
         if let Some(next) = next {
             b.wait(&next);
+        }
+        self.wait_kernel_before(b, split);
+    }
+
+    /// The dependencies of tile `t`'s jobs: `deps`, and when `split` follows a kernel that handed
+    /// its jobs on, the tokens of the row of its table the tile follows, in the slots of `deps`
+    /// that are `zero`; the CU waits for the others before the jobs issue.
+    fn after_kernel_before(&self, b: &mut Body, split: Split, t: usize, deps: [String; 2], zero: &str) -> [String; 2] {
+        let mut deps = deps;
+        for u in 0..split.follows {
+            let token = b.load_token(&format!("%{AFTER}_t{t}"), u);
+            match deps.iter_mut().find(|slot| slot.as_str() == zero) {
+                Some(slot) => *slot = token,
+                None => b.wait(&token),
+            }
+        }
+        deps
+    }
+
+    /// When `split` follows a kernel that handed its jobs on, the CU waits for the last of them
+    /// (the last row of its table): they happen before this kernel returns, so the kernel after
+    /// may reuse their DM.
+    fn wait_kernel_before(&self, b: &mut Body, split: Split) {
+        for u in 0..split.follows {
+            let token = b.load_token(&format!("%{AFTER_END}"), u);
+            b.wait(&token);
         }
     }
 
@@ -502,9 +586,16 @@ impl JobCode {
         let mut outs: Vec<String> = Vec::new();
         // The CU waits for a tile's bands (so its buffers are free again), then copies its output
         // out, unless the bands wrote it in place for the next kernel.
+        // Nothing to free when every input is read in place and the output written in place: the
+        // CU waits only for the last tile's bands (each unit runs its bands in order), and not
+        // even for those when the kernel hands its jobs on.
+        let buffered = split.reads_kept.iter().take(self.tile_inputs().len()).any(|kept| !kept);
         let copy_out = |b: &mut Body, t: usize, tokens: &[String]| {
-            for token in tokens {
-                b.wait(token);
+            let last = t + 1 == tiles;
+            if buffered || !split.writes_kept || (last && !split.hands) {
+                for token in tokens {
+                    b.wait(token);
+                }
             }
             if split.writes_kept {
                 return tokens[tokens.len() - 1].clone();
@@ -531,11 +622,16 @@ impl JobCode {
             }
             // The first bands wait for the constants too (later ones follow them on their unit).
             let reused = if t >= depth { outs[t - depth].clone() } else { weights.clone() };
+            let deps = self.after_kernel_before(b, split, t, [loaded, reused], &zero);
             let mut issued = Vec::new();
             for u in 0..units {
-                let words = self.descriptor_words(b, [loaded.clone(), reused.clone()], t * units + u);
+                let words = self.descriptor_words(b, deps.clone(), t * units + u);
                 let unit = b.constant(u as i64);
-                issued.push(b.issue((k, funct3, funct7), d, &unit, &words));
+                let job = b.issue((k, funct3, funct7), d, &unit, &words);
+                if split.hands {
+                    b.store_token(&format!("%{DM_TOKENS}"), t * units + u, &job);
+                }
+                issued.push(job);
             }
             if !split.single && t >= 1 {
                 outs.push(copy_out(b, t - 1, &bands[t - 1]));
@@ -544,10 +640,13 @@ impl JobCode {
         }
         let next = self.prefetch(b, d, split, &zero);
         let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
-        b.wait(&last);
+        if !split.hands {
+            b.wait(&last);
+        }
         if let Some(next) = next {
             b.wait(&next);
         }
+        self.wait_kernel_before(b, split);
     }
 
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per

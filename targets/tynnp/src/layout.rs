@@ -23,6 +23,9 @@ pub struct Room<'p> {
     pub writes_kept: bool,
     /// Bytes it stages its whole input in (an im2col convolution), else 0.
     pub stage: i64,
+    /// It runs at once with the kernel before or after (`resident.rs`): in tiles to pipeline
+    /// with theirs even when it copies nothing in or out.
+    pub overlap: bool,
 }
 
 impl Room<'_> {
@@ -122,7 +125,8 @@ fn capacity(job: &jobs::Job, regions: &[(String, i64)], need: i64, room: &Room, 
 }
 
 /// Tiles of output rows in which a tiled job runs (`double`-buffered): at least [`TILES`] (or
-/// one per output row, when there are fewer; one when it copies nothing in or out), more while
+/// one per output row, when there are fewer; when it copies nothing in or out, one, or
+/// [`OVERLAP_TILES`] when it runs at once with a neighbour), more while
 /// the constants and two input and two output tiles do not fit DM (fewer when a tile would read
 /// padding only; a tensor read or written in place takes no tiles); an input row is `in_row`
 /// bytes in its buffer. Returns the plan.
@@ -133,9 +137,12 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
     let mut last: Option<(Vec<(String, i64)>, i64)> = None;
     // From TILES tiles (on the vector units, few enough that each unit has a row of each
     // tile) up, then down to one tile when tiles would read padding only.
-    // Nothing to copy in or out: one tile, whose jobs have nothing to overlap.
-    let fewest = if room.in_place(job) {
+    // Nothing to copy in or out: one tile, whose jobs have nothing to overlap, unless it runs at
+    // once with a neighbour.
+    let fewest = if room.in_place(job) && !room.overlap {
         1
+    } else if room.in_place(job) {
+        if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, OVERLAP_TILES) } else { OVERLAP_TILES.min(oh) }
     } else if room.stage > 0 {
         // An im2col convolution's tiles each cost the control unit kh·taps gather descriptors:
         // two tiles overlap the gather with the job (KWS's first layer: 2 tiles 3,280 cycles, 3
@@ -190,7 +197,7 @@ pub fn element_layout(job: &jobs::Job, values: &[(String, i64)], room: &Room) ->
     let (lanes, units) = (i64::from(params.vu_lanes), i64::from(params.vu_count));
     let vectors = (count + lanes - 1) / lanes;
     let mut least: Option<(Vec<(String, i64)>, i64)> = None;
-    let fewest = if room.in_place(job) { 1 } else { ELEMENT_TILES.min(vectors) };
+    let fewest = if room.in_place(job) && !room.overlap { 1 } else { ELEMENT_TILES.min(vectors) };
     for tiles in fewest..=vectors {
         // The longest tile, without planning every tile of every count tried.
         let longest = ((vectors + tiles - 1) / tiles * lanes).min(count);
@@ -329,6 +336,13 @@ const ELEMENT_TILES: i64 = 2;
 /// The fewest tiles an im2col convolution runs in (see `tiled_layout`).
 const IM2COL_TILES: i64 = 2;
 
+/// The tiles a job copying nothing in or out runs in when it runs at once with the kernel before
+/// or after (`resident.rs`): each tile's jobs start when the kernel before has written the rows
+/// they read, and each costs a start-up on its unit and the control unit's descriptors (2 tiles
+/// 22,335 / 62,872 / 69,362 cycles on KWS / VWW / IC, 3 tiles 20,525 / 59,649 / 69,394, 4 tiles
+/// 20,970 / 60,171 / 69,426, 6 tiles 22,119 / 61,784 / 69,490).
+const OVERLAP_TILES: i64 = 3;
+
 /// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job
 /// of another.
 const TILES: i64 = 4;
@@ -347,6 +361,7 @@ mod tests {
             reads_kept: [false; 2],
             writes_kept: false,
             stage: 0,
+            overlap: false,
         }
     }
 

@@ -50,6 +50,9 @@ const FUSE: &str = "fuse";
 /// The attribute that switches double buffering off.
 const DOUBLE_BUFFER: &str = "double-buffer";
 
+/// The attribute that switches kernels handing their jobs on to the next (running at once) off.
+const OVERLAP: &str = "overlap";
+
 /// The `tynnp` dialect: the primitive ops (one per kind of job) and the instructions the
 /// control unit's kernels are written in.
 const DIALECT: [&str; 17] = {
@@ -133,6 +136,11 @@ impl Backend for Tynnp {
             "copy the next kernel's constants into DM while this kernel's last tiles run (false: each kernel copies its own)",
         ));
         attributes.push(TargetAttr::bool(
+            OVERLAP,
+            true,
+            "start a kernel that reads the kept output of the one before while that one's last tiles run (false: each kernel waits for its jobs)",
+        ));
+        attributes.push(TargetAttr::bool(
             DOUBLE_BUFFER,
             true,
             "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
@@ -156,11 +164,19 @@ impl Backend for Tynnp {
             Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
         };
         let nexts: Vec<Option<Vec<u8>>> = records.iter().skip(1).cloned().chain([None]).collect();
+        // What a kernel following one that hands its jobs on needs of it.
+        let handed: Vec<Option<Handed>> = (0..jobs.len())
+            .map(|i| {
+                let (Ok(job), Ok(schedule)) = (jobs.get(i.checked_sub(1)?)?, &schedules[i - 1]) else { return None };
+                Handed::of(job, schedule)
+            })
+            .collect();
         jobs.into_iter()
             .zip(records)
             .zip(schedules)
             .zip(nexts)
-            .map(|(((job, record), schedule), next)| lower((job?, record), &schedule?, next, &params))
+            .zip(handed)
+            .map(|((((job, record), schedule), next), before)| lower((job?, record), &schedule?, next, before, &params))
             .collect()
     }
 
@@ -261,7 +277,7 @@ fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, E
                 job.as_ref().ok().map(|job| resident::Kernel { bytes: &job.bytes, record })
             })
             .collect();
-        let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH));
+        let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH), attributes.bool(OVERLAP));
         resident::plan(composites, &kernels, &params, switches, decide_one)
     };
     let len = |r: &Option<Vec<u8>>| r.as_ref().map(Vec::len);
@@ -273,7 +289,13 @@ fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, E
             }
         }
     }
-    schedule::check_function(composites, &mut schedules);
+    let ranges: Vec<Option<Vec<schedule::Range>>> = (0..schedules.len())
+        .map(|i| {
+            let (Ok(schedule), Ok(job)) = (&schedules[i], &jobs[i]) else { return None };
+            schedule.ranges(job, len(&records[i]), records.get(i + 1).and_then(len)).ok()
+        })
+        .collect();
+    schedule::check_function(composites, &mut schedules, &ranges);
     Ok(Planned { params, jobs, records, schedules })
 }
 
@@ -297,7 +319,8 @@ fn decide(
 ) -> Result<Schedule, Error> {
     // What it shares with the kernels around it is read and written in place.
     let (preloaded, reads_kept, writes_kept) = (shared.preloaded, shared.kept_inputs, shared.kept_output);
-    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept, stage: 0 };
+    let overlap = shared.hands || shared.follows;
+    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept, stage: 0, overlap };
     let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
     let (fold, im2col, plan) = if job.code.elementwise() {
@@ -329,15 +352,48 @@ fn decide(
             },
         }
     };
+    let mut dm = plan.dm;
+    if shared.hands {
+        // The token table: a row of one token per band (one on the NU) for each tile.
+        let end = dm.iter().map(|(_, at, bytes)| (at + bytes + 15) & !15).max().unwrap_or(0);
+        let rows = (plan.tiles.len() - 1) * plan.bands.max(1);
+        dm.push((schedule::TOKENS.to_string(), end, 4 * rows as i64));
+    }
     Ok(Schedule {
         tiles: plan.tiles,
         bands: plan.bands,
         buffers: if double { 2 } else { 1 },
         fold,
         im2col,
-        dm: plan.dm,
+        dm,
         ..Schedule::default()
     })
+}
+
+/// What a kernel following one that hands its jobs on needs of that one: the DM offset of its
+/// token table, its bands a tile (the tokens of a row) and the bytes of its output written
+/// through each of its tiles.
+struct Handed {
+    table: i64,
+    bands: usize,
+    ends: Vec<i64>,
+}
+
+impl Handed {
+    /// What `job` running as `schedule` hands on, if it does.
+    fn of(job: &jobs::Job, schedule: &Schedule) -> Option<Handed> {
+        let (table, _) = schedule.region(schedule::TOKENS)?;
+        let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
+        let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();
+        Some(Handed { table, bands: schedule.bands.max(1), ends })
+    }
+
+    /// The DM address of the row of the first tile through which `need` bytes of the output are
+    /// written (the last row when `need` is all of it).
+    fn row(&self, need: i64) -> i64 {
+        let tile = self.ends.iter().position(|&end| end >= need).unwrap_or(self.ends.len().saturating_sub(1));
+        i64::from(DM_BASE) + self.table + 4 * (tile * self.bands) as i64
+    }
 }
 
 /// The call of the function that runs `job` (with its packed constant `record`) as `schedule`
@@ -346,6 +402,7 @@ fn lower(
     (job, record): (jobs::Job, Option<Vec<u8>>),
     schedule: &Schedule,
     next: Option<Vec<u8>>,
+    before: Option<Handed>,
     params: &Params,
 ) -> Result<Strategy, Error> {
     let address = |offset: Option<i64>| offset.map_or(0, |at| at + i64::from(DM_BASE));
@@ -415,6 +472,35 @@ fn lower(
     };
     values.extend(arguments);
     let (reads_kept, writes_kept) = schedule.in_place();
+    let hands = schedule.region(schedule::TOKENS);
+    if let Some((at, _)) = hands {
+        values.push((codegen::DM_TOKENS.to_string(), address(Some(at))));
+    }
+    let follows = match &before {
+        Some(before) if reads_kept.contains(&true) => {
+            // Each tile follows the kernel before's first tile through which the bytes it reads
+            // (of rows, or of elements, from the start) are written.
+            let needs: Vec<i64> = if code.elementwise() {
+                schedule.tiles[1..].iter().map(|end| end * code.element_bytes.0).collect()
+            } else {
+                let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
+                let tiles = tiling::tiles_at(&values, &schedule.tiles)?.unwrap_or_default();
+                tiles.iter().map(|tile| (tile.start + tile.rows) * src_row).collect()
+            };
+            for (t, need) in needs.iter().enumerate() {
+                values.push((format!("{}_t{t}", codegen::AFTER), before.row(*need)));
+            }
+            values.push((codegen::AFTER_END.to_string(), before.row(i64::MAX)));
+            before.bands
+        }
+        Some(_) => {
+            return Err(Error::Unsupported(format!(
+                "{}: the kernel before hands its jobs on (dm.tokens), but this one does not read its output in place",
+                schedule::ATTRIBUTE
+            )));
+        }
+        None => 0,
+    };
     let split = Split {
         taps,
         rows,
@@ -424,6 +510,8 @@ fn lower(
         prefetch: schedule.prefetch.is_some(),
         reads_kept,
         writes_kept,
+        hands: hands.is_some(),
+        follows,
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);

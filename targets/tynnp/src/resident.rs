@@ -18,8 +18,15 @@
 //! algorithm places them all in DM (greedy by size, then hill climbing), so that nothing alive
 //! at the same time overlaps. Should the placement need more than DM, the largest activation or
 //! record goes back to DDR and the function is planned again.
+//!
+//! Overlap: a kernel whose kept output the next kernel reads in place hands its jobs on (their
+//! tokens in a table in its DM) instead of waiting for them, and the next kernel's tiles depend
+//! on the tiles writing the rows they read, so the two run at once (a depthwise convolution on
+//! the vector units under the convolutions around it on the NU). The next kernel waits for them
+//! before it returns, so at most two kernels run at once; what the first reads or writes in DM
+//! lives until the second ends.
 
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, TOKENS};
 use umac_backend::{Composite, Error, OpView};
 use umac_lowering::memory_plan::{Buffer, plan_within};
 use umac_sim::npu::Params;
@@ -96,6 +103,11 @@ pub struct Shared {
     pub preloaded: bool,
     /// The next kernel's record, which it copies into DM.
     pub prefetch: bool,
+    /// It hands its jobs on to the next kernel, which reads its kept output (a token table in
+    /// its DM, `codegen::Split::hands`), and it follows the kernel before, which handed its on:
+    /// the two run at once, pipelined tile by tile.
+    pub hands: bool,
+    pub follows: bool,
 }
 
 /// A kernel of a function as [`plan`] sees it.
@@ -106,8 +118,9 @@ pub struct Kernel<'k> {
     pub record: Option<i64>,
 }
 
-/// The DM plan of a function's kernels (the `-fuse` and `-prefetch` attributes `keep` and
-/// `prefetch`): each kernel's schedule with every DM offset set. `schedule(i, shared, budget)`
+/// The DM plan of a function's kernels (the `-fuse`, `-prefetch` and `-overlap` attributes
+/// `keep`, `prefetch` and `overlap`): each kernel's schedule with every DM offset set. A kernel
+/// whose kept output the next reads in place hands its jobs on to it (with `overlap`). `schedule(i, shared, budget)`
 /// decides kernel i's schedule (its own regions from offset 0 in at most `budget` bytes) given
 /// what it shares with the kernels around it; an error is the kernel's. `None` for a kernel that
 /// cannot run at all (`kernels[i]` is `None`).
@@ -115,7 +128,7 @@ pub fn plan(
     composites: &[Composite],
     kernels: &[Option<Kernel>],
     params: &Params,
-    (keep, prefetch): (bool, bool),
+    (keep, prefetch, overlap): (bool, bool, bool),
     schedule: impl Fn(usize, Shared, i64) -> Result<Schedule, Error>,
 ) -> Vec<Result<Schedule, Error>> {
     let n = composites.len();
@@ -128,10 +141,12 @@ pub fn plan(
     let output = |i: usize| kernels[i].as_ref().map_or(0, |k| a16(k.bytes[k.bytes.len() - 1]));
     let record = |i: usize| kernels.get(i).and_then(|k| k.as_ref()).and_then(|k| k.record).map_or(0, a16);
     let shared = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
-        let mut s = Shared { kept_output: kept[i].is_some(), prefetch: fetched[i], ..Shared::default() };
+        let kept_output = kept[i].is_some();
+        let mut s = Shared { kept_output, prefetch: fetched[i], hands: overlap && kept_output, ..Shared::default() };
         if i > 0 {
             if let Some(k) = kept[i - 1] {
                 s.kept_inputs[k] = true;
+                s.follows = overlap;
             }
             s.preloaded = fetched[i - 1];
         }
@@ -164,8 +179,21 @@ pub fn plan(
         }
     }
     loop {
-        let schedules: Vec<Result<Schedule, Error>> =
+        let mut schedules: Vec<Result<Schedule, Error>> =
             (0..n).map(|i| schedule(i, shared(i, &kept, &fetched), dm - taken(i, &kept, &fetched))).collect();
+        // A convolution that gathers its kept input (folded) does not read it in place: the
+        // kernel before keeps its jobs.
+        for i in 0..n.saturating_sub(1) {
+            let reads_in_place = match &schedules[i + 1] {
+                Ok(next) => kept[i].is_some() && !next.fold && !next.im2col,
+                Err(_) => false,
+            };
+            if let Ok(this) = &mut schedules[i]
+                && !reads_in_place
+            {
+                this.dm.retain(|(name, _, _)| name != TOKENS);
+            }
+        }
         match place(&schedules, &kept, &fetched, (output, record), dm) {
             Ok(placed) => return placed,
             // Back to DDR with the largest activation or record, and plan again.
@@ -195,17 +223,21 @@ fn place(
     let mut buffers = Vec::new();
     // What each buffer is: kernel i's own regions, its kept output or the record it prefetches.
     let mut what = Vec::new();
+    // A kernel handing its jobs on runs on through the next one: what it reads or writes lives
+    // until the next kernel ends.
+    let hands = |i: usize| schedules.get(i).is_some_and(|s| s.as_ref().is_ok_and(|s| s.region(TOKENS).is_some()));
+    let last = |i: usize| i + usize::from(hands(i));
     for (i, schedule) in schedules.iter().enumerate() {
         let Ok(schedule) = schedule else { continue };
         let end = schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0);
-        buffers.push(Buffer { size: end as u64, start: i, end: i });
+        buffers.push(Buffer { size: end as u64, start: i, end: last(i) });
         what.push((i, 0));
         if kept[i].is_some() {
-            buffers.push(Buffer { size: output(i) as u64, start: i, end: i + 1 });
+            buffers.push(Buffer { size: output(i) as u64, start: i, end: last(i + 1) });
             what.push((i, 1));
         }
         if fetched[i] {
-            buffers.push(Buffer { size: record(i + 1) as u64, start: i, end: i + 1 });
+            buffers.push(Buffer { size: record(i + 1) as u64, start: i, end: last(i + 1) });
             what.push((i, 2));
         }
     }

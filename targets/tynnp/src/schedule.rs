@@ -19,12 +19,15 @@
 //! - `kept`: the DM offset of each tensor kept on chip between kernels (`input`, `x`, `y` left
 //!   there by the kernel before, `output` for the kernel after);
 //! - `preloaded`: the DM offset of its constant record, copied there by the kernel before;
-//! - `prefetch`: the DM offset it copies the next kernel's record to.
+//! - `prefetch`: the DM offset it copies the next kernel's record to;
+//! - `dm.tokens`: when present, the kernel hands its jobs on to the next kernel, which reads its
+//!   kept output in place and starts while they run (`resident.rs`): their tokens go in this
+//!   table, a row of one per band (one on the NU) for each tile.
 //!
 //! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
 //! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
-//! handed on between consecutive kernels of a function that agree on its place
-//! ([`check_function`]).
+//! handed on between consecutive kernels of a function that agree on its place; a kernel handing
+//! its jobs on keeps its ranges apart from the next kernel's ([`check_function`]).
 
 use crate::{jobs::Job, resident};
 use umac_backend::{Composite, Error, OpView};
@@ -32,6 +35,9 @@ use umac_sim::npu::Params;
 
 /// The attribute holding a primitive op's schedule.
 pub const ATTRIBUTE: &str = "tynnp.schedule";
+
+/// The DM region of a kernel that hands its jobs on to the next kernel: its token table.
+pub const TOKENS: &str = "tokens";
 
 /// How one job runs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -192,6 +198,16 @@ impl Schedule {
         if self.im2col {
             expected.push("stage".into());
         }
+        if let Some((_, bytes)) = self.region(TOKENS) {
+            if !writes {
+                return Err("dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into());
+            }
+            let rows = self.tiles.len().saturating_sub(1) as i64 * self.bands.max(1) as i64;
+            if bytes < 4 * rows {
+                return Err(format!("dm.tokens has {bytes} bytes; the {rows} jobs' tokens need {}", 4 * rows));
+            }
+            expected.push(TOKENS.into());
+        }
         match (record, self.preloaded) {
             (None, Some(_)) => return Err(format!("preloaded is set, but the {} has no constants", code.what)),
             (Some(_), None) => expected.push("constants".into()),
@@ -212,25 +228,7 @@ impl Schedule {
         if self.prefetch.is_some() && next.is_none() {
             return Err("prefetch is set, but no next kernel in the function has constants to copy".into());
         }
-        // Every range the kernel touches in DM while it runs.
-        let mut ranges: Vec<(String, i64, i64)> =
-            self.dm.iter().map(|(n, at, b)| (format!("dm.{n}"), *at, *b)).collect();
-        let tiled = code.tile_inputs();
-        for (k, at) in self.kept_inputs.iter().enumerate() {
-            if let Some(at) = at {
-                let name = tiled.get(k).ok_or("kept names an input the job does not read")?;
-                ranges.push((format!("kept.{name}"), *at, job.bytes[k]));
-            }
-        }
-        if let Some(at) = self.kept_output {
-            ranges.push(("kept.output".into(), at, job.bytes[job.bytes.len() - 1]));
-        }
-        if let (Some(at), Some(record)) = (self.preloaded, record) {
-            ranges.push(("preloaded".into(), at, record as i64));
-        }
-        if let (Some(at), Some(next)) = (self.prefetch, next) {
-            ranges.push(("prefetch".into(), at, next as i64));
-        }
+        let ranges = self.ranges(job, record, next)?;
         let dm = i64::from(params.dm_bytes);
         for (name, at, bytes) in &ranges {
             if *at < 0 || *bytes < 0 || at.checked_add(*bytes).is_none_or(|end| end > dm) {
@@ -246,13 +244,44 @@ impl Schedule {
         }
         Ok(())
     }
+
+    /// Every range the kernel touches in DM while it runs: name, offset, bytes.
+    pub fn ranges(&self, job: &Job, record: Option<usize>, next: Option<usize>) -> Result<Vec<Range>, String> {
+        let mut ranges: Vec<Range> = self.dm.iter().map(|(n, at, b)| (format!("dm.{n}"), *at, *b)).collect();
+        let tiled = job.code.tile_inputs();
+        for (k, at) in self.kept_inputs.iter().enumerate() {
+            if let Some(at) = at {
+                let name = tiled.get(k).ok_or("kept names an input the job does not read")?;
+                ranges.push((format!("kept.{name}"), *at, job.bytes[k]));
+            }
+        }
+        if let Some(at) = self.kept_output {
+            ranges.push(("kept.output".into(), at, job.bytes[job.bytes.len() - 1]));
+        }
+        if let (Some(at), Some(record)) = (self.preloaded, record) {
+            ranges.push(("preloaded".into(), at, record as i64));
+        }
+        if let (Some(at), Some(next)) = (self.prefetch, next) {
+            ranges.push(("prefetch".into(), at, next as i64));
+        }
+        Ok(ranges)
+    }
 }
+
+/// A range of DM: its name, offset and bytes.
+pub type Range = (String, i64, i64);
 
 /// Checks that consecutive kernels of one function hand on what they keep in DM: a kept output
 /// is read by the next kernel alone, from the same place; a kept input was left there by the
-/// kernel before; a prefetched record goes where the next kernel finds it. A schedule that
-/// fails becomes the error of its composite.
-pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule, Error>]) {
+/// kernel before; a prefetched record goes where the next kernel finds it; a kernel handing its
+/// jobs on has the next kernel read its output in place, and no range of either (`ranges`, each
+/// kernel's [`Schedule::ranges`]) overlaps one of the other but what the two share. A schedule
+/// that fails becomes the error of its composite.
+pub fn check_function(
+    composites: &[Composite],
+    schedules: &mut [Result<Schedule, Error>],
+    ranges: &[Option<Vec<Range>>],
+) {
     let n = composites.len();
     let mut errors: Vec<(usize, String)> = Vec::new();
     let ok = |s: &Result<Schedule, Error>| s.as_ref().ok().cloned();
@@ -289,6 +318,35 @@ pub fn check_function(composites: &[Composite], schedules: &mut [Result<Schedule
             && before.as_ref().and_then(|s| s.prefetch) != Some(at)
         {
             errors.push((i, format!("preloaded is {at}, but the kernel before does not prefetch the record there")));
+        }
+        if this.region(TOKENS).is_some() {
+            match (next.as_ref(), ranges.get(i).cloned().flatten(), ranges.get(i + 1).cloned().flatten()) {
+                (Some(next), Some(mine), Some(theirs)) if next.in_place().0.contains(&true) => {
+                    // What the two share: the output kept for the next kernel, its record (the
+                    // next kernel's kept inputs and preloaded record are those).
+                    let own = |r: &&Range| r.0 != "kept.output" && r.0 != "prefetch";
+                    let shared = |r: &&Range| (r.0 == "kept.output" || !r.0.starts_with("kept.")) && r.0 != "preloaded";
+                    for (a, a_at, a_bytes) in mine.iter().filter(own) {
+                        for (b, b_at, b_bytes) in theirs.iter().filter(shared) {
+                            if a_at < &(b_at + b_bytes) && b_at < &(a_at + a_bytes) {
+                                errors.push((
+                                    i,
+                                    format!(
+                                        "dm.tokens hands the jobs on, but {a} [{a_at}, {}) overlaps the next kernel's \
+                                         {b} [{b_at}, {}), which it may write while they run",
+                                        a_at + a_bytes,
+                                        b_at + b_bytes
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => errors.push((
+                    i,
+                    "dm.tokens hands the jobs on, but the next kernel does not read the output in place".into(),
+                )),
+            }
         }
     }
     for (i, message) in errors {

@@ -4,8 +4,8 @@
 // function's DM plan puts it (apart from both kernels' own regions), and the next kernel reads it
 // from there. The in_dm and out_dm arguments (after the output stage and the output channel)
 // carry the addresses, 0 for a tensor in DDR.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution leaves its output in DM (A), its jobs writing it
 // there in place (`_wo`), the depthwise convolution reads it there in place (`_rx`, nothing copied

@@ -2,7 +2,7 @@
 // decides one; a compiler engineer may write or edit it), and refuses, at the op, a schedule that
 // the job cannot run by: tiles that do not cover its output or do not fit their buffers, regions
 // outside DM or overlapping, kept tensors or prefetched records the kernels around it do not hand
-// on.
+// on, token tables too small, or handing jobs on to a kernel that may overwrite what they use.
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
@@ -339,4 +339,56 @@ func.func private @tynnp_0(%arg0: tensor<1x49x10x1xi8>) -> tensor<1x25x5x64xi8> 
   // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: the input needs 490 bytes of dm.stage, which holds 16}}
   %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = -5 : i64, max = 127 : i64, min = -128 : i64, out_flags = 3 : i64, output_zp = -128 : i64, pad_left = 1 : i64, pad_top = 4 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 5712, 3136>, input = array<i64: 0, 2600>, input1 = array<i64: 2608, 2600>, output = array<i64: 8848, 4160>, output1 = array<i64: 13008, 4160>, stage = array<i64: 5216, 16>}, fold = false, im2col = true, tiles = array<i64: 0, 12, 25>}} : (tensor<1x49x10x1xi8>, tensor<64x10x4x1xi8>, tensor<64xi32>, tensor<64xi32>, tensor<64xi8>) -> tensor<1x25x5x64xi8>
   return %4 : tensor<1x25x5x64xi8>
+}
+
+// -----
+// A token table too small for the convolution's four jobs.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.tokens has 12 bytes; the 4 jobs' tokens need 16}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 512, 12>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 1024, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+// The convolution hands its jobs on to the pooling, which may write its output buffer over the
+// convolution's input buffer while the convolution's jobs still read it.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.tokens hands the jobs on, but dm.input [0, 128) overlaps the next kernel's dm.output [0, 64), which it may write while they run}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 16>}, fold = false, kept = {output = 196608 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
+}
+
+// -----
+// A token table on a convolution writing its output to DDR: nothing is handed on.
+func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
+  %r:2 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>)
+  return %r#1 : tensor<1x4x4x4xi8>
+}
+func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>) attributes {umac.composite = "tynnp.conv2d,tynnp.max_pool2d", umac.target = "tynnp"} {
+  %0 = "tosa.const"() <{values = dense<3> : tensor<4x3x1x4xi8>}> : () -> tensor<4x3x1x4xi8>
+  %1 = "tosa.const"() <{values = dense<7> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
+  // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel}}
+  %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>, tokens = array<i64: 480, 16>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
+  %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 2048, 256>, output = array<i64: 1024, 64>}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }

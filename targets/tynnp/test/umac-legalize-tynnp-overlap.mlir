@@ -1,0 +1,93 @@
+// umac-legalize-tynnp runs consecutive kernels at once where the second reads the first's kept
+// output in place: the first hands its jobs on (`_h`), storing each job's token in its token
+// table in DM (a row of one token per band, one on the NU, for each tile) and returning without
+// waiting for them; the second (`_f<bands>`) makes each tile's jobs depend on the row of the
+// first tile through which the rows it reads are written (`after_t<t>`), and waits for the
+// first's last row (`after_end`) before it returns. So a depthwise convolution on the vector
+// units runs under the convolution before it on the NU, tile by tile.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
+
+// conv (4 tiles of 2 rows) -> depthwise 3x3 (2 tiles of 4 rows, 4 bands each) -> max pool (1
+// tile). After the convolution's record bytes (360), the next record's place and bytes (152):
+// its token table (TABLE). The depthwise convolution's tile 0 (output rows 0-3) reads input rows
+// up to 4, written by the convolution's tile 2 (TABLE + 8), its tile 1 rows up to 7 (tile 3,
+// TABLE + 12), the convolution's last row; after its own token table (TABLE2). The pooling's one
+// tile reads everything: the depthwise convolution's row 1 (four tokens, TABLE2 + 16).
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: arith.constant 360 : i32
+// CHECK-NEXT: arith.constant {{[0-9]+}} : i32
+// CHECK-NEXT: arith.constant 152 : i32
+// CHECK-NEXT: arith.constant [[#%d,TABLE:]] : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_h
+// CHECK: arith.constant 152 : i32
+// CHECK-NEXT: arith.constant [[#%d,TABLE2:]] : i32
+// CHECK-NEXT: arith.constant [[#TABLE+8]] : i32
+// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
+// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
+// CHECK: callee = @tynnp_dwconv2d_x4_t2_rx_f1_wo_pl_h
+// CHECK: arith.constant [[#TABLE2+16]] : i32
+// CHECK-NEXT: arith.constant [[#TABLE2+16]] : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f4
+// With -overlap=false each kernel waits for its jobs; a kernel copying nothing in or out runs in
+// one tile.
+// OFF: callee = @tynnp_conv2d_folded_k3_t4_wo_pf,
+// OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
+// OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
+
+// The convolution's function: each job's token stored at its row of the table (argument 33),
+// then only the next record's copy waited for.
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_h(
+// CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: %[[ROW:.*]] = arith.constant 0 : i32
+// CODE-NEXT: %[[AT:.*]] = arith.addi %arg33, %[[ROW]] : i32
+// CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
+// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: %[[ROW3:.*]] = arith.constant 4 : i32
+// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: %[[ROW3:.*]] = arith.constant 8 : i32
+// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: %[[ROW3:.*]] = arith.constant 12 : i32
+// CODE-NEXT: %[[AT3:.*]] = arith.addi %arg33, %[[ROW3]] : i32
+// CODE-NEXT: %[[P3:.*]] = llvm.inttoptr %[[AT3]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %[[JOB3]], %[[P3]] : i32, !llvm.ptr
+// CODE: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[PF]] :
+// CODE-NEXT: return
+// The depthwise convolution's: tile 0's bands depend on the token at after_t0 (argument 30)
+// (their first dependency word), each band's token stored; at the end the CU waits for the
+// convolution's last job (after_end, argument 32), not for its own bands.
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x4_t2_rx_f1_wo_pl_h(
+// CODE: %[[A0:.*]] = arith.addi %arg30, %{{.*}} : i32
+// CODE-NEXT: %[[P0:.*]] = llvm.inttoptr %[[A0]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[T0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> i32
+// CODE: %[[D:.*]] = llvm.getelementptr %{{.*}}[0] : (!llvm.ptr) -> !llvm.ptr, i32
+// CODE-NEXT: llvm.store %[[T0]], %[[D]] : i32, !llvm.ptr
+// CODE: %[[BAND:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
+// CODE: llvm.store %[[BAND]],
+// CODE: %[[E:.*]] = arith.addi %arg32, %{{.*}} : i32
+// CODE-NEXT: %[[PE:.*]] = llvm.inttoptr %[[E]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[LAST:.*]] = llvm.load %[[PE]] : !llvm.ptr -> i32
+// CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LAST]] :
+// CODE-NEXT: return
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %dw = "tosa.const"() <{values = dense<2> : tensor<1x3x3x8xi8>}> : () -> tensor<1x3x3x8xi8>
+  %shape = tosa.const_shape {values = dense<[3, 3, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi8>
+  %f = tosa.reshape %dw, %shape : (tensor<1x3x3x8xi8>, !tosa.shape<4>) -> tensor<3x3x8x1xi8>
+  %d = tosa.depthwise_conv2d %k, %f, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<3x3x8x1xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r2 = tosa.rescale %d, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %p = tosa.max_pool2d %r2 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %p : tensor<1x4x4x8xi8>
+}
+
