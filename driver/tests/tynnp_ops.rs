@@ -543,12 +543,14 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
         .collect();
     assert!(shared.iter().all(|&at| at < 96 * 1024), "{shared:?}: shared ranges where the test moves regions to");
     // A kernel that handed its jobs on to the next may go on doing so (its token table: a row of
-    // a token per band for each tile), its regions then above the next kernel's, which runs
+    // a token per band for each tile, then the next record's copy's), its regions then above the next kernel's, which runs
     // while its jobs do.
     let hands = entries(&old_dm).iter().any(|(k, _)| k == "tokens") && rng.range(0, 1) == 1;
     if hands {
         let bands = entries_out.first().and_then(|b| b.strip_prefix("bands = ")).map_or(1, |b| b[..1].parse().unwrap());
-        regions.push(("tokens".into(), 4 * tiles as i64 * bands));
+        // And the token of the next record's copy, when it prefetches it.
+        let copies = i64::from(get("prefetch").is_some());
+        regions.push(("tokens".into(), 4 * (tiles as i64 * bands + copies)));
     }
     let (mut at, top) = if hands { (200 * 1024, 256 * 1024) } else { (128 * 1024, 200 * 1024) };
     at += rng.range(0, 100);

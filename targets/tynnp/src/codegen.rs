@@ -87,9 +87,9 @@ pub struct Split {
     pub writes_kept: bool,
     /// The kernel hands its jobs on to the next kernel, which reads its kept output in place:
     /// it stores each job's token in its token table in DM (`dm_tokens`, a row of one token per
-    /// band for each tile) and returns without waiting for them, so the next kernel's jobs start
-    /// as soon as the rows they read are written (the next kernel waits for them before it
-    /// returns).
+    /// band for each tile, then the token of the next kernel's record's copy when it prefetches
+    /// it) and returns without waiting for them, so the next kernel's jobs start as soon as the
+    /// rows they read are written (the next kernel waits for them before it returns).
     pub hands: bool,
     /// The kernel follows one that handed its jobs on, whose tiles have this many bands each (1
     /// on the NU; 0: it does not follow): each tile's jobs depend on the row of the kernel
@@ -155,6 +155,10 @@ const FOLLOWS: &str = "_f";
 pub const DM_TOKENS: &str = "dm_tokens";
 pub const AFTER: &str = "after";
 pub const AFTER_END: &str = "after_end";
+
+/// The argument giving, for a following kernel whose record the kernel before copied, the DM
+/// address of that copy's token (after the rows of the kernel before's table).
+pub const AFTER_WEIGHTS: &str = "after_weights";
 
 /// The arguments of a folded convolution after the tiles': the input's row pitch and the bytes
 /// between the columns one output pixel and the next read, the tile buffer's row pitch and one
@@ -373,6 +377,9 @@ impl JobCode {
         if split.follows > 0 {
             names.extend((0..split.bands).map(|t| format!("{AFTER}_t{t}")));
             names.push(AFTER_END.to_string());
+            if split.preloaded {
+                names.push(AFTER_WEIGHTS.to_string());
+            }
         }
         if self.units {
             for k in 0..split.bands * split.units {
@@ -445,6 +452,8 @@ impl JobCode {
                     &format!("%{OUT_CHANNEL}"),
                 )
             }
+            // Copied by the kernel before, which handed its copy on when it handed its jobs on.
+            None if split.preloaded && split.follows > 0 => b.load_token(&format!("%{AFTER_WEIGHTS}"), 0),
             None => zero.clone(),
         };
         let input = b.value(&format!("arith.index_cast %{} : index to i32", self.tile_inputs()[0]));
@@ -504,7 +513,7 @@ impl JobCode {
                 }
             };
             // The first jobs wait for the constants too (later ones follow them on the unit).
-            let deps = self.after_kernel_before(b, split, t, [loaded, back(&outs, &weights)], &zero);
+            let deps = self.after_kernel_before(b, split, t, [loaded, back(&outs, &weights)], [&zero, &weights]);
             let words = self.descriptor_words(b, deps, t);
             let job = b.issue((k, funct3, funct7), d, &unit, &words);
             if split.hands {
@@ -524,21 +533,46 @@ impl JobCode {
         if !split.hands {
             b.wait(&outs[tiles - 1]);
         }
+        self.finish(b, split, next);
+    }
+
+    /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
+    /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
+    /// depend on it), then the kernel before's jobs when it follows one.
+    fn finish(&self, b: &mut Body, split: Split, next: Option<String>) {
         if let Some(next) = next {
-            b.wait(&next);
+            if split.hands {
+                b.store_token(&format!("%{DM_TOKENS}"), split.bands * split.units.max(1), &next);
+            } else {
+                b.wait(&next);
+            }
         }
         self.wait_kernel_before(b, split);
     }
 
     /// The dependencies of tile `t`'s jobs: `deps`, and when `split` follows a kernel that handed
     /// its jobs on, the tokens of the row of its table the tile follows, in the slots of `deps`
-    /// that are `zero`; the CU waits for the others before the jobs issue.
-    fn after_kernel_before(&self, b: &mut Body, split: Split, t: usize, deps: [String; 2], zero: &str) -> [String; 2] {
+    /// that are `zero`, else in place of the constants' copy `weights` (which the CU then waits
+    /// for, the copy being long under way); the CU waits for the others before the jobs issue.
+    fn after_kernel_before(
+        &self,
+        b: &mut Body,
+        split: Split,
+        t: usize,
+        deps: [String; 2],
+        [zero, weights]: [&str; 2],
+    ) -> [String; 2] {
         let mut deps = deps;
         for u in 0..split.follows {
             let token = b.load_token(&format!("%{AFTER}_t{t}"), u);
-            match deps.iter_mut().find(|slot| slot.as_str() == zero) {
-                Some(slot) => *slot = token,
+            let free = deps.iter().position(|slot| slot == zero);
+            match free.or_else(|| deps.iter().position(|slot| slot == weights)) {
+                Some(k) => {
+                    if deps[k] != zero {
+                        b.wait(&deps[k]);
+                    }
+                    deps[k] = token;
+                }
                 None => b.wait(&token),
             }
         }
@@ -622,7 +656,7 @@ impl JobCode {
             }
             // The first bands wait for the constants too (later ones follow them on their unit).
             let reused = if t >= depth { outs[t - depth].clone() } else { weights.clone() };
-            let deps = self.after_kernel_before(b, split, t, [loaded, reused], &zero);
+            let deps = self.after_kernel_before(b, split, t, [loaded, reused], [&zero, &weights]);
             let mut issued = Vec::new();
             for u in 0..units {
                 let words = self.descriptor_words(b, deps.clone(), t * units + u);
@@ -643,10 +677,7 @@ impl JobCode {
         if !split.hands {
             b.wait(&last);
         }
-        if let Some(next) = next {
-            b.wait(&next);
-        }
-        self.wait_kernel_before(b, split);
+        self.finish(b, split, next);
     }
 
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per

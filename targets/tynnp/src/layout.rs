@@ -142,7 +142,7 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
     let fewest = if room.in_place(job) && !room.overlap {
         1
     } else if room.in_place(job) {
-        if job.code.units { (oh / i64::from(params.vu_count)).clamp(1, OVERLAP_TILES) } else { OVERLAP_TILES.min(oh) }
+        OVERLAP_TILES.min(oh)
     } else if room.stage > 0 {
         // An im2col convolution's tiles each cost the control unit kh·taps gather descriptors:
         // two tiles overlap the gather with the job (KWS's first layer: 2 tiles 3,280 cycles, 3
@@ -155,7 +155,9 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
     };
     // On the vector units, tiles of whole groups of as many rows as units first (the fewest band
     // rows in all), then of any rows (smaller tiles, when DM is short).
-    let granules = if job.code.units { vec![i64::from(params.vu_count), 1] } else { vec![1] };
+    // Running at once with a neighbour, tiles of any rows: the pipeline's tiles come first.
+    let pipelined = room.in_place(job) && room.overlap;
+    let granules = if job.code.units && !pipelined { vec![i64::from(params.vu_count), 1] } else { vec![1] };
     for granule in granules {
         for count in (fewest..=oh).chain((1..fewest).rev()) {
             let Some(tiles) = tiling::row_tiles(values, count, granule)? else { continue };
@@ -339,8 +341,10 @@ const IM2COL_TILES: i64 = 2;
 /// The tiles a job copying nothing in or out runs in when it runs at once with the kernel before
 /// or after (`resident.rs`): each tile's jobs start when the kernel before has written the rows
 /// they read, and each costs a start-up on its unit and the control unit's descriptors (2 tiles
-/// 22,335 / 62,872 / 69,362 cycles on KWS / VWW / IC, 3 tiles 20,525 / 59,649 / 69,394, 4 tiles
-/// 20,970 / 60,171 / 69,426, 6 tiles 22,119 / 61,784 / 69,490).
+/// 22,338 / 59,566 / 69,027 cycles on KWS / VWW / IC, 3 tiles 20,367 / 54,713 / 69,059, 4 tiles
+/// 20,692 / 56,641 / 69,091, 6 tiles 21,548 / 57,145 / 69,155). On the vector units they take
+/// any rows (as many bands a tile as units while each has a row), not whole groups of a row
+/// per unit: VWW's 6-row depthwise convolutions would otherwise run in one tile.
 const OVERLAP_TILES: i64 = 3;
 
 /// The fewest tiles a tiled job runs in: enough for the copies of one tile to overlap the job

@@ -356,7 +356,7 @@ fn decide(
     if shared.hands {
         // The token table: a row of one token per band (one on the NU) for each tile.
         let end = dm.iter().map(|(_, at, bytes)| (at + bytes + 15) & !15).max().unwrap_or(0);
-        let rows = (plan.tiles.len() - 1) * plan.bands.max(1);
+        let rows = (plan.tiles.len() - 1) * plan.bands.max(1) + usize::from(shared.prefetch);
         dm.push((schedule::TOKENS.to_string(), end, 4 * rows as i64));
     }
     Ok(Schedule {
@@ -372,7 +372,8 @@ fn decide(
 
 /// What a kernel following one that hands its jobs on needs of that one: the DM offset of its
 /// token table, its bands a tile (the tokens of a row) and the bytes of its output written
-/// through each of its tiles.
+/// through each of its tiles (a row each; after them, the token of the copy of the next
+/// kernel's record, when it prefetched it).
 struct Handed {
     table: i64,
     bands: usize,
@@ -491,6 +492,9 @@ fn lower(
                 values.push((format!("{}_t{t}", codegen::AFTER), before.row(*need)));
             }
             values.push((codegen::AFTER_END.to_string(), before.row(i64::MAX)));
+            // After the table's rows, the token of the copy of this kernel's record.
+            let rows = (before.ends.len() * before.bands) as i64;
+            values.push((codegen::AFTER_WEIGHTS.to_string(), i64::from(DM_BASE) + before.table + 4 * rows));
             before.bands
         }
         Some(_) => {

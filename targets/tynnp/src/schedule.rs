@@ -22,7 +22,8 @@
 //! - `prefetch`: the DM offset it copies the next kernel's record to;
 //! - `dm.tokens`: when present, the kernel hands its jobs on to the next kernel, which reads its
 //!   kept output in place and starts while they run (`resident.rs`): their tokens go in this
-//!   table, a row of one per band (one on the NU) for each tile.
+//!   table, a row of one per band (one on the NU) for each tile, then the token of the copy of
+//!   the next kernel's record when it prefetches it.
 //!
 //! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
 //! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
@@ -202,9 +203,14 @@ impl Schedule {
             if !writes {
                 return Err("dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into());
             }
-            let rows = self.tiles.len().saturating_sub(1) as i64 * self.bands.max(1) as i64;
-            if bytes < 4 * rows {
-                return Err(format!("dm.tokens has {bytes} bytes; the {rows} jobs' tokens need {}", 4 * rows));
+            let jobs = self.tiles.len().saturating_sub(1) as i64 * self.bands.max(1) as i64;
+            let copies = i64::from(self.prefetch.is_some());
+            if bytes < 4 * (jobs + copies) {
+                let what = if copies > 0 { " and the next record's copy's" } else { "" };
+                return Err(format!(
+                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens{what} need {}",
+                    4 * (jobs + copies)
+                ));
             }
             expected.push(TOKENS.into());
         }

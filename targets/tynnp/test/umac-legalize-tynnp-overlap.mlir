@@ -4,17 +4,21 @@
 // waiting for them; the second (`_f<bands>`) makes each tile's jobs depend on the row of the
 // first tile through which the rows it reads are written (`after_t<t>`), and waits for the
 // first's last row (`after_end`) before it returns. So a depthwise convolution on the vector
-// units runs under the convolution before it on the NU, tile by tile.
+// units runs under the convolution before it on the NU, tile by tile. A handing kernel that
+// copies the next kernel's record hands that copy on too: its token after the table's rows,
+// which the next kernel's first jobs depend on (`after_weights`).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
 
-// conv (4 tiles of 2 rows) -> depthwise 3x3 (2 tiles of 4 rows, 4 bands each) -> max pool (1
-// tile). After the convolution's record bytes (360), the next record's place and bytes (152):
-// its token table (TABLE). The depthwise convolution's tile 0 (output rows 0-3) reads input rows
-// up to 4, written by the convolution's tile 2 (TABLE + 8), its tile 1 rows up to 7 (tile 3,
-// TABLE + 12), the convolution's last row; after its own token table (TABLE2). The pooling's one
-// tile reads everything: the depthwise convolution's row 1 (four tokens, TABLE2 + 16).
+// conv (4 tiles of 2 rows) -> depthwise 3x3 (3 tiles of 2, 3 and 3 rows, 2 bands each) -> max
+// pool (1 tile). After the convolution's record bytes (360), the next record's place and bytes
+// (152): its token table (TABLE). The depthwise convolution's tile 0 (output rows 0-1) reads
+// input rows up to 2, written by the convolution's tile 1 (TABLE + 4), its tile 1 (rows 2-4) rows
+// up to 5 (tile 2, TABLE + 8), its tile 2 rows up to 7 (tile 3, TABLE + 12), the convolution's
+// last row; after the rows, at TABLE + 16, the token of the copy of its record, which the
+// convolution prefetched. After its own token table (TABLE2). The pooling's one tile reads
+// everything: the depthwise convolution's row 2 (two tokens, TABLE2 + 16).
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: arith.constant 360 : i32
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i32
@@ -23,51 +27,62 @@
 // CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_h
 // CHECK: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant [[#%d,TABLE2:]] : i32
+// CHECK-NEXT: arith.constant [[#TABLE+4]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE+8]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
-// CHECK: callee = @tynnp_dwconv2d_x4_t2_rx_f1_wo_pl_h
+// CHECK-NEXT: arith.constant [[#TABLE+16]] : i32
+// CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h
 // CHECK: arith.constant [[#TABLE2+16]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE2+16]] : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f4
-// With -overlap=false each kernel waits for its jobs; a kernel copying nothing in or out runs in
-// one tile.
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f2
+// With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
+// copying nothing in or out runs in one tile.
 // OFF: callee = @tynnp_conv2d_folded_k3_t4_wo_pf,
 // OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
 // OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
 
 // The convolution's function: each job's token stored at its row of the table (argument 33),
-// then only the next record's copy waited for.
+// and after the rows the next record's copy's: it waits for nothing.
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_h(
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CODE-NEXT: %[[ROW:.*]] = arith.constant 0 : i32
 // CODE-NEXT: %[[AT:.*]] = arith.addi %arg33, %[[ROW]] : i32
 // CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
-// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: %[[ROW3:.*]] = arith.constant 4 : i32
-// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: %[[ROW3:.*]] = arith.constant 8 : i32
+// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: arith.constant 4 : i32
+// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CODE-NEXT: arith.constant 8 : i32
 // CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CODE-NEXT: %[[ROW3:.*]] = arith.constant 12 : i32
 // CODE-NEXT: %[[AT3:.*]] = arith.addi %arg33, %[[ROW3]] : i32
 // CODE-NEXT: %[[P3:.*]] = llvm.inttoptr %[[AT3]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB3]], %[[P3]] : i32, !llvm.ptr
 // CODE: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[PF]] :
+// CODE-NEXT: %[[ROW4:.*]] = arith.constant 16 : i32
+// CODE-NEXT: %[[AT4:.*]] = arith.addi %arg33, %[[ROW4]] : i32
+// CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[AT4]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %[[PF]], %[[P4]] : i32, !llvm.ptr
 // CODE-NEXT: return
-// The depthwise convolution's: tile 0's bands depend on the token at after_t0 (argument 30)
-// (their first dependency word), each band's token stored; at the end the CU waits for the
-// convolution's last job (after_end, argument 32), not for its own bands.
-// CODE-LABEL: func.func private @tynnp_dwconv2d_x4_t2_rx_f1_wo_pl_h(
+// The depthwise convolution's: the token of its record's copy loaded from after_weights
+// (argument 34); tile 0's bands depend on the token at after_t0 (argument 30) and on that copy
+// (their two dependency words); each band's token stored; at the end the CU waits for the
+// convolution's last job (after_end, argument 33), not for its own bands.
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h(
+// CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
+// CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[TW:.*]] = llvm.load %[[PW]] : !llvm.ptr -> i32
 // CODE: %[[A0:.*]] = arith.addi %arg30, %{{.*}} : i32
 // CODE-NEXT: %[[P0:.*]] = llvm.inttoptr %[[A0]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> i32
 // CODE: %[[D:.*]] = llvm.getelementptr %{{.*}}[0] : (!llvm.ptr) -> !llvm.ptr, i32
 // CODE-NEXT: llvm.store %[[T0]], %[[D]] : i32, !llvm.ptr
+// CODE-NEXT: %[[D1:.*]] = llvm.getelementptr %{{.*}}[1] : (!llvm.ptr) -> !llvm.ptr, i32
+// CODE-NEXT: llvm.store %[[TW]], %[[D1]] : i32, !llvm.ptr
 // CODE: %[[BAND:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
 // CODE: llvm.store %[[BAND]],
-// CODE: %[[E:.*]] = arith.addi %arg32, %{{.*}} : i32
+// CODE: %[[E:.*]] = arith.addi %arg33, %{{.*}} : i32
 // CODE-NEXT: %[[PE:.*]] = llvm.inttoptr %[[E]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[LAST:.*]] = llvm.load %[[PE]] : !llvm.ptr -> i32
 // CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LAST]] :
