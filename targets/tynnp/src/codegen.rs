@@ -507,7 +507,7 @@ impl JobCode {
             } else {
                 let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
                 if self.folded {
-                    b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split.taps)
+                    b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split)
                 } else {
                     b.copy(d, &back(&jobs, &zero), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
                 }

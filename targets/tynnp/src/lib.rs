@@ -331,7 +331,9 @@ fn decide(
         // read some input; it gathers its input into tile buffers, from DM too.
         let foldable = job.code.foldable();
         let gathered = Room { reads_kept: [false; 2], ..room };
-        let by_rows = if foldable { im2col::im2col(&values, nu_rows, nu_cols)? } else { None };
+        // The gathers take two channels when nothing is copied out (see `body::Gather`).
+        let channels = if writes_kept { i64::from(params.dma_channels) } else { 1 };
+        let by_rows = if foldable { im2col::im2col(&values, (nu_rows, nu_cols), channels)? } else { None };
         let by_rows = by_rows.and_then(|im| {
             let room = Room { stage: im.stage_bytes, ..gathered };
             let plan = tiled_layout(job, &im.apply(&values), im.row_bytes, &room).ok()?;
@@ -450,7 +452,8 @@ fn lower(
         if schedule.im2col {
             let bad = |message: &str| Error::Unsupported(format!("{}: {message}", schedule::ATTRIBUTE));
             let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
-            let im = im2col::im2col(&values, nu_rows, nu_cols)?
+            let channels = if schedule.kept_output.is_some() { i64::from(params.dma_channels) } else { 1 };
+            let im = im2col::im2col(&values, (nu_rows, nu_cols), channels)?
                 .ok_or_else(|| bad("im2col is set, but it saves nothing here"))?;
             let (stage, bytes) = schedule.region("stage").ok_or_else(|| bad("im2col is set, but dm has no stage"))?;
             if bytes < im.stage_bytes {
