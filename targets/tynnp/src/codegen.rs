@@ -494,6 +494,7 @@ impl JobCode {
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero)).flatten();
         let (mut jobs, mut outs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for t in 0..tiles {
             // The last user of this tile's buffers, `depth` tiles back (else `first`).
@@ -529,7 +530,7 @@ impl JobCode {
             }
             jobs.push(job);
         }
-        let next = self.prefetch(b, d, split, &zero);
+        let next = if self.copies_nothing(split) { early } else { self.prefetch(b, d, split, &zero) };
         if !split.hands {
             b.wait(&outs[tiles - 1]);
         }
@@ -589,9 +590,17 @@ impl JobCode {
         }
     }
 
+    /// Whether the kernel copies nothing on its channels nor through the DDR port while its tiles
+    /// run: it reads every tiled input in place, gathers nothing and writes its output in place.
+    /// Its copy of the next kernel's constants then comes first, before its jobs.
+    fn copies_nothing(&self, split: Split) -> bool {
+        let inputs = self.tile_inputs().len();
+        split.writes_kept && !self.folded && split.reads_kept.iter().take(inputs).all(|kept| *kept)
+    }
+
     /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
-    /// this kernel's last copy in (its channel is idle while the last tiles run); returns the
-    /// copy's token.
+    /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
+    /// it copies nothing else; returns the copy's token.
     fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> Option<String> {
         if !split.prefetch {
             return None;
@@ -616,6 +625,7 @@ impl JobCode {
         let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
         let (k, funct3, funct7, _) = self.insn;
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero)).flatten();
         let mut bands: Vec<Vec<String>> = Vec::new();
         let mut outs: Vec<String> = Vec::new();
         // The CU waits for a tile's bands (so its buffers are free again), then copies its output
@@ -672,7 +682,7 @@ impl JobCode {
             }
             bands.push(issued);
         }
-        let next = self.prefetch(b, d, split, &zero);
+        let next = if self.copies_nothing(split) { early } else { self.prefetch(b, d, split, &zero) };
         let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
         if !split.hands {
             b.wait(&last);

@@ -1,20 +1,21 @@
 //! What stays in DM from one kernel to the next, and one DM plan for a function's kernels.
 //!
-//! Activations: when a kernel's output is read by the next kernel only (a window kernel's input,
-//! or either operand of a primitive add or sub), it stays in DM instead of going back to DDR: the
-//! producer's jobs write it there in place and the consumer's jobs read it there in place (a
-//! folded convolution gathers its tiles from it), so nothing is copied for it and the DDR port
-//! is left to the weights.
+//! Activations: when a kernel's output is read by later kernels of the function only (each at a
+//! window kernel's input, or either operand of a primitive add or sub: a residual block's input
+//! is read by its first convolution and by its add), it stays in DM instead of going back to
+//! DDR, until the last of them has read it: the producer's jobs write it there in place and the
+//! consumers' jobs read it there in place (a folded convolution gathers its tiles from it), so
+//! nothing is copied for it and the DDR port is left to the weights.
 //!
 //! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into DM after
 //! its last tile's copy in, so the copy overlaps its last tiles; the next kernel finds its record
 //! there and copies nothing.
 //!
 //! Both are decided for a whole function at once ([`plan`]), in the order the kernels run,
-//! keeping before prefetching: an activation or a record is taken when both kernels it lives
+//! keeping before prefetching: an activation or a record is taken when every kernel it lives
 //! across can still be tiled in the DM the rest leaves them. Every kernel's own regions (its
 //! tile buffers and the record it copies itself) live while it runs, a kept activation or a
-//! prefetched record from the kernel writing it to the one reading it; umac-plan-memory's
+//! prefetched record from the kernel writing it to the last one reading it; umac-plan-memory's
 //! algorithm places them all in DM (greedy by size, then hill climbing), so that nothing alive
 //! at the same time overlaps. Should the placement need more than DM, the largest activation or
 //! record goes back to DDR and the function is planned again.
@@ -56,27 +57,35 @@ fn ends_window_kernel(name: &str) -> bool {
     OUTPUT_STAGE.contains(&name) || WINDOW_ROOTS[2..].contains(&name) || ELEMENTWISE.contains(&name)
 }
 
-/// Which tiled operand of `consumer`'s kernel reads the result of `last` (the last op of the
-/// kernel before), when that kernel alone reads it (the function's return aside, when no caller
-/// reads it) at its root: the tensor may stay in DM between the two.
-pub fn reads_kept(consumer: &Composite, last: &OpView) -> Option<usize> {
-    let mut users = last.users().into_iter().filter(|u| u.name() != "func.return");
-    let (Some(user), None) = (users.next(), users.next()) else { return None };
-    let root = root_of(consumer.last())?;
-    if !same(&user, &root) || last.read_by_callers() {
+/// The kernels reading kernel `i`'s output, each with the tiled operand it reads it at, when
+/// every use of it is at the root of a later kernel of the function (a window kernel's input, or
+/// either operand of a primitive add or sub; once each), no caller reads it (the function's
+/// return aside) and it ends a window kernel: it may stay in DM from kernel `i` to the last.
+pub fn readers(composites: &[Composite], i: usize) -> Option<Vec<(usize, usize)>> {
+    let last = composites[i].last();
+    if !ends_window_kernel(&last.name()) || last.read_by_callers() {
         return None;
     }
-    (0..2).find(|&k| root.producer(k).is_some_and(|p| same(&p, last)))
+    let mut readers: Vec<(usize, usize)> = Vec::new();
+    for user in last.users().into_iter().filter(|u| u.name() != "func.return") {
+        let j = (i + 1..composites.len()).find(|&j| root_of(composites[j].last()).is_some_and(|r| same(&r, &user)))?;
+        let kind = user.name();
+        if !(WINDOW_ROOTS.contains(&kind.as_str()) || ELEMENTWISE.contains(&kind.as_str())) {
+            return None;
+        }
+        let k = (0..2).find(|&k| user.producer(k).is_some_and(|p| same(&p, last)))?;
+        if readers.iter().any(|&(reader, _)| reader == j) {
+            return None;
+        }
+        readers.push((j, k));
+    }
+    (!readers.is_empty()).then_some(readers)
 }
 
-/// Which operand of kernel `i + 1` may read kernel `i`'s output from DM: it ends a window
-/// kernel and the next kernel, a window kernel or a primitive add or sub, alone reads it.
-fn link(composites: &[Composite], i: usize) -> Option<usize> {
-    let (last, next) = (composites[i].last(), composites.get(i + 1)?);
-    let root = root_of(next.last())?;
-    let kind = root.name();
-    let reader = WINDOW_ROOTS.contains(&kind.as_str()) || ELEMENTWISE.contains(&kind.as_str());
-    (ends_window_kernel(&last.name()) && reader).then(|| reads_kept(next, last)).flatten()
+/// The kernel before `j` whose output kernel `j` reads at its tiled operand `k`, if any.
+pub fn writer(composites: &[Composite], j: usize, k: usize) -> Option<usize> {
+    let input = root_of(composites[j].last())?.producer(k)?;
+    (0..j).rev().find(|&i| same(composites[i].last(), &input))
 }
 
 /// The root of the kernel whose last op is `last`: back through its output stage.
@@ -134,44 +143,52 @@ pub fn plan(
     let n = composites.len();
     let dm = i64::from(params.dm_bytes);
     let a16 = |bytes: i64| (bytes + 15) & !15;
-    // The activations (operand of the next kernel reading it) and records handed on.
-    let mut kept: Vec<Option<usize>> = vec![None; n];
+    // The activations kept (each with the kernels reading it and at which operand) and the
+    // records handed on.
+    let mut kept: Vec<Option<Vec<(usize, usize)>>> = vec![None; n];
     let mut fetched = vec![false; n];
     let ok = |i: usize| kernels.get(i).is_some_and(Option::is_some);
     let output = |i: usize| kernels[i].as_ref().map_or(0, |k| a16(k.bytes[k.bytes.len() - 1]));
     let record = |i: usize| kernels.get(i).and_then(|k| k.as_ref()).and_then(|k| k.record).map_or(0, a16);
-    let shared = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
+    let shared = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
         let kept_output = kept[i].is_some();
-        let mut s = Shared { kept_output, prefetch: fetched[i], hands: overlap && kept_output, ..Shared::default() };
-        if i > 0 {
-            if let Some(k) = kept[i - 1] {
+        let hands = overlap && reads_next(kept, i).is_some();
+        let mut s = Shared { kept_output, prefetch: fetched[i], hands, ..Shared::default() };
+        for readers in kept[..i].iter().flatten() {
+            for &(_, k) in readers.iter().filter(|(j, _)| *j == i) {
                 s.kept_inputs[k] = true;
-                s.follows = overlap;
             }
+        }
+        if i > 0 {
+            s.follows = overlap && reads_next(kept, i - 1).is_some();
             s.preloaded = fetched[i - 1];
         }
         s
     };
-    // The bytes kernel i shares with its neighbours, which its own regions must leave.
-    let taken = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
-        let before =
-            if i > 0 { kept[i - 1].map_or(0, |_| output(i - 1)) + i64::from(fetched[i - 1]) * record(i) } else { 0 };
-        before + kept[i].map_or(0, |_| output(i)) + i64::from(fetched[i]) * record(i + 1)
+    // The bytes kernel i shares with the kernels around it, which its own regions must leave:
+    // the activations kept across it, the records handed on to it or by it.
+    let taken = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
+        let activations: i64 =
+            (0..=i).filter(|&p| last_reader(kept, p).is_some_and(|last| i <= last)).map(output).sum();
+        let records = if i > 0 { i64::from(fetched[i - 1]) * record(i) } else { 0 };
+        activations + records + i64::from(fetched[i]) * record(i + 1)
     };
-    let fits = |i: usize, kept: &[Option<usize>], fetched: &[bool]| {
+    let fits = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
         schedule(i, shared(i, kept, fetched), dm - taken(i, kept, fetched)).is_ok()
     };
     for i in 0..n.saturating_sub(1) {
-        if !(ok(i) && ok(i + 1)) {
+        if !ok(i) {
             continue;
         }
-        if keep && let Some(k) = link(composites, i) {
-            kept[i] = Some(k);
-            if !(fits(i, &kept, &fetched) && fits(i + 1, &kept, &fetched)) {
+        if let Some(readers) = readers(composites, i).filter(|r| keep && r.iter().all(|&(j, _)| ok(j))) {
+            // Every kernel it lives across must still fit.
+            let last = readers.iter().map(|r| r.0).max().unwrap_or(i);
+            kept[i] = Some(readers);
+            if !(i..=last).all(|m| fits(m, &kept, &fetched)) {
                 kept[i] = None;
             }
         }
-        if prefetch && record(i + 1) > 0 {
+        if prefetch && ok(i + 1) && record(i + 1) > 0 {
             fetched[i] = true;
             if !(fits(i, &kept, &fetched) && fits(i + 1, &kept, &fetched)) {
                 fetched[i] = false;
@@ -185,7 +202,7 @@ pub fn plan(
         // kernel before keeps its jobs.
         for i in 0..n.saturating_sub(1) {
             let reads_in_place = match &schedules[i + 1] {
-                Ok(next) => kept[i].is_some() && !next.fold && !next.im2col,
+                Ok(next) => reads_next(&kept, i).is_some() && !next.fold && !next.im2col,
                 Err(_) => false,
             };
             if let Ok(this) = &mut schedules[i]
@@ -211,11 +228,21 @@ pub fn plan(
     }
 }
 
+/// The operand at which kernel `i + 1` reads kernel `i`'s kept output, if it does.
+fn reads_next(kept: &[Option<Vec<(usize, usize)>>], i: usize) -> Option<usize> {
+    kept[i].as_ref()?.iter().find(|(j, _)| *j == i + 1).map(|&(_, k)| k)
+}
+
+/// The last kernel reading kernel `p`'s kept output, if it is kept.
+fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usize> {
+    kept[p].as_ref()?.iter().map(|&(j, _)| j).max()
+}
+
 /// Places the schedules' own regions (live while their kernel runs) and the activations and
 /// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`.
 fn place(
     schedules: &[Result<Schedule, Error>],
-    kept: &[Option<usize>],
+    kept: &[Option<Vec<(usize, usize)>>],
     fetched: &[bool],
     (output, record): (impl Fn(usize) -> i64, impl Fn(usize) -> i64),
     dm: i64,
@@ -232,8 +259,8 @@ fn place(
         let end = schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0);
         buffers.push(Buffer { size: end as u64, start: i, end: last(i) });
         what.push((i, 0));
-        if kept[i].is_some() {
-            buffers.push(Buffer { size: output(i) as u64, start: i, end: last(i + 1) });
+        if let Some(reader) = last_reader(kept, i) {
+            buffers.push(Buffer { size: output(i) as u64, start: i, end: last(reader) });
             what.push((i, 1));
         }
         if fetched[i] {
@@ -258,8 +285,10 @@ fn place(
                 if let Ok(s) = &mut placed[i] {
                     s.kept_output = Some(at);
                 }
-                if let (Some(k), Some(Ok(s))) = (kept[i], placed.get_mut(i + 1)) {
-                    s.kept_inputs[k] = Some(at);
+                for &(j, k) in kept[i].iter().flatten() {
+                    if let Some(Ok(s)) = placed.get_mut(j) {
+                        s.kept_inputs[k] = Some(at);
+                    }
                 }
             }
             _ => {
@@ -288,7 +317,7 @@ mod tests {
         // the record above everything alive with it at 272: 304 bytes, what step 1 holds alone.
         let own = |end: i64| Ok(Schedule { dm: vec![("input".to_string(), 0, end)], ..Schedule::default() });
         let schedules = vec![own(100), own(200), own(50)];
-        let (kept, fetched) = ([Some(0), None, None], [false, true, false]);
+        let (kept, fetched) = ([Some(vec![(1, 0)]), None, None], [false, true, false]);
         let output = |i: usize| [64, 0, 0][i];
         let record = |i: usize| [0, 0, 32][i];
         let placed = place(&schedules, &kept, &fetched, (output, record), 304).unwrap();

@@ -27,8 +27,9 @@
 //!
 //! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
 //! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
-//! handed on between consecutive kernels of a function that agree on its place; a kernel handing
-//! its jobs on keeps its ranges apart from the next kernel's ([`check_function`]).
+//! handed on between kernels of a function that agree on its place, a kept tensor apart from the
+//! ranges of every kernel it lives across; a kernel handing its jobs on keeps its ranges apart
+//! from the next kernel's ([`check_function`]).
 
 use crate::{jobs::Job, resident};
 use umac_backend::{Composite, Error, OpView};
@@ -277,9 +278,10 @@ impl Schedule {
 /// A range of DM: its name, offset and bytes.
 pub type Range = (String, i64, i64);
 
-/// Checks that consecutive kernels of one function hand on what they keep in DM: a kept output
-/// is read by the next kernel alone, from the same place; a kept input was left there by the
-/// kernel before; a prefetched record goes where the next kernel finds it; a kernel handing its
+/// Checks that the kernels of one function hand on what they keep in DM: a kept output is read
+/// by later kernels alone, from the same place, and no kernel between has a range over it
+/// (`kept_across`); a kept input was left there by the kernel writing it; a prefetched record
+/// goes where the next kernel finds it; a kernel handing its
 /// jobs on has the next kernel read its output in place, and no range of either (`ranges`, each
 /// kernel's [`Schedule::ranges`]) overlaps one of the other but what the two share. A schedule
 /// that fails becomes the error of its composite.
@@ -300,19 +302,19 @@ pub fn check_function(
         }
         let next = (i + 1 < n).then(|| ok(&schedules[i + 1])).flatten();
         let before = (i > 0).then(|| ok(&schedules[i - 1])).flatten();
-        let last = composites[i].last();
         if let Some(at) = this.kept_output {
-            let reader = (i + 1 < n).then(|| resident::reads_kept(&composites[i + 1], last)).flatten();
-            let agreed = reader.zip(next.as_ref()).is_some_and(|(k, next)| next.kept_inputs[k] == Some(at));
-            if !agreed {
-                errors.push((i, format!("kept.output is {at}, but the next kernel does not read it from there")));
-            }
+            errors.extend(kept_across(composites, schedules, ranges, i, at).err().map(|e| (i, e)));
         }
         for (k, at) in this.kept_inputs.iter().enumerate() {
             let Some(at) = at else { continue };
-            let from_before = i > 0 && resident::reads_kept(&composites[i], composites[i - 1].last()) == Some(k);
-            if !from_before || before.as_ref().and_then(|b| b.kept_output) != Some(*at) {
-                errors.push((i, format!("keeps input {k} at {at}, but the kernel before does not leave it there")));
+            let writer = resident::writer(composites, i, k);
+            // A writer that cannot run reports its own error.
+            if writer.is_some_and(|p| schedules[p].is_err()) {
+                continue;
+            }
+            let left = writer.and_then(|p| ok(&schedules[p])).and_then(|p| p.kept_output) == Some(*at);
+            if !left {
+                errors.push((i, format!("keeps input {k} at {at}, but the kernel writing it does not leave it there")));
             }
         }
         if let Some(at) = this.prefetch
@@ -360,6 +362,44 @@ pub fn check_function(
             schedules[i] = Err(Error::Unsupported(format!("{}: {message}", ATTRIBUTE)));
         }
     }
+}
+
+/// Checks kernel `i`'s output kept in DM at `at`: every kernel reading it (`resident::readers`)
+/// reads it from there, and no kernel between it and the last of them has a range in DM over it
+/// (the readers' own ranges are apart from what they read, `Schedule::check`).
+fn kept_across(
+    composites: &[Composite],
+    schedules: &[Result<Schedule, Error>],
+    ranges: &[Option<Vec<Range>>],
+    i: usize,
+    at: i64,
+) -> Result<(), String> {
+    let readers = resident::readers(composites, i)
+        .ok_or_else(|| format!("kept.output is {at}, but no later kernel of the function alone reads it"))?;
+    let bytes = ranges[i].iter().flatten().find(|r| r.0 == "kept.output").map_or(0, |r| r.2);
+    let last = readers.iter().map(|r| r.0).max().unwrap_or(i);
+    for &(j, k) in &readers {
+        if let Ok(reader) = &schedules[j]
+            && reader.kept_inputs[k] != Some(at)
+        {
+            let which = if j == i + 1 { "the next kernel".to_string() } else { format!("kernel {j} of the function") };
+            return Err(format!("kept.output is {at}, but {which} does not read it from there"));
+        }
+    }
+    let this_tensor = |r: &&Range| r.0.starts_with("kept.") && r.0 != "kept.output" && r.1 == at;
+    for (m, between) in ranges.iter().enumerate().take(last).skip(i + 1) {
+        for (name, start, length) in between.iter().flatten().filter(|r| !this_tensor(r)) {
+            if *start < at + bytes && at < start + length {
+                return Err(format!(
+                    "kept.output [{at}, {}) lives until kernel {last} of the function, but kernel {m}'s {name} [{start}, {}) \
+                     lies over it",
+                    at + bytes,
+                    start + length
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
-// umac-legalize-tynnp keeps activations in DM between consecutive kernels: a kernel whose
-// output only the next kernel reads (the partitioner's return of it read by no caller), with
-// nothing but constants and that kernel's filter reshape between them, leaves it in DM where the
-// function's DM plan puts it (apart from both kernels' own regions), and the next kernel reads it
-// from there. The in_dm and out_dm arguments (after the output stage and the output channel)
+// umac-legalize-tynnp keeps activations in DM between kernels: a kernel whose output only later
+// kernels of the function read (the partitioner's return of it read by no caller) leaves it in
+// DM where the function's DM plan puts it (apart from the own regions of every kernel it lives
+// across), and those kernels read it from there. The in_dm and out_dm arguments (after the output stage and the output channel)
 // carry the addresses, 0 for a tensor in DDR.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
@@ -94,14 +93,25 @@ func.func private @tynnp_1(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tenso
 
 // -----
 
-// Another kernel (the pooling of %y) runs between the convolution and its consumer: it could
-// overwrite it in DM, so the convolution's output goes to DDR.
+// Another kernel (the pooling of %y) runs between the convolution and its consumer: the
+// convolution's output stays in DM across it (C; the function's DM plan keeps the pooling's
+// regions apart from it), and the pooling of %r reads it there.
 // CHECK-LABEL: func.func private @tynnp_2(
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant [[C]] : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
 func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
@@ -119,14 +129,20 @@ func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // -----
 
 // The pooling of %y comes after the second convolution's root but before its rescale, where that
-// kernel's call goes: it runs between the two convolutions, so the first one's output goes to
-// DDR.
+// kernel's call goes: it runs between the two convolutions, and the first one's output stays in
+// DM across it (C) for the second.
 // CHECK-LABEL: func.func private @tynnp_3(
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant [[C]] : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK: callee = @tynnp_conv2d_t4_rx_pl,
 func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>
@@ -175,4 +191,38 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>, %skip: tensor<1x8x8x4xi8>) ->
   %os = "tosa.const"() <{values = dense<48> : tensor<1xi8>}> : () -> tensor<1xi8>
   %r = "tynnp.add"(%skip, %c, %om, %os) {max = 127 : i64, min = -128 : i64, out_flags = 2 : i64, output_zp = -128 : i64, x_left_shift = 20 : i64, x_multiplier = 0 : i64, x_shift = 0 : i64, x_zp = -128 : i64, y_left_shift = 20 : i64, y_multiplier = 0 : i64, y_shift = 0 : i64, y_zp = -3 : i64} : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
   return %c, %r : tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>
+}
+
+// -----
+
+// Two poolings read the convolution's output: it stays in DM (C) until the second has read it,
+// and both read it there in place.
+// CHECK-LABEL: func.func private @tynnp_5(
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant [[C]] : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
+// CHECK: arith.constant 127 : i32
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant [[C]] : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
+func.func private @tynnp_5(%x: tensor<1x8x8x4xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %p = tosa.max_pool2d %r {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  %q = tosa.max_pool2d %r {kernel = array<i64: 3, 3>, pad = array<i64: 1, 0, 1, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+  return %p, %q : tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>
 }

@@ -2,7 +2,8 @@
 // decides one; a compiler engineer may write or edit it), and refuses, at the op, a schedule that
 // the job cannot run by: tiles that do not cover its output or do not fit their buffers, regions
 // outside DM or overlapping, kept tensors or prefetched records the kernels around it do not hand
-// on, token tables too small, or handing jobs on to a kernel that may overwrite what they use.
+// on, token tables too small, handing jobs on to a kernel that may overwrite what they use, or
+// a kernel's regions over a tensor kept across it.
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
 
 // An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
@@ -214,7 +215,7 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %2 = "tosa.const"() <{values = dense<1073741824> : tensor<4xi32>}> : () -> tensor<4xi32>
   %3 = "tosa.const"() <{values = dense<36> : tensor<4xi8>}> : () -> tensor<4xi8>
   %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 5 : i64, max = 127 : i64, min = 0 : i64, out_flags = 3 : i64, output_zp = -3 : i64, pad_left = 0 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, output = array<i64: 352, 64>, output1 = array<i64: 416, 64>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<4x3x1x4xi8>, tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) -> tensor<1x8x8x4xi8>
-  // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: keeps input 0 at 196608, but the kernel before does not leave it there}}
+  // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: keeps input 0 at 196608, but the kernel writing it does not leave it there}}
   %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 64>}, kept = {input = 196608 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
@@ -392,3 +393,22 @@ func.func private @tynnp_0(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, te
   %5 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 2048, 256>, output = array<i64: 1024, 64>}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
   return %4, %5 : tensor<1x8x8x4xi8>, tensor<1x4x4x4xi8>
 }
+
+// -----
+
+// The convolution's output is kept in DM until the second pooling reads it, but the first
+// pooling, which runs between them, has its input buffer over it.
+module {
+  func.func private @tynnp_2(%arg0: tensor<1x8x8x4xi8>, %arg1: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+    %0 = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+    %1 = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+    %2 = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+    %3 = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+    // expected-error@+1 {{tynnp cannot lower tynnp.conv2d: tynnp.schedule: kept.output [1136, 1648) lives until kernel 2 of the function, but kernel 1's dm.input [1000, 1512) lies over it}}
+    %4 = "tynnp.conv2d"(%arg0, %0, %1, %2, %3) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 3 : i64, output_zp = 0 : i64, pad_left = 1 : i64, pad_top = 1 : i64, stride_x = 1 : i64, stride_y = 1 : i64, tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 768, 360>, input = array<i64: 0, 384>, input1 = array<i64: 384, 384>}, fold = true, kept = {output = 1136 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<8xi32>, tensor<8xi8>) -> tensor<1x8x8x8xi8>
+    %5 = "tynnp.max_pool2d"(%arg1) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {input = array<i64: 1000, 512>, output = array<i64: 512, 128>}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+    %6 = "tynnp.max_pool2d"(%4) {input_zp = 0 : i64, kh = 2 : i64, kw = 2 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 2 : i64, stride_y = 2 : i64, tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 0, 128>}, kept = {input = 1136 : i64}, tiles = array<i64: 0, 4>}} : (tensor<1x8x8x8xi8>) -> tensor<1x4x4x8xi8>
+    return %5, %6 : tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>
+  }
+}
+
