@@ -117,6 +117,9 @@ fn copy_cycles(
         let tile = |field: &Field| get(&band_name(field, t)).map(|v| v as u64);
         let (in_bytes, out_bytes) = (tile(&TILE_COPIES[1])?, tile(&TILE_COPIES[3])?);
         // A folded tile is gathered: one line a pixel of each copy (after a fill of the padding).
+        // A gather's copies alternate between channel 0 and the output channel when nothing is
+        // copied out (`body::Gather`).
+        let gather_channel = |copy: usize| if split.writes_kept && copy % 2 == 1 { out.clone() } else { "dma0".into() };
         let (in_bytes, lines) = if code.im2col {
             // A fill, then per kernel row each copy's pixels of the output rows reading inside.
             copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
@@ -125,7 +128,21 @@ fn copy_cycles(
                 for c in 0..split.taps {
                     let pixels = (get(&format!("tap_count_k{c}"))? as u64).saturating_mul(rows);
                     let bytes = pixels.saturating_mul(get(&format!("tap_len_k{c}"))? as u64);
-                    copies.push(("dma0".to_string(), on_chip(bytes, pixels)));
+                    copies.push((gather_channel(j * split.taps + c), on_chip(bytes, pixels)));
+                }
+            }
+            (0, 0)
+        } else if code.folded && split.writes_kept {
+            // From where the input is (DDR, or DM when kept), each copy on its channel.
+            let rows = get(&band_name(&Field::Scalar("ih"), t))? as u64;
+            copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
+            for j in 0..split.taps {
+                let pixels = (get(&format!("tap_count_k{j}"))? as u64).saturating_mul(rows);
+                let bytes = pixels.saturating_mul(get(&format!("tap_len_k{j}"))? as u64);
+                if kept_in[0] {
+                    copies.push((gather_channel(j), on_chip(bytes, pixels)));
+                } else {
+                    through_ddr(&gather_channel(j), bytes, pixels, &mut copies);
                 }
             }
             (0, 0)
@@ -143,7 +160,7 @@ fn copy_cycles(
         };
         // What is read or written in place where it is kept is not copied at all.
         for (&kept_in, in_place) in kept_in.iter().zip(split.reads_kept) {
-            if in_place || code.im2col {
+            if in_place || code.im2col || (code.folded && split.writes_kept) {
                 continue;
             }
             if kept_in {
@@ -203,11 +220,17 @@ fn regions(
     }
     let tensor_bytes = |index: usize| call.argument_types.get(index).and_then(|t| memref_bytes(t));
     let kept = |name: &str| get(name).filter(|&at| at != 0);
-    out.extend(region("input, kept from the kernel before", kept(crate::codegen::IN_DM), tensor_bytes(0)));
-    out.extend(region("input y, kept from the kernel before", kept(crate::codegen::IN_DM_Y), tensor_bytes(1)));
+    out.extend(region("input, kept from a kernel before", kept(crate::codegen::IN_DM), tensor_bytes(0)));
+    out.extend(region("input y, kept from a kernel before", kept(crate::codegen::IN_DM_Y), tensor_bytes(1)));
     let last = call.argument_types.len().saturating_sub(1);
-    out.extend(region("output, kept for the kernel after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
+    out.extend(region("output, kept for the kernels after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
     out.extend(region("the next kernel's constants", get(crate::codegen::DM_NEXT), get(crate::codegen::NEXT_BYTES)));
+    if split.hands {
+        // A token per job, then the next kernel's constants' copy's.
+        let tokens = split.bands * split.units.max(1) + usize::from(split.prefetch);
+        let bytes = Some(4 * tokens as i64);
+        out.extend(region("the jobs' tokens, handed on to the kernel after", get(crate::codegen::DM_TOKENS), bytes));
+    }
     out
 }
 
