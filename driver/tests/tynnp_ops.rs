@@ -536,21 +536,20 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
         regions.swap(i, rng.range(0, i as i64) as usize);
     }
     // Above what the kernels share (placed low in DM with these small tensors).
-    let shared: Vec<i64> = ["kept", "preloaded", "prefetch"]
+    let shared: Vec<i64> = ["kept", "preloaded", "prefetch", "prefetch_far"]
         .iter()
         .filter_map(|key| get(key))
         .flat_map(|v| v.split(|c: char| !c.is_ascii_digit()).filter_map(|d| d.parse().ok()).collect::<Vec<i64>>())
         .collect();
     assert!(shared.iter().all(|&at| at < 96 * 1024), "{shared:?}: shared ranges where the test moves regions to");
     // A kernel that handed its jobs on to the next may go on doing so (its token table: a row of
-    // a token per band for each tile, then the next record's copy's), its regions then above the next kernel's, which runs
+    // a token per band for each tile, then the next two records' copies'), its regions then above the next kernel's, which runs
     // while its jobs do.
     let hands = entries(&old_dm).iter().any(|(k, _)| k == "tokens") && rng.range(0, 1) == 1;
     if hands {
         let bands = entries_out.first().and_then(|b| b.strip_prefix("bands = ")).map_or(1, |b| b[..1].parse().unwrap());
-        // And the token of the next record's copy, when it prefetches it.
-        let copies = i64::from(get("prefetch").is_some());
-        regions.push(("tokens".into(), 4 * (tiles as i64 * bands + copies)));
+        // And the tokens of the copies of the next two kernels' records.
+        regions.push(("tokens".into(), 4 * (tiles as i64 * bands + 2)));
     }
     let (mut at, top) = if hands { (200 * 1024, 256 * 1024) } else { (128 * 1024, 200 * 1024) };
     at += rng.range(0, 100);
@@ -561,7 +560,7 @@ fn reschedule(rng: &mut Rng, line: &str, schedule: &str) -> String {
     }
     assert!(at <= top, "the regions reach {at}, past {top}");
     entries_out.push(format!("dm = {{{}}}", dm.join(", ")));
-    for key in ["fold", "im2col", "kept", "preloaded", "prefetch"] {
+    for key in ["fold", "im2col", "kept", "preloaded", "prefetch", "prefetch_far"] {
         if let Some(value) = get(key) {
             entries_out.push(format!("{key} = {value}"));
         }

@@ -188,7 +188,7 @@ fn accelerators_report_where_each_op_runs() {
 /// copies a kernel row: the inner output columns' four taps at once, each border column's taps
 /// inside the input), runs in two tiles, double-buffered, writes its output in place where it
 /// stays in DM for the depthwise convolution (no output tiles), copies that one's constants and
-/// hands its jobs on to it (their tokens in a table in DM).
+/// the next convolution's, and hands its jobs on to it (their tokens in a table in DM).
 #[test]
 fn tynnp_kernels_have_plans_in_the_metadata() {
     let Some(kws) = kws() else { return };
@@ -202,7 +202,7 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
     assert_eq!(calls.len(), 15, "{calls:?}");
     let first = &calls[0];
     assert_eq!(first["target"], "tynnp");
-    assert_eq!(first["callee"], "tynnp_conv2d_im2col_k3_r10_t2_wo_pf_h");
+    assert_eq!(first["callee"], "tynnp_conv2d_im2col_k3_r10_t2_wo_pf_pff_h");
     assert!(first["locations"][0].as_str().unwrap().ends_with("model.mlir:70:11"), "{first}");
     let plan = &first["plan"];
     assert_eq!((plan["tiles"].as_u64(), plan["gather_copies"].as_u64()), (Some(2), Some(3)), "{plan}");
@@ -219,6 +219,7 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
             "input, staged for the gather",
             "output, kept for the kernels after",
             "the next kernel's constants",
+            "the constants of the kernel after next",
             "the jobs' tokens, handed on to the kernel after"
         ]
     );

@@ -97,6 +97,13 @@ pub struct Split {
     /// as descriptor dependencies where a slot is free and CU waits before the issue otherwise;
     /// before it returns, the CU waits for the row at `after_end` (the kernel before's last).
     pub follows: usize,
+    /// The kernel copies the record of the kernel after next into DM too (`far_weights`), after
+    /// the next kernel's, and stores the copy's token in the last word of its table.
+    pub prefetch_far: bool,
+    /// The kernel before copied the record of the kernel after this one: this one hands that
+    /// copy's token on (from the kernel before's table at `after_far` to its own, or the CU
+    /// waits for it when it hands nothing on).
+    pub relays: bool,
 }
 
 impl Split {
@@ -114,6 +121,8 @@ impl Split {
             writes_kept: false,
             hands: false,
             follows: 0,
+            prefetch_far: false,
+            relays: false,
         }
     }
 
@@ -147,6 +156,11 @@ const PREFETCH: &str = "_pf";
 /// What the symbol of a call handing its jobs on to the next kernel ends with, and what that of
 /// one following such a call includes before its number of bands a tile (`_f4`).
 const HANDS: &str = "_h";
+
+/// What the symbol of a call copying the record of the kernel after next includes (after `_pf`),
+/// and that of one handing on the token of such a copy by the kernel before (after `_f<bands>`).
+const PREFETCH_FAR: &str = "_pff";
+const RELAYS: &str = "_rl";
 const FOLLOWS: &str = "_f";
 
 /// The argument giving the DM address of a handing kernel's token table; those giving, for a
@@ -159,6 +173,16 @@ pub const AFTER_END: &str = "after_end";
 /// The argument giving, for a following kernel whose record the kernel before copied, the DM
 /// address of that copy's token (after the rows of the kernel before's table).
 pub const AFTER_WEIGHTS: &str = "after_weights";
+
+/// The argument giving, for a kernel relaying it, the DM address of the token of the kernel
+/// before's copy of the record of the kernel after this one (the last word of its table).
+pub const AFTER_FAR: &str = "after_far";
+
+/// The buffer of the record of the kernel after next, and the arguments giving where in DM it
+/// goes and its bytes.
+pub const FAR_WEIGHTS: &str = "far_weights";
+pub const DM_FAR: &str = "dm_far";
+pub const FAR_BYTES: &str = "far_bytes";
 
 /// The arguments of a folded convolution after the tiles': the input's row pitch and the bytes
 /// between the columns one output pixel and the next read, the tile buffer's row pitch and one
@@ -238,9 +262,11 @@ impl JobCode {
             flag(split.reads_kept[0], READS_X),
             flag(split.reads_kept[1], READS_Y),
             &follows,
+            flag(split.relays, RELAYS),
             flag(split.writes_kept, WRITES),
             flag(split.preloaded, PRELOADED),
             flag(split.prefetch, PREFETCH),
+            flag(split.prefetch_far, PREFETCH_FAR),
             flag(split.hands, HANDS),
         ]
         .concat();
@@ -261,9 +287,11 @@ impl JobCode {
             rest.strip_suffix(suffix).map_or((rest, false), |rest| (rest, true))
         }
         let (rest, hands) = strip(rest, HANDS);
+        let (rest, prefetch_far) = strip(rest, PREFETCH_FAR);
         let (rest, prefetch) = strip(rest, PREFETCH);
         let (rest, preloaded) = strip(rest, PRELOADED);
         let (rest, writes_kept) = strip(rest, WRITES);
+        let (rest, relays) = strip(rest, RELAYS);
         let (rest, follows) = match rest.rsplit_once(FOLLOWS) {
             Some((head, bands)) if !bands.is_empty() && bands.bytes().all(|c| c.is_ascii_digit()) => {
                 (head, bands.parse().ok()?)
@@ -287,8 +315,18 @@ impl JobCode {
             (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
             (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
         };
-        let split =
-            Split { single, preloaded, prefetch, reads_kept: [reads_x, reads_y], writes_kept, hands, follows, ..split };
+        let split = Split {
+            single,
+            preloaded,
+            prefetch,
+            reads_kept: [reads_x, reads_y],
+            writes_kept,
+            hands,
+            follows,
+            prefetch_far,
+            relays,
+            ..split
+        };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
         // there are vector units (isa.md's limits): a name beyond them is no call of ours.
         // The copies a function issues grow with tiles x taps x kernel rows: bounded too.
@@ -311,7 +349,10 @@ impl JobCode {
             // Only a kernel writing its output in place hands its jobs on, and only one reading
             // its input in place follows.
             && (!split.hands || split.writes_kept)
-            && (split.follows == 0 || split.reads_kept.contains(&true));
+            && (split.follows == 0 || split.reads_kept.contains(&true))
+            // The copy two ahead hands its token on through the tables.
+            && (!split.prefetch_far || split.hands)
+            && (!split.relays || split.follows > 0);
         (valid && self.symbol(split) == symbol).then_some(split)
     }
 
@@ -343,6 +384,9 @@ impl JobCode {
         if split.prefetch {
             buffers.push(NEXT_WEIGHTS);
         }
+        if split.prefetch_far {
+            buffers.push(FAR_WEIGHTS);
+        }
         buffers
     }
 
@@ -371,6 +415,9 @@ impl JobCode {
         if split.prefetch {
             names.extend([DM_NEXT, NEXT_BYTES].map(String::from));
         }
+        if split.prefetch_far {
+            names.extend([DM_FAR, FAR_BYTES].map(String::from));
+        }
         if split.hands {
             names.push(DM_TOKENS.to_string());
         }
@@ -379,6 +426,9 @@ impl JobCode {
             names.push(AFTER_END.to_string());
             if split.preloaded {
                 names.push(AFTER_WEIGHTS.to_string());
+            }
+            if split.relays {
+                names.push(AFTER_FAR.to_string());
             }
         }
         if self.units {
@@ -494,7 +544,7 @@ impl JobCode {
         let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero)).flatten();
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
         let (mut jobs, mut outs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for t in 0..tiles {
             // The last user of this tile's buffers, `depth` tiles back (else `first`).
@@ -530,7 +580,7 @@ impl JobCode {
             }
             jobs.push(job);
         }
-        let next = if self.copies_nothing(split) { early } else { self.prefetch(b, d, split, &zero) };
+        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
         if !split.hands {
             b.wait(&outs[tiles - 1]);
         }
@@ -540,13 +590,19 @@ impl JobCode {
     /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
     /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
     /// depend on it), then the kernel before's jobs when it follows one.
-    fn finish(&self, b: &mut Body, split: Split, next: Option<String>) {
-        if let Some(next) = next {
+    fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<String>; 2]) {
+        let rows = split.bands * split.units.max(1);
+        // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
+        let relayed = split.relays.then(|| b.load_token(&format!("%{AFTER_FAR}"), 0));
+        for token in [next, relayed].into_iter().flatten() {
             if split.hands {
-                b.store_token(&format!("%{DM_TOKENS}"), split.bands * split.units.max(1), &next);
+                b.store_token(&format!("%{DM_TOKENS}"), rows, &token);
             } else {
-                b.wait(&next);
+                b.wait(&token);
             }
+        }
+        if let Some(far) = far {
+            b.store_token(&format!("%{DM_TOKENS}"), rows + 1, &far);
         }
         self.wait_kernel_before(b, split);
     }
@@ -600,13 +656,17 @@ impl JobCode {
 
     /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
     /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
-    /// it copies nothing else; returns the copy's token.
-    fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> Option<String> {
-        if !split.prefetch {
-            return None;
-        }
-        let src = b.value(&format!("arith.index_cast %{NEXT_WEIGHTS} : index to i32"));
-        Some(b.copy(d, zero, &src, &format!("%{DM_NEXT}"), &format!("%{NEXT_BYTES}"), zero))
+    /// it copies nothing else, then those of the kernel after next when it copies them too;
+    /// returns the copies' tokens.
+    fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> [Option<String>; 2] {
+        let mut copy = |on: bool, [buffer, dm, bytes]: [&str; 3]| {
+            on.then(|| {
+                let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
+                b.copy(d, zero, &src, &format!("%{dm}"), &format!("%{bytes}"), zero)
+            })
+        };
+        let next = copy(split.prefetch, [NEXT_WEIGHTS, DM_NEXT, NEXT_BYTES]);
+        [next, copy(split.prefetch_far, [FAR_WEIGHTS, DM_FAR, FAR_BYTES])]
     }
 
     /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
@@ -625,7 +685,7 @@ impl JobCode {
         let out_channel = format!("%{OUT_CHANNEL}");
         let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
         let (k, funct3, funct7, _) = self.insn;
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero)).flatten();
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
         let mut bands: Vec<Vec<String>> = Vec::new();
         let mut outs: Vec<String> = Vec::new();
         // The CU waits for a tile's bands (so its buffers are free again), then copies its output
@@ -682,7 +742,7 @@ impl JobCode {
             }
             bands.push(issued);
         }
-        let next = if self.copies_nothing(split) { early } else { self.prefetch(b, d, split, &zero) };
+        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
         let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
         if !split.hands {
             b.wait(&last);

@@ -101,8 +101,10 @@ fn copy_cycles(
     if let Some(bytes) = get(crate::codegen::WEIGHTS_BYTES).filter(|_| !split.preloaded) {
         through_ddr(&out, bytes as u64, 1, &mut copies);
     }
-    if let Some(bytes) = get(crate::codegen::NEXT_BYTES) {
-        through_ddr("dma0", bytes as u64, 1, &mut copies);
+    for next in [crate::codegen::NEXT_BYTES, crate::codegen::FAR_BYTES] {
+        if let Some(bytes) = get(next) {
+            through_ddr("dma0", bytes as u64, 1, &mut copies);
+        }
     }
     if code.im2col {
         // The input staged once (from DM when kept there), then each tile gathered on chip.
@@ -225,9 +227,11 @@ fn regions(
     let last = call.argument_types.len().saturating_sub(1);
     out.extend(region("output, kept for the kernels after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
     out.extend(region("the next kernel's constants", get(crate::codegen::DM_NEXT), get(crate::codegen::NEXT_BYTES)));
+    let far = get(crate::codegen::DM_FAR);
+    out.extend(region("the constants of the kernel after next", far, get(crate::codegen::FAR_BYTES)));
     if split.hands {
-        // A token per job, then the next kernel's constants' copy's.
-        let tokens = split.bands * split.units.max(1) + usize::from(split.prefetch);
+        // A token per job, then those of the copies of the next two kernels' constants.
+        let tokens = split.bands * split.units.max(1) + 2;
         let bytes = Some(4 * tokens as i64);
         out.extend(region("the jobs' tokens, handed on to the kernel after", get(crate::codegen::DM_TOKENS), bytes));
     }

@@ -163,7 +163,8 @@ impl Backend for Tynnp {
             Ok(planned) => planned,
             Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
         };
-        let nexts: Vec<Option<Vec<u8>>> = records.iter().skip(1).cloned().chain([None]).collect();
+        let nexts: Vec<[Option<Vec<u8>>; 2]> =
+            (0..records.len()).map(|i| [1, 2].map(|d| records.get(i + d).cloned().flatten())).collect();
         // What a kernel following one that hands its jobs on needs of it.
         let handed: Vec<Option<Handed>> = (0..jobs.len())
             .map(|i| {
@@ -280,19 +281,19 @@ fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, E
         let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH), attributes.bool(OVERLAP));
         resident::plan(composites, &kernels, &params, switches, decide_one)
     };
-    let len = |r: &Option<Vec<u8>>| r.as_ref().map(Vec::len);
+    let len = |j: usize| records.get(j).and_then(|r| r.as_ref().map(Vec::len));
+    let sizes = |i: usize| schedule::Records { own: len(i), next: len(i + 1), far: len(i + 2) };
     for (i, planned) in schedules.iter_mut().enumerate() {
-        if let (Ok(schedule), Ok(job)) = (&*planned, &jobs[i]) {
-            let next = records.get(i + 1).and_then(len);
-            if let Err(e) = schedule.check(job, len(&records[i]), next, &params) {
-                *planned = Err(Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)));
-            }
+        if let (Ok(schedule), Ok(job)) = (&*planned, &jobs[i])
+            && let Err(e) = schedule.check(job, sizes(i), &params)
+        {
+            *planned = Err(Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)));
         }
     }
     let ranges: Vec<Option<Vec<schedule::Range>>> = (0..schedules.len())
         .map(|i| {
             let (Ok(schedule), Ok(job)) = (&schedules[i], &jobs[i]) else { return None };
-            schedule.ranges(job, len(&records[i]), records.get(i + 1).and_then(len)).ok()
+            schedule.ranges(job, sizes(i)).ok()
         })
         .collect();
     schedule::check_function(composites, &mut schedules, &ranges);
@@ -356,9 +357,10 @@ fn decide(
     };
     let mut dm = plan.dm;
     if shared.hands {
-        // The token table: a row of one token per band (one on the NU) for each tile.
         let end = dm.iter().map(|(_, at, bytes)| (at + bytes + 15) & !15).max().unwrap_or(0);
-        let rows = (plan.tiles.len() - 1) * plan.bands.max(1) + usize::from(shared.prefetch);
+        // The table: a row of one token per band (one on the NU) for each tile, then the tokens of
+        // the copies of the next kernel's record and of the one after that.
+        let rows = (plan.tiles.len() - 1) * plan.bands.max(1) + 2;
         dm.push((schedule::TOKENS.to_string(), end, 4 * rows as i64));
     }
     Ok(Schedule {
@@ -380,6 +382,8 @@ struct Handed {
     table: i64,
     bands: usize,
     ends: Vec<i64>,
+    /// It copies the record of the kernel after next (the follower hands the copy on).
+    far: bool,
 }
 
 impl Handed {
@@ -388,7 +392,7 @@ impl Handed {
         let (table, _) = schedule.region(schedule::TOKENS)?;
         let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
         let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();
-        Some(Handed { table, bands: schedule.bands.max(1), ends })
+        Some(Handed { table, bands: schedule.bands.max(1), ends, far: schedule.prefetch_far.is_some() })
     }
 
     /// The DM address of the row of the first tile through which `need` bytes of the output are
@@ -404,7 +408,7 @@ impl Handed {
 fn lower(
     (job, record): (jobs::Job, Option<Vec<u8>>),
     schedule: &Schedule,
-    next: Option<Vec<u8>>,
+    [next, far]: [Option<Vec<u8>>; 2],
     before: Option<Handed>,
     params: &Params,
 ) -> Result<Strategy, Error> {
@@ -427,6 +431,11 @@ fn lower(
     if let Some(record) = &next {
         values.push((codegen::DM_NEXT.to_string(), address(schedule.prefetch)));
         values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
+    }
+    let far = far.filter(|_| schedule.prefetch_far.is_some());
+    if let Some(record) = &far {
+        values.push((codegen::DM_FAR.to_string(), address(schedule.prefetch_far)));
+        values.push((codegen::FAR_BYTES.to_string(), record.len() as i64));
     }
     let mut code = job.code;
     let (mut taps, mut rows) = (0, 0);
@@ -495,9 +504,11 @@ fn lower(
                 values.push((format!("{}_t{t}", codegen::AFTER), before.row(*need)));
             }
             values.push((codegen::AFTER_END.to_string(), before.row(i64::MAX)));
-            // After the table's rows, the token of the copy of this kernel's record.
+            // After the table's rows, the token of the copy of this kernel's record, then that of
+            // the next kernel's (copied by the kernel before when it copies two ahead).
             let rows = (before.ends.len() * before.bands) as i64;
             values.push((codegen::AFTER_WEIGHTS.to_string(), i64::from(DM_BASE) + before.table + 4 * rows));
+            values.push((codegen::AFTER_FAR.to_string(), i64::from(DM_BASE) + before.table + 4 * (rows + 1)));
             before.bands
         }
         Some(_) => {
@@ -519,11 +530,18 @@ fn lower(
         writes_kept,
         hands: hands.is_some(),
         follows,
+        prefetch_far: far.is_some(),
+        relays: before.as_ref().is_some_and(|b| b.far),
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);
     let mut call = ExternCall::new(&code.symbol(split));
-    let buffers = job.operands.into_iter().chain(packed.map(ExternArg::Bytes)).chain(next.map(ExternArg::Bytes));
+    let buffers = job
+        .operands
+        .into_iter()
+        .chain(packed.map(ExternArg::Bytes))
+        .chain(next.map(ExternArg::Bytes))
+        .chain(far.map(ExternArg::Bytes));
     for (name, argument) in code.buffers(split).iter().zip(buffers) {
         call = call.arg(name, argument);
     }

@@ -110,8 +110,10 @@ pub struct Shared {
     pub kept_output: bool,
     /// Its constant record, copied into DM by the kernel before.
     pub preloaded: bool,
-    /// The next kernel's record, which it copies into DM.
+    /// The next kernel's record, which it copies into DM, and the record of the kernel after
+    /// that (when it hands its jobs on, as does the next kernel).
     pub prefetch: bool,
+    pub prefetch_far: bool,
     /// It hands its jobs on to the next kernel, which reads its kept output (a token table in
     /// its DM, `codegen::Split::hands`), and it follows the kernel before, which handed its on:
     /// the two run at once, pipelined tile by tile.
@@ -146,14 +148,23 @@ pub fn plan(
     // The activations kept (each with the kernels reading it and at which operand) and the
     // records handed on.
     let mut kept: Vec<Option<Vec<(usize, usize)>>> = vec![None; n];
-    let mut fetched = vec![false; n];
+    // Which kernel copies each kernel's record into DM: the one before, or the one before that.
+    let mut copier: Vec<Option<usize>> = vec![None; n];
     let ok = |i: usize| kernels.get(i).is_some_and(Option::is_some);
     let output = |i: usize| kernels[i].as_ref().map_or(0, |k| a16(k.bytes[k.bytes.len() - 1]));
     let record = |i: usize| kernels.get(i).and_then(|k| k.as_ref()).and_then(|k| k.record).map_or(0, a16);
-    let shared = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
+    let shared = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
         let kept_output = kept[i].is_some();
         let hands = overlap && reads_next(kept, i).is_some();
-        let mut s = Shared { kept_output, prefetch: fetched[i], hands, ..Shared::default() };
+        let copies = |j: usize| copier.get(j) == Some(&Some(i));
+        let mut s = Shared {
+            kept_output,
+            prefetch: copies(i + 1),
+            prefetch_far: copies(i + 2),
+            hands,
+            preloaded: copier[i].is_some(),
+            ..Shared::default()
+        };
         for readers in kept[..i].iter().flatten() {
             for &(_, k) in readers.iter().filter(|(j, _)| *j == i) {
                 s.kept_inputs[k] = true;
@@ -161,20 +172,19 @@ pub fn plan(
         }
         if i > 0 {
             s.follows = overlap && reads_next(kept, i - 1).is_some();
-            s.preloaded = fetched[i - 1];
         }
         s
     };
     // The bytes kernel i shares with the kernels around it, which its own regions must leave:
-    // the activations kept across it, the records handed on to it or by it.
-    let taken = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
+    // the activations kept across it, the records in DM from their copy to their kernel.
+    let taken = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
         let activations: i64 =
             (0..=i).filter(|&p| last_reader(kept, p).is_some_and(|last| i <= last)).map(output).sum();
-        let records = if i > 0 { i64::from(fetched[i - 1]) * record(i) } else { 0 };
-        activations + records + i64::from(fetched[i]) * record(i + 1)
+        let records: i64 = (i..n.min(i + 3)).filter(|&j| copier[j].is_some_and(|c| c <= i)).map(record).sum();
+        activations + records
     };
-    let fits = |i: usize, kept: &[Option<Vec<(usize, usize)>>], fetched: &[bool]| {
-        schedule(i, shared(i, kept, fetched), dm - taken(i, kept, fetched)).is_ok()
+    let fits = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
+        schedule(i, shared(i, kept, copier), dm - taken(i, kept, copier)).is_ok()
     };
     for i in 0..n.saturating_sub(1) {
         if !ok(i) {
@@ -184,42 +194,61 @@ pub fn plan(
             // Every kernel it lives across must still fit.
             let last = readers.iter().map(|r| r.0).max().unwrap_or(i);
             kept[i] = Some(readers);
-            if !(i..=last).all(|m| fits(m, &kept, &fetched)) {
+            if !(i..=last).all(|m| fits(m, &kept, &copier)) {
                 kept[i] = None;
             }
         }
-        if prefetch && ok(i + 1) && record(i + 1) > 0 {
-            fetched[i] = true;
-            if !(fits(i, &kept, &fetched) && fits(i + 1, &kept, &fetched)) {
-                fetched[i] = false;
+    }
+    // Each record as early as it fits: two kernels ahead when those two hand their jobs on (the
+    // second hands the copy's token on to its kernel), else one.
+    for j in 1..n {
+        if !(prefetch && ok(j) && ok(j - 1) && record(j) > 0) {
+            continue;
+        }
+        let far =
+            j >= 2 && ok(j - 2) && overlap && reads_next(&kept, j - 2).is_some() && reads_next(&kept, j - 1).is_some();
+        for c in [j.wrapping_sub(2), j - 1].into_iter().filter(|&c| c == j - 1 || far) {
+            copier[j] = Some(c);
+            if (c..=j).all(|m| fits(m, &kept, &copier)) {
+                break;
             }
+            copier[j] = None;
         }
     }
     loop {
         let mut schedules: Vec<Result<Schedule, Error>> =
-            (0..n).map(|i| schedule(i, shared(i, &kept, &fetched), dm - taken(i, &kept, &fetched))).collect();
+            (0..n).map(|i| schedule(i, shared(i, &kept, &copier), dm - taken(i, &kept, &copier))).collect();
         // A convolution that gathers its kept input (folded) does not read it in place: the
-        // kernel before keeps its jobs.
+        // kernel before keeps its jobs, and copies no record two kernels ahead (plan again).
+        let mut again = false;
         for i in 0..n.saturating_sub(1) {
             let reads_in_place = match &schedules[i + 1] {
                 Ok(next) => reads_next(&kept, i).is_some() && !next.fold && !next.im2col,
                 Err(_) => false,
             };
-            if let Ok(this) = &mut schedules[i]
-                && !reads_in_place
-            {
+            if reads_in_place {
+                continue;
+            }
+            if let Ok(this) = &mut schedules[i] {
                 this.dm.retain(|(name, _, _)| name != TOKENS);
             }
+            if copier.get(i + 2) == Some(&Some(i)) {
+                copier[i + 2] = None;
+                again = true;
+            }
         }
-        match place(&schedules, &kept, &fetched, (output, record), dm) {
+        if again {
+            continue;
+        }
+        match place(&schedules, &kept, &copier, (output, record), dm) {
             Ok(placed) => return placed,
             // Back to DDR with the largest activation or record, and plan again.
             Err(()) => {
                 let largest_kept = (0..n).filter(|&i| kept[i].is_some()).max_by_key(|&i| (output(i), i));
-                let largest_fetched = (0..n).filter(|&i| fetched[i]).max_by_key(|&i| (record(i + 1), i));
+                let largest_fetched = (0..n).filter(|&j| copier[j].is_some()).max_by_key(|&j| (record(j), j));
                 match (largest_kept, largest_fetched) {
-                    (Some(k), Some(f)) if output(k) >= record(f + 1) => kept[k] = None,
-                    (_, Some(f)) => fetched[f] = false,
+                    (Some(k), Some(f)) if output(k) >= record(f) => kept[k] = None,
+                    (_, Some(f)) => copier[f] = None,
                     (Some(k), None) => kept[k] = None,
                     (None, None) => return schedules,
                 }
@@ -243,7 +272,7 @@ fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usize> 
 fn place(
     schedules: &[Result<Schedule, Error>],
     kept: &[Option<Vec<(usize, usize)>>],
-    fetched: &[bool],
+    copier: &[Option<usize>],
     (output, record): (impl Fn(usize) -> i64, impl Fn(usize) -> i64),
     dm: i64,
 ) -> Result<Vec<Result<Schedule, Error>>, ()> {
@@ -263,9 +292,12 @@ fn place(
             buffers.push(Buffer { size: output(i) as u64, start: i, end: last(reader) });
             what.push((i, 1));
         }
-        if fetched[i] {
-            buffers.push(Buffer { size: record(i + 1) as u64, start: i, end: last(i + 1) });
-            what.push((i, 2));
+    }
+    // Each record from the kernel copying it to its own.
+    for (j, c) in copier.iter().enumerate() {
+        if let Some(c) = *c {
+            buffers.push(Buffer { size: record(j) as u64, start: c, end: last(j) });
+            what.push((j, 2));
         }
     }
     let planned = plan_within(&buffers, 16, dm as u64);
@@ -292,10 +324,16 @@ fn place(
                 }
             }
             _ => {
-                if let Ok(s) = &mut placed[i] {
-                    s.prefetch = Some(at);
+                // `i` is the record's kernel here.
+                let c = copier[i].unwrap_or(i);
+                if let Ok(s) = &mut placed[c] {
+                    if c + 1 == i {
+                        s.prefetch = Some(at);
+                    } else {
+                        s.prefetch_far = Some(at);
+                    }
                 }
-                if let Some(Ok(s)) = placed.get_mut(i + 1) {
+                if let Ok(s) = &mut placed[i] {
                     s.preloaded = Some(at);
                 }
             }
@@ -317,20 +355,20 @@ mod tests {
         // the record above everything alive with it at 272: 304 bytes, what step 1 holds alone.
         let own = |end: i64| Ok(Schedule { dm: vec![("input".to_string(), 0, end)], ..Schedule::default() });
         let schedules = vec![own(100), own(200), own(50)];
-        let (kept, fetched) = ([Some(vec![(1, 0)]), None, None], [false, true, false]);
+        let (kept, copier) = ([Some(vec![(1, 0)]), None, None], [None, None, Some(1)]);
         let output = |i: usize| [64, 0, 0][i];
         let record = |i: usize| [0, 0, 32][i];
-        let placed = place(&schedules, &kept, &fetched, (output, record), 304).unwrap();
+        let placed = place(&schedules, &kept, &copier, (output, record), 304).unwrap();
         let at = |i: usize| placed[i].as_ref().unwrap().clone();
         assert_eq!((at(0).dm[0].1, at(1).dm[0].1, at(2).dm[0].1), (0, 0, 0));
         assert_eq!((at(0).kept_output, at(1).kept_inputs), (Some(208), [Some(208), None]));
         assert_eq!((at(1).prefetch, at(2).preloaded), (Some(272), Some(272)));
         // In 300 bytes they do not fit.
-        assert!(place(&schedules, &kept, &fetched, (output, record), 300).is_err());
+        assert!(place(&schedules, &kept, &copier, (output, record), 300).is_err());
         // A kernel that cannot run takes no room.
         let failed = vec![own(100), Err(Error::Unsupported("no".into())), own(50)];
         let none = [None, None, None];
-        let placed = place(&failed, &none, &[false; 3], (output, record), 112).unwrap();
+        let placed = place(&failed, &none, &[None; 3], (output, record), 112).unwrap();
         assert!(placed[1].is_err());
     }
 }

@@ -20,10 +20,13 @@
 //!   there by the kernel before, `output` for the kernel after);
 //! - `preloaded`: the DM offset of its constant record, copied there by the kernel before;
 //! - `prefetch`: the DM offset it copies the next kernel's record to;
+//! - `prefetch_far`: the DM offset it copies the record of the kernel after next to (when it
+//!   and the next kernel hand their jobs on: the copy's token goes from table to table);
 //! - `dm.tokens`: when present, the kernel hands its jobs on to the next kernel, which reads its
 //!   kept output in place and starts while they run (`resident.rs`): their tokens go in this
 //!   table, a row of one per band (one on the NU) for each tile, then the token of the copy of
-//!   the next kernel's record when it prefetches it.
+//!   the next kernel's record (its own, or handed on from the kernel before), then that of the
+//!   copy of the record of the kernel after next.
 //!
 //! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
 //! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
@@ -58,6 +61,8 @@ pub struct Schedule {
     pub kept_output: Option<i64>,
     pub preloaded: Option<i64>,
     pub prefetch: Option<i64>,
+    /// The DM offset it copies the record of the kernel after next to.
+    pub prefetch_far: Option<i64>,
 }
 
 impl Schedule {
@@ -114,6 +119,9 @@ impl Schedule {
         if let Some(at) = self.prefetch {
             entries.push(format!("prefetch = {at} : i64"));
         }
+        if let Some(at) = self.prefetch_far {
+            entries.push(format!("prefetch_far = {at} : i64"));
+        }
         entries.push(format!("tiles = {}", array(&self.tiles)));
         format!("{{{}}}", entries.join(", "))
     }
@@ -146,6 +154,7 @@ impl Schedule {
                 "im2col" => schedule.im2col = one(name, values)? != 0,
                 "preloaded" => schedule.preloaded = Some(one(name, values)?),
                 "prefetch" => schedule.prefetch = Some(one(name, values)?),
+                "prefetch_far" => schedule.prefetch_far = Some(one(name, values)?),
                 "kept.output" => schedule.kept_output = Some(one(name, values)?),
                 kept if kept.starts_with("kept.") => {
                     let k = inputs
@@ -167,7 +176,8 @@ impl Schedule {
     /// Checks what can be checked of one kernel alone: the regions its job needs, each in DM,
     /// and no two of its ranges in DM overlapping (`record`: its constant record's bytes,
     /// `next`: the next kernel's).
-    pub fn check(&self, job: &Job, record: Option<usize>, next: Option<usize>, params: &Params) -> Result<(), String> {
+    pub fn check(&self, job: &Job, records: Records, params: &Params) -> Result<(), String> {
+        let Records { own: record, next, far } = records;
         let code = job.code;
         if !(1..=2).contains(&self.buffers) {
             return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
@@ -205,15 +215,17 @@ impl Schedule {
                 return Err("dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into());
             }
             let jobs = self.tiles.len().saturating_sub(1) as i64 * self.bands.max(1) as i64;
-            let copies = i64::from(self.prefetch.is_some());
-            if bytes < 4 * (jobs + copies) {
-                let what = if copies > 0 { " and the next record's copy's" } else { "" };
+            if bytes < 4 * (jobs + 2) {
                 return Err(format!(
-                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens{what} need {}",
-                    4 * (jobs + copies)
+                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens and the two records' copies' need {}",
+                    4 * (jobs + 2)
                 ));
             }
             expected.push(TOKENS.into());
+        } else if self.prefetch_far.is_some() {
+            return Err(
+                "prefetch_far is set, but the kernel hands no jobs on (no dm.tokens) to hand the copy on".into()
+            );
         }
         match (record, self.preloaded) {
             (None, Some(_)) => return Err(format!("preloaded is set, but the {} has no constants", code.what)),
@@ -235,7 +247,10 @@ impl Schedule {
         if self.prefetch.is_some() && next.is_none() {
             return Err("prefetch is set, but no next kernel in the function has constants to copy".into());
         }
-        let ranges = self.ranges(job, record, next)?;
+        if self.prefetch_far.is_some() && far.is_none() {
+            return Err("prefetch_far is set, but no kernel two on in the function has constants to copy".into());
+        }
+        let ranges = self.ranges(job, records)?;
         let dm = i64::from(params.dm_bytes);
         for (name, at, bytes) in &ranges {
             if *at < 0 || *bytes < 0 || at.checked_add(*bytes).is_none_or(|end| end > dm) {
@@ -253,7 +268,7 @@ impl Schedule {
     }
 
     /// Every range the kernel touches in DM while it runs: name, offset, bytes.
-    pub fn ranges(&self, job: &Job, record: Option<usize>, next: Option<usize>) -> Result<Vec<Range>, String> {
+    pub fn ranges(&self, job: &Job, Records { own: record, next, far }: Records) -> Result<Vec<Range>, String> {
         let mut ranges: Vec<Range> = self.dm.iter().map(|(n, at, b)| (format!("dm.{n}"), *at, *b)).collect();
         let tiled = job.code.tile_inputs();
         for (k, at) in self.kept_inputs.iter().enumerate() {
@@ -271,12 +286,23 @@ impl Schedule {
         if let (Some(at), Some(next)) = (self.prefetch, next) {
             ranges.push(("prefetch".into(), at, next as i64));
         }
+        if let (Some(at), Some(far)) = (self.prefetch_far, far) {
+            ranges.push(("prefetch_far".into(), at, far as i64));
+        }
         Ok(ranges)
     }
 }
 
 /// A range of DM: its name, offset and bytes.
 pub type Range = (String, i64, i64);
+
+/// The bytes of a kernel's constant record, of the next kernel's and of the one after that.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Records {
+    pub own: Option<usize>,
+    pub next: Option<usize>,
+    pub far: Option<usize>,
+}
 
 /// Checks that the kernels of one function hand on what they keep in DM: a kept output is read
 /// by later kernels alone, from the same place, and no kernel between has a range over it
@@ -322,10 +348,22 @@ pub fn check_function(
         {
             errors.push((i, format!("prefetch is {at}, but the next kernel's record is not preloaded there")));
         }
+        let after_next = (i + 2 < n).then(|| ok(&schedules[i + 2])).flatten();
+        if let Some(at) = this.prefetch_far
+            && (after_next.as_ref().and_then(|s| s.preloaded) != Some(at)
+                || next.as_ref().is_none_or(|s| s.prefetch.is_some()))
+        {
+            errors.push((
+                i,
+                format!("prefetch_far is {at}, but the record of the kernel after next is not preloaded there alone"),
+            ));
+        }
+        let two_before = (i >= 2).then(|| ok(&schedules[i - 2])).flatten();
         if let Some(at) = this.preloaded
             && before.as_ref().and_then(|s| s.prefetch) != Some(at)
+            && two_before.as_ref().and_then(|s| s.prefetch_far) != Some(at)
         {
-            errors.push((i, format!("preloaded is {at}, but the kernel before does not prefetch the record there")));
+            errors.push((i, format!("preloaded is {at}, but no kernel before copies the record there")));
         }
         if this.region(TOKENS).is_some() {
             match (next.as_ref(), ranges.get(i).cloned().flatten(), ranges.get(i + 1).cloned().flatten()) {
@@ -460,43 +498,73 @@ mod tests {
     fn a_kernels_ranges_lie_in_dm_apart() {
         let params = Params::default();
         let (job, schedule) = conv();
-        assert_eq!(schedule.check(&job, Some(84), None, &params), Ok(()));
+        assert_eq!(schedule.check(&job, Records { own: Some(84), ..Records::default() }, &params), Ok(()));
         // The second input buffer ends one byte into the kept output (at 192 KiB).
         let mut dm = schedule.dm.clone();
         dm[1] = ("input1".into(), 196_481, 128);
         let touching = Schedule { dm, ..schedule.clone() };
         assert_eq!(
-            touching.check(&job, Some(84), None, &params),
+            touching.check(&job, Records { own: Some(84), ..Records::default() }, &params),
             Err("dm.input1 [196481, 196609) overlaps kept.output [196608, 196864)".into())
         );
         // Ending where the kept output starts is fine.
         let mut dm = schedule.dm.clone();
         dm[1] = ("input1".into(), 196_480, 128);
-        assert_eq!(Schedule { dm, ..schedule.clone() }.check(&job, Some(84), None, &params), Ok(()));
+        assert_eq!(
+            Schedule { dm, ..schedule.clone() }.check(&job, Records { own: Some(84), ..Records::default() }, &params),
+            Ok(())
+        );
         // A record of another length; one tile needs no second buffers, two tiles do.
-        assert!(schedule.check(&job, Some(85), None, &params).unwrap_err().contains("record has 85"));
+        assert!(
+            schedule
+                .check(&job, Records { own: Some(85), ..Records::default() }, &params)
+                .unwrap_err()
+                .contains("record has 85")
+        );
         let one = Schedule { tiles: vec![0, 8], ..schedule.clone() };
-        assert!(one.check(&job, Some(84), None, &params).unwrap_err().contains("needs [constants, input]"));
+        assert!(
+            one.check(&job, Records { own: Some(84), ..Records::default() }, &params)
+                .unwrap_err()
+                .contains("needs [constants, input]")
+        );
         // Written to DDR, the output needs its tile buffers.
         let to_ddr = Schedule { kept_output: None, ..schedule.clone() };
-        assert!(to_ddr.check(&job, Some(84), None, &params).unwrap_err().contains("output, output1]"));
+        assert!(
+            to_ddr
+                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
+                .unwrap_err()
+                .contains("output, output1]")
+        );
         let single = Schedule { buffers: 1, ..schedule.clone() };
-        assert!(single.check(&job, Some(84), None, &params).is_err());
+        assert!(single.check(&job, Records { own: Some(84), ..Records::default() }, &params).is_err());
         // Prefetching with no next record; a range past the end of i64.
         let prefetching = Schedule { prefetch: Some(98_304), ..schedule.clone() };
-        assert!(prefetching.check(&job, Some(84), None, &params).unwrap_err().starts_with("prefetch is set"));
-        assert_eq!(prefetching.check(&job, Some(84), Some(100), &params), Ok(()));
+        assert!(
+            prefetching
+                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
+                .unwrap_err()
+                .starts_with("prefetch is set")
+        );
+        assert_eq!(prefetching.check(&job, Records { own: Some(84), next: Some(100), far: None }, &params), Ok(()));
         // im2col needs its staged input's region, and folds the columns itself.
         let im2col = Schedule { im2col: true, ..schedule.clone() };
         assert!(
             im2col
-                .check(&job, Some(84), None, &params)
+                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
                 .unwrap_err()
                 .contains("needs [constants, input, input1, stage]")
         );
         let both = Schedule { fold: true, ..im2col };
-        assert!(both.check(&job, Some(84), None, &params).unwrap_err().starts_with("fold and im2col are both set"));
+        assert!(
+            both.check(&job, Records { own: Some(84), ..Records::default() }, &params)
+                .unwrap_err()
+                .starts_with("fold and im2col are both set")
+        );
         let far = Schedule { kept_output: Some(i64::MAX), ..schedule };
-        assert!(far.check(&job, Some(84), None, &params).unwrap_err().contains("lies outside DM"));
+        assert!(
+            far.check(&job, Records { own: Some(84), ..Records::default() }, &params)
+                .unwrap_err()
+                .contains("lies outside DM")
+        );
     }
 }

@@ -6,10 +6,11 @@
 // first's last row (`after_end`) before it returns. So a depthwise convolution on the vector
 // units runs under the convolution before it on the NU, tile by tile. A handing kernel that
 // copies the next kernel's record hands that copy on too: its token after the table's rows,
-// which the next kernel's first jobs depend on (`after_weights`).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
+// which the next kernel's first jobs depend on (`after_weights`); it may copy the record of the
+// kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
 
 // conv (4 tiles of 2 rows) -> depthwise 3x3 (3 tiles of 2, 3 and 3 rows, 2 bands each) -> max
 // pool (1 tile). After the convolution's record bytes (360), the next record's place and bytes
@@ -106,3 +107,57 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
   return %p : tensor<1x4x4x8xi8>
 }
 
+// -----
+
+// conv -> depthwise -> 1x1 conv, each handing its jobs on to the next: the first convolution
+// copies the depthwise convolution's record and the second convolution's, and stores both
+// copies' tokens after its table's four rows (argument 36, bytes 16 and 20); the depthwise
+// convolution (three tiles of two bands) relays the second (after_far, argument 35) into its own
+// table after its six rows (argument 29, byte 24), where the second convolution finds the token
+// its first jobs depend on (after_weights, argument 34).
+// CHECK-LABEL: func.func private @tynnp_0(
+// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h
+// CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h
+// CHECK: callee = @tynnp_conv2d_t4_rx_f2_pl
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h(
+// CODE: %[[S4:.*]] = arith.constant 16 : i32
+// CODE-NEXT: %[[A4:.*]] = arith.addi %arg36, %[[S4]] : i32
+// CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[A4]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %{{.*}}, %[[P4]] : i32, !llvm.ptr
+// CODE-NEXT: %[[S5:.*]] = arith.constant 20 : i32
+// CODE-NEXT: %[[A5:.*]] = arith.addi %arg36, %[[S5]] : i32
+// CODE-NEXT: %[[P5:.*]] = llvm.inttoptr %[[A5]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %{{.*}}, %[[P5]] : i32, !llvm.ptr
+// CODE-NEXT: return
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h(
+// CODE: %[[F:.*]] = arith.addi %arg35, %{{.*}} : i32
+// CODE-NEXT: %[[PF:.*]] = llvm.inttoptr %[[F]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[T:.*]] = llvm.load %[[PF]] : !llvm.ptr -> i32
+// CODE-NEXT: %[[S6:.*]] = arith.constant 24 : i32
+// CODE-NEXT: %[[A6:.*]] = arith.addi %arg29, %[[S6]] : i32
+// CODE-NEXT: %[[P6:.*]] = llvm.inttoptr %[[A6]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %[[T]], %[[P6]] : i32, !llvm.ptr
+// CODE-LABEL: func.func private @tynnp_conv2d_t4_rx_f2_pl(
+// CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
+// CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.load %[[PW]] : !llvm.ptr -> i32
+func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
+  %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
+  %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>
+  %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %s = "tosa.const"() <{values = dense<36> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %dw = "tosa.const"() <{values = dense<2> : tensor<1x3x3x8xi8>}> : () -> tensor<1x3x3x8xi8>
+  %shape = tosa.const_shape {values = dense<[3, 3, 8, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r = tosa.rescale %c, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %k = tosa.clamp %r {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi8>
+  %f = tosa.reshape %dw, %shape : (tensor<1x3x3x8xi8>, !tosa.shape<4>) -> tensor<3x3x8x1xi8>
+  %d = tosa.depthwise_conv2d %k, %f, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<3x3x8x1xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r2 = tosa.rescale %d, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  %c2 = tosa.conv2d %r2, %w1, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x8xi8>, tensor<8x1x1x8xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+  %r3 = tosa.rescale %c2, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+  return %r3 : tensor<1x8x8x8xi8>
+}
