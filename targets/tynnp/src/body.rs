@@ -2,8 +2,9 @@
 //! (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
 
 use crate::{
-    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, Split, TILE_COPIES, band_name},
+    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name},
     instructions::instruction,
+    split::Split,
 };
 use std::fmt::Write as _;
 

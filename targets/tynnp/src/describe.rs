@@ -8,8 +8,9 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    codegen::{Field, JobCode, Split, TILE_COPIES, band_name},
+    codegen::{Field, JobCode, TILE_COPIES, band_name},
     jobs,
+    split::Split,
 };
 use std::collections::{BTreeMap, HashMap};
 use umac_backend::ExternCallSite;

@@ -240,8 +240,8 @@ pub fn tile_arguments(
     if bounds.len() < 2 || bounds[0] != 0 || bounds[bounds.len() - 1] != end || !increasing {
         return Err(bad(format!("tiles {bounds:?} do not split [0, {end}) into tiles in order")));
     }
-    if bounds.len() - 1 > crate::codegen::MAX_TILES {
-        return Err(bad(format!("{} tiles; a call runs at most {}", bounds.len() - 1, crate::codegen::MAX_TILES)));
+    if bounds.len() - 1 > crate::split::MAX_TILES {
+        return Err(bad(format!("{} tiles; a call runs at most {}", bounds.len() - 1, crate::split::MAX_TILES)));
     }
     // Where each tiled tensor's tiles go, and the bytes a tile may take there (a tensor read or
     // written in place is whole).

@@ -27,11 +27,12 @@ mod patterns;
 mod primitives;
 mod resident;
 mod schedule;
+mod split;
 mod tiling;
 
-use codegen::Split;
 use layout::{Room, constant_arguments, element_layout, tile_arguments, tiled_layout};
 use schedule::Schedule;
+use split::Split;
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Primitive, Replacement,
     Strategy, TargetAttr, TargetAttrs,

@@ -115,7 +115,7 @@ pub struct Shared {
     pub prefetch: bool,
     pub prefetch_far: bool,
     /// It hands its jobs on to the next kernel, which reads its kept output (a token table in
-    /// its DM, `codegen::Split::hands`), and it follows the kernel before, which handed its on:
+    /// its DM, `split::Split::hands`), and it follows the kernel before, which handed its on:
     /// the two run at once, pipelined tile by tile.
     pub hands: bool,
     pub follows: bool,

@@ -1,0 +1,222 @@
+//! How a call splits its job (`Split`) and the name of the function that runs it so
+//! (`JobCode::symbol`, read back by `JobCode::split_of`): each decision of the schedule that the
+//! control unit's code depends on is a part of the name, so one function serves every call with
+//! the same split.
+
+use crate::codegen::JobCode;
+
+/// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
+/// convolution the number of taps (kernel columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub bands: usize,
+    pub taps: usize,
+    /// The kernel rows an im2col convolution gathers for each tile (else 0).
+    pub rows: usize,
+    /// The bands of each tile of a tiled job on the vector units (else 0).
+    pub units: usize,
+    /// One input and one output buffer for all tiles instead of two each (the
+    /// `-double-buffer=false` attribute, to measure what double buffering earns): a tile's copy
+    /// in waits for the job of the tile before, its job for the tile before's copy out.
+    pub single: bool,
+    /// The job's constants are in DM already: the kernel before copied them (no `weights`).
+    pub preloaded: bool,
+    /// The kernel copies the next kernel's constants (`next_weights`) into DM after its last
+    /// tile's copy in, and waits for that copy before it returns.
+    pub prefetch: bool,
+    /// Each tiled input (the input, or `x` and `y`) kept in DM by the kernel before is read
+    /// there in place: the jobs' descriptors point into it, nothing is copied in.
+    pub reads_kept: [bool; 2],
+    /// The output kept in DM for the next kernel is written there in place by the jobs: nothing
+    /// is copied out.
+    pub writes_kept: bool,
+    /// The kernel hands its jobs on to the next kernel, which reads its kept output in place:
+    /// it stores each job's token in its token table in DM (`dm_tokens`, a row of one token per
+    /// band for each tile, then the token of the copy of the next kernel's record, its own or
+    /// relayed, then that of the copy of the record of the kernel after next) and returns
+    /// without waiting for them, so the next kernel's jobs start as soon as the rows they read
+    /// are written (the next kernel waits for them before it returns).
+    pub hands: bool,
+    /// The kernel follows one that handed its jobs on, whose tiles have this many bands each (1
+    /// on the NU; 0: it does not follow): each tile's jobs depend on the row of the kernel
+    /// before's token table at `after_t<t>` (the last of its tiles writing what the tile reads),
+    /// as descriptor dependencies where a slot is free and CU waits before the issue otherwise;
+    /// before it returns, the CU waits for the row at `after_end` (the kernel before's last).
+    pub follows: usize,
+    /// The kernel copies the record of the kernel after next into DM too (`far_weights`), after
+    /// the next kernel's, and stores the copy's token in the last word of its table.
+    pub prefetch_far: bool,
+    /// The kernel before copied the record of the kernel after this one: this one hands that
+    /// copy's token on (from the kernel before's table at `after_far` to its own, or the CU
+    /// waits for it when it hands nothing on).
+    pub relays: bool,
+}
+
+impl Split {
+    /// `bands` bands or tiles, nothing else.
+    pub fn bands(bands: usize) -> Split {
+        Split {
+            bands,
+            taps: 0,
+            rows: 0,
+            units: 0,
+            single: false,
+            preloaded: false,
+            prefetch: false,
+            reads_kept: [false; 2],
+            writes_kept: false,
+            hands: false,
+            follows: 0,
+            prefetch_far: false,
+            relays: false,
+        }
+    }
+
+    /// How many tiles back the last user of a tile's buffers is.
+    pub(crate) fn depth(self) -> usize {
+        if self.single { 1 } else { 2 }
+    }
+}
+
+/// The most tiles (and folded kernel columns) a call may name.
+pub const MAX_TILES: usize = 1 << 16;
+
+/// The most gather copies (tiles x taps x kernel rows) a call may name.
+pub(crate) const MAX_COPIES: usize = 1 << 20;
+
+/// What a single-buffered call's symbol ends with.
+const SINGLE: &str = "_single";
+
+/// What the symbol of a call reading its input (or `x`), its `y`, in place in DM includes, and
+/// one writing its output in place.
+const READS_X: &str = "_rx";
+const READS_Y: &str = "_ry";
+const WRITES: &str = "_wo";
+
+/// What the symbol of a call whose constants are in DM already ends with.
+const PRELOADED: &str = "_pl";
+
+/// What the symbol of a call that copies the next kernel's constants ends with.
+const PREFETCH: &str = "_pf";
+
+/// What the symbol of a call handing its jobs on to the next kernel ends with, and what that of
+/// one following such a call includes before its number of bands a tile (`_f4`).
+const HANDS: &str = "_h";
+
+/// What the symbol of a call copying the record of the kernel after next includes (after `_pf`),
+/// and that of one handing on the token of such a copy by the kernel before (after `_f<bands>`).
+const PREFETCH_FAR: &str = "_pff";
+const RELAYS: &str = "_rl";
+const FOLLOWS: &str = "_f";
+
+impl JobCode {
+    /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
+    /// on the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded;
+    /// then `_single` when single-buffered, `_rx` / `_ry` when it reads its input (or `x`) / `y`
+    /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
+    /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
+    /// kernel's, in that order; `_f<bands>` after `_ry` when it follows a kernel that handed its
+    /// jobs on (then `_rl` when it relays a copy's token), `_pff` after `_pf` when it copies the
+    /// record of the kernel after next, `_h` last when it hands its own jobs on.
+    pub fn symbol(&self, split: Split) -> String {
+        let flag = |on: bool, text: &'static str| if on { text } else { "" };
+        let follows = if split.follows > 0 { format!("{FOLLOWS}{}", split.follows) } else { String::new() };
+        let suffix = [
+            flag(split.single, SINGLE),
+            flag(split.reads_kept[0], READS_X),
+            flag(split.reads_kept[1], READS_Y),
+            &follows,
+            flag(split.relays, RELAYS),
+            flag(split.writes_kept, WRITES),
+            flag(split.preloaded, PRELOADED),
+            flag(split.prefetch, PREFETCH),
+            flag(split.prefetch_far, PREFETCH_FAR),
+            flag(split.hands, HANDS),
+        ]
+        .concat();
+        match (self.folded, self.units) {
+            (true, _) if self.im2col => {
+                format!("{}_k{}_r{}_t{}{suffix}", self.callee, split.taps, split.rows, split.bands)
+            }
+            (true, _) => format!("{}_k{}_t{}{suffix}", self.callee, split.taps, split.bands),
+            (false, true) => format!("{}_x{}_t{}{suffix}", self.callee, split.units, split.bands),
+            (false, false) => format!("{}_t{}{suffix}", self.callee, split.bands),
+        }
+    }
+
+    /// The split a function name of this job kind stands for.
+    pub fn split_of(&self, symbol: &str) -> Option<Split> {
+        let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
+        fn strip<'s>(rest: &'s str, suffix: &str) -> (&'s str, bool) {
+            rest.strip_suffix(suffix).map_or((rest, false), |rest| (rest, true))
+        }
+        let (rest, hands) = strip(rest, HANDS);
+        let (rest, prefetch_far) = strip(rest, PREFETCH_FAR);
+        let (rest, prefetch) = strip(rest, PREFETCH);
+        let (rest, preloaded) = strip(rest, PRELOADED);
+        let (rest, writes_kept) = strip(rest, WRITES);
+        let (rest, relays) = strip(rest, RELAYS);
+        let (rest, follows) = match rest.rsplit_once(FOLLOWS) {
+            Some((head, bands)) if !bands.is_empty() && bands.bytes().all(|c| c.is_ascii_digit()) => {
+                (head, bands.parse().ok()?)
+            }
+            _ => (rest, 0),
+        };
+        let (rest, reads_y) = strip(rest, READS_Y);
+        let (rest, reads_x) = strip(rest, READS_X);
+        let (rest, single) = strip(rest, SINGLE);
+        let prefixed = |prefix: char| -> Option<(usize, usize)> {
+            let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
+            Some((first.parse().ok()?, tiles.parse().ok()?))
+        };
+        let split = match (self.folded, self.units) {
+            (true, _) if self.im2col => {
+                let (taps, rest) = rest.strip_prefix('k')?.split_once("_r")?;
+                let (rows, tiles) = rest.split_once("_t")?;
+                Split { taps: taps.parse().ok()?, rows: rows.parse().ok()?, ..Split::bands(tiles.parse().ok()?) }
+            }
+            (true, _) => prefixed('k').map(|(taps, bands)| Split { taps, ..Split::bands(bands) })?,
+            (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
+            (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
+        };
+        let split = Split {
+            single,
+            preloaded,
+            prefetch,
+            reads_kept: [reads_x, reads_y],
+            writes_kept,
+            hands,
+            follows,
+            prefetch_far,
+            relays,
+            ..split
+        };
+        // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
+        // there are vector units (isa.md's limits): a name beyond them is no call of ours.
+        // The copies a function issues grow with tiles x taps x kernel rows: bounded too.
+        let copies = split.bands.saturating_mul(split.taps.max(1)).saturating_mul(split.rows.max(1));
+        let bounded = split.bands <= MAX_TILES
+            && split.taps <= MAX_TILES
+            && split.rows <= MAX_TILES
+            && split.units <= 16
+            && split.follows <= 16
+            && copies <= MAX_COPIES;
+        let valid = bounded
+            && split.bands >= 1
+            && (split.taps >= 1) == self.folded
+            && (split.rows >= 1) == self.im2col
+            && (split.units >= 1) == self.units
+            && (!split.preloaded || !self.packed.is_empty())
+            // A folded convolution gathers its input; only an elementwise job reads a `y`.
+            && !(split.reads_kept[0] && self.folded)
+            && (!split.reads_kept[1] || self.tile_inputs().len() > 1)
+            // Only a kernel writing its output in place hands its jobs on, and only one reading
+            // its input in place follows.
+            && (!split.hands || split.writes_kept)
+            && (split.follows == 0 || split.reads_kept.contains(&true))
+            // The copy two ahead hands its token on through the tables.
+            && (!split.prefetch_far || split.hands)
+            && (!split.relays || split.follows > 0);
+        (valid && self.symbol(split) == symbol).then_some(split)
+    }
+}
