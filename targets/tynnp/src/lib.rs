@@ -31,6 +31,7 @@ mod split;
 mod tiling;
 
 use layout::{Room, constant_arguments, element_layout, tile_arguments, tiled_layout};
+use resident::Handed;
 use schedule::Schedule;
 use split::Split;
 use umac_backend::{
@@ -373,35 +374,6 @@ fn decide(
         dm,
         ..Schedule::default()
     })
-}
-
-/// What a kernel following one that hands its jobs on needs of that one: the DM offset of its
-/// token table, its bands a tile (the tokens of a row) and the bytes of its output written
-/// through each of its tiles (a row each; after them, the token of the copy of the next
-/// kernel's record, when it prefetched it).
-struct Handed {
-    table: i64,
-    bands: usize,
-    ends: Vec<i64>,
-    /// It copies the record of the kernel after next (the follower hands the copy on).
-    far: bool,
-}
-
-impl Handed {
-    /// What `job` running as `schedule` hands on, if it does.
-    fn of(job: &jobs::Job, schedule: &Schedule) -> Option<Handed> {
-        let (table, _) = schedule.region(schedule::TOKENS)?;
-        let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
-        let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();
-        Some(Handed { table, bands: schedule.bands.max(1), ends, far: schedule.prefetch_far.is_some() })
-    }
-
-    /// The DM address of the row of the first tile through which `need` bytes of the output are
-    /// written (the last row when `need` is all of it).
-    fn row(&self, need: i64) -> i64 {
-        let tile = self.ends.iter().position(|&end| end >= need).unwrap_or(self.ends.len().saturating_sub(1));
-        i64::from(DM_BASE) + self.table + 4 * (tile * self.bands) as i64
-    }
 }
 
 /// The call of the function that runs `job` (with its packed constant `record`) as `schedule`
