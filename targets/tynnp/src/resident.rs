@@ -400,4 +400,58 @@ mod tests {
         let placed = place(&failed, &none, &[None; 3], (output, record), 112).unwrap();
         assert!(placed[1].is_err());
     }
+
+    #[test]
+    fn kernels_running_at_once_and_tensors_read_twice_live_longer() {
+        // Kernel 0 (own regions 112 bytes, a token table among them) hands its jobs on to kernel
+        // 1 (64), so its regions live until kernel 1 ends; its 64-byte output is read by kernels
+        // 1 and 2 and lives until kernel 2; it copies kernel 2's 32-byte record, which lives from
+        // kernel 0 to kernel 2. At kernel 1 all four are alive: 112 + 64 + 64 + 32 = 272 bytes.
+        let with = |regions: &[(&str, i64)]| {
+            let mut at = 0;
+            let mut dm = Vec::new();
+            for (name, bytes) in regions {
+                dm.push((name.to_string(), at, *bytes));
+                at += bytes;
+            }
+            Ok(Schedule { dm, ..Schedule::default() })
+        };
+        let schedules = vec![with(&[("input", 96), (TOKENS, 16)]), with(&[("input", 64)]), with(&[("input", 64)])];
+        let kept = [Some(vec![(1, 0), (2, 0)]), None, None];
+        let copier = [None, None, Some(0)];
+        let output = |i: usize| [64, 0, 0][i];
+        let record = |i: usize| [0, 0, 32][i];
+        let placed = place(&schedules, &kept, &copier, (output, record), 272).unwrap();
+        assert!(place(&schedules, &kept, &copier, (output, record), 271).is_err());
+        let at = |i: usize| placed[i].as_ref().unwrap().clone();
+        let own = |i: usize| {
+            let s = at(i);
+            (s.dm.iter().map(|r| r.1).min().unwrap(), s.dm.iter().map(|r| r.1 + r.2).max().unwrap())
+        };
+        let apart = |a: (i64, i64), b: (i64, i64)| a.1 <= b.0 || b.1 <= a.0;
+        // Both readers find the output where kernel 0 leaves it; kernel 2 finds its record where
+        // kernel 0 copies it.
+        let out = at(0).kept_output.unwrap();
+        assert_eq!((at(1).kept_inputs[0], at(2).kept_inputs[0]), (Some(out), Some(out)));
+        let far = at(0).prefetch_far.unwrap();
+        assert_eq!((at(0).prefetch, at(2).preloaded), (None, Some(far)));
+        // Kernel 0's regions are apart from kernel 1's; the output and the record from every
+        // kernel's regions and from each other.
+        assert!(apart(own(0), own(1)));
+        for range in [(out, out + 64), (far, far + 32)] {
+            assert!((0..3).all(|i| apart(own(i), range)), "{range:?}");
+        }
+        assert!(apart((out, out + 64), (far, far + 32)));
+    }
+
+    #[test]
+    fn a_following_tile_depends_on_the_first_tile_writing_what_it_reads() {
+        // Tiles writing the output through bytes 16, 32 and 48, two bands each, the table at 100:
+        // a row of two tokens (8 bytes) a tile.
+        let handed = Handed { table: 100, bands: 2, ends: vec![16, 32, 48], far: false };
+        let row = |need: i64| handed.row(need) - i64::from(umac_sim::npu::params::DM_BASE);
+        assert_eq!((row(1), row(16), row(17), row(32), row(48)), (100, 100, 108, 108, 116));
+        // All of it, or more: the last row.
+        assert_eq!(row(i64::MAX), 116);
+    }
 }
