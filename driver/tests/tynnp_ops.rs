@@ -384,7 +384,8 @@ fn step_body(text: &str, step: usize, from: &str) -> (String, String) {
 }
 
 /// Chains of two to four ops (convolutions, depthwise convolutions, poolings, adds, int8 table
-/// lookups), each reading the one before, compiled for tynnp as one function of kernels: with
+/// lookups), each reading the one before (an add maybe an earlier one's output too, as a
+/// residual block's does), compiled for tynnp as one function of kernels: with
 /// activations kept in DM between them and the next kernel's constants copied during the one
 /// before where they fit (default DM, and a 24 KiB DM where fewer fit), and with both off on
 /// one DMA channel; the simulator (hazard checking on) must give the host reference's bytes.
@@ -394,18 +395,38 @@ fn chains_of_kernels_equal_the_reference() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let targets = ["tynnp", "tynnp -dm-kib=24", "tynnp -prefetch=false -fuse=false -dma=1"];
     let kinds = [0, 1, 2, 3, 4, 6];
-    let mut prefetched = 0;
+    let (mut prefetched, mut residuals) = (0, 0);
     for round in 0..36 {
         let target = targets[round % targets.len()];
         let steps = rng.range(2, 4) as usize;
         let (first, input_shape) = model(&mut rng, 0);
         let mut dims = result_dims(&first);
         let (mut body, mut value) = step_body(&first, 0, "%x");
+        let mut earlier: Vec<(String, Vec<i64>)> = Vec::new();
+        let mut residual = false;
         for step in 1..steps {
             let kind = kinds[rng.range(0, kinds.len() as i64 - 1) as usize];
             let (text, _) = model_on(&mut rng, kind, Some(&dims));
-            let (more, last) = step_body(&text, step, &value);
+            let (mut more, last) = step_body(&text, step, &value);
+            // A residual: an add whose other operand is a constant takes an earlier kernel's
+            // output of its shape instead, which two kernels then read (the one after it too).
+            let y = format!("%s{step}_y");
+            let skip = |earlier: &(String, Vec<i64>)| earlier.1 != dims;
+            if more.contains(&format!("{y} = \"tosa.const\""))
+                && let Some((from, _)) = earlier.iter().rev().find(|e| !skip(e))
+            {
+                let renamed: Vec<String> = more
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with(&format!("{y} =")))
+                    .map(|l| {
+                        l.replace(&format!("{y},"), &format!("{from},")).replace(&format!("{y} "), &format!("{from} "))
+                    })
+                    .collect();
+                more = renamed.join("\n") + "\n";
+                residual = true;
+            }
             body += &more;
+            earlier.push((value.clone(), dims.clone()));
             (value, dims) = (last, result_dims(&text));
         }
         let (x, out) = (shape(&input_shape, "i8"), shape(&dims, "i8"));
@@ -417,9 +438,12 @@ fn chains_of_kernels_equal_the_reference() {
         let params = npu_params(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         prefetched += usize::from(firmware.object.windows(3).any(|w| w == b"_pf"));
+        // The earlier output kept in DM for both its readers: the add reads both operands there.
+        residuals += usize::from(residual && firmware.object.windows(6).any(|w| w == b"_rx_ry"));
         assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
     }
     assert!(prefetched >= 10, "only {prefetched} chains prefetched a kernel's constants");
+    assert!(residuals >= 1, "only {residuals} chains read an earlier kernel's output again from DM");
 }
 
 /// The dimensions and the bytes of an element of each `tensor<...>` in `types`, in order.
