@@ -68,6 +68,10 @@ pub const DM_TOKENS: &str = "dm_tokens";
 pub const AFTER: &str = "after";
 pub const AFTER_END: &str = "after_end";
 
+/// The argument giving, for a kernel waiting for the kernel two back, the DM address of the last
+/// row of that kernel's table.
+pub const AFTER_END_TWO: &str = "after_end2";
+
 /// The argument giving, for a following kernel whose record the kernel before copied, the DM
 /// address of that copy's token (after the rows of the kernel before's table).
 pub const AFTER_WEIGHTS: &str = "after_weights";
@@ -218,6 +222,9 @@ impl JobCode {
             }
             if split.relays {
                 names.push(AFTER_FAR.to_string());
+            }
+            if split.waits_two > 0 {
+                names.push(AFTER_END_TWO.to_string());
             }
         }
         if self.units {
@@ -425,13 +432,18 @@ impl JobCode {
         deps
     }
 
-    /// When `split` follows a kernel that handed its jobs on, the CU waits for the last of them
-    /// (the last row of its table): they happen before this kernel returns, so the kernel after
-    /// may reuse their DM.
+    /// The CU waits for the last jobs of the kernel before when this kernel follows it and
+    /// hands nothing on (else the kernel after waits for them), and for those of the kernel two
+    /// back when the kernel before followed that one (the last rows of their tables): they
+    /// happen before this kernel returns, so the kernels after may reuse their DM.
     fn wait_kernel_before(&self, b: &mut Body, split: Split) {
-        for u in 0..split.follows {
-            let token = b.load_token(&format!("%{AFTER_END}"), u);
-            b.wait(&token);
+        let before = if split.hands { 0 } else { split.follows };
+        let rows = [(AFTER_END, before), (AFTER_END_TWO, split.waits_two)];
+        for (row, bands) in rows {
+            for u in 0..bands {
+                let token = b.load_token(&format!("%{row}"), u);
+                b.wait(&token);
+            }
         }
     }
 

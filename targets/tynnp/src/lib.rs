@@ -167,11 +167,18 @@ impl Backend for Tynnp {
         };
         let nexts: Vec<[Option<Vec<u8>>; 2]> =
             (0..records.len()).map(|i| [1, 2].map(|d| records.get(i + d).cloned().flatten())).collect();
-        // What a kernel following one that hands its jobs on needs of it.
-        let handed: Vec<Option<Handed>> = (0..jobs.len())
+        // What a kernel following one that hands its jobs on needs of it, and of the kernel two
+        // back when the kernel before followed that one.
+        let handed_by = |j: Option<usize>| {
+            let j = j?;
+            let (Ok(job), Ok(schedule)) = (&jobs[j], &schedules[j]) else { return None };
+            Handed::of(job, schedule)
+        };
+        let handed: Vec<[Option<Handed>; 2]> = (0..jobs.len())
             .map(|i| {
-                let (Ok(job), Ok(schedule)) = (jobs.get(i.checked_sub(1)?)?, &schedules[i - 1]) else { return None };
-                Handed::of(job, schedule)
+                let before = handed_by(i.checked_sub(1));
+                let two_back = before.as_ref().and_then(|_| handed_by(i.checked_sub(2)));
+                [before, two_back]
             })
             .collect();
         jobs.into_iter()
@@ -382,7 +389,7 @@ fn lower(
     (job, record): (jobs::Job, Option<Vec<u8>>),
     schedule: &Schedule,
     [next, far]: [Option<Vec<u8>>; 2],
-    before: Option<Handed>,
+    [before, two_back]: [Option<Handed>; 2],
     params: &Params,
 ) -> Result<Strategy, Error> {
     let address = |offset: Option<i64>| offset.map_or(0, |at| at + i64::from(DM_BASE));
@@ -482,6 +489,9 @@ fn lower(
             let rows = (before.ends.len() * before.bands) as i64;
             values.push((codegen::AFTER_WEIGHTS.to_string(), i64::from(DM_BASE) + before.table + 4 * rows));
             values.push((codegen::AFTER_FAR.to_string(), i64::from(DM_BASE) + before.table + 4 * (rows + 1)));
+            if let Some(two_back) = &two_back {
+                values.push((codegen::AFTER_END_TWO.to_string(), two_back.row(i64::MAX)));
+            }
             before.bands
         }
         Some(_) => {
@@ -505,6 +515,7 @@ fn lower(
         follows,
         prefetch_far: far.is_some(),
         relays: before.as_ref().is_some_and(|b| b.far),
+        waits_two: two_back.as_ref().filter(|_| follows > 0).map_or(0, |t| t.bands),
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);

@@ -279,10 +279,11 @@ fn place(
     let mut buffers = Vec::new();
     // What each buffer is: kernel i's own regions, its kept output or the record it prefetches.
     let mut what = Vec::new();
-    // A kernel handing its jobs on runs on through the next one: what it reads or writes lives
-    // until the next kernel ends.
+    // A kernel handing its jobs on runs on through the next one, and through the one after when
+    // the next hands its own on too (the kernel after next waits for it): what it reads or
+    // writes lives until then.
     let hands = |i: usize| schedules.get(i).is_some_and(|s| s.as_ref().is_ok_and(|s| s.region(TOKENS).is_some()));
-    let last = |i: usize| i + usize::from(hands(i));
+    let last = |i: usize| i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1));
     for (i, schedule) in schedules.iter().enumerate() {
         let Ok(schedule) = schedule else { continue };
         let end = schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0);
@@ -442,6 +443,29 @@ mod tests {
             assert!((0..3).all(|i| apart(own(i), range)), "{range:?}");
         }
         assert!(apart((out, out + 64), (far, far + 32)));
+    }
+
+    #[test]
+    fn three_kernels_run_at_once_when_two_hand_their_jobs_on() {
+        // Three kernels of 64 bytes each. Kernel 0 hands its jobs on: kernel 1 runs beside it,
+        // kernel 2 may take its place (128 bytes). Kernels 0 and 1 hand theirs on: kernel 2 waits
+        // for kernel 0's jobs, which run beside it, so all three are apart (192 bytes).
+        let own = |tokens: bool| {
+            let dm = if tokens {
+                vec![("input".to_string(), 0, 48), (TOKENS.to_string(), 48, 16)]
+            } else {
+                vec![("input".to_string(), 0, 64)]
+            };
+            Ok(Schedule { dm, ..Schedule::default() })
+        };
+        let (none, nothing) = ([None, None, None], [None; 3]);
+        let sizes = (|_: usize| 0, |_: usize| 0);
+        let one = [own(true), own(false), own(false)];
+        assert!(place(&one, &none, &nothing, sizes, 127).is_err());
+        assert!(place(&one, &none, &nothing, sizes, 128).is_ok());
+        let two = [own(true), own(true), own(false)];
+        assert!(place(&two, &none, &nothing, sizes, 191).is_err());
+        assert!(place(&two, &none, &nothing, sizes, 192).is_ok());
     }
 
     #[test]

@@ -366,32 +366,27 @@ pub fn check_function(
             errors.push((i, format!("preloaded is {at}, but no kernel before copies the record there")));
         }
         if this.region(TOKENS).is_some() {
-            match (next.as_ref(), ranges.get(i).cloned().flatten(), ranges.get(i + 1).cloned().flatten()) {
-                (Some(next), Some(mine), Some(theirs)) if next.in_place().0.contains(&true) => {
-                    // What the two share: the output kept for the next kernel, its record (the
-                    // next kernel's kept inputs and preloaded record are those).
-                    let own = |r: &&Range| r.0 != "kept.output" && r.0 != "prefetch";
-                    let shared = |r: &&Range| (r.0 == "kept.output" || !r.0.starts_with("kept.")) && r.0 != "preloaded";
-                    for (a, a_at, a_bytes) in mine.iter().filter(own) {
-                        for (b, b_at, b_bytes) in theirs.iter().filter(shared) {
-                            if a_at < &(b_at + b_bytes) && b_at < &(a_at + a_bytes) {
-                                errors.push((
-                                    i,
-                                    format!(
-                                        "dm.tokens hands the jobs on, but {a} [{a_at}, {}) overlaps the next kernel's \
-                                         {b} [{b_at}, {}), which it may write while they run",
-                                        a_at + a_bytes,
-                                        b_at + b_bytes
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                }
-                _ => errors.push((
+            if !next.as_ref().is_some_and(|next| next.in_place().0.contains(&true)) {
+                errors.push((
                     i,
                     "dm.tokens hands the jobs on, but the next kernel does not read the output in place".into(),
-                )),
+                ));
+                continue;
+            }
+            // Its jobs may run while the next kernel's are issued, and the one after's too when
+            // the next hands its own on: none of those may have a range over this one's but the
+            // tensors and records handed on (this kernel's kept output or copied records, at
+            // the very place where they read them).
+            let next_hands = next.as_ref().is_some_and(|s| s.region(TOKENS).is_some());
+            let later = if next_hands { i + 1..i + 3 } else { i + 1..i + 2 };
+            for m in later {
+                let which = if m == i + 1 { "the next kernel's" } else { "the kernel after next's" };
+                if let Some((a, b)) = overlapping(ranges.get(i), ranges.get(m)) {
+                    let message = format!(
+                        "dm.tokens hands the jobs on, but {a} overlaps {which} {b}, which it may write while they run"
+                    );
+                    errors.push((i, message));
+                }
             }
         }
     }
@@ -400,6 +395,29 @@ pub fn check_function(
             schedules[i] = Err(Error::Unsupported(format!("{}: {message}", ATTRIBUTE)));
         }
     }
+}
+
+/// The first overlap of a range of a kernel whose jobs still run (`mine`) with one of a later
+/// kernel's (`theirs`), as text, but a tensor or record handed on from the one to the other or
+/// read by both (the same place and size: its kept output, a copied record or a kept input, the
+/// later one's kept input or preloaded record).
+fn overlapping(mine: Option<&Option<Vec<Range>>>, theirs: Option<&Option<Vec<Range>>>) -> Option<(String, String)> {
+    let (Some(Some(mine)), Some(Some(theirs))) = (mine, theirs) else { return None };
+    let handed_on = ["kept.output", "prefetch", "prefetch_far"];
+    let received = |name: &str| (name.starts_with("kept.") && name != "kept.output") || name == "preloaded";
+    for (a, a_at, a_bytes) in mine {
+        for (b, b_at, b_bytes) in theirs {
+            let same =
+                (handed_on.contains(&a.as_str()) || received(a)) && received(b) && (a_at, a_bytes) == (b_at, b_bytes);
+            if !same && a_at < &(b_at + b_bytes) && b_at < &(a_at + a_bytes) {
+                return Some((
+                    format!("{a} [{a_at}, {})", a_at + a_bytes),
+                    format!("{b} [{b_at}, {})", b_at + b_bytes),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Checks kernel `i`'s output kept in DM at `at`: every kernel reading it (`resident::readers`)

@@ -50,6 +50,11 @@ pub struct Split {
     /// copy's token on (from the kernel before's table at `after_far` to its own, or the CU
     /// waits for it when it hands nothing on).
     pub relays: bool,
+    /// The kernel before follows one that handed its jobs on too, whose tiles have this many
+    /// bands each (0: no such kernel two back): this kernel waits for that kernel's last jobs
+    /// (the last row of its table, at `after_end2`) before it returns, and the kernel before did
+    /// not; so three kernels run at once.
+    pub waits_two: usize,
 }
 
 impl Split {
@@ -69,6 +74,7 @@ impl Split {
             follows: 0,
             prefetch_far: false,
             relays: false,
+            waits_two: 0,
         }
     }
 
@@ -108,6 +114,7 @@ const HANDS: &str = "_h";
 const PREFETCH_FAR: &str = "_pff";
 const RELAYS: &str = "_rl";
 const FOLLOWS: &str = "_f";
+const WAITS_TWO: &str = "_w";
 
 impl JobCode {
     /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
@@ -116,16 +123,19 @@ impl JobCode {
     /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
     /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
     /// kernel's, in that order; `_f<bands>` after `_ry` when it follows a kernel that handed its
-    /// jobs on (then `_rl` when it relays a copy's token), `_pff` after `_pf` when it copies the
+    /// jobs on (then `_w<bands>` when the kernel before followed one too, `_rl` when it relays
+    /// a copy's token), `_pff` after `_pf` when it copies the
     /// record of the kernel after next, `_h` last when it hands its own jobs on.
     pub fn symbol(&self, split: Split) -> String {
         let flag = |on: bool, text: &'static str| if on { text } else { "" };
         let follows = if split.follows > 0 { format!("{FOLLOWS}{}", split.follows) } else { String::new() };
+        let waits_two = if split.waits_two > 0 { format!("{WAITS_TWO}{}", split.waits_two) } else { String::new() };
         let suffix = [
             flag(split.single, SINGLE),
             flag(split.reads_kept[0], READS_X),
             flag(split.reads_kept[1], READS_Y),
             &follows,
+            &waits_two,
             flag(split.relays, RELAYS),
             flag(split.writes_kept, WRITES),
             flag(split.preloaded, PRELOADED),
@@ -156,12 +166,16 @@ impl JobCode {
         let (rest, preloaded) = strip(rest, PRELOADED);
         let (rest, writes_kept) = strip(rest, WRITES);
         let (rest, relays) = strip(rest, RELAYS);
-        let (rest, follows) = match rest.rsplit_once(FOLLOWS) {
-            Some((head, bands)) if !bands.is_empty() && bands.bytes().all(|c| c.is_ascii_digit()) => {
-                (head, bands.parse().ok()?)
+        let numbered = |rest: &'_ str, prefix: &str| -> Option<(usize, usize)> {
+            match rest.rsplit_once(prefix) {
+                Some((head, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+                    Some((head.len(), n.parse().ok()?))
+                }
+                _ => None,
             }
-            _ => (rest, 0),
         };
+        let (rest, waits_two) = numbered(rest, WAITS_TWO).map_or((rest, 0), |(at, n)| (&rest[..at], n));
+        let (rest, follows) = numbered(rest, FOLLOWS).map_or((rest, 0), |(at, n)| (&rest[..at], n));
         let (rest, reads_y) = strip(rest, READS_Y);
         let (rest, reads_x) = strip(rest, READS_X);
         let (rest, single) = strip(rest, SINGLE);
@@ -189,6 +203,7 @@ impl JobCode {
             follows,
             prefetch_far,
             relays,
+            waits_two,
             ..split
         };
         // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
@@ -200,6 +215,7 @@ impl JobCode {
             && split.rows <= MAX_TILES
             && split.units <= 16
             && split.follows <= 16
+            && split.waits_two <= 16
             && copies <= MAX_COPIES;
         let valid = bounded
             && split.bands >= 1
@@ -216,7 +232,8 @@ impl JobCode {
             && (split.follows == 0 || split.reads_kept.contains(&true))
             // The copy two ahead hands its token on through the tables.
             && (!split.prefetch_far || split.hands)
-            && (!split.relays || split.follows > 0);
+            && (!split.relays || split.follows > 0)
+            && (split.waits_two == 0 || split.follows > 0);
         (valid && self.symbol(split) == symbol).then_some(split)
     }
 }

@@ -3,8 +3,10 @@
 // table in DM (a row of one token per band, one on the NU, for each tile) and returning without
 // waiting for them; the second (`_f<bands>`) makes each tile's jobs depend on the row of the
 // first tile through which the rows it reads are written (`after_t<t>`), and waits for the
-// first's last row (`after_end`) before it returns. So a depthwise convolution on the vector
-// units runs under the convolution before it on the NU, tile by tile. A handing kernel that
+// first's last row (`after_end`) before it returns, unless it hands its own jobs on: then the
+// kernel after it waits for them (`after_end2`, `_w<bands>`), and three kernels run at once.
+// So a depthwise convolution on the vector units runs under the convolution before it on the
+// NU, tile by tile. A handing kernel that
 // copies the next kernel's record hands that copy on too: its token after the table's rows,
 // which the next kernel's first jobs depend on (`after_weights`); it may copy the record of the
 // kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
@@ -19,7 +21,9 @@
 // up to 5 (tile 2, TABLE + 8), its tile 2 rows up to 7 (tile 3, TABLE + 12), the convolution's
 // last row; after the rows, at TABLE + 16, the token of the copy of its record, which the
 // convolution prefetched. After its own token table (TABLE2). The pooling's one tile reads
-// everything: the depthwise convolution's row 2 (two tokens, TABLE2 + 16).
+// everything: the depthwise convolution's row 2 (two tokens, TABLE2 + 16); handing nothing on,
+// it waits for those before it returns, and for the convolution's last row (TABLE + 12), two
+// back (`_w1`): the depthwise convolution followed it and waits for nothing.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: arith.constant 360 : i32
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i32
@@ -36,7 +40,8 @@
 // CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h
 // CHECK: arith.constant [[#TABLE2+16]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE2+16]] : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f2
+// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
+// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f2_w1
 // With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
 // copying nothing in or out runs in one tile.
 // OFF: callee = @tynnp_conv2d_folded_k3_t4_wo_pf,
@@ -68,8 +73,8 @@
 // CODE-NEXT: return
 // The depthwise convolution's: the token of its record's copy loaded from after_weights
 // (argument 34); tile 0's bands depend on the token at after_t0 (argument 30) and on that copy
-// (their two dependency words); each band's token stored; at the end the CU waits for the
-// convolution's last job (after_end, argument 33), not for its own bands.
+// (their two dependency words); each band's token stored; then it returns, waiting for neither
+// its bands nor the convolution's jobs (the pooling does).
 // CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h(
 // CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
 // CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
@@ -83,10 +88,19 @@
 // CODE-NEXT: llvm.store %[[TW]], %[[D1]] : i32, !llvm.ptr
 // CODE: %[[BAND:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
 // CODE: llvm.store %[[BAND]],
-// CODE: %[[E:.*]] = arith.addi %arg33, %{{.*}} : i32
-// CODE-NEXT: %[[PE:.*]] = llvm.inttoptr %[[E]] : i32 to !llvm.ptr
-// CODE-NEXT: %[[LAST:.*]] = llvm.load %[[PE]] : !llvm.ptr -> i32
-// CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LAST]] :
+// CODE-NOT: CUSTOM_3
+// CODE: return
+// The pooling's: after its job, the CU waits for the depthwise convolution's last two bands
+// (after_end, argument 20) and the convolution's last job (after_end2, argument 21).
+// CODE-LABEL: func.func private @tynnp_max_pool2d_x4_t1_rx_f2_w1(
+// CODE: arith.addi %arg20, %{{.*}} : i32
+// CODE: CUSTOM_3
+// CODE: arith.addi %arg20, %{{.*}} : i32
+// CODE: CUSTOM_3
+// CODE: %[[E2:.*]] = arith.addi %arg21, %{{.*}} : i32
+// CODE-NEXT: %[[PE2:.*]] = llvm.inttoptr %[[E2]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[LAST2:.*]] = llvm.load %[[PE2]] : !llvm.ptr -> i32
+// CODE-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LAST2]] :
 // CODE-NEXT: return
 func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
@@ -118,7 +132,7 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h
 // CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h
-// CHECK: callee = @tynnp_conv2d_t4_rx_f2_pl
+// CHECK: callee = @tynnp_conv2d_t4_rx_f2_w1_pl
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h(
 // CODE: %[[S4:.*]] = arith.constant 16 : i32
 // CODE-NEXT: %[[A4:.*]] = arith.addi %arg36, %[[S4]] : i32
@@ -137,7 +151,7 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // CODE-NEXT: %[[A6:.*]] = arith.addi %arg29, %[[S6]] : i32
 // CODE-NEXT: %[[P6:.*]] = llvm.inttoptr %[[A6]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[T]], %[[P6]] : i32, !llvm.ptr
-// CODE-LABEL: func.func private @tynnp_conv2d_t4_rx_f2_pl(
+// CODE-LABEL: func.func private @tynnp_conv2d_t4_rx_f2_w1_pl(
 // CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
 // CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.load %[[PW]] : !llvm.ptr -> i32
