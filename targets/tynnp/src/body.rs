@@ -170,6 +170,12 @@ impl Body {
     }
 }
 
+/// Whether copy `copy` of a gather goes on the output channel: every other one when they
+/// alternate (`two`, when the kernel copies nothing out), else none.
+pub fn on_output_channel(copy: usize, two: bool) -> bool {
+    two && copy % 2 == 1
+}
+
 /// The copies of a gather after its fill (on channel 0). When the kernel copies no output out
 /// (it writes it in place in DM), they alternate between channel 0 and the output channel
 /// (`%out_channel`, 0 when there is one channel), so that two copy at once: those on the output
@@ -194,7 +200,7 @@ impl Gather {
     }
 
     fn copy(&mut self, b: &mut Body, d: &str, (from, to): (&str, &str), shape: Strided) {
-        let side = if self.two { self.issued % 2 } else { 0 };
+        let side = usize::from(on_output_channel(self.issued, self.two));
         let channel = if side == 0 { self.zero.clone() } else { "%out_channel".to_string() };
         let own = if side == 0 || self.issued > 1 { self.last[side].clone() } else { self.fill.clone() };
         let last = self.two && self.issued + 1 == self.count;

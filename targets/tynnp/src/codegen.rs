@@ -11,7 +11,7 @@
 //! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
 
 use crate::body::Body;
-use crate::split::Split;
+use crate::{schedule::copy_token, split::Split};
 
 /// A word of a job's descriptor after its two dependency tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,18 +387,18 @@ impl JobCode {
     /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
     /// depend on it), then the kernel before's jobs when it follows one.
     fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<String>; 2]) {
-        let rows = split.bands * split.units.max(1);
+        let jobs = split.bands * split.units.max(1);
         // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
         let relayed = split.relays.then(|| b.load_token(&format!("%{AFTER_FAR}"), 0));
         for token in [next, relayed].into_iter().flatten() {
             if split.hands {
-                b.store_token(&format!("%{DM_TOKENS}"), rows, &token);
+                b.store_token(&format!("%{DM_TOKENS}"), copy_token(jobs, 1), &token);
             } else {
                 b.wait(&token);
             }
         }
         if let Some(far) = far {
-            b.store_token(&format!("%{DM_TOKENS}"), rows + 1, &far);
+            b.store_token(&format!("%{DM_TOKENS}"), copy_token(jobs, 2), &far);
         }
         self.wait_kernel_before(b, split);
     }
@@ -451,8 +451,12 @@ impl JobCode {
     /// run: it reads every tiled input in place, gathers nothing and writes its output in place.
     /// Its copy of the next kernel's constants then comes first, before its jobs.
     fn copies_nothing(&self, split: Split) -> bool {
-        let inputs = self.tile_inputs().len();
-        split.writes_kept && !self.folded && split.reads_kept.iter().take(inputs).all(|kept| *kept)
+        split.writes_kept && !self.folded && self.reads_all_in_place(split)
+    }
+
+    /// Whether the kernel reads every tiled input in place where a kernel before kept it.
+    fn reads_all_in_place(&self, split: Split) -> bool {
+        split.reads_kept.iter().take(self.tile_inputs().len()).all(|kept| *kept)
     }
 
     /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
@@ -494,7 +498,7 @@ impl JobCode {
         // Nothing to free when every input is read in place and the output written in place: the
         // CU waits only for the last tile's bands (each unit runs its bands in order), and not
         // even for those when the kernel hands its jobs on.
-        let buffered = split.reads_kept.iter().take(self.tile_inputs().len()).any(|kept| !kept);
+        let buffered = !self.reads_all_in_place(split);
         let copy_out = |b: &mut Body, t: usize, tokens: &[String]| {
             let last = t + 1 == tiles;
             if buffered || !split.writes_kept || (last && !split.hands) {

@@ -122,7 +122,9 @@ fn copy_cycles(
         // A folded tile is gathered: one line a pixel of each copy (after a fill of the padding).
         // A gather's copies alternate between channel 0 and the output channel when nothing is
         // copied out (`body::Gather`).
-        let gather_channel = |copy: usize| if split.writes_kept && copy % 2 == 1 { out.clone() } else { "dma0".into() };
+        let gather_channel = |copy: usize| {
+            if crate::body::on_output_channel(copy, split.writes_kept) { out.clone() } else { "dma0".into() }
+        };
         let (in_bytes, lines) = if code.im2col {
             // A fill, then per kernel row each copy's pixels of the output rows reading inside.
             copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
@@ -231,9 +233,7 @@ fn regions(
     let far = get(crate::codegen::DM_FAR);
     out.extend(region("the constants of the kernel after next", far, get(crate::codegen::FAR_BYTES)));
     if split.hands {
-        // A token per job, then those of the copies of the next two kernels' constants.
-        let tokens = split.bands * split.units.max(1) + 2;
-        let bytes = Some(4 * tokens as i64);
+        let bytes = Some(4 * crate::schedule::token_words(split.bands, split.units) as i64);
         out.extend(region("the jobs' tokens, handed on to the kernel after", get(crate::codegen::DM_TOKENS), bytes));
     }
     out

@@ -367,10 +367,8 @@ fn decide(
     let mut dm = plan.dm;
     if shared.hands {
         let end = dm.iter().map(|(_, at, bytes)| (at + bytes + 15) & !15).max().unwrap_or(0);
-        // The table: a row of one token per band (one on the NU) for each tile, then the tokens of
-        // the copies of the next kernel's record and of the one after that.
-        let rows = (plan.tiles.len() - 1) * plan.bands.max(1) + 2;
-        dm.push((schedule::TOKENS.to_string(), end, 4 * rows as i64));
+        let words = schedule::token_words(plan.tiles.len() - 1, plan.bands);
+        dm.push((schedule::TOKENS.to_string(), end, 4 * words as i64));
     }
     Ok(Schedule {
         tiles: plan.tiles,
@@ -486,9 +484,8 @@ fn lower(
             values.push((codegen::AFTER_END.to_string(), before.row(i64::MAX)));
             // After the table's rows, the token of the copy of this kernel's record, then that of
             // the next kernel's (copied by the kernel before when it copies two ahead).
-            let rows = (before.ends.len() * before.bands) as i64;
-            values.push((codegen::AFTER_WEIGHTS.to_string(), i64::from(DM_BASE) + before.table + 4 * rows));
-            values.push((codegen::AFTER_FAR.to_string(), i64::from(DM_BASE) + before.table + 4 * (rows + 1)));
+            values.push((codegen::AFTER_WEIGHTS.to_string(), before.copy_token(1)));
+            values.push((codegen::AFTER_FAR.to_string(), before.copy_token(2)));
             if let Some(two_back) = &two_back {
                 values.push((codegen::AFTER_END_TWO.to_string(), two_back.row(i64::MAX)));
             }

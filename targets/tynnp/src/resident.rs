@@ -207,7 +207,8 @@ pub fn plan(
         }
         let far =
             j >= 2 && ok(j - 2) && overlap && reads_next(&kept, j - 2).is_some() && reads_next(&kept, j - 1).is_some();
-        for c in [j.wrapping_sub(2), j - 1].into_iter().filter(|&c| c == j - 1 || far) {
+        let copiers = if far { vec![j - 2, j - 1] } else { vec![j - 1] };
+        for c in copiers {
             copier[j] = Some(c);
             if (c..=j).all(|m| fits(m, &kept, &copier)) {
                 break;
@@ -362,6 +363,13 @@ impl Handed {
         let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
         let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();
         Some(Handed { table, bands: schedule.bands.max(1), ends, far: schedule.prefetch_far.is_some() })
+    }
+
+    /// The DM address of the word of its table holding the token of its copy of the record of
+    /// the kernel `ahead` kernels on (1: the follower, 2: the one after).
+    pub fn copy_token(&self, ahead: usize) -> i64 {
+        let word = crate::schedule::copy_token(self.ends.len() * self.bands, ahead);
+        i64::from(umac_sim::npu::params::DM_BASE) + self.table + 4 * word as i64
     }
 
     /// The DM address of the row of the first tile through which `need` bytes of the output are

@@ -44,6 +44,19 @@ pub const ATTRIBUTE: &str = "tynnp.schedule";
 /// The DM region of a kernel that hands its jobs on to the next kernel: its token table.
 pub const TOKENS: &str = "tokens";
 
+/// The words of the token table of a kernel of `tiles` tiles in `bands` bands each (0 on the NU):
+/// a token per job, a row per tile, then the tokens of the copies of the record of the next
+/// kernel (its own or relayed) and of the kernel after next ([`copy_token`]).
+pub fn token_words(tiles: usize, bands: usize) -> usize {
+    tiles * bands.max(1) + 2
+}
+
+/// The word of a token table after `jobs` job tokens holding the token of the copy of the record
+/// of the kernel `ahead` kernels on (1: the next, 2: the one after).
+pub fn copy_token(jobs: usize, ahead: usize) -> usize {
+    jobs + ahead - 1
+}
+
 /// How one job runs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Schedule {
@@ -214,11 +227,12 @@ impl Schedule {
             if !writes {
                 return Err("dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into());
             }
-            let jobs = self.tiles.len().saturating_sub(1) as i64 * self.bands.max(1) as i64;
-            if bytes < 4 * (jobs + 2) {
+            let tiles = self.tiles.len().saturating_sub(1);
+            let need = 4 * token_words(tiles, self.bands) as i64;
+            if bytes < need {
+                let jobs = tiles * self.bands.max(1);
                 return Err(format!(
-                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens and the two records' copies' need {}",
-                    4 * (jobs + 2)
+                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens and the two records' copies' need {need}"
                 ));
             }
             expected.push(TOKENS.into());
@@ -516,22 +530,20 @@ mod tests {
     fn a_kernels_ranges_lie_in_dm_apart() {
         let params = Params::default();
         let (job, schedule) = conv();
-        assert_eq!(schedule.check(&job, Records { own: Some(84), ..Records::default() }, &params), Ok(()));
+        let own = Records { own: Some(84), ..Records::default() };
+        assert_eq!(schedule.check(&job, own, &params), Ok(()));
         // The second input buffer ends one byte into the kept output (at 192 KiB).
         let mut dm = schedule.dm.clone();
         dm[1] = ("input1".into(), 196_481, 128);
         let touching = Schedule { dm, ..schedule.clone() };
         assert_eq!(
-            touching.check(&job, Records { own: Some(84), ..Records::default() }, &params),
+            touching.check(&job, own, &params),
             Err("dm.input1 [196481, 196609) overlaps kept.output [196608, 196864)".into())
         );
         // Ending where the kept output starts is fine.
         let mut dm = schedule.dm.clone();
         dm[1] = ("input1".into(), 196_480, 128);
-        assert_eq!(
-            Schedule { dm, ..schedule.clone() }.check(&job, Records { own: Some(84), ..Records::default() }, &params),
-            Ok(())
-        );
+        assert_eq!(Schedule { dm, ..schedule.clone() }.check(&job, own, &params), Ok(()));
         // A record of another length; one tile needs no second buffers, two tiles do.
         assert!(
             schedule
@@ -540,49 +552,22 @@ mod tests {
                 .contains("record has 85")
         );
         let one = Schedule { tiles: vec![0, 8], ..schedule.clone() };
-        assert!(
-            one.check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .contains("needs [constants, input]")
-        );
+        assert!(one.check(&job, own, &params).unwrap_err().contains("needs [constants, input]"));
         // Written to DDR, the output needs its tile buffers.
         let to_ddr = Schedule { kept_output: None, ..schedule.clone() };
-        assert!(
-            to_ddr
-                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .contains("output, output1]")
-        );
+        assert!(to_ddr.check(&job, own, &params).unwrap_err().contains("output, output1]"));
         let single = Schedule { buffers: 1, ..schedule.clone() };
-        assert!(single.check(&job, Records { own: Some(84), ..Records::default() }, &params).is_err());
+        assert!(single.check(&job, own, &params).is_err());
         // Prefetching with no next record; a range past the end of i64.
         let prefetching = Schedule { prefetch: Some(98_304), ..schedule.clone() };
-        assert!(
-            prefetching
-                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .starts_with("prefetch is set")
-        );
+        assert!(prefetching.check(&job, own, &params).unwrap_err().starts_with("prefetch is set"));
         assert_eq!(prefetching.check(&job, Records { own: Some(84), next: Some(100), far: None }, &params), Ok(()));
         // im2col needs its staged input's region, and folds the columns itself.
         let im2col = Schedule { im2col: true, ..schedule.clone() };
-        assert!(
-            im2col
-                .check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .contains("needs [constants, input, input1, stage]")
-        );
+        assert!(im2col.check(&job, own, &params).unwrap_err().contains("needs [constants, input, input1, stage]"));
         let both = Schedule { fold: true, ..im2col };
-        assert!(
-            both.check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .starts_with("fold and im2col are both set")
-        );
+        assert!(both.check(&job, own, &params).unwrap_err().starts_with("fold and im2col are both set"));
         let far = Schedule { kept_output: Some(i64::MAX), ..schedule };
-        assert!(
-            far.check(&job, Records { own: Some(84), ..Records::default() }, &params)
-                .unwrap_err()
-                .contains("lies outside DM")
-        );
+        assert!(far.check(&job, own, &params).unwrap_err().contains("lies outside DM"));
     }
 }
