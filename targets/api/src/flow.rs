@@ -4,7 +4,7 @@
 
 use crate::{
     Error, Kernel, TargetSet,
-    passes::{legalize_pass_name, primitives_pass_name, reference_pass_name, schedule_pass_name, to_llvm_pass_name},
+    passes::{legalize_pass_name, primitives_pass_name, reference_pass_name, step_pass_name, to_llvm_pass_name},
 };
 use melior::ir::{
     Module, ValueLike,
@@ -31,8 +31,8 @@ pub enum Runs {
 
 /// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
 /// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`
-/// (for one with a dialect, after `umac-primitives-<name>` and `umac-schedule-<name>` and before
-/// `umac-convert-<name>-to-llvm`,
+/// (for one with a dialect, after `umac-primitives-<name>` and the steps of its schedules,
+/// `umac-<step>-<name>`, and before `umac-convert-<name>-to-llvm`,
 /// or on the host `umac-reference-<name>` in its place), the post-legalization hook. Empty
 /// without accelerators.
 pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
@@ -61,7 +61,9 @@ pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
         steps.push(Step::Passes(with_attributes(primitives_pass_name(configured.backend))));
         match runs {
             Runs::Accelerators => {
-                steps.push(Step::Passes(with_attributes(schedule_pass_name(configured.backend))));
+                for step in configured.backend.schedule_steps() {
+                    steps.push(Step::Passes(with_attributes(step_pass_name(configured.backend, step.name))));
+                }
                 steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
                 steps.push(Step::Passes(to_llvm_pass_name(configured.backend)));
             }

@@ -56,6 +56,16 @@ pub struct PhasePass {
     pub pipeline: String,
 }
 
+/// One step of a backend's schedules ([`Backend::schedule_steps`]): the pass
+/// `umac-<name>-<backend>`.
+#[derive(Clone, Copy, Debug)]
+pub struct ScheduleStep {
+    /// The step's name, a verb: `tile`.
+    pub name: &'static str,
+    /// What the pass does, for `umac-opt --help`.
+    pub summary: &'static str,
+}
+
 /// How a composite is lowered.
 #[derive(Clone, Debug)]
 pub enum Strategy {
@@ -169,15 +179,29 @@ pub trait Backend: Send + Sync {
         composites.iter().map(|composite| self.strategy(composite, attributes)).collect()
     }
 
-    /// The schedule of each composite of one function (given as to [`Backend::strategies`]), as
-    /// MLIR attribute text (a dictionary) that `umac-schedule-<name>` attaches to the
-    /// composite's last op as `<name>.schedule` (see [`schedule`]): how it runs on the hardware
-    /// (tiles, on-chip buffers and their addresses, what stays on chip between kernels), decided
-    /// before legalization so that it is IR a compiler engineer reads, replays and may edit. The
-    /// backend's strategies then read it back from there, checked, and decide themselves for a
-    /// composite without one. An error says why the composite cannot be scheduled (reported at
-    /// it). `Ok(None)`, the default: nothing to attach.
-    fn schedules(&self, composites: &[Composite], _attributes: &TargetAttrs) -> Vec<Result<Option<String>, Error>> {
+    /// The steps that decide the schedules of its composites, in the order they run: each is a
+    /// pass `umac-<step>-<name>` rewriting `<name>.schedule` (see [`schedule`]), and
+    /// `umac-schedule-<name>` runs them all in turn. A compile runs the steps, so its pipeline
+    /// shows each. Empty by default: nothing is scheduled before legalization.
+    fn schedule_steps(&self) -> &'static [ScheduleStep] {
+        &[]
+    }
+
+    /// Step `step` of the schedule of each composite of one function (given as to
+    /// [`Backend::strategies`], each with what the steps before attached to it), as MLIR
+    /// attribute text (a dictionary) that `umac-<step>-<name>` attaches to the composite's last
+    /// op as `<name>.schedule`: how it runs on the hardware (tiles, on-chip buffers and their
+    /// addresses, what stays on chip between kernels), decided before legalization so that it is
+    /// IR a compiler engineer reads, replays and may edit. The backend's strategies then read it
+    /// back from there, checked, and decide themselves for a composite without one. An error
+    /// says why the composite cannot be scheduled (reported at it). `Ok(None)`, the default:
+    /// nothing to attach (or what is attached stays).
+    fn schedules(
+        &self,
+        _step: &str,
+        composites: &[Composite],
+        _attributes: &TargetAttrs,
+    ) -> Vec<Result<Option<String>, Error>> {
         composites.iter().map(|_| Ok(None)).collect()
     }
 

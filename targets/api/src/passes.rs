@@ -1,7 +1,8 @@
 //! The backend API's passes, registered into umac's pass registry so pipelines can name them:
 //! `umac-partition{targets=...}` and one `umac-legalize-<target>` per backend, with
-//! `umac-primitives-<target>`, `umac-schedule-<target>`, `umac-reference-<target>` and
-//! `umac-convert-<target>-to-llvm` for a backend with a dialect.
+//! `umac-primitives-<target>`, `umac-reference-<target>` and `umac-convert-<target>-to-llvm` for a
+//! backend with a dialect, and `umac-<step>-<target>` for each step of its schedules with
+//! `umac-schedule-<target>` running them all.
 
 use crate::{
     Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition, primitive, schedule,
@@ -47,9 +48,14 @@ pub fn primitives_pass_name(backend: &dyn Backend) -> String {
     format!("umac-primitives-{}", backend.name())
 }
 
-/// The name of `backend`'s pass attaching its schedules to its composites.
+/// The name of `backend`'s pass running every step of its schedules.
 pub fn schedule_pass_name(backend: &dyn Backend) -> String {
-    format!("umac-schedule-{}", backend.name())
+    step_pass_name(backend, "schedule")
+}
+
+/// The name of `backend`'s pass for step `step` of its schedules.
+pub fn step_pass_name(backend: &dyn Backend, step: &str) -> String {
+    format!("umac-{step}-{}", backend.name())
 }
 
 /// The name of `backend`'s pass lowering its primitive ops to their reference.
@@ -86,13 +92,24 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             options: LEGALIZE_OPTIONS,
             kind: PassKind::Named(create_primitives),
         });
-        register(PassInfo {
-            name: leak(schedule_pass_name(*backend)),
-            summary: "Attach the target's schedule of each composite (tiles, on-chip buffers, what stays on chip) as <target>.schedule, which legalization lowers",
-            anchor: "builtin.module",
-            options: LEGALIZE_OPTIONS,
-            kind: PassKind::Named(create_schedule),
-        });
+        if !backend.schedule_steps().is_empty() {
+            register(PassInfo {
+                name: leak(schedule_pass_name(*backend)),
+                summary: "Attach the target's schedule of each composite as <target>.schedule, which legalization lowers: every step of it, in turn",
+                anchor: "builtin.module",
+                options: LEGALIZE_OPTIONS,
+                kind: PassKind::Named(create_schedule),
+            });
+        }
+        for step in backend.schedule_steps() {
+            register(PassInfo {
+                name: leak(step_pass_name(*backend, step.name)),
+                summary: step.summary,
+                anchor: "builtin.module",
+                options: LEGALIZE_OPTIONS,
+                kind: PassKind::Named(create_step),
+            });
+        }
         register(PassInfo {
             name: leak(reference_pass_name(*backend)),
             summary: "Lower the target's primitive ops to upstream ops (what they compute) and inline its functions back into their callers",
@@ -169,7 +186,31 @@ fn create_primitives(name: &str, options: &OptionValues) -> Result<BoxedPass, um
 
 fn create_schedule(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     let target = configured(name, ("umac-schedule-", ""), options)?;
-    boxed(OfBackend { target, work: |op, t| schedule::attach_schedules(op, t.backend, &t.attributes) })
+    boxed(OfBackend { target, work: |op, t| schedule::attach_all(op, t.backend, &t.attributes) })
+}
+
+/// `umac-<step>-<target>`: one step of a backend's schedules.
+struct Step {
+    target: ConfiguredBackend,
+    step: &'static str,
+}
+
+impl UmacPass for Step {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        schedule::attach_schedules(operation, self.target.backend, self.step, &self.target.attributes)
+            .map_err(lowering_error)
+    }
+}
+
+fn create_step(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    // Target names are C identifiers: the target follows the last '-'.
+    let (prefix, target) = name.rsplit_once('-').unwrap_or(("", name));
+    let target = configured(target, ("", ""), options)?;
+    let step = prefix.trim_start_matches("umac-");
+    let step = target.backend.schedule_steps().iter().find(|s| s.name == step).map(|s| s.name).ok_or_else(|| {
+        umac_lowering::Error::Invalid(format!("{} has no schedule step {step}", target.backend.name()))
+    })?;
+    boxed(Step { target, step })
 }
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {

@@ -1,10 +1,12 @@
-//! `umac-schedule-<name>`: a backend's schedule of each composite as IR. Before legalization,
-//! the backend decides how each composite of a function runs (for tynnp: its tiles, its on-chip
-//! buffers and their addresses, what stays on chip between kernels) and the pass attaches that,
-//! as the attribute [`Backend::schedules`] gives, to the composite's last op as
-//! `<name>.schedule`. A compiler engineer reads the schedule in the IR, `umac-opt` replays it,
-//! and an edited schedule is what legalization lowers: the backend's strategies read it back
-//! (and check it) instead of deciding again.
+//! `umac-<step>-<name>` and `umac-schedule-<name>`: a backend's schedule of each composite as
+//! IR. Before legalization, the backend decides in steps ([`Backend::schedule_steps`]) how each
+//! composite of a function runs (for tynnp: what stays on chip between kernels, its tiles, its
+//! on-chip buffers and their addresses), each step a pass that attaches, as the attribute
+//! [`Backend::schedules`] gives, the schedule so far to the composite's last op as
+//! `<name>.schedule`; `umac-schedule-<name>` runs every step. A compiler engineer reads the
+//! schedule in the IR, `umac-opt` replays it step by step, and an edited schedule is what the
+//! next step and legalization take: the backend's strategies read it back (and check it)
+//! instead of deciding again.
 
 use crate::{Backend, Composite, Error, TargetAttrs, legalize};
 use melior::ir::{OperationRef, RegionLike, operation::OperationLike};
@@ -16,8 +18,18 @@ pub fn schedule_attribute(backend: &dyn Backend) -> String {
     format!("{}.schedule", backend.name())
 }
 
-/// Attaches `backend`'s schedule to each composite of its functions in `module`.
-pub fn attach_schedules(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), Error> {
+/// Runs every step of `backend`'s schedules on `module`, in order.
+pub fn attach_all(module: OperationRef, backend: &dyn Backend, attributes: &TargetAttrs) -> Result<(), Error> {
+    backend.schedule_steps().iter().try_for_each(|step| attach_schedules(module, backend, step.name, attributes))
+}
+
+/// Attaches step `step` of `backend`'s schedule to each composite of its functions in `module`.
+pub fn attach_schedules(
+    module: OperationRef,
+    backend: &dyn Backend,
+    step: &str,
+    attributes: &TargetAttrs,
+) -> Result<(), Error> {
     let name = schedule_attribute(backend);
     for function in legalize::functions_of(module, backend.name()) {
         if function.region(0).ok().and_then(|r| r.first_block()).is_none() {
@@ -25,7 +37,7 @@ pub fn attach_schedules(module: OperationRef, backend: &dyn Backend, attributes:
         }
         let composites = legalize::composites_of(function, backend, attributes)?;
         let views: Vec<Composite> = composites.iter().map(|(pattern, m)| legalize::view(pattern, m)).collect();
-        let schedules = backend.schedules(&views, attributes);
+        let schedules = backend.schedules(step, &views, attributes);
         if schedules.len() != composites.len() {
             let symbol = symbol_name(&function).unwrap_or_default();
             let what = format!("{} schedules for {} composites", schedules.len(), composites.len());

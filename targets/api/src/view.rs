@@ -75,13 +75,15 @@ unsafe fn flatten(raw: mlir_sys::MlirAttribute, prefix: &str, out: &mut Vec<(Str
                 flatten(value, &format!("{name}."), out)?;
             } else if mlirAttributeIsAInteger(value) {
                 out.push((name, vec![mlirIntegerAttrGetValueInt(value)]));
+            } else if mlirAttributeIsAUnit(value) {
+                out.push((name, Vec::new()));
             } else if mlirAttributeIsABool(value) {
                 out.push((name, vec![i64::from(mlirBoolAttrGetValue(value))]));
             } else if mlirAttributeIsADenseI64Array(value) {
                 let n = mlirDenseArrayGetNumElements(value);
                 out.push((name, (0..n).map(|k| mlirDenseI64ArrayGetElement(value, k)).collect()));
             } else {
-                return Err(format!("'{name}' is neither an integer, an array<i64> nor a dictionary"));
+                return Err(format!("'{name}' is neither an integer, an array<i64>, a unit nor a dictionary"));
             }
         }
     }
@@ -165,7 +167,7 @@ impl<'c, 'a> OpView<'c, 'a> {
 
     /// A dictionary attribute of integers and integer arrays (`{tiles = array<i64: 0, 4>, dm =
     /// {input = array<i64: 0, 128>}}`), nested dictionaries flattened to `outer.inner`: each
-    /// entry's name and its integers (one for an integer or boolean), in the dictionary's
+    /// entry's name and its integers (one for an integer or boolean, none for a unit), in the dictionary's
     /// (sorted) order. `None` when the op has no such attribute; `Err` names an entry of another
     /// kind, or says the attribute is no dictionary.
     pub fn int_dict(&self, name: &str) -> Option<Result<IntEntries, String>> {

@@ -28,6 +28,7 @@ mod primitives;
 mod resident;
 mod schedule;
 mod split;
+mod steps;
 mod tiling;
 
 use layout::{Room, constant_arguments, element_layout, tile_arguments, tiled_layout};
@@ -36,7 +37,7 @@ use schedule::Schedule;
 use split::Split;
 use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Primitive, Replacement,
-    Strategy, TargetAttr, TargetAttrs,
+    ScheduleStep, Strategy, TargetAttr, TargetAttrs,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -159,12 +160,18 @@ impl Backend for Tynnp {
         one.pop().unwrap_or_else(|| Err(Error::Invalid("no strategy".into())))
     }
 
-    /// The kernels of a function plan together (`plan`), each lowered by its schedule.
+    /// The kernels of a function plan together (`steps.rs`), each lowered by its schedule: the
+    /// one attached to it (maybe edited), or decided here for the whole function at once (every
+    /// step). A function with some schedules attached decides the others alone, sharing
+    /// nothing; the schedules must agree (`schedule::check_function`).
     fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
-        let Planned { params, jobs, records, schedules } = match plan(composites, attributes) {
-            Ok(planned) => planned,
+        let kernels = match steps::Kernels::new(composites, attributes) {
+            Ok(kernels) => kernels,
             Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
         };
+        let attached = composites.iter().any(|c| c.last().int_dict(schedule::ATTRIBUTE).is_some());
+        let schedules = if attached { kernels.attached() } else { kernels.planned() };
+        let steps::Kernels { params, jobs, records, .. } = kernels;
         let nexts: Vec<[Option<Vec<u8>>; 2]> =
             (0..records.len()).map(|i| [1, 2].map(|d| records.get(i + d).cloned().flatten())).collect();
         // What a kernel following one that hands its jobs on needs of it, and of the kernel two
@@ -190,13 +197,21 @@ impl Backend for Tynnp {
             .collect()
     }
 
-    /// Each kernel's schedule (`plan`) as `tynnp.schedule` (`schedule.rs`).
-    fn schedules(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Option<String>, Error>> {
-        let Planned { jobs, schedules, .. } = match plan(composites, attributes) {
-            Ok(planned) => planned,
-            Err(e) => return composites.iter().map(|_| Err(e.clone())).collect(),
-        };
-        jobs.into_iter().zip(schedules).map(|(job, schedule)| Ok(Some(schedule?.text(&job?)))).collect()
+    fn schedule_steps(&self) -> &'static [ScheduleStep] {
+        &steps::STEPS
+    }
+
+    /// Step `step` of each kernel's schedule as `tynnp.schedule` (`steps.rs`, `schedule.rs`).
+    fn schedules(
+        &self,
+        step: &str,
+        composites: &[Composite],
+        attributes: &TargetAttrs,
+    ) -> Vec<Result<Option<String>, Error>> {
+        match steps::Kernels::new(composites, attributes) {
+            Ok(kernels) => kernels.step(step),
+            Err(e) => composites.iter().map(|_| Err(e.clone())).collect(),
+        }
     }
 
     fn dialect_ops(&self) -> &'static [&'static str] {
@@ -236,7 +251,7 @@ impl Backend for Tynnp {
 }
 
 /// The job a composite (of TOSA ops, or one primitive op) runs as.
-fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
+pub(crate) fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
     let last = composite.last();
     if primitives::OPS.contains(&last.name().as_str()) {
         return primitives::job(last);
@@ -251,76 +266,10 @@ fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
     }
 }
 
-/// What a function's kernels are planned from: the NPU, each composite's job and constant
-/// record, and each kernel's schedule: the one attached to it (`umac-schedule-tynnp`, maybe
-/// edited), or decided here for the whole function at once (`resident::plan`: what stays in DM
-/// between kernels, each kernel's tiles, one DM placement). A function with some schedules
-/// attached decides the others alone, sharing nothing; the schedules must agree
-/// (`schedule::check_function`).
-fn plan(composites: &[Composite], attributes: &TargetAttrs) -> Result<Planned, Error> {
-    let params = params(attributes)?;
-    let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
-    let records: Vec<Option<Vec<u8>>> = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
-    let double = attributes.bool(DOUBLE_BUFFER);
-    let decide_one = |i: usize, shared: resident::Shared, budget: i64| {
-        let job = jobs[i].as_ref().map_err(Clone::clone)?;
-        decide(job, &params, double, shared, budget)
-    };
-    let attached = composites.iter().any(|c| c.last().int_dict(schedule::ATTRIBUTE).is_some());
-    let mut schedules: Vec<Result<Schedule, Error>> = if attached {
-        let dm = i64::from(params.dm_bytes);
-        (0..composites.len())
-            .map(|i| {
-                let job = jobs[i].as_ref().map_err(Clone::clone)?;
-                match Schedule::attached(composites[i].last(), job) {
-                    Some(attached) => attached.map_err(Error::Unsupported),
-                    None => decide_one(i, resident::Shared::default(), dm),
-                }
-            })
-            .collect()
-    } else {
-        let kernels: Vec<Option<resident::Kernel>> = jobs
-            .iter()
-            .zip(&records)
-            .map(|(job, record)| {
-                let record = record.as_ref().map(|r| r.len() as i64);
-                job.as_ref().ok().map(|job| resident::Kernel { bytes: &job.bytes, record })
-            })
-            .collect();
-        let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH), attributes.bool(OVERLAP));
-        resident::plan(composites, &kernels, &params, switches, decide_one)
-    };
-    let len = |j: usize| records.get(j).and_then(|r| r.as_ref().map(Vec::len));
-    let sizes = |i: usize| schedule::Records { own: len(i), next: len(i + 1), far: len(i + 2) };
-    for (i, planned) in schedules.iter_mut().enumerate() {
-        if let (Ok(schedule), Ok(job)) = (&*planned, &jobs[i])
-            && let Err(e) = schedule.check(job, sizes(i), &params)
-        {
-            *planned = Err(Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)));
-        }
-    }
-    let ranges: Vec<Option<Vec<schedule::Range>>> = (0..schedules.len())
-        .map(|i| {
-            let (Ok(schedule), Ok(job)) = (&schedules[i], &jobs[i]) else { return None };
-            schedule.ranges(job, sizes(i)).ok()
-        })
-        .collect();
-    schedule::check_function(composites, &mut schedules, &ranges);
-    Ok(Planned { params, jobs, records, schedules })
-}
-
-/// A function's kernels as [`plan`] planned them, one entry per composite in each list.
-struct Planned {
-    params: Params,
-    jobs: Vec<Result<jobs::Job, Error>>,
-    records: Vec<Option<Vec<u8>>>,
-    schedules: Vec<Result<Schedule, Error>>,
-}
-
 /// The schedule of `job` (`double`-buffered or not), sharing `shared` with the kernels around
 /// it: its tiles planned so that its own regions take at most `budget` bytes of DM from offset
 /// 0, its kernel columns folded when that pays and fits; what it shares is placed later.
-fn decide(
+pub(crate) fn decide(
     job: &jobs::Job,
     params: &Params,
     double: bool,

@@ -11,7 +11,7 @@
 //! its last tile's copy in, so the copy overlaps its last tiles; the next kernel finds its record
 //! there and copies nothing.
 //!
-//! Both are decided for a whole function at once ([`plan`]), in the order the kernels run,
+//! Both are decided for a whole function at once (`steps.rs`), in the order the kernels run,
 //! keeping before prefetching: an activation or a record is taken when every kernel it lives
 //! across can still be tiled in the DM the rest leaves them. Every kernel's own regions (its
 //! tile buffers and the record it copies itself) live while it runs, a kept activation or a
@@ -30,7 +30,6 @@
 use crate::schedule::{Schedule, TOKENS};
 use umac_backend::{Composite, Error, OpView};
 use umac_lowering::memory_plan::{Buffer, plan_within};
-use umac_sim::npu::Params;
 
 /// The ops that start a kernel reading its input in tiles of rows (the consumers): TOSA's, then
 /// the primitive ops (each a whole kernel, output stage included).
@@ -121,156 +120,14 @@ pub struct Shared {
     pub follows: bool,
 }
 
-/// A kernel of a function as [`plan`] sees it.
-pub struct Kernel<'k> {
-    /// The bytes of each tiled input, then of the output (`Job::bytes`).
-    pub bytes: &'k [i64],
-    /// The bytes of its constant record, if any.
-    pub record: Option<i64>,
-}
-
-/// The DM plan of a function's kernels (the `-fuse`, `-prefetch` and `-overlap` attributes
-/// `keep`, `prefetch` and `overlap`): each kernel's schedule with every DM offset set. A kernel
-/// whose kept output the next reads in place hands its jobs on to it (with `overlap`). `schedule(i, shared, budget)`
-/// decides kernel i's schedule (its own regions from offset 0 in at most `budget` bytes) given
-/// what it shares with the kernels around it; an error is the kernel's. `None` for a kernel that
-/// cannot run at all (`kernels[i]` is `None`).
-pub fn plan(
-    composites: &[Composite],
-    kernels: &[Option<Kernel>],
-    params: &Params,
-    (keep, prefetch, overlap): (bool, bool, bool),
-    schedule: impl Fn(usize, Shared, i64) -> Result<Schedule, Error>,
-) -> Vec<Result<Schedule, Error>> {
-    let n = composites.len();
-    let dm = i64::from(params.dm_bytes);
-    let a16 = |bytes: i64| (bytes + 15) & !15;
-    // The activations kept (each with the kernels reading it and at which operand) and the
-    // records handed on.
-    let mut kept: Vec<Option<Vec<(usize, usize)>>> = vec![None; n];
-    // Which kernel copies each kernel's record into DM: the one before, or the one before that.
-    let mut copier: Vec<Option<usize>> = vec![None; n];
-    let ok = |i: usize| kernels.get(i).is_some_and(Option::is_some);
-    let output = |i: usize| kernels[i].as_ref().map_or(0, |k| a16(k.bytes[k.bytes.len() - 1]));
-    let record = |i: usize| kernels.get(i).and_then(|k| k.as_ref()).and_then(|k| k.record).map_or(0, a16);
-    let shared = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
-        let kept_output = kept[i].is_some();
-        let hands = overlap && reads_next(kept, i).is_some();
-        let copies = |j: usize| copier.get(j) == Some(&Some(i));
-        let mut s = Shared {
-            kept_output,
-            prefetch: copies(i + 1),
-            prefetch_far: copies(i + 2),
-            hands,
-            preloaded: copier[i].is_some(),
-            ..Shared::default()
-        };
-        for readers in kept[..i].iter().flatten() {
-            for &(_, k) in readers.iter().filter(|(j, _)| *j == i) {
-                s.kept_inputs[k] = true;
-            }
-        }
-        if i > 0 {
-            s.follows = overlap && reads_next(kept, i - 1).is_some();
-        }
-        s
-    };
-    // The bytes kernel i shares with the kernels around it, which its own regions must leave:
-    // the activations kept across it, the records in DM from their copy to their kernel.
-    let taken = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
-        let activations: i64 =
-            (0..=i).filter(|&p| last_reader(kept, p).is_some_and(|last| i <= last)).map(output).sum();
-        let records: i64 = (i..n.min(i + 3)).filter(|&j| copier[j].is_some_and(|c| c <= i)).map(record).sum();
-        activations + records
-    };
-    let fits = |i: usize, kept: &[Option<Vec<(usize, usize)>>], copier: &[Option<usize>]| {
-        schedule(i, shared(i, kept, copier), dm - taken(i, kept, copier)).is_ok()
-    };
-    for i in 0..n.saturating_sub(1) {
-        if !ok(i) {
-            continue;
-        }
-        if let Some(readers) = readers(composites, i).filter(|r| keep && r.iter().all(|&(j, _)| ok(j))) {
-            // Every kernel it lives across must still fit.
-            let last = readers.iter().map(|r| r.0).max().unwrap_or(i);
-            kept[i] = Some(readers);
-            if !(i..=last).all(|m| fits(m, &kept, &copier)) {
-                kept[i] = None;
-            }
-        }
-    }
-    // Each record as early as it fits: two kernels ahead when those two hand their jobs on (the
-    // second hands the copy's token on to its kernel), else one.
-    for j in 1..n {
-        if !(prefetch && ok(j) && ok(j - 1) && record(j) > 0) {
-            continue;
-        }
-        let far =
-            j >= 2 && ok(j - 2) && overlap && reads_next(&kept, j - 2).is_some() && reads_next(&kept, j - 1).is_some();
-        let copiers = if far { vec![j - 2, j - 1] } else { vec![j - 1] };
-        for c in copiers {
-            copier[j] = Some(c);
-            if (c..=j).all(|m| fits(m, &kept, &copier)) {
-                break;
-            }
-            copier[j] = None;
-        }
-    }
-    loop {
-        let mut schedules: Vec<Result<Schedule, Error>> =
-            (0..n).map(|i| schedule(i, shared(i, &kept, &copier), dm - taken(i, &kept, &copier))).collect();
-        // A convolution that gathers its kept input (folded) does not read it in place: the
-        // kernel before keeps its jobs, and copies no record two kernels ahead (plan again).
-        let mut again = false;
-        for i in 0..n.saturating_sub(1) {
-            let reads_in_place = match &schedules[i + 1] {
-                Ok(next) => reads_next(&kept, i).is_some() && !next.fold && !next.im2col,
-                Err(_) => false,
-            };
-            if reads_in_place {
-                continue;
-            }
-            if let Ok(this) = &mut schedules[i] {
-                this.dm.retain(|(name, _, _)| name != TOKENS);
-            }
-            if copier.get(i + 2) == Some(&Some(i)) {
-                copier[i + 2] = None;
-                again = true;
-            }
-        }
-        if again {
-            continue;
-        }
-        match place(&schedules, &kept, &copier, (output, record), dm) {
-            Ok(placed) => return placed,
-            // Back to DDR with the largest activation or record, and plan again.
-            Err(()) => {
-                let largest_kept = (0..n).filter(|&i| kept[i].is_some()).max_by_key(|&i| (output(i), i));
-                let largest_fetched = (0..n).filter(|&j| copier[j].is_some()).max_by_key(|&j| (record(j), j));
-                match (largest_kept, largest_fetched) {
-                    (Some(k), Some(f)) if output(k) >= record(f) => kept[k] = None,
-                    (_, Some(f)) => copier[f] = None,
-                    (Some(k), None) => kept[k] = None,
-                    (None, None) => return schedules,
-                }
-            }
-        }
-    }
-}
-
-/// The operand at which kernel `i + 1` reads kernel `i`'s kept output, if it does.
-fn reads_next(kept: &[Option<Vec<(usize, usize)>>], i: usize) -> Option<usize> {
-    kept[i].as_ref()?.iter().find(|(j, _)| *j == i + 1).map(|&(_, k)| k)
-}
-
 /// The last kernel reading kernel `p`'s kept output, if it is kept.
-fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usize> {
+pub fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usize> {
     kept[p].as_ref()?.iter().map(|&(j, _)| j).max()
 }
 
 /// Places the schedules' own regions (live while their kernel runs) and the activations and
 /// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`.
-fn place(
+pub fn place(
     schedules: &[Result<Schedule, Error>],
     kept: &[Option<Vec<(usize, usize)>>],
     copier: &[Option<usize>],

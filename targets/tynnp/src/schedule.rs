@@ -1,6 +1,8 @@
-//! A kernel's schedule as IR: how one job runs, decided by `umac-schedule-tynnp` and attached to
-//! its primitive op as `tynnp.schedule`, then lowered by `umac-legalize-tynnp`, which honours an
-//! edited schedule when it is sound and reports at the op why not otherwise.
+//! A kernel's schedule as IR: how one job runs, decided in steps (`steps.rs`: `umac-keep-tynnp`,
+//! `umac-prefetch-tynnp`, `umac-tile-tynnp`, `umac-place-tynnp`, or all of them:
+//! `umac-schedule-tynnp`) and attached to its primitive op as `tynnp.schedule`, then lowered by
+//! `umac-legalize-tynnp`, which honours an edited schedule when it is sound and reports at the op
+//! why not otherwise.
 //!
 //! ```mlir
 //! tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>,
@@ -28,6 +30,11 @@
 //!   the next kernel's record (its own, or handed on from the kernel before), then that of the
 //!   copy of the record of the kernel after next.
 //!
+//! Before `umac-tile-tynnp`, a schedule has no `tiles` (nor `bands`, `buffers`, `fold`); before
+//! `umac-place-tynnp`, what it shares is decided but not placed: a unit entry (`kept = {output}`,
+//! `prefetch`, `dm = {tokens}`), and its own regions are from offset 0. Legalization takes
+//! neither.
+//!
 //! A kernel's ranges in DM (its regions, the kept tensors it reads or writes, its record and the
 //! next kernel's) must lie in DM and not overlap; a kept tensor or a prefetched record must be
 //! handed on between kernels of a function that agree on its place, a kept tensor apart from the
@@ -43,6 +50,9 @@ pub const ATTRIBUTE: &str = "tynnp.schedule";
 
 /// The DM region of a kernel that hands its jobs on to the next kernel: its token table.
 pub const TOKENS: &str = "tokens";
+
+/// The offset of what is decided but not placed yet (a unit entry in the attribute).
+pub const UNPLACED: i64 = i64::MIN;
 
 /// The words of the token table of a kernel of `tiles` tiles in `bands` bands each (0 on the NU):
 /// a token per job, a row per tile, then the tokens of the copies of the record of the next
@@ -97,20 +107,60 @@ impl Schedule {
         self.region("constants").map(|(at, _)| at).or(self.preloaded)
     }
 
-    /// The attribute text (`job` names the tiled inputs; `fold` is written for convolutions).
+    /// Whether it shares anything with the kernels around it: a kept tensor, a record copied by
+    /// or for it, a token table.
+    pub fn shares(&self) -> bool {
+        self.kept_inputs.iter().any(Option::is_some)
+            || self.kept_output.is_some()
+            || self.preloaded.is_some()
+            || self.prefetch.is_some()
+            || self.prefetch_far.is_some()
+            || self.region(TOKENS).is_some()
+    }
+
+    /// The first entry decided but not placed, if any.
+    pub fn unplaced(&self) -> Option<String> {
+        let kept = self.kept_inputs.iter().enumerate().map(|(k, at)| (format!("kept input {k}"), *at));
+        let named = [
+            ("kept.output", self.kept_output),
+            ("preloaded", self.preloaded),
+            ("prefetch", self.prefetch),
+            ("prefetch_far", self.prefetch_far),
+        ];
+        let regions = self.dm.iter().map(|(name, at, _)| (format!("dm.{name}"), Some(*at)));
+        kept.chain(named.map(|(name, at)| (name.to_string(), at)))
+            .chain(regions)
+            .find_map(|(name, at)| (at == Some(UNPLACED)).then_some(name))
+    }
+
+    /// The attribute text (`job` names the tiled inputs; `fold` is written for convolutions). An
+    /// entry decided but not placed is a unit; a schedule not tiled has only what it shares.
     pub fn text(&self, job: &Job) -> String {
         let array = |values: &[i64]| {
             format!("array<i64: {}>", values.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
         };
+        let at = |name: &str, at: i64| if at == UNPLACED { name.to_string() } else { format!("{name} = {at} : i64") };
+        let tiled = !self.tiles.is_empty();
         let mut entries = Vec::new();
         if self.bands > 0 {
             entries.push(format!("bands = {} : i64", self.bands));
         }
-        entries.push(format!("buffers = {} : i64", self.buffers));
-        let dm: Vec<String> =
-            self.dm.iter().map(|(name, at, bytes)| format!("{name} = {}", array(&[*at, *bytes]))).collect();
-        entries.push(format!("dm = {{{}}}", dm.join(", ")));
-        if job.code.foldable() {
+        if tiled {
+            entries.push(format!("buffers = {} : i64", self.buffers));
+        }
+        let dm: Vec<String> = self
+            .dm
+            .iter()
+            .map(
+                |(name, at, bytes)| {
+                    if *at == UNPLACED { name.clone() } else { format!("{name} = {}", array(&[*at, *bytes])) }
+                },
+            )
+            .collect();
+        if tiled || !dm.is_empty() {
+            entries.push(format!("dm = {{{}}}", dm.join(", ")));
+        }
+        if tiled && job.code.foldable() {
             entries.push(format!("fold = {}", self.fold));
         }
         if self.im2col {
@@ -120,22 +170,17 @@ impl Schedule {
         let kept: Vec<String> = inputs
             .iter()
             .zip(self.kept_inputs)
-            .filter_map(|(name, at)| at.map(|at| format!("{name} = {at} : i64")))
-            .chain(self.kept_output.map(|at| format!("output = {at} : i64")))
+            .filter_map(|(name, offset)| offset.map(|offset| at(name, offset)))
+            .chain(self.kept_output.map(|offset| at("output", offset)))
             .collect();
         if !kept.is_empty() {
             entries.push(format!("kept = {{{}}}", kept.join(", ")));
         }
-        if let Some(at) = self.preloaded {
-            entries.push(format!("preloaded = {at} : i64"));
+        let records = [("preloaded", self.preloaded), ("prefetch", self.prefetch), ("prefetch_far", self.prefetch_far)];
+        entries.extend(records.iter().filter_map(|(name, offset)| offset.map(|offset| at(name, offset))));
+        if tiled {
+            entries.push(format!("tiles = {}", array(&self.tiles)));
         }
-        if let Some(at) = self.prefetch {
-            entries.push(format!("prefetch = {at} : i64"));
-        }
-        if let Some(at) = self.prefetch_far {
-            entries.push(format!("prefetch_far = {at} : i64"));
-        }
-        entries.push(format!("tiles = {}", array(&self.tiles)));
         format!("{{{}}}", entries.join(", "))
     }
 
@@ -152,8 +197,10 @@ impl Schedule {
     fn read(entries: &[(String, Vec<i64>)], job: &Job) -> Result<Schedule, String> {
         let inputs = job.code.tile_inputs();
         let mut schedule = Schedule { buffers: 2, ..Schedule::default() };
+        // A unit: decided, not placed.
         let one = |name: &str, values: &[i64]| match values {
             [value] => Ok(*value),
+            [] => Ok(UNPLACED),
             _ => Err(format!("'{name}' must be one integer")),
         };
         for (name, values) in entries {
@@ -178,6 +225,7 @@ impl Schedule {
                 }
                 region if region.starts_with("dm.") => match values[..] {
                     [at, bytes] => schedule.dm.push((region[3..].to_string(), at, bytes)),
+                    [] => schedule.dm.push((region[3..].to_string(), UNPLACED, 0)),
                     _ => return Err(format!("'{region}' must be [offset, bytes]")),
                 },
                 other => return Err(format!("unknown entry '{other}'")),
@@ -192,6 +240,12 @@ impl Schedule {
     pub fn check(&self, job: &Job, records: Records, params: &Params) -> Result<(), String> {
         let Records { own: record, next, far } = records;
         let code = job.code;
+        if self.tiles.is_empty() {
+            return Err("the kernel is not tiled (umac-tile-tynnp tiles it)".into());
+        }
+        if let Some(name) = self.unplaced() {
+            return Err(format!("{name} is not placed in DM (umac-place-tynnp places it)"));
+        }
         if !(1..=2).contains(&self.buffers) {
             return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
         }
