@@ -16,6 +16,7 @@
 //! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
 //! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
 
+mod agree;
 mod body;
 mod codegen;
 mod describe;
@@ -163,7 +164,7 @@ impl Backend for Tynnp {
     /// The kernels of a function plan together (`steps.rs`), each lowered by its schedule: the
     /// one attached to it (maybe edited), or decided here for the whole function at once (every
     /// step). A function with some schedules attached decides the others alone, sharing
-    /// nothing; the schedules must agree (`schedule::check_function`).
+    /// nothing; the schedules must agree (`agree::check_function`).
     fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
         let kernels = match steps::Kernels::new(composites, attributes) {
             Ok(kernels) => kernels,

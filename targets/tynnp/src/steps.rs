@@ -23,7 +23,7 @@
 //! activation or record goes back to DDR and the function is tiled and placed again.
 
 use crate::{
-    DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH, decide, job_of, jobs,
+    DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH, agree, decide, job_of, jobs,
     resident::{self, Shared},
     schedule::{self, Records, Schedule, TOKENS, UNPLACED},
 };
@@ -344,7 +344,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         }
     }
 
-    /// Each schedule checked alone and against the others ([`schedule::check_function`]).
+    /// Each schedule checked alone and against the others ([`agree::check_function`]).
     fn check(&self, schedules: &mut [Result<Schedule, Error>]) {
         for (i, planned) in schedules.iter_mut().enumerate() {
             if let (Ok(schedule), Ok(job)) = (&*planned, &self.jobs[i])
@@ -359,7 +359,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
                 schedule.ranges(job, self.sizes(i)).ok()
             })
             .collect();
-        schedule::check_function(self.composites, schedules, &ranges);
+        agree::check_function(self.composites, schedules, &ranges);
     }
 }
 
