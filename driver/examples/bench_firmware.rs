@@ -1,7 +1,9 @@
 //! Firmware benchmark (`scripts/bench firmware`): for every MLPerf Tiny model and Cortex-M CPU,
 //! instructions executed per inference (counted exactly from QEMU's execution trace), `.text`
 //! and `.rodata` bytes, workspace bytes against the liveness lower bound and TFLite Micro's
-//! arena, and compile time. Writes `bench/firmware.json` and prints a table.
+//! arena, and compile time. Writes `bench/firmware.json` and prints a table, then where the
+//! instructions go: per operator function of every run (in the JSON: `profile`, and by kind of
+//! operator), printed for IC on each CPU.
 //!
 //! Instruction counts are deterministic, so the TFLite Micro + CMSIS-NN reference counts
 //! (measured under the same QEMU on this machine kind, issue 4) are a fixed baseline; compile
@@ -13,7 +15,8 @@ use std::{
     time::{Duration, Instant},
 };
 use umac_runtime::{
-    firmware::{Case, MPS2_AN386, MPS3_AN547, Model, Platform, build, count_instructions},
+    firmware::{Case, MPS2_AN386, MPS3_AN547, Model, Platform, build},
+    profile::profile,
     read_npy, testdata,
 };
 
@@ -33,22 +36,14 @@ const REFERENCES: &[Reference] = &[
     Reference { model: "ad", m55: 149_995, m4: 582_944, activation_arena: 768, total_arena: 4_640 },
 ];
 
-fn symbol(program: &Path, name: &str) -> Result<(u64, u64), String> {
-    let out = Command::new("arm-none-eabi-nm")
-        .args(["-S", "--defined-only"])
-        .arg(program)
-        .output()
-        .map_err(|e| format!("arm-none-eabi-nm: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() == 4 && fields[3] == name {
-            let address = u64::from_str_radix(fields[0], 16).map_err(|e| e.to_string())?;
-            let size = u64::from_str_radix(fields[1], 16).map_err(|e| e.to_string())?;
-            return Ok((address & !1, size));
-        }
-    }
-    Err(format!("no symbol {name} in {}", program.display()))
+/// The kind of operator a function of the model computes: `conv_2d_nhwc_fhwc` of
+/// `ic_op3_conv_2d_nhwc_fhwc`; other functions (memcpy, ...) as they are.
+fn kind(function: &str) -> &str {
+    function
+        .split_once("_op")
+        .and_then(|(_, rest)| rest.split_once('_'))
+        .filter(|(index, _)| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(function, |(_, kind)| kind)
 }
 
 fn main() -> Result<(), String> {
@@ -62,6 +57,7 @@ fn main() -> Result<(), String> {
     }
     let work = std::env::temp_dir().join(format!("umac-bench-firmware-{}", std::process::id()));
     let mut rows = Vec::new();
+    let mut profiles: Vec<String> = Vec::new();
     println!(
         "{:<5} {:<10} {:>12} {:>12} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}",
         "model", "cpu", "instr", "TFLM+CMSIS", "ratio", "text", "rodata", "workspace", "bound", "TFLM act", "compile"
@@ -121,14 +117,32 @@ fn main() -> Result<(), String> {
             };
             let program = build(platform, &out, &spec, &[case]).map_err(|e| e.to_string())?;
             let Platform::Arm { board, .. } = platform else { unreachable!() };
-            let instructions = count_instructions(
-                board,
-                &program,
-                symbol(&program, "harness_run")?,
-                symbol(&program, "main")?,
-                Duration::from_secs(1800),
-            )
-            .map_err(|e| e.to_string())?;
+            let profile = profile(board, &program, Duration::from_secs(1800)).map_err(|e| e.to_string())?;
+            let instructions = profile.total;
+            let mut kinds: Vec<(&str, u64)> = Vec::new();
+            for (function, count) in &profile.functions {
+                match kinds.iter_mut().find(|(k, _)| *k == kind(function)) {
+                    Some(entry) => entry.1 += count,
+                    None => kinds.push((kind(function), *count)),
+                }
+            }
+            kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let share = |count: u64| count as f64 / instructions.max(1) as f64;
+            let functions: Vec<serde_json::Value> = profile
+                .functions
+                .iter()
+                .map(|(f, n)| serde_json::json!({"function": f, "instructions": n, "share": share(*n)}))
+                .collect();
+            let by_kind: Vec<serde_json::Value> = kinds
+                .iter()
+                .map(|(k, n)| serde_json::json!({"kind": k, "instructions": n, "share": share(*n)}))
+                .collect();
+            if reference.model == "ic" {
+                profiles.push(format!("{} on {cpu}: {instructions} instructions", reference.model));
+                for (function, count) in profile.functions.iter().take(12) {
+                    profiles.push(format!("  {function:<40} {count:>10} {:>6.1}%", 100.0 * share(*count)));
+                }
+            }
             let text = metadata["text_bytes"].as_u64().unwrap_or(0);
             let rodata = metadata["constants_bytes"].as_u64().unwrap_or(0);
             let ratio = instructions as f64 / tflm as f64;
@@ -162,8 +176,14 @@ fn main() -> Result<(), String> {
                 "tflm_total_arena_bytes": reference.total_arena,
                 "workspace_ratio_vs_tflm_activation_arena": workspace as f64 / reference.activation_arena as f64,
                 "compile_seconds": compile_seconds,
+                "profile": functions,
+                "profile_by_kind": by_kind,
             }));
         }
+    }
+    println!("\nwhere the instructions go (per operator function; all runs in bench/firmware.json):");
+    for line in &profiles {
+        println!("{line}");
     }
     let _ = std::fs::remove_dir_all(&work);
     let report = serde_json::json!({

@@ -8,7 +8,6 @@
 use crate::Error;
 use std::{
     fmt::Write as _,
-    io::{BufRead, BufReader},
     path::{Path, PathBuf},
     process::{Command, Stdio},
     time::Duration,
@@ -124,7 +123,7 @@ pub struct Outcome {
     pub output: String,
 }
 
-fn harness(message: String) -> Error {
+pub(crate) fn harness(message: String) -> Error {
     Error::Harness(message)
 }
 
@@ -296,55 +295,4 @@ pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outc
             None => std::thread::sleep(Duration::from_millis(10)),
         }
     }
-}
-
-/// Counts the instructions QEMU executes inside `harness_run` (the model, and the memory
-/// functions it calls) for the first case, from QEMU's single-step execution trace. `symbols`
-/// gives `(address, size)` of `harness_run` and `main` (from the program's symbol table).
-pub fn count_instructions(
-    board: ArmBoard,
-    program: &Path,
-    harness_run: (u64, u64),
-    main: (u64, u64),
-    timeout: Duration,
-) -> Result<u64, Error> {
-    let platform = Platform::Arm { board, cpu: "", hard_float: false };
-    let mut command = qemu_command(platform, program).ok_or_else(|| harness("no board".into()))?;
-    // `-d exec,nochain -singlestep`: one "Trace" line per executed instruction, with its PC.
-    command.args(["-singlestep", "-d", "exec,nochain", "-D", "/dev/stderr"]);
-    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|e| harness(format!("cannot start {command:?}: {e}")))?;
-    let stderr = child.stderr.take().ok_or_else(|| harness("no trace stream".into()))?;
-    let started = std::time::Instant::now();
-    let in_range = |pc: u64, (start, size): (u64, u64)| pc >= start && pc < start + size;
-    let mut counting = false;
-    let mut count = 0u64;
-    let mut result = Err(harness("the trace never entered harness_run".into()));
-    for line in BufReader::with_capacity(1 << 20, stderr).lines() {
-        let Ok(line) = line else { break };
-        if started.elapsed() > timeout {
-            result = Err(harness(format!("timed out after {timeout:?}")));
-            break;
-        }
-        // "Trace 0: 0x7f... [00000000/000004d0/00000110/ff200000] harness_run"
-        let Some(pc) = line.split('[').nth(1).and_then(|rest| rest.split('/').nth(1)) else {
-            continue;
-        };
-        let Ok(pc) = u64::from_str_radix(pc.trim(), 16) else { continue };
-        let pc = pc & !1;
-        if !counting {
-            if in_range(pc, harness_run) {
-                counting = true;
-                count = 1;
-            }
-        } else if in_range(pc, main) {
-            result = Ok(count);
-            break;
-        } else {
-            count += 1;
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    result
 }

@@ -4,6 +4,7 @@
 
 pub mod firmware;
 mod npy;
+pub mod profile;
 mod tensor;
 
 pub use npy::{read_npy, write_npy};
