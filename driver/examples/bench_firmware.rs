@@ -62,7 +62,10 @@ fn main() -> Result<(), String> {
         "{:<5} {:<10} {:>12} {:>12} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}",
         "model", "cpu", "instr", "TFLM+CMSIS", "ratio", "text", "rodata", "workspace", "bound", "TFLM act", "compile"
     );
-    for reference in REFERENCES {
+    // `UMAC_BENCH_ONLY=ic,ad`: those models only, printed, bench/firmware.json left as it is.
+    let only: Option<Vec<String>> =
+        std::env::var("UMAC_BENCH_ONLY").ok().map(|v| v.split(',').map(|m| m.trim().to_string()).collect());
+    for reference in REFERENCES.iter().filter(|r| only.as_ref().is_none_or(|o| o.iter().any(|m| m == r.model))) {
         let dir = models.join(reference.model);
         // The last configuration runs the convolutions in the vanilla accelerator's C kernel
         // (a plain loop nest compiled by arm-none-eabi-gcc -O2): the cost of the extern-call path.
@@ -191,6 +194,9 @@ fn main() -> Result<(), String> {
         "reference": "TFLite Micro + CMSIS-NN instruction counts and TFLM arenas measured under QEMU 7.2 on this machine kind (issue 4)",
         "rows": rows,
     });
+    if only.is_some() {
+        return Ok(());
+    }
     let path = root.join("bench/firmware.json");
     std::fs::write(&path, serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n")
         .map_err(|e| e.to_string())?;

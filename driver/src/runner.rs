@@ -91,6 +91,8 @@ pub enum Lowering {
     Firmware {
         /// Bits of `index` (32 on Cortex-M).
         index_bits: u32,
+        /// The CPU has vectors: int8 dot products stay loops for LLVM's vectorizer.
+        vectors: bool,
     },
     /// The LLVM host engine: planned operators without the border split, then the llvm dialect.
     HostLlvm,
@@ -118,13 +120,13 @@ impl CompilePipeline {
             Part { name: ACCELERATORS, text: fill(rest) },
         ];
         match lowering {
-            Lowering::Firmware { index_bits } => {
+            Lowering::Firmware { index_bits, vectors } => {
                 parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(true)) });
-                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits)) });
+                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, vectors)) });
             }
             Lowering::HostLlvm => {
                 parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(false)) });
-                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS)) });
+                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, false)) });
             }
             Lowering::HostLoops => parts.push(Part { name: LOOPS, text: fill(&stages::host_loops()) }),
         }
@@ -224,7 +226,8 @@ mod tests {
     fn parts_form_one_pipeline() {
         let entry =
             EntrySteps { entry: "main", shapes: Some(&[vec![2, 4]]), rename: Some("kws"), ..Default::default() };
-        let pipeline = CompilePipeline::new(&entry, &TargetSet::default(), Lowering::Firmware { index_bits: 32 });
+        let pipeline =
+            CompilePipeline::new(&entry, &TargetSet::default(), Lowering::Firmware { index_bits: 32, vectors: false });
         let names: Vec<&str> = pipeline.parts.iter().map(|p| p.name).collect();
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);
         assert_eq!(

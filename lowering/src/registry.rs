@@ -70,6 +70,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::fold_zero_points::INFO,
     passes::fold_padding::INFO,
     passes::tile_and_fuse::INFO,
+    passes::vectorize_dot_products::INFO,
     passes::split_borders::INFO,
     passes::plan_memory::INFO,
     passes::outline_operators::INFO,

@@ -164,13 +164,18 @@ pub fn planned_operators(split_borders: bool) -> Vec<Step> {
 }
 
 /// From the operator level to the llvm dialect (bare-pointer arguments), with `index` as an
-/// `index_bits` integer (32 on Cortex-M: address arithmetic in single registers).
-pub fn operators_to_llvm(index_bits: u32) -> Vec<Step> {
-    vec![
-        passes(&format!("{LOWER_TO_CF},canonicalize,cse")),
-        Step::Hook(Phase::LowLevel),
-        passes(&cf_to_llvm(index_bits)),
-    ]
+/// `index_bits` integer (32 on Cortex-M: address arithmetic in single registers); for a CPU with
+/// `vectors`, int8 dot products marked for LLVM's loop vectorizer (`umac-vectorize-dot-products`).
+pub fn operators_to_llvm(index_bits: u32, vectors: bool) -> Vec<Step> {
+    let lower = if vectors {
+        LOWER_TO_CF.replace(
+            "convert-linalg-to-loops)",
+            "convert-linalg-to-loops,loop-invariant-code-motion,umac-vectorize-dot-products)",
+        )
+    } else {
+        LOWER_TO_CF.to_string()
+    };
+    vec![passes(&format!("{lower},canonicalize,cse")), Step::Hook(Phase::LowLevel), passes(&cf_to_llvm(index_bits))]
 }
 
 /// From `cf`/`arith`/`memref` to the llvm dialect with bare-pointer arguments and `index` as an
@@ -240,15 +245,23 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
     name: "umac-lower-to-firmware-llvm",
     summary: "Lower a static-shaped TOSA model to the llvm dialect for firmware (planned workspace, AOT executor)",
     anchor: "builtin.module",
-    options: &[OptionSpec {
-        name: "index-bitwidth",
-        kind: OptionKind::Int,
-        default: "64",
-        help: "bits of `index` in the llvm dialect: 32 for Cortex-M",
-    }],
+    options: &[
+        OptionSpec {
+            name: "index-bitwidth",
+            kind: OptionKind::Int,
+            default: "64",
+            help: "bits of `index` in the llvm dialect: 32 for Cortex-M",
+        },
+        OptionSpec {
+            name: "vectors",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "the CPU has vectors (Helium): int8 dot products stay loops for LLVM's vectorizer",
+        },
+    ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
-        text(&[planned_operators(true), operators_to_llvm(bits)].concat())
+        text(&[planned_operators(true), operators_to_llvm(bits, options.bool("vectors"))].concat())
     }),
 };
 

@@ -19,4 +19,5 @@ pub mod split_borders;
 pub mod strided_copy_to_linalg;
 pub mod strip_entry_attributes;
 pub mod tile_and_fuse;
+pub mod vectorize_dot_products;
 pub mod verify;

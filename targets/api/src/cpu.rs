@@ -29,10 +29,13 @@ pub struct Cpu {
     pub machine: Machine,
     /// Bits of a pointer and of `index` in generated code.
     pub index_bits: u32,
+    /// It has vector registers LLVM's loop vectorizer fills (Helium): the lowering keeps int8
+    /// dot products as loops for it (`umac-vectorize-dot-products`) rather than unrolled.
+    pub vectors: bool,
 }
 
-const fn arm(name: &'static str, triple: &'static str, description: &'static str) -> Cpu {
-    Cpu { name, description, machine: Machine::Llvm { triple, cpu: name, features: "" }, index_bits: 32 }
+const fn arm(name: &'static str, triple: &'static str, description: &'static str, vectors: bool) -> Cpu {
+    Cpu { name, description, machine: Machine::Llvm { triple, cpu: name, features: "" }, index_bits: 32, vectors }
 }
 
 /// A 32-bit RISC-V core without floating point (ilp32 ABI); `features` names its extensions.
@@ -42,30 +45,36 @@ const fn rv32(name: &'static str, features: &'static str, description: &'static 
         description,
         machine: Machine::Llvm { triple: "riscv32-unknown-none-elf", cpu: "generic-rv32", features },
         index_bits: 32,
+        vectors: false,
     }
 }
 
 /// Arm Cortex-M85 with MVE (Helium) and the FPU.
-pub const CORTEX_M85: Cpu = arm("cortex-m85", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M85 (MVE/Helium, FPU)");
+pub const CORTEX_M85: Cpu = arm("cortex-m85", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M85 (MVE/Helium, FPU)", true);
 /// Arm Cortex-M55 with MVE (Helium) and the FPU.
-pub const CORTEX_M55: Cpu = arm("cortex-m55", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M55 (MVE/Helium, FPU)");
+pub const CORTEX_M55: Cpu = arm("cortex-m55", "thumbv8.1m.main-none-eabihf", "Arm Cortex-M55 (MVE/Helium, FPU)", true);
 /// Arm Cortex-M7 with the DSP extension and the FPU.
-pub const CORTEX_M7: Cpu = arm("cortex-m7", "thumbv7em-none-eabihf", "Arm Cortex-M7 (DSP, FPU)");
+pub const CORTEX_M7: Cpu = arm("cortex-m7", "thumbv7em-none-eabihf", "Arm Cortex-M7 (DSP, FPU)", false);
 /// Arm Cortex-M4 with the DSP extension and the FPU.
-pub const CORTEX_M4: Cpu = arm("cortex-m4", "thumbv7em-none-eabihf", "Arm Cortex-M4 (DSP, FPU)");
+pub const CORTEX_M4: Cpu = arm("cortex-m4", "thumbv7em-none-eabihf", "Arm Cortex-M4 (DSP, FPU)", false);
 /// Arm Cortex-M33 with the DSP extension and the FPU (Armv8-M Mainline).
-pub const CORTEX_M33: Cpu = arm("cortex-m33", "thumbv8m.main-none-eabihf", "Arm Cortex-M33 (DSP, FPU)");
+pub const CORTEX_M33: Cpu = arm("cortex-m33", "thumbv8m.main-none-eabihf", "Arm Cortex-M33 (DSP, FPU)", false);
 /// Arm Cortex-M3 (Armv7-M: hardware divide, no DSP, no FPU).
-pub const CORTEX_M3: Cpu = arm("cortex-m3", "thumbv7m-none-eabi", "Arm Cortex-M3 (no DSP, no FPU)");
+pub const CORTEX_M3: Cpu = arm("cortex-m3", "thumbv7m-none-eabi", "Arm Cortex-M3 (no DSP, no FPU)", false);
 /// Arm Cortex-M0+ (Armv6-M: no divide, no DSP, no FPU; 64-bit multiplies are libgcc calls).
-pub const CORTEX_M0PLUS: Cpu = arm("cortex-m0plus", "thumbv6m-none-eabi", "Arm Cortex-M0+ (Armv6-M)");
+pub const CORTEX_M0PLUS: Cpu = arm("cortex-m0plus", "thumbv6m-none-eabi", "Arm Cortex-M0+ (Armv6-M)", false);
 /// RISC-V RV32IM: integer base and multiply/divide.
 pub const RV32IM: Cpu = rv32("rv32im", "+m", "RISC-V RV32IM (multiply/divide)");
 /// RISC-V RV32IMC: RV32IM with compressed instructions.
 pub const RV32IMC: Cpu = rv32("rv32imc", "+m,+c", "RISC-V RV32IMC (multiply/divide, compressed)");
 /// The machine umac runs on (objects to link into host programs and tests).
-pub const HOST: Cpu =
-    Cpu { name: "host", description: "the machine umac runs on", machine: Machine::Host, index_bits: usize::BITS };
+pub const HOST: Cpu = Cpu {
+    name: "host",
+    description: "the machine umac runs on",
+    machine: Machine::Host,
+    index_bits: usize::BITS,
+    vectors: false,
+};
 
 /// Every CPU, in the order errors list them.
 pub const CPUS: &[Cpu] =

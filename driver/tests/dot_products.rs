@@ -1,0 +1,133 @@
+//! Convolutions whose reductions `umac-vectorize-dot-products` rewrites into Helium dot products
+//! (Cortex-M55: input channels 8 to 64, whole vectors and channels left over, padded windows
+//! read in two branches) compute on the Cortex-M55 board under QEMU exactly what the host's
+//! Cranelift engine (plain scalar loops) computes, on random int8 data, byte for byte.
+
+use std::time::Duration;
+use umac_backend::cpu::CORTEX_M55;
+use umac_dialects::{ContextOptions, source::parse_module};
+use umac_driver::{
+    create_context,
+    firmware::{compile as compile_firmware, output},
+    host::{CompileOptions, Engine, compile},
+};
+use umac_runtime::{
+    DType, Tensor,
+    firmware::{Case, MPS3_AN547, Model, build, run},
+};
+
+/// A deterministic pseudo-random sequence.
+fn lcg(seed: u64, n: usize) -> Vec<i64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as i64
+        })
+        .collect()
+}
+
+fn list(values: &[i64]) -> String {
+    values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// One int8 convolution as the TFLite converter emits it (input zero point -128, per-channel
+/// rescale to int8 with a clamp), over a 6x6 or 7x7 input of `ic` channels into 4, `k`x`k`, `pad` on
+/// every side, `stride`; weights, bias and input from `seed`.
+fn model(ic: usize, k: usize, pad: usize, stride: usize, seed: u64) -> (String, Tensor) {
+    // 6x6, or 7x7 where TOSA needs the strided window to end at the input's end.
+    let h = if (6 + 2 * pad - k) % stride == 0 { 6 } else { 7 };
+    let oc = 4;
+    let out = (h + 2 * pad - k) / stride + 1;
+    let weights: Vec<i64> = lcg(seed, oc * k * k * ic).iter().map(|v| v % 255 - 127).collect();
+    let bias: Vec<i64> = lcg(seed + 1, oc).iter().map(|v| v % 20001 - 10000).collect();
+    let multipliers: Vec<i64> = lcg(seed + 2, oc).iter().map(|v| (1 << 30) + v % (1 << 30)).collect();
+    let shifts: Vec<i64> = lcg(seed + 3, oc).iter().map(|v| 38 + v % 4).collect();
+    let input: Vec<u8> = lcg(seed + 4, h * h * ic).iter().map(|v| (v % 256) as u8).collect();
+    let x = format!("tensor<1x{h}x{h}x{ic}xi8>");
+    let w = format!("tensor<{oc}x{k}x{k}x{ic}xi8>");
+    let acc = format!("tensor<1x{out}x{out}x{oc}xi32>");
+    let y = format!("tensor<1x{out}x{out}x{oc}xi8>");
+    let text = format!(
+        r#"func.func @main(%x: {x}) -> {y} {{
+  %w = "tosa.const"() <{{values = dense<[{weights}]> : tensor<{n}xi8>}}> : () -> tensor<{n}xi8>
+  %ws = tosa.const_shape {{values = dense<[{oc}, {k}, {k}, {ic}]> : tensor<4xindex>}} : () -> !tosa.shape<4>
+  %wr = tosa.reshape %w, %ws : (tensor<{n}xi8>, !tosa.shape<4>) -> {w}
+  %b = "tosa.const"() <{{values = dense<[{bias}]> : tensor<{oc}xi32>}}> : () -> tensor<{oc}xi32>
+  %zp = "tosa.const"() <{{values = dense<-128> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{{values = dense<[{multipliers}]> : tensor<{oc}xi32>}}> : () -> tensor<{oc}xi32>
+  %s = "tosa.const"() <{{values = dense<[{shifts}]> : tensor<{oc}xi8>}}> : () -> tensor<{oc}xi8>
+  %izp = "tosa.const"() <{{values = dense<0> : tensor<1xi32>}}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{{values = dense<-5> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %wr, %b, %zp, %wzp {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: {pad}, {pad}, {pad}, {pad}>, stride = array<i64: {stride}, {stride}>}} : ({x}, {w}, tensor<{oc}xi32>, tensor<1xi8>, tensor<1xi8>) -> {acc}
+  %r = tosa.rescale %c, %m, %s, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true}} : ({acc}, tensor<{oc}xi32>, tensor<{oc}xi8>, tensor<1xi32>, tensor<1xi8>) -> {y}
+  %k = tosa.clamp %r {{max_val = 127 : i8, min_val = -128 : i8}} : ({y}) -> {y}
+  return %k : {y}
+}}
+"#,
+        n = weights.len(),
+        weights = list(&weights),
+        bias = list(&bias),
+        multipliers = list(&multipliers),
+        shifts = list(&shifts),
+    );
+    (text, Tensor { dtype: DType::I8, shape: vec![1, h, h, ic], data: input })
+}
+
+#[test]
+fn helium_dot_products_equal_scalar_loops() {
+    umac_driver::register_targets();
+    // Channels: one vector of 8, of 16, vectors and channels left over, the longest rewritten;
+    // 1x1 and 3x3 windows, padded or not, strided.
+    let configs = [(8, 3, 1, 1), (12, 3, 1, 2), (16, 1, 0, 1), (24, 3, 1, 1), (40, 3, 0, 1), (64, 3, 1, 2)];
+    let work = std::env::temp_dir().join(format!("umac-dot-products-{}", std::process::id()));
+    for (i, &(ic, k, pad, stride)) in configs.iter().enumerate() {
+        let (text, input) = model(ic, k, pad, stride, 100 + i as u64);
+        let what = format!("{ic} channels, {k}x{k}, pad {pad}, stride {stride}");
+        let context = create_context(ContextOptions::default());
+        let mut module = parse_module(&context, "model.mlir", text.as_bytes()).expect(&what);
+        let reference = compile(
+            &context,
+            &mut module,
+            "main",
+            std::slice::from_ref(&input),
+            Engine::Cranelift,
+            CompileOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{what} on the host: {e}"))
+        .run(std::slice::from_ref(&input))
+        .unwrap()
+        .remove(0);
+        let context = create_context(ContextOptions::default());
+        let mut module = parse_module(&context, "model.mlir", text.as_bytes()).unwrap();
+        let options = umac_driver::firmware::FirmwareOptions {
+            name: "conv".into(),
+            optimize_for_size: false,
+            shapes: None,
+            max_workspace: None,
+            max_flash: None,
+            source: "model.mlir".into(),
+            accelerators: Default::default(),
+            observe: Default::default(),
+        };
+        let firmware = compile_firmware(&context, &mut module, "main", CORTEX_M55, &options)
+            .unwrap_or_else(|e| panic!("{what} for Cortex-M55: {e}"));
+        let dir = work.join(format!("case{i}"));
+        let written = output::write(&dir.join("out"), "conv", &firmware).unwrap();
+        let spec = Model {
+            name: "conv",
+            object: &written.object,
+            header: &written.header,
+            workspace_size: firmware.workspace_size,
+            output_bytes: vec![reference.data.len()],
+            kernel_sources: vec![],
+            include_dirs: vec![written.include_dir.clone()],
+        };
+        let case = Case { inputs: vec![input.data.clone()], expected: vec![reference.data.clone()] };
+        let program = build(MPS3_AN547, &dir, &spec, &[case]).unwrap();
+        let outcome = run(MPS3_AN547, &program, Duration::from_secs(120)).unwrap();
+        assert_eq!(outcome.status, Some(0), "{what}: {}", outcome.output);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
