@@ -3,9 +3,10 @@
 //! starts at `-izp · Σw` per output channel (computed here, at compile time):
 //! `Σ (x - izp) · w  =  Σ x · w  -  izp · Σ w`  (exact in wrapping i32 arithmetic).
 //!
-//! The inner loop is then a pure int8 dot product, which code generators turn into the CPU's
-//! dot-product instructions (Helium `vmlava.s8`: sixteen multiply-accumulates at once). Padded
-//! positions stay exact when they read the input zero point, which TFLite's padding does:
+//! The inner loop is then a pure int8 dot product, which `umac-vectorize-dot-products` turns
+//! into the CPU's dot-product instructions (Helium `vmlava.s8`: sixteen multiply-accumulates at
+//! once). Padded positions stay exact when they read the input zero point, which TFLite's
+//! padding does:
 //! `umac-fold-padding` reads the pad value there, contributing `izp · w`, which the correction
 //! cancels.
 //! ```mlir
