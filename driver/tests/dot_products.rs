@@ -3,7 +3,10 @@
 //! read in two branches) compute on the Cortex-M55 board under QEMU exactly what the host's
 //! Cranelift engine (plain scalar loops) computes, on random int8 data, byte for byte.
 
+mod support;
+
 use std::time::Duration;
+use support::lcg;
 use umac_backend::cpu::CORTEX_M55;
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
@@ -16,17 +19,6 @@ use umac_runtime::{
     firmware::{Case, MPS3_AN547, Model, build, run},
 };
 
-/// A deterministic pseudo-random sequence.
-fn lcg(seed: u64, n: usize) -> Vec<i64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as i64
-        })
-        .collect()
-}
-
 fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
@@ -36,7 +28,7 @@ fn list(values: &[i64]) -> String {
 /// every side, `stride`; weights, bias and input from `seed`.
 fn model(ic: usize, k: usize, pad: usize, stride: usize, seed: u64) -> (String, Tensor) {
     // 6x6, or 7x7 where TOSA needs the strided window to end at the input's end.
-    let h = if (6 + 2 * pad - k) % stride == 0 { 6 } else { 7 };
+    let h = if (6 + 2 * pad - k).is_multiple_of(stride) { 6 } else { 7 };
     let oc = 4;
     let out = (h + 2 * pad - k) / stride + 1;
     let weights: Vec<i64> = lcg(seed, oc * k * k * ic).iter().map(|v| v % 255 - 127).collect();

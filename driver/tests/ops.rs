@@ -2,6 +2,9 @@
 //! and int32, shape operands, dynamic dimensions). Expectations come from a direct Rust transcription
 //! of the TOSA specification's pseudo-code, not from either engine; every case runs on both.
 
+mod support;
+
+use support::lcg;
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
 use umac_driver::host::{ENGINES, Engine, compile};
@@ -29,17 +32,6 @@ fn i32s(shape: &[usize], v: &[i32]) -> Tensor {
 
 fn i8s(shape: &[usize], v: &[i8]) -> Tensor {
     tensor(DType::I8, shape, v, |x| vec![x as u8])
-}
-
-/// A deterministic pseudo-random sequence (no engine involved in making the data).
-fn lcg(seed: u64, n: usize) -> Vec<i64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as i64
-        })
-        .collect()
 }
 
 fn dense<T: ToString>(values: &[T]) -> String {

@@ -123,3 +123,14 @@ impl Drop for Run {
         let _ = std::fs::remove_dir_all(&self.work);
     }
 }
+
+/// A deterministic pseudo-random sequence (no engine involved in making the data).
+pub fn lcg(seed: u64, n: usize) -> Vec<i64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as i64
+        })
+        .collect()
+}
