@@ -51,7 +51,8 @@ struct VectorizeDotProducts;
 /// The longest loop rewritten: LLVM unrolls shorter ones into scalar code before its loop
 /// vectorizer sees them, but vectorizes longer ones itself, tail-predicated and interleaved
 /// (AD's fully connected layers over 128 and 640 inputs: 89,622 instructions on Cortex-M55 as
-/// LLVM vectorizes them, 107,582 rewritten here).
+/// LLVM vectorizes them, 107,582 rewritten here; with loops up to 256 rewritten, VWW takes
+/// 10,587,217 instructions instead of 10,329,898 and AD 92,478).
 pub const MAX_TRIP_COUNT: i64 = 64;
 
 impl UmacPass for VectorizeDotProducts {
