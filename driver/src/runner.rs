@@ -91,7 +91,7 @@ pub enum Lowering {
     Firmware {
         /// Bits of `index` (32 on Cortex-M).
         index_bits: u32,
-        /// The CPU has vectors: int8 dot products stay loops for LLVM's vectorizer.
+        /// The CPU has vectors: int8 dot products become vector loops.
         vectors: bool,
     },
     /// The LLVM host engine: planned operators without the border split, then the llvm dialect.

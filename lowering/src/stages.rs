@@ -82,9 +82,15 @@ const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
-/// as calls of declared functions.
-const LOWER_TO_CF: &str = "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops),convert-bufferization-to-memref,\
-expand-strided-metadata,lower-affine,convert-scf-to-cf";
+/// as calls of declared functions. For a CPU with `vectors`, int8 dot-product loops, their index
+/// arithmetic moved out first, become vector loops (`umac-vectorize-dot-products`) before `cf`.
+fn lower_to_cf(vectors: bool) -> String {
+    let vectorize = if vectors { ",loop-invariant-code-motion,umac-vectorize-dot-products" } else { "" };
+    format!(
+        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops{vectorize}),\
+         convert-bufferization-to-memref,expand-strided-metadata,lower-affine,convert-scf-to-cf"
+    )
+}
 
 /// Everything left → the llvm dialect, ready for translation to LLVM IR.
 const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts";
@@ -137,7 +143,7 @@ pub fn host_loops() -> Vec<Step> {
         passes(HOST_BUFFERIZE),
         Step::Hook(Phase::Loop2),
         Step::Hook(Phase::Loop3),
-        passes(LOWER_TO_CF),
+        passes(&lower_to_cf(false)),
         passes("canonicalize,cse"),
         Step::Hook(Phase::LowLevel),
     ]
@@ -165,17 +171,13 @@ pub fn planned_operators(split_borders: bool) -> Vec<Step> {
 
 /// From the operator level to the llvm dialect (bare-pointer arguments), with `index` as an
 /// `index_bits` integer (32 on Cortex-M: address arithmetic in single registers); for a CPU with
-/// `vectors`, int8 dot products marked for LLVM's loop vectorizer (`umac-vectorize-dot-products`).
+/// `vectors`, int8 dot products as vector loops (`umac-vectorize-dot-products`).
 pub fn operators_to_llvm(index_bits: u32, vectors: bool) -> Vec<Step> {
-    let lower = if vectors {
-        LOWER_TO_CF.replace(
-            "convert-linalg-to-loops)",
-            "convert-linalg-to-loops,loop-invariant-code-motion,umac-vectorize-dot-products)",
-        )
-    } else {
-        LOWER_TO_CF.to_string()
-    };
-    vec![passes(&format!("{lower},canonicalize,cse")), Step::Hook(Phase::LowLevel), passes(&cf_to_llvm(index_bits))]
+    vec![
+        passes(&format!("{},canonicalize,cse", lower_to_cf(vectors))),
+        Step::Hook(Phase::LowLevel),
+        passes(&cf_to_llvm(index_bits)),
+    ]
 }
 
 /// From `cf`/`arith`/`memref` to the llvm dialect with bare-pointer arguments and `index` as an
@@ -256,7 +258,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             name: "vectors",
             kind: OptionKind::Bool,
             default: "false",
-            help: "the CPU has vectors (Helium): int8 dot products stay loops for LLVM's vectorizer",
+            help: "the CPU has vectors (Helium): int8 dot products become vector loops",
         },
     ],
     kind: PassKind::Pipeline(|options| {
@@ -290,7 +292,7 @@ pub const LOWER_TO_LLVM: PassInfo = PassInfo {
     summary: "Lower a TOSA model to the llvm dialect (TOSA -> linalg -> bufferize -> loops -> cf -> llvm)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, LOWER_TO_CF, CF_TO_LLVM].join(",")),
+    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, &lower_to_cf(false), CF_TO_LLVM].join(",")),
 };
 
 #[cfg(test)]

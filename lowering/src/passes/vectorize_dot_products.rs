@@ -247,8 +247,9 @@ impl Dot {
              index\n  %one = arith.constant 1 : index\n  %init = memref.load {sum} : {sum_type}\n",
             parameters.join(", ")
         );
-        // Where each operand's elements start for the loop, as an address: a vector is loaded by
-        // `llvm.load` from there (`vector.load` would lower its memref with 64-bit indices).
+        // Where each operand's elements start for the loop, as an address (`%{name}_at{rank - 1}`):
+        // a vector is loaded by `llvm.load` from there (`vector.load` would lower its memref with
+        // 64-bit indices).
         for (name, operand, memref_type) in [("x", &self.operands[0], &x_type), ("y", &self.operands[1], &y_type)] {
             let rank = operand.indices.len() + 1;
             let indices = vec!["index"; 1 + 2 * rank].join(", ");
@@ -267,7 +268,6 @@ impl Dot {
                     k + 1
                 );
             }
-            let _ = writeln!(text, "  %{name}_start = arith.addi %{name}_at{}, %lower : index", rank - 1);
         }
         // One loop over vectors of `lanes` products, one over the products left, each adding into
         // the sum it carries. A vector step of a padded operand reads the input or, where the
@@ -315,19 +315,22 @@ impl Dot {
     }
 
     /// One vector step at `%c` into `%{result}`, added to `%s`: the product of both operands'
-    /// vectors (`%{name}_start` plus the loop's offset), sign-extended, reduced by
+    /// vectors (from `%{name}_at<rank - 1>`, at the loop's offset), sign-extended, reduced by
     /// `vector.reduction`; or, where operand `pad` reads padding, the padding value times the
     /// sum of the other operand's vector (a different shape, so that LLVM does not merge the two
     /// branches back into a product of a select).
     fn step(&self, text: &mut String, pad: Option<usize>, result: &str) {
         let lanes = self.lanes();
         let (narrow, wide) = (format!("vector<{lanes}xi8>"), format!("vector<{lanes}xi32>"));
-        for (_, name) in ["x", "y"].iter().enumerate().filter(|(k, _)| pad != Some(*k)) {
-            // The elements from `%c` on: `%c - lower` past the start.
+        for (k, name) in ["x", "y"].into_iter().enumerate() {
+            if pad == Some(k) {
+                continue;
+            }
+            // Element `%c` along the loop's dimension (of stride 1), past where the others put it.
+            let start = self.operands[k].indices.len();
             let _ = writeln!(
                 text,
-                "    %{name}_past_{result} = arith.subi %c, %lower : index\n    %{name}_address_{result} = \
-                 arith.addi %{name}_start, %{name}_past_{result} : index\n    %{name}_int_{result} = \
+                "    %{name}_address_{result} = arith.addi %{name}_at{start}, %c : index\n    %{name}_int_{result} = \
                  arith.index_cast %{name}_address_{result} : index to i64\n    %{name}_pointer_{result} = \
                  llvm.inttoptr %{name}_int_{result} : i64 to !llvm.ptr\n    %{name}_{result} = llvm.load \
                  %{name}_pointer_{result} {{alignment = 1 : i64}} : !llvm.ptr -> {narrow}\n    \

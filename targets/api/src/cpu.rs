@@ -29,8 +29,8 @@ pub struct Cpu {
     pub machine: Machine,
     /// Bits of a pointer and of `index` in generated code.
     pub index_bits: u32,
-    /// It has vector registers LLVM's loop vectorizer fills (Helium): the lowering keeps int8
-    /// dot products as loops for it (`umac-vectorize-dot-products`) rather than unrolled.
+    /// It has vector registers (Helium): the lowering turns int8 dot products into vector loops
+    /// (`umac-vectorize-dot-products`) rather than leaving LLVM to unroll them into scalar code.
     pub vectors: bool,
 }
 

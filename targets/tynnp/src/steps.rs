@@ -137,7 +137,12 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         self.keep(&mut d);
         self.prefetch(&mut d);
         self.place(&mut d);
-        let mut schedules: Vec<_> = d.schedules.into_iter().map(|s| s.unwrap_or_else(untiled)).collect();
+        self.finished(&d)
+    }
+
+    /// The schedules of `d`, placed, each checked alone and against the others.
+    fn finished(&self, d: &Decisions) -> Vec<Result<Schedule, Error>> {
+        let mut schedules: Vec<_> = d.schedules.iter().map(|s| s.clone().unwrap_or_else(untiled)).collect();
         self.check(&mut schedules);
         schedules
     }
@@ -168,10 +173,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
                     && (0..self.n()).all(|i| !self.ok(i) || d.schedules[i].is_some()) =>
             {
                 self.place(&mut d);
-                let mut schedules: Vec<Result<Schedule, Error>> =
-                    d.schedules.iter().map(|s| s.clone().unwrap_or_else(untiled)).collect();
-                self.check(&mut schedules);
-                d.schedules = schedules.into_iter().map(Some).collect();
+                d.schedules = self.finished(&d).into_iter().map(Some).collect();
             }
             _ => return (0..self.n()).map(|_| Ok(None)).collect(),
         }
@@ -203,6 +205,11 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             };
             if s.kept_output.is_some() {
                 d.kept[i] = resident::readers(self.composites, i);
+                if d.kept[i].is_none() {
+                    let message = "kept.output is set, but no later kernel of the function alone reads it";
+                    d.schedules[i] = Some(Err(Error::Unsupported(format!("{}: {message}", schedule::ATTRIBUTE))));
+                    continue;
+                }
             }
             if s.preloaded.is_some() {
                 d.copier[i] = if i >= 1 && at(i - 1).is_some_and(|b| b.prefetch.is_some()) {

@@ -10,6 +10,9 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp)' > %t.once
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-keep-tynnp)' > %t.twice
 // RUN: diff %t.once %t.twice
+// A schedule edited to keep an output a caller reads is refused at the op by the next step.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp)' | sed '/@returned/,/"tynnp.conv2d"(/ s/{dilation_x/{tynnp.schedule = {kept = {output}}, dilation_x/' | not umac-opt --split-input-file --pass-pipeline='builtin.module(umac-prefetch-tynnp)' 2>&1 | FileCheck %s --check-prefix=EDITED
+// EDITED: error: tynnp cannot schedule tynnp.conv2d: tynnp.schedule: kept.output is set, but no later kernel of the function alone reads it
 
 // Three convolutions in a chain: each output stays in DM for the next, and the first two hand
 // their jobs on (the second both reads its input and writes its output in place).
