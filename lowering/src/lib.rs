@@ -21,6 +21,7 @@ pub mod passes;
 pub mod registry;
 pub mod stages;
 mod stderr_capture;
+pub mod transform;
 
 pub use error::{Error, report};
 pub use pass_manager::PipelineError;

@@ -31,6 +31,12 @@ pub fn accumulating_kind(op: &OperationRef) -> Option<String> {
     is_accumulating(&format!("linalg.{kind}")).then_some(kind)
 }
 
+/// Kinds whose output channels are computed apart, each from its own input channel (depthwise
+/// convolutions, pooling): their channel loops can go inside the window loops.
+pub fn independent_channels(kind: &str) -> bool {
+    kind.starts_with("depthwise_conv_2d_nhwc") || kind.starts_with("pooling_nhwc")
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_accumulating;

@@ -2,6 +2,8 @@
 //! `fold_padding.rs`). A pass is defined through [`crate::pass::UmacPass`]; shared IR helpers live
 //! in `umac_dialects::ir`, so no pass imports another.
 
+pub mod apply_scale_32;
+pub mod channels_innermost;
 pub mod decompose_transpose_conv2d;
 pub mod expose_intermediates;
 pub mod fold_padding;
@@ -20,4 +22,5 @@ pub mod strided_copy_to_linalg;
 pub mod strip_entry_attributes;
 pub mod tile_and_fuse;
 pub mod vectorize_dot_products;
+pub mod vectorize_elementwise_loops;
 pub mod verify;

@@ -9,7 +9,9 @@
 //! tile-and-fuse (`transform.structured.fuse`), which pulls the producers into the loop nest.
 //! When the accumulating op still reads a materialized `tensor.pad` (one `umac-fold-padding`
 //! could not fold), the innermost dimension stays whole — one pixel per tile — so the padded
-//! window is built once per pixel, not once per channel. Groups are processed in program order,
+//! window is built once per pixel, not once per channel. With `vectors`, depthwise convolutions
+//! and pooling are tiled by pixel as well: their accumulators are a small int32 buffer of one
+//! pixel's channels, which `umac-channels-innermost` makes the innermost, vectorizable loop. Groups are processed in program order,
 //! so an earlier group's loop nest stops the fusion of a later one: nothing is recomputed.
 //! ```mlir
 //! %acc = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%bias : tensor<1x25x5x64xi32>)
@@ -21,9 +23,11 @@
 
 use crate::{
     Error,
-    linalg_kinds::accumulating_kind,
+    linalg_kinds::{accumulating_kind, independent_channels},
+    options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
+    transform,
 };
 use melior::ir::{
     OperationRef, ValueLike,
@@ -32,7 +36,7 @@ use melior::ir::{
 use mlir_sys::*;
 use umac_dialects::{
     ir::{attribute, collect, defined_inside, name, op_name, produced_by},
-    text::{attribute_text, str_ref},
+    text::attribute_text,
 };
 
 /// The registry entry.
@@ -40,20 +44,27 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-tile-and-fuse",
     summary: "Fuse padding, bias, convolution/pooling/matmul and their rescale into one per-pixel loop nest",
     anchor: "builtin.module",
-    options: &[],
-    kind: PassKind::Pass(|_| boxed(TileAndFuse)),
+    options: &[OptionSpec {
+        name: "vectors",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "tile depthwise convolutions and pooling one output pixel at a time, channels whole, for vector CPUs",
+    }],
+    kind: PassKind::Pass(|options: &OptionValues| boxed(TileAndFuse { vectors: options.bool("vectors") })),
 };
 
 const ROOT_ATTRIBUTE: &str = "umac.fuse_root";
 
-struct TileAndFuse;
+struct TileAndFuse {
+    vectors: bool,
+}
 
 impl UmacPass for TileAndFuse {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let mut roots: Vec<(MlirOperation, usize)> = Vec::new();
         operation.walk(WalkOrder::PreOrder, |op| {
             if accumulating_kind(&op).is_some()
-                && let Some(root) = group_root(&op)
+                && let Some(root) = group_root(&op, self.vectors)
             {
                 roots.push(root);
             }
@@ -62,9 +73,11 @@ impl UmacPass for TileAndFuse {
         if roots.is_empty() {
             return Ok(());
         }
+        let ops: Vec<MlirOperation> = roots.iter().map(|(root, _)| *root).collect();
+        let script = transform_script(roots.iter().map(|(_, tiled)| *tiled));
         // SAFETY: every root is a live op of the module being transformed; the transform module is
         // parsed in the same context, applied, and destroyed before the pass returns.
-        if !unsafe { apply(operation.to_raw(), &roots) } {
+        if !unsafe { transform::apply_tagged(operation.to_raw(), &ops, ROOT_ATTRIBUTE, &script) } {
             return Err(Error::Reported);
         }
         // SAFETY: the module is live; calls are only erased or moved within their function.
@@ -74,10 +87,12 @@ impl UmacPass for TileAndFuse {
 }
 
 /// The op whose loops are tiled for `op`'s group, and how many leading loops to tile: every
-/// output dimension (one output element per tile: the accumulator is a scalar), or, when the
-/// input is still a materialized `tensor.pad`, all but the innermost (one pixel per tile, so the
-/// padded window is built once per pixel rather than once per channel).
-fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
+/// output dimension (one output element per tile: the accumulator is a scalar), or batch, rows
+/// and columns (one pixel per tile, channels whole) when the input is still a materialized
+/// `tensor.pad` (so the padded window is built once per pixel rather than once per channel) or,
+/// for a CPU with `vectors`, when the op computes its channels apart (depthwise, pooling: the
+/// channels become the vector lanes, see `umac-channels-innermost`).
+fn group_root(op: &OperationRef, vectors: bool) -> Option<(MlirOperation, usize)> {
     if op.result_count() != 1 {
         return None;
     }
@@ -96,7 +111,8 @@ fn group_root(op: &OperationRef) -> Option<(MlirOperation, usize)> {
             }
         }
         let rank = result_rank(root)?;
-        let tiled = if padded_input { rank.saturating_sub(1).min(3) } else { rank };
+        let pixels = padded_input || (vectors && accumulating_kind(op).is_some_and(|kind| independent_channels(&kind)));
+        let tiled = if pixels { rank.saturating_sub(1).min(3) } else { rank };
         (tiled > 0).then_some((root, tiled))
     }
 }
@@ -119,38 +135,6 @@ unsafe fn result_rank(op: MlirOperation) -> Option<usize> {
     unsafe {
         let ty = mlirValueGetType(mlirOperationGetResult(op, 0));
         (mlirTypeIsARankedTensor(ty) && mlirShapedTypeHasStaticShape(ty)).then(|| mlirShapedTypeGetRank(ty) as usize)
-    }
-}
-
-/// Tags the roots, builds the transform script, applies it, and removes the tags.
-///
-/// # Safety
-/// `module` and every root must be live ops of one context.
-unsafe fn apply(module: MlirOperation, roots: &[(MlirOperation, usize)]) -> bool {
-    unsafe {
-        let context = mlirOperationGetContext(module);
-        let i64t = mlirIntegerTypeGet(context, 64);
-        for (index, (root, _)) in roots.iter().enumerate() {
-            let tag = mlirIntegerAttrGet(i64t, index as i64);
-            mlirOperationSetDiscardableAttributeByName(*root, str_ref(ROOT_ATTRIBUTE), tag);
-        }
-        let script = transform_script(roots.iter().map(|(_, tiled)| *tiled));
-        let transform = mlirModuleCreateParse(context, str_ref(&script));
-        let mut ok = !transform.ptr.is_null();
-        if ok {
-            let transform_op = mlirModuleGetOperation(transform);
-            let sequence = mlirBlockGetFirstOperation(mlirModuleGetBody(transform));
-            let options = mlirTransformOptionsCreate();
-            ok = mlirTransformApplyNamedSequence(module, sequence, transform_op, options).value != 0;
-            mlirTransformOptionsDestroy(options);
-            mlirModuleDestroy(transform);
-        }
-        // The tags may sit on ops that survived (a group that failed), never on new ones.
-        let tagged = collect(OperationRef::from_raw(module), |op| op.attribute(ROOT_ATTRIBUTE).is_ok());
-        for op in tagged {
-            mlirOperationRemoveDiscardableAttributeByName(op, str_ref(ROOT_ATTRIBUTE));
-        }
-        ok
     }
 }
 
@@ -228,10 +212,9 @@ fn transform_script(tiles: impl Iterator<Item = usize>) -> String {
              : (!transform.any_op) -> (!transform.any_op, {loops})\n"
         ));
     }
-    format!(
-        "module attributes {{transform.with_named_sequence}} {{\n  \
-         transform.named_sequence @__transform_main(%m: !transform.any_op {{transform.readonly}}) {{\n{body}    \
-         transform.apply_patterns to %m {{\n      transform.apply_patterns.tensor.fold_tensor_empty\n      \
-         transform.apply_patterns.canonicalization\n    }} : !transform.any_op\n    transform.yield\n  }}\n}}\n"
-    )
+    body.push_str(
+        "    transform.apply_patterns to %m {\n      transform.apply_patterns.tensor.fold_tensor_empty\n      \
+         transform.apply_patterns.canonicalization\n    } : !transform.any_op\n",
+    );
+    transform::script(&body)
 }

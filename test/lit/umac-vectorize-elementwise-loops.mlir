@@ -1,0 +1,141 @@
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),canonicalize,cse)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=WIDE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),expand-strided-metadata,convert-scf-to-cf,finalize-memref-to-llvm{index-bitwidth=32},convert-func-to-llvm{index-bitwidth=32},convert-arith-to-llvm{index-bitwidth=32},convert-cf-to-llvm{index-bitwidth=32},convert-index-to-llvm{index-bitwidth=32},convert-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
+
+// A rescale of a pixel's channels (the 32-bit form: the high half of the product from
+// `mulsi_extended`) into a strided output: 10 channels are two vectors of 4 int32 lanes, then a
+// scalar loop for the last 2. The memory is read and written at each element's address; values
+// from outside the loop are broadcast; the low half of the product is a 32-bit multiply; the
+// loop's attributes (keep it rolled) stay on both loops.
+// CHECK-LABEL: func.func @rescale(
+// CHECK-DAG: %[[MIN:.*]] = arith.constant dense<-128> : vector<4xi32>
+// CHECK-DAG: %[[ZP:.*]] = vector.broadcast %arg3 : i32 to vector<4xi32>
+// CHECK-DAG: %[[OFFSET:.*]] = arith.addi %{{.*}}, %offset : index
+// CHECK-DAG: %[[OUTI:.*]] = arith.index_cast %[[OFFSET]] : index to i64
+// CHECK-DAG: %[[OUT:.*]] = llvm.inttoptr %[[OUTI]] : i64 to !llvm.ptr
+// CHECK: scf.for %[[C:.*]] = %c0 to %c8 step %c4 {
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[C]] : index to i64
+// CHECK-NEXT: %[[PA:.*]] = llvm.getelementptr %{{.*}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[A:.*]] = llvm.load %[[PA]] {alignment = 4 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK-NEXT: %[[PB:.*]] = llvm.getelementptr %{{.*}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT: %[[B:.*]] = llvm.load %[[PB]] {alignment = 4 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK-NEXT: %{{.*}}, %[[HI:.*]] = arith.mulsi_extended %[[A]], %[[B]] : vector<4xi32>
+// CHECK-NEXT: %[[LO:.*]] = arith.muli %[[A]], %[[B]] : vector<4xi32>
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[LO]], %[[HI]] : vector<4xi32>
+// CHECK-NEXT: %[[Z:.*]] = arith.addi %[[S]], %[[ZP]] : vector<4xi32>
+// CHECK-NEXT: %[[M:.*]] = arith.maxsi %[[Z]], %[[MIN]] : vector<4xi32>
+// CHECK-NEXT: %[[N:.*]] = arith.minsi %[[M]], %{{.*}} : vector<4xi32>
+// CHECK-NEXT: %[[T:.*]] = arith.trunci %[[N]] : vector<4xi32> to vector<4xi8>
+// CHECK-NEXT: %[[PO:.*]] = llvm.getelementptr %[[OUT]][%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: llvm.store %[[T]], %[[PO]] {alignment = 1 : i64} : vector<4xi8>, !llvm.ptr
+// CHECK-NEXT: } {loop_annotation = #{{.*}}}
+// CHECK-NEXT: scf.for %[[R:.*]] = %c8 to %c10 step %c1 {
+// CHECK: arith.mulsi_extended %{{.*}}, %{{.*}} : i32
+// CHECK: memref.store %{{.*}}, %arg2[%c0, %c0, %c0, %[[R]], %c0]
+// CHECK: } {loop_annotation = #{{.*}}}
+// 256-bit vectors: one vector of 8 lanes (its one-iteration loop folded away), then 2 left.
+// WIDE-LABEL: func.func @rescale(
+// WIDE-NOT: scf.for
+// WIDE: arith.mulsi_extended %{{.*}}, %{{.*}} : vector<8xi32>
+// WIDE: scf.for %{{.*}} = %c8 to %c10 step %c1 {
+// LLVM-LABEL: llvm.func @rescale(
+// LLVM: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<4xi32>
+// LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 1 : i64} : vector<4xi8>, !llvm.ptr
+func.func @rescale(%acc: memref<1x1x1x10x1xi32>, %multiplier: memref<10x1xi32>,
+                   %out: memref<1x1x1x10x1xi8, strided<[8000, 320, 64, 1, 1], offset: ?>>, %zp: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %min = arith.constant -128 : i32
+  %max = arith.constant 127 : i32
+  scf.for %c = %c0 to %c10 step %c1 {
+    %a = memref.load %acc[%c0, %c0, %c0, %c, %c0] : memref<1x1x1x10x1xi32>
+    %b = memref.load %multiplier[%c, %c0] : memref<10x1xi32>
+    %lo, %hi = arith.mulsi_extended %a, %b : i32
+    %s = arith.addi %lo, %hi : i32
+    %z = arith.addi %s, %zp : i32
+    %m = arith.maxsi %z, %min : i32
+    %n = arith.minsi %m, %max : i32
+    %t = arith.trunci %n : i32 to i8
+    memref.store %t, %out[%c0, %c0, %c0, %c, %c0] : memref<1x1x1x10x1xi8, strided<[8000, 320, 64, 1, 1], offset: ?>>
+  } {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+  return
+}
+
+// -----
+
+// One window element into every channel's accumulator (a depthwise convolution's channel loop):
+// int8 lanes widened to int32, so 4 lanes; 16 channels leave no scalar loop. The row of the input
+// (%h, from outside the loop) is part of the address computed in front of the loop.
+// CHECK-LABEL: func.func @accumulate(
+// CHECK: %[[ROW:.*]] = arith.muli %arg3, %c64 : index
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4 {
+// CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> vector<4xi8>
+// CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> vector<4xi8>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK: arith.extsi %{{.*}} : vector<4xi8> to vector<4xi32>
+// CHECK: arith.muli %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @accumulate(%x: memref<4x64xi8>, %w: memref<16xi8>, %acc: memref<16xi32>, %h: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %c = %c0 to %c16 step %c1 {
+    %xv = memref.load %x[%h, %c] : memref<4x64xi8>
+    %wv = memref.load %w[%c] : memref<16xi8>
+    %a = memref.load %acc[%c] : memref<16xi32>
+    %xe = arith.extsi %xv : i8 to i32
+    %we = arith.extsi %wv : i8 to i32
+    %p = arith.muli %xe, %we : i32
+    %s = arith.addi %a, %p : i32
+    memref.store %s, %acc[%c] : memref<16xi32>
+  }
+  return
+}
+
+// -----
+
+// Left alone: a dot product (the sum's indices do not follow the loop), an access across the
+// contiguous dimension (stride 8), 64-bit arithmetic, fewer iterations than lanes, and a loop
+// whose body holds another region.
+// CHECK-LABEL: func.func @not_elementwise(
+// CHECK-NOT: vector
+// CHECK-NOT: llvm.load
+// CHECK: return
+func.func @not_elementwise(%x: memref<16xi8>, %y: memref<16x8xi32>, %z: memref<16xi64>, %sum: memref<i32>, %cond: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  scf.for %c = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%c] : memref<16xi8>
+    %s = memref.load %sum[] : memref<i32>
+    %e = arith.extsi %v : i8 to i32
+    %t = arith.addi %s, %e : i32
+    memref.store %t, %sum[] : memref<i32>
+  }
+  scf.for %c = %c0 to %c16 step %c1 {
+    %v = memref.load %y[%c, %c0] : memref<16x8xi32>
+    %t = arith.addi %v, %v : i32
+    memref.store %t, %y[%c, %c0] : memref<16x8xi32>
+  }
+  scf.for %c = %c0 to %c16 step %c1 {
+    %v = memref.load %z[%c] : memref<16xi64>
+    %t = arith.addi %v, %v : i64
+    memref.store %t, %z[%c] : memref<16xi64>
+  }
+  scf.for %c = %c0 to %c3 step %c1 {
+    %v = memref.load %y[%c0, %c] : memref<16x8xi32>
+    %t = arith.addi %v, %v : i32
+    memref.store %t, %y[%c0, %c] : memref<16x8xi32>
+  }
+  scf.for %c = %c0 to %c16 step %c1 {
+    scf.if %cond {
+      %v = memref.load %x[%c] : memref<16xi8>
+      memref.store %v, %x[%c] : memref<16xi8>
+    }
+  }
+  return
+}
