@@ -62,9 +62,11 @@ fn main() -> Result<(), String> {
         "{:<5} {:<10} {:>12} {:>12} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}",
         "model", "cpu", "instr", "TFLM+CMSIS", "ratio", "text", "rodata", "workspace", "bound", "TFLM act", "compile"
     );
-    // `UMAC_BENCH_ONLY=ic,ad`: those models only, printed, bench/firmware.json left as it is.
-    let only: Option<Vec<String>> =
-        std::env::var("UMAC_BENCH_ONLY").ok().map(|v| v.split(',').map(|m| m.trim().to_string()).collect());
+    // `UMAC_BENCH_ONLY=ic,ad`: those models only, each run's profile printed, bench/firmware.json
+    // left as it is; `UMAC_BENCH_CPUS=cortex-m55`: those configurations only.
+    let list = |name| std::env::var(name).ok().map(|v: String| v.split(',').map(|m| m.trim().to_string()).collect());
+    let only: Option<Vec<String>> = list("UMAC_BENCH_ONLY");
+    let cpus: Option<Vec<String>> = list("UMAC_BENCH_CPUS");
     for reference in REFERENCES.iter().filter(|r| only.as_ref().is_none_or(|o| o.iter().any(|m| m == r.model))) {
         let dir = models.join(reference.model);
         // The last configuration runs the convolutions in the vanilla accelerator's C kernel
@@ -74,6 +76,9 @@ fn main() -> Result<(), String> {
             ("cortex-m4", "cortex-m4", MPS2_AN386, reference.m4),
             ("vanilla,cortex-m55", "cortex-m55+vanilla", MPS3_AN547, reference.m55),
         ] {
+            if cpus.as_ref().is_some_and(|c| !c.iter().any(|c| c == cpu)) {
+                continue;
+            }
             let out: PathBuf = work.join(format!("{}-{cpu}", reference.model));
             let model = dir.join("model.mlir");
             let started = Instant::now();
@@ -140,7 +145,7 @@ fn main() -> Result<(), String> {
                 .iter()
                 .map(|(k, n)| serde_json::json!({"kind": k, "instructions": n, "share": share(*n)}))
                 .collect();
-            if reference.model == "ic" {
+            if reference.model == "ic" || only.is_some() {
                 profiles.push(format!("{} on {cpu}: {instructions} instructions", reference.model));
                 for (function, count) in profile.functions.iter().take(12) {
                     profiles.push(format!("  {function:<40} {count:>10} {:>6.1}%", 100.0 * share(*count)));

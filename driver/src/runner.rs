@@ -121,11 +121,11 @@ impl CompilePipeline {
         ];
         match lowering {
             Lowering::Firmware { index_bits, vectors } => {
-                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(true)) });
+                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(true, vectors)) });
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, vectors)) });
             }
             Lowering::HostLlvm => {
-                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(false)) });
+                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(false, false)) });
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, false)) });
             }
             Lowering::HostLoops => parts.push(Part { name: LOOPS, text: fill(&stages::host_loops()) }),

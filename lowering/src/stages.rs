@@ -76,18 +76,38 @@ tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},to
 linalg-fuse-elementwise-ops),\
 canonicalize";
 
+/// [`TOSA_TO_LINALG`] with the rescale's arithmetic in 32-bit integers: TFLite's rounding high
+/// multiply and rounding shift where the constants allow (`umac-apply-scale-32`), upstream's
+/// 32-bit form elsewhere. On a CPU with vectors, a rescale of a channel loop then becomes vector
+/// code (`umac-vectorize-elementwise-loops`); in 64-bit integers it would stay scalar.
+fn tosa_to_linalg_32_bit() -> String {
+    TOSA_TO_LINALG.replace(
+        "tosa-to-arith{include-apply-rescale=true}",
+        "umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}",
+    )
+}
+
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
 /// plain), with deallocation of every temporary.
 const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
-/// as calls of declared functions. For a CPU with `vectors`, int8 dot-product loops, their index
-/// arithmetic moved out first, become vector loops (`umac-vectorize-dot-products`) before `cf`.
+/// as calls of declared functions. For a CPU with `vectors`, per-pixel depthwise convolutions and
+/// pooling get their channel loops innermost (`umac-channels-innermost`), and int8 dot-product
+/// loops, their index arithmetic moved out first, become vector loops
+/// (`umac-vectorize-dot-products`) before `cf`.
 fn lower_to_cf(vectors: bool) -> String {
-    let vectorize = if vectors { ",loop-invariant-code-motion,umac-vectorize-dot-products" } else { "" };
+    let (interchange, vectorize) = if vectors {
+        (
+            "umac-channels-innermost,",
+            ",canonicalize,loop-invariant-code-motion,umac-vectorize-dot-products,umac-vectorize-elementwise-loops",
+        )
+    } else {
+        ("", "")
+    };
     format!(
-        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,convert-linalg-to-loops{vectorize}),\
+        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}),\
          convert-bufferization-to-memref,expand-strided-metadata,lower-affine,convert-scf-to-cf"
     )
 }
@@ -111,9 +131,12 @@ const HOST_CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-func-to-llvm{use-
 convert-to-llvm,reconcile-unrealized-casts";
 
 /// Zero points and padding folded into the accumulating ops, which are then fused with their
-/// producers and consumer into per-element loop nests.
-const FOLD_AND_FUSE: &str =
-    "func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,umac-tile-and-fuse,canonicalize,cse";
+/// producers and consumer into per-element loop nests (per-pixel ones for the ops that compute
+/// their channels apart, on a CPU with `vectors`).
+fn fold_and_fuse(vectors: bool) -> String {
+    let tile = if vectors { "umac-tile-and-fuse{vectors=true}" } else { "umac-tile-and-fuse" };
+    format!("func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,{tile},canonicalize,cse")
+}
 
 /// Bufferization for firmware: results become out-parameters, allocations of static size are
 /// hoisted out of loops and left for `umac-plan-memory` (no deallocation: nothing is allocated
@@ -151,12 +174,13 @@ pub fn host_loops() -> Vec<Step> {
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
 /// one function per operator: the executor's level, shared by firmware (with the border split)
-/// and the LLVM host engine (without).
-pub fn planned_operators(split_borders: bool) -> Vec<Step> {
+/// and the LLVM host engine (without). For a CPU with `vectors`, ops computing their channels
+/// apart are tiled by pixel (their channels become vector lanes in [`operators_to_llvm`]).
+pub fn planned_operators(split_borders: bool, vectors: bool) -> Vec<Step> {
     let mut steps = vec![
-        passes(TOSA_TO_LINALG),
+        passes(&if vectors { tosa_to_linalg_32_bit() } else { TOSA_TO_LINALG.to_string() }),
         Step::Hook(Phase::Loop0),
-        passes(FOLD_AND_FUSE),
+        passes(&fold_and_fuse(vectors)),
         Step::Hook(Phase::Loop1),
         passes(FIRMWARE_BUFFERIZE),
         Step::Hook(Phase::Loop2),
@@ -239,7 +263,7 @@ pub const LOWER_TO_FIRMWARE_OPERATORS: PassInfo = PassInfo {
     summary: "Lower a static-shaped TOSA model to fused loop nests in a planned workspace, one function per operator",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| text(&planned_operators(true))),
+    kind: PassKind::Pipeline(|_| text(&planned_operators(true, false))),
 };
 
 /// `umac-lower-to-firmware-llvm`: the whole firmware lowering to the llvm dialect.
@@ -258,12 +282,13 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             name: "vectors",
             kind: OptionKind::Bool,
             default: "false",
-            help: "the CPU has vectors (Helium): int8 dot products become vector loops",
+            help: "the CPU has vectors (Helium): int8 dot products and depthwise/pooling channels become vector loops",
         },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
-        text(&[planned_operators(true), operators_to_llvm(bits, options.bool("vectors"))].concat())
+        let vectors = options.bool("vectors");
+        text(&[planned_operators(true, vectors), operators_to_llvm(bits, vectors)].concat())
     }),
 };
 
@@ -301,7 +326,7 @@ mod tests {
 
     #[test]
     fn hooks_are_points_between_stages() {
-        let steps = planned_operators(true);
+        let steps = planned_operators(true, false);
         let hooks: Vec<Phase> = steps
             .iter()
             .filter_map(|s| match s {
@@ -314,7 +339,7 @@ mod tests {
             text(&steps)
                 .ends_with("umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize")
         );
-        assert!(!text(&planned_operators(false)).contains("umac-split-borders"));
+        assert!(!text(&planned_operators(false, false)).contains("umac-split-borders"));
     }
 
     #[test]
