@@ -76,16 +76,14 @@ tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},to
 linalg-fuse-elementwise-ops),\
 canonicalize";
 
-/// [`TOSA_TO_LINALG`] with the rescale's arithmetic in 32-bit integers: TFLite's rounding high
-/// multiply and rounding shift where the constants allow (`umac-apply-scale-32`), upstream's
-/// 32-bit form elsewhere. On a CPU with vectors, a rescale of a channel loop then becomes vector
-/// code (`umac-vectorize-elementwise-loops`); in 64-bit integers it would stay scalar.
-fn tosa_to_linalg_32_bit() -> String {
-    TOSA_TO_LINALG.replace(
-        "tosa-to-arith{include-apply-rescale=true}",
-        "umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}",
-    )
-}
+/// [`TOSA_TO_LINALG`] with the rescale's arithmetic in 32-bit integers: on the halves of the
+/// product where the shifts allow (`umac-apply-scale-32`), upstream's 32-bit form elsewhere. On a
+/// CPU with vectors, a rescale of a channel loop then becomes vector code
+/// (`umac-vectorize-elementwise-loops`); in 64-bit integers it would stay scalar.
+const TOSA_TO_LINALG_32_BIT: &str = "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,\
+tosa-make-broadcastable,tosa-to-linalg-named,tosa-to-linalg,umac-apply-scale-32,\
+tosa-to-arith{include-apply-rescale=true use-32-bit=true},tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops),\
+canonicalize";
 
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
 /// plain), with deallocation of every temporary.
@@ -178,7 +176,7 @@ pub fn host_loops() -> Vec<Step> {
 /// apart are tiled by pixel (their channels become vector lanes in [`operators_to_llvm`]).
 pub fn planned_operators(split_borders: bool, vectors: bool) -> Vec<Step> {
     let mut steps = vec![
-        passes(&if vectors { tosa_to_linalg_32_bit() } else { TOSA_TO_LINALG.to_string() }),
+        passes(if vectors { TOSA_TO_LINALG_32_BIT } else { TOSA_TO_LINALG }),
         Step::Hook(Phase::Loop0),
         passes(&fold_and_fuse(vectors)),
         Step::Hook(Phase::Loop1),
@@ -340,6 +338,17 @@ mod tests {
                 .ends_with("umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize")
         );
         assert!(!text(&planned_operators(false, false)).contains("umac-split-borders"));
+    }
+
+    #[test]
+    fn vector_cpus_rescale_in_32_bits() {
+        // The two forms differ in the rescale's lowering only.
+        let plain = TOSA_TO_LINALG.replace("tosa-to-arith{include-apply-rescale=true}", "");
+        let wide = TOSA_TO_LINALG_32_BIT
+            .replace("umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}", "");
+        assert_eq!(plain, wide);
+        assert!(text(&planned_operators(true, true)).contains("umac-apply-scale-32"));
+        assert!(!text(&planned_operators(true, false)).contains("umac-apply-scale-32"));
     }
 
     #[test]
