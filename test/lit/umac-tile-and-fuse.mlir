@@ -78,7 +78,12 @@ func.func @elementwise_only(%x: tensor<4x4xi8>) -> tensor<4x4xi8> {
 // -----
 
 // A producer fusion cannot tile (a call of a partitioned function) is not pulled into the loop
-// nest of the pooling and its consumer: the call runs once, before it.
+// nest of the pooling and its consumer: the call runs once, before it. Tiled by pixel (vectors),
+// the one-pixel loop nest is folded away, and the clone with it: the call still runs once.
+// VECTORS-LABEL: func.func @called_producer(
+// VECTORS: call @accelerated
+// VECTORS-NOT: call @accelerated
+// VECTORS: linalg.pooling_nhwc_sum
 // CHECK-LABEL: func.func @called_producer(
 // CHECK: %[[Y:.*]] = call @accelerated(%{{.*}})
 // CHECK-NOT: call @accelerated

@@ -140,18 +140,17 @@ unsafe fn result_rank(op: MlirOperation) -> Option<usize> {
 
 /// Upstream fusion pulls a producer it cannot tile into the loop nest whole: a `func.call` (an
 /// accelerator's function) feeding a fused op would then run once per tile. Each such call is
-/// replaced by the identical call in front of the loop nest (or moved there).
+/// replaced by the identical call in front of the loop nest (or moved there). Where the loop nest
+/// had one iteration, cleanup folded it away and left the clone beside the original: a call on
+/// tensors identical to an earlier one in its block is replaced by it.
 ///
 /// # Safety
 /// `module` must be live.
 unsafe fn unclone_calls(module: OperationRef) {
     unsafe {
-        let nested = collect(module, |op| {
-            op_name(op) == "func.call" && op.parent_operation().is_some_and(|parent| op_name(&parent) == "scf.for")
-        });
-        for call in nested {
-            // The outermost loop around the call, in its function's block.
-            let mut top = mlirOperationGetParentOperation(call);
+        for call in collect(module, |op| op_name(op) == "func.call") {
+            // The outermost loop around the call, in its function's block (or the call itself).
+            let mut top = call;
             loop {
                 let parent = mlirOperationGetParentOperation(top);
                 if parent.ptr.is_null() || name(parent) != "scf.for" {
@@ -159,9 +158,12 @@ unsafe fn unclone_calls(module: OperationRef) {
                 }
                 top = parent;
             }
+            let nested = top.ptr != call.ptr;
             let invariant =
                 (0..mlirOperationGetNumOperands(call)).all(|i| !defined_inside(mlirOperationGetOperand(call, i), top));
-            if !invariant {
+            let on_tensors = (0..mlirOperationGetNumResults(call))
+                .all(|i| mlirTypeIsATensor(mlirValueGetType(mlirOperationGetResult(call, i))));
+            if (nested && !invariant) || (!nested && !on_tensors) {
                 continue;
             }
             let mut twin = None;
@@ -179,7 +181,8 @@ unsafe fn unclone_calls(module: OperationRef) {
                     }
                     mlirOperationDestroy(call);
                 }
-                None => mlirOperationMoveBefore(call, top),
+                None if nested => mlirOperationMoveBefore(call, top),
+                None => {}
             }
         }
     }
