@@ -91,8 +91,10 @@ pub enum Lowering {
     Firmware {
         /// Bits of `index` (32 on Cortex-M).
         index_bits: u32,
-        /// The CPU has vectors: int8 dot products become vector loops.
+        /// The CPU has vectors: int8 dot products and per-pixel channel loops become vector loops.
         vectors: bool,
+        /// Rescales in 32-bit arithmetic.
+        rescale_32: bool,
     },
     /// The LLVM host engine: planned operators without the border split, then the llvm dialect.
     HostLlvm,
@@ -120,12 +122,13 @@ impl CompilePipeline {
             Part { name: ACCELERATORS, text: fill(rest) },
         ];
         match lowering {
-            Lowering::Firmware { index_bits, vectors } => {
-                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(true, vectors)) });
+            Lowering::Firmware { index_bits, vectors, rescale_32 } => {
+                let operators = stages::OperatorOptions { split_borders: true, vectors, rescale_32 };
+                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(operators)) });
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, vectors)) });
             }
             Lowering::HostLlvm => {
-                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(false, false)) });
+                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(Default::default())) });
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, false)) });
             }
             Lowering::HostLoops => parts.push(Part { name: LOOPS, text: fill(&stages::host_loops()) }),
@@ -226,8 +229,11 @@ mod tests {
     fn parts_form_one_pipeline() {
         let entry =
             EntrySteps { entry: "main", shapes: Some(&[vec![2, 4]]), rename: Some("kws"), ..Default::default() };
-        let pipeline =
-            CompilePipeline::new(&entry, &TargetSet::default(), Lowering::Firmware { index_bits: 32, vectors: false });
+        let pipeline = CompilePipeline::new(
+            &entry,
+            &TargetSet::default(),
+            Lowering::Firmware { index_bits: 32, vectors: false, rescale_32: false },
+        );
         let names: Vec<&str> = pipeline.parts.iter().map(|p| p.name).collect();
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);
         assert_eq!(

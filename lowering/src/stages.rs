@@ -170,13 +170,26 @@ pub fn host_loops() -> Vec<Step> {
     ]
 }
 
+/// What the operator level is built for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OperatorOptions {
+    /// Split the loops around bounds-checked windows into borders and interior (firmware: fewer
+    /// instructions for more code; the host engine, where compile time counts, skips it).
+    pub split_borders: bool,
+    /// The CPU has vector registers: ops computing their channels apart are tiled by pixel
+    /// (their channels become vector lanes in [`operators_to_llvm`]).
+    pub vectors: bool,
+    /// Rescales in 32-bit arithmetic ([`TOSA_TO_LINALG_32_BIT`]), for CPUs with a one-instruction
+    /// 32x32 → 64-bit multiply and no cheaper 64-bit arithmetic.
+    pub rescale_32: bool,
+}
+
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
-/// one function per operator: the executor's level, shared by firmware (with the border split)
-/// and the LLVM host engine (without). For a CPU with `vectors`, ops computing their channels
-/// apart are tiled by pixel (their channels become vector lanes in [`operators_to_llvm`]).
-pub fn planned_operators(split_borders: bool, vectors: bool) -> Vec<Step> {
+/// one function per operator: the executor's level, shared by firmware and the LLVM host engine.
+pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
+    let (split_borders, vectors) = (options.split_borders, options.vectors);
     let mut steps = vec![
-        passes(if vectors { TOSA_TO_LINALG_32_BIT } else { TOSA_TO_LINALG }),
+        passes(if options.rescale_32 { TOSA_TO_LINALG_32_BIT } else { TOSA_TO_LINALG }),
         Step::Hook(Phase::Loop0),
         passes(&fold_and_fuse(vectors)),
         Step::Hook(Phase::Loop1),
@@ -261,7 +274,9 @@ pub const LOWER_TO_FIRMWARE_OPERATORS: PassInfo = PassInfo {
     summary: "Lower a static-shaped TOSA model to fused loop nests in a planned workspace, one function per operator",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| text(&planned_operators(true, false))),
+    kind: PassKind::Pipeline(|_| {
+        text(&planned_operators(OperatorOptions { split_borders: true, ..Default::default() }))
+    }),
 };
 
 /// `umac-lower-to-firmware-llvm`: the whole firmware lowering to the llvm dialect.
@@ -282,11 +297,18 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             default: "false",
             help: "the CPU has vectors (Helium): int8 dot products and depthwise/pooling channels become vector loops",
         },
+        OptionSpec {
+            name: "rescale-32",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "rescales in 32-bit arithmetic (Cortex-M)",
+        },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
         let vectors = options.bool("vectors");
-        text(&[planned_operators(true, vectors), operators_to_llvm(bits, vectors)].concat())
+        let operators = OperatorOptions { split_borders: true, vectors, rescale_32: options.bool("rescale-32") };
+        text(&[planned_operators(operators), operators_to_llvm(bits, vectors)].concat())
     }),
 };
 
@@ -324,7 +346,7 @@ mod tests {
 
     #[test]
     fn hooks_are_points_between_stages() {
-        let steps = planned_operators(true, false);
+        let steps = planned_operators(OperatorOptions { split_borders: true, ..Default::default() });
         let hooks: Vec<Phase> = steps
             .iter()
             .filter_map(|s| match s {
@@ -337,7 +359,7 @@ mod tests {
             text(&steps)
                 .ends_with("umac-plan-memory,umac-outline-operators,func.func(umac-split-borders),canonicalize")
         );
-        assert!(!text(&planned_operators(false, false)).contains("umac-split-borders"));
+        assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-split-borders"));
     }
 
     #[test]
@@ -347,8 +369,9 @@ mod tests {
         let wide = TOSA_TO_LINALG_32_BIT
             .replace("umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}", "");
         assert_eq!(plain, wide);
-        assert!(text(&planned_operators(true, true)).contains("umac-apply-scale-32"));
-        assert!(!text(&planned_operators(true, false)).contains("umac-apply-scale-32"));
+        let rescale_32 = OperatorOptions { rescale_32: true, ..Default::default() };
+        assert!(text(&planned_operators(rescale_32)).contains("umac-apply-scale-32"));
+        assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-apply-scale-32"));
     }
 
     #[test]
