@@ -7,20 +7,15 @@
 
 mod support;
 
-use std::time::Duration;
-use support::lcg;
+use support::{lcg, run_text};
 use umac_backend::cpu::CORTEX_M55;
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
     create_context,
-    firmware::{FirmwareOptions, compile as compile_firmware, output},
     host::{ENGINES, compile},
 };
 use umac_lowering::pass_manager::build_pass_manager;
-use umac_runtime::{
-    DType, Tensor,
-    firmware::{Case, MPS3_AN547, Model, build, run},
-};
+use umac_runtime::{DType, Tensor, firmware::MPS3_AN547};
 
 /// A value, its multiplier and its shift.
 type Operands = (i32, i32, u32);
@@ -136,39 +131,12 @@ fn scalar_form_equals_64_bit_definition() {
 
 #[test]
 fn helium_form_equals_64_bit_definition() {
-    umac_driver::register_targets();
     let work = std::env::temp_dir().join(format!("umac-apply-scale-{}", std::process::id()));
     for (i, (what, cases)) in batches(3_000).into_iter().enumerate() {
         let input = tensor(cases.iter().map(|c| c.0));
         let expected = tensor(cases.iter().map(|&(v, m, s)| reference(v, m, s)));
-        let context = create_context(ContextOptions::default());
-        let mut module = parse_module(&context, what, module(&cases).as_bytes()).unwrap();
-        let options = FirmwareOptions {
-            name: "scale".into(),
-            optimize_for_size: false,
-            shapes: None,
-            max_workspace: None,
-            max_flash: None,
-            source: "scale.mlir".into(),
-            accelerators: Default::default(),
-            observe: Default::default(),
-        };
-        let firmware = compile_firmware(&context, &mut module, "main", CORTEX_M55, &options)
-            .unwrap_or_else(|e| panic!("{what} for Cortex-M55: {e}"));
         let dir = work.join(format!("batch{i}"));
-        let written = output::write(&dir.join("out"), "scale", &firmware).unwrap();
-        let spec = Model {
-            name: "scale",
-            object: &written.object,
-            header: &written.header,
-            workspace_size: firmware.workspace_size,
-            output_bytes: vec![expected.data.len()],
-            kernel_sources: vec![],
-            include_dirs: vec![written.include_dir.clone()],
-        };
-        let case = Case { inputs: vec![input.data.clone()], expected: vec![expected.data.clone()] };
-        let program = build(MPS3_AN547, &dir, &spec, &[case]).unwrap();
-        let outcome = run(MPS3_AN547, &program, Duration::from_secs(300)).unwrap();
+        let outcome = run_text(&module(&cases), CORTEX_M55, MPS3_AN547, &dir, &input.data, &expected.data, what);
         assert_eq!(outcome.status, Some(0), "{what}: {}", outcome.output);
     }
     let _ = std::fs::remove_dir_all(&work);

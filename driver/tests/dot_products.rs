@@ -5,19 +5,14 @@
 
 mod support;
 
-use std::time::Duration;
-use support::lcg;
+use support::{lcg, run_text};
 use umac_backend::cpu::CORTEX_M55;
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
     create_context,
-    firmware::{compile as compile_firmware, output},
     host::{CompileOptions, Engine, compile},
 };
-use umac_runtime::{
-    DType, Tensor,
-    firmware::{Case, MPS3_AN547, Model, build, run},
-};
+use umac_runtime::{DType, Tensor, firmware::MPS3_AN547};
 
 fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
@@ -91,34 +86,8 @@ fn helium_dot_products_equal_scalar_loops() {
         .run(std::slice::from_ref(&input))
         .unwrap()
         .remove(0);
-        let context = create_context(ContextOptions::default());
-        let mut module = parse_module(&context, "model.mlir", text.as_bytes()).unwrap();
-        let options = umac_driver::firmware::FirmwareOptions {
-            name: "conv".into(),
-            optimize_for_size: false,
-            shapes: None,
-            max_workspace: None,
-            max_flash: None,
-            source: "model.mlir".into(),
-            accelerators: Default::default(),
-            observe: Default::default(),
-        };
-        let firmware = compile_firmware(&context, &mut module, "main", CORTEX_M55, &options)
-            .unwrap_or_else(|e| panic!("{what} for Cortex-M55: {e}"));
         let dir = work.join(format!("case{i}"));
-        let written = output::write(&dir.join("out"), "conv", &firmware).unwrap();
-        let spec = Model {
-            name: "conv",
-            object: &written.object,
-            header: &written.header,
-            workspace_size: firmware.workspace_size,
-            output_bytes: vec![reference.data.len()],
-            kernel_sources: vec![],
-            include_dirs: vec![written.include_dir.clone()],
-        };
-        let case = Case { inputs: vec![input.data.clone()], expected: vec![reference.data.clone()] };
-        let program = build(MPS3_AN547, &dir, &spec, &[case]).unwrap();
-        let outcome = run(MPS3_AN547, &program, Duration::from_secs(120)).unwrap();
+        let outcome = run_text(&text, CORTEX_M55, MPS3_AN547, &dir, &input.data, &reference.data, &what);
         assert_eq!(outcome.status, Some(0), "{what}: {}", outcome.output);
     }
     let _ = std::fs::remove_dir_all(&work);

@@ -8,10 +8,11 @@
 // CHECK-NOT: tosa.apply_scale
 // CHECK: %[[LO:.*]], %[[HI:.*]] = arith.mulsi_extended %{{.*}}, %{{.*}} : i32
 // CHECK: %[[S:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK: %[[T:.*]] = arith.subi %[[S]], %c32_i32 : i32
 // CHECK: %[[BORROW:.*]] = arith.shrsi %{{.*}}, %c31_i32 : i32
 // CHECK: %[[SIGN:.*]] = arith.andi %{{.*}}, %c-2147483648_i32 : i32
 // CHECK: %[[RLO:.*]] = arith.ori %[[SIGN]], %c1073741824_i32 : i32
-// CHECK: %[[T1:.*]] = arith.subi %[[S]], %c33_i32 : i32
+// CHECK: %[[T1:.*]] = arith.subi %[[T]], %c1_i32 : i32
 // CHECK: %[[POW:.*]] = arith.shli %c1_i32, %[[T1]] : i32
 // CHECK: %[[RHI:.*]] = arith.addi %[[POW]], %[[BORROW]] : i32
 // CHECK: %[[TLO:.*]] = arith.addi %[[LO]], %[[RLO]] : i32
@@ -19,7 +20,6 @@
 // CHECK: %[[C32:.*]] = arith.extui %[[CARRY]] : i1 to i32
 // CHECK: %[[H:.*]] = arith.addi %[[HI]], %[[RHI]] : i32
 // CHECK: %[[THI:.*]] = arith.addi %[[H]], %[[C32]] : i32
-// CHECK: %[[T:.*]] = arith.subi %[[S]], %c32_i32 : i32
 // CHECK: %[[R:.*]] = arith.shrsi %[[THI]], %[[T]] : i32
 // CHECK: linalg.yield %[[R]] : i32
 func.func @per_channel(%v: tensor<3xi32>) -> tensor<3xi32> {

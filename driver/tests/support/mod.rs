@@ -35,6 +35,39 @@ fn options(name: &str, accelerators: &str) -> FirmwareOptions {
     }
 }
 
+/// Compiles the MLIR `text` (entry `main`, one input, one output) for `cpu`, links it into the
+/// test harness of `platform` under `work` and runs it on `input` under QEMU: whether its output
+/// is `expected`, byte for byte, is in the outcome's status (0: equal). `what` names the case in
+/// panics.
+pub fn run_text(
+    text: &str,
+    cpu: Cpu,
+    platform: Platform,
+    work: &Path,
+    input: &[u8],
+    expected: &[u8],
+    what: &str,
+) -> umac_runtime::firmware::Outcome {
+    let context = create_context(ContextOptions::default());
+    let mut module =
+        parse_module(&context, "model.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{what}: does not parse"));
+    let firmware = compile(&context, &mut module, "main", cpu, &options("model", ""))
+        .unwrap_or_else(|e| panic!("{what} for {}: {e}", cpu.name));
+    let written = output::write(&work.join("out"), "model", &firmware).unwrap();
+    let spec = Model {
+        name: "model",
+        object: &written.object,
+        header: &written.header,
+        workspace_size: firmware.workspace_size,
+        output_bytes: vec![expected.len()],
+        kernel_sources: vec![],
+        include_dirs: vec![written.include_dir.clone()],
+    };
+    let case = Case { inputs: vec![input.to_vec()], expected: vec![expected.to_vec()] };
+    let program = build(platform, work, &spec, &[case]).unwrap();
+    run(platform, &program, Duration::from_secs(300)).unwrap()
+}
+
 pub fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
     compile_for(dir, name, cpu, "")
 }

@@ -47,37 +47,9 @@ struct ApplyScale32;
 /// shifted), at most 62 (the largest TOSA allows for int32).
 const SHIFTS: std::ops::RangeInclusive<i64> = 32..=62;
 
-/// The replacement when every shift is at least 33 (`t >= 1`, as in every TFLite rescale of a
-/// value to a narrower scale): `R_lo` is `0x40000000` with `v`'s sign bit, `R_hi` is
-/// `2^(t-1)` plus `v >> 31`. Its arguments: value, multiplier, shift.
-const FORM_33: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
-  %c31 = arith.constant 31 : i32
-  %c32 = arith.constant 32 : i32
-  %c33 = arith.constant 33 : i32
-  %c1 = arith.constant 1 : i32
-  %half = arith.constant 1073741824 : i32
-  %top = arith.constant -2147483648 : i32
-  %lo, %hi = arith.mulsi_extended %v, %m : i32
-  %s32 = arith.extui %s : i8 to i32
-  %borrow = arith.shrsi %v, %c31 : i32
-  %sign = arith.andi %v, %top : i32
-  %r_lo = arith.ori %sign, %half : i32
-  %t1 = arith.subi %s32, %c33 : i32
-  %pow = arith.shli %c1, %t1 : i32
-  %r_hi = arith.addi %pow, %borrow : i32
-  %t_lo = arith.addi %lo, %r_lo : i32
-  %carry = arith.cmpi ult, %t_lo, %lo : i32
-  %carry32 = arith.extui %carry : i1 to i32
-  %hi_r = arith.addi %hi, %r_hi : i32
-  %t_hi = arith.addi %hi_r, %carry32 : i32
-  %t = arith.subi %s32, %c32 : i32
-  %r = arith.shrsi %t_hi, %t : i32
-  return %r : i32
-}
-";
-
-/// The replacement for shifts from 32 (its arguments: value, multiplier, shift).
-const FORM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
+/// What both forms begin with: constants, the product's halves, the shift and `t = s - 32`, and
+/// `v >> 31` (-1 for a negative value: the borrow of `-2^30` from the high half).
+const HEAD: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
@@ -88,7 +60,19 @@ const FORM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
   %s32 = arith.extui %s : i8 to i32
   %t = arith.subi %s32, %c32 : i32
   %borrow = arith.shrsi %v, %c31 : i32
-  %t_zero = arith.cmpi eq, %t, %c0 : i32
+";
+
+/// `R_lo` and `R_hi` when every shift is at least 33 (`t >= 1`, as in every TFLite rescale of a
+/// value to a narrower scale): `0x40000000` with `v`'s sign bit, and `2^(t-1)` plus the borrow.
+const ROUNDING_33: &str = "  %sign = arith.andi %v, %top : i32
+  %r_lo = arith.ori %sign, %half : i32
+  %t1 = arith.subi %t, %c1 : i32
+  %pow = arith.shli %c1, %t1 : i32
+  %r_hi = arith.addi %pow, %borrow : i32
+";
+
+/// `R_lo` and `R_hi` for any shift from 32 (`t = 0`: `R = 2^31 ± 2^30`, all in the low half).
+const ROUNDING_32: &str = "  %t_zero = arith.cmpi eq, %t, %c0 : i32
   %negative = arith.cmpi slt, %v, %c0 : i32
   %flip = arith.xori %t_zero, %negative : i1
   %flip_bit = arith.select %flip, %top, %c0 : i32
@@ -98,7 +82,10 @@ const FORM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
   %pow = arith.shli %c1, %t1_clamped : i32
   %pow_borrowed = arith.addi %pow, %borrow : i32
   %r_hi = arith.select %t_zero, %c0, %pow_borrowed : i32
-  %t_lo = arith.addi %lo, %r_lo : i32
+";
+
+/// What both forms end with: `T = v * m + R` by halves, shifted by `t`.
+const TAIL: &str = "  %t_lo = arith.addi %lo, %r_lo : i32
   %carry = arith.cmpi ult, %t_lo, %lo : i32
   %carry32 = arith.extui %carry : i1 to i32
   %hi_r = arith.addi %hi, %r_hi : i32
@@ -114,9 +101,9 @@ impl UmacPass for ApplyScale32 {
             // SAFETY: each op is live until it is replaced; replacing one leaves the others alive.
             unsafe {
                 let Some(shifts) = covered(op) else { continue };
-                let form = if shifts.iter().all(|s| *s >= 33) { FORM_33 } else { FORM };
+                let rounding = if shifts.iter().all(|s| *s >= 33) { ROUNDING_33 } else { ROUNDING_32 };
                 let arguments: Vec<MlirValue> = (0..3).map(|k| mlirOperationGetOperand(op, k)).collect();
-                splice(op, form, &arguments, INFO.name, None)?;
+                splice(op, &format!("{HEAD}{rounding}{TAIL}"), &arguments, INFO.name, None)?;
             }
         }
         Ok(())
