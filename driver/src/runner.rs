@@ -95,6 +95,8 @@ pub enum Lowering {
         vectors: bool,
         /// Rescales in 32-bit arithmetic.
         rescale_32: bool,
+        /// The CPU has the DSP extension: int8 dot products four at a time.
+        dsp: bool,
     },
     /// The LLVM host engine: planned operators without the border split, then the llvm dialect.
     HostLlvm,
@@ -122,14 +124,15 @@ impl CompilePipeline {
             Part { name: ACCELERATORS, text: fill(rest) },
         ];
         match lowering {
-            Lowering::Firmware { index_bits, vectors, rescale_32 } => {
-                let operators = stages::OperatorOptions { split_borders: true, vectors, rescale_32 };
+            Lowering::Firmware { index_bits, vectors, rescale_32, dsp } => {
+                let operators = stages::OperatorOptions { split_borders: true, vectors, rescale_32, dsp };
                 parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(operators)) });
-                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, vectors)) });
+                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, operators)) });
             }
             Lowering::HostLlvm => {
                 parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(Default::default())) });
-                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, false)) });
+                parts
+                    .push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, Default::default())) });
             }
             Lowering::HostLoops => parts.push(Part { name: LOOPS, text: fill(&stages::host_loops()) }),
         }
@@ -232,7 +235,7 @@ mod tests {
         let pipeline = CompilePipeline::new(
             &entry,
             &TargetSet::default(),
-            Lowering::Firmware { index_bits: 32, vectors: false, rescale_32: false },
+            Lowering::Firmware { index_bits: 32, vectors: false, rescale_32: false, dsp: false },
         );
         let names: Vec<&str> = pipeline.parts.iter().map(|p| p.name).collect();
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);

@@ -1,18 +1,22 @@
 //! Convolutions whose reductions `umac-vectorize-dot-products` rewrites into Helium dot products
 //! (Cortex-M55: input channels 8 to 64, whole vectors and channels left over, padded windows
-//! read in two branches) compute on the Cortex-M55 board under QEMU exactly what the host's
-//! Cranelift engine (plain scalar loops) computes, on random int8 data, byte for byte.
+//! read in two branches) or into the DSP extension's pairs of products (Cortex-M4: four at a
+//! time, `sxtb16` and `smlad`) compute on the boards under QEMU exactly what the host's Cranelift
+//! engine (plain scalar loops) computes, on random int8 data, byte for byte.
 
 mod support;
 
 use support::{lcg, run_text};
-use umac_backend::cpu::CORTEX_M55;
+use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
     create_context,
     host::{CompileOptions, Engine, compile},
 };
-use umac_runtime::{DType, Tensor, firmware::MPS3_AN547};
+use umac_runtime::{
+    DType, Tensor,
+    firmware::{MPS2_AN386, MPS3_AN547},
+};
 
 fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
@@ -63,11 +67,13 @@ fn model(ic: usize, k: usize, pad: usize, stride: usize, seed: u64) -> (String, 
 }
 
 #[test]
-fn helium_dot_products_equal_scalar_loops() {
+fn vector_and_dsp_dot_products_equal_scalar_loops() {
     umac_driver::register_targets();
-    // Channels: one vector of 8, of 16, vectors and channels left over, the longest rewritten;
-    // 1x1 and 3x3 windows, padded or not, strided.
-    let configs = [(8, 3, 1, 1), (12, 3, 1, 2), (16, 1, 0, 1), (24, 3, 1, 1), (40, 3, 0, 1), (64, 3, 1, 2)];
+    // Channels: one vector of 8, of 16, vectors and channels left over, the longest rewritten for
+    // Helium, and 130 (Helium leaves it to LLVM; the DSP path has no limit); 1x1 and 3x3 windows,
+    // padded or not, strided.
+    let configs =
+        [(8, 3, 1, 1), (12, 3, 1, 2), (16, 1, 0, 1), (24, 3, 1, 1), (40, 3, 0, 1), (64, 3, 1, 2), (130, 1, 0, 1)];
     let work = std::env::temp_dir().join(format!("umac-dot-products-{}", std::process::id()));
     for (i, &(ic, k, pad, stride)) in configs.iter().enumerate() {
         let (text, input) = model(ic, k, pad, stride, 100 + i as u64);
@@ -86,9 +92,11 @@ fn helium_dot_products_equal_scalar_loops() {
         .run(std::slice::from_ref(&input))
         .unwrap()
         .remove(0);
-        let dir = work.join(format!("case{i}"));
-        let outcome = run_text(&text, CORTEX_M55, MPS3_AN547, &dir, &input.data, &reference.data, &what);
-        assert_eq!(outcome.status, Some(0), "{what}: {}", outcome.output);
+        for (cpu, platform) in [(CORTEX_M55, MPS3_AN547), (CORTEX_M4, MPS2_AN386)] {
+            let dir = work.join(format!("case{i}-{}", cpu.name));
+            let outcome = run_text(&text, cpu, platform, &dir, &input.data, &reference.data, &what);
+            assert_eq!(outcome.status, Some(0), "{what} on {}: {}", cpu.name, outcome.output);
+        }
     }
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -91,16 +91,19 @@ const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
-/// as calls of declared functions. For a CPU with `vectors`, per-pixel depthwise convolutions and
+/// as calls of declared functions. For a CPU with the DSP extension (`dsp`), int8 dot products
+/// take four products per step (`umac-vectorize-dot-products{dsp}`). For a CPU with `vectors`, per-pixel depthwise convolutions and
 /// pooling get their channel loops innermost (`umac-channels-innermost`), and int8 dot-product
 /// loops, their index arithmetic moved out first, become vector loops
 /// (`umac-vectorize-dot-products`) before `cf`.
-fn lower_to_cf(vectors: bool) -> String {
+fn lower_to_cf(vectors: bool, dsp: bool) -> String {
     let (interchange, vectorize) = if vectors {
         (
             "umac-channels-innermost,",
             ",canonicalize,loop-invariant-code-motion,umac-vectorize-dot-products,umac-vectorize-elementwise-loops",
         )
+    } else if dsp {
+        ("", ",loop-invariant-code-motion,umac-vectorize-dot-products{dsp=true}")
     } else {
         ("", "")
     };
@@ -164,7 +167,7 @@ pub fn host_loops() -> Vec<Step> {
         passes(HOST_BUFFERIZE),
         Step::Hook(Phase::Loop2),
         Step::Hook(Phase::Loop3),
-        passes(&lower_to_cf(false)),
+        passes(&lower_to_cf(false, false)),
         passes("canonicalize,cse"),
         Step::Hook(Phase::LowLevel),
     ]
@@ -182,6 +185,9 @@ pub struct OperatorOptions {
     /// Rescales in 32-bit arithmetic ([`TOSA_TO_LINALG_32_BIT`]), for CPUs with a one-instruction
     /// 32x32 → 64-bit multiply and no cheaper 64-bit arithmetic.
     pub rescale_32: bool,
+    /// The CPU has the DSP extension (no vectors): int8 dot products four at a time in
+    /// [`operators_to_llvm`].
+    pub dsp: bool,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -206,10 +212,10 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
 
 /// From the operator level to the llvm dialect (bare-pointer arguments), with `index` as an
 /// `index_bits` integer (32 on Cortex-M: address arithmetic in single registers); for a CPU with
-/// `vectors`, int8 dot products as vector loops (`umac-vectorize-dot-products`).
-pub fn operators_to_llvm(index_bits: u32, vectors: bool) -> Vec<Step> {
+/// vectors or the DSP extension, int8 dot products and channel loops use them.
+pub fn operators_to_llvm(index_bits: u32, options: OperatorOptions) -> Vec<Step> {
     vec![
-        passes(&format!("{},canonicalize,cse", lower_to_cf(vectors))),
+        passes(&format!("{},canonicalize,cse", lower_to_cf(options.vectors, options.dsp))),
         Step::Hook(Phase::LowLevel),
         passes(&cf_to_llvm(index_bits)),
     ]
@@ -303,12 +309,23 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             default: "false",
             help: "rescales in 32-bit arithmetic (Cortex-M)",
         },
+        OptionSpec {
+            name: "dsp",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "the CPU has the DSP extension (Cortex-M4/M7/M33): int8 dot products four at a time",
+        },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
         let vectors = options.bool("vectors");
-        let operators = OperatorOptions { split_borders: true, vectors, rescale_32: options.bool("rescale-32") };
-        text(&[planned_operators(operators), operators_to_llvm(bits, vectors)].concat())
+        let operators = OperatorOptions {
+            split_borders: true,
+            vectors,
+            rescale_32: options.bool("rescale-32"),
+            dsp: options.bool("dsp"),
+        };
+        text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),
 };
 
@@ -337,7 +354,7 @@ pub const LOWER_TO_LLVM: PassInfo = PassInfo {
     summary: "Lower a TOSA model to the llvm dialect (TOSA -> linalg -> bufferize -> loops -> cf -> llvm)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, &lower_to_cf(false), CF_TO_LLVM].join(",")),
+    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, &lower_to_cf(false, false), CF_TO_LLVM].join(",")),
 };
 
 #[cfg(test)]

@@ -143,7 +143,12 @@ fn plan(
     let original = entry_signature(module, entry)?;
     let shapes = input_shapes(&original, options.shapes.as_deref())?;
     let steps = EntrySteps { rename: Some(&options.name), ..EntrySteps::new(entry, &original, &shapes) };
-    let lowering = Lowering::Firmware { index_bits: cpu.index_bits, vectors: cpu.vectors, rescale_32: cpu.rescale_32 };
+    let lowering = Lowering::Firmware {
+        index_bits: cpu.index_bits,
+        vectors: cpu.vectors,
+        rescale_32: cpu.rescale_32,
+        dsp: cpu.dsp,
+    };
     let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
     Ok((original, pipeline))
 }

@@ -11,7 +11,13 @@
 //! one `vmlava.s8`, sixteen multiply-accumulates) and unrolls the short vector loop; the scalar
 //! loop it would otherwise unroll into one load-load-multiply-accumulate per product. The sum is
 //! the same: int32 addition wraps, in any order. Used where the CPU has vectors (Cortex-M55 and
-//! M85); elsewhere the loops stay scalar.
+//! M85).
+//!
+//! With `dsp` (Cortex-M4, M7, M33: the DSP extension, no vectors), a loop of any length takes
+//! four products per step instead: one word of each operand, its even and odd bytes
+//! sign-extended into pairs of halfwords (`sxtb16`, and `sxtb16` of the word rotated by 8), each
+//! pair multiplied and added to the sum by `smlad` (8 instructions for 4 products, 12 as scalar
+//! code). A padded operand's loop stays scalar there (border pixels only).
 //! ```mlir
 //! scf.for %c = %c0 to %c32 step %c1 {
 //!   %x = memref.load %in[%h, %w, %c]   %y = memref.load %filter[%f, %c]
@@ -29,6 +35,7 @@
 
 use crate::{
     Error,
+    options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
@@ -42,11 +49,18 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-vectorize-dot-products",
     summary: "Rewrite innermost int8 dot-product loops accumulating in memory into vector loops reducing into a register",
     anchor: "any",
-    options: &[],
-    kind: PassKind::Pass(|_| boxed(VectorizeDotProducts)),
+    options: &[OptionSpec {
+        name: "dsp",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "four products per step by the DSP extension (sxtb16, smlad: Cortex-M4/M7/M33) instead of vectors",
+    }],
+    kind: PassKind::Pass(|options: &OptionValues| boxed(VectorizeDotProducts { dsp: options.bool("dsp") })),
 };
 
-struct VectorizeDotProducts;
+struct VectorizeDotProducts {
+    dsp: bool,
+}
 
 /// The longest loop rewritten: LLVM unrolls shorter ones into scalar code before its loop
 /// vectorizer sees them, but vectorizes longer ones itself, tail-predicated and interleaved
@@ -61,8 +75,13 @@ impl UmacPass for VectorizeDotProducts {
             // SAFETY: each loop is live until it is replaced; loops are innermost, so replacing
             // one leaves the others (collected before) alive.
             unsafe {
-                let Some(dot) = match_loop(raw) else { continue };
-                let (text, arguments) = dot.replacement();
+                // Without vectors, LLVM's loop vectorizer does not take long loops either.
+                let longest = if self.dsp { i64::MAX } else { MAX_TRIP_COUNT };
+                let Some(dot) = match_loop(raw, longest) else { continue };
+                if self.dsp && dot.operands.iter().any(|o| o.padded.is_some()) {
+                    continue;
+                }
+                let (text, arguments) = dot.replacement(self.dsp);
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
@@ -96,11 +115,11 @@ struct Dot {
 ///
 /// # Safety
 /// `raw` must be a live `scf.for`.
-unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
+unsafe fn match_loop(raw: MlirOperation, longest: i64) -> Option<Dot> {
     unsafe {
         let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
         let (lower, upper) = match (bound(0), bound(1), bound(2)) {
-            (Some(lower), Some(upper), Some(1)) if (8..=MAX_TRIP_COUNT).contains(&(upper - lower)) => (lower, upper),
+            (Some(lower), Some(upper), Some(1)) if (8..=longest).contains(&(upper - lower)) => (lower, upper),
             _ => return None,
         };
         if mlirOperationGetNumResults(raw) != 0 || mlirOperationGetNumOperands(raw) != 3 {
@@ -204,6 +223,29 @@ unsafe fn unit_stride(value: MlirValue) -> bool {
     }
 }
 
+/// One DSP step at `%c` into `%t`, added to `%s`: four int8 of each operand loaded as one word
+/// (from `%{name}_at<starts[k]>`), their even and odd bytes sign-extended into halfword pairs
+/// (`sxtb16`, and `sxtb16` of the word rotated by 8), each pair of products added by `smlad`.
+fn dsp_step(text: &mut String, starts: [usize; 2]) {
+    let _ = writeln!(text, "    %eight = arith.constant 8 : i32");
+    for (name, start) in ["x", "y"].into_iter().zip(starts) {
+        let _ = writeln!(
+            text,
+            "    %{name}_address = arith.addi %{name}_at{start}, %c : index\n    %{name}_int = arith.index_cast \
+             %{name}_address : index to i64\n    %{name}_pointer = llvm.inttoptr %{name}_int : i64 to !llvm.ptr\n    \
+             %{name}_word = llvm.load %{name}_pointer {{alignment = 1 : i64}} : !llvm.ptr -> i32\n    \
+             %{name}_even = llvm.call_intrinsic \"llvm.arm.sxtb16\"(%{name}_word) : (i32) -> i32\n    \
+             %{name}_rotated = llvm.intr.fshr(%{name}_word, %{name}_word, %eight) : (i32, i32, i32) -> i32\n    \
+             %{name}_odd = llvm.call_intrinsic \"llvm.arm.sxtb16\"(%{name}_rotated) : (i32) -> i32"
+        );
+    }
+    let _ = writeln!(
+        text,
+        "    %half = llvm.call_intrinsic \"llvm.arm.smlad\"(%x_even, %y_even, %s) : (i32, i32, i32) -> i32\n    \
+         %t = llvm.call_intrinsic \"llvm.arm.smlad\"(%x_odd, %y_odd, %half) : (i32, i32, i32) -> i32"
+    );
+}
+
 impl Dot {
     /// The lanes of a vector step: 16, or 8 for fewer channels.
     fn lanes(&self) -> i64 {
@@ -211,9 +253,9 @@ impl Dot {
     }
 
     /// The replacing IR (a `func.func` whose arguments are the memrefs and indices) and the
-    /// values it takes.
-    fn replacement(&self) -> (String, Vec<MlirValue>) {
-        let lanes = self.lanes();
+    /// values it takes: steps of vectors, or with `dsp` of four products by the DSP extension.
+    fn replacement(&self, dsp: bool) -> (String, Vec<MlirValue>) {
+        let lanes = if dsp { 4 } else { self.lanes() };
         let vector_end = self.lower + (self.upper - self.lower) / lanes * lanes;
         let mut arguments = Vec::new();
         let mut parameters = Vec::new();
@@ -280,6 +322,7 @@ impl Dot {
             "  %vectors = scf.for %c = %lower to %vector_end step %lanes iter_args(%s = %init) -> (i32) {{"
         );
         match padded {
+            None if dsp => dsp_step(&mut text, [self.operands[0].indices.len(), self.operands[1].indices.len()]),
             None => self.step(&mut text, None, "t"),
             Some(k) => {
                 let name = ["x", "y"][k];
