@@ -44,13 +44,20 @@ func.func @dot(%a: memref<3x130xi8>, %b: memref<3x130xi8>, %acc: memref<i32>, %k
   return
 }
 
-// An input read through umac-fold-padding's bounds check: left scalar on the DSP path (the
-// border pixels only; the interior reads its input unchecked).
+// An input read through umac-fold-padding's bounds check (the condition the same for the whole
+// loop, the load in bounds either way): where the check fails, the word is the padding byte
+// four times (-128 * 0x01010101).
 // CHECK-LABEL: func.func @padded(
-// CHECK-NOT: llvm.call_intrinsic
-// CHECK: arith.select
+// CHECK-SAME: %[[INSIDE:[a-z0-9]+]]: i1)
+// CHECK: scf.for
+// CHECK: %[[LOADED:.*]] = llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i32
+// CHECK: %[[PAD:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK: %[[PADWORD:.*]] = arith.muli %[[PAD]], %c16843009_i32 : i32
+// CHECK: %[[WORD:.*]] = arith.select %[[INSIDE]], %[[LOADED]], %[[PADWORD]] : i32
+// CHECK: llvm.call_intrinsic "llvm.arm.sxtb16"(%[[WORD]]) : (i32) -> i32
+// CHECK: llvm.call_intrinsic "llvm.arm.smlad"
 // ASM-LABEL: padded:
-// ASM-NOT: smlad
+// ASM: smlad
 // ASM: .fnend
 func.func @padded(%a: memref<3x16xi8>, %b: memref<3x16xi8>, %acc: memref<i32>, %k: index, %inside: i1) {
   %c0 = arith.constant 0 : index

@@ -17,7 +17,7 @@
 //! four products per step instead: one word of each operand, its even and odd bytes
 //! sign-extended into pairs of halfwords (`sxtb16`, and `sxtb16` of the word rotated by 8), each
 //! pair multiplied and added to the sum by `smlad` (8 instructions for 4 products, 12 as scalar
-//! code). A padded operand's loop stays scalar there (border pixels only).
+//! code). A padded operand's word is the padding byte four times where its condition fails.
 //! ```mlir
 //! scf.for %c = %c0 to %c32 step %c1 {
 //!   %x = memref.load %in[%h, %w, %c]   %y = memref.load %filter[%f, %c]
@@ -78,9 +78,6 @@ impl UmacPass for VectorizeDotProducts {
                 // Without vectors, LLVM's loop vectorizer does not take long loops either.
                 let longest = if self.dsp { i64::MAX } else { MAX_TRIP_COUNT };
                 let Some(dot) = match_loop(raw, longest) else { continue };
-                if self.dsp && dot.operands.iter().any(|o| o.padded.is_some()) {
-                    continue;
-                }
                 let (text, arguments) = dot.replacement(self.dsp);
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
@@ -224,18 +221,35 @@ unsafe fn unit_stride(value: MlirValue) -> bool {
 }
 
 /// One DSP step at `%c` into `%t`, added to `%s`: four int8 of each operand loaded as one word
-/// (from `%{name}_at<starts[k]>`), their even and odd bytes sign-extended into halfword pairs
-/// (`sxtb16`, and `sxtb16` of the word rotated by 8), each pair of products added by `smlad`.
-fn dsp_step(text: &mut String, starts: [usize; 2]) {
+/// (from `%{name}_at<indices>`; for a padded operand, where its condition fails, the padding
+/// byte four times instead, its load being in bounds), their even and odd bytes sign-extended
+/// into halfword pairs (`sxtb16`, and `sxtb16` of the word rotated by 8), each pair of products
+/// added by `smlad`.
+fn dsp_step(text: &mut String, operands: &[Load; 2]) {
     let _ = writeln!(text, "    %eight = arith.constant 8 : i32");
-    for (name, start) in ["x", "y"].into_iter().zip(starts) {
+    for (name, operand) in ["x", "y"].into_iter().zip(operands) {
+        let start = operand.indices.len();
         let _ = writeln!(
             text,
             "    %{name}_address = arith.addi %{name}_at{start}, %c : index\n    %{name}_int = arith.index_cast \
              %{name}_address : index to i64\n    %{name}_pointer = llvm.inttoptr %{name}_int : i64 to !llvm.ptr\n    \
-             %{name}_word = llvm.load %{name}_pointer {{alignment = 1 : i64}} : !llvm.ptr -> i32\n    \
-             %{name}_even = llvm.call_intrinsic \"llvm.arm.sxtb16\"(%{name}_word) : (i32) -> i32\n    \
-             %{name}_rotated = llvm.intr.fshr(%{name}_word, %{name}_word, %eight) : (i32, i32, i32) -> i32\n    \
+             %{name}_loaded = llvm.load %{name}_pointer {{alignment = 1 : i64}} : !llvm.ptr -> i32"
+        );
+        let word = if operand.padded.is_some() {
+            let _ = writeln!(
+                text,
+                "    %{name}_pad32 = arith.extui %{name}_pad : i8 to i32\n    %{name}_bytes = arith.constant 16843009 : \
+                 i32\n    %{name}_pad_word = arith.muli %{name}_pad32, %{name}_bytes : i32\n    %{name}_word = \
+                 arith.select %{name}_inside, %{name}_loaded, %{name}_pad_word : i32"
+            );
+            format!("%{name}_word")
+        } else {
+            format!("%{name}_loaded")
+        };
+        let _ = writeln!(
+            text,
+            "    %{name}_even = llvm.call_intrinsic \"llvm.arm.sxtb16\"({word}) : (i32) -> i32\n    \
+             %{name}_rotated = llvm.intr.fshr({word}, {word}, %eight) : (i32, i32, i32) -> i32\n    \
              %{name}_odd = llvm.call_intrinsic \"llvm.arm.sxtb16\"(%{name}_rotated) : (i32) -> i32"
         );
     }
@@ -322,7 +336,7 @@ impl Dot {
             "  %vectors = scf.for %c = %lower to %vector_end step %lanes iter_args(%s = %init) -> (i32) {{"
         );
         match padded {
-            None if dsp => dsp_step(&mut text, [self.operands[0].indices.len(), self.operands[1].indices.len()]),
+            _ if dsp => dsp_step(&mut text, &self.operands),
             None => self.step(&mut text, None, "t"),
             Some(k) => {
                 let name = ["x", "y"][k];
