@@ -161,8 +161,11 @@ unsafe fn unclone_calls(module: OperationRef) {
             let nested = top.ptr != call.ptr;
             let invariant =
                 (0..mlirOperationGetNumOperands(call)).all(|i| !defined_inside(mlirOperationGetOperand(call, i), top));
-            let on_tensors = (0..mlirOperationGetNumResults(call))
-                .all(|i| mlirTypeIsATensor(mlirValueGetType(mlirOperationGetResult(call, i))));
+            // Values in, tensors out: the same call computes the same tensors (a call without
+            // results is there for its effects, and stays).
+            let on_tensors = mlirOperationGetNumResults(call) > 0
+                && (0..mlirOperationGetNumResults(call))
+                    .all(|i| mlirTypeIsATensor(mlirValueGetType(mlirOperationGetResult(call, i))));
             if (nested && !invariant) || (!nested && !on_tensors) {
                 continue;
             }
