@@ -1,13 +1,13 @@
 //! Firmware output runs where firmware engineers run it: every MLPerf Tiny model, compiled for
 //! Cortex-M55 and Cortex-M4, linked into a bare-metal test program and run under QEMU
 //! (mps3-an547, mps2-an386) on all five reference inputs (and KWS on the Cortex-M7 board,
-//! mps2-an500); `--target=host` objects linked into a host program the same way. Every output
-//! byte must equal TFLite Micro's.
+//! mps2-an500); `--target=host` objects linked into a host program the same way; and every model
+//! compiled with `--opt=size` for both boards. Every output byte must equal TFLite Micro's.
 
 mod support;
 
 use std::time::Duration;
-use support::{cases, compile_model, models_dir, run_on, run_with};
+use support::{cases, compile_model, models_dir, run_for_size, run_on, run_with};
 use umac_backend::cpu::{CORTEX_M4, CORTEX_M7, CORTEX_M55, HOST};
 use umac_driver::firmware::output;
 use umac_runtime::firmware::{MPS2_AN386, MPS2_AN500, MPS3_AN547, Model, Platform, build, run};
@@ -28,6 +28,40 @@ fn ic_vanilla_cortex_m55() {
 #[test]
 fn ad_vanilla_cortex_m55() {
     run_with("ad", CORTEX_M55, MPS3_AN547, "vanilla");
+}
+
+// `--opt=size` (LLVM's Os): the same bytes out.
+#[test]
+fn kws_size_cortex_m55() {
+    run_for_size("kws", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn vww_size_cortex_m55() {
+    run_for_size("vww", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn ic_size_cortex_m55() {
+    run_for_size("ic", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn ad_size_cortex_m55() {
+    run_for_size("ad", CORTEX_M55, MPS3_AN547);
+}
+#[test]
+fn kws_size_cortex_m4() {
+    run_for_size("kws", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn vww_size_cortex_m4() {
+    run_for_size("vww", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn ic_size_cortex_m4() {
+    run_for_size("ic", CORTEX_M4, MPS2_AN386);
+}
+#[test]
+fn ad_size_cortex_m4() {
+    run_for_size("ad", CORTEX_M4, MPS2_AN386);
 }
 
 #[test]

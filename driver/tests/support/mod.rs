@@ -19,13 +19,13 @@ pub fn models_dir() -> Option<PathBuf> {
     testdata::shared("models/mlperf-tiny")
 }
 
-fn options(name: &str, accelerators: &str) -> FirmwareOptions {
+fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareOptions {
     umac_driver::register_targets();
     let accelerators =
         if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
     FirmwareOptions {
         name: name.into(),
-        optimize_for_size: false,
+        optimize_for_size,
         shapes: None,
         max_workspace: None,
         max_flash: None,
@@ -51,7 +51,7 @@ pub fn run_text(
     let context = create_context(ContextOptions::default());
     let mut module =
         parse_module(&context, "model.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{what}: does not parse"));
-    let firmware = compile(&context, &mut module, "main", cpu, &options("model", ""))
+    let firmware = compile(&context, &mut module, "main", cpu, &options("model", "", false))
         .unwrap_or_else(|e| panic!("{what} for {}: {e}", cpu.name));
     let written = output::write(&work.join("out"), "model", &firmware).unwrap();
     let spec = Model {
@@ -74,12 +74,17 @@ pub fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {
 
 /// Compiles the model for `accelerators` (a target string without the CPU) and `cpu`.
 pub fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firmware {
+    compile_configured(dir, name, cpu, accelerators, false)
+}
+
+/// [`compile_for`], optimized for size (`--opt=size`) or speed.
+fn compile_configured(dir: &Path, name: &str, cpu: Cpu, accelerators: &str, optimize_for_size: bool) -> Firmware {
     let path = dir.join("model.mlir");
     let bytes = std::fs::read(&path).unwrap();
     let context = create_context(ContextOptions::default());
     let shown = path.display().to_string();
     let mut module = parse_module(&context, &shown, &bytes).unwrap();
-    compile(&context, &mut module, "main", cpu, &options(name, accelerators))
+    compile(&context, &mut module, "main", cpu, &options(name, accelerators, optimize_for_size))
         .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
 }
 
@@ -100,9 +105,24 @@ pub fn run_on(model: &str, cpu: Cpu, platform: Platform) -> Option<Run> {
 /// and runs all five reference cases; every output byte must equal TFLite Micro's. Returns the
 /// program and what it printed (`None` when the shared models are absent and that is allowed).
 pub fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) -> Option<Run> {
+    run_configured(model, cpu, platform, accelerators, false)
+}
+
+/// [`run_on`] for the model compiled with `--opt=size`.
+pub fn run_for_size(model: &str, cpu: Cpu, platform: Platform) -> Option<Run> {
+    run_configured(model, cpu, platform, "", true)
+}
+
+fn run_configured(
+    model: &str,
+    cpu: Cpu,
+    platform: Platform,
+    accelerators: &str,
+    optimize_for_size: bool,
+) -> Option<Run> {
     let models = models_dir()?;
     let dir = models.join(model);
-    let firmware = compile_for(&dir, model, cpu, accelerators);
+    let firmware = compile_configured(&dir, model, cpu, accelerators, optimize_for_size);
     if !accelerators.is_empty() {
         // Every convolution went to the accelerator, and its kernel is linked in.
         let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
@@ -112,10 +132,11 @@ pub fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) -
         assert_eq!(firmware.kernels.iter().map(|k| k.symbol).collect::<Vec<_>>(), ["vanilla_conv2d_s8"]);
     }
     let work = std::env::temp_dir().join(format!(
-        "umac-fw-{}-{model}-{}{}",
+        "umac-fw-{}-{model}-{}{}{}",
         std::process::id(),
         cpu.name,
-        if accelerators.is_empty() { "" } else { "-accel" }
+        if accelerators.is_empty() { "" } else { "-accel" },
+        if optimize_for_size { "-size" } else { "" }
     ));
     // The output directory as `umac compile` writes it: self-contained, kernels included.
     let written = output::write(&work.join("out"), model, &firmware).unwrap();
