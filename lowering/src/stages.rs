@@ -91,11 +91,12 @@ const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
-/// as calls of declared functions. For a CPU with the DSP extension (`dsp`), int8 dot products
-/// take four products per step (`umac-vectorize-dot-products{dsp}`). For a CPU with `vectors`, per-pixel depthwise convolutions and
-/// pooling get their channel loops innermost (`umac-channels-innermost`), and int8 dot-product
-/// loops, their index arithmetic moved out first, become vector loops
-/// (`umac-vectorize-dot-products`) before `cf`.
+/// as calls of declared functions. For a CPU with `vectors`, per-pixel depthwise convolutions and
+/// pooling get their channel loops innermost (`umac-channels-innermost`); then, their index
+/// arithmetic moved out, int8 dot-product loops become vector loops
+/// (`umac-vectorize-dot-products`) and channel loops too (`umac-vectorize-elementwise-loops`).
+/// For a CPU with the DSP extension (`dsp`), int8 dot products take four products per step
+/// (`umac-vectorize-dot-products{dsp}`).
 fn lower_to_cf(vectors: bool, dsp: bool) -> String {
     let (interchange, vectorize) = if vectors {
         (
