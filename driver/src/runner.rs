@@ -87,16 +87,12 @@ impl<'a> EntrySteps<'a> {
 /// How a model is lowered after the accelerators' part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lowering {
-    /// Firmware: planned operators with the border split, then the llvm dialect with `index_bits`.
+    /// Firmware: planned operators built for the CPU, then the llvm dialect with `index_bits`.
     Firmware {
         /// Bits of `index` (32 on Cortex-M).
         index_bits: u32,
-        /// The CPU has vectors: int8 dot products and per-pixel channel loops become vector loops.
-        vectors: bool,
-        /// Rescales in 32-bit arithmetic.
-        rescale_32: bool,
-        /// The CPU has the DSP extension: int8 dot products four at a time.
-        dsp: bool,
+        /// The border split, the CPU's vectors or DSP extension, its rescale width.
+        operators: stages::OperatorOptions,
     },
     /// The LLVM host engine: planned operators without the border split, then the llvm dialect.
     HostLlvm,
@@ -124,8 +120,7 @@ impl CompilePipeline {
             Part { name: ACCELERATORS, text: fill(rest) },
         ];
         match lowering {
-            Lowering::Firmware { index_bits, vectors, rescale_32, dsp } => {
-                let operators = stages::OperatorOptions { split_borders: true, vectors, rescale_32, dsp };
+            Lowering::Firmware { index_bits, operators } => {
                 parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(operators)) });
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, operators)) });
             }
@@ -235,7 +230,7 @@ mod tests {
         let pipeline = CompilePipeline::new(
             &entry,
             &TargetSet::default(),
-            Lowering::Firmware { index_bits: 32, vectors: false, rescale_32: false, dsp: false },
+            Lowering::Firmware { index_bits: 32, operators: Default::default() },
         );
         let names: Vec<&str> = pipeline.parts.iter().map(|p| p.name).collect();
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);

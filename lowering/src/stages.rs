@@ -316,12 +316,18 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             default: "false",
             help: "the CPU has the DSP extension (Cortex-M4/M7/M33): int8 dot products four at a time",
         },
+        OptionSpec {
+            name: "split-borders",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "split bounds-checked windows into borders and an unchecked interior (more code, fewer instructions)",
+        },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
         let vectors = options.bool("vectors");
         let operators = OperatorOptions {
-            split_borders: true,
+            split_borders: options.bool("split-borders"),
             vectors,
             rescale_32: options.bool("rescale-32"),
             dsp: options.bool("dsp"),

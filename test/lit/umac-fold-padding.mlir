@@ -94,3 +94,25 @@ func.func @channel_padding(%x: tensor<1x4x4x1xi8>, %w: tensor<2x1x1x2xi8>) -> te
     ins(%p, %w : tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>) outs(%f : tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
   return %y : tensor<1x4x4x2xi32>
 }
+
+// -----
+
+// A convolution over 16 input channels records its interior too: its dot products run on
+// vectors or the DSP extension, and the interior's need no bounds check.
+// CHECK-LABEL: func.func @wide_conv(
+// CHECK: umac.interior = array<i64: 1, 3, 1, 3>, umac.op = "conv_2d_nhwc_fhwc_q"
+func.func @wide_conv(%x: tensor<1x4x4x16xi8>, %w: tensor<4x3x3x16xi8>) -> tensor<1x4x4x4xi32> {
+  %pv = arith.constant -128 : i8
+  %izp = arith.constant -128 : i32
+  %wzp = arith.constant 0 : i32
+  %c0 = arith.constant 0 : i32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %pv : i8
+  } : tensor<1x4x4x16xi8> to tensor<1x6x6x16xi8>
+  %e = tensor.empty() : tensor<1x4x4x4xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %y = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w, %izp, %wzp : tensor<1x6x6x16xi8>, tensor<4x3x3x16xi8>, i32, i32) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  return %y : tensor<1x4x4x4xi32>
+}

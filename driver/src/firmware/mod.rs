@@ -53,7 +53,7 @@ use umac_dialects::{
 pub struct FirmwareOptions {
     /// The C identifier prefixing every symbol and macro.
     pub name: String,
-    /// `--opt=size`: LLVM's `Os` instead of `O3`.
+    /// `--opt=size`: LLVM's `Os` instead of `O3`, and no border split (`umac-split-borders`).
     pub optimize_for_size: bool,
     /// Input shapes replacing dynamic dimensions (`--shape`); `None`: dynamic dimensions are 1.
     pub shapes: Option<Vec<Vec<i64>>>,
@@ -143,12 +143,14 @@ fn plan(
     let original = entry_signature(module, entry)?;
     let shapes = input_shapes(&original, options.shapes.as_deref())?;
     let steps = EntrySteps { rename: Some(&options.name), ..EntrySteps::new(entry, &original, &shapes) };
-    let lowering = Lowering::Firmware {
-        index_bits: cpu.index_bits,
+    // The border split copies loop nests: fewer instructions for more code, so not for size.
+    let operators = umac_lowering::stages::OperatorOptions {
+        split_borders: !options.optimize_for_size,
         vectors: cpu.vectors,
         rescale_32: cpu.rescale_32,
         dsp: cpu.dsp,
     };
+    let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
     Ok((original, pipeline))
 }

@@ -33,7 +33,7 @@ pub struct CompileArgs {
     /// the model file's stem as a C identifier).
     #[arg(long)]
     name: Option<String>,
-    /// Optimize for speed (LLVM O3) or code size (Os).
+    /// Optimize for speed (LLVM O3, windows split into borders and interior) or code size (Os, no split).
     #[arg(long, value_enum, default_value_t = OptArg::Speed)]
     opt: OptArg,
     /// The shape of an input with dynamic dimensions, e.g. 1x49x10x1, once per input in order
