@@ -230,7 +230,10 @@ mod tests {
         let pipeline = CompilePipeline::new(
             &entry,
             &TargetSet::default(),
-            Lowering::Firmware { index_bits: 32, operators: Default::default() },
+            Lowering::Firmware {
+                index_bits: 32,
+                operators: stages::OperatorOptions { split_borders: true, ..Default::default() },
+            },
         );
         let names: Vec<&str> = pipeline.parts.iter().map(|p| p.name).collect();
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);
