@@ -37,6 +37,23 @@ pub fn independent_channels(kind: &str) -> bool {
     kind.starts_with("depthwise_conv_2d_nhwc") || kind.starts_with("pooling_nhwc")
 }
 
+/// How many channels one output pixel of a shaped type `ty` holds (the product of its dimensions
+/// after batch, row and column; 1 for a per-element tile); `None` for an unranked or rank-3-or-less
+/// type.
+pub fn pixel_channels(ty: mlir_sys::MlirType) -> Option<i64> {
+    // SAFETY: the type is live; dimensions are read only for a ranked type.
+    unsafe {
+        if !mlir_sys::mlirShapedTypeHasRank(ty) || mlir_sys::mlirShapedTypeGetRank(ty) <= 3 {
+            return None;
+        }
+        Some(
+            (3..mlir_sys::mlirShapedTypeGetRank(ty))
+                .map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d as isize))
+                .product(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_accumulating;

@@ -69,21 +69,28 @@ fn passes(text: &str) -> Step {
     Step::Passes(text.to_string())
 }
 
-/// TOSA → linalg/arith/tensor/scf on tensors. `include-apply-rescale` lowers `tosa.apply_scale`
-/// (the int8 rescale arithmetic) instead of leaving it behind.
-pub const TOSA_TO_LINALG: &str = "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,\
-tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor,tosa-to-scf,\
-linalg-fuse-elementwise-ops),\
-canonicalize";
+/// TOSA → linalg/arith/tensor/scf on tensors, with `$rescale` lowering `tosa.apply_scale` (the
+/// int8 rescale arithmetic) instead of leaving it behind.
+macro_rules! tosa_to_linalg {
+    ($rescale:literal) => {
+        concat!(
+            "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,",
+            "tosa-to-linalg-named,tosa-to-linalg,",
+            $rescale,
+            ",tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops),canonicalize"
+        )
+    };
+}
+
+/// TOSA → linalg/arith/tensor/scf on tensors, the rescale in 64-bit integers.
+pub const TOSA_TO_LINALG: &str = tosa_to_linalg!("tosa-to-arith{include-apply-rescale=true}");
 
 /// [`TOSA_TO_LINALG`] with the rescale's arithmetic in 32-bit integers: on the halves of the
 /// product where the shifts allow (`umac-apply-scale-32`), upstream's 32-bit form elsewhere. On a
 /// CPU with vectors, a rescale of a channel loop then becomes vector code
 /// (`umac-vectorize-elementwise-loops`); in 64-bit integers it would stay scalar.
-const TOSA_TO_LINALG_32_BIT: &str = "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,\
-tosa-make-broadcastable,tosa-to-linalg-named,tosa-to-linalg,umac-apply-scale-32,\
-tosa-to-arith{include-apply-rescale=true use-32-bit=true},tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops),\
-canonicalize";
+const TOSA_TO_LINALG_32_BIT: &str =
+    tosa_to_linalg!("umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}");
 
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
 /// plain), with deallocation of every temporary.

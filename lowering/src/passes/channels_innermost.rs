@@ -24,7 +24,7 @@
 
 use crate::{
     Error,
-    linalg_kinds::{accumulating_kind, independent_channels},
+    linalg_kinds::{accumulating_kind, independent_channels, pixel_channels},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
     transform,
@@ -115,17 +115,10 @@ unsafe fn interchange(op: MlirOperation) -> Option<Vec<usize>> {
     unsafe {
         let operands = mlirOperationGetNumOperands(op);
         let output = mlirValueGetType(mlirOperationGetOperand(op, operands - 1));
-        if !mlirShapedTypeHasRank(output) {
+        if pixel_channels(output)? <= 1 {
             return None;
         }
         let parallel = usize::try_from(mlirShapedTypeGetRank(output)).ok()?;
-        if parallel <= OUTER {
-            return None;
-        }
-        let channels = (OUTER..parallel).map(|d| mlirShapedTypeGetDimSize(output, d as isize)).product::<i64>();
-        if channels <= 1 {
-            return None;
-        }
         // Every loop but the window's is an output dimension; the window's loops are last.
         let loops = parallel + WINDOW;
         if name(op) == "linalg.generic" {

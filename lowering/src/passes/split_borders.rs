@@ -15,6 +15,7 @@
 
 use crate::{
     Error,
+    linalg_kinds::pixel_channels,
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
@@ -81,10 +82,7 @@ unsafe fn many_channels(generic: MlirOperation) -> bool {
     unsafe {
         let operands = mlirOperationGetNumOperands(generic);
         let output = mlirValueGetType(mlirOperationGetOperand(generic, operands - 1));
-        mlirShapedTypeHasRank(output)
-            && mlirShapedTypeGetRank(output) > 3
-            && (3..mlirShapedTypeGetRank(output)).map(|d| mlirShapedTypeGetDimSize(output, d as isize)).product::<i64>()
-                > SPLIT_MAX_CHANNELS
+        pixel_channels(output).is_some_and(|channels| channels > SPLIT_MAX_CHANNELS)
     }
 }
 
