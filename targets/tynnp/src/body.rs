@@ -2,11 +2,11 @@
 //! (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
 
 use crate::{
-    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name},
+    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
     instructions::instruction,
     split::Split,
 };
-use std::fmt::Write as _;
+use std::{collections::HashMap, fmt::Write as _};
 
 /// The shape of a strided `dma.copy` (isa.md 5.1): `row_bytes` bytes of each of `rows` rows of
 /// each of `planes` planes, and the source's and destination's row and plane strides.
@@ -22,9 +22,15 @@ struct Strided<'a> {
 pub struct Body {
     pub text: String,
     pub next: usize,
+    /// The loops open: each one's results and how many values it carries.
+    loops: Vec<(String, usize)>,
 }
 
 impl Body {
+    pub fn new() -> Body {
+        Body { text: String::new(), next: 0, loops: Vec::new() }
+    }
+
     pub fn value(&mut self, line: &str) -> String {
         let name = format!("%v{}", self.next);
         self.next += 1;
@@ -64,17 +70,89 @@ impl Body {
     /// Stores `token` as word `index` of the table at DM address `table` (an i32 value).
     pub fn store_token(&mut self, table: &str, index: usize, token: &str) {
         let offset = self.constant(4 * index as i64);
-        let at = self.value(&format!("arith.addi {table}, {offset} : i32"));
-        let pointer = self.value(&format!("llvm.inttoptr {at} : i32 to !llvm.ptr"));
+        let pointer = self.pointer(table, &offset);
+        let _ = writeln!(self.text, "  llvm.store {token}, {pointer} : i32, !llvm.ptr");
+    }
+
+    /// Stores `token` as word `index` (an i32 value) of the table at DM address `table`.
+    pub fn store_token_at(&mut self, table: &str, index: &str, token: &str) {
+        let four = self.constant(4);
+        let offset = self.value(&format!("arith.muli {index}, {four} : i32"));
+        let pointer = self.pointer(table, &offset);
         let _ = writeln!(self.text, "  llvm.store {token}, {pointer} : i32, !llvm.ptr");
     }
 
     /// Loads word `index` of the table at DM address `table` (an i32 value): a token stored there.
     pub fn load_token(&mut self, table: &str, index: usize) -> String {
         let offset = self.constant(4 * index as i64);
-        let at = self.value(&format!("arith.addi {table}, {offset} : i32"));
-        let pointer = self.value(&format!("llvm.inttoptr {at} : i32 to !llvm.ptr"));
+        let pointer = self.pointer(table, &offset);
         self.value(&format!("llvm.load {pointer} : !llvm.ptr -> i32"))
+    }
+
+    /// The address `offset` bytes after `base` (both i32 values), as a pointer.
+    fn pointer(&mut self, base: &str, offset: &str) -> String {
+        let at = self.value(&format!("arith.addi {base}, {offset} : i32"));
+        self.value(&format!("llvm.inttoptr {at} : i32 to !llvm.ptr"))
+    }
+
+    /// Opens `scf.for` over `count` iterations carrying `inits` (i32 values); returns the
+    /// iteration's number (an i32 value) and the carried values. [`Body::end_loop`] closes it.
+    pub fn begin_loop(&mut self, count: usize, inits: &[String]) -> (String, Vec<String>) {
+        let (lower, upper, step) = (self.index(0), self.index(count as i64), self.index(1));
+        let results = format!("%v{}", self.next);
+        let induction = format!("%v{}", self.next + 1);
+        let carried: Vec<String> = (0..inits.len()).map(|i| format!("%v{}", self.next + 2 + i)).collect();
+        self.next += 2 + inits.len();
+        let pairs: Vec<String> = carried.iter().zip(inits).map(|(c, i)| format!("{c} = {i}")).collect();
+        let types = vec!["i32"; inits.len()].join(", ");
+        let _ = writeln!(
+            self.text,
+            "  {results}:{} = scf.for {induction} = {lower} to {upper} step {step} iter_args({}) -> ({types}) {{",
+            inits.len(),
+            pairs.join(", ")
+        );
+        self.loops.push((results, inits.len()));
+        let number = self.value(&format!("arith.index_cast {induction} : index to i32"));
+        (number, carried)
+    }
+
+    /// Closes the innermost loop, carrying `yields` into the next iteration; returns the values
+    /// after the last. LLVM is asked to unroll it fully (`llvm.loop.unroll.full`): a kernel's
+    /// tile count is static, and unrolled, its tile table folds into the arguments, which LLVM
+    /// propagates into the function where every call passes the same (kept as a loop, the
+    /// control unit's stores and loads of the table cost KWS 19,634 -> 20,380 cycles).
+    pub fn end_loop(&mut self, yields: &[String]) -> Vec<String> {
+        let (results, count) = self.loops.pop().expect("end_loop closes a loop begin_loop opened");
+        let _ = writeln!(
+            self.text,
+            "  scf.yield {} : {}\n  }} {{loop_annotation = #llvm.loop_annotation<unroll = <full = true>>}}",
+            yields.join(", "),
+            vec!["i32"; count].join(", ")
+        );
+        (0..count).map(|i| format!("{results}#{i}")).collect()
+    }
+
+    /// `scf.if` on `condition` with one i32 result: `then` writes the taken branch and returns
+    /// its result; `otherwise` is the result when not taken.
+    pub fn if_else(&mut self, condition: &str, then: impl FnOnce(&mut Body) -> String, otherwise: &str) -> String {
+        let result = format!("%v{}", self.next);
+        self.next += 1;
+        let _ = writeln!(self.text, "  {result} = scf.if {condition} -> (i32) {{");
+        let taken = then(self);
+        let _ = writeln!(self.text, "  scf.yield {taken} : i32\n  }} else {{\n  scf.yield {otherwise} : i32\n  }}");
+        result
+    }
+
+    /// `scf.if` on `condition` without results around what `then` writes.
+    pub fn when(&mut self, condition: &str, then: impl FnOnce(&mut Body)) {
+        let _ = writeln!(self.text, "  scf.if {condition} {{");
+        then(self);
+        let _ = writeln!(self.text, "  }}");
+    }
+
+    /// An `index` constant.
+    fn index(&mut self, value: i64) -> String {
+        self.value(&format!("arith.constant {value} : index"))
     }
 
     /// `npu.wait` for `token`.
@@ -87,12 +165,12 @@ impl Body {
     /// of the tile (`src_col_bytes` apart, `src_row_bytes` a row) to every `tap_bytes` of the
     /// buffer (`tile_row_bytes` a row), the copies split over two channels ([`Gather`]); returns
     /// the token the job waits for.
-    pub fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, t: usize, split: Split) -> String {
+    pub fn gather(&mut self, d: &str, dep: &str, src: &str, buffer: &str, row: &Row, split: Split) -> String {
         let taps = split.taps;
         let (zero, one) = (self.constant(0), self.constant(1));
-        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
+        let bytes = row.field(&TILE_COPIES[1], 0);
         let fill = self.zero_point_fill(d, [dep, &zero], buffer, &bytes, [&zero, &one]);
-        let rows = format!("%{}", band_name(&Field::Scalar("ih"), t));
+        let rows = row.field(&Field::Scalar("ih"), 0);
         let mut gather = Gather::after(fill, &zero, taps, split.writes_kept);
         for j in 0..taps {
             let from = self.value(&format!("arith.addi {src}, %tap_src_k{j} : i32"));
@@ -115,13 +193,13 @@ impl Body {
     /// (`src_col_bytes` apart in the staged input, `pixel_bytes` in the buffer) of each output row
     /// whose kernel row reads inside the input (`src_plane_bytes` apart, and `cols_row_bytes`),
     /// the copies split over two channels ([`Gather`]); returns the token the job waits for.
-    pub fn im2col(&mut self, d: &str, [dep, staged]: [&str; 2], buffer: &str, t: usize, split: Split) -> String {
+    pub fn im2col(&mut self, d: &str, [dep, staged]: [&str; 2], buffer: &str, tile: &Row, split: Split) -> String {
         let (zero, one) = (self.constant(0), self.constant(1));
-        let bytes = format!("%{}", band_name(&TILE_COPIES[1], t));
+        let bytes = tile.field(&TILE_COPIES[1], 0);
         let fill = self.zero_point_fill(d, [dep, staged], buffer, &bytes, [&zero, &one]);
         let mut gather = Gather::after(fill, &zero, split.rows * split.taps, split.writes_kept);
         for j in 0..split.rows {
-            let row = |f: &str| format!("%{f}_b{t}_r{j}");
+            let row = |f: &str| tile.get(&kernel_row_name(f, 0, j));
             let from_row = self.value(&format!("arith.addi %dm_stage, {} : i32", row(KERNEL_ROW_FIELDS[0])));
             let to_row = self.value(&format!("arith.addi {buffer}, {} : i32", row(KERNEL_ROW_FIELDS[1])));
             for c in 0..split.taps {
@@ -167,6 +245,38 @@ impl Body {
     fn zero_point_fill(&mut self, d: &str, deps: [&str; 2], dst: &str, bytes: &str, [zero, one]: [&str; 2]) -> String {
         let words = [deps[0], deps[1], dst, bytes, one, zero, one, zero, "%input_zp"];
         self.issue((0, 1, 0), d, zero, &words.map(String::from))
+    }
+}
+
+/// One tile's row of a kernel's tile table (what differs between its tiles: the descriptors'
+/// banded fields, the copies' offsets and bytes, the row of the kernel before's token table it
+/// follows, an im2col gather's kernel rows), loaded at the start of the tile from the table the
+/// call passes ([`crate::codegen::JobCode::tile_row`]); each value by its name in tile 0.
+pub struct Row(HashMap<String, String>);
+
+impl Row {
+    /// Loads row `tile` (an i32 value) of the table `table` (an `!llvm.ptr` to i32s) whose rows
+    /// hold `names`.
+    pub fn load(b: &mut Body, table: &str, tile: &str, names: &[String]) -> Row {
+        let width = b.constant(names.len() as i64);
+        let first = b.value(&format!("arith.muli {tile}, {width} : i32"));
+        let row = b.value(&format!("llvm.getelementptr {table}[{first}] : (!llvm.ptr, i32) -> !llvm.ptr, i32"));
+        let mut values = HashMap::new();
+        for (k, name) in names.iter().enumerate() {
+            let word = b.value(&format!("llvm.getelementptr {row}[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
+            values.insert(name.clone(), b.value(&format!("llvm.load {word} : !llvm.ptr -> i32")));
+        }
+        Row(values)
+    }
+
+    /// The value named `name` (its name in tile 0).
+    pub fn get(&self, name: &str) -> String {
+        self.0.get(name).cloned().unwrap_or_else(|| panic!("the tile table's rows hold no {name}"))
+    }
+
+    /// The value of `field` of the tile's band `band`.
+    pub fn field(&self, field: &Field, band: usize) -> String {
+        self.get(&band_name(field, band))
     }
 }
 

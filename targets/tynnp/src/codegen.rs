@@ -1,7 +1,7 @@
 //! The control unit's code for one job, as MLIR (func, arith and the llvm dialect): the job's
 //! constants copied into DM in one DMA on the output channel (1, or 0 when there is one) while
-//! its first tile comes in on channel 0, then the tiles: each tile's input copied into DM on
-//! channel 0, the job issued after that copy, its result copied back on the output channel after
+//! its first tile comes in on channel 0, then the tiles, in a loop (`loops.rs`): each tile's
+//! input copied into DM on channel 0, the job issued after that copy, its result copied back on the output channel after
 //! it, and a wait for the last copy (an input kept in DM by the kernel before is read there in
 //! place and an output kept for the next kernel written there in place: neither is copied, and
 //! the kernel then waits for its last job). Descriptors are written word by
@@ -10,7 +10,7 @@
 //! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
 //! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
 
-use crate::body::Body;
+use crate::body::{Body, Row};
 use crate::{schedule::copy_token, split::Split};
 
 /// A word of a job's descriptor after its two dependency tokens.
@@ -139,6 +139,11 @@ pub const TAP_FIELDS: [&str; 4] = ["tap_src", "tap_dst", "tap_count", "tap_len"]
 pub const TILE_COPIES: [Field; 4] =
     [Field::Scalar("in_offset"), Field::Scalar("in_bytes"), Field::Scalar("out_offset"), Field::Scalar("out_bytes")];
 
+/// The name of an im2col convolution's value `field` of tile `t`'s kernel row `j`.
+pub fn kernel_row_name(field: &str, t: usize, j: usize) -> String {
+    format!("{field}_b{t}_r{j}")
+}
+
 /// The argument name of a banded field's value for band `k`.
 pub fn band_name(field: &Field, k: usize) -> String {
     match field {
@@ -250,18 +255,48 @@ impl JobCode {
             names.extend((0..split.taps).map(|c| format!("{COL_DST}_k{c}")));
             for t in 0..split.bands {
                 for j in 0..split.rows {
-                    names.extend(KERNEL_ROW_FIELDS.iter().map(|f| format!("{f}_b{t}_r{j}")));
+                    names.extend(KERNEL_ROW_FIELDS.iter().map(|f| kernel_row_name(f, t, j)));
                 }
             }
         }
         names
     }
 
-    /// The descriptor of band `band` (its banded fields from the band's arguments) after `deps`.
-    fn descriptor_words(&self, b: &mut Body, deps: [String; 2], band: usize) -> Vec<String> {
+    /// The arguments of tile `t` (those of [`JobCode::trailing`] that differ between tiles), in
+    /// their order in its row of the kernel's tile table: each band's banded fields (band `u` of
+    /// a tile on the vector units numbered `t · units + u`), the tile's copies
+    /// ([`TILE_COPIES`]), the row of the kernel before's token table it follows (`after_t<t>`),
+    /// and an im2col convolution's kernel rows. The kernel stores them into its table first;
+    /// its loop over the tiles loads tile t's row at the start of the tile and takes each value
+    /// by its name in tile 0.
+    pub fn tile_row(&self, split: Split, t: usize) -> Vec<String> {
+        let mut names = Vec::new();
+        if self.units {
+            for u in 0..split.units {
+                names.extend(self.banded.iter().map(|f| band_name(f, t * split.units + u)));
+            }
+            names.extend(TILE_COPIES.iter().map(|f| band_name(f, t)));
+        } else {
+            names.extend(self.band_fields().iter().map(|f| band_name(f, t)));
+        }
+        if split.follows > 0 {
+            names.push(format!("{AFTER}_t{t}"));
+        }
+        if self.im2col {
+            for j in 0..split.rows {
+                names.extend(KERNEL_ROW_FIELDS.iter().map(|f| kernel_row_name(f, t, j)));
+            }
+        }
+        names
+    }
+
+    /// The descriptor of the tile's band `band` (its banded fields from the tile's `row`) after
+    /// `deps`.
+    pub(crate) fn descriptor_words(&self, b: &mut Body, deps: [String; 2], row: &Row, band: usize) -> Vec<String> {
         let mut words = deps.to_vec();
         for field in self.descriptor {
             words.push(match self.field_source(field, band) {
+                Ok(_) if self.banded.contains(field) => row.field(field, band),
                 Ok(argument) => format!("%{argument}"),
                 Err(value) => b.constant(value),
             });
@@ -284,7 +319,7 @@ impl JobCode {
     /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
     /// copy (0 without constants: what the first tile's job waits for besides its input), and
     /// the input's and output's addresses.
-    fn tile_preamble(&self, b: &mut Body, d: &str, split: Split) -> [String; 4] {
+    pub(crate) fn tile_preamble(&self, b: &mut Body, d: &str, split: Split) -> [String; 4] {
         let zero = b.constant(0);
         let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
             Some(first) => {
@@ -322,71 +357,10 @@ impl JobCode {
             .collect()
     }
 
-    /// The tiles of a tiled job, in order on its unit: tile t's input rows are copied in on
-    /// channel 0 after the job two tiles back (the last to read that input buffer), the job runs
-    /// after that copy and after the copy out two tiles back (the last to read its output
-    /// buffer), and its output rows are copied out on channel 1 after it. So the copies of one
-    /// tile overlap the job of the one before. The buffers other than the input are copied once,
-    /// first; the CU waits for the last copy out (channel 1 completes in order). An input read
-    /// in place (`_rx`) is not copied in: the job waits for nothing but the output side; an output
-    /// written in place (`_wo`) is not copied out: the job stands for its copy out (a later job
-    /// on the unit follows it anyway) and the CU waits for the last job.
-    fn tiles(&self, b: &mut Body, d: &str, split: Split) {
-        let (tiles, depth) = (split.bands, split.depth());
-        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
-        // An im2col convolution stages its whole input in DM first, on channel 0.
-        let staged = self.im2col.then(|| b.copy(d, &zero, &input, "%dm_stage", "%stage_bytes", &zero));
-        let out_channel = format!("%{OUT_CHANNEL}");
-        let arg = |field: Field, t: usize| format!("%{}", band_name(&field, t));
-        let (k, funct3, funct7, unit) = self.insn;
-        let unit = b.constant(unit);
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
-        let (mut jobs, mut outs): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-        for t in 0..tiles {
-            // The last user of this tile's buffers, `depth` tiles back (else `first`).
-            let back = |list: &[String], first: &str| if t >= depth { list[t - depth].clone() } else { first.into() };
-            let buffer = arg(Field::Dm("input"), t);
-            let loaded = if split.reads_kept[0] {
-                // Read where the kernel before left it: nothing to copy or wait for.
-                zero.clone()
-            } else if let Some(staged) = &staged {
-                b.im2col(d, [&back(&jobs, &zero), staged], &buffer, t, split)
-            } else {
-                let src = b.value(&format!("arith.addi {input}, {} : i32", arg(TILE_COPIES[0], t)));
-                if self.folded {
-                    b.gather(d, &back(&jobs, &zero), &src, &buffer, t, split)
-                } else {
-                    b.copy(d, &back(&jobs, &zero), &src, &buffer, &arg(TILE_COPIES[1], t), &zero)
-                }
-            };
-            // The first jobs wait for the constants too (later ones follow them on the unit).
-            let deps = self.after_kernel_before(b, split, t, [loaded, back(&outs, &weights)], [&zero, &weights]);
-            let words = self.descriptor_words(b, deps, t);
-            let job = b.issue((k, funct3, funct7), d, &unit, &words);
-            if split.hands {
-                b.store_token(&format!("%{DM_TOKENS}"), t, &job);
-            }
-            if split.writes_kept {
-                // Written where the next kernel reads it: the job is the last thing to wait for.
-                outs.push(job.clone());
-            } else {
-                let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
-                let out = arg(Field::Dm("output"), t);
-                outs.push(b.copy(d, &job, &out, &dst, &arg(TILE_COPIES[3], t), &out_channel));
-            }
-            jobs.push(job);
-        }
-        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
-        if !split.hands {
-            b.wait(&outs[tiles - 1]);
-        }
-        self.finish(b, split, next);
-    }
-
     /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
     /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
     /// depend on it), then the kernel before's jobs when it follows one.
-    fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<String>; 2]) {
+    pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<String>; 2]) {
         let jobs = split.bands * split.units.max(1);
         // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
         let relayed = split.relays.then(|| b.load_token(&format!("%{AFTER_FAR}"), 0));
@@ -403,33 +377,49 @@ impl JobCode {
         self.wait_kernel_before(b, split);
     }
 
-    /// The dependencies of tile `t`'s jobs: `deps`, and when `split` follows a kernel that handed
-    /// its jobs on, the tokens of the row of its table the tile follows, in the slots of `deps`
-    /// that are `zero`, else in place of the constants' copy `weights` (which the CU then waits
-    /// for, the copy being long under way); the CU waits for the others before the jobs issue.
-    fn after_kernel_before(
+    /// The dependencies of tile `t`'s jobs (`t` and its `row`): `deps`, and when `split`
+    /// follows a kernel that handed its jobs on, the tokens of the row of its table the tile
+    /// follows: in the first slot when it is `zero` (the input read in place), then in the
+    /// second while it holds the constants' copy `weights` (the first tiles: the CU waits for
+    /// that copy, long under way, unless there is none); the CU waits for the others before the
+    /// jobs issue.
+    pub(crate) fn after_kernel_before(
         &self,
         b: &mut Body,
         split: Split,
-        t: usize,
+        (t, row): (&str, &Row),
         deps: [String; 2],
         [zero, weights]: [&str; 2],
     ) -> [String; 2] {
-        let mut deps = deps;
+        let [mut first, mut second] = deps;
+        let mut first_free = first == zero;
+        let mut second_free = true;
         for u in 0..split.follows {
-            let token = b.load_token(&format!("%{AFTER}_t{t}"), u);
-            let free = deps.iter().position(|slot| slot == zero);
-            match free.or_else(|| deps.iter().position(|slot| slot == weights)) {
-                Some(k) => {
-                    if deps[k] != zero {
-                        b.wait(&deps[k]);
-                    }
-                    deps[k] = token;
+            let token = b.load_token(&row.get(&format!("{AFTER}_t0")), u);
+            if first_free {
+                first = token;
+                first_free = false;
+            } else if second_free {
+                // The first tiles' second slot holds the constants' copy, later ones' the copy
+                // out two tiles back, which the jobs must follow.
+                second_free = false;
+                let depth = b.constant(split.depth() as i64);
+                let early = b.value(&format!("arith.cmpi ult, {t}, {depth} : i32"));
+                if weights == zero {
+                    let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
+                    b.when(&late, |b| b.wait(&token));
+                } else {
+                    let held = second.clone();
+                    b.when(&early, |b| b.wait(&held));
+                    let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
+                    b.when(&late, |b| b.wait(&token));
                 }
-                None => b.wait(&token),
+                second = b.value(&format!("arith.select {early}, {token}, {second} : i32"));
+            } else {
+                b.wait(&token);
             }
         }
-        deps
+        [first, second]
     }
 
     /// The CU waits for the last jobs of the kernel before when this kernel follows it and
@@ -450,12 +440,12 @@ impl JobCode {
     /// Whether the kernel copies nothing on its channels nor through the DDR port while its tiles
     /// run: it reads every tiled input in place, gathers nothing and writes its output in place.
     /// Its copy of the next kernel's constants then comes first, before its jobs.
-    fn copies_nothing(&self, split: Split) -> bool {
+    pub(crate) fn copies_nothing(&self, split: Split) -> bool {
         split.writes_kept && !self.folded && self.reads_all_in_place(split)
     }
 
     /// Whether the kernel reads every tiled input in place where a kernel before kept it.
-    fn reads_all_in_place(&self, split: Split) -> bool {
+    pub(crate) fn reads_all_in_place(&self, split: Split) -> bool {
         split.reads_kept.iter().take(self.tile_inputs().len()).all(|kept| *kept)
     }
 
@@ -463,7 +453,7 @@ impl JobCode {
     /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
     /// it copies nothing else, then those of the kernel after next when it copies them too;
     /// returns the copies' tokens.
-    fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> [Option<String>; 2] {
+    pub(crate) fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> [Option<String>; 2] {
         let mut copy = |on: bool, [buffer, dm, bytes]: [&str; 3]| {
             on.then(|| {
                 let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
@@ -474,94 +464,13 @@ impl JobCode {
         [next, copy(split.prefetch_far, [FAR_WEIGHTS, DM_FAR, FAR_BYTES])]
     }
 
-    /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
-    /// `u` of tile `t` on unit `u`, its arguments numbered `t · units + u`). Tile t's inputs
-    /// (rows, or elements of both operands) are copied into buffers `t % 2`; its bands run after
-    /// that copy and after the copy out two tiles back; then the CU waits for the bands of tile
-    /// t - 1 and copies their output out (a copy has two dependencies at most, so the CU orders
-    /// it), and the next tile's copy in, issued after that wait, overlaps this tile's bands.
-    /// Single-buffered, the CU copies tile t - 1's output out before tile t's input comes in.
-    /// Inputs read in place (`_rx`, `_ry`) are not copied in; with the output written in place
-    /// (`_wo`) the CU still waits for each tile's bands (its input buffers are then free again)
-    /// but copies nothing out, and a tile's bands follow the last band two tiles back.
-    fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
-        let (tiles, units, depth) = (split.bands, split.units, split.depth());
-        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
-        let out_channel = format!("%{OUT_CHANNEL}");
-        let arg = |field: Field, k: usize| format!("%{}", band_name(&field, k));
-        let (k, funct3, funct7, _) = self.insn;
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
-        let mut bands: Vec<Vec<String>> = Vec::new();
-        let mut outs: Vec<String> = Vec::new();
-        // The CU waits for a tile's bands (so its buffers are free again), then copies its output
-        // out, unless the bands wrote it in place for the next kernel.
-        // Nothing to free when every input is read in place and the output written in place: the
-        // CU waits only for the last tile's bands (each unit runs its bands in order), and not
-        // even for those when the kernel hands its jobs on.
-        let buffered = !self.reads_all_in_place(split);
-        let copy_out = |b: &mut Body, t: usize, tokens: &[String]| {
-            let last = t + 1 == tiles;
-            if buffered || !split.writes_kept || (last && !split.hands) {
-                for token in tokens {
-                    b.wait(token);
-                }
-            }
-            if split.writes_kept {
-                return tokens[tokens.len() - 1].clone();
-            }
-            let dst = b.value(&format!("arith.addi {output}, {} : i32", arg(TILE_COPIES[2], t)));
-            b.copy(d, &zero, &arg(Field::Dm("output"), t * units), &dst, &arg(TILE_COPIES[3], t), &out_channel)
-        };
-        let mut sources = vec![input];
-        for name in &self.tile_inputs()[1..] {
-            let ddr = b.value(&format!("arith.index_cast %{name} : index to i32"));
-            sources.push(b.in_dm_or(&format!("%{IN_DM_Y}"), &ddr, &zero));
-        }
-        for t in 0..tiles {
-            if split.single && t >= 1 {
-                outs.push(copy_out(b, t - 1, &bands[t - 1]));
-            }
-            let mut loaded = zero.clone();
-            // An input kept in DM by the kernel before is read there in place.
-            let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
-            for ((name, source), _) in copied {
-                let src = b.value(&format!("arith.addi {source}, {} : i32", arg(TILE_COPIES[0], t)));
-                let buffer = arg(Field::Dm(name), t * units);
-                loaded = b.copy(d, &zero, &src, &buffer, &arg(TILE_COPIES[1], t), &zero);
-            }
-            // The first bands wait for the constants too (later ones follow them on their unit).
-            let reused = if t >= depth { outs[t - depth].clone() } else { weights.clone() };
-            let deps = self.after_kernel_before(b, split, t, [loaded, reused], [&zero, &weights]);
-            let mut issued = Vec::new();
-            for u in 0..units {
-                let words = self.descriptor_words(b, deps.clone(), t * units + u);
-                let unit = b.constant(u as i64);
-                let job = b.issue((k, funct3, funct7), d, &unit, &words);
-                if split.hands {
-                    b.store_token(&format!("%{DM_TOKENS}"), t * units + u, &job);
-                }
-                issued.push(job);
-            }
-            if !split.single && t >= 1 {
-                outs.push(copy_out(b, t - 1, &bands[t - 1]));
-            }
-            bands.push(issued);
-        }
-        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
-        let last = copy_out(b, tiles - 1, &bands[tiles - 1]);
-        if !split.hands {
-            b.wait(&last);
-        }
-        self.finish(b, split, next);
-    }
-
     /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
     /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
     pub fn definition(&self, split: Split) -> String {
         let mut params: Vec<String> = self.buffers(split).iter().map(|b| format!("%{b}: index")).collect();
         params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
         params.push("%output: index".into());
-        let mut b = Body { text: String::new(), next: 0 };
+        let mut b = Body::new();
         // One buffer serves every descriptor the function writes: the job's, and the 11 words
         // of a `dma.copy` (longer than a table lookup's).
         let words = b.constant((2 + self.descriptor.len() as i64).max(COPY_WORDS));

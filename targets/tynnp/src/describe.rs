@@ -8,7 +8,7 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    codegen::{Field, JobCode, TILE_COPIES, band_name},
+    codegen::{Field, JobCode, TILE_COPIES, band_name, kernel_row_name},
     jobs,
     split::Split,
 };
@@ -129,7 +129,7 @@ fn copy_cycles(
             // A fill, then per kernel row each copy's pixels of the output rows reading inside.
             copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
             for j in 0..split.rows {
-                let rows = get(&format!("{}_b{t}_r{j}", crate::codegen::KERNEL_ROW_FIELDS[2]))? as u64;
+                let rows = get(&kernel_row_name(crate::codegen::KERNEL_ROW_FIELDS[2], t, j))? as u64;
                 for c in 0..split.taps {
                     let pixels = (get(&format!("tap_count_k{c}"))? as u64).saturating_mul(rows);
                     let bytes = pixels.saturating_mul(get(&format!("tap_len_k{c}"))? as u64);

@@ -7,7 +7,7 @@
 //! channels, the filter's OHWI bytes as they are.
 
 use crate::{
-    codegen::{COL_DST, FOLD_PITCHES, IM2COL_PITCHES, KERNEL_ROW_FIELDS, TAP_FIELDS},
+    codegen::{COL_DST, FOLD_PITCHES, IM2COL_PITCHES, KERNEL_ROW_FIELDS, TAP_FIELDS, kernel_row_name},
     tiling::{gather, lookup, refolded},
 };
 use umac_backend::Error;
@@ -122,7 +122,7 @@ impl Im2col {
                     (low - first) * self.row_bytes + j * kernel_row,
                     high - low + 1,
                 ];
-                out.extend(KERNEL_ROW_FIELDS.iter().zip(values).map(|(f, v)| (format!("{f}_b{t}_r{j}"), v)));
+                out.extend(KERNEL_ROW_FIELDS.iter().zip(values).map(|(f, v)| (kernel_row_name(f, t, j as usize), v)));
             }
         }
         Some(out)
@@ -174,7 +174,7 @@ mod tests {
         let row = |t: usize, j: usize| -> Vec<i64> {
             KERNEL_ROW_FIELDS
                 .iter()
-                .map(|f| rows.iter().find(|(n, _)| *n == format!("{f}_b{t}_r{j}")).unwrap().1)
+                .map(|f| rows.iter().find(|(n, _)| *n == kernel_row_name(f, t, j)).unwrap().1)
                 .collect()
         };
         assert_eq!(row(0, 0), [0, 2 * 200, 4]);

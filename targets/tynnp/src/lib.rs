@@ -24,6 +24,7 @@ mod im2col;
 mod instructions;
 mod jobs;
 mod layout;
+mod loops;
 mod patterns;
 mod primitives;
 mod resident;
@@ -490,6 +491,57 @@ fn lower(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tile table's rows hold exactly the arguments that differ between tiles, each once,
+    /// the same number a tile: with the arguments of no tile (a split of 0 tiles), all of them.
+    #[test]
+    fn tile_rows_hold_every_tile_argument_once() {
+        let splits = [
+            Split::bands(4),
+            Split { single: true, ..Split::bands(3) },
+            Split { writes_kept: true, prefetch: true, ..Split::bands(2) },
+            Split { reads_kept: [true, false], follows: 4, waits_two: 1, ..Split::bands(3) },
+            Split { reads_kept: [true, false], follows: 1, hands: true, writes_kept: true, ..Split::bands(3) },
+        ];
+        for code in jobs::CODES {
+            let mut checked = 0;
+            for split in splits {
+                // Each kind's own shape: bands on the vector units, folded columns, kernel rows.
+                let split = Split {
+                    units: if code.units { 2 } else { 0 },
+                    taps: if code.folded { 3 } else { 0 },
+                    rows: if code.im2col { 10 } else { 0 },
+                    ..split
+                };
+                let Some(split) = code.split_of(&code.symbol(split)) else { continue };
+                let rows: Vec<Vec<String>> = (0..split.bands).map(|t| code.tile_row(split, t)).collect();
+                assert!(rows.iter().all(|row| row.len() == rows[0].len()), "{}", code.symbol(split));
+                let mut all: Vec<String> = code.trailing(Split { bands: 0, ..split });
+                all.extend(rows.into_iter().flatten());
+                let mut expected = code.trailing(split);
+                all.sort();
+                expected.sort();
+                assert_eq!(all, expected, "{}", code.symbol(split));
+                checked += 1;
+            }
+            assert!(checked >= 3, "{}: {checked} splits", code.callee);
+        }
+        // By hand: a convolution's tile 1 on the NU: its descriptor's input address, input rows,
+        // top padding, output rows and output address, then its copies.
+        let row = jobs::CONV.tile_row(Split::bands(4), 1);
+        let expected = ["dm_input_b1", "ih_b1", "pad_top_b1", "oh_b1", "dm_output_b1"];
+        assert_eq!(row[..5], expected.map(String::from));
+        assert_eq!(row[5..], ["in_offset_b1", "in_bytes_b1", "out_offset_b1", "out_bytes_b1"].map(String::from));
+        // A depthwise convolution's tile 2 of two bands, following a kernel: band 4's and 5's
+        // fields, the copies, the row of the kernel before's token table.
+        let split = Split { units: 2, reads_kept: [true, false], follows: 1, ..Split::bands(3) };
+        let row = jobs::DWCONV.tile_row(split, 2);
+        assert!(row[0].ends_with("_b4") && row[row.len() - 6].ends_with("_b5"), "{row:?}");
+        assert_eq!(
+            row[row.len() - 5..],
+            ["in_offset_b2", "in_bytes_b2", "out_offset_b2", "out_bytes_b2", "after_t2"].map(String::from)
+        );
+    }
 
     #[test]
     fn split_symbols_name_every_split_once() {

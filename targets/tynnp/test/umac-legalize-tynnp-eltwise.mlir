@@ -72,14 +72,23 @@
 // CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 63, 1>}
 // CHECK-NOT: tosa.
 // CHECK: func.func private @tynnp_add_x4_t2(
-// The record's copy, tile 0's x and y, its four bands.
-// CHECK-COUNT-3: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
+// The record's copy; then per tile its x and y copied in, its four bands, and from the second
+// tile on the CU waiting for the tile before's bands and copying their output out; after the
+// loop, the last tile's, and the wait for that copy.
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: scf.for
 // CHECK-COUNT-2: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-COUNT-4: ".insn r CUSTOM_2, 2, 0, $0, $1, $2"
+// CHECK: scf.if
+// CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
+// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: } else {
+// CHECK: scf.yield
 // CHECK-COUNT-4: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
+// CHECK-NOT: CUSTOM_
+// CHECK: return
 func.func @add(%x: tensor<1x4x4x8xi8>, %y: tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xi8> {
   %pow = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
   %s10 = "tosa.const"() <{values = dense<10> : tensor<1xi8>}> : () -> tensor<1xi8>

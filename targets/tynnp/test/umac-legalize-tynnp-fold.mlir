@@ -5,7 +5,7 @@
 // pitches and one (source, destination, pixels, bytes a pixel) per copy: the six inner output
 // columns' three taps at once, each border column's two taps inside the input; each tile's
 // input is a dma.fill with the input zero point, then those three strided dma.copy, then the
-// job.
+// job (in the loop over the tiles).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // CHECK-LABEL: func.func private @tynnp_0(
@@ -86,14 +86,17 @@
 // CHECK-NEXT: arith.constant 2 : i32
 // CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_conv2d_folded_k3_t4,
 // CHECK: func.func private @tynnp_conv2d_folded_k3_t4(
-// The record's copy, then tile 0's fill and three gathers.
+// The record's copy, then per tile its fill and three gathers, the job and the copy out.
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: scf.for
 // CHECK: ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
 // CHECK-COUNT-3: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CHECK-NOT: CUSTOM_0
 // CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
+// CHECK-NEXT: scf.yield
+// CHECK-NOT: CUSTOM_0
+// CHECK: ".insn r CUSTOM_3, 0, 0, x0, $0, x0"
 func.func private @tynnp_0(%x: tensor<1x8x8x1xi8>) -> tensor<1x8x8x16xi32> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<16x3x3x1xi8>}> : () -> tensor<16x3x3x1xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<16xi32>}> : () -> tensor<16xi32>

@@ -48,23 +48,18 @@
 // OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
 // OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
 
-// The convolution's function: each job's token stored at its row of the table (argument 33),
-// and after the rows the next record's copy's: it waits for nothing.
+// The convolution's function: in its loop over the tiles, each job's token stored at its tile's
+// row of the token table (argument 33, 4 bytes a tile), and after the loop, after the rows, the
+// next record's copy's: it waits for nothing.
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_h(
+// CODE: scf.for
+// CODE-NEXT: %[[T:.*]] = arith.index_cast
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: %[[ROW:.*]] = arith.constant 0 : i32
+// CODE: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : i32
 // CODE-NEXT: %[[AT:.*]] = arith.addi %arg33, %[[ROW]] : i32
 // CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
-// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: arith.constant 4 : i32
-// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: arith.constant 8 : i32
-// CODE: %[[JOB3:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CODE-NEXT: %[[ROW3:.*]] = arith.constant 12 : i32
-// CODE-NEXT: %[[AT3:.*]] = arith.addi %arg33, %[[ROW3]] : i32
-// CODE-NEXT: %[[P3:.*]] = llvm.inttoptr %[[AT3]] : i32 to !llvm.ptr
-// CODE-NEXT: llvm.store %[[JOB3]], %[[P3]] : i32, !llvm.ptr
+// CODE-NEXT: scf.yield
 // CODE: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CODE-NEXT: %[[ROW4:.*]] = arith.constant 16 : i32
 // CODE-NEXT: %[[AT4:.*]] = arith.addi %arg33, %[[ROW4]] : i32
@@ -72,20 +67,28 @@
 // CODE-NEXT: llvm.store %[[PF]], %[[P4]] : i32, !llvm.ptr
 // CODE-NEXT: return
 // The depthwise convolution's: the token of its record's copy loaded from after_weights
-// (argument 34); tile 0's bands depend on the token at after_t0 (argument 30) and on that copy
-// (their two dependency words); each band's token stored; then it returns, waiting for neither
+// (argument 34), which the loop carries as the bands' second dependency until a tile's copy
+// out takes its place; each tile's bands depend on the token at the row of the convolution's
+// table its after_t<t> names (argument 30 for tile 0, the last word of the tile's row of the
+// tile table) and on that; each band's token stored; then it returns, waiting for neither
 // its bands nor the convolution's jobs (the pooling does).
 // CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h(
 // CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
 // CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[TW:.*]] = llvm.load %[[PW]] : !llvm.ptr -> i32
-// CODE: %[[A0:.*]] = arith.addi %arg30, %{{.*}} : i32
+// CODE: llvm.getelementptr %[[TABLE:.*]][14] : (!llvm.ptr) -> !llvm.ptr, i32
+// CODE-NEXT: llvm.store %arg30,
+// CODE: scf.for %{{.*}} iter_args({{.*}}, %[[REUSED:.*]] = %[[TW]]) -> (i32, i32, i32, i32, i32, i32) {
+// CODE: %[[ROW:.*]] = llvm.getelementptr %[[TABLE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i32
+// CODE: llvm.getelementptr %[[ROW]][14] : (!llvm.ptr) -> !llvm.ptr, i32
+// CODE-NEXT: %[[AFTER:.*]] = llvm.load
+// CODE: %[[A0:.*]] = arith.addi %[[AFTER]], %{{.*}} : i32
 // CODE-NEXT: %[[P0:.*]] = llvm.inttoptr %[[A0]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> i32
 // CODE: %[[D:.*]] = llvm.getelementptr %{{.*}}[0] : (!llvm.ptr) -> !llvm.ptr, i32
 // CODE-NEXT: llvm.store %[[T0]], %[[D]] : i32, !llvm.ptr
 // CODE-NEXT: %[[D1:.*]] = llvm.getelementptr %{{.*}}[1] : (!llvm.ptr) -> !llvm.ptr, i32
-// CODE-NEXT: llvm.store %[[TW]], %[[D1]] : i32, !llvm.ptr
+// CODE-NEXT: llvm.store %[[REUSED]], %[[D1]] : i32, !llvm.ptr
 // CODE: %[[BAND:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_2, 0, 0, $0, $1, $2"
 // CODE: llvm.store %[[BAND]],
 // CODE-NOT: CUSTOM_3

@@ -3,14 +3,18 @@
 // shifts) packed at compile time into one record laid out as their DM regions, with the nu.conv
 // descriptor's fields, the job's DM layout (each region 16-byte aligned from DM's base
 // 0x10000000) and its four tiles of output rows as int32 scalars; the function is defined in the
-// module: one dma.copy (custom-0) of the record into DM on the output channel (1), then per tile
-// a dma.copy of its input rows on channel 0, nu.conv (custom-1) after it (the first also after
-// the record's copy), a dma.copy of its output rows back on the output channel after the
-// convolution; then npu.wait (custom-3) for the last copy back.
+// module: one dma.copy (custom-0) of the record into DM on the output channel (1), then a loop
+// over the tiles (their values in a table the kernel indexes), each a dma.copy of its input
+// rows on channel 0, nu.conv (custom-1) after it (the first also after the record's copy), a
+// dma.copy of its output rows back on the output channel after the convolution; then npu.wait
+// (custom-3) for the last copy back.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
+// The tile loops are unrolled fully by LLVM (the tile count is static).
+// CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>
+// CHECK: #[[FULL:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK-NOT: tosa.conv2d
 // A 3x1 kernel (nothing to fold). The record: the filter's 48 bytes, the bias (7, int32 little
@@ -110,30 +114,44 @@
 // CHECK-NEXT: %[[FROM:.*]] = arith.select %[[KEPT_IN]], %arg23, %[[IN]] : i32
 // CHECK-NEXT: %[[KEPT_OUT:.*]] = arith.cmpi ne, %arg24, %{{.*}} : i32
 // CHECK-NEXT: %[[TO:.*]] = arith.select %[[KEPT_OUT]], %arg24, %[[OUT]] : i32
-// CHECK: arith.addi %[[FROM]], %arg35 : i32
-// Tile 0's copy in on channel 0; its job waits for that copy and for the record's.
+// The tile table: the four tiles' values (arguments 30 to 65, nine a tile: the descriptor's
+// input address, input rows, top padding, output rows and output address, the copies' offsets
+// and bytes) stored row by row on the stack.
+// CHECK: %[[TABLE:.*]] = llvm.alloca %{{.*}} x i32
+// CHECK-NEXT: llvm.getelementptr %[[TABLE]][0]
+// CHECK-NEXT: llvm.store %arg30,
+// CHECK: llvm.getelementptr %[[TABLE]][35]
+// CHECK-NEXT: llvm.store %arg65,
+// The loop over the tiles carries the tokens of the last two jobs (none before the first) and
+// of the last two copies out (the record's copy before the first).
+// CHECK: %[[LOOP:.*]]:4 = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[J1:.*]] = %c0_i32, %[[J2:.*]] = %c0_i32, %[[O1:.*]] = %[[CONSTS]], %[[O2:.*]] = %[[CONSTS]]) -> (i32, i32, i32, i32) {
+// Tile t's row: nine words from word 9t.
+// CHECK: %[[ROW:.*]] = llvm.getelementptr %[[TABLE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i32
+// CHECK: llvm.getelementptr %[[ROW]][5]
+// CHECK-NEXT: %[[IN_OFFSET:.*]] = llvm.load
+// The tile's copy in, on channel 0 after the job two tiles back (the last reader of its buffer).
+// CHECK: arith.addi %[[FROM]], %[[IN_OFFSET]] : i32
+// CHECK: llvm.store %[[J2]],
 // CHECK: %[[IN0:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
+// The job waits for that copy and for the copy out two tiles back (the record's for the first
+// two tiles); its output rows go back on the output channel after it.
 // CHECK: llvm.store %[[IN0]],
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: llvm.store %[[CONSTS]],
-// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %arg22
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
-// CHECK: ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK-NEXT: llvm.store %[[O2]],
+// CHECK: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK: llvm.store %[[JOB]],
+// CHECK: %[[COPY_OUT:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %arg22
+// CHECK-NEXT: scf.yield %[[JOB]], %[[J1]], %[[COPY_OUT]], %[[O1]] : i32, i32, i32, i32
+// CHECK-NEXT: } {loop_annotation = #[[FULL]]}
+// The CU waits for the last copy out.
 // CHECK-NOT: CUSTOM_
-// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LOOP]]#2
 // CHECK-NEXT: return
 // LLVM: llvm.func @tynnp_0(
 // LLVM: llvm.call @tynnp_conv2d_t4(
 // LLVM: llvm.func @tynnp_conv2d_t4(
-// LLVM-COUNT-13: llvm.inline_asm has_side_effects
+// LLVM-COUNT-4: llvm.inline_asm has_side_effects
+// LLVM: llvm.br ^bb1({{.*}}) {loop_annotation = #loop_annotation}
 // LLVM: llvm.inline_asm has_side_effects ".insn r CUSTOM_3
 func.func @main(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0 = call @tynnp_0(%x) : (tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>

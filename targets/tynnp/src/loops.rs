@@ -1,0 +1,187 @@
+//! The loops of a kernel over its tiles (`scf.for`): the tile table the loop indexes (the
+//! arguments that differ between tiles, stored row by row on the stack), and the tiles of a job
+//! on the NU and of one in bands on the vector units, double-buffered through the tokens the
+//! loop carries. `codegen.rs` has what every kernel does around them.
+
+use crate::{
+    body::{Body, Row},
+    codegen::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES},
+    split::Split,
+};
+use std::fmt::Write as _;
+
+impl JobCode {
+    /// The kernel's tile table: its tiles' arguments ([`JobCode::tile_row`]) stored row by row
+    /// into a stack buffer, which the loop over the tiles indexes; returns it (an `!llvm.ptr`). (As
+    /// arguments, values the same at every call are propagated into the function by LLVM, and
+    /// once it unrolls the loop, the table folds away.)
+    pub(crate) fn tile_table(&self, b: &mut Body, split: Split) -> String {
+        let rows: Vec<Vec<String>> = (0..split.bands).map(|t| self.tile_row(split, t)).collect();
+        let words = b.constant(rows.iter().map(Vec::len).sum::<usize>() as i64);
+        let table = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
+        for (k, name) in rows.iter().flatten().enumerate() {
+            let word = b.value(&format!("llvm.getelementptr {table}[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
+            let _ = writeln!(b.text, "  llvm.store %{name}, {word} : i32, !llvm.ptr");
+        }
+        table
+    }
+
+    /// The tiles of a tiled job, in order on its unit, as a loop over the tile table: tile t's
+    /// input rows are copied in on channel 0 after the job two tiles back (the last to read
+    /// that input buffer), the job runs after that copy and after the copy out two tiles back
+    /// (the last to read its output buffer), and its output rows are copied out on channel 1
+    /// after it. So the copies of one tile overlap the job of the one before; the loop carries
+    /// the tokens of the last two jobs and copies out (the constants' copy before the first).
+    /// The buffers other than the input are copied once, first; the CU waits for the last copy
+    /// out (channel 1 completes in order). An input read in place (`_rx`) is not copied in: the
+    /// job waits for nothing but the output side; an output written in place (`_wo`) is not
+    /// copied out: the job stands for its copy out (a later job on the unit follows it anyway)
+    /// and the CU waits for the last job.
+    pub(crate) fn tiles(&self, b: &mut Body, d: &str, split: Split) {
+        let (tiles, depth) = (split.bands, split.depth());
+        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
+        // An im2col convolution stages its whole input in DM first, on channel 0.
+        let staged = self.im2col.then(|| b.copy(d, &zero, &input, "%dm_stage", "%stage_bytes", &zero));
+        let out_channel = format!("%{OUT_CHANNEL}");
+        let (k, funct3, funct7, unit) = self.insn;
+        let unit = b.constant(unit);
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
+        let table = self.tile_table(b, split);
+        // Carried: the last `depth` jobs' tokens, then the last `depth` copies out's, newest
+        // first; before the first tiles, nothing and the constants' copy.
+        let inits: Vec<String> = [vec![zero.clone(); depth], vec![weights.clone(); depth]].concat();
+        let (t, carried) = b.begin_loop(tiles, &inits);
+        let (jobs, outs) = carried.split_at(depth);
+        let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
+        let buffer = row.field(&Field::Dm("input"), 0);
+        let loaded = if split.reads_kept[0] {
+            // Read where the kernel before left it: nothing to copy or wait for.
+            zero.clone()
+        } else if let Some(staged) = &staged {
+            b.im2col(d, [&jobs[depth - 1], staged], &buffer, &row, split)
+        } else {
+            let src = b.value(&format!("arith.addi {input}, {} : i32", row.field(&TILE_COPIES[0], 0)));
+            if self.folded {
+                b.gather(d, &jobs[depth - 1], &src, &buffer, &row, split)
+            } else {
+                b.copy(d, &jobs[depth - 1], &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero)
+            }
+        };
+        // The first jobs wait for the constants too (later ones follow them on the unit).
+        let reused = outs[depth - 1].clone();
+        let deps = self.after_kernel_before(b, split, (&t, &row), [loaded, reused], [&zero, &weights]);
+        let words = self.descriptor_words(b, deps, &row, 0);
+        let job = b.issue((k, funct3, funct7), d, &unit, &words);
+        if split.hands {
+            b.store_token_at(&format!("%{DM_TOKENS}"), &t, &job);
+        }
+        let out = if split.writes_kept {
+            // Written where the next kernel reads it: the job is the last thing to wait for.
+            job.clone()
+        } else {
+            let dst = b.value(&format!("arith.addi {output}, {} : i32", row.field(&TILE_COPIES[2], 0)));
+            let from = row.field(&Field::Dm("output"), 0);
+            b.copy(d, &job, &from, &dst, &row.field(&TILE_COPIES[3], 0), &out_channel)
+        };
+        let yields: Vec<String> = [&[job], &jobs[..depth - 1], &[out], &outs[..depth - 1]].concat();
+        let last = b.end_loop(&yields);
+        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
+        if !split.hands {
+            b.wait(&last[depth]);
+        }
+        self.finish(b, split, next);
+    }
+
+    /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
+    /// `u` of tile `t` on unit `u`), as a loop over the tile table. Tile t's inputs (rows, or
+    /// elements of both operands) are copied into buffers `t % 2`; its bands run after that
+    /// copy and after the copy out two tiles back; then the CU waits for the bands of tile t - 1
+    /// and copies their output out (a copy has two dependencies at most, so the CU orders it),
+    /// and the next tile's copy in, issued after that wait, overlaps this tile's bands. The loop
+    /// carries the last tile's bands' tokens and where its output goes, and the last copy out
+    /// (the constants' copy before the first). Single-buffered, the CU copies tile t - 1's
+    /// output out before tile t's input comes in. Inputs read in place (`_rx`, `_ry`) are not
+    /// copied in; with the output written in place (`_wo`) the CU still waits for each tile's
+    /// bands (its input buffers are then free again) but copies nothing out, and a tile's bands
+    /// follow the last band two tiles back.
+    pub(crate) fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
+        let (tiles, units) = (split.bands, split.units);
+        let [zero, weights, input, output] = self.tile_preamble(b, d, split);
+        let out_channel = format!("%{OUT_CHANNEL}");
+        let (k, funct3, funct7, _) = self.insn;
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
+        // The CU waits for a tile's bands (so its buffers are free again), then copies its output
+        // out, unless the bands wrote it in place for the next kernel.
+        // Nothing to free when every input is read in place and the output written in place: the
+        // CU waits only for the last tile's bands (each unit runs its bands in order), and not
+        // even for those when the kernel hands its jobs on.
+        let buffered = !self.reads_all_in_place(split);
+        // `place`: the tile's output buffer, where its rows go and their bytes.
+        let copy_out = |b: &mut Body, last: bool, tokens: &[String], place: &[String]| {
+            if buffered || !split.writes_kept || (last && !split.hands) {
+                for token in tokens {
+                    b.wait(token);
+                }
+            }
+            if split.writes_kept {
+                return tokens[tokens.len() - 1].clone();
+            }
+            let dst = b.value(&format!("arith.addi {output}, {} : i32", place[1]));
+            b.copy(d, &zero, &place[0], &dst, &place[2], &out_channel)
+        };
+        let mut sources = vec![input];
+        for name in &self.tile_inputs()[1..] {
+            let ddr = b.value(&format!("arith.index_cast %{name} : index to i32"));
+            sources.push(b.in_dm_or(&format!("%{IN_DM_Y}"), &ddr, &zero));
+        }
+        let table = self.tile_table(b, split);
+        let units_constant = b.constant(units as i64);
+        let one = b.constant(1);
+        // Carried: the tile before's bands' tokens, its output's place, the last copy out.
+        let inits: Vec<String> = [vec![zero.clone(); units + 3], vec![weights.clone()]].concat();
+        let (t, carried) = b.begin_loop(tiles, &inits);
+        let (before, place_before, last_out) = (&carried[..units], &carried[units..units + 3], &carried[units + 3]);
+        let after_first = b.value(&format!("arith.cmpi uge, {t}, {one} : i32"));
+        let single_out =
+            split.single.then(|| b.if_else(&after_first, |b| copy_out(b, false, before, place_before), last_out));
+        let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
+        let mut loaded = zero.clone();
+        // An input kept in DM by the kernel before is read there in place.
+        let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
+        for ((name, source), _) in copied {
+            let src = b.value(&format!("arith.addi {source}, {} : i32", row.field(&TILE_COPIES[0], 0)));
+            let buffer = row.field(&Field::Dm(name), 0);
+            loaded = b.copy(d, &zero, &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero);
+        }
+        // The first bands wait for the constants too (later ones follow them on their unit):
+        // the copy out two tiles back, or one back single-buffered.
+        let reused = single_out.clone().unwrap_or_else(|| last_out.clone());
+        let deps = self.after_kernel_before(b, split, (&t, &row), [loaded, reused], [&zero, &weights]);
+        let mut issued = Vec::new();
+        let first_band = b.value(&format!("arith.muli {t}, {units_constant} : i32"));
+        for u in 0..units {
+            let words = self.descriptor_words(b, deps.clone(), &row, u);
+            let unit = b.constant(u as i64);
+            let job = b.issue((k, funct3, funct7), d, &unit, &words);
+            if split.hands {
+                let offset = b.constant(u as i64);
+                let band = b.value(&format!("arith.addi {first_band}, {offset} : i32"));
+                b.store_token_at(&format!("%{DM_TOKENS}"), &band, &job);
+            }
+            issued.push(job);
+        }
+        let out = match single_out {
+            Some(out) => out,
+            None => b.if_else(&after_first, |b| copy_out(b, false, before, place_before), last_out),
+        };
+        let place = [Field::Dm("output"), TILE_COPIES[2], TILE_COPIES[3]].map(|f| row.field(&f, 0));
+        let yields: Vec<String> = [&issued[..], &place[..], &[out]].concat();
+        let after = b.end_loop(&yields);
+        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
+        let last = copy_out(b, true, &after[..units], &after[units..units + 3]);
+        if !split.hands {
+            b.wait(&last);
+        }
+        self.finish(b, split, next);
+    }
+}
