@@ -2,7 +2,9 @@
 //! (Cortex-M55: input channels 8 to 64, whole vectors and channels left over, padded windows
 //! read in two branches) or into the DSP extension's pairs of products (Cortex-M4: four at a
 //! time, `sxtb16` and `smlad`) compute on the boards under QEMU exactly what the host's Cranelift
-//! engine (plain scalar loops) computes, on random int8 data, byte for byte.
+//! engine (plain scalar loops) computes, on random int8 data, byte for byte; so do convolutions
+//! over one to three input channels, whose windows `umac-im2col` gathers per pixel so that the
+//! dot products run over the whole window.
 
 mod support;
 
@@ -23,12 +25,11 @@ fn list(values: &[i64]) -> String {
 }
 
 /// One int8 convolution as the TFLite converter emits it (input zero point -128, per-channel
-/// rescale to int8 with a clamp), over a 6x6 or 7x7 input of `ic` channels into 4, `k`x`k`, `pad` on
-/// every side, `stride`; weights, bias and input from `seed`.
-fn model(ic: usize, k: usize, pad: usize, stride: usize, seed: u64) -> (String, Tensor) {
+/// rescale to int8 with a clamp), over a 6x6 or 7x7 input of `ic` channels into `oc`, `k`x`k`,
+/// `pad` on every side, `stride`; weights, bias and input from `seed`.
+fn model(ic: usize, oc: usize, k: usize, pad: usize, stride: usize, seed: u64) -> (String, Tensor) {
     // 6x6, or 7x7 where TOSA needs the strided window to end at the input's end.
     let h = if (6 + 2 * pad - k).is_multiple_of(stride) { 6 } else { 7 };
-    let oc = 4;
     let out = (h + 2 * pad - k) / stride + 1;
     let weights: Vec<i64> = lcg(seed, oc * k * k * ic).iter().map(|v| v % 255 - 127).collect();
     let bias: Vec<i64> = lcg(seed + 1, oc).iter().map(|v| v % 20001 - 10000).collect();
@@ -71,13 +72,26 @@ fn vector_and_dsp_dot_products_equal_scalar_loops() {
     umac_driver::register_targets();
     // Channels: one vector of 8, of 16, vectors and channels left over, the longest rewritten for
     // Helium, and 130 (Helium leaves it to LLVM; the DSP path has no limit); 1x1 and 3x3 windows,
-    // padded or not, strided.
-    let configs =
-        [(8, 3, 1, 1), (12, 3, 1, 2), (16, 1, 0, 1), (24, 3, 1, 1), (40, 3, 0, 1), (64, 3, 1, 2), (130, 1, 0, 1)];
+    // padded or not, strided. Then windows gathered per pixel (`umac-im2col`): one input channel
+    // into 8 (3x3, padded, strided: 9 products), three into 16 (27: vectors and products left
+    // over), one into 64 (5x5: 25), three unpadded into 8.
+    let configs = [
+        (8, 4, 3, 1, 1),
+        (12, 4, 3, 1, 2),
+        (16, 4, 1, 0, 1),
+        (24, 4, 3, 1, 1),
+        (40, 4, 3, 0, 1),
+        (64, 4, 3, 1, 2),
+        (130, 4, 1, 0, 1),
+        (1, 8, 3, 1, 2),
+        (3, 16, 3, 1, 1),
+        (1, 64, 5, 2, 1),
+        (3, 8, 3, 0, 1),
+    ];
     let work = std::env::temp_dir().join(format!("umac-dot-products-{}", std::process::id()));
-    for (i, &(ic, k, pad, stride)) in configs.iter().enumerate() {
-        let (text, input) = model(ic, k, pad, stride, 100 + i as u64);
-        let what = format!("{ic} channels, {k}x{k}, pad {pad}, stride {stride}");
+    for (i, &(ic, oc, k, pad, stride)) in configs.iter().enumerate() {
+        let (text, input) = model(ic, oc, k, pad, stride, 100 + i as u64);
+        let what = format!("{ic} channels into {oc}, {k}x{k}, pad {pad}, stride {stride}");
         let context = create_context(ContextOptions::default());
         let mut module = parse_module(&context, "model.mlir", text.as_bytes()).expect(&what);
         let reference = compile(

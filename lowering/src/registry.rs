@@ -70,6 +70,8 @@ const BUILTIN: &[PassInfo] = &[
     passes::apply_scale_32::INFO,
     passes::fold_zero_points::INFO,
     passes::fold_padding::INFO,
+    passes::im2col::INFO,
+    passes::im2col::COLLAPSE_INFO,
     passes::tile_and_fuse::INFO,
     passes::vectorize_dot_products::INFO,
     passes::channels_innermost::INFO,

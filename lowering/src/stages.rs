@@ -141,10 +141,13 @@ convert-to-llvm,reconcile-unrealized-casts";
 
 /// Zero points and padding folded into the accumulating ops, which are then fused with their
 /// producers and consumer into per-element loop nests (per-pixel ones for the ops that compute
-/// their channels apart, on a CPU with `vectors`).
-fn fold_and_fuse(vectors: bool) -> String {
+/// their channels apart, on a CPU with `vectors`). With `im2col` (a CPU whose dot products run on
+/// vectors or the DSP extension), convolutions over too few input channels for them read their
+/// windows through per-pixel patches.
+fn fold_and_fuse(vectors: bool, im2col: bool) -> String {
     let tile = if vectors { "umac-tile-and-fuse{vectors=true}" } else { "umac-tile-and-fuse" };
-    format!("func.func(umac-fold-zero-points,umac-fold-padding),canonicalize,{tile},canonicalize,cse")
+    let (patches, rows) = if im2col { ("umac-im2col,", ",func.func(umac-collapse-window)") } else { ("", "") };
+    format!("func.func(umac-fold-zero-points,{patches}umac-fold-padding),canonicalize,{tile}{rows},canonicalize,cse")
 }
 
 /// Bufferization for firmware: results become out-parameters, allocations of static size are
@@ -205,7 +208,7 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
     let mut steps = vec![
         passes(if options.rescale_32 { TOSA_TO_LINALG_32_BIT } else { TOSA_TO_LINALG }),
         Step::Hook(Phase::Loop0),
-        passes(&fold_and_fuse(vectors)),
+        passes(&fold_and_fuse(vectors, vectors || options.dsp)),
         Step::Hook(Phase::Loop1),
         passes(FIRMWARE_BUFFERIZE),
         Step::Hook(Phase::Loop2),
@@ -403,6 +406,15 @@ mod tests {
         let rescale_32 = OperatorOptions { rescale_32: true, ..Default::default() };
         assert!(text(&planned_operators(rescale_32)).contains("umac-apply-scale-32"));
         assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-apply-scale-32"));
+    }
+
+    #[test]
+    fn patches_where_dot_products_run_on_vectors_or_the_dsp_extension() {
+        let has =
+            |options: OperatorOptions| text(&planned_operators(options)).contains("umac-im2col,umac-fold-padding");
+        assert!(has(OperatorOptions { vectors: true, ..Default::default() }));
+        assert!(has(OperatorOptions { dsp: true, ..Default::default() }));
+        assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-im2col"));
     }
 
     #[test]

@@ -87,7 +87,7 @@ fn shape_of(ty: MlirType) -> Option<(Vec<i64>, MlirType)> {
 ///
 /// # Safety
 /// `attribute` must be live.
-unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
+pub(crate) unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
     unsafe {
         if !mlirAttributeIsADenseElements(attribute) {
             return None;
@@ -107,7 +107,7 @@ unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
 ///
 /// # Safety
 /// `pad` must be live.
-unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
+pub(crate) unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
     unsafe {
         if umac_dialects::ir::name(pad) != "tensor.pad" || mlirOperationGetNumOperands(pad) != 1 {
             return None;
@@ -129,11 +129,11 @@ unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
 }
 
 /// The width of an `iN` type's text.
-fn width(ty: &str) -> u32 {
+pub(crate) fn width(ty: &str) -> u32 {
     ty.trim_start_matches('i').parse().unwrap_or(0)
 }
 
-fn map(loops: usize, results: &[usize]) -> String {
+pub(crate) fn map(loops: usize, results: &[usize]) -> String {
     let dims: Vec<String> = (0..loops).map(|d| format!("d{d}")).collect();
     let out: Vec<String> = results.iter().map(|d| format!("d{d}")).collect();
     format!("affine_map<({}) -> ({})>", dims.join(", "), out.join(", "))

@@ -8,6 +8,7 @@ pub mod decompose_transpose_conv2d;
 pub mod expose_intermediates;
 pub mod fold_padding;
 pub mod fold_zero_points;
+pub mod im2col;
 pub mod lower_call_extern;
 pub mod on_target_functions;
 pub mod order_constant_globals;

@@ -26,6 +26,7 @@ use crate::{
     linalg_kinds::{accumulating_kind, independent_channels},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
+    passes::im2col::PATCH_OP,
     registry::{PassInfo, PassKind},
     transform,
 };
@@ -37,6 +38,7 @@ use mlir_sys::*;
 use umac_dialects::{
     ir::{attribute, collect, defined_inside, name, op_name, produced_by},
     text::attribute_text,
+    umac::OP_ATTR,
 };
 
 /// The registry entry.
@@ -97,8 +99,10 @@ fn group_root(op: &OperationRef, vectors: bool) -> Option<(MlirOperation, usize)
         return None;
     }
     // SAFETY: the value and its owner are alive while the IR is read.
-    let padded_input =
-        op.operand(0).ok().is_some_and(|input| unsafe { produced_by(input.to_raw(), "tensor.pad").is_some() });
+    let padded_input = op
+        .operand(0)
+        .ok()
+        .is_some_and(|input| unsafe { produced_by(input.to_raw(), "tensor.pad").is_some() || patch(input.to_raw()) });
     let result = op.result(0).ok()?;
     let mut root = op.to_raw();
     // SAFETY: the use list and its owner are read while the IR is not modified.
@@ -114,6 +118,19 @@ fn group_root(op: &OperationRef, vectors: bool) -> Option<(MlirOperation, usize)
         let pixels = padded_input || (vectors && accumulating_kind(op).is_some_and(|kind| independent_channels(&kind)));
         let tiled = if pixels { rank.saturating_sub(1).min(3) } else { rank };
         (tiled > 0).then_some((root, tiled))
+    }
+}
+
+/// Whether `value` is the patch `umac-im2col` gathers (computed once per pixel, like a padded
+/// window).
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn patch(value: MlirValue) -> bool {
+    unsafe {
+        produced_by(value, "linalg.generic")
+            .and_then(|op| attribute(op, OP_ATTR))
+            .is_some_and(|a| attribute_text(melior::ir::Attribute::from_raw(a)) == format!("\"{PATCH_OP}\""))
     }
 }
 

@@ -1,0 +1,272 @@
+//! `umac-im2col`: a convolution over so few input channels that its channel loop is too short
+//! to vectorize (fewer than `umac-vectorize-dot-products`' 8) reads its window through a patch:
+//! the window of each output pixel gathered into a `[kh][kw][ic]` buffer (im2col), then one dot
+//! product over it per output channel against the OHWI filter. `umac-tile-and-fuse` computes the
+//! patch once per pixel (`kh·kw·ic` bytes, not the whole im2col matrix); then
+//! `umac-collapse-window` (the second pass here) reads the patch and each filter as rows of
+//! `kh·kw·ic` contiguous elements, so the dot products run on vectors or the DSP extension over
+//! the whole window. CMSIS-NN's first layers work the same way. A padded input (`tensor.pad`)
+//! is read in place, as `umac-fold-padding` does: positions outside it take the pad value.
+//! ```mlir
+//! %y = linalg.conv_2d_nhwc_fhwc ins(%x, %w : tensor<1x49x10x1xi8>, tensor<64x10x4x1xi8>) ...
+//! // becomes
+//! %window = linalg.generic {umac.op = "im2col"} outs(tensor<1x25x5x10x4x1xi8>) {
+//!   ... (n, oh, ow, kh, kw, c) ... tensor.extract %x[...] (or the pad) }
+//! %y = linalg.generic {umac.op = "conv_2d_nhwc_fhwc"} ins(%window, %w) outs(...) {
+//!   (n, oh, ow, oc, kh, kw, c): acc + extsi(window[n, oh, ow, kh, kw, c]) * extsi(w[oc, kh, kw, c]) }
+//! // umac-collapse-window, once each pixel's window is a tile of its own:
+//! %row = tensor.collapse_shape %window_tile [[0], [1], [2], [3, 4, 5]] : ... into tensor<1x1x1x40xi8>
+//! %w2 = tensor.collapse_shape %w [[0], [1, 2, 3]] : ... into tensor<64x40xi8>
+//! %y = linalg.generic {umac.op = "conv_2d_nhwc_fhwc"} ins(%row, %w2) ... (n, oh, ow, oc, k) ...
+//! ```
+//! Supported: `conv_2d_nhwc_fhwc` (zero points folded by `umac-fold-zero-points`) on integers
+//! with static shapes, a window of at least 8 elements, at least 8 output channels to share
+//! each patch (`MIN_OUTPUT_CHANNELS`). Used where the CPU has vectors or the
+//! DSP extension (Cortex-M55/M85, M4/M7/M33).
+
+use crate::{
+    Error,
+    pass::{UmacPass, boxed},
+    passes::fold_padding::{map, padding, pair, width},
+    registry::{PassInfo, PassKind},
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use umac_dialects::{
+    ir::{attribute, collect, element_type, name, op_name, produced_by, splice, static_tensor_shape, string_value},
+    text::{attribute_text, tensor_type, type_text},
+    umac::OP_ATTR,
+};
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    name: "umac-im2col",
+    summary: "Gather the window of a convolution over few input channels into a per-pixel patch read by long dot products",
+    anchor: "any",
+    options: &[],
+    kind: PassKind::Pass(|_| boxed(Im2col)),
+};
+
+/// The registry entry of the second half, after `umac-tile-and-fuse` computed each pixel's
+/// window: the dot products read it as one row.
+pub const COLLAPSE_INFO: PassInfo = PassInfo {
+    name: "umac-collapse-window",
+    summary: "Read the window umac-im2col gathered as one row: dot products over its kh*kw*ic contiguous elements",
+    anchor: "any",
+    options: &[],
+    kind: PassKind::Pass(|_| boxed(CollapseWindow)),
+};
+
+/// What the patch's gather is named in `umac.op` (`umac-tile-and-fuse` computes it per pixel).
+pub const PATCH_OP: &str = "im2col";
+
+/// The fewest input channels the dot products take along the channel loop, and the fewest
+/// window elements worth gathering: `umac-vectorize-dot-products`' shortest loop.
+const SHORTEST: i64 = 8;
+
+/// The fewest output channels that share a pixel's patch: its gather (about 6 instructions a
+/// window element on Cortex-M55, over the window's own loops) pays off from VWW's 8 output
+/// channels on (its first layer 1,116,000 -> 805,000 instructions; IC's 16: 1,157,000 ->
+/// 594,000; KWS's 64: 887,000 -> 195,000); fewer were not measured.
+const MIN_OUTPUT_CHANNELS: i64 = 8;
+
+struct Im2col;
+
+struct CollapseWindow;
+
+impl UmacPass for Im2col {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        for raw in collect(operation, |op| op_name(op) == "linalg.conv_2d_nhwc_fhwc") {
+            // SAFETY: each op is alive until it is replaced, one at a time; a pad it reads stays
+            // (other users may need it) and is erased by canonicalization when dead.
+            unsafe {
+                let Some((text, arguments)) = rewrite(raw) else { continue };
+                splice(raw, &text, &arguments, INFO.name, None)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl UmacPass for CollapseWindow {
+    fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        for raw in collect(operation, |op| op_name(op) == "linalg.generic") {
+            // SAFETY: each op is alive until it is replaced, one at a time.
+            unsafe {
+                let Some((text, arguments)) = collapse(raw) else { continue };
+                splice(raw, &text, &arguments, COLLAPSE_INFO.name, None)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `umac.op` of a live op, if it has one.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn umac_op(op: MlirOperation) -> Option<String> {
+    unsafe { attribute(op, OP_ATTR).and_then(|a| string_value(melior::ir::Attribute::from_raw(a))) }
+}
+
+/// The dot products `raw` computes over a window `umac-im2col` gathered, reading the window and
+/// the filter as rows of `kh·kw·ic` elements (both are contiguous there: the window a buffer of
+/// its own, the filter OHWI), or `None` when `raw` is no such op.
+///
+/// # Safety
+/// `raw` must be live.
+unsafe fn collapse(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
+    unsafe {
+        if umac_op(raw)?.as_str() != "conv_2d_nhwc_fhwc" || mlirOperationGetNumOperands(raw) != 3 {
+            return None;
+        }
+        let window = mlirOperationGetOperand(raw, 0);
+        let gathered = produced_by(window, "linalg.generic").and_then(|op| umac_op(op));
+        let maps = attribute_text(melior::ir::Attribute::from_raw(attribute(raw, "indexing_maps")?));
+        let expected =
+            format!("[{}, {}, {}]", map(7, &[0, 1, 2, 4, 5, 6]), map(7, &[3, 4, 5, 6]), map(7, &[0, 1, 2, 3]));
+        if gathered.as_deref() != Some(PATCH_OP) || maps.replace(' ', "") != expected.replace(' ', "") {
+            return None;
+        }
+        // The body umac-im2col wrote: the sum of the products (regenerated below).
+        let mut body = Vec::new();
+        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
+        while !op.ptr.is_null() {
+            body.push(name(op));
+            op = mlirOperationGetNextInBlock(op);
+        }
+        if body != ["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"] {
+            return None;
+        }
+        let (filter, init) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
+        let ((p, xe), (w, we), (y, ye)) = (shape(window)?, shape(filter)?, shape(init)?);
+        let (&[n, oh, ow, kh, kw, ic], &[oc, ..], 4) = (&p[..], &w[..], y.len()) else { return None };
+        let k = kh * kw * ic;
+        let (p_type, w_type, y_type) = (tensor_type(&p, &xe), tensor_type(&w, &we), tensor_type(&y, &ye));
+        let (row_type, filter_type) = (tensor_type(&[n, oh, ow, k], &xe), tensor_type(&[oc, k], &we));
+        let text = format!(
+            "func.func private @__umac_collapse_window(%p: {p_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{\n  \
+             %row = tensor.collapse_shape %p [[0], [1], [2], [3, 4, 5]] : {p_type} into {row_type}\n  \
+             %w2 = tensor.collapse_shape %w [[0], [1, 2, 3]] : {w_type} into {filter_type}\n  \
+             %y = linalg.generic {{indexing_maps = [{}, {}, {}], iterator_types = [{}, \"reduction\"], \
+             umac.op = \"conv_2d_nhwc_fhwc\"}} ins(%row, %w2 : {row_type}, {filter_type}) outs(%init : {y_type}) {{\n{}  }} -> {y_type}\n  \
+             return %y : {y_type}\n}}\n",
+            map(5, &[0, 1, 2, 4]),
+            map(5, &[3, 4]),
+            map(5, &[0, 1, 2, 3]),
+            ["\"parallel\""; 4].join(", "),
+            dot_body(&xe, &we, &ye),
+        );
+        Some((text, vec![window, filter, init]))
+    }
+}
+
+/// Static shape and element type (as text) of a ranked tensor value.
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn shape(value: MlirValue) -> Option<(Vec<i64>, String)> {
+    unsafe {
+        let ty = mlirValueGetType(value);
+        let element = element_type(ty);
+        mlirTypeIsAInteger(element).then_some(())?;
+        Some((static_tensor_shape(ty)?, type_text(melior::ir::Type::from_raw(element))))
+    }
+}
+
+/// The replacement helper and the values its arguments take, or `None` when `raw` is not a
+/// convolution this pass rewrites.
+///
+/// # Safety
+/// `raw` must be a live `linalg.conv_2d_nhwc_fhwc`.
+unsafe fn rewrite(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
+    unsafe {
+        let input = mlirOperationGetOperand(raw, 0);
+        let filter = mlirOperationGetOperand(raw, 1);
+        let init = mlirOperationGetOperand(raw, 2);
+        let padded = mlirValueIsAOpResult(input).then(|| padding(mlirOpResultGetOwner(input))).flatten();
+        let source = padded.as_ref().map_or(input, |(source, _, _)| *source);
+        let (x, xe) = shape(source)?;
+        let (w, we) = shape(filter)?;
+        let (y, ye) = shape(init)?;
+        let strides = pair(attribute(raw, "strides")?)?;
+        let dilations = pair(attribute(raw, "dilations")?)?;
+        let (&[_, h, wd, ic], &[oc, kh, kw, wic], &[n, oh, ow, yc]) = (&x[..], &w[..], &y[..]) else {
+            return None;
+        };
+        let window = kh * kw * ic;
+        // Products of narrower integers summed in the output's type.
+        if width(&xe) >= width(&ye) || width(&we) >= width(&ye) {
+            return None;
+        }
+        if ic >= SHORTEST
+            || window < SHORTEST
+            || oc < MIN_OUTPUT_CHANNELS
+            || wic != ic
+            || yc != oc
+            || strides.iter().chain(&dilations).any(|v| *v < 1)
+        {
+            return None;
+        }
+        let window_type = tensor_type(&[n, oh, ow, kh, kw, ic], &xe);
+        let (x_type, w_type, y_type) = (tensor_type(&x, &xe), tensor_type(&w, &we), tensor_type(&y, &ye));
+        // The window element (kh, kw, c) of output pixel (oh, ow), gathered over the window's
+        // own loops (no index arithmetic per element).
+        let [top, left] = padded.as_ref().map_or([0, 0], |(_, at, _)| *at);
+        let mut gather = format!(
+            "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
+             %kh = linalg.index 3 : index\n      %kw = linalg.index 4 : index\n      %c = linalg.index 5 : index\n      \
+             %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
+             %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
+            strides[0], dilations[0], strides[1], dilations[1],
+        );
+        let constants = match &padded {
+            // One unsigned comparison per axis checks both bounds: a negative index is a huge
+            // unsigned one.
+            Some((_, _, pad_value)) => {
+                gather += &format!(
+                    "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
+                     %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
+                     %iwc = arith.select %in, %iw, %c0 : index\n      \
+                     %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
+                     %xv = arith.select %in, %loaded, %pad : {xe}\n"
+                );
+                format!(
+                    "  %c0 = arith.constant 0 : index\n  %ch = arith.constant {h} : index\n  \
+                     %cw = arith.constant {wd} : index\n  %pad = arith.constant {pad_value}\n"
+                )
+            }
+            None => {
+                gather += &format!("      %xv = tensor.extract %x[%n, %ih, %iw, %c] : {x_type}\n");
+                String::new()
+            }
+        };
+        let parallel4 = ["\"parallel\""; 4].join(", ");
+        let parallel6 = ["\"parallel\""; 6].join(", ");
+        let text = format!(
+            "func.func private @__umac_im2col(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{\n{constants}  \
+             %empty = tensor.empty() : {window_type}\n  \
+             %window = linalg.generic {{indexing_maps = [{}], iterator_types = [{parallel6}], umac.op = \"{PATCH_OP}\"}} \
+             outs(%empty : {window_type}) {{\n    ^bb0(%out: {xe}):\n{gather}      linalg.yield %xv : {xe}\n  }} -> {window_type}\n  \
+             %y = linalg.generic {{indexing_maps = [{}, {}, {}], iterator_types = [{parallel4}, {reductions}], \
+             umac.op = \"conv_2d_nhwc_fhwc\"}} ins(%window, %w : {window_type}, {w_type}) outs(%init : {y_type}) {{\n{}  }} -> {y_type}\n  \
+             return %y : {y_type}\n}}\n",
+            map(6, &[0, 1, 2, 3, 4, 5]),
+            map(7, &[0, 1, 2, 4, 5, 6]),
+            map(7, &[3, 4, 5, 6]),
+            map(7, &[0, 1, 2, 3]),
+            dot_body(&xe, &we, &ye),
+            reductions = ["\"reduction\""; 3].join(", "),
+        );
+        Some((text, vec![source, filter, init]))
+    }
+}
+
+/// The body of the dot products: the sum of the patch's and the filter's elements' products.
+fn dot_body(xe: &str, we: &str, ye: &str) -> String {
+    format!(
+        "    ^bb0(%xv: {xe}, %wv: {we}, %acc: {ye}):\n      %xw = arith.extsi %xv : {xe} to {ye}\n      \
+         %ww = arith.extsi %wv : {we} to {ye}\n      %prod = arith.muli %xw, %ww : {ye}\n      \
+         %sum = arith.addi %acc, %prod : {ye}\n      linalg.yield %sum : {ye}\n"
+    )
+}
