@@ -81,7 +81,7 @@ impl UmacPass for Im2col {
             // (other users may need it) and is erased by canonicalization when dead.
             unsafe {
                 let Some((text, arguments)) = rewrite(raw) else { continue };
-                splice(raw, &text, &arguments, INFO.name, None)?;
+                splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
         Ok(())
@@ -94,7 +94,7 @@ impl UmacPass for CollapseWindow {
             // SAFETY: each op is alive until it is replaced, one at a time.
             unsafe {
                 let Some((text, arguments)) = collapse(raw) else { continue };
-                splice(raw, &text, &arguments, COLLAPSE_INFO.name, None)?;
+                splice(raw, &text, &arguments, COLLAPSE_INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
         Ok(())
