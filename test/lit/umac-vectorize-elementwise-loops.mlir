@@ -139,3 +139,34 @@ func.func @not_elementwise(%x: memref<16xi8>, %y: memref<16x8xi32>, %z: memref<1
   }
   return
 }
+
+// -----
+
+// Booleans stay scalar: a memref of i1 holds a byte an element, a vector of i1 in memory is
+// packed into bits (TOSA's equal and greater store booleans). Comparing in registers is fine:
+// the loop storing the comparison widened to bytes is vectorized.
+// CHECK-LABEL: func.func @booleans(
+// CHECK: scf.for
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}} : memref<16xi1>
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK: arith.extui %{{.*}} : vector<4xi1> to vector<4xi8>
+func.func @booleans(%a: memref<16xi32>, %b: memref<16xi32>, %flags: memref<16xi1>, %bytes: memref<16xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %a[%i] : memref<16xi32>
+    %y = memref.load %b[%i] : memref<16xi32>
+    %g = arith.cmpi sgt, %x, %y : i32
+    memref.store %g, %flags[%i] : memref<16xi1>
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %a[%i] : memref<16xi32>
+    %y = memref.load %b[%i] : memref<16xi32>
+    %g = arith.cmpi sgt, %x, %y : i32
+    %w = arith.extui %g : i1 to i8
+    memref.store %w, %bytes[%i] : memref<16xi8>
+  }
+  return
+}

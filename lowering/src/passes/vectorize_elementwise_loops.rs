@@ -113,12 +113,12 @@ unsafe fn plan(raw: MlirOperation, bits: i64) -> Option<Plan> {
             let values: Vec<MlirValue> = match op_kind.as_str() {
                 "memref.load" => {
                     access(op, 0, iv, raw)?;
-                    vec![mlirOperationGetResult(op, 0)]
+                    whole_bytes(mlirOperationGetResult(op, 0))?
                 }
                 "memref.store" => {
                     access(op, 1, iv, raw)?;
                     stores += 1;
-                    vec![mlirOperationGetOperand(op, 0)]
+                    whole_bytes(mlirOperationGetOperand(op, 0))?
                 }
                 _ if op_kind.starts_with("arith.") => {
                     let operands = (0..mlirOperationGetNumOperands(op)).map(|k| mlirOperationGetOperand(op, k));
@@ -151,6 +151,19 @@ unsafe fn body(block: MlirBlock) -> Vec<MlirOperation> {
             op = mlirOperationGetNextInBlock(op);
         }
         ops
+    }
+}
+
+/// `value` (loaded or stored) as a list, when its type takes whole bytes: a memref of `i1` holds
+/// a byte an element, but a vector of `i1` in memory is packed into bits, so such loops stay
+/// scalar (TOSA's `equal` and `greater` store booleans).
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn whole_bytes(value: MlirValue) -> Option<Vec<MlirValue>> {
+    unsafe {
+        let ty = mlirValueGetType(value);
+        (!mlirTypeIsAInteger(ty) || mlirIntegerTypeGetWidth(ty).is_multiple_of(8)).then(|| vec![value])
     }
 }
 
