@@ -160,23 +160,36 @@ func.func @kinds(%a: memref<32xi16>, %b: memref<32xi8>, %c: memref<32xi32>, %d: 
 // -----
 
 // A long loop (a fully connected layer over 128 inputs) stays a loop: LLVM's own vectorizer
-// takes it, interleaved and tail-predicated, which beats one vector a step.
+// takes it, interleaved and tail-predicated, which beats one vector a step. The loop over the
+// output channels around it is marked to stay rolled: LLVM would unroll the vector loop, then
+// a short loop around it too (8 outputs: 8 KB of code).
+// CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK-NEXT: #[[ROLLED:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func @long(
 // CHECK-NOT: vector
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: loop_annotation
+// CHECK: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: } {loop_annotation = #[[ROLLED]]}
 // CHECK: return
-func.func @long(%a: memref<128xi8>, %b: memref<128xi8>, %acc: memref<i32>) {
+func.func @long(%a: memref<128xi8>, %b: memref<8x128xi8>, %acc: memref<8xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
   %c128 = arith.constant 128 : index
-  scf.for %i = %c0 to %c128 step %c1 {
-    %x = memref.load %a[%i] : memref<128xi8>
-    %y = memref.load %b[%i] : memref<128xi8>
-    %xe = arith.extsi %x : i8 to i32
-    %ye = arith.extsi %y : i8 to i32
-    %p = arith.muli %xe, %ye : i32
-    %s = memref.load %acc[] : memref<i32>
-    %t = arith.addi %s, %p : i32
-    memref.store %t, %acc[] : memref<i32>
+  scf.for %o = %c0 to %c8 step %c1 {
+    scf.for %i = %c0 to %c128 step %c1 {
+      %x = memref.load %a[%i] : memref<128xi8>
+      %y = memref.load %b[%o, %i] : memref<8x128xi8>
+      %xe = arith.extsi %x : i8 to i32
+      %ye = arith.extsi %y : i8 to i32
+      %p = arith.muli %xe, %ye : i32
+      %s = memref.load %acc[%o] : memref<8xi32>
+      %t = arith.addi %s, %p : i32
+      memref.store %t, %acc[%o] : memref<8xi32>
+    }
   }
   return
 }
