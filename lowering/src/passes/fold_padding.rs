@@ -128,6 +128,38 @@ pub(crate) unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2],
     }
 }
 
+/// The body text reading the input element `%xv` (type `xe`) of window position (`%kh`, `%kw`)
+/// of output pixel (`%n`, `%oh`, `%ow`) in channel `%c` from `%x` (`x_type`), the window
+/// starting `origin` (`[top, left]` padding) before the pixel's strided position. With `checked`,
+/// positions outside the input (`%ch` rows, `%cw` columns) read `%pad` instead; one unsigned
+/// comparison per axis checks both bounds (a negative index is a huge unsigned one).
+pub(crate) fn window_read(
+    strides: [i64; 2],
+    dilations: [i64; 2],
+    [top, left]: [i64; 2],
+    checked: bool,
+    x_type: &str,
+    xe: &str,
+) -> String {
+    let mut body = format!(
+        "      %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
+         %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
+        strides[0], dilations[0], strides[1], dilations[1]
+    );
+    if checked {
+        body += &format!(
+            "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
+             %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
+             %iwc = arith.select %in, %iw, %c0 : index\n      \
+             %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
+             %xv = arith.select %in, %loaded, %pad : {xe}\n"
+        );
+    } else {
+        body += &format!("      %xv = tensor.extract %x[%n, %ih, %iw, %c] : {x_type}\n");
+    }
+    body
+}
+
 /// The width of an `iN` type's text.
 pub(crate) fn width(ty: &str) -> u32 {
     ty.trim_start_matches('i').parse().unwrap_or(0)
@@ -203,20 +235,7 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
             "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
              %kh = linalg.index {kh} : index\n      %kw = linalg.index {kw} : index\n      %c = linalg.index {channel} : index\n"
         );
-        // One unsigned comparison per axis checks both bounds: a negative index is a huge
-        // unsigned one.
-        body += &format!(
-            "      %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
-             %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
-            strides[0], dilations[0], strides[1], dilations[1]
-        );
-        body += &format!(
-            "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
-             %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
-             %iwc = arith.select %in, %iw, %c0 : index\n      \
-             %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
-             %xv = arith.select %in, %loaded, %pad : {xe}\n"
-        );
+        body += &window_read(strides, dilations, [top, left], true, &x_type, &xe);
         body += &widen("%xv", &xe, "xw");
         let (block_args, yield_value) = match kind {
             Kind::Conv { .. } | Kind::Depthwise { .. } => {

@@ -27,7 +27,7 @@
 use crate::{
     Error,
     pass::{UmacPass, boxed},
-    passes::fold_padding::{map, padding, pair, width},
+    passes::fold_padding::{map, padding, pair, width, window_read},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
@@ -213,33 +213,17 @@ unsafe fn rewrite(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
         // The window element (kh, kw, c) of output pixel (oh, ow), gathered over the window's
         // own loops (no index arithmetic per element).
         let [top, left] = padded.as_ref().map_or([0, 0], |(_, at, _)| *at);
-        let mut gather = format!(
+        let gather = format!(
             "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
-             %kh = linalg.index 3 : index\n      %kw = linalg.index 4 : index\n      %c = linalg.index 5 : index\n      \
-             %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
-             %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
-            strides[0], dilations[0], strides[1], dilations[1],
+             %kh = linalg.index 3 : index\n      %kw = linalg.index 4 : index\n      %c = linalg.index 5 : index\n{}",
+            window_read(strides, dilations, [top, left], padded.is_some(), &x_type, &xe)
         );
         let constants = match &padded {
-            // One unsigned comparison per axis checks both bounds: a negative index is a huge
-            // unsigned one.
-            Some((_, _, pad_value)) => {
-                gather += &format!(
-                    "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
-                     %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
-                     %iwc = arith.select %in, %iw, %c0 : index\n      \
-                     %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
-                     %xv = arith.select %in, %loaded, %pad : {xe}\n"
-                );
-                format!(
-                    "  %c0 = arith.constant 0 : index\n  %ch = arith.constant {h} : index\n  \
-                     %cw = arith.constant {wd} : index\n  %pad = arith.constant {pad_value}\n"
-                )
-            }
-            None => {
-                gather += &format!("      %xv = tensor.extract %x[%n, %ih, %iw, %c] : {x_type}\n");
-                String::new()
-            }
+            Some((_, _, pad_value)) => format!(
+                "  %c0 = arith.constant 0 : index\n  %ch = arith.constant {h} : index\n  \
+                 %cw = arith.constant {wd} : index\n  %pad = arith.constant {pad_value}\n"
+            ),
+            None => String::new(),
         };
         let parallel4 = ["\"parallel\""; 4].join(", ");
         let parallel6 = ["\"parallel\""; 6].join(", ");
