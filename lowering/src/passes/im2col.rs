@@ -64,10 +64,11 @@ pub const PATCH_OP: &str = "im2col";
 /// window elements worth gathering: `umac-vectorize-dot-products`' shortest loop.
 const SHORTEST: i64 = 8;
 
-/// The fewest output channels that share a pixel's patch: its gather (about 6 instructions a
-/// window element on Cortex-M55, over the window's own loops) pays off from VWW's 8 output
-/// channels on (its first layer 1,116,000 -> 805,000 instructions; IC's 16: 1,157,000 ->
-/// 594,000; KWS's 64: 887,000 -> 195,000); fewer were not measured.
+/// The fewest output channels that share a pixel's patch: its gather (over the window's own
+/// loops) pays off from VWW's 8 output channels on, on Cortex-M55 (its first layer 1,116,000 ->
+/// 805,000 instructions; IC's 16: 1,157,000 -> 594,000; KWS's 64: 887,000 -> 195,000); fewer
+/// were not measured. (Gathered through one flat index, with a division and a remainder for
+/// each element, it cost about 33 instructions an element and lost on VWW and IC.)
 const MIN_OUTPUT_CHANNELS: i64 = 8;
 
 struct Im2col;
