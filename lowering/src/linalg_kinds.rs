@@ -31,6 +31,15 @@ pub fn accumulating_kind(op: &OperationRef) -> Option<String> {
     is_accumulating(&format!("linalg.{kind}")).then_some(kind)
 }
 
+/// The `umac.op` of a live op (what umac wrote a generic in place of), if it has one.
+///
+/// # Safety
+/// `op` must be live.
+pub unsafe fn umac_op(op: mlir_sys::MlirOperation) -> Option<String> {
+    // SAFETY: the caller's contract.
+    unsafe { umac_dialects::ir::attribute(op, OP_ATTR).and_then(|a| string_value(melior::ir::Attribute::from_raw(a))) }
+}
+
 /// Kinds whose output channels are computed apart, each from its own input channel (depthwise
 /// convolutions, pooling): their channel loops can go inside the window loops.
 pub fn independent_channels(kind: &str) -> bool {

@@ -22,15 +22,13 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, rewrite_each},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{
-        attribute, collect, constant_int, constant_value, op_name, produced_by, splice, static_tensor_shape, type_text,
-    },
+    ir::{attribute, constant_int, constant_value, op_name, produced_by, static_tensor_shape, type_text},
     text::attribute_text,
 };
 
@@ -51,14 +49,7 @@ impl UmacPass for FoldZeroPoints {
             let name = op_name(op);
             name == "linalg.conv_2d_nhwc_fhwc_q" || name == "linalg.depthwise_conv_2d_nhwc_hwcm_q"
         };
-        for raw in collect(operation, quantized) {
-            // SAFETY: each op is alive until it is replaced, one at a time.
-            unsafe {
-                let Some((text, arguments)) = rewrite(raw) else { continue };
-                splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
-            }
-        }
-        Ok(())
+        rewrite_each(operation, quantized, INFO.name, rewrite)
     }
 }
 

@@ -26,16 +26,16 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, boxed},
+    linalg_kinds::umac_op,
+    pass::{UmacPass, boxed, rewrite_each},
     passes::fold_padding::{map, padding, pair, width, window_read},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, collect, element_type, name, op_name, produced_by, splice, static_tensor_shape, string_value},
+    ir::{attribute, element_type, name, op_name, produced_by, static_tensor_shape},
     text::{attribute_text, tensor_type, type_text},
-    umac::OP_ATTR,
 };
 
 /// The registry entry.
@@ -77,37 +77,16 @@ struct CollapseWindow;
 
 impl UmacPass for Im2col {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        for raw in collect(operation, |op| op_name(op) == "linalg.conv_2d_nhwc_fhwc") {
-            // SAFETY: each op is alive until it is replaced, one at a time; a pad it reads stays
-            // (other users may need it) and is erased by canonicalization when dead.
-            unsafe {
-                let Some((text, arguments)) = rewrite(raw) else { continue };
-                splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
-            }
-        }
-        Ok(())
+        // A pad the convolution reads stays (other users may need it); canonicalization erases
+        // it when dead.
+        rewrite_each(operation, |op| op_name(op) == "linalg.conv_2d_nhwc_fhwc", INFO.name, rewrite)
     }
 }
 
 impl UmacPass for CollapseWindow {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        for raw in collect(operation, |op| op_name(op) == "linalg.generic") {
-            // SAFETY: each op is alive until it is replaced, one at a time.
-            unsafe {
-                let Some((text, arguments)) = collapse(raw) else { continue };
-                splice(raw, &text, &arguments, COLLAPSE_INFO.name, Some(mlirOperationGetLocation(raw)))?;
-            }
-        }
-        Ok(())
+        rewrite_each(operation, |op| op_name(op) == "linalg.generic", COLLAPSE_INFO.name, collapse)
     }
-}
-
-/// The `umac.op` of a live op, if it has one.
-///
-/// # Safety
-/// `op` must be live.
-unsafe fn umac_op(op: MlirOperation) -> Option<String> {
-    unsafe { attribute(op, OP_ATTR).and_then(|a| string_value(melior::ir::Attribute::from_raw(a))) }
 }
 
 /// The dot products `raw` computes over a window `umac-im2col` gathered, reading the window and

@@ -23,7 +23,7 @@
 
 use crate::{
     Error,
-    linalg_kinds::{accumulating_kind, independent_channels},
+    linalg_kinds::{accumulating_kind, independent_channels, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     passes::im2col::PATCH_OP,
@@ -38,7 +38,6 @@ use mlir_sys::*;
 use umac_dialects::{
     ir::{attribute, collect, defined_inside, name, op_name, produced_by},
     text::attribute_text,
-    umac::OP_ATTR,
 };
 
 /// The registry entry.
@@ -127,11 +126,7 @@ fn group_root(op: &OperationRef, vectors: bool) -> Option<(MlirOperation, usize)
 /// # Safety
 /// `value` must be live.
 unsafe fn patch(value: MlirValue) -> bool {
-    unsafe {
-        produced_by(value, "linalg.generic")
-            .and_then(|op| attribute(op, OP_ATTR))
-            .is_some_and(|a| attribute_text(melior::ir::Attribute::from_raw(a)) == format!("\"{PATCH_OP}\""))
-    }
+    unsafe { produced_by(value, "linalg.generic").and_then(|op| umac_op(op)).as_deref() == Some(PATCH_OP) }
 }
 
 /// # Safety

@@ -80,7 +80,7 @@ impl UmacPass for VectorizeDotProducts {
             unsafe {
                 // Without vectors, LLVM's loop vectorizer does not take long loops either.
                 let longest = if self.dsp { i64::MAX } else { MAX_TRIP_COUNT };
-                let Some(dot) = match_loop(raw, i64::MAX) else { continue };
+                let Some(dot) = match_loop(raw) else { continue };
                 if dot.upper - dot.lower > longest {
                     // LLVM vectorizes it and unrolls the vector loop; the loop around it (over
                     // output channels) stays rolled, which LLVM would otherwise unroll too where
@@ -139,11 +139,11 @@ struct Dot {
 ///
 /// # Safety
 /// `raw` must be a live `scf.for`.
-unsafe fn match_loop(raw: MlirOperation, longest: i64) -> Option<Dot> {
+unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
     unsafe {
         let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
         let (lower, upper) = match (bound(0), bound(1), bound(2)) {
-            (Some(lower), Some(upper), Some(1)) if (8..=longest).contains(&(upper - lower)) => (lower, upper),
+            (Some(lower), Some(upper), Some(1)) if upper - lower >= 8 => (lower, upper),
             _ => return None,
         };
         if mlirOperationGetNumResults(raw) != 0 || mlirOperationGetNumOperands(raw) != 3 {

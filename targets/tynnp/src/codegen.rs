@@ -405,15 +405,12 @@ impl JobCode {
                 second_free = false;
                 let depth = b.constant(split.depth() as i64);
                 let early = b.value(&format!("arith.cmpi ult, {t}, {depth} : i32"));
-                if weights == zero {
-                    let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
-                    b.when(&late, |b| b.wait(&token));
-                } else {
+                let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
+                if weights != zero {
                     let held = second.clone();
                     b.when(&early, |b| b.wait(&held));
-                    let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
-                    b.when(&late, |b| b.wait(&token));
                 }
+                b.when(&late, |b| b.wait(&token));
                 second = b.value(&format!("arith.select {early}, {token}, {second} : i32"));
             } else {
                 b.wait(&token);
