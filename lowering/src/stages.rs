@@ -102,18 +102,20 @@ function-boundary-type-conversion=identity-layout-map},umac-order-constant-globa
 /// pooling get their channel loops innermost (`umac-channels-innermost`); then, their index
 /// arithmetic moved out, int8 dot-product loops become vector loops
 /// (`umac-vectorize-dot-products`) and channel loops too (`umac-vectorize-elementwise-loops`).
-/// For a CPU with the DSP extension (`dsp`), int8 dot products take four products per step
+/// Helium's dot products are its own instruction (`umac-vectorize-dot-products{helium}`). For a
+/// CPU with the DSP extension (`dsp`), int8 dot products take four products per step
 /// (`umac-vectorize-dot-products{dsp}`).
-fn lower_to_cf(vectors: bool, dsp: bool) -> String {
-    let (interchange, vectorize) = if vectors {
+fn lower_to_cf(options: OperatorOptions) -> String {
+    let dot = if options.helium { "umac-vectorize-dot-products{helium=true}" } else { "umac-vectorize-dot-products" };
+    let (interchange, vectorize) = if options.vectors {
         (
-            "umac-channels-innermost,",
-            ",canonicalize,loop-invariant-code-motion,umac-vectorize-dot-products,umac-vectorize-elementwise-loops",
+            "umac-channels-innermost,".to_string(),
+            format!(",canonicalize,loop-invariant-code-motion,{dot},umac-vectorize-elementwise-loops"),
         )
-    } else if dsp {
-        ("", ",loop-invariant-code-motion,umac-vectorize-dot-products{dsp=true}")
+    } else if options.dsp {
+        (String::new(), ",loop-invariant-code-motion,umac-vectorize-dot-products{dsp=true}".to_string())
     } else {
-        ("", "")
+        (String::new(), String::new())
     };
     format!(
         "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}),\
@@ -178,7 +180,7 @@ pub fn host_loops() -> Vec<Step> {
         passes(HOST_BUFFERIZE),
         Step::Hook(Phase::Loop2),
         Step::Hook(Phase::Loop3),
-        passes(&lower_to_cf(false, false)),
+        passes(&lower_to_cf(OperatorOptions::default())),
         passes("canonicalize,cse"),
         Step::Hook(Phase::LowLevel),
     ]
@@ -199,6 +201,9 @@ pub struct OperatorOptions {
     /// The CPU has the DSP extension (no vectors): int8 dot products four at a time in
     /// [`operators_to_llvm`].
     pub dsp: bool,
+    /// The vectors are Arm Helium's (MVE): int8 dot products are its multiply-accumulate-across
+    /// (`vmladava`) on the loaded bytes, so that LLVM cannot separate the sign extension from it.
+    pub helium: bool,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -226,7 +231,7 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
 /// vectors or the DSP extension, int8 dot products and channel loops use them.
 pub fn operators_to_llvm(index_bits: u32, options: OperatorOptions) -> Vec<Step> {
     vec![
-        passes(&format!("{},canonicalize,cse", lower_to_cf(options.vectors, options.dsp))),
+        passes(&format!("{},canonicalize,cse", lower_to_cf(options))),
         Step::Hook(Phase::LowLevel),
         passes(&cf_to_llvm(index_bits)),
     ]
@@ -312,7 +317,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             name: "vectors",
             kind: OptionKind::Bool,
             default: "false",
-            help: "the CPU has vectors (Helium): int8 dot products and depthwise/pooling channels become vector loops",
+            help: "the CPU has Helium vectors: int8 dot products and depthwise/pooling channels become vector loops",
         },
         OptionSpec {
             name: "rescale-32",
@@ -341,6 +346,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             vectors,
             rescale_32: options.bool("rescale-32"),
             dsp: options.bool("dsp"),
+            helium: vectors,
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),
@@ -371,7 +377,9 @@ pub const LOWER_TO_LLVM: PassInfo = PassInfo {
     summary: "Lower a TOSA model to the llvm dialect (TOSA -> linalg -> bufferize -> loops -> cf -> llvm)",
     anchor: "builtin.module",
     options: &[],
-    kind: PassKind::Pipeline(|_| [TOSA_TO_LINALG, BUFFERIZE, &lower_to_cf(false, false), CF_TO_LLVM].join(",")),
+    kind: PassKind::Pipeline(|_| {
+        [TOSA_TO_LINALG, BUFFERIZE, &lower_to_cf(OperatorOptions::default()), CF_TO_LLVM].join(",")
+    }),
 };
 
 #[cfg(test)]
@@ -415,6 +423,16 @@ mod tests {
         assert!(has(OperatorOptions { vectors: true, ..Default::default() }));
         assert!(has(OperatorOptions { dsp: true, ..Default::default() }));
         assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-im2col"));
+    }
+
+    #[test]
+    fn helium_dot_products_only_on_helium() {
+        let lowered = |options: OperatorOptions| text(&operators_to_llvm(32, options));
+        let helium = OperatorOptions { vectors: true, helium: true, ..Default::default() };
+        assert!(lowered(helium).contains("umac-vectorize-dot-products{helium=true}"));
+        let host = OperatorOptions { vectors: true, ..Default::default() };
+        assert!(lowered(host).contains("umac-vectorize-dot-products,"));
+        assert!(!lowered(host).contains("helium"));
     }
 
     #[test]

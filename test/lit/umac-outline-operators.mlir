@@ -2,7 +2,8 @@
 
 // Each computing op moves into its own private function; the public function becomes a list
 // of calls. Buffers (identity layouts) become arguments; constants and strided views are
-// rebuilt inside the operator function.
+// rebuilt inside the operator function. Arguments no other argument can overlap (distinct
+// buffers of the caller) are llvm.noalias.
 #id = affine_map<(d0) -> (d0)>
 memref.global "private" constant @weights : memref<8xi8> = dense<1>
 // CHECK-LABEL: func.func @main(
@@ -12,10 +13,10 @@ memref.global "private" constant @weights : memref<8xi8> = dense<1>
 // CHECK-NEXT: call @main_op0_generic(%[[IN]], %[[T]]) : (memref<8xi8>, memref<8xi8>) -> ()
 // CHECK-NEXT: call @main_op1_copy(%[[T]], %[[OUT]]) : (memref<8xi8>, memref<8xi8>) -> ()
 // CHECK-NEXT: return
-// CHECK: func.func private @main_op0_generic(%[[A:.*]]: memref<8xi8>, %[[B:.*]]: memref<8xi8>)
+// CHECK: func.func private @main_op0_generic(%[[A:[a-z0-9]+]]: memref<8xi8> {llvm.noalias}, %[[B:[a-z0-9]+]]: memref<8xi8> {llvm.noalias})
 // CHECK: %[[W:.*]] = memref.get_global @weights
 // CHECK: linalg.generic {{.*}} ins(%[[A]], %[[W]] : memref<8xi8>, memref<8xi8>) outs(%[[B]] : memref<8xi8>)
-// CHECK: func.func private @main_op1_copy(%[[X:.*]]: memref<8xi8>, %[[Y:.*]]: memref<8xi8>)
+// CHECK: func.func private @main_op1_copy(%[[X:[a-z0-9]+]]: memref<8xi8> {llvm.noalias}, %[[Y:[a-z0-9]+]]: memref<8xi8> {llvm.noalias})
 // CHECK-DAG: %[[HALF:.*]] = memref.subview %[[X]][4] [4] [1]
 // CHECK-DAG: %[[DST:.*]] = memref.subview %[[Y]][0] [4] [1]
 // CHECK: linalg.copy ins(%[[HALF]] : {{.*}}) outs(%[[DST]] : {{.*}})
@@ -61,5 +62,27 @@ func.func @net(%a: memref<4x4xi32>, %b: memref<4x4xi32>, %c: memref<4x4xi32>) {
 func.func private @helper(%x: memref<4xi32>) {
   %z = arith.constant 0 : i32
   linalg.fill ins(%z : i32) outs(%x : memref<4xi32>)
+  return
+}
+
+// -----
+
+// Views of one workspace at constant offsets are llvm.noalias where their bytes are disjoint
+// (bytes 0..8 and 8..16), not where they overlap (0..8 and 4..12), nor beside the whole buffer.
+// CHECK-LABEL: func.func @views(
+// CHECK: func.func private @views_op0_copy(%{{.*}}: memref<8xi8>, %{{.*}}: memref<8xi8>) {
+// CHECK: func.func private @views_op1_copy(%{{.*}}: memref<8xi8> {llvm.noalias}, %{{.*}}: memref<8xi8> {llvm.noalias}) {
+// CHECK: func.func private @views_op2_copy(%{{.*}}: memref<8xi8>, %{{.*}}: memref<16xi8>) {
+func.func @views(%ws: memref<16xi8>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.view %ws[%c0][] : memref<16xi8> to memref<8xi8>
+  %b = memref.view %ws[%c4][] : memref<16xi8> to memref<8xi8>
+  %c = memref.view %ws[%c8][] : memref<16xi8> to memref<8xi8>
+  linalg.copy ins(%a : memref<8xi8>) outs(%b : memref<8xi8>)
+  linalg.copy ins(%a : memref<8xi8>) outs(%c : memref<8xi8>)
+  %whole = memref.subview %ws[0] [8] [1] : memref<16xi8> to memref<8xi8, strided<[1]>>
+  linalg.copy ins(%c : memref<8xi8>) outs(%whole : memref<8xi8, strided<[1]>>)
   return
 }

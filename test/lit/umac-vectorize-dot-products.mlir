@@ -5,7 +5,8 @@
 
 // An int8 dot product over 40 channels (a convolution's reduction after convert-linalg-to-loops:
 // its accumulator in memory): two vectors of 16 products reduced into a register from the
-// accumulator's value, the 8 left in a scalar loop, then one store. Each vector is loaded from
+// accumulator's value, one of the 8 left, a scalar loop for any left after that (none), then one
+// store. Each vector is loaded from
 // the memref's aligned pointer, offset and strides at the loop's indices.
 // CHECK-LABEL: func.func @dot(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<3x40xi8>, %[[B:[a-z0-9]+]]: memref<3x40xi8>, %[[ACC:[a-z0-9]+]]: memref<i32>, %[[K:[a-z0-9]+]]: index)
@@ -22,7 +23,10 @@
 // CHECK: %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<16xi32>
 // CHECK: %[[T:.*]] = vector.reduction <add>, %[[P]], %[[S]] : vector<16xi32> into i32
 // CHECK: scf.yield %[[T]] : i32
-// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %[[VEND]] to %{{.*}} step %{{.*}} iter_args(%[[R:.*]] = %[[V]]) -> (i32) {
+// CHECK: %[[H:.*]] = scf.for %{{.*}} = %[[VEND]] to %[[HEND:.*]] step %{{.*}} iter_args(%[[S8:.*]] = %[[V]]) -> (i32) {
+// CHECK: arith.extsi %{{.*}} : vector<8xi8> to vector<8xi32>
+// CHECK: vector.reduction <add>, %{{.*}}, %[[S8]] : vector<8xi32> into i32
+// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %[[HEND]] to %{{.*}} step %{{.*}} iter_args(%[[R:.*]] = %[[H]]) -> (i32) {
 // CHECK: memref.load %[[A]][%[[K]], %{{.*}}] : memref<3x40xi8>
 // CHECK: arith.addi %[[R]], %{{.*}} : i32
 // CHECK: memref.store %[[TOTAL]], %[[ACC]][] : memref<i32>

@@ -34,7 +34,8 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         " * Call {name}_run() with one pointer per input and per output (in the order below) and a\n \
          * workspace of {upper}_WORKSPACE_SIZE bytes aligned to {upper}_WORKSPACE_ALIGNMENT. It returns 0.\n \
          * The workspace holds every intermediate tensor; nothing is allocated. It may be reused\n \
-         * between calls and for other work in between. Inputs are read only.\n"
+         * between calls and for other work in between. Inputs are read only. Inputs, outputs and the\n \
+         * workspace must not overlap one another (the code is compiled assuming they do not).\n"
     ));
     if fixed_batch {
         h.push_str(

@@ -149,6 +149,7 @@ fn plan(
         vectors: cpu.vectors,
         rescale_32: cpu.rescale_32,
         dsp: cpu.dsp,
+        helium: cpu.vectors,
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);

@@ -7,6 +7,12 @@
 //! so they stay single pointers) and scalars computed outside; constants (`arith.constant`,
 //! `memref.get_global`) and strided views of arguments are rebuilt inside it, so the code
 //! generator sees the weights' addresses and the views' strides as constants.
+//!
+//! Arguments that no other argument of the call can overlap are `llvm.noalias`: distinct buffers
+//! (the entry's inputs, outputs and workspace, which the caller must not overlap) or disjoint
+//! byte ranges of one (the planned `memref.view`s of the workspace: buffers alive in the same
+//! operator never overlap). So LLVM keeps an accumulator in a register across the loads of a
+//! kernel window instead of storing it after every product.
 //! ```mlir
 //! func.func @main(%in: memref<8xi8>, %out: memref<8xi8>) {
 //!   linalg.generic ... ins(%in) outs(%out)
@@ -15,7 +21,9 @@
 //! func.func @main(%in: memref<8xi8>, %out: memref<8xi8>) {
 //!   call @main_op0_generic(%in, %out) : (memref<8xi8>, memref<8xi8>) -> ()
 //! }
-//! func.func private @main_op0_generic(%arg0: memref<8xi8>, %arg1: memref<8xi8>) { linalg.generic ... }
+//! func.func private @main_op0_generic(%arg0: memref<8xi8> {llvm.noalias}, %arg1: memref<8xi8> {llvm.noalias}) {
+//!   linalg.generic ...
+//! }
 //! ```
 
 use crate::{
@@ -184,7 +192,9 @@ unsafe fn outline(module: MlirOperation, after: MlirOperation, op: MlirOperation
 
         let argument_types: Vec<MlirType> = arguments.iter().map(|v| mlirValueGetType(*v)).collect();
         let function_type = function_type_get(context, &argument_types, &[]);
-        let function = private_function(symbol, function_type, Some(block), location, &[]);
+        let argument_attributes = noalias_attributes(context, &arguments);
+        let function =
+            private_function(symbol, function_type, Some(block), location, &[("arg_attrs", argument_attributes)]);
         let module_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
         mlirBlockInsertOwnedOperationAfter(module_body, after, function);
 
@@ -261,5 +271,94 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
             | "memref.view" => !identity_layout(mlirValueGetType(value)),
             _ => false,
         }
+    }
+}
+
+/// A buffer (the value all views of it start from) and the bytes of it a view may reach, if known.
+type Extent = (usize, Option<(i64, i64)>);
+
+/// The buffer a memref value views and the bytes of it the view may reach: through views to a
+/// block argument or an op that is not a view, with the byte range of a `memref.view` at a
+/// constant offset on the way (the whole buffer otherwise).
+///
+/// # Safety
+/// `value` must be live.
+unsafe fn extent(value: MlirValue) -> Extent {
+    unsafe {
+        let mut value = value;
+        let mut range = None;
+        while mlirValueIsAOpResult(value) {
+            let owner = mlirOpResultGetOwner(value);
+            match name(owner).as_str() {
+                "memref.view" => {
+                    let offset = umac_dialects::ir::constant_int(mlirOperationGetOperand(owner, 1));
+                    let ty = mlirValueGetType(value);
+                    let bytes = static_bytes(ty);
+                    range = offset.zip(bytes).map(|(offset, bytes)| (offset, offset + bytes));
+                }
+                "memref.subview"
+                | "memref.collapse_shape"
+                | "memref.expand_shape"
+                | "memref.cast"
+                | "memref.reinterpret_cast" => {}
+                _ => break,
+            }
+            value = mlirOperationGetOperand(owner, 0);
+        }
+        (value.ptr as usize, range)
+    }
+}
+
+/// The bytes of a statically shaped memref of integers or floats.
+///
+/// # Safety
+/// `ty` must be live.
+unsafe fn static_bytes(ty: MlirType) -> Option<i64> {
+    unsafe {
+        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let element = mlirShapedTypeGetElementType(ty);
+        let bits = if mlirTypeIsAInteger(element) {
+            i64::from(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAFloat(element) {
+            i64::from(mlirFloatTypeGetWidth(element))
+        } else {
+            return None;
+        };
+        let elements: i64 = (0..mlirShapedTypeGetRank(ty) as isize).map(|k| mlirShapedTypeGetDimSize(ty, k)).product();
+        Some(elements * ((bits + 7) / 8))
+    }
+}
+
+/// The operator function's `arg_attrs`: `{llvm.noalias}` on each memref argument whose extent
+/// ([`extent`]) no other memref argument's can overlap.
+///
+/// # Safety
+/// The values must be live.
+unsafe fn noalias_attributes(context: MlirContext, arguments: &[MlirValue]) -> MlirAttribute {
+    unsafe {
+        let memref = |v: &MlirValue| mlirTypeIsAMemRef(mlirValueGetType(*v));
+        let extents: Vec<Option<Extent>> = arguments.iter().map(|v| memref(v).then(|| extent(*v))).collect();
+        let disjoint = |a: Extent, b: Extent| match (a, b) {
+            ((x, _), (y, _)) if x != y => true,
+            ((_, Some((a0, a1))), (_, Some((b0, b1)))) => a1 <= b0 || b1 <= a0,
+            _ => false,
+        };
+        let entries: Vec<&str> = extents
+            .iter()
+            .enumerate()
+            .map(|(i, mine)| {
+                let alone = mine.is_some_and(|mine| {
+                    extents
+                        .iter()
+                        .enumerate()
+                        .all(|(j, other)| i == j || other.is_none_or(|other| disjoint(mine, other)))
+                });
+                if alone { "{llvm.noalias}" } else { "{}" }
+            })
+            .collect();
+        let text = format!("[{}]", entries.join(", "));
+        mlirAttributeParseGet(context, str_ref(&text))
     }
 }

@@ -11,7 +11,9 @@
 //! one `vmlava.s8`, sixteen multiply-accumulates) and unrolls the short vector loop; the scalar
 //! loop it would otherwise unroll into one load-load-multiply-accumulate per product. The sum is
 //! the same: int32 addition wraps, in any order. Used where the CPU has vectors (Cortex-M55 and
-//! M85).
+//! M85). With `helium` each step is Helium's multiply-accumulate-across itself
+//! (`llvm.arm.mve.vmladava` on the loaded bytes), which LLVM cannot take apart, and loops of any
+//! length are rewritten.
 //!
 //! With `dsp` (Cortex-M4, M7, M33: the DSP extension, no vectors), a loop of any length takes
 //! four products per step instead: one word of each operand, its even and odd bytes
@@ -52,17 +54,28 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-vectorize-dot-products",
     summary: "Rewrite innermost int8 dot-product loops accumulating in memory into vector loops reducing into a register",
     anchor: "any",
-    options: &[OptionSpec {
-        name: "dsp",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "four products per step by the DSP extension (sxtb16, smlad: Cortex-M4/M7/M33) instead of vectors",
-    }],
-    kind: PassKind::Pass(|options: &OptionValues| boxed(VectorizeDotProducts { dsp: options.bool("dsp") })),
+    options: &[
+        OptionSpec {
+            name: "dsp",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "four products per step by the DSP extension (sxtb16, smlad: Cortex-M4/M7/M33) instead of vectors",
+        },
+        OptionSpec {
+            name: "helium",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "each vector step by Helium's multiply-accumulate-across (vmladava) on the loaded bytes",
+        },
+    ],
+    kind: PassKind::Pass(|options: &OptionValues| {
+        boxed(VectorizeDotProducts { dsp: options.bool("dsp"), helium: options.bool("helium") })
+    }),
 };
 
 struct VectorizeDotProducts {
     dsp: bool,
+    helium: bool,
 }
 
 /// The longest loop rewritten: LLVM unrolls shorter ones into scalar code before its loop
@@ -78,8 +91,9 @@ impl UmacPass for VectorizeDotProducts {
             // SAFETY: each loop is live until it is replaced; loops are innermost, so replacing
             // one leaves the others (collected before) alive.
             unsafe {
-                // Without vectors, LLVM's loop vectorizer does not take long loops either.
-                let longest = if self.dsp { i64::MAX } else { MAX_TRIP_COUNT };
+                // Without vectors, LLVM's loop vectorizer does not take long loops either; with
+                // Helium's instruction, nothing is left for it to improve on.
+                let longest = if self.dsp || self.helium { i64::MAX } else { MAX_TRIP_COUNT };
                 let Some(dot) = match_loop(raw) else { continue };
                 if dot.upper - dot.lower > longest {
                     // LLVM vectorizes it and unrolls the vector loop; the loop around it (over
@@ -92,7 +106,7 @@ impl UmacPass for VectorizeDotProducts {
                     }
                     continue;
                 }
-                let (text, arguments) = dot.replacement(self.dsp);
+                let (text, arguments) = dot.replacement(self.dsp, self.helium);
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
@@ -294,10 +308,14 @@ impl Dot {
     }
 
     /// The replacing IR (a `func.func` whose arguments are the memrefs and indices) and the
-    /// values it takes: steps of vectors, or with `dsp` of four products by the DSP extension.
-    fn replacement(&self, dsp: bool) -> (String, Vec<MlirValue>) {
+    /// values it takes: steps of vectors (by `vmladava` with `helium`), or with `dsp` of four
+    /// products by the DSP extension.
+    fn replacement(&self, dsp: bool, helium: bool) -> (String, Vec<MlirValue>) {
         let lanes = if dsp { 4 } else { self.lanes() };
         let vector_end = self.lower + (self.upper - self.lower) / lanes * lanes;
+        // After steps of 16 lanes, 8 left or more take one step of 8 (the first layer's window
+        // of 40: 16 + 16 + 8), which LLVM would otherwise leave as scalar code.
+        let half_end = if !dsp && lanes == 16 && self.upper - vector_end >= 8 { vector_end + 8 } else { vector_end };
         let mut arguments = Vec::new();
         let mut parameters = Vec::new();
         // Each load's memref and indices as `%name[%i0, ...` (the loop's variable follows), and
@@ -327,7 +345,8 @@ impl Dot {
         let mut text = format!(
             "func.func @dot({}) {{\n  %lower = arith.constant {lower} : index\n  %vector_end = arith.constant \
              {vector_end} : index\n  %upper = arith.constant {upper} : index\n  %lanes = arith.constant {lanes} : \
-             index\n  %one = arith.constant 1 : index\n  %init = memref.load {sum} : {sum_type}\n",
+             index\n  %one = arith.constant 1 : index\n  %half_end = arith.constant {half_end} : index\n  \
+             %half_lanes = arith.constant 8 : index\n  %init = memref.load {sum} : {sum_type}\n",
             parameters.join(", ")
         );
         // Where each operand's elements start for the loop, as an address (`%{name}_at{rank - 1}`):
@@ -352,33 +371,37 @@ impl Dot {
                 );
             }
         }
-        // One loop over vectors of `lanes` products, one over the products left, each adding into
-        // the sum it carries. A vector step of a padded operand reads the input or, where the
+        // One loop over vectors of `lanes` products, one step of 8 (`half_end`), one loop over the
+        // products left, each adding into the sum it carries. A vector step of a padded operand reads the input or, where the
         // condition fails, the padding, in two branches: a select between the two would leave
         // LLVM a product it does not recognise as a dot product.
         let accesses = [(&x, &x_type), (&y, &y_type)];
         let padded = self.operands.iter().position(|o| o.padded.is_some());
-        let _ = writeln!(
-            text,
-            "  %vectors = scf.for %c = %lower to %vector_end step %lanes iter_args(%s = %init) -> (i32) {{"
-        );
-        match padded {
-            _ if dsp => dsp_step(&mut text, &self.operands),
-            None => self.step(&mut text, None, "t"),
-            Some(k) => {
-                let name = ["x", "y"][k];
-                let _ = writeln!(text, "    %t = scf.if %{name}_inside -> (i32) {{");
-                self.step(&mut text, None, "in");
-                let _ = writeln!(text, "    scf.yield %in : i32\n    }} else {{");
-                self.step(&mut text, Some(k), "out");
-                let _ = writeln!(text, "    scf.yield %out : i32\n    }}");
+        let loops = [
+            ("vectors", "lower", "vector_end", "lanes", "init", lanes),
+            ("halves", "vector_end", "half_end", "half_lanes", "vectors", 8),
+        ];
+        for (result, from, to, step, init, lanes) in loops {
+            let _ = writeln!(
+                text,
+                "  %{result} = scf.for %c = %{from} to %{to} step %{step} iter_args(%s = %{init}) -> (i32) {{"
+            );
+            match padded {
+                _ if dsp => dsp_step(&mut text, &self.operands),
+                None => self.step(&mut text, None, helium, lanes, "t"),
+                Some(k) => {
+                    let name = ["x", "y"][k];
+                    let _ = writeln!(text, "    %t = scf.if %{name}_inside -> (i32) {{");
+                    self.step(&mut text, None, helium, lanes, "in");
+                    let _ = writeln!(text, "    scf.yield %in : i32\n    }} else {{");
+                    self.step(&mut text, Some(k), helium, lanes, "out");
+                    let _ = writeln!(text, "    scf.yield %out : i32\n    }}");
+                }
             }
+            let _ = writeln!(text, "    scf.yield %t : i32\n  }}");
         }
-        let _ = writeln!(text, "    scf.yield %t : i32\n  }}");
-        let _ = writeln!(
-            text,
-            "  %total = scf.for %c = %vector_end to %upper step %one iter_args(%s = %vectors) -> (i32) {{"
-        );
+        let _ =
+            writeln!(text, "  %total = scf.for %c = %half_end to %upper step %one iter_args(%s = %halves) -> (i32) {{");
         for (k, (name, (access, memref_type))) in ["x", "y"].iter().zip(accesses).enumerate() {
             let _ = writeln!(text, "    %{name}_loaded = memref.load {access}%c] : {memref_type}");
             let read = if padded == Some(k) {
@@ -402,24 +425,43 @@ impl Dot {
     /// vectors (from `%{name}_at<rank - 1>`, at the loop's offset), sign-extended, reduced by
     /// `vector.reduction`; or, where operand `pad` reads padding, the padding value times the
     /// sum of the other operand's vector (a different shape, so that LLVM does not merge the two
-    /// branches back into a product of a select).
-    fn step(&self, text: &mut String, pad: Option<usize>, result: &str) {
-        let lanes = self.lanes();
+    /// branches back into a product of a select). With `helium` the product and its sum are
+    /// `vmladava` on the bytes (sign-extended to halfwords for 8 lanes), which LLVM keeps whole:
+    /// of `vector.reduction` over extended products it recognises the instruction only when the
+    /// loads and extensions are in the same block, and it moves them out of the loop over output
+    /// channels where the input does not change.
+    fn step(&self, text: &mut String, pad: Option<usize>, helium: bool, lanes: i64, result: &str) {
         let (narrow, wide) = (format!("vector<{lanes}xi8>"), format!("vector<{lanes}xi32>"));
+        if helium && pad.is_none() {
+            let operand = if lanes == 16 { narrow.clone() } else { format!("vector<{lanes}xi16>") };
+            for name in ["x", "y"] {
+                self.vector_load(text, name, &narrow, result);
+                if lanes != 16 {
+                    let _ = writeln!(
+                        text,
+                        "    %{name}_half_{result} = arith.extsi %{name}_{result} : {narrow} to {operand}"
+                    );
+                }
+            }
+            let read =
+                |name: &str| if lanes == 16 { format!("%{name}_{result}") } else { format!("%{name}_half_{result}") };
+            let intrinsic = if lanes == 16 { "v16i8" } else { "v8i16" };
+            let _ = writeln!(
+                text,
+                "    %zero_{result} = arith.constant 0 : i32\n    %{result} = llvm.call_intrinsic \
+                 \"llvm.arm.mve.vmldava.{intrinsic}\"(%zero_{result}, %zero_{result}, %zero_{result}, %s, {}, {}) : \
+                 (i32, i32, i32, i32, {operand}, {operand}) -> i32",
+                read("x"),
+                read("y")
+            );
+            return;
+        }
         for (k, name) in ["x", "y"].into_iter().enumerate() {
             if pad == Some(k) {
                 continue;
             }
-            // Element `%c` along the loop's dimension (of stride 1), past where the others put it.
-            let start = self.operands[k].indices.len();
-            let _ = writeln!(
-                text,
-                "    %{name}_address_{result} = arith.addi %{name}_at{start}, %c : index\n    %{name}_int_{result} = \
-                 arith.index_cast %{name}_address_{result} : index to i64\n    %{name}_pointer_{result} = \
-                 llvm.inttoptr %{name}_int_{result} : i64 to !llvm.ptr\n    %{name}_{result} = llvm.load \
-                 %{name}_pointer_{result} {{alignment = 1 : i64}} : !llvm.ptr -> {narrow}\n    \
-                 %{name}_wide_{result} = arith.extsi %{name}_{result} : {narrow} to {wide}"
-            );
+            self.vector_load(text, name, &narrow, result);
+            let _ = writeln!(text, "    %{name}_wide_{result} = arith.extsi %{name}_{result} : {narrow} to {wide}");
         }
         match pad {
             None => {
@@ -440,5 +482,18 @@ impl Dot {
                 );
             }
         }
+    }
+
+    /// Operand `name`'s vector of `narrow` at `%c` into `%{name}_{result}`: element `%c` along the
+    /// loop's dimension (of stride 1), past where the other indices put it.
+    fn vector_load(&self, text: &mut String, name: &str, narrow: &str, result: &str) {
+        let start = self.operands[usize::from(name == "y")].indices.len();
+        let _ = writeln!(
+            text,
+            "    %{name}_address_{result} = arith.addi %{name}_at{start}, %c : index\n    %{name}_int_{result} = \
+             arith.index_cast %{name}_address_{result} : index to i64\n    %{name}_pointer_{result} = \
+             llvm.inttoptr %{name}_int_{result} : i64 to !llvm.ptr\n    %{name}_{result} = llvm.load \
+             %{name}_pointer_{result} {{alignment = 1 : i64}} : !llvm.ptr -> {narrow}"
+        );
     }
 }

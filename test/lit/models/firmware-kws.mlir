@@ -16,7 +16,7 @@
 // OPS: call @main_op1_depthwise_conv_2d_nhwc_hwcm(
 // Each output element is computed in one go: the accumulator is a scalar (an alloca LLVM turns
 // into a register), the padded input is read in place with bounds checks (umac-fold-padding).
-// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc(%[[X:.*]]: memref<1x49x10x1xi8>, %{{.*}}: memref<1x25x5x64xi8>)
+// OPS: func.func private @main_op0_conv_2d_nhwc_fhwc(%[[X:[a-z0-9]+]]: memref<1x49x10x1xi8> {llvm.noalias}, %{{.*}}: memref<1x25x5x64xi8> {llvm.noalias})
 // OPS: %[[ACC:.*]] = memref.alloca() : memref<1x1x1x1xi32>
 // OPS: scf.for
 // OPS: scf.for
