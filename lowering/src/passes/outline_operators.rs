@@ -11,8 +11,8 @@
 //! Arguments that no other argument of the call can overlap are `llvm.noalias`: distinct buffers
 //! (the entry's inputs, outputs and workspace, which the caller must not overlap) or disjoint
 //! byte ranges of one (the planned `memref.view`s of the workspace: buffers alive in the same
-//! operator never overlap). So LLVM keeps an accumulator in a register across the loads of a
-//! kernel window instead of storing it after every product.
+//! operator never overlap). So LLVM moves a load out of a loop that stores to another buffer
+//! (the input vectors of a pixel out of the loop over its output channels).
 //! ```mlir
 //! func.func @main(%in: memref<8xi8>, %out: memref<8xi8>) {
 //!   linalg.generic ... ins(%in) outs(%out)

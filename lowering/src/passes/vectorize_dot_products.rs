@@ -372,9 +372,9 @@ impl Dot {
             }
         }
         // One loop over vectors of `lanes` products, one step of 8 (`half_end`), one loop over the
-        // products left, each adding into the sum it carries. A vector step of a padded operand reads the input or, where the
-        // condition fails, the padding, in two branches: a select between the two would leave
-        // LLVM a product it does not recognise as a dot product.
+        // products left, each adding into the sum it carries. A vector step of a padded operand
+        // reads the input or, where the condition fails, the padding, in two branches: a select
+        // between the two would leave LLVM a product it does not recognise as a dot product.
         let accesses = [(&x, &x_type), (&y, &y_type)];
         let padded = self.operands.iter().position(|o| o.padded.is_some());
         let loops = [
