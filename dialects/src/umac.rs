@@ -71,14 +71,25 @@ pub const OP_ATTR: &str = "umac.op";
 /// On a generic from `umac-fold-padding`: the output rows `[a, b)` and columns `[c, d)` whose
 /// windows lie inside the input, as `array<i64: a, b, c, d>`.
 pub const INTERIOR_ATTR: &str = "umac.interior";
+/// On an `arith.trunci` of `(extsi a * extsi b + 2^30) >> 31` from `umac-apply-scale-32{helium}`:
+/// `a` and `b` are never both `i32::MIN`, so it is Helium's `vqrdmulh` (a unit attribute, kept by
+/// the lowering to `llvm.trunc` where the code stays scalar).
+pub const DOUBLING_HIGH_ATTR: &str = "umac.doubling_high";
 /// The planned workspace size of a function.
 pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
 /// The liveness lower bound of a function's planned buffers.
 pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 
 /// Every discardable attribute of the dialect.
-pub const ATTRIBUTES: &[&str] =
-    &[TARGET_ATTR, COMPOSITE_ATTR, WORKSPACE_SIZE_ATTR, WORKSPACE_LOWER_BOUND_ATTR, OP_ATTR, INTERIOR_ATTR];
+pub const ATTRIBUTES: &[&str] = &[
+    TARGET_ATTR,
+    COMPOSITE_ATTR,
+    WORKSPACE_SIZE_ATTR,
+    WORKSPACE_LOWER_BOUND_ATTR,
+    OP_ATTR,
+    INTERIOR_ATTR,
+    DOUBLING_HIGH_ATTR,
+];
 
 /// Verifies every umac op and attribute nested in `root`, emitting a located error for each
 /// problem. Returns `true` when there was none.
@@ -146,6 +157,18 @@ fn verify_attribute(op: &OperationRef, attr_name: &str, value: Attribute) -> boo
                     && mlir_sys::mlirDenseArrayGetNumElements(value.to_raw()) == 4
             };
             four || fail(op, &format!("'{attr_name}' must be array<i64: 4 values>, got {}", attribute_text(value)))
+        }
+        DOUBLING_HIGH_ATTR => {
+            if name != "arith.trunci" && name != "llvm.trunc" {
+                fail(
+                    op,
+                    &format!("'{attr_name}' is only valid on 'arith.trunci' (or its 'llvm.trunc'), not on '{name}'"),
+                )
+            } else {
+                // SAFETY: the attribute is alive.
+                let unit = unsafe { mlir_sys::mlirAttributeIsAUnit(value.to_raw()) };
+                unit || fail(op, &format!("'{attr_name}' must be a unit attribute, got {}", attribute_text(value)))
+            }
         }
         OP_ATTR => {
             string_value(value).is_some_and(|s| !s.is_empty())

@@ -40,6 +40,11 @@ pub unsafe fn umac_op(op: mlir_sys::MlirOperation) -> Option<String> {
     unsafe { umac_dialects::ir::attribute(op, OP_ATTR).and_then(|a| string_value(melior::ir::Attribute::from_raw(a))) }
 }
 
+/// A convolution over fewer input channels than this has them gathered per pixel with its window
+/// by `umac-im2col` (on CPUs with vectors or the DSP extension): the shortest dot product
+/// `umac-vectorize-dot-products` takes.
+pub const IM2COL_INPUT_CHANNELS: i64 = 8;
+
 /// Kinds whose output channels are computed apart, each from its own input channel (depthwise
 /// convolutions, pooling): their channel loops can go inside the window loops.
 pub fn independent_channels(kind: &str) -> bool {

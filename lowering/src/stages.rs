@@ -92,6 +92,10 @@ pub const TOSA_TO_LINALG: &str = tosa_to_linalg!("tosa-to-arith{include-apply-re
 const TOSA_TO_LINALG_32_BIT: &str =
     tosa_to_linalg!("umac-apply-scale-32,tosa-to-arith{include-apply-rescale=true use-32-bit=true}");
 
+/// [`TOSA_TO_LINALG_32_BIT`] with rescales in the form Helium's `vqrdmulh` and `vrshl` compute.
+const TOSA_TO_LINALG_HELIUM: &str =
+    tosa_to_linalg!("umac-apply-scale-32{helium=true},tosa-to-arith{include-apply-rescale=true use-32-bit=true}");
+
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
 /// plain), with deallocation of every temporary.
 const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
@@ -102,15 +106,19 @@ function-boundary-type-conversion=identity-layout-map},umac-order-constant-globa
 /// pooling get their channel loops innermost (`umac-channels-innermost`); then, their index
 /// arithmetic moved out, int8 dot-product loops become vector loops
 /// (`umac-vectorize-dot-products`) and channel loops too (`umac-vectorize-elementwise-loops`).
-/// Helium's dot products are its own instruction (`umac-vectorize-dot-products{helium}`). For a
+/// Helium's dot products and rescales are its own instructions (`{helium}`). For a
 /// CPU with the DSP extension (`dsp`), int8 dot products take four products per step
 /// (`umac-vectorize-dot-products{dsp}`).
 fn lower_to_cf(options: OperatorOptions) -> String {
-    let dot = if options.helium { "umac-vectorize-dot-products{helium=true}" } else { "umac-vectorize-dot-products" };
+    let (dot, elementwise) = if options.helium {
+        ("umac-vectorize-dot-products{helium=true}", "umac-vectorize-elementwise-loops{helium=true}")
+    } else {
+        ("umac-vectorize-dot-products", "umac-vectorize-elementwise-loops")
+    };
     let (interchange, vectorize) = if options.vectors {
         (
             "umac-channels-innermost,".to_string(),
-            format!(",canonicalize,loop-invariant-code-motion,{dot},umac-vectorize-elementwise-loops"),
+            format!(",canonicalize,loop-invariant-code-motion,{dot},{elementwise}"),
         )
     } else if options.dsp {
         (String::new(), ",loop-invariant-code-motion,umac-vectorize-dot-products{dsp=true}".to_string())
@@ -211,7 +219,11 @@ pub struct OperatorOptions {
 pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
     let (split_borders, vectors) = (options.split_borders, options.vectors);
     let mut steps = vec![
-        passes(if options.rescale_32 { TOSA_TO_LINALG_32_BIT } else { TOSA_TO_LINALG }),
+        passes(match (options.rescale_32, options.helium) {
+            (true, true) => TOSA_TO_LINALG_HELIUM,
+            (true, false) => TOSA_TO_LINALG_32_BIT,
+            _ => TOSA_TO_LINALG,
+        }),
         Step::Hook(Phase::Loop0),
         passes(&fold_and_fuse(vectors, vectors || options.dsp)),
         Step::Hook(Phase::Loop1),

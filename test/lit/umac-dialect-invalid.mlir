@@ -146,7 +146,7 @@ func.func @target_on_op() {
 
 // -----
 
-// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior)}}
+// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior, umac.doubling_high)}}
 func.func private @typo() attributes {umac.targt = "npu"}
 
 // -----
@@ -165,4 +165,20 @@ func.func @workspace_on_op() {
   // expected-error @+1 {{'umac.workspace_size' is only valid on a function, not on 'arith.constant'}}
   %c = arith.constant {umac.workspace_size = 16 : i64} 0 : i32
   return
+}
+
+// -----
+
+func.func @doubling_high_on_addi(%a: i32) -> i32 {
+  // expected-error @+1 {{'umac.doubling_high' is only valid on 'arith.trunci' (or its 'llvm.trunc'), not on 'arith.addi'}}
+  %b = arith.addi %a, %a {umac.doubling_high} : i32
+  return %b : i32
+}
+
+// -----
+
+func.func @doubling_high_valued(%a: i64) -> i32 {
+  // expected-error @+1 {{'umac.doubling_high' must be a unit attribute, got 1 : i64}}
+  %b = arith.trunci %a {umac.doubling_high = 1} : i64 to i32
+  return %b : i32
 }

@@ -19,9 +19,26 @@
 //! ties and random ones, and every model test runs it. The shifts are read from the op's operand:
 //! a scalar `arith.constant`, or, inside a `linalg.generic`, the dense constant its block argument
 //! stands for (per-channel rescales). Any other rescale is left to `tosa-to-arith`.
+//!
+//! With `helium` (Arm's vector extension, which has the fixed-point instructions CMSIS-NN
+//! rescales with), a rescale whose multipliers are constants other than `i32::MIN` and whose
+//! shifts are all at least 33 takes another exact form. With `s = 31 + r` (`r >= 2`) the result is
+//! `floor((H + 2^(r-1)) / 2^r)`, where `H = floor((v * m ± 2^30) / 2^31)` (`2^(s-1)` is a
+//! multiple of `2^31`, so the two divisions compose), and `H = D - (1 when v < 0)` with
+//! `D = floor((v * m + 2^30) / 2^31)`, the doubling high multiply with rounding
+//! (`-2^30 = 2^30 - 2^31`). `D` is written in 64-bit integers and marked, for
+//! `umac-vectorize-elementwise-loops{helium}` to make it `vqrdmulh` (which saturates only for
+//! `i32::MIN * i32::MIN`); the rounding right shift as `((H >> (r - 1)) + 1) >> 1` (`r >= 2`: no
+//! overflow), which it makes `vrshl`. `H` fits in 32 bits for every value and such multiplier.
+//! As scalar code it costs an instruction or so more than the form above, so it is taken only
+//! for the rescale of a depthwise convolution, a pooling or a convolution `umac-im2col` gathers
+//! per pixel (found through the generics and reshapes between them), whose channel loops are
+//! vectorized; another convolution's rescale follows its dot product, one output at a time.
 
 use crate::{
     Error,
+    linalg_kinds::{IM2COL_INPUT_CHANNELS, accumulating_kind, independent_channels},
+    options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
@@ -37,11 +54,18 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-apply-scale-32",
     summary: "Lower tosa.apply_scale with constant shifts from 32 to 62 to 32-bit arithmetic on the product's halves",
     anchor: "any",
-    options: &[],
-    kind: PassKind::Pass(|_| boxed(ApplyScale32)),
+    options: &[OptionSpec {
+        name: "helium",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "rescales with constant multipliers in the form Helium's vqrdmulh and vrshl compute",
+    }],
+    kind: PassKind::Pass(|options: &OptionValues| boxed(ApplyScale32 { helium: options.bool("helium") })),
 };
 
-struct ApplyScale32;
+struct ApplyScale32 {
+    helium: bool,
+}
 
 /// The shifts the 32-bit form covers: at least 32 (the result is the high half of the sum,
 /// shifted), at most 62 (the largest TOSA allows for int32).
@@ -95,15 +119,48 @@ const TAIL: &str = "  %t_lo = arith.addi %lo, %r_lo : i32
 }
 ";
 
+/// The `helium` form: the doubling high multiply with rounding `D` (64-bit, marked), `H = D +
+/// (v >> 31)`, rounded right by `r = s - 31` as `((H >> (s - 32)) + 1) >> 1`.
+const HELIUM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %c32 = arith.constant 32 : i32
+  %half = arith.constant 1073741824 : i64
+  %c31_64 = arith.constant 31 : i64
+  %v64 = arith.extsi %v : i32 to i64
+  %m64 = arith.extsi %m : i32 to i64
+  %product = arith.muli %v64, %m64 : i64
+  %rounded = arith.addi %product, %half : i64
+  %high = arith.shrsi %rounded, %c31_64 : i64
+  %doubled = arith.trunci %high {umac.doubling_high} : i64 to i32
+  %borrow = arith.shrsi %v, %c31 : i32
+  %h = arith.addi %doubled, %borrow : i32
+  %s32 = arith.extui %s : i8 to i32
+  %r1 = arith.subi %s32, %c32 : i32
+  %down = arith.shrsi %h, %r1 : i32
+  %up = arith.addi %down, %c1 : i32
+  %result = arith.shrsi %up, %c1 : i32
+  return %result : i32
+}
+";
+
 impl UmacPass for ApplyScale32 {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         for op in collect(operation, |op| op_name(op) == "tosa.apply_scale") {
             // SAFETY: each op is live until it is replaced; replacing one leaves the others alive.
             unsafe {
                 let Some(shifts) = covered(op) else { continue };
-                let rounding = if shifts.iter().all(|s| *s >= 33) { ROUNDING_33 } else { ROUNDING_32 };
                 let arguments: Vec<MlirValue> = (0..3).map(|k| mlirOperationGetOperand(op, k)).collect();
-                splice(op, &format!("{HEAD}{rounding}{TAIL}"), &arguments, INFO.name, None)?;
+                let never_min =
+                    || constants(arguments[1]).is_some_and(|multipliers| !multipliers.contains(&i64::from(i32::MIN)));
+                let from_33 = shifts.iter().all(|s| *s >= 33);
+                let text = if self.helium && from_33 && never_min() && of_channels_apart(op) {
+                    HELIUM.to_string()
+                } else {
+                    let rounding = if from_33 { ROUNDING_33 } else { ROUNDING_32 };
+                    format!("{HEAD}{rounding}{TAIL}")
+                };
+                splice(op, &text, &arguments, INFO.name, None)?;
             }
         }
         Ok(())
@@ -170,5 +227,62 @@ unsafe fn constants(value: MlirValue) -> Option<Vec<i64>> {
             return Some(vec![read(0)?]);
         }
         (0..count as isize).map(read).collect()
+    }
+}
+
+/// Whether `op`, an accumulating op of `kind`, is a convolution over fewer input channels than
+/// `umac-im2col`'s dot products take ([`IM2COL_INPUT_CHANNELS`]), which it gathers per pixel: its
+/// channel loops are vectorized like a depthwise convolution's.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn gathered_per_pixel(op: MlirOperation, kind: &str) -> bool {
+    unsafe {
+        if !kind.starts_with("conv_2d_nhwc_fhwc") || mlirOperationGetNumOperands(op) < 2 {
+            return false;
+        }
+        let filter = mlirValueGetType(mlirOperationGetOperand(op, 1));
+        mlirShapedTypeHasRank(filter)
+            && mlirShapedTypeGetRank(filter) == 4
+            && (0..IM2COL_INPUT_CHANNELS).contains(&mlirShapedTypeGetDimSize(filter, 3))
+    }
+}
+
+/// Whether the rescale `op` (in a `linalg.generic`) rescales what a depthwise convolution or a
+/// pooling computed: through the generic's inputs, and the generics and reshapes producing them.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn of_channels_apart(op: MlirOperation) -> bool {
+    unsafe {
+        let generic = mlirOperationGetParentOperation(op);
+        let mut pending: Vec<MlirOperation> = vec![generic];
+        let mut seen = 0;
+        while let Some(op) = pending.pop() {
+            seen += 1;
+            if op.ptr.is_null() || seen > 16 {
+                return false;
+            }
+            if let Some(kind) = accumulating_kind(&OperationRef::from_raw(op)) {
+                if independent_channels(&kind) || gathered_per_pixel(op, &kind) {
+                    return true;
+                }
+                continue;
+            }
+            let through = matches!(
+                name(op).as_str(),
+                "linalg.generic" | "tensor.collapse_shape" | "tensor.expand_shape" | "tensor.cast"
+            );
+            if !through {
+                continue;
+            }
+            for k in 0..mlirOperationGetNumOperands(op) {
+                let value = mlirOperationGetOperand(op, k);
+                if mlirValueIsAOpResult(value) {
+                    pending.push(mlirOpResultGetOwner(value));
+                }
+            }
+        }
+        false
     }
 }

@@ -26,7 +26,7 @@
 
 use crate::{
     Error,
-    linalg_kinds::umac_op,
+    linalg_kinds::{IM2COL_INPUT_CHANNELS, umac_op},
     pass::{UmacPass, boxed, rewrite_each},
     passes::fold_padding::{map, padding, pair, width, window_read},
     registry::{PassInfo, PassKind},
@@ -62,7 +62,7 @@ pub const PATCH_OP: &str = "im2col";
 
 /// The fewest input channels the dot products take along the channel loop, and the fewest
 /// window elements worth gathering: `umac-vectorize-dot-products`' shortest loop.
-const SHORTEST: i64 = 8;
+const SHORTEST: i64 = IM2COL_INPUT_CHANNELS;
 
 /// The fewest output channels that share a pixel's patch: its gather (over the window's own
 /// loops) pays off from VWW's 8 output channels on, on Cortex-M55 (its first layer 1,116,000 ->

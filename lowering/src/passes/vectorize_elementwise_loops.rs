@@ -24,9 +24,14 @@
 //!   %s = arith.addi %a, %b : vector<4xi32>   llvm.store %s, (address of %acc[%c])
 //! }
 //! ```
+//! With `helium`, the rescale's doubling high multiply and rounding right shift, in the shapes
+//! `umac-apply-scale-32{helium}` writes them, are Helium's `vqrdmulh` and `vrshl` (`helium.rs`).
+//!
 //! Distinct memrefs are taken to be distinct buffers or the same one (as `umac-plan-memory`
 //! places them: buffers live in one operator never overlap), so a store in one iteration never
 //! feeds a load of a later one.
+
+mod helium;
 
 use crate::{
     Error,
@@ -47,12 +52,23 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-vectorize-elementwise-loops",
     summary: "Rewrite innermost loops of independent element operations along a contiguous dimension into vector loops",
     anchor: "any",
-    options: &[OptionSpec { name: "bits", kind: OptionKind::Int, default: "128", help: "the vector registers' width" }],
-    kind: PassKind::Pass(|options: &OptionValues| boxed(VectorizeElementwiseLoops { bits: options.int("bits") })),
+    options: &[
+        OptionSpec { name: "bits", kind: OptionKind::Int, default: "128", help: "the vector registers' width" },
+        OptionSpec {
+            name: "helium",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "rescales by Helium's vqrdmulh and vrshl (in umac-apply-scale-32{helium}'s shapes)",
+        },
+    ],
+    kind: PassKind::Pass(|options: &OptionValues| {
+        boxed(VectorizeElementwiseLoops { bits: options.int("bits"), helium: options.bool("helium") })
+    }),
 };
 
 struct VectorizeElementwiseLoops {
     bits: i64,
+    helium: bool,
 }
 
 impl UmacPass for VectorizeElementwiseLoops {
@@ -64,7 +80,7 @@ impl UmacPass for VectorizeElementwiseLoops {
             // SAFETY: loops are innermost (no region in the body), so rewriting one leaves the
             // others, collected before, alive.
             unsafe {
-                if let Some(plan) = plan(raw, self.bits) {
+                if let Some(plan) = plan(raw, self.bits, self.helium) {
                     vectorize(raw, &plan);
                 }
             }
@@ -73,11 +89,13 @@ impl UmacPass for VectorizeElementwiseLoops {
     }
 }
 
-/// What a loop becomes: its bounds and the lanes of its vectors.
+/// What a loop becomes: its bounds, the lanes of its vectors, and whether Helium's idioms are
+/// taken.
 struct Plan {
     lower: i64,
     upper: i64,
     lanes: i64,
+    helium: bool,
 }
 
 /// An access of a load or store: its memref's operand position, and where among its indices the
@@ -90,11 +108,12 @@ struct Access {
 
 /// The plan for `raw`, if it is an elementwise loop: constant bounds, step 1, no results, every
 /// op a load or store along the loop (see [`access`]) or an `arith` op on integers or floats at
-/// most 32 bits wide, at least as many iterations as lanes.
+/// most 32 bits wide (but for a Helium idiom's 64-bit ops, and constants, which only the ops
+/// using them make vectors of), at least as many iterations as lanes.
 ///
 /// # Safety
 /// `raw` must be a live `scf.for`.
-unsafe fn plan(raw: MlirOperation, bits: i64) -> Option<Plan> {
+unsafe fn plan(raw: MlirOperation, bits: i64, helium: bool) -> Option<Plan> {
     unsafe {
         let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
         let (Some(lower), Some(upper), Some(1)) = (bound(0), bound(1), bound(2)) else { return None };
@@ -105,11 +124,16 @@ unsafe fn plan(raw: MlirOperation, bits: i64) -> Option<Plan> {
         let iv = mlirBlockGetArgument(block, 0);
         let mut widest = 0;
         let mut stores = 0;
-        for op in body(block) {
+        let ops = body(block);
+        let idioms = if helium { helium::Idioms::find(&ops) } else { helium::Idioms::default() };
+        for op in ops {
             if mlirOperationGetNumRegions(op) != 0 {
                 return None;
             }
             let op_kind = name(op);
+            if op_kind == "arith.constant" || idioms.interior.contains(&(op.ptr as usize)) {
+                continue;
+            }
             let values: Vec<MlirValue> = match op_kind.as_str() {
                 "memref.load" => {
                     access(op, 0, iv, raw)?;
@@ -120,6 +144,8 @@ unsafe fn plan(raw: MlirOperation, bits: i64) -> Option<Plan> {
                     stores += 1;
                     whole_bytes(mlirOperationGetOperand(op, 0))?
                 }
+                // An idiom's 64-bit operands are its own (not vectorized).
+                _ if idioms.roots.contains_key(&(op.ptr as usize)) => vec![mlirOperationGetResult(op, 0)],
                 _ if op_kind.starts_with("arith.") => {
                     let operands = (0..mlirOperationGetNumOperands(op)).map(|k| mlirOperationGetOperand(op, k));
                     let results = (0..mlirOperationGetNumResults(op)).map(|k| mlirOperationGetResult(op, k));
@@ -132,7 +158,9 @@ unsafe fn plan(raw: MlirOperation, bits: i64) -> Option<Plan> {
             }
         }
         let lanes = bits / widest.max(8);
-        (stores > 0 && lanes >= 2 && upper - lower >= lanes).then_some(Plan { lower, upper, lanes })
+        let vectors = stores > 0 && lanes >= 2 && upper - lower >= lanes;
+        // Helium's instructions are for four 32-bit lanes.
+        (vectors && (idioms.roots.is_empty() || lanes == 4)).then_some(Plan { lower, upper, lanes, helium })
     }
 }
 
@@ -300,6 +328,7 @@ unsafe fn vectorize(raw: MlirOperation, plan: &Plan) {
         let iv = mlirBlockGetArgument(block, 0);
         let outside = Builder { at: vector_loop, ..outside };
         let ops = body(block);
+        let idioms = if plan.helium { helium::Idioms::find(&ops) } else { helium::Idioms::default() };
         // The clone is the loop `plan` accepted: every load and store has its access.
         let accesses: Vec<Option<Access>> = ops
             .iter()
@@ -327,6 +356,13 @@ unsafe fn vectorize(raw: MlirOperation, plan: &Plan) {
                     inside.op("llvm.store", &[value, pointer], &[], &[("alignment", alignment)]);
                 }
                 ("arith.constant", _) => {}
+                _ if idioms.interior.contains(&(op.ptr as usize)) => {}
+                _ if idioms.roots.contains_key(&(op.ptr as usize)) => {
+                    let idiom = &idioms.roots[&(op.ptr as usize)];
+                    let ty = lanes.vector_of(mlirValueGetType(mlirOperationGetResult(op, 0)));
+                    let vector = helium::emit(idiom, ty, &mut lanes, vector_loop, &inside, &outside);
+                    lanes.vectors.insert(mlirOperationGetResult(op, 0).ptr as usize, vector);
+                }
                 (kind, _) => {
                     let operands: Vec<MlirValue> = (0..mlirOperationGetNumOperands(op))
                         .map(|k| lanes.operand(mlirOperationGetOperand(op, k), vector_loop, &inside, &outside))
