@@ -115,13 +115,18 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     } else {
         ("umac-vectorize-dot-products", "umac-vectorize-elementwise-loops")
     };
+    let dsp_dot = if options.unroll {
+        "umac-vectorize-dot-products{dsp=true unroll=true}"
+    } else {
+        "umac-vectorize-dot-products{dsp=true}"
+    };
     let (interchange, vectorize) = if options.vectors {
         (
             "umac-channels-innermost,".to_string(),
             format!(",canonicalize,loop-invariant-code-motion,{dot},{elementwise}"),
         )
     } else if options.dsp {
-        (String::new(), ",loop-invariant-code-motion,umac-vectorize-dot-products{dsp=true}".to_string())
+        (String::new(), format!(",loop-invariant-code-motion,{dsp_dot}"))
     } else {
         (String::new(), String::new())
     };
@@ -209,6 +214,9 @@ pub struct OperatorOptions {
     /// The CPU has the DSP extension (no vectors): int8 dot products four at a time in
     /// [`operators_to_llvm`].
     pub dsp: bool,
+    /// Fully unroll DSP dot products over up to 128 channels (firmware, but for size: fewer
+    /// instructions for more code; see `umac-vectorize-dot-products{unroll}`).
+    pub unroll: bool,
     /// The vectors are Arm Helium's (MVE): int8 dot products are its multiply-accumulate-across
     /// (`vmladava`) on the loaded bytes, so that LLVM cannot separate the sign extension from it.
     pub helium: bool,
@@ -344,6 +352,12 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             help: "the CPU has the DSP extension (Cortex-M4/M7/M33): int8 dot products four at a time",
         },
         OptionSpec {
+            name: "unroll-dot-products",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "fully unroll DSP dot products over up to 128 channels (more code, fewer instructions)",
+        },
+        OptionSpec {
             name: "split-borders",
             kind: OptionKind::Bool,
             default: "true",
@@ -355,6 +369,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
         let vectors = options.bool("vectors");
         let operators = OperatorOptions {
             split_borders: options.bool("split-borders"),
+            unroll: options.bool("unroll-dot-products"),
             vectors,
             rescale_32: options.bool("rescale-32"),
             dsp: options.bool("dsp"),
@@ -435,6 +450,14 @@ mod tests {
         assert!(has(OperatorOptions { vectors: true, ..Default::default() }));
         assert!(has(OperatorOptions { dsp: true, ..Default::default() }));
         assert!(!text(&planned_operators(OperatorOptions::default())).contains("umac-im2col"));
+    }
+
+    #[test]
+    fn dsp_dot_products_unrolled_but_for_size() {
+        let lowered =
+            |unroll: bool| text(&operators_to_llvm(32, OperatorOptions { dsp: true, unroll, ..Default::default() }));
+        assert!(lowered(true).contains("umac-vectorize-dot-products{dsp=true unroll=true}"));
+        assert!(lowered(false).contains("umac-vectorize-dot-products{dsp=true}"));
     }
 
     #[test]

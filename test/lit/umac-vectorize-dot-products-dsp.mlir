@@ -1,4 +1,9 @@
 // RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-vectorize-dot-products{dsp=true}))' | FileCheck %s
+// With unroll, a loop of up to 32 steps (128 channels) is marked to be unrolled fully, so that
+// LLVM computes an operand that does not change in the loop around once (a pixel's input words,
+// at every output channel); without, nothing is marked.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-vectorize-dot-products{dsp=true unroll=true}))' | FileCheck %s --check-prefix=UNROLL
+// RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-vectorize-dot-products{dsp=true}))' | FileCheck %s --check-prefix=ROLLED
 // Through LLVM for Cortex-M4: each step is two word loads, four sxtb16 and two smlad.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(func.func(umac-vectorize-dot-products{dsp=true}),expand-strided-metadata,convert-scf-to-cf,finalize-memref-to-llvm{index-bitwidth=32},convert-func-to-llvm{index-bitwidth=32},convert-arith-to-llvm{index-bitwidth=32},convert-cf-to-llvm{index-bitwidth=32},convert-index-to-llvm{index-bitwidth=32},convert-to-llvm,reconcile-unrealized-casts)' | mlir-translate --mlir-to-llvmir | llc -O2 -mtriple=thumbv7em-none-eabi -mcpu=cortex-m4 | FileCheck %s --check-prefix=ASM
 
@@ -23,6 +28,14 @@
 // CHECK: scf.yield %[[T]] : i32
 // CHECK: scf.for %{{.*}} = %[[QEND]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[V]]) -> (i32) {
 // CHECK: memref.store
+// UNROLL: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>
+// UNROLL: #[[FULL:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+// UNROLL-LABEL: func.func @dot(
+// UNROLL: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32) {
+// UNROLL: llvm.call_intrinsic "llvm.arm.smlad"
+// UNROLL: } {loop_annotation = #[[FULL]]}
+// UNROLL-LABEL: func.func @padded(
+// ROLLED-NOT: loop_annotation
 // ASM-LABEL: dot:
 // ASM-DAG: sxtb16
 // ASM-DAG: sxtb16 {{.*}}, ror #8

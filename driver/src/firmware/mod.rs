@@ -53,7 +53,8 @@ use umac_dialects::{
 pub struct FirmwareOptions {
     /// The C identifier prefixing every symbol and macro.
     pub name: String,
-    /// `--opt=size`: LLVM's `Os` instead of `O3`, and no border split (`umac-split-borders`).
+    /// `--opt=size`: LLVM's `Os` instead of `O3`, no border split (`umac-split-borders`) and no
+    /// unrolled DSP dot products (`umac-vectorize-dot-products{unroll}`).
     pub optimize_for_size: bool,
     /// Input shapes replacing dynamic dimensions (`--shape`); `None`: dynamic dimensions are 1.
     pub shapes: Option<Vec<Vec<i64>>>,
@@ -146,6 +147,7 @@ fn plan(
     // The border split copies loop nests: fewer instructions for more code, so not for size.
     let operators = umac_lowering::stages::OperatorOptions {
         split_borders: !options.optimize_for_size,
+        unroll: !options.optimize_for_size,
         vectors: cpu.vectors,
         rescale_32: cpu.rescale_32,
         dsp: cpu.dsp,
