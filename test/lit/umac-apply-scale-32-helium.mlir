@@ -22,7 +22,7 @@
 // CHECK: %[[S32:.*]] = arith.extui %[[S]] : i8 to i32
 // CHECK: %[[Q:.*]] = arith.subi %[[S32]], %c32_i32 : i32
 // CHECK: %[[DOWN:.*]] = arith.shrsi %[[H]], %[[Q]] : i32
-// CHECK: %[[UP:.*]] = arith.addi %[[DOWN]], %c1_i32 : i32
+// CHECK: %[[UP:.*]] = arith.addi %[[DOWN]], %c1_i32 overflow<nsw> : i32
 // CHECK: %[[Y:.*]] = arith.shrsi %[[UP]], %c1_i32 : i32
 // CHECK: linalg.yield %[[Y]] : i32
 func.func @depthwise(%x: tensor<1x4x4x3xi8>, %f: tensor<3x3x3xi8>) -> tensor<1x2x2x3xi32> {

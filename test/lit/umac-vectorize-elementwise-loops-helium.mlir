@@ -53,7 +53,7 @@ func.func @rescale(%acc: memref<64xi32>, %m: memref<64xi32>, %s: memref<64xi8>, 
     %s32 = arith.extui %ss : i8 to i32
     %q = arith.subi %s32, %c32 : i32
     %down = arith.shrsi %h, %q : i32
-    %up = arith.addi %down, %one : i32
+    %up = arith.addi %down, %one overflow<nsw> : i32
     %y = arith.shrsi %up, %one : i32
     %z = arith.addi %y, %zp : i32
     %lo = arith.maxsi %z, %zp : i32
@@ -89,6 +89,30 @@ func.func @unmarked(%acc: memref<64xi32>, %m: memref<64xi32>, %out: memref<64xi3
     %high = arith.shrsi %r, %c31_64 : i64
     %d = arith.trunci %high : i64 to i32
     memref.store %d, %out[%c] : memref<64xi32>
+  }
+  return
+}
+
+// -----
+
+// Without nsw, ((x >> q) + 1) >> 1 wraps where x >> q is i32::MAX (q = 0), where vrshl does not:
+// it is vectorized lane by lane.
+// CHECK-LABEL: func.func @wrapping(
+// CHECK: arith.shrsi %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: return
+func.func @wrapping(%x: memref<64xi32>, %q: memref<64xi32>, %out: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  scf.for %c = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%c] : memref<64xi32>
+    %s = memref.load %q[%c] : memref<64xi32>
+    %down = arith.shrsi %v, %s : i32
+    %up = arith.addi %down, %one : i32
+    %y = arith.shrsi %up, %one : i32
+    memref.store %y, %out[%c] : memref<64xi32>
   }
   return
 }

@@ -120,7 +120,8 @@ const TAIL: &str = "  %t_lo = arith.addi %lo, %r_lo : i32
 ";
 
 /// The `helium` form: the doubling high multiply with rounding `D` (64-bit, marked), `H = D +
-/// (v >> 31)`, rounded right by `r = s - 31` as `((H >> (s - 32)) + 1) >> 1`.
+/// (v >> 31)`, rounded right by `r = s - 31` as `((H >> (s - 32)) + 1) >> 1` (`s - 32 >= 1`: the
+/// addition cannot overflow, `nsw`).
 const HELIUM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
@@ -138,7 +139,7 @@ const HELIUM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
   %s32 = arith.extui %s : i8 to i32
   %r1 = arith.subi %s32, %c32 : i32
   %down = arith.shrsi %h, %r1 : i32
-  %up = arith.addi %down, %c1 : i32
+  %up = arith.addi %down, %c1 overflow<nsw> : i32
   %result = arith.shrsi %up, %c1 : i32
   return %result : i32
 }

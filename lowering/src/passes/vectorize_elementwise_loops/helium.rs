@@ -4,17 +4,17 @@
 //! - the doubling high multiply with rounding, `trunci((extsi a * extsi b + 2^30) >> 31)` (i64)
 //!   marked `umac.doubling_high` (its operands are never both `i32::MIN`, where the instruction
 //!   saturates): `vqrdmulh` (`llvm.arm.mve.vqrdmulh`); its 64-bit ops are not vectorized;
-//! - the rounding right shift by `q + 1`, `((x >> q) + 1) >> 1`, exact for `1 <= q <= 30` (no
-//!   overflow; the scalar code is undefined for shifts past 31, `umac-apply-scale-32` writes it
-//!   for `q >= 1`): `vrshl` by `-(q + 1)` (`llvm.arm.mve.vshl.vector`, rounding, not saturating),
-//!   exact for every `q` from 0 to 30.
+//! - the rounding right shift by `q + 1`, `((x >> q) + 1) >> 1` with the addition `nsw` (it
+//!   cannot overflow for `q >= 1`, where `umac-apply-scale-32` writes it; the scalar shifts are
+//!   undefined past 31): `vrshl` by `-(q + 1)` (`llvm.arm.mve.vshl.vector`, rounding, not
+//!   saturating), which computes `floor((x + 2^q) / 2^(q + 1))` without overflow.
 
 use super::{Builder, Lanes};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use umac_dialects::{
     ir::{attribute, constant_int, name, produced_by},
-    text::str_ref,
+    text::{attribute_text, str_ref},
     umac::DOUBLING_HIGH_ATTR,
 };
 
@@ -96,7 +96,7 @@ unsafe fn doubling_high(op: MlirOperation) -> Option<(Idiom, Vec<MlirOperation>)
     }
 }
 
-/// `((x >> q) + 1) >> 1` on i32.
+/// `((x >> q) + 1) >> 1` on i32, the addition `nsw`.
 ///
 /// # Safety
 /// `op` must be live.
@@ -110,7 +110,10 @@ unsafe fn rounding_shift(op: MlirOperation) -> Option<(Idiom, Vec<MlirOperation>
             return None;
         }
         let up = only_for(mlirOperationGetOperand(op, 0), "arith.addi")?;
-        if constant_int(mlirOperationGetOperand(up, 1)) != Some(1) {
+        // Without `nsw`, `x >> q` = i32::MAX (q = 0) would wrap, where vrshl does not.
+        let nsw = attribute(up, "overflowFlags")
+            .is_some_and(|flags| attribute_text(melior::ir::Attribute::from_raw(flags)).contains("nsw"));
+        if constant_int(mlirOperationGetOperand(up, 1)) != Some(1) || !nsw {
             return None;
         }
         let down = only_for(mlirOperationGetOperand(up, 0), "arith.shrsi")?;
