@@ -99,7 +99,7 @@ func.func @input_still_alive(%in: memref<16xi8>, %out: memref<16xi8>, %out2: mem
 
 // A scratch buffer allocated inside a loop lives for the loop; an unused buffer disappears.
 // CHECK-LABEL: func.func @scratch_in_loop(
-// CHECK-SAME: umac.workspace_lower_bound = 16 : i64, umac.workspace_size = 16 : i64
+// CHECK-SAME: umac.workspace_lower_bound = 32 : i64, umac.workspace_size = 32 : i64
 // CHECK: scf.for
 // CHECK: memref.view
 // CHECK-NOT: memref.alloc
@@ -109,12 +109,52 @@ func.func @scratch_in_loop(%in: memref<4x8xi32>, %out: memref<4x8xi32>) {
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   scf.for %i = %c0 to %c4 step %c1 {
-    %t = memref.alloc() : memref<4xi32>
-    %row = memref.subview %in[%i, 0] [1, 4] [1, 1] : memref<4x8xi32> to memref<4xi32, strided<[1], offset: ?>>
+    %t = memref.alloc() : memref<8xi32>
+    %row = memref.subview %in[%i, 0] [1, 8] [1, 1] : memref<4x8xi32> to memref<8xi32, strided<[1], offset: ?>>
+    memref.copy %row, %t : memref<8xi32, strided<[1], offset: ?>> to memref<8xi32>
+    %dst = memref.subview %out[%i, 0] [1, 8] [1, 1] : memref<4x8xi32> to memref<8xi32, strided<[1], offset: ?>>
+    memref.copy %t, %dst : memref<8xi32> to memref<8xi32, strided<[1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// A buffer of at most 128 bits used within one step (a channel tile's four int32 accumulators)
+// is a register: a memref.alloca in front of the step, not in the workspace.
+// CHECK-LABEL: func.func @vector_register(
+// CHECK-SAME: umac.workspace_lower_bound = 0 : i64, umac.workspace_size = 0 : i64
+// CHECK: %[[R:.*]] = memref.alloca() : memref<4xi32>
+// CHECK: scf.for
+// CHECK: memref.copy %{{.*}}, %[[R]]
+// CHECK-NOT: memref.view
+func.func @vector_register(%in: memref<4x4xi32>, %out: memref<4x4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<4xi32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = memref.subview %in[%i, 0] [1, 4] [1, 1] : memref<4x4xi32> to memref<4xi32, strided<[1], offset: ?>>
     memref.copy %row, %t : memref<4xi32, strided<[1], offset: ?>> to memref<4xi32>
-    %dst = memref.subview %out[%i, 0] [1, 4] [1, 1] : memref<4x8xi32> to memref<4xi32, strided<[1], offset: ?>>
+    %dst = memref.subview %out[%i, 0] [1, 4] [1, 1] : memref<4x4xi32> to memref<4xi32, strided<[1], offset: ?>>
     memref.copy %t, %dst : memref<4xi32> to memref<4xi32, strided<[1], offset: ?>>
   }
+  return
+}
+
+// -----
+
+// Not one a call takes, though: an accelerator's kernel may copy it by DMA, which does not reach
+// the CPU's stack.
+// CHECK-LABEL: func.func @called(
+// CHECK-SAME: umac.workspace_lower_bound = 16 : i64, umac.workspace_size = 16 : i64
+// CHECK-NOT: memref.alloca
+// CHECK: %[[V:.*]] = memref.view
+// CHECK: call @kernel(%[[V]])
+func.func private @kernel(memref<4xi32>)
+func.func @called() {
+  %t = memref.alloc() : memref<4xi32>
+  func.call @kernel(%t) : (memref<4xi32>) -> ()
   return
 }
 
@@ -138,17 +178,17 @@ func.func @nothing(%in: memref<4xi8>) {
 // NESTED: func.func @odd(%{{.*}}: memref<128xi8>)
 module @one {
   func.func @odd() {
-    %a = memref.alloc() : memref<3xi8>
-    %b = memref.alloc() : memref<3xi8>
-    memref.copy %a, %b : memref<3xi8> to memref<3xi8>
+    %a = memref.alloc() : memref<24xi8>
+    %b = memref.alloc() : memref<24xi8>
+    memref.copy %a, %b : memref<24xi8> to memref<24xi8>
     return
   }
 }
 module @two {
   func.func @odd() {
-    %a = memref.alloc() : memref<3xi8>
-    %b = memref.alloc() : memref<3xi8>
-    memref.copy %a, %b : memref<3xi8> to memref<3xi8>
+    %a = memref.alloc() : memref<24xi8>
+    %b = memref.alloc() : memref<24xi8>
+    memref.copy %a, %b : memref<24xi8> to memref<24xi8>
     return
   }
 }

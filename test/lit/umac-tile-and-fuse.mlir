@@ -112,19 +112,20 @@ func.func @called_producer(%x: tensor<1x4x4x8xi32>) -> tensor<1x1x1x8xi32> {
 // -----
 
 // A depthwise convolution and its rescale: one element per tile, or, for a CPU with vectors, one
-// pixel per tile with its 8 channels whole (they become vector lanes); a regular convolution
-// stays one element per tile either way.
+// pixel and four of its 8 channels per tile (one vector of int32 accumulators, the lanes); a
+// regular convolution stays one element per tile either way.
 // CHECK-LABEL: func.func @depthwise_rescale(
 // CHECK: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x1x1xi32>
 // CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
 // VECTORS-LABEL: func.func @depthwise_rescale(
 // VECTORS: scf.for
 // VECTORS: scf.for
+// VECTORS: scf.for %{{.*}} = %{{.*}} to %c8 step %c4
 // VECTORS-NOT: scf.for
-// VECTORS: linalg.fill {{.*}} -> tensor<1x1x1x8x1xi32>
-// VECTORS: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x8x1xi32>
-// VECTORS: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x1x8x1xi32>)
-// VECTORS: } -> tensor<1x1x1x8x1xi8>
+// VECTORS: linalg.fill {{.*}} -> tensor<1x1x1x4x1xi32>
+// VECTORS: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x4x1xi32>
+// VECTORS: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x1x4x1xi32>)
+// VECTORS: } -> tensor<1x1x1x4x1xi8>
 // VECTORS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
 #id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 func.func @depthwise_rescale(%x: tensor<1x4x4x8xi8>, %w: tensor<3x3x8x1xi8>, %w2: tensor<2x1x1x8xi8>) -> (tensor<1x2x2x8x1xi8>, tensor<1x4x4x2xi32>) {
@@ -145,4 +146,30 @@ func.func @depthwise_rescale(%x: tensor<1x4x4x8xi8>, %w: tensor<3x3x8x1xi8>, %w2
   %acc2 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w2 : tensor<1x4x4x8xi8>, tensor<2x1x1x8xi8>) outs(%f2 : tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
   return %y, %acc2 : tensor<1x2x2x8x1xi8>, tensor<1x4x4x2xi32>
+}
+
+// -----
+
+// With vectors, a depthwise convolution over 6 channels (not a multiple of four) keeps its pixel's
+// channels whole.
+// VECTORS-LABEL: func.func @depthwise_six(
+// VECTORS: scf.for
+// VECTORS: scf.for
+// VECTORS-NOT: scf.for
+// VECTORS: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x6x1xi32>
+#six = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @depthwise_six(%x: tensor<1x4x4x6xi8>, %w: tensor<3x3x6x1xi8>) -> tensor<1x2x2x6x1xi8> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x2x2x6x1xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x2x2x6x1xi32>) -> tensor<1x2x2x6x1xi32>
+  %acc = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x4x6xi8>, tensor<3x3x6x1xi8>) outs(%f : tensor<1x2x2x6x1xi32>) -> tensor<1x2x2x6x1xi32>
+  %e8 = tensor.empty() : tensor<1x2x2x6x1xi8>
+  %y = linalg.generic {indexing_maps = [#six, #six], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+    ins(%acc : tensor<1x2x2x6x1xi32>) outs(%e8 : tensor<1x2x2x6x1xi8>) {
+  ^bb0(%a: i32, %o: i8):
+    %t = arith.trunci %a : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x2x2x6x1xi8>
+  return %y : tensor<1x2x2x6x1xi8>
 }

@@ -12,7 +12,8 @@
 //! output buffer starts there and whose input buffer of the same type dies there writes over the
 //! input; the two become one buffer.
 //!
-//! A buffer of a single element used within one step (a tile's accumulator) is a register, not
+//! A buffer of a single element or of at most 128 bits used within one step (a tile's
+//! accumulator: a scalar, or a vector of four int32 channels) is a register, not
 //! memory: it becomes a `memref.alloca` in front of that step, which LLVM promotes to a register.
 //!
 //! The function gets `umac.workspace_size` and `umac.workspace_lower_bound` (the most bytes alive
@@ -170,7 +171,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
             let name = op_name(&op);
             if name == "memref.alloc" || name == "memref.alloca" {
                 let ty = mlirValueGetType(mlirOperationGetResult(raw, 0));
-                if name == "memref.alloca" && is_scalar(ty) {
+                if name == "memref.alloca" && fits_a_register(ty) {
                     return WalkResult::Advance;
                 }
                 if name == "memref.alloca" || !mlirShapedTypeHasStaticShape(ty) {
@@ -224,14 +225,19 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 merged_into[output] = Some(input);
             }
         }
-        // Plan the buffers that are used; drop the others (and the merged ones). A single scalar
-        // used within one step is a register, not memory: it becomes a `memref.alloca` in front
-        // of that step, which LLVM promotes to a register.
+        // Plan the buffers that are used; drop the others (and the merged ones). A scalar or a
+        // vector used within one step is a register, not memory: it becomes a `memref.alloca` in
+        // front of that step, which LLVM promotes to a register. Not one a call takes (an
+        // accelerator's kernel may copy it by DMA, which does not reach the CPU's stack).
         let mut planned = Vec::new();
         let mut buffers = Vec::new();
         for (index, &alloc) in allocs.iter().enumerate() {
             match uses[index] {
-                Some((start, end)) if start == end && is_scalar(mlirValueGetType(mlirOperationGetResult(alloc, 0))) => {
+                Some((start, end))
+                    if start == end
+                        && fits_a_register(mlirValueGetType(mlirOperationGetResult(alloc, 0)))
+                        && !called_with(mlirOperationGetResult(alloc, 0)) =>
+                {
                     let alloca = build(
                         "memref.alloca",
                         mlirOperationGetLocation(alloc),
@@ -302,15 +308,54 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
     }
 }
 
-/// A memref of one element.
+/// Whether `buffer`, or a view of it, is an operand of a call.
+///
+/// # Safety
+/// `buffer` must be live.
+unsafe fn called_with(buffer: MlirValue) -> bool {
+    unsafe {
+        let mut pending = vec![buffer];
+        while let Some(value) = pending.pop() {
+            let mut use_ = mlirValueGetFirstUse(value);
+            while !mlirOpOperandIsNull(use_) {
+                let user = mlirOpOperandGetOwner(use_);
+                let kind = name(user);
+                if kind.ends_with("call") || kind.ends_with("call_extern") {
+                    return true;
+                }
+                if VIEW_LIKE.contains(&kind.as_str()) {
+                    pending.push(mlirOperationGetResult(user, 0));
+                }
+                use_ = mlirOpOperandGetNextUse(use_);
+            }
+        }
+        false
+    }
+}
+
+/// The most bits of a buffer that is a register: one 128-bit vector (a channel tile's four int32
+/// accumulators, `umac-tile-and-fuse{vectors}`).
+const REGISTER_BITS: i64 = 128;
+
+/// A statically shaped memref of one element, or of at most [`REGISTER_BITS`].
 ///
 /// # Safety
 /// `ty` must be live.
-unsafe fn is_scalar(ty: MlirType) -> bool {
+unsafe fn fits_a_register(ty: MlirType) -> bool {
     unsafe {
-        mlirTypeIsAMemRef(ty)
-            && mlirShapedTypeHasStaticShape(ty)
-            && (0..mlirShapedTypeGetRank(ty)).all(|d| mlirShapedTypeGetDimSize(ty, d as isize) == 1)
+        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
+            return false;
+        }
+        let elements: i64 = (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize)).product();
+        let element = mlirShapedTypeGetElementType(ty);
+        let bits = if mlirTypeIsAInteger(element) {
+            i64::from(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAFloat(element) {
+            i64::from(mlirFloatTypeGetWidth(element))
+        } else {
+            64
+        };
+        elements == 1 || elements * bits <= REGISTER_BITS
     }
 }
 

@@ -71,7 +71,8 @@ impl UmacPass for SplitBorders {
 /// (nine copies of the per-pixel loops). Measured on Cortex-M55: VWW (8 to 256 channels) takes
 /// 8.29M instructions with no per-pixel generic split, 7.89M splitting up to 8 channels, 7.63M up
 /// to 32 (.text 24.7, 31.4, 40.5 KB); KWS (64 channels) 2.82M unsplit, where splitting takes
-/// .text from 17 to 43 KB for 5% fewer instructions.
+/// .text from 17 to 43 KB for 5% fewer instructions. (Depthwise convolutions and pooling are tiled
+/// by four channels since, which this splits.)
 const SPLIT_MAX_CHANNELS: i64 = 32;
 
 /// Whether `generic` computes more than [`SPLIT_MAX_CHANNELS`] channels of its output pixel.
