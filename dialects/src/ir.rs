@@ -112,6 +112,26 @@ pub fn static_tensor_shape(ty: MlirType) -> Option<Vec<i64>> {
     }
 }
 
+/// The elements of a statically shaped memref of integers or floats and the bits of one.
+pub fn static_memref_bits(ty: MlirType) -> Option<(i64, i64)> {
+    // SAFETY: the type is owned by its context; sizes and widths are read after the kind checks.
+    unsafe {
+        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let element = mlirShapedTypeGetElementType(ty);
+        let bits = if mlirTypeIsAInteger(element) {
+            i64::from(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAFloat(element) {
+            i64::from(mlirFloatTypeGetWidth(element))
+        } else {
+            return None;
+        };
+        let elements = (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize)).product();
+        Some((elements, bits))
+    }
+}
+
 /// The element type of a shaped type.
 pub fn element_type(ty: MlirType) -> MlirType {
     // SAFETY: the type is owned by its context.

@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use umac_dialects::{
     ir::{
         build, defined_inside, function_type_get, has_body, identity_layout, is_private, name, op_name,
-        private_function, symbol_name,
+        private_function, static_memref_bits, symbol_name,
     },
     text::str_ref,
 };
@@ -293,7 +293,7 @@ unsafe fn extent(value: MlirValue) -> Extent {
                 "memref.view" => {
                     let offset = umac_dialects::ir::constant_int(mlirOperationGetOperand(owner, 1));
                     let ty = mlirValueGetType(value);
-                    let bytes = static_bytes(ty);
+                    let bytes = static_memref_bits(ty).map(|(elements, bits)| elements * ((bits + 7) / 8));
                     range = offset.zip(bytes).map(|(offset, bytes)| (offset, offset + bytes));
                 }
                 "memref.subview"
@@ -306,28 +306,6 @@ unsafe fn extent(value: MlirValue) -> Extent {
             value = mlirOperationGetOperand(owner, 0);
         }
         (value.ptr as usize, range)
-    }
-}
-
-/// The bytes of a statically shaped memref of integers or floats.
-///
-/// # Safety
-/// `ty` must be live.
-unsafe fn static_bytes(ty: MlirType) -> Option<i64> {
-    unsafe {
-        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
-            return None;
-        }
-        let element = mlirShapedTypeGetElementType(ty);
-        let bits = if mlirTypeIsAInteger(element) {
-            i64::from(mlirIntegerTypeGetWidth(element))
-        } else if mlirTypeIsAFloat(element) {
-            i64::from(mlirFloatTypeGetWidth(element))
-        } else {
-            return None;
-        };
-        let elements: i64 = (0..mlirShapedTypeGetRank(ty) as isize).map(|k| mlirShapedTypeGetDimSize(ty, k)).product();
-        Some(elements * ((bits + 7) / 8))
     }
 }
 

@@ -41,7 +41,10 @@ use melior::ir::{
 use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
-    ir::{attribute, build, function_type, has_body, is_private, name, op_name, set_function_type, top_level_ops},
+    ir::{
+        attribute, build, function_type, has_body, is_private, name, op_name, set_function_type, static_memref_bits,
+        top_level_ops,
+    },
     text::{attribute_text, str_ref, type_text},
     umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
 };
@@ -343,19 +346,10 @@ const REGISTER_BITS: i64 = 128;
 /// `ty` must be live.
 unsafe fn fits_a_register(ty: MlirType) -> bool {
     unsafe {
-        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
-            return false;
-        }
-        let elements: i64 = (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize)).product();
-        let element = mlirShapedTypeGetElementType(ty);
-        let bits = if mlirTypeIsAInteger(element) {
-            i64::from(mlirIntegerTypeGetWidth(element))
-        } else if mlirTypeIsAFloat(element) {
-            i64::from(mlirFloatTypeGetWidth(element))
-        } else {
-            64
-        };
-        elements == 1 || elements * bits <= REGISTER_BITS
+        let one_element = mlirTypeIsAMemRef(ty)
+            && mlirShapedTypeHasStaticShape(ty)
+            && (0..mlirShapedTypeGetRank(ty)).all(|d| mlirShapedTypeGetDimSize(ty, d as isize) == 1);
+        one_element || static_memref_bits(ty).is_some_and(|(elements, bits)| elements * bits <= REGISTER_BITS)
     }
 }
 
