@@ -58,6 +58,24 @@ pub unsafe fn produced_by(value: MlirValue, name: &str) -> Option<MlirOperation>
     unsafe { producer(value).filter(|op| self::name(*op) == name) }
 }
 
+/// The op using `value`, when exactly one use of it exists.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn only_user(value: MlirValue) -> Option<MlirOperation> {
+    // SAFETY: the caller's contract; the use list is read without modification.
+    unsafe {
+        let first = mlirValueGetFirstUse(value);
+        (!mlirOpOperandIsNull(first) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)))
+            .then(|| mlirOpOperandGetOwner(first))
+    }
+}
+
+/// The memref ops that view their first operand's buffer (`memref.view` aside: it places a typed
+/// buffer at a byte offset of an `i8` one).
+pub const VIEW_OPS: &[&str] =
+    &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast", "memref.reinterpret_cast"];
+
 /// An attribute of `op` by name, `None` when absent.
 ///
 /// # Safety

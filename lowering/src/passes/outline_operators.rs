@@ -40,8 +40,8 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
     ir::{
-        build, defined_inside, function_type_get, has_body, identity_layout, is_private, name, op_name,
-        private_function, static_memref_bits, symbol_name,
+        VIEW_OPS, build, constant_int, defined_inside, function_type_get, has_body, identity_layout, is_private, name,
+        op_name, private_function, static_memref_bits, symbol_name,
     },
     text::str_ref,
 };
@@ -263,12 +263,7 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
         let owner = mlirOpResultGetOwner(value);
         match name(owner).as_str() {
             "arith.constant" | "memref.get_global" | "ub.poison" | "memref.alloca" => true,
-            "memref.subview"
-            | "memref.collapse_shape"
-            | "memref.expand_shape"
-            | "memref.cast"
-            | "memref.reinterpret_cast"
-            | "memref.view" => !identity_layout(mlirValueGetType(value)),
+            view if view == "memref.view" || VIEW_OPS.contains(&view) => !identity_layout(mlirValueGetType(value)),
             _ => false,
         }
     }
@@ -291,16 +286,12 @@ unsafe fn extent(value: MlirValue) -> Extent {
             let owner = mlirOpResultGetOwner(value);
             match name(owner).as_str() {
                 "memref.view" => {
-                    let offset = umac_dialects::ir::constant_int(mlirOperationGetOperand(owner, 1));
+                    let offset = constant_int(mlirOperationGetOperand(owner, 1));
                     let ty = mlirValueGetType(value);
                     let bytes = static_memref_bits(ty).map(|(elements, bits)| elements * ((bits + 7) / 8));
                     range = offset.zip(bytes).map(|(offset, bytes)| (offset, offset + bytes));
                 }
-                "memref.subview"
-                | "memref.collapse_shape"
-                | "memref.expand_shape"
-                | "memref.cast"
-                | "memref.reinterpret_cast" => {}
+                view if VIEW_OPS.contains(&view) => {}
                 _ => break,
             }
             value = mlirOperationGetOperand(owner, 0);

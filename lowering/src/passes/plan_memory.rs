@@ -42,8 +42,8 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
     ir::{
-        attribute, build, function_type, has_body, is_private, name, op_name, set_function_type, static_memref_bits,
-        top_level_ops,
+        VIEW_OPS, attribute, build, function_type, has_body, is_private, name, op_name, set_function_type,
+        static_memref_bits, top_level_ops,
     },
     text::{attribute_text, str_ref, type_text},
     umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
@@ -116,9 +116,6 @@ fn location_of(op: MlirOperation) -> Location<'static> {
     unsafe { Location::from_raw(mlirOperationGetLocation(op)) }
 }
 
-const VIEW_LIKE: &[&str] =
-    &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast", "memref.reinterpret_cast"];
-
 /// The alloc a value is a view of, if any.
 ///
 /// # Safety
@@ -134,7 +131,7 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
             if name == "memref.alloc" {
                 return Some(owner);
             }
-            if !VIEW_LIKE.contains(&name.as_str()) {
+            if !VIEW_OPS.contains(&name.as_str()) {
                 return None;
             }
             value = mlirOperationGetOperand(owner, 0);
@@ -326,7 +323,7 @@ unsafe fn called_with(buffer: MlirValue) -> bool {
                 if kind.ends_with("call") || kind.ends_with("call_extern") {
                     return true;
                 }
-                if VIEW_LIKE.contains(&kind.as_str()) {
+                if VIEW_OPS.contains(&kind.as_str()) {
                     pending.push(mlirOperationGetResult(user, 0));
                 }
                 use_ = mlirOpOperandGetNextUse(use_);

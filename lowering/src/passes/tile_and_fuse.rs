@@ -39,7 +39,7 @@ use melior::ir::{
 };
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, collect, defined_inside, name, op_name, produced_by},
+    ir::{attribute, collect, defined_inside, name, only_user, op_name, produced_by},
     text::attribute_text,
 };
 
@@ -118,12 +118,10 @@ fn group_root(op: &OperationRef, vectors: bool) -> Option<(MlirOperation, Vec<i6
     let mut root = op.to_raw();
     // SAFETY: the use list and its owner are read while the IR is not modified.
     unsafe {
-        let first = mlirValueGetFirstUse(result.to_raw());
-        if !mlirOpOperandIsNull(first) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)) {
-            let user = mlirOpOperandGetOwner(first);
-            if elementwise_generic(user) {
-                root = user;
-            }
+        if let Some(user) = only_user(result.to_raw())
+            && elementwise_generic(user)
+        {
+            root = user;
         }
         let rank = result_rank(root)?;
         let apart = vectors && accumulating_kind(op).is_some_and(|kind| independent_channels(&kind));

@@ -388,16 +388,17 @@ impl Dot {
                 );
             }
         }
-        // One loop over vectors of `lanes` products, one step of 8 (`half_end`), one loop over the
-        // products left, each adding into the sum it carries. A vector step of a padded operand
+        // One loop over vectors of `lanes` products, one step of 8 if 8 are left after 16-lane
+        // steps (`half_end`), one loop over the products left, each adding into the sum it carries. A vector step of a padded operand
         // reads the input or, where the condition fails, the padding, in two branches: a select
         // between the two would leave LLVM a product it does not recognise as a dot product.
         let accesses = [(&x, &x_type), (&y, &y_type)];
         let padded = self.operands.iter().position(|o| o.padded.is_some());
-        let loops = [
-            ("vectors", "lower", "vector_end", "lanes", "init", lanes),
-            ("halves", "vector_end", "half_end", "half_lanes", "vectors", 8),
-        ];
+        let mut loops = vec![("vectors", "lower", "vector_end", "lanes", "init", lanes)];
+        if half_end > vector_end {
+            loops.push(("halves", "vector_end", "half_end", "half_lanes", "vectors", 8));
+        }
+        let (last, last_end) = (loops[loops.len() - 1].0, loops[loops.len() - 1].2);
         for (result, from, to, step, init, lanes) in loops {
             let _ = writeln!(
                 text,
@@ -416,15 +417,17 @@ impl Dot {
                 }
             }
             let annotation =
-                if dsp && unroll && result == "vectors" && (vector_end - self.lower) / 4 <= UNROLLED_DSP_STEPS {
+                if dsp && unroll && result == "vectors" && (vector_end - self.lower) / lanes <= UNROLLED_DSP_STEPS {
                     " {loop_annotation = #llvm.loop_annotation<unroll = <full = true>>}"
                 } else {
                     ""
                 };
             let _ = writeln!(text, "    scf.yield %t : i32\n  }}{annotation}");
         }
-        let _ =
-            writeln!(text, "  %total = scf.for %c = %half_end to %upper step %one iter_args(%s = %halves) -> (i32) {{");
+        let _ = writeln!(
+            text,
+            "  %total = scf.for %c = %{last_end} to %upper step %one iter_args(%s = %{last}) -> (i32) {{"
+        );
         for (k, (name, (access, memref_type))) in ["x", "y"].iter().zip(accesses).enumerate() {
             let _ = writeln!(text, "    %{name}_loaded = memref.load {access}%c] : {memref_type}");
             let read = if padded == Some(k) {

@@ -353,11 +353,7 @@ pub(crate) fn single_user<'c, 'a>(op: &OperationRef<'c, 'a>) -> Option<Operation
     let raw = result.to_raw();
     // SAFETY: the value is alive; the use list is read without modification.
     unsafe {
-        let first = mlir_sys::mlirValueGetFirstUse(raw);
-        if first.ptr.is_null() || !mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null() {
-            return None;
-        }
-        let owner = mlir_sys::mlirOpOperandGetOwner(first);
+        let owner = umac_dialects::ir::only_user(raw)?;
         let same_block = mlir_sys::mlirOperationGetBlock(owner).ptr == mlir_sys::mlirOperationGetBlock(op.to_raw()).ptr;
         same_block.then(|| OperationRef::from_raw(owner))
     }

@@ -13,7 +13,7 @@ use super::{Builder, Lanes};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use umac_dialects::{
-    ir::{attribute, constant_int, name, produced_by},
+    ir::{attribute, constant_int, name, only_user, produced_by},
     text::{attribute_text, str_ref},
     umac::DOUBLING_HIGH_ATTR,
 };
@@ -58,11 +58,7 @@ impl Idioms {
 /// # Safety
 /// `value` must be live.
 unsafe fn only_for(value: MlirValue, kind: &str) -> Option<MlirOperation> {
-    unsafe {
-        let op = produced_by(value, kind)?;
-        let first = mlirValueGetFirstUse(value);
-        (!mlirOpOperandIsNull(first) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(first))).then_some(op)
-    }
+    unsafe { only_user(value).and_then(|_| produced_by(value, kind)) }
 }
 
 /// `trunci((extsi a * extsi b + 2^30) >> 31)` marked [`DOUBLING_HIGH_ATTR`].
