@@ -88,28 +88,38 @@ impl UmacPass for OrderConstantGlobals {
             taken.insert(name.clone());
             names[index] = name;
         }
-        // SAFETY: the globals are live top-level ops of the module; symbol uses are rewritten
-        // within the module, through temporary names so that no two globals share a name.
+        let renamed: HashMap<String, String> = globals
+            .iter()
+            .zip(&names)
+            .filter_map(|(global, name)| symbol_name(global).filter(|from| from != name).map(|f| (f, name.clone())))
+            .collect();
+        // SAFETY: the globals are live top-level ops of the module; every symbol reference to
+        // them (bufferization's `memref.get_global`s, or any op's flat symbol reference
+        // attribute) is rewritten in one walk of the module, from the old names to the new
+        // (one `mlirSymbolTableReplaceAllSymbolUses` per global walked the module twice per
+        // global: a quarter of VWW's lowering time).
         unsafe {
             let module = operation.to_raw();
-            let rename = |global: &OperationRef, to: &str| -> Result<(), Error> {
-                let from = symbol_name(global).unwrap_or_default();
-                if mlirSymbolTableReplaceAllSymbolUses(str_ref(&from), str_ref(to), module).value == 0 {
-                    return Err(Error::Internal(format!("the uses of @{from} could not be renamed")));
+            let context = mlirOperationGetContext(module);
+            for op in collect(operation, |_| true) {
+                for i in 0..mlirOperationGetNumAttributes(op) {
+                    let named = mlirOperationGetAttribute(op, i);
+                    if !mlirAttributeIsAFlatSymbolRef(named.attribute) {
+                        continue;
+                    }
+                    let target = string_from(mlirFlatSymbolRefAttrGetValue(named.attribute));
+                    if let Some(to) = renamed.get(&target) {
+                        let reference = mlirFlatSymbolRefAttrGet(context, str_ref(to));
+                        mlirOperationSetAttributeByName(op, mlirIdentifierStr(named.name), reference);
+                    }
                 }
-                let context = mlirOperationGetContext(global.to_raw());
+            }
+            for (global, name) in globals.iter().zip(&names) {
                 mlirOperationSetAttributeByName(
                     global.to_raw(),
                     str_ref("sym_name"),
-                    mlirStringAttrGet(context, str_ref(to)),
+                    mlirStringAttrGet(context, str_ref(name)),
                 );
-                Ok(())
-            };
-            for (index, global) in globals.iter().enumerate() {
-                rename(global, &format!("__umac_order_constant_globals_{index}"))?;
-            }
-            for (global, name) in globals.iter().zip(&names) {
-                rename(global, name)?;
             }
             let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
             for &index in &order {
