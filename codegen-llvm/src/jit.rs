@@ -16,7 +16,7 @@ use inkwell::llvm_sys::{
 };
 use std::ffi::{CStr, CString};
 
-/// A host object linked into this process.
+/// Host objects linked into this process.
 pub struct JitProgram {
     jit: LLVMOrcLLJITRef,
     entry: u64,
@@ -40,10 +40,10 @@ fn check(error: LLVMErrorRef) -> Result<()> {
 }
 
 impl JitProgram {
-    /// Links `object` (for the host) into the process, resolving `externs` (C symbols and their
-    /// addresses in this process, e.g. accelerator kernels) and then libc/libm from the process,
-    /// and finds `symbol`.
-    pub fn load(object: &[u8], symbol: &str, externs: &[(&str, usize)]) -> Result<Self> {
+    /// Links `objects` (for the host; the parts of one program, which refer to each other's
+    /// symbols) into the process, resolving `externs` (C symbols and their addresses in this
+    /// process, e.g. accelerator kernels) and then libc/libm from the process, and finds `symbol`.
+    pub fn load(objects: &[Vec<u8>], symbol: &str, externs: &[(&str, usize)]) -> Result<Self> {
         let extern_names = externs
             .iter()
             .map(|(name, _)| CString::new(*name).map_err(|_| Error::Llvm("symbol with a NUL".into())))
@@ -87,9 +87,14 @@ impl JitProgram {
                 let unit = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
                 check(LLVMOrcJITDylibDefine(dylib, unit))?;
             }
-            let buffer =
-                LLVMCreateMemoryBufferWithMemoryRangeCopy(object.as_ptr().cast(), object.len(), buffer_name.as_ptr());
-            check(LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))?;
+            for object in objects {
+                let buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                    object.as_ptr().cast(),
+                    object.len(),
+                    buffer_name.as_ptr(),
+                );
+                check(LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))?;
+            }
             let mut address = 0u64;
             check(LLVMOrcLLJITLookup(jit, &mut address, name.as_ptr()))?;
             program.entry = address;

@@ -4,7 +4,7 @@
 
 use crate::{
     Error,
-    llvm_object::{ObjectSpec, llvm_object},
+    llvm_object::{ObjectSpec, llvm_objects},
     runner::{
         ACCELERATORS, CompilePipeline, ENTRY, EntrySteps, LLVM, LOOPS, Lowering, OPERATORS, Observe, PRE_PARTITION,
         Runner, dump,
@@ -131,6 +131,9 @@ pub struct CompileOptions {
     pub targets: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
     pub observe: Observe,
+    /// The LLVM engine's code generation threads (0: one per core). Each compiles a part of the
+    /// program's functions into an object of its own.
+    pub threads: usize,
 }
 
 enum Program {
@@ -259,7 +262,7 @@ pub fn compile(
             Program::Cranelift(Box::new(compile_jit(module, &point, &symbols)?))
         }
         Engine::Llvm => Program::Llvm(umac_codegen_llvm::JitProgram::load(
-            &host_object(module, entry, inputs.len(), outputs)?,
+            &host_objects(module, entry, inputs.len(), outputs, options.threads)?,
             ENTRY_SYMBOL,
             &symbols,
         )?),
@@ -307,7 +310,7 @@ pub fn compile_object(
                 EntryPoint { function: entry.to_string(), symbol: ENTRY_SYMBOL.into(), inputs: inputs.len(), outputs };
             umac_codegen_cranelift::compile_object(module, &point)?
         }
-        Engine::Llvm => host_object(module, entry, inputs.len(), outputs)?,
+        Engine::Llvm => host_objects(module, entry, inputs.len(), outputs, 1)?.remove(0),
     };
     Ok(HostObject { object, signature, workspace_size })
 }
@@ -368,12 +371,19 @@ fn lower(
     Ok(Lowered { signature, intermediates, workspace_size, placements, kernels })
 }
 
-/// The LLVM engine's object: O3 for the host CPU, position independent, with the entry wrapper
-/// as the only exported symbol.
-fn host_object(module: &Module, entry: &str, inputs: usize, outputs: usize) -> Result<Vec<u8>, Error> {
+/// The LLVM engine's objects: O2 for the host CPU (see [`umac_codegen_llvm::OptLevel::Standard`]), position independent, with the entry wrapper
+/// as the only exported symbol, compiled on `threads` threads (0: one per core) into as many
+/// objects.
+fn host_objects(
+    module: &Module,
+    entry: &str,
+    inputs: usize,
+    outputs: usize,
+    threads: usize,
+) -> Result<Vec<Vec<u8>>, Error> {
     let spec = ObjectSpec {
         cpu: HOST,
-        opt: umac_codegen_llvm::OptLevel::Speed,
+        opt: umac_codegen_llvm::OptLevel::Standard,
         entry,
         run_symbol: ENTRY_SYMBOL,
         inputs,
@@ -382,7 +392,13 @@ fn host_object(module: &Module, entry: &str, inputs: usize, outputs: usize) -> R
         float_abi_neutral: false,
         dump_as: "llvm-optimized.ll",
     };
-    let object = llvm_object(module, &spec)?;
-    dump("llvm.o", &object);
-    Ok(object)
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let objects = llvm_objects(module, &spec, threads)?;
+    for (k, object) in objects.iter().enumerate() {
+        dump(&if objects.len() == 1 { "llvm.o".to_string() } else { format!("llvm.{k}.o") }, object);
+    }
+    Ok(objects)
 }

@@ -2,7 +2,10 @@
 //! wrapper, symbol visibility, LLVM's middle end and code generation — one path for firmware and
 //! the LLVM host engine.
 
-use crate::{Error, runner::dump};
+use crate::{
+    Error,
+    runner::{dump, dumping},
+};
 use melior::ir::Module;
 use umac_backend::{Cpu, Machine};
 use umac_codegen_llvm as llvm;
@@ -42,7 +45,15 @@ pub fn llvm_target(cpu: &Cpu) -> llvm::Target {
 
 /// Compiles `module` (the llvm dialect) into an object for `spec.cpu`.
 pub fn llvm_object(module: &Module, spec: &ObjectSpec) -> Result<Vec<u8>, Error> {
-    let machine = llvm::target_machine(&llvm_target(&spec.cpu), spec.opt)?;
+    let mut objects = llvm_objects(module, spec, 1)?;
+    Ok(objects.remove(0))
+}
+
+/// Compiles `module` (the llvm dialect) for `spec.cpu` into at most `threads` objects, compiled
+/// at once (`umac_codegen_llvm::compile_in_parts`), which together are the program.
+pub fn llvm_objects(module: &Module, spec: &ObjectSpec, threads: usize) -> Result<Vec<Vec<u8>>, Error> {
+    let target = llvm_target(&spec.cpu);
+    let machine = llvm::target_machine(&target, spec.opt)?;
     let context = llvm::LlvmContext::create();
     let ir = llvm::translate(module, &context)?;
     llvm::prepare(&ir, &machine);
@@ -51,7 +62,18 @@ pub fn llvm_object(module: &Module, spec: &ObjectSpec) -> Result<Vec<u8>, Error>
     }
     llvm::add_executor_wrapper(&ir, spec.entry, spec.run_symbol, spec.inputs, spec.outputs)?;
     llvm::internalize(&ir, &[spec.run_symbol], spec.keep);
-    llvm::optimize(&ir, &machine, spec.opt)?;
-    dump(spec.dump_as, ir.print_to_string().to_string());
-    Ok(llvm::emit_object(&ir, &machine)?)
+    let parts = llvm::compile_in_parts(&ir, &target, spec.opt, threads, dumping())?;
+    let single = parts.len() == 1;
+    Ok(parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, part)| {
+            if let Some(text) = part.ir {
+                let name =
+                    if single { spec.dump_as.to_string() } else { spec.dump_as.replace(".ll", &format!(".{k}.ll")) };
+                dump(&name, text);
+            }
+            part.object
+        })
+        .collect())
 }

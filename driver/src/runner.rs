@@ -222,6 +222,11 @@ pub fn dump(file: &str, bytes: impl AsRef<[u8]>) {
     }
 }
 
+/// Whether [`dump`] writes anything (so that text is only made for it when it does).
+pub fn dumping() -> bool {
+    std::env::var_os("UMAC_DUMP_IR").is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

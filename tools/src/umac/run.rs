@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// warm-up runs) instead of the outputs.
     #[arg(long, value_name = "N")]
     benchmark: Option<usize>,
+    /// The LLVM engine's code generation threads: the program's functions are split into as
+    /// many parts, each optimized and compiled at once (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    jobs: usize,
     /// What to show of the compile (with `--engine both`, of the LLVM engine's).
     #[command(flatten)]
     views: CompileViews,
@@ -60,7 +64,7 @@ pub struct RunArgs {
 enum EngineArg {
     /// Cranelift: the reference engine, fast to compile.
     Cranelift,
-    /// LLVM with O3 for the host CPU: fast code.
+    /// LLVM (O2) for the host CPU, on every core: fast code.
     Llvm,
     /// Both, compared op by op.
     Both,
@@ -175,7 +179,7 @@ impl Loaded {
         } else {
             Default::default()
         };
-        let options = CompileOptions { intermediates, targets, observe };
+        let options = CompileOptions { intermediates, targets, observe, threads: args.jobs };
         super::with_model(&self.name, &self.bytes, |context, module| {
             if args.views.print_pipeline && (engine == Engine::Llvm || args.engine != EngineArg::Both) {
                 let text = pipeline(module, &args.entry, inputs, engine, &options).map_err(|e| e.to_string())?.text();
