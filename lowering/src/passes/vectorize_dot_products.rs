@@ -1,19 +1,21 @@
-//! `umac-vectorize-dot-products`: an innermost `scf.for` of 8 to 64 iterations that accumulates
-//! products of int8 values loaded along the loop from contiguous memory into an int32 in memory
-//! (a convolution's or matmul's reduction over its input channels, once `convert-linalg-to-loops`
-//! ran on the per-element tiles and `loop-invariant-code-motion` moved its index arithmetic out)
-//! becomes a loop over vectors of 16 (or 8) products, each reduced into an int32 carried in a
-//! register, then a scalar loop for the channels left over. An input read through
+//! `umac-vectorize-dot-products`: an innermost `scf.for` of at least 8 iterations that
+//! accumulates products of int8 values loaded along the loop from contiguous memory into an int32
+//! in memory (a convolution's or matmul's reduction over its input channels, once
+//! `convert-linalg-to-loops` ran on the per-element tiles and `loop-invariant-code-motion` moved
+//! its index arithmetic out) becomes a loop over vectors of 16 (or 8) products, then a scalar loop
+//! for the channels left over, the sum carried in registers. An input read through
 //! `umac-fold-padding`'s bounds check takes two branches: the dot product, or the padding value
-//! times the filter's sum.
+//! times the filter's.
 //!
-//! LLVM turns each vector step into the CPU's dot-product instruction (Helium: two `vldrb` and
-//! one `vmlava.s8`, sixteen multiply-accumulates) and unrolls the short vector loop; the scalar
-//! loop it would otherwise unroll into one load-load-multiply-accumulate per product. The sum is
-//! the same: int32 addition wraps, in any order. Used where the CPU has vectors (Cortex-M55 and
-//! M85). With `helium` each step is Helium's multiply-accumulate-across itself
-//! (`llvm.arm.mve.vmladava` on the loaded bytes), which LLVM cannot take apart, and loops of any
-//! length are rewritten.
+//! Plain vectors (the host) sum the products of a loop of two steps or more lane by lane in a
+//! vector of int32 carried by the loop and reduce it once after the loop (one step is reduced as
+//! it is; a padded step's padding products go into lane 0), which LLVM makes the CPU's
+//! multiply-add of pairs
+//! (x86: `vpmovsxbw`, `vpmaddwd`, `vpaddd` per 16 products; LLVM's own loop vectorizer left
+//! 128-channel loops scalar where the accumulator's place might alias the operands). The sum is
+//! the same: int32 addition wraps, in any order. With `helium` (Cortex-M55, M85) each step is
+//! Helium's multiply-accumulate-across itself (`llvm.arm.mve.vmladava` on the loaded bytes,
+//! sixteen products into the scalar sum), which LLVM cannot take apart.
 //!
 //! With `dsp` (Cortex-M4, M7, M33: the DSP extension, no vectors), a loop of any length takes
 //! four products per step instead: one word of each operand, its even and odd bytes
@@ -27,11 +29,11 @@
 //! }
 //! // becomes
 //! %init = memref.load %sum[]
-//! %v = scf.for %c = %c0 to %c32 step %c16 iter_args(%s = %init) -> (i32) {
-//!   %x = vector.load %in[%h, %w, %c] : ..., vector<16xi8>    %y = vector.load %filter[%f, %c]
-//!   %p = arith.muli (extsi %x), (extsi %y) : vector<16xi32>
-//!   scf.yield (vector.reduction <add>, %p, %s : vector<16xi32> into i32)
+//! %lanes = scf.for %c = %c0 to %c32 step %c16 iter_args(%s = %zeros) -> (vector<16xi32>) {
+//!   %x = llvm.load ... : vector<16xi8>    %y = llvm.load ... : vector<16xi8>
+//!   scf.yield (%s + (extsi %x) * (extsi %y)) : vector<16xi32>
 //! }
+//! %v = vector.reduction <add>, %lanes, %init : vector<16xi32> into i32
 //! memref.store %v, %sum[]
 //! ```
 
@@ -44,10 +46,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::fmt::Write as _;
-use umac_dialects::{
-    ir::{collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text},
-    text::str_ref,
-};
+use umac_dialects::ir::{collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -95,52 +94,18 @@ struct VectorizeDotProducts {
 /// halves are the same at every output channel, and LLVM computes them once per pixel.
 const UNROLLED_DSP_STEPS: i64 = 32;
 
-/// The longest loop rewritten: LLVM unrolls shorter ones into scalar code before its loop
-/// vectorizer sees them, but vectorizes longer ones itself, tail-predicated and interleaved
-/// (AD's fully connected layers over 128 and 640 inputs: 89,622 instructions on Cortex-M55 as
-/// LLVM vectorizes them, 107,582 rewritten here; with loops up to 256 rewritten, VWW takes
-/// 10,587,217 instructions instead of 10,329,898 and AD 92,478).
-pub const MAX_TRIP_COUNT: i64 = 64;
-
 impl UmacPass for VectorizeDotProducts {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         for raw in collect(operation, |op| op_name(op) == "scf.for") {
             // SAFETY: each loop is live until it is replaced; loops are innermost, so replacing
             // one leaves the others (collected before) alive.
             unsafe {
-                // Without vectors, LLVM's loop vectorizer does not take long loops either; with
-                // Helium's instruction, nothing is left for it to improve on.
-                let longest = if self.dsp || self.helium { i64::MAX } else { MAX_TRIP_COUNT };
                 let Some(dot) = match_loop(raw) else { continue };
-                if dot.upper - dot.lower > longest {
-                    // LLVM vectorizes it and unrolls the vector loop; the loop around it (over
-                    // output channels) stays rolled, which LLVM would otherwise unroll too where
-                    // it is short (AD's layer of 8 outputs over 128 inputs: 8 KB of code on
-                    // Cortex-M55 for 3% fewer instructions).
-                    let parent = mlirOperationGetParentOperation(raw);
-                    if !parent.ptr.is_null() && name(parent) == "scf.for" {
-                        keep_rolled(parent);
-                    }
-                    continue;
-                }
                 let (text, arguments) = dot.replacement(self.dsp, self.unroll, self.helium);
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
         Ok(())
-    }
-}
-
-/// Marks the loop `raw` `llvm.loop.unroll.disable`.
-///
-/// # Safety
-/// `raw` must be a live `scf.for`.
-unsafe fn keep_rolled(raw: MlirOperation) {
-    unsafe {
-        let context = mlirOperationGetContext(raw);
-        let text = "#llvm.loop_annotation<unroll = <disable = true>>";
-        let annotation = mlirAttributeParseGet(context, str_ref(text));
-        mlirOperationSetAttributeByName(raw, str_ref("loop_annotation"), annotation);
     }
 }
 
@@ -400,20 +365,33 @@ impl Dot {
         }
         let (last, last_end) = (loops[loops.len() - 1].0, loops[loops.len() - 1].2);
         for (result, from, to, step, init, lanes) in loops {
-            let _ = writeln!(
-                text,
-                "  %{result} = scf.for %c = %{from} to %{to} step %{step} iter_args(%s = %{init}) -> (i32) {{"
-            );
+            // Plain vectors sum the main loop's products lane by lane, reduced once after it,
+            // when it takes two steps or more (one step is reduced as it is: LLVM makes it
+            // `vpmaddwd` and a reduction of its 8 lanes rather than of 16).
+            let sums = !dsp && !helium && result == "vectors" && vector_end - self.lower >= 2 * lanes;
+            let carried = if sums { format!("vector<{lanes}xi32>") } else { "i32".to_string() };
+            if sums {
+                let _ = writeln!(
+                    text,
+                    "  %zeros = arith.constant dense<0> : {carried}\n  %lane_sums = scf.for %c = %{from} to %{to} \
+                     step %{step} iter_args(%s = %zeros) -> ({carried}) {{"
+                );
+            } else {
+                let _ = writeln!(
+                    text,
+                    "  %{result} = scf.for %c = %{from} to %{to} step %{step} iter_args(%s = %{init}) -> (i32) {{"
+                );
+            }
             match padded {
                 _ if dsp => dsp_step(&mut text, &self.operands),
-                None => self.step(&mut text, None, helium, lanes, "t"),
+                None => self.step(&mut text, None, (helium, sums), lanes, "t"),
                 Some(k) => {
                     let name = ["x", "y"][k];
-                    let _ = writeln!(text, "    %t = scf.if %{name}_inside -> (i32) {{");
-                    self.step(&mut text, None, helium, lanes, "in");
-                    let _ = writeln!(text, "    scf.yield %in : i32\n    }} else {{");
-                    self.step(&mut text, Some(k), helium, lanes, "out");
-                    let _ = writeln!(text, "    scf.yield %out : i32\n    }}");
+                    let _ = writeln!(text, "    %t = scf.if %{name}_inside -> ({carried}) {{");
+                    self.step(&mut text, None, (helium, sums), lanes, "in");
+                    let _ = writeln!(text, "    scf.yield %in : {carried}\n    }} else {{");
+                    self.step(&mut text, Some(k), (helium, sums), lanes, "out");
+                    let _ = writeln!(text, "    scf.yield %out : {carried}\n    }}");
                 }
             }
             let annotation =
@@ -422,7 +400,11 @@ impl Dot {
                 } else {
                     ""
                 };
-            let _ = writeln!(text, "    scf.yield %t : i32\n  }}{annotation}");
+            let _ = writeln!(text, "    scf.yield %t : {carried}\n  }}{annotation}");
+            if sums {
+                let _ =
+                    writeln!(text, "  %{result} = vector.reduction <add>, %lane_sums, %{init} : {carried} into i32");
+            }
         }
         let _ = writeln!(
             text,
@@ -456,7 +438,7 @@ impl Dot {
     /// of `vector.reduction` over extended products it recognises the instruction only when the
     /// loads and extensions are in the same block, and it moves them out of the loop over output
     /// channels where the input does not change.
-    fn step(&self, text: &mut String, pad: Option<usize>, helium: bool, lanes: i64, result: &str) {
+    fn step(&self, text: &mut String, pad: Option<usize>, (helium, sums): (bool, bool), lanes: i64, result: &str) {
         let (narrow, wide) = (format!("vector<{lanes}xi8>"), format!("vector<{lanes}xi32>"));
         if helium && pad.is_none() {
             let operand = if lanes == 16 { narrow.clone() } else { format!("vector<{lanes}xi16>") };
@@ -490,6 +472,28 @@ impl Dot {
             let _ = writeln!(text, "    %{name}_wide_{result} = arith.extsi %{name}_{result} : {narrow} to {wide}");
         }
         match pad {
+            None if sums => {
+                let _ = writeln!(
+                    text,
+                    "    %p_{result} = arith.muli %x_wide_{result}, %y_wide_{result} : {wide}\n    %{result} = \
+                     arith.addi %s, %p_{result} : {wide}"
+                );
+            }
+            Some(k) if sums => {
+                // The padding's products summed into lane 0: the lanes' total is the same, and
+                // the branch's shape differs from the other's, which LLVM would otherwise merge
+                // with it into a product of a select (x86: no longer `vpmaddwd`).
+                let (padded, other) = if k == 0 { ("x", "y") } else { ("y", "x") };
+                let _ = writeln!(
+                    text,
+                    "    %sum_{result} = vector.reduction <add>, %{other}_wide_{result} : {wide} into i32\n    \
+                     %{padded}_pad_wide_{result} = arith.extsi %{padded}_pad : i8 to i32\n    \
+                     %p_{result} = arith.muli %sum_{result}, %{padded}_pad_wide_{result} : i32\n    \
+                     %zeros_{result} = arith.constant dense<0> : {wide}\n    \
+                     %lane_{result} = vector.insert %p_{result}, %zeros_{result} [0] : i32 into {wide}\n    \
+                     %{result} = arith.addi %s, %lane_{result} : {wide}"
+                );
+            }
             None => {
                 let _ = writeln!(
                     text,
