@@ -158,10 +158,15 @@ convert-to-llvm,reconcile-unrealized-casts";
 /// producers and consumer into per-element loop nests (per-pixel ones for the ops that compute
 /// their channels apart, on a CPU with `vectors`). With `im2col` (a CPU whose dot products run on
 /// vectors or the DSP extension), convolutions over too few input channels for them read their
-/// windows through per-pixel patches.
-fn fold_and_fuse(vectors: bool, im2col: bool) -> String {
+/// windows through per-pixel patches; with `all_windows` every convolution with a window larger
+/// than 1x1 does.
+fn fold_and_fuse(vectors: bool, im2col: bool, all_windows: bool) -> String {
     let tile = if vectors { "umac-tile-and-fuse{vectors=true}" } else { "umac-tile-and-fuse" };
-    let (patches, rows) = if im2col { ("umac-im2col,", ",func.func(umac-collapse-window)") } else { ("", "") };
+    let (patches, rows) = match (im2col, all_windows) {
+        (true, true) => ("umac-im2col{all-windows=true},", ",func.func(umac-collapse-window)"),
+        (true, false) => ("umac-im2col,", ",func.func(umac-collapse-window)"),
+        _ => ("", ""),
+    };
     format!("func.func(umac-fold-zero-points,{patches}umac-fold-padding),canonicalize,{tile}{rows},canonicalize,cse")
 }
 
@@ -220,6 +225,9 @@ pub struct OperatorOptions {
     /// The vectors are Arm Helium's (MVE): int8 dot products are its multiply-accumulate-across
     /// (`vmladava`) on the loaded bytes, so that LLVM cannot separate the sign extension from it.
     pub helium: bool,
+    /// Every convolution with a window larger than 1x1 reads it through per-pixel patches
+    /// (`umac-im2col{all-windows}`; the host engine: see the pass).
+    pub patch_windows: bool,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -233,7 +241,7 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
             _ => TOSA_TO_LINALG,
         }),
         Step::Hook(Phase::Loop0),
-        passes(&fold_and_fuse(vectors, vectors || options.dsp)),
+        passes(&fold_and_fuse(vectors, vectors || options.dsp, options.patch_windows)),
         Step::Hook(Phase::Loop1),
         passes(FIRMWARE_BUFFERIZE),
         Step::Hook(Phase::Loop2),
@@ -374,6 +382,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             rescale_32: options.bool("rescale-32"),
             dsp: options.bool("dsp"),
             helium: vectors,
+            patch_windows: false,
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

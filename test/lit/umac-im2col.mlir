@@ -1,6 +1,7 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-im2col),canonicalize)' | FileCheck %s
 // Fused per pixel, the window is one pixel's (10 bytes), gathered once for its 32 channels.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-im2col),canonicalize,umac-tile-and-fuse,canonicalize)' | FileCheck %s --check-prefix=FUSED
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-im2col{all-windows=true}),canonicalize)' | FileCheck %s --check-prefix=ALL
 
 // A convolution over one input channel (a 5x2 window, stride 2, two rows of padding above and
 // below) gathers each output pixel's window over the window's own loops into a [5][2][1]
@@ -100,4 +101,28 @@ func.func @left_alone(%x: tensor<1x6x8x8xi8>, %w: tensor<32x3x3x8xi8>, %i: tenso
   %c = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x1, %w2, %zp, %zp : tensor<1x6x8x1xi8>, tensor<32x3x3x1xi8>, i32, i32) outs(%i2 : tensor<1x4x6x32xi32>) -> tensor<1x4x6x32xi32>
   return %a, %b, %d, %c : tensor<1x4x6x32xi32>, tensor<1x6x2x32xi32>, tensor<1x4x6x4xi32>, tensor<1x4x6x32xi32>
+}
+
+// -----
+
+// With all-windows (the host engine) a window larger than 1x1 is gathered whatever its input
+// channels (16 here); a 1x1 one is not (its window is one pixel's channels, contiguous already).
+// Without, neither is.
+// CHECK-LABEL: func.func @many_channels(
+// CHECK-NOT: im2col
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} tensor<32x3x3x16xi8>
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} tensor<32x1x1x16xi8>
+// ALL-LABEL: func.func @many_channels(
+// ALL: outs(%{{.*}} : tensor<1x4x6x3x3x16xi8>) attrs = {{ *}}{umac.op = "im2col"}
+// ALL: ins(%{{.*}}, %{{.*}} : tensor<1x4x6x3x3x16xi8>, tensor<32x3x3x16xi8>) {{.*}}{umac.op = "conv_2d_nhwc_fhwc"}
+// ALL-NOT: im2col
+// ALL: linalg.conv_2d_nhwc_fhwc {{.*}} tensor<32x1x1x16xi8>
+func.func @many_channels(%x: tensor<1x6x8x16xi8>, %w: tensor<32x3x3x16xi8>, %i: tensor<1x4x6x32xi32>,
+                         %w1: tensor<32x1x1x16xi8>, %i1: tensor<1x6x8x32xi32>)
+    -> (tensor<1x4x6x32xi32>, tensor<1x6x8x32xi32>) {
+  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x6x8x16xi8>, tensor<32x3x3x16xi8>) outs(%i : tensor<1x4x6x32xi32>) -> tensor<1x4x6x32xi32>
+  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : tensor<1x6x8x16xi8>, tensor<32x1x1x16xi8>) outs(%i1 : tensor<1x6x8x32xi32>) -> tensor<1x6x8x32xi32>
+  return %a, %b : tensor<1x4x6x32xi32>, tensor<1x6x8x32xi32>
 }
