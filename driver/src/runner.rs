@@ -262,7 +262,9 @@ mod tests {
             Lowering::HostLlvm,
         );
         assert!(!host.text().contains("umac-split-borders"));
-        assert!(host.text().contains("umac-vectorize-dot-products,umac-vectorize-elementwise-loops"));
+        assert!(
+            host.text().contains("umac-vectorize-dot-products,umac-vectorize-elementwise-loops{channel-offsets=true}")
+        );
         assert!(host.text().contains("umac-im2col{all-windows=true}"));
         assert!(host.text().starts_with("builtin.module(umac-resolve-slice-sizes,"));
     }

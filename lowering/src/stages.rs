@@ -110,10 +110,12 @@ function-boundary-type-conversion=identity-layout-map},umac-order-constant-globa
 /// CPU with the DSP extension (`dsp`), int8 dot products take four products per step
 /// (`umac-vectorize-dot-products{dsp}`).
 fn lower_to_cf(options: OperatorOptions) -> String {
+    // Plain vectors are the host's, which has no border split: its windows read through the
+    // padding check keep their channel tiles' offsets, which the vector loops then take.
     let (dot, elementwise) = if options.helium {
         ("umac-vectorize-dot-products{helium=true}", "umac-vectorize-elementwise-loops{helium=true}")
     } else {
-        ("umac-vectorize-dot-products", "umac-vectorize-elementwise-loops")
+        ("umac-vectorize-dot-products", "umac-vectorize-elementwise-loops{channel-offsets=true}")
     };
     let dsp_dot = if options.unroll {
         "umac-vectorize-dot-products{dsp=true unroll=true}"

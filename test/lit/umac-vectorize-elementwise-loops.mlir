@@ -1,5 +1,6 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),canonicalize,cse)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=WIDE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{channel-offsets=true}),canonicalize,cse)' | FileCheck %s --check-prefix=OFFSETS
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),expand-strided-metadata,convert-scf-to-cf,finalize-memref-to-llvm{index-bitwidth=32},convert-func-to-llvm{index-bitwidth=32},convert-arith-to-llvm{index-bitwidth=32},convert-cf-to-llvm{index-bitwidth=32},convert-index-to-llvm{index-bitwidth=32},convert-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
 
 // A rescale of a pixel's channels (the 32-bit form: the high half of the product from
@@ -91,6 +92,45 @@ func.func @accumulate(%x: memref<4x64xi8>, %w: memref<16xi8>, %acc: memref<16xi3
     %p = arith.muli %xe, %we : i32
     %s = arith.addi %a, %p : i32
     memref.store %s, %acc[%c] : memref<16xi32>
+  }
+  return
+}
+
+// -----
+
+// A depthwise tile of 8 channels at %ch reading the window through umac-fold-padding's check in
+// place in the whole input (the channel index %ch + %c, the value the padding where %inside
+// fails). Left alone by default; with channel-offsets the accesses start at the tile's offset
+// and the select picks whole vectors on the scalar condition.
+// CHECK-LABEL: func.func @padded_tile(
+// CHECK-NOT: vector
+// CHECK: return
+// OFFSETS-LABEL: func.func @padded_tile(
+// OFFSETS-SAME: %[[X:[a-z0-9]+]]: memref<1x4x4x16xi8>, %{{.*}}: memref<16xi8>, %{{.*}}: memref<8xi32>, %[[H:[a-z0-9]+]]: index, %[[CH:[a-z0-9]+]]: index, %[[IN:[a-z0-9]+]]: i1
+// OFFSETS: memref.extract_aligned_pointer_as_index %[[X]]
+// OFFSETS: arith.addi %[[CH]], %{{.*}} : index
+// OFFSETS: scf.for %{{.*}} = %c0 to %c8 step %c4 {
+// OFFSETS: %[[V:.*]] = llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> vector<4xi8>
+// OFFSETS: arith.select %[[IN]], %[[V]], %{{.*}} : vector<4xi8>
+// OFFSETS: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi32>, !llvm.ptr
+// OFFSETS-NOT: affine.apply
+// OFFSETS: return
+func.func @padded_tile(%x: memref<1x4x4x16xi8>, %w: memref<16xi8>, %acc: memref<8xi32>, %h: index, %ch: index, %inside: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %pad = arith.constant -128 : i8
+  scf.for %c = %c0 to %c8 step %c1 {
+    %i = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%ch, %c)
+    %xv = memref.load %x[%c0, %h, %h, %i] : memref<1x4x4x16xi8>
+    %xs = arith.select %inside, %xv, %pad : i8
+    %wv = memref.load %w[%i] : memref<16xi8>
+    %a = memref.load %acc[%c] : memref<8xi32>
+    %xe = arith.extsi %xs : i8 to i32
+    %we = arith.extsi %wv : i8 to i32
+    %p = arith.muli %xe, %we : i32
+    %s = arith.addi %a, %p : i32
+    memref.store %s, %acc[%c] : memref<8xi32>
   }
   return
 }
