@@ -27,11 +27,12 @@
 //! With `helium`, the rescale's doubling high multiply and rounding right shift, in the shapes
 //! `umac-apply-scale-32{helium}` writes them, are Helium's `vqrdmulh` and `vrshl` (`helium.rs`).
 //!
-//! With `channel-offsets` (the host, which has no border split), an access may also index its
-//! dimension by `%offset + %iv` (a channel tile reading the window through `umac-fold-padding`'s
-//! check, in place in the whole input), and a select on a condition from outside the loop picks
-//! whole vectors. (On Cortex-M55, whose split leaves such reads to the border tiles only, those
-//! run better as scalar code: KWS 1.48M -> 1.52M instructions vectorized.)
+//! A select on a condition from outside the loop (a window position in the padding or not)
+//! picks whole vectors. With `channel-offsets` (the host, which has no border split), an access
+//! may also index its dimension by `%offset + %iv` (a channel tile reading the window through
+//! `umac-fold-padding`'s check, in place in the whole input). (On Cortex-M55, whose split leaves
+//! such reads to the border tiles only, those run better as scalar code: KWS 1.48M -> 1.52M
+//! instructions vectorized.)
 //!
 //! Distinct memrefs are taken to be distinct buffers or the same one (as `umac-plan-memory`
 //! places them: buffers live in one operator never overlap), so a store in one iteration never
