@@ -160,11 +160,16 @@ convert-to-llvm,reconcile-unrealized-casts";
 /// producers and consumer into per-element loop nests (per-pixel ones for the ops that compute
 /// their channels apart, on a CPU with `vectors`). With `im2col` (a CPU whose dot products run on
 /// vectors or the DSP extension), convolutions over too few input channels for them read their
-/// windows through per-pixel patches; with `all_windows` every convolution with a window larger
-/// than 1x1 does.
-fn fold_and_fuse(vectors: bool, im2col: bool, all_windows: bool) -> String {
-    let tile = if vectors { "umac-tile-and-fuse{vectors=true}" } else { "umac-tile-and-fuse" };
-    let (patches, rows) = match (im2col, all_windows) {
+/// windows through per-pixel patches; with `spend_workspace` every convolution with a window
+/// larger than 1x1 does, and every accumulating op is tiled by pixel.
+fn fold_and_fuse(vectors: bool, im2col: bool, spend_workspace: bool) -> String {
+    let tile = match (vectors, spend_workspace) {
+        (true, true) => "umac-tile-and-fuse{vectors=true pixels=true}",
+        (true, false) => "umac-tile-and-fuse{vectors=true}",
+        (false, true) => "umac-tile-and-fuse{pixels=true}",
+        (false, false) => "umac-tile-and-fuse",
+    };
+    let (patches, rows) = match (im2col, spend_workspace) {
         (true, true) => ("umac-im2col{all-windows=true},", ",func.func(umac-collapse-window)"),
         (true, false) => ("umac-im2col,", ",func.func(umac-collapse-window)"),
         _ => ("", ""),
@@ -227,9 +232,12 @@ pub struct OperatorOptions {
     /// The vectors are Arm Helium's (MVE): int8 dot products are its multiply-accumulate-across
     /// (`vmladava`) on the loaded bytes, so that LLVM cannot separate the sign extension from it.
     pub helium: bool,
-    /// Every convolution with a window larger than 1x1 reads it through per-pixel patches
-    /// (`umac-im2col{all-windows}`; the host engine: see the pass).
-    pub patch_windows: bool,
+    /// Schedules that spend workspace for speed (the host engine, whose memory is not scarce):
+    /// every convolution with a window larger than 1x1 reads it through per-pixel patches
+    /// (`umac-im2col{all-windows}`), and every accumulating op is tiled by pixel, its int32
+    /// accumulators in a buffer (`umac-tile-and-fuse{pixels}`). Firmware keeps its workspace at
+    /// the liveness bound of one element per tile.
+    pub spend_workspace: bool,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -243,7 +251,7 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
             _ => TOSA_TO_LINALG,
         }),
         Step::Hook(Phase::Loop0),
-        passes(&fold_and_fuse(vectors, vectors || options.dsp, options.patch_windows)),
+        passes(&fold_and_fuse(vectors, vectors || options.dsp, options.spend_workspace)),
         Step::Hook(Phase::Loop1),
         passes(FIRMWARE_BUFFERIZE),
         Step::Hook(Phase::Loop2),
@@ -384,7 +392,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             rescale_32: options.bool("rescale-32"),
             dsp: options.bool("dsp"),
             helium: vectors,
-            patch_windows: false,
+            spend_workspace: false,
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

@@ -1,5 +1,6 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse{vectors=true})' | FileCheck %s --check-prefix=VECTORS
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse{vectors=true pixels=true})' | FileCheck %s --check-prefix=PIXELS
 
 // Padding, accumulator initialization, convolution and the requantizing consumer are computed
 // one output pixel at a time (a materialized pad is built once per pixel, not per channel): the
@@ -113,7 +114,8 @@ func.func @called_producer(%x: tensor<1x4x4x8xi32>) -> tensor<1x1x1x8xi32> {
 
 // A depthwise convolution and its rescale: one element per tile, or, for a CPU with vectors, one
 // pixel and four of its 8 channels per tile (one vector of int32 accumulators, the lanes); a
-// regular convolution stays one element per tile either way.
+// regular convolution stays one element per tile either way, but for pixels (the host), which
+// tiles it one pixel at a time with its channels whole.
 // CHECK-LABEL: func.func @depthwise_rescale(
 // CHECK: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x1x1xi32>
 // CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
@@ -127,6 +129,12 @@ func.func @called_producer(%x: tensor<1x4x4x8xi32>) -> tensor<1x1x1x8xi32> {
 // VECTORS: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x1x4x1xi32>)
 // VECTORS: } -> tensor<1x1x1x4x1xi8>
 // VECTORS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
+// PIXELS-LABEL: func.func @depthwise_rescale(
+// PIXELS: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<1x1x1x4x1xi32>
+// PIXELS: scf.for %{{.*}} = %c0 to %c4 step %c1
+// PIXELS: scf.for %{{.*}} = %c0 to %c4 step %c1
+// PIXELS-NOT: scf.for
+// PIXELS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x2xi32>
 #id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 func.func @depthwise_rescale(%x: tensor<1x4x4x8xi8>, %w: tensor<3x3x8x1xi8>, %w2: tensor<2x1x1x8xi8>) -> (tensor<1x2x2x8x1xi8>, tensor<1x4x4x2xi32>) {
   %c0 = arith.constant 0 : i32

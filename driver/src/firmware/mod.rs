@@ -152,8 +152,8 @@ fn plan(
         rescale_32: cpu.rescale_32,
         dsp: cpu.dsp,
         helium: cpu.vectors,
-        // Patches for every window would add to the workspace (see umac-im2col).
-        patch_windows: false,
+        // The workspace stays at the liveness bound.
+        spend_workspace: false,
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
