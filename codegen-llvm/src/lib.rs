@@ -66,6 +66,22 @@ impl Target {
     }
 }
 
+impl Target {
+    /// The width of the widest vector registers its features name: 512 with AVX-512, 256 with
+    /// AVX, 128 otherwise (every vector CPU umac targets has 128-bit vectors: SSE2, NEON,
+    /// Helium).
+    pub fn vector_bits(&self) -> u32 {
+        let has = |feature: &str| self.features.split(',').any(|f| f == feature);
+        if has("+avx512f") {
+            512
+        } else if has("+avx") || has("+avx2") {
+            256
+        } else {
+            128
+        }
+    }
+}
+
 /// How to optimize.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptLevel {

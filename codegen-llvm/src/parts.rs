@@ -318,6 +318,15 @@ define i32 @run(ptr %in, ptr %out, ptr %ws) {
 "#;
 
     #[test]
+    fn vector_bits_from_features() {
+        let with = |features: &str| Target { features: features.into(), ..Target::host() }.vector_bits();
+        assert_eq!(with("+sse2,+avx,+avx2,+avx512f,-avx512fp16"), 512);
+        assert_eq!(with("+sse2,+avx,+avx2,-avx512f"), 256);
+        assert_eq!(with("+sse2,-avx,-avx2"), 128);
+        assert_eq!(with("+neon,+fp-armv8"), 128);
+    }
+
+    #[test]
     fn parts_link_into_the_program() {
         let target = Target::host();
         for parts in [1, 2, 3, 4, 8] {

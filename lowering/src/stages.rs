@@ -111,11 +111,16 @@ function-boundary-type-conversion=identity-layout-map},umac-order-constant-globa
 /// (`umac-vectorize-dot-products{dsp}`).
 fn lower_to_cf(options: OperatorOptions) -> String {
     // Plain vectors are the host's, which has no border split: its windows read through the
-    // padding check keep their channel tiles' offsets, which the vector loops then take.
+    // padding check keep their channel tiles' offsets, which the vector loops then take. With
+    // registers wider than 128 bits, its rescales' 64-bit products are lanes too.
+    let elementwise_host = match options.vector_bits {
+        0 | 128 => "umac-vectorize-elementwise-loops{channel-offsets=true}".to_string(),
+        bits => format!("umac-vectorize-elementwise-loops{{bits={bits} max-element-bits=64 channel-offsets=true}}"),
+    };
     let (dot, elementwise) = if options.helium {
-        ("umac-vectorize-dot-products{helium=true}", "umac-vectorize-elementwise-loops{helium=true}")
+        ("umac-vectorize-dot-products{helium=true}", "umac-vectorize-elementwise-loops{helium=true}".to_string())
     } else {
-        ("umac-vectorize-dot-products", "umac-vectorize-elementwise-loops{channel-offsets=true}")
+        ("umac-vectorize-dot-products", elementwise_host)
     };
     let dsp_dot = if options.unroll {
         "umac-vectorize-dot-products{dsp=true unroll=true}"
@@ -238,6 +243,9 @@ pub struct OperatorOptions {
     /// accumulators in a buffer (`umac-tile-and-fuse{pixels}`). Firmware keeps its workspace at
     /// the liveness bound of one element per tile.
     pub spend_workspace: bool,
+    /// The vector registers' width for elementwise loops (0: 128 bits, every vector CPU's); the
+    /// host takes its widest (AVX-512: 512).
+    pub vector_bits: u32,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -393,6 +401,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             dsp: options.bool("dsp"),
             helium: vectors,
             spend_workspace: false,
+            vector_bits: 0,
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

@@ -1,6 +1,7 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),canonicalize,cse)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=WIDE
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{channel-offsets=true}),canonicalize,cse)' | FileCheck %s --check-prefix=OFFSETS
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops{bits=512 max-element-bits=64}),canonicalize,cse)' | FileCheck %s --check-prefix=WIDE64
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-vectorize-elementwise-loops),expand-strided-metadata,convert-scf-to-cf,finalize-memref-to-llvm{index-bitwidth=32},convert-func-to-llvm{index-bitwidth=32},convert-arith-to-llvm{index-bitwidth=32},convert-cf-to-llvm{index-bitwidth=32},convert-index-to-llvm{index-bitwidth=32},convert-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
 
 // A rescale of a pixel's channels (the 32-bit form: the high half of the product from
@@ -131,6 +132,71 @@ func.func @padded_tile(%x: memref<1x4x4x16xi8>, %w: memref<16xi8>, %acc: memref<
     %p = arith.muli %xe, %we : i32
     %s = arith.addi %a, %p : i32
     memref.store %s, %acc[%c] : memref<8xi32>
+  }
+  return
+}
+
+// -----
+
+// A rescale in 64-bit arithmetic (the host's form) over 16 channels: scalar by default; with
+// 512-bit registers and 64-bit lanes, two vectors of 8 lanes. A loop of 4 int32 elements, shorter
+// than a 512-bit register's 16 lanes, takes 4 (down to 128 bits): one step, no loop left.
+// CHECK-LABEL: func.func @rescale_64(
+// CHECK-NOT: vector<{{.*}}xi64>
+// CHECK: return
+// WIDE64-LABEL: func.func @rescale_64(
+// WIDE64: scf.for %{{.*}} = %c0 to %c16 step %c8 {
+// WIDE64: arith.extsi %{{.*}} : vector<8xi32> to vector<8xi64>
+// WIDE64: arith.muli %{{.*}}, %{{.*}} : vector<8xi64>
+// WIDE64: arith.shrsi %{{.*}}, %{{.*}} : vector<8xi64>
+// WIDE64: arith.trunci %{{.*}} : vector<8xi64> to vector<8xi32>
+// WIDE64-NOT: scf.for
+// WIDE64: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<4xi32>
+// WIDE64: arith.addi %{{.*}}, %{{.*}} : vector<4xi32>
+// WIDE64: return
+func.func @rescale_64(%acc: memref<16xi32>, %m: memref<16xi32>, %out: memref<16xi32>, %a: memref<4xi32>, %b: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %round = arith.constant 1073741824 : i64
+  %shift = arith.constant 31 : i64
+  scf.for %c = %c0 to %c16 step %c1 {
+    %v = memref.load %acc[%c] : memref<16xi32>
+    %s = memref.load %m[%c] : memref<16xi32>
+    %v64 = arith.extsi %v : i32 to i64
+    %s64 = arith.extsi %s : i32 to i64
+    %p = arith.muli %v64, %s64 : i64
+    %r = arith.addi %p, %round : i64
+    %h = arith.shrsi %r, %shift : i64
+    %t = arith.trunci %h : i64 to i32
+    memref.store %t, %out[%c] : memref<16xi32>
+  }
+  scf.for %c = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%c] : memref<4xi32>
+    %y = memref.load %b[%c] : memref<4xi32>
+    %z = arith.addi %x, %y : i32
+    memref.store %z, %a[%c] : memref<4xi32>
+  }
+  return
+}
+
+// -----
+
+// An int48 accumulator (16x8 models) stays scalar with 64-bit lanes too: an array of i48 takes
+// 8 bytes an element, a vector of i48 6.
+// WIDE64-LABEL: func.func @int48(
+// WIDE64-NOT: vector
+// WIDE64: return
+func.func @int48(%a: memref<16xi48>, %b: memref<16xi48>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %c = %c0 to %c16 step %c1 {
+    %x = memref.load %a[%c] : memref<16xi48>
+    %y = memref.load %b[%c] : memref<16xi48>
+    %z = arith.addi %x, %y : i48
+    memref.store %z, %a[%c] : memref<16xi48>
   }
   return
 }

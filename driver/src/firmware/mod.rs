@@ -154,6 +154,7 @@ fn plan(
         helium: cpu.vectors,
         // The workspace stays at the liveness bound.
         spend_workspace: false,
+        vector_bits: 0,
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);

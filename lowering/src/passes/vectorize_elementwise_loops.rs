@@ -27,6 +27,10 @@
 //! With `helium`, the rescale's doubling high multiply and rounding right shift, in the shapes
 //! `umac-apply-scale-32{helium}` writes them, are Helium's `vqrdmulh` and `vrshl` (`helium.rs`).
 //!
+//! With `max-element-bits=64` 64-bit integer ops are lanes too (a rescale's products: on a
+//! host with 512-bit registers, eight lanes). A loop shorter than a register's lanes takes half
+//! as many, down to 128-bit vectors.
+//!
 //! A select on a condition from outside the loop (a window position in the padding or not)
 //! picks whole vectors. With `channel-offsets` (the host, which has no border split), an access
 //! may also index its dimension by `%offset + %iv` (a channel tile reading the window through
@@ -62,6 +66,12 @@ pub const INFO: PassInfo = PassInfo {
     options: &[
         OptionSpec { name: "bits", kind: OptionKind::Int, default: "128", help: "the vector registers' width" },
         OptionSpec {
+            name: "max-element-bits",
+            kind: OptionKind::Int,
+            default: "32",
+            help: "the widest integer lanes taken (64: a rescale's 64-bit products as vectors too)",
+        },
+        OptionSpec {
             name: "helium",
             kind: OptionKind::Bool,
             default: "false",
@@ -77,6 +87,7 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(|options: &OptionValues| {
         boxed(VectorizeElementwiseLoops {
             bits: options.int("bits"),
+            max_element_bits: options.int("max-element-bits"),
             helium: options.bool("helium"),
             offsets: options.bool("channel-offsets"),
         })
@@ -85,6 +96,7 @@ pub const INFO: PassInfo = PassInfo {
 
 struct VectorizeElementwiseLoops {
     bits: i64,
+    max_element_bits: i64,
     helium: bool,
     offsets: bool,
 }
@@ -98,7 +110,8 @@ impl UmacPass for VectorizeElementwiseLoops {
             // SAFETY: loops are innermost (no region in the body), so rewriting one leaves the
             // others, collected before, alive.
             unsafe {
-                if let Some(plan) = plan(raw, self.bits, self.helium, self.offsets) {
+                let widths = Widths { bits: self.bits, max_element_bits: self.max_element_bits };
+                if let Some(plan) = plan(raw, widths, self.helium, self.offsets) {
                     vectorize(raw, &plan);
                 }
             }
@@ -129,12 +142,12 @@ struct Access {
 
 /// The plan for `raw`, if it is an elementwise loop: constant bounds, step 1, no results, every
 /// op a load or store along the loop (see [`access`]) or an `arith` op on integers or floats at
-/// most 32 bits wide (but for a Helium idiom's 64-bit ops, and constants, which only the ops
-/// using them make vectors of), at least as many iterations as lanes.
+/// most `max-element-bits` wide (but for a Helium idiom's 64-bit ops, and constants, which only
+/// the ops using them make vectors of), at least as many iterations as lanes.
 ///
 /// # Safety
 /// `raw` must be a live `scf.for`.
-unsafe fn plan(raw: MlirOperation, bits: i64, helium: bool, offsets: bool) -> Option<Plan> {
+unsafe fn plan(raw: MlirOperation, widths: Widths, helium: bool, offsets: bool) -> Option<Plan> {
     unsafe {
         let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
         let (Some(lower), Some(upper), Some(1)) = (bound(0), bound(1), bound(2)) else { return None };
@@ -183,10 +196,15 @@ unsafe fn plan(raw: MlirOperation, bits: i64, helium: bool, offsets: bool) -> Op
                 _ => return None,
             };
             for value in values {
-                widest = widest.max(element_bits(mlirValueGetType(value))?);
+                widest = widest.max(element_bits(mlirValueGetType(value)).filter(|b| *b <= widths.max_element_bits)?);
             }
         }
-        let lanes = bits / widest.max(8);
+        // As many lanes as fill a register; for a shorter loop, as many as fill half of it, and
+        // so on down to 128 bits (a wide register's four-channel tile on 128-bit vectors).
+        let mut lanes = widths.bits / widest.max(8);
+        while lanes * widest.max(8) > 128 && upper - lower < lanes {
+            lanes /= 2;
+        }
         let vectors = stores > 0 && lanes >= 2 && upper - lower >= lanes;
         // Helium's instructions are for four 32-bit lanes.
         (vectors && (idioms.roots.is_empty() || lanes == 4)).then_some(Plan { lower, upper, lanes, helium })
@@ -224,8 +242,16 @@ unsafe fn whole_bytes(value: MlirValue) -> Option<Vec<MlirValue>> {
     }
 }
 
+/// The vector registers' width and the widest integer lanes taken.
+#[derive(Clone, Copy)]
+struct Widths {
+    bits: i64,
+    max_element_bits: i64,
+}
+
 /// The width of a scalar integer (`i1` counts as 8) or float type; `None` for anything else
-/// (index, vectors, 64-bit values).
+/// (index, vectors, values wider than 64 bits, and integers of other widths than 8, 16, 32 or
+/// 64: an array of `i48` takes 8 bytes an element, a vector of them 6).
 fn element_bits(ty: MlirType) -> Option<i64> {
     // SAFETY: the type is live; its width is read after the kind checks.
     let bits = unsafe {
@@ -239,7 +265,8 @@ fn element_bits(ty: MlirType) -> Option<i64> {
             return None;
         }
     };
-    (bits <= 32).then_some(bits.max(8))
+    let bits = bits.max(8);
+    matches!(bits, 8 | 16 | 32 | 64).then_some(bits)
 }
 
 /// The access of the load or store `op` (memref at operand `memref_at`), if the loop's variable
