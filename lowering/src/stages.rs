@@ -70,14 +70,16 @@ fn passes(text: &str) -> Step {
 }
 
 /// TOSA → linalg/arith/tensor/scf on tensors, with `$rescale` lowering `tosa.apply_scale` (the
-/// int8 rescale arithmetic) instead of leaving it behind.
+/// int8 rescale arithmetic) instead of leaving it behind; elementwise ops fused, and fused again
+/// into each reader where recomputing them materializes fewer bytes (`umac-recompute-elementwise`).
 macro_rules! tosa_to_linalg {
     ($rescale:literal) => {
         concat!(
             "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,",
             "tosa-to-linalg-named,tosa-to-linalg,",
             $rescale,
-            ",tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops),canonicalize"
+            ",tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
+            "linalg-fuse-elementwise-ops),canonicalize"
         )
     };
 }

@@ -343,3 +343,21 @@ fn a_float_math_function_is_named() {
     let (code, stderr) = compile(&model, "host", &out, &[]);
     assert_eq!(code, 1, "{stderr}");
 }
+
+/// A fully connected layer with a softmax (KWS's last two layers) needs no buffer for the
+/// softmax's int32 exponentials: `umac-recompute-elementwise` computes them in the sum and again
+/// in each output, as TFLite Micro's kernel does. The workspace is the 80 bytes of TFLite Micro's
+/// whole arena (which holds the input and output too); materialized, the exponentials took it to
+/// 112.
+#[test]
+fn softmax_keeps_no_exponentials_in_the_workspace() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/lit/Inputs/kws_fc_softmax.mlir");
+    for cpu in ["cortex-m55", "cortex-m4"] {
+        let out = temp(&format!("fc-softmax-{cpu}"));
+        let (code, stderr) = compile(&model, cpu, &out, &[]);
+        assert_eq!(code, 0, "{stderr}");
+        let workspace = &metadata(&out)["workspace"];
+        assert_eq!(workspace["bytes"].as_u64(), Some(80), "{cpu}: {workspace}");
+        assert_eq!(workspace["liveness_lower_bound"].as_u64(), Some(80), "{cpu}: {workspace}");
+    }
+}
