@@ -137,16 +137,23 @@ pub fn static_memref_bits(ty: MlirType) -> Option<(i64, i64)> {
         if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasStaticShape(ty) {
             return None;
         }
-        let element = mlirShapedTypeGetElementType(ty);
-        let bits = if mlirTypeIsAInteger(element) {
-            i64::from(mlirIntegerTypeGetWidth(element))
-        } else if mlirTypeIsAFloat(element) {
-            i64::from(mlirFloatTypeGetWidth(element))
-        } else {
-            return None;
-        };
+        let bits = scalar_bits(mlirShapedTypeGetElementType(ty))?;
         let elements = (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize)).product();
         Some((elements, bits))
+    }
+}
+
+/// The bits of an integer or float type.
+pub fn scalar_bits(ty: MlirType) -> Option<i64> {
+    // SAFETY: the type is owned by its context; its width is read after the kind check.
+    unsafe {
+        if mlirTypeIsAInteger(ty) {
+            Some(i64::from(mlirIntegerTypeGetWidth(ty)))
+        } else if mlirTypeIsAFloat(ty) {
+            Some(i64::from(mlirFloatTypeGetWidth(ty)))
+        } else {
+            None
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, build, collect, element_type, name, op_name, static_tensor_shape},
+    ir::{attribute, build, collect, element_type, name, op_name, scalar_bits, static_tensor_shape},
     text::{attribute_text, str_ref},
 };
 
@@ -281,17 +281,7 @@ unsafe fn worth_recomputing(op: MlirOperation) -> bool {
 /// bits takes a byte).
 fn bytes(value: MlirValue) -> Option<i64> {
     // SAFETY: the value and its type are live.
-    unsafe {
-        let ty = mlirValueGetType(value);
-        let shape = static_tensor_shape(ty)?;
-        let element = element_type(ty);
-        let bits = if mlirTypeIsAInteger(element) {
-            i64::from(mlirIntegerTypeGetWidth(element))
-        } else if mlirTypeIsAFloat(element) {
-            i64::from(mlirFloatTypeGetWidth(element))
-        } else {
-            return None;
-        };
-        Some(shape.iter().product::<i64>() * ((bits + 7) / 8).max(1))
-    }
+    let ty = unsafe { mlirValueGetType(value) };
+    let bits = scalar_bits(element_type(ty))?;
+    Some(static_tensor_shape(ty)?.iter().product::<i64>() * ((bits + 7) / 8).max(1))
 }

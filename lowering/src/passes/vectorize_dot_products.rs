@@ -479,21 +479,6 @@ impl Dot {
                      arith.addi %s, %p_{result} : {wide}"
                 );
             }
-            Some(k) if sums => {
-                // The padding's products summed into lane 0: the lanes' total is the same, and
-                // the branch's shape differs from the other's, which LLVM would otherwise merge
-                // with it into a product of a select (x86: no longer `vpmaddwd`).
-                let (padded, other) = if k == 0 { ("x", "y") } else { ("y", "x") };
-                let _ = writeln!(
-                    text,
-                    "    %sum_{result} = vector.reduction <add>, %{other}_wide_{result} : {wide} into i32\n    \
-                     %{padded}_pad_wide_{result} = arith.extsi %{padded}_pad : i8 to i32\n    \
-                     %p_{result} = arith.muli %sum_{result}, %{padded}_pad_wide_{result} : i32\n    \
-                     %zeros_{result} = arith.constant dense<0> : {wide}\n    \
-                     %lane_{result} = vector.insert %p_{result}, %zeros_{result} [0] : i32 into {wide}\n    \
-                     %{result} = arith.addi %s, %lane_{result} : {wide}"
-                );
-            }
             None => {
                 let _ = writeln!(
                     text,
@@ -507,9 +492,21 @@ impl Dot {
                     text,
                     "    %sum_{result} = vector.reduction <add>, %{other}_wide_{result} : {wide} into i32\n    \
                      %{padded}_pad_wide_{result} = arith.extsi %{padded}_pad : i8 to i32\n    \
-                     %p_{result} = arith.muli %sum_{result}, %{padded}_pad_wide_{result} : i32\n    \
-                     %{result} = arith.addi %s, %p_{result} : i32"
+                     %p_{result} = arith.muli %sum_{result}, %{padded}_pad_wide_{result} : i32"
                 );
+                if sums {
+                    // Summed into lane 0: the lanes' total is the same, and the branch's shape
+                    // differs from the other's, which LLVM would otherwise merge with it into a
+                    // product of a select (x86: no longer `vpmaddwd`).
+                    let _ = writeln!(
+                        text,
+                        "    %zeros_{result} = arith.constant dense<0> : {wide}\n    \
+                         %lane_{result} = vector.insert %p_{result}, %zeros_{result} [0] : i32 into {wide}\n    \
+                         %{result} = arith.addi %s, %lane_{result} : {wide}"
+                    );
+                } else {
+                    let _ = writeln!(text, "    %{result} = arith.addi %s, %p_{result} : i32");
+                }
             }
         }
     }
