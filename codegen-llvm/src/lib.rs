@@ -64,9 +64,7 @@ impl Target {
             pic: true,
         }
     }
-}
 
-impl Target {
     /// The width of the widest vector registers its features name: 512 with AVX-512, 256 with
     /// AVX, 128 otherwise (every vector CPU umac targets has 128-bit vectors: SSE2, NEON,
     /// Helium).

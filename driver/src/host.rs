@@ -374,9 +374,9 @@ fn lower(
     Ok(Lowered { signature, intermediates, workspace_size, placements, kernels })
 }
 
-/// The LLVM engine's objects: O2 for the host CPU (see [`umac_codegen_llvm::OptLevel::Standard`]), position independent, with the entry wrapper
-/// as the only exported symbol, compiled on `threads` threads (0: one per core) into as many
-/// objects.
+/// The LLVM engine's objects: O2 for the host CPU (see [`umac_codegen_llvm::OptLevel::Standard`]),
+/// position independent, with the entry wrapper as the only exported symbol, compiled on
+/// `threads` threads (0: one per core) into as many objects.
 fn host_objects(
     module: &Module,
     entry: &str,
