@@ -148,8 +148,10 @@ fn compile_part(
     print_ir: bool,
 ) -> Result<Part> {
     let context = Context::create();
+    // Parsed from a buffer this function keeps and frees (`create_module_from_ir` leaks it on
+    // LLVM 22: valgrind, `scripts/leakcheck`).
     let buffer = MemoryBuffer::create_from_memory_range(bitcode, "umac-part");
-    let module = context.create_module_from_ir(buffer).map_err(|e| Error::Llvm(e.to_string()))?;
+    let module = Module::parse_bitcode_from_buffer(&buffer, &context).map_err(|e| Error::Llvm(e.to_string()))?;
     let functions: Vec<_> = module.get_functions().collect();
     for (i, function) in functions.into_iter().enumerate() {
         if function.count_basic_blocks() == 0 || plan.functions[i] == part {
