@@ -193,12 +193,38 @@ pub fn emit_object(module: &LlvmModule, machine: &TargetMachine) -> Result<Vec<u
         .map_err(|e| Error::Llvm(e.to_string()))
 }
 
+/// Parses LLVM IR text into a module of `context`. (inkwell's `create_module_from_ir` leaks its
+/// buffer on LLVM 22: it calls `LLVMParseIRInContext2`, which does not take the buffer over, and
+/// forgets it.)
+pub fn parse_ir<'ctx>(context: &'ctx LlvmContext, ir: &str, name: &str) -> Result<LlvmModule<'ctx>> {
+    // A copy: LLVM's IR parser reads up to a terminating NUL, which the copy has.
+    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), name);
+    let mut module = std::ptr::null_mut();
+    let mut message = std::ptr::null_mut();
+    // SAFETY: the buffer outlives the call, which reads it and leaves it to us (dropped at the
+    // end); on success the module belongs to `context`, and inkwell's
+    // Module takes it over; on failure the message is LLVM's to free, which LLVMString does.
+    unsafe {
+        let failed = inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2(
+            context.raw(),
+            buffer.as_mut_ptr(),
+            &mut module,
+            &mut message,
+        );
+        if failed != 0 {
+            let text = std::ffi::CStr::from_ptr(message).to_string_lossy().into_owned();
+            inkwell::llvm_sys::core::LLVMDisposeMessage(message);
+            return Err(Error::Llvm(format!("{name}: {text}")));
+        }
+        Ok(LlvmModule::new(module))
+    }
+}
+
 /// Compiles LLVM IR text (a support library, say) into an object for `target`.
 pub fn object_from_ir(ir: &str, name: &str, target: &Target, opt: OptLevel) -> Result<Vec<u8>> {
     let machine = target_machine(target, opt)?;
     let context = LlvmContext::create();
-    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), name);
-    let module = context.create_module_from_ir(buffer).map_err(|e| Error::Llvm(format!("{name}: {e}")))?;
+    let module = parse_ir(&context, ir, name)?;
     prepare(&module, &machine);
     optimize(&module, &machine, opt)?;
     emit_object(&module, &machine)

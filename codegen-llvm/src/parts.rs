@@ -149,7 +149,7 @@ fn compile_part(
 ) -> Result<Part> {
     let context = Context::create();
     // Parsed from a buffer this function keeps and frees (`create_module_from_ir` leaks it on
-    // LLVM 22: valgrind, `scripts/leakcheck`).
+    // LLVM 22, see `crate::parse_ir`).
     let buffer = MemoryBuffer::create_from_memory_range(bitcode, "umac-part");
     let module = Module::parse_bitcode_from_buffer(&buffer, &context).map_err(|e| Error::Llvm(e.to_string()))?;
     let functions: Vec<_> = module.get_functions().collect();
@@ -333,8 +333,7 @@ define i32 @run(ptr %in, ptr %out, ptr %ws) {
         let target = Target::host();
         for parts in [1, 2, 3, 4, 8] {
             let context = Context::create();
-            let buffer = MemoryBuffer::create_from_memory_range_copy(PROGRAM.as_bytes(), "program.ll");
-            let module = context.create_module_from_ir(buffer).unwrap();
+            let module = crate::parse_ir(&context, PROGRAM, "program.ll").unwrap();
             prepare(&module, &target_machine(&target, OptLevel::Standard).unwrap());
             let compiled = compile_in_parts(&module, &target, OptLevel::Standard, parts, true).unwrap();
             // Four functions: at most four parts, each with its IR.
