@@ -58,12 +58,14 @@ pub fn compile_in_parts(
 }
 
 /// Which part defines each function and global (by position in the module, which bitcode
-/// keeps), and which of them the other parts use.
+/// keeps), and which of them the other parts use (each symbol's users found once).
 #[derive(Debug)]
 struct Plan {
     parts: usize,
     functions: Vec<usize>,
     globals: Vec<usize>,
+    /// The symbols a part other than their own uses.
+    shared: Vec<Symbol>,
 }
 
 /// A defined symbol of the module: `Function(i)` or `Global(i)` by position.
@@ -83,14 +85,26 @@ impl Plan {
         let sizes: Vec<usize> = functions.iter().map(|&f| instructions(f)).collect();
         let defined = sizes.iter().filter(|&&n| n > 0).count();
         let parts = parts.min(defined).max(1);
+        let function_users: Vec<Vec<Symbol>> = functions.iter().map(|&f| users(f, &functions, &globals)).collect();
+        let global_users: Vec<Vec<Symbol>> = globals.iter().map(|&g| users(g, &functions, &globals)).collect();
         let functions_part = balance(&sizes, parts);
-        let mut globals_part = vec![0; globals.len()];
-        for (i, &global) in globals.iter().enumerate() {
-            if let Some(Symbol::Function(f)) = users(global, &functions, &globals).first() {
-                globals_part[i] = functions_part[*f];
-            }
-        }
-        Self { parts, functions: functions_part, globals: globals_part }
+        let globals_part = global_users
+            .iter()
+            .map(|users| match users.first() {
+                Some(Symbol::Function(f)) => functions_part[*f],
+                _ => 0,
+            })
+            .collect();
+        let mut plan = Self { parts, functions: functions_part, globals: globals_part, shared: Vec::new() };
+        let symbols = (0..functions.len())
+            .map(Symbol::Function)
+            .zip(&function_users)
+            .chain((0..globals.len()).map(Symbol::Global).zip(&global_users));
+        plan.shared = symbols
+            .filter(|(symbol, users)| users.iter().any(|user| plan.part(*user) != plan.part(*symbol)))
+            .map(|(symbol, _)| symbol)
+            .collect();
+        plan
     }
 
     fn part(&self, symbol: Symbol) -> usize {
@@ -105,14 +119,11 @@ impl Plan {
     fn expose(&self, module: &Module) {
         let functions: Vec<LLVMValueRef> = module.get_functions().map(|f| f.as_value_ref()).collect();
         let globals: Vec<LLVMValueRef> = module.get_globals().map(|g| g.as_value_ref()).collect();
-        let symbols = functions
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| (Symbol::Function(i), v))
-            .chain(globals.iter().enumerate().map(|(i, &v)| (Symbol::Global(i), v)));
-        for (symbol, value) in symbols {
-            let part = self.part(symbol);
-            let shared = users(value, &functions, &globals).into_iter().any(|user| self.part(user) != part);
+        for &symbol in &self.shared {
+            let value = match symbol {
+                Symbol::Function(i) => functions[i],
+                Symbol::Global(i) => globals[i],
+            };
             // SAFETY: `value` is a live global value of `module`; linkage, visibility and name
             // changes keep the module valid (names stay unique: a new name is numbered).
             unsafe {
@@ -122,7 +133,7 @@ impl Plan {
                     inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage
                         | inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage
                 );
-                if shared && local {
+                if local {
                     LLVMSetLinkage(value, inkwell::llvm_sys::LLVMLinkage::LLVMExternalLinkage);
                     LLVMSetVisibility(value, inkwell::llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
                     let mut length = 0;
