@@ -57,7 +57,10 @@ pub fn independent_channels(kind: &str) -> bool {
 pub fn pixel_channels(ty: mlir_sys::MlirType) -> Option<i64> {
     // SAFETY: the type is live; dimensions are read only for a ranked type.
     unsafe {
-        if !mlir_sys::mlirShapedTypeHasRank(ty) || mlir_sys::mlirShapedTypeGetRank(ty) <= 3 {
+        if !mlir_sys::mlirTypeIsAShaped(ty)
+            || !mlir_sys::mlirShapedTypeHasRank(ty)
+            || mlir_sys::mlirShapedTypeGetRank(ty) <= 3
+        {
             return None;
         }
         Some(

@@ -1,4 +1,5 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-channels-innermost),canonicalize)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-channels-innermost{dot-products=true}),canonicalize)' | FileCheck %s --check-prefix=DOTS
 
 // A depthwise convolution tiled one pixel at a time: the window loops go outside, the channel
 // loop is innermost (unit loops folded away by canonicalize) and kept rolled.
@@ -85,5 +86,37 @@ func.func @padded(%x: memref<1x2x2x4xi8>, %w: memref<3x3x4x1xi8>, %acc: memref<1
 func.func @one_channel(%x: memref<1x3x3x1xi8>, %w: memref<3x3x1x1xi8>, %acc: memref<1x1x1x1x1xi32>) {
   linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x3x3x1xi8>, memref<3x3x1x1xi8>) outs(%acc : memref<1x1x1x1x1xi32>)
+  return
+}
+
+// -----
+
+// A convolution tile of two output channels (umac-tile-and-fuse{output-channels}): with
+// dot-products its output-channel loop goes inside the window and input-channel loops, not marked
+// (umac-vectorize-dot-products{dsp} rewrites the input-channel loop around it); without, and for
+// a tile of eight channels (more than four sums to carry), it is left alone.
+// DOTS-LABEL: func.func @conv_pair(
+// DOTS-NOT: linalg.
+// DOTS: scf.for %[[KH:.*]] = %c0 to %c3 step %c1 {
+// DOTS-NEXT: scf.for %[[KW:.*]] = %c0 to %c3 step %c1 {
+// DOTS-NEXT: scf.for %[[C:.*]] = %c0 to %c8 step %c1 {
+// DOTS-NEXT: scf.for %[[F:.*]] = %c0 to %c2 step %c1 {
+// DOTS-NEXT: memref.load %arg0[%c0, %[[KH]], %[[KW]], %[[C]]] : memref<1x3x3x8xi8>
+// DOTS-NEXT: memref.load %arg1[%[[F]], %[[KH]], %[[KW]], %[[C]]] : memref<2x3x3x8xi8>
+// DOTS-NEXT: memref.load %arg2[%c0, %c0, %c0, %[[F]]] : memref<1x1x1x2xi32>
+// DOTS-NOT: loop_annotation
+// DOTS: return
+// DOTS-LABEL: func.func @conv_eight(
+// DOTS: linalg.conv_2d_nhwc_fhwc
+// CHECK-LABEL: func.func @conv_pair(
+// CHECK: linalg.conv_2d_nhwc_fhwc
+func.func @conv_pair(%x: memref<1x3x3x8xi8>, %w: memref<2x3x3x8xi8>, %acc: memref<1x1x1x2xi32>) {
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x3x8xi8>, memref<2x3x3x8xi8>) outs(%acc : memref<1x1x1x2xi32>)
+  return
+}
+func.func @conv_eight(%x: memref<1x3x3x8xi8>, %w: memref<8x3x3x8xi8>, %acc: memref<1x1x1x8xi32>) {
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x3x8xi8>, memref<8x3x3x8xi8>) outs(%acc : memref<1x1x1x8xi32>)
   return
 }

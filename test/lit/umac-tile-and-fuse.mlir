@@ -1,6 +1,7 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse)' | FileCheck %s
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse{vectors=true})' | FileCheck %s --check-prefix=VECTORS
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse{vectors=true pixels=true})' | FileCheck %s --check-prefix=PIXELS
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-tile-and-fuse{output-channels=2})' | FileCheck %s --check-prefix=PAIRS
 
 // Padding, accumulator initialization, convolution and the requantizing consumer are computed
 // one output pixel at a time (a materialized pad is built once per pixel, not per channel): the
@@ -180,4 +181,48 @@ func.func @depthwise_six(%x: tensor<1x4x4x6xi8>, %w: tensor<3x3x6x1xi8>) -> tens
     linalg.yield %t : i8
   } -> tensor<1x2x2x6x1xi8>
   return %y : tensor<1x2x2x6x1xi8>
+}
+
+// -----
+
+// With output-channels (the DSP extension), a convolution tiled by element takes two output
+// channels per tile where its dot products run side by side with a gain: a 3x3 window over 8
+// input channels. The tile is the add's, which both convolutions feed: the pointwise one (over 8
+// channels at 16 pixels, whose input LLVM would extend once per pixel anyway) asks for one
+// channel, the 3x3 one for two, and the add takes the larger. A pointwise convolution alone keeps
+// one channel a tile; over few input channels (4, below the dot products' shortest) so does a
+// 3x3 one.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// PAIRS-LABEL: func.func @pairs(
+// PAIRS: scf.for %{{.*}} = %c0 to %c4 step %c2
+// PAIRS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x2xi32>
+// PAIRS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x2xi32>
+// PAIRS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x2xi32>, tensor<1x1x1x2xi32>)
+// PAIRS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
+// PAIRS: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x1xi32>
+// PAIRS-NOT: linalg.conv_2d_nhwc_fhwc
+// CHECK-LABEL: func.func @pairs(
+// CHECK-NOT: 1x1x1x2
+// CHECK: return
+func.func @pairs(%x: tensor<1x6x6x8xi8>, %w: tensor<4x3x3x8xi8>, %p: tensor<1x4x4x8xi8>, %wp: tensor<4x1x1x8xi8>,
+                 %few: tensor<1x6x6x4xi8>, %wf: tensor<4x3x3x4xi8>)
+    -> (tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>) {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x4x4x4xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x6x6x8xi8>, tensor<4x3x3x8xi8>) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %wp : tensor<1x4x4x8xi8>, tensor<4x1x1x8xi8>) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %sum = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%a, %b : tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>) outs(%e : tensor<1x4x4x4xi32>) {
+  ^bb0(%l: i32, %r: i32, %o: i32):
+    %t = arith.addi %l, %r : i32
+    linalg.yield %t : i32
+  } -> tensor<1x4x4x4xi32>
+  %alone = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %wp : tensor<1x4x4x8xi8>, tensor<4x1x1x8xi8>) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  %short = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%few, %wf : tensor<1x6x6x4xi8>, tensor<4x3x3x4xi8>) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
+  return %sum, %alone, %short : tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>, tensor<1x4x4x4xi32>
 }

@@ -29,7 +29,9 @@
 // CHECK: scf.for %{{.*}} = %[[QEND]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[V]]) -> (i32) {
 // CHECK: memref.store
 // UNROLL: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>
+// UNROLL: #[[NEVER:.*]] = #llvm.loop_unroll<disable = true>
 // UNROLL: #[[FULL:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+// UNROLL: #[[KEEP:.*]] = #llvm.loop_annotation<unroll = #[[NEVER]]>
 // UNROLL-LABEL: func.func @dot(
 // UNROLL: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32) {
 // UNROLL: llvm.call_intrinsic "llvm.arm.smlad"
@@ -69,6 +71,11 @@ func.func @dot(%a: memref<3x130xi8>, %b: memref<3x130xi8>, %acc: memref<i32>, %k
 // CHECK: %[[WORD:.*]] = arith.select %[[INSIDE]], %[[LOADED]], %[[PADWORD]] : i32
 // CHECK: llvm.call_intrinsic "llvm.arm.sxtb16"(%[[WORD]]) : (i32) -> i32
 // CHECK: llvm.call_intrinsic "llvm.arm.smlad"
+// With unroll, a loop reading through padding (a border's, which umac-split-borders copies nine
+// times around the interior) stays rolled.
+// UNROLL: scf.for
+// UNROLL: llvm.call_intrinsic "llvm.arm.smlad"
+// UNROLL: } {loop_annotation = #[[KEEP]]}
 // ASM-LABEL: padded:
 // ASM: smlad
 // ASM: .fnend
@@ -87,6 +94,81 @@ func.func @padded(%a: memref<3x16xi8>, %b: memref<3x16xi8>, %acc: memref<i32>, %
     %s = memref.load %acc[] : memref<i32>
     %t = arith.addi %s, %p : i32
     memref.store %t, %acc[] : memref<i32>
+  }
+  return
+}
+
+// A jammed tile (umac-channels-innermost{dot-products}): two output channels' dot products side by
+// side, the loop over them inside the loop over the input channels. Each step loads and extends
+// the input's word once and each filter row's word once per channel: two sums carried, stored
+// once each at the channel's place.
+// CHECK-LABEL: func.func @jammed(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<16xi8>, %[[W:[a-z0-9]+]]: memref<2x16xi8>, %[[ACC:[a-z0-9]+]]: memref<1x2xi32>
+// CHECK: %[[I0:.*]] = memref.load %[[ACC]][%{{.*}}, %[[J0:.*]]] : memref<1x2xi32>
+// CHECK-NEXT: %[[I1:.*]] = memref.load %[[ACC]][%{{.*}}, %[[J1:.*]]] : memref<1x2xi32>
+// CHECK: %[[STEPS:.*]]:2 = scf.for %{{.*}} iter_args(%[[S0:.*]] = %[[I0]], %[[S1:.*]] = %[[I1]]) -> (i32, i32) {
+// CHECK: %[[XW:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: %[[XE:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[XW]])
+// CHECK: %[[XO:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK: %[[W0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: %[[W0E:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[W0]])
+// CHECK: %[[W0O:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK: %[[W1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: %[[W1E:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[W1]])
+// CHECK: %[[W1O:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT: llvm.load
+// CHECK: %[[H0:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[XE]], %[[W0E]], %[[S0]])
+// CHECK: %[[T0:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[XO]], %[[W0O]], %[[H0]])
+// CHECK: %[[H1:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[XE]], %[[W1E]], %[[S1]])
+// CHECK: %[[T1:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[XO]], %[[W1O]], %[[H1]])
+// CHECK: scf.yield %[[T0]], %[[T1]] : i32, i32
+// CHECK: %[[TOTAL:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[STEPS]]#0, %{{.*}} = %[[STEPS]]#1) -> (i32, i32) {
+// CHECK: memref.store %[[TOTAL]]#0, %[[ACC]][%{{.*}}, %[[J0]]] : memref<1x2xi32>
+// CHECK: memref.store %[[TOTAL]]#1, %[[ACC]][%{{.*}}, %[[J1]]] : memref<1x2xi32>
+// ASM-LABEL: jammed:
+// ASM: smlad
+// ASM: .fnend
+func.func @jammed(%a: memref<16xi8>, %b: memref<2x16xi8>, %acc: memref<1x2xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %f = %c0 to %c2 step %c1 {
+      %x = memref.load %a[%i] : memref<16xi8>
+      %y = memref.load %b[%f, %i] : memref<2x16xi8>
+      %xe = arith.extsi %x : i8 to i32
+      %ye = arith.extsi %y : i8 to i32
+      %p = arith.muli %xe, %ye : i32
+      %s = memref.load %acc[%c0, %f] : memref<1x2xi32>
+      %t = arith.addi %s, %p : i32
+      memref.store %t, %acc[%c0, %f] : memref<1x2xi32>
+    }
+  }
+  return
+}
+
+// Not a tile: the channels' loop does not index the accumulator, so both would sum into one
+// place. Left alone.
+// CHECK-LABEL: func.func @one_place(
+// CHECK-NOT: llvm.arm.smlad
+// CHECK: return
+func.func @one_place(%a: memref<16xi8>, %b: memref<2x16xi8>, %acc: memref<i32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %f = %c0 to %c2 step %c1 {
+      %x = memref.load %a[%i] : memref<16xi8>
+      %y = memref.load %b[%f, %i] : memref<2x16xi8>
+      %xe = arith.extsi %x : i8 to i32
+      %ye = arith.extsi %y : i8 to i32
+      %p = arith.muli %xe, %ye : i32
+      %s = memref.load %acc[] : memref<i32>
+      %t = arith.addi %s, %p : i32
+      memref.store %t, %acc[] : memref<i32>
+    }
   }
   return
 }

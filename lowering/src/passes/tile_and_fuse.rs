@@ -32,7 +32,7 @@
 
 use crate::{
     Error,
-    linalg_kinds::{accumulating_kind, independent_channels, umac_op},
+    linalg_kinds::{IM2COL_INPUT_CHANNELS, accumulating_kind, independent_channels, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     passes::im2col::PATCH_OP,
@@ -67,9 +67,20 @@ pub const INFO: PassInfo = PassInfo {
             default: "false",
             help: "tile every accumulating op one output pixel at a time, channels whole (the host engine)",
         },
+        OptionSpec {
+            name: "output-channels",
+            kind: OptionKind::Int,
+            default: "1",
+            help: "tile convolutions computed element by element by this many output channels (when they divide the \
+                   channels and the dot products are 8 long or more), whose dot products then share their input's words",
+        },
     ],
     kind: PassKind::Pass(|options: &OptionValues| {
-        boxed(TileAndFuse { vectors: options.bool("vectors"), pixels: options.bool("pixels") })
+        boxed(TileAndFuse {
+            vectors: options.bool("vectors"),
+            pixels: options.bool("pixels"),
+            output_channels: options.int("output-channels").max(1),
+        })
     }),
 };
 
@@ -85,6 +96,7 @@ const CHANNEL_TILE: i64 = 4;
 struct TileAndFuse {
     vectors: bool,
     pixels: bool,
+    output_channels: i64,
 }
 
 impl UmacPass for TileAndFuse {
@@ -92,9 +104,18 @@ impl UmacPass for TileAndFuse {
         let mut roots: Vec<(MlirOperation, Vec<i64>)> = Vec::new();
         operation.walk(WalkOrder::PreOrder, |op| {
             if accumulating_kind(&op).is_some()
-                && let Some(root) = group_root(&op, self.vectors, self.pixels)
+                && let Some(root) = group_root(&op, self.vectors, self.pixels, self.output_channels)
             {
-                roots.push(root);
+                // A root shared by several ops (an add of two convolutions) is tiled once, by the
+                // larger tile any of them asks for.
+                match roots.iter_mut().find(|(known, _)| known.ptr == root.0.ptr) {
+                    Some((_, sizes)) => {
+                        for (size, wanted) in sizes.iter_mut().zip(root.1) {
+                            *size = (*size).max(wanted);
+                        }
+                    }
+                    None => roots.push(root),
+                }
             }
             WalkResult::Advance
         });
@@ -122,8 +143,15 @@ impl UmacPass for TileAndFuse {
 /// channels become the vector lanes, see `umac-channels-innermost`), then by [`CHANNEL_TILE`]
 /// channels too when it reads no materialized pad (KWS on Cortex-M55: 1.73M -> 1.48M
 /// instructions, workspace 16256 -> 16000 bytes: no pixel's int32 accumulators in memory).
-/// With `pixels` every op is tiled by pixel so.
-fn group_root(op: &OperationRef, vectors: bool, every_pixel: bool) -> Option<(MlirOperation, Vec<i64>)> {
+/// With `pixels` every op is tiled by pixel so. A convolution tiled by element takes
+/// `output_channels` channels per tile where they divide its channels and its dot products (over
+/// its input channels) are long enough to run four products a step ([`jammed_channels`]).
+fn group_root(
+    op: &OperationRef,
+    vectors: bool,
+    every_pixel: bool,
+    output_channels: i64,
+) -> Option<(MlirOperation, Vec<i64>)> {
     if op.result_count() != 1 {
         return None;
     }
@@ -153,9 +181,52 @@ fn group_root(op: &OperationRef, vectors: bool, every_pixel: bool) -> Option<(Ml
         if apart && !padded_input && tiled == 3 && whole_vectors {
             sizes.push(CHANNEL_TILE);
         }
+        if output_channels > 1
+            && !pixels
+            && tiled == 4
+            && channels.is_some_and(|c| c % output_channels == 0)
+            && jammed_channels(op)
+        {
+            sizes[3] = output_channels;
+        }
         (tiled > 0).then_some((root, sizes))
     }
 }
+
+/// Whether `op` is a convolution whose output channels' dot products can run side by side
+/// (`umac-channels-innermost{dot-products}`, `umac-vectorize-dot-products{dsp}`) with a gain:
+/// NHWC input, OHWI filter, at least [`IM2COL_INPUT_CHANNELS`] input channels (each dot product's
+/// innermost run), and not a pointwise convolution over up to [`HOISTED_INPUT_CHANNELS`] channels
+/// at more than one pixel. Such a convolution's dot products are unrolled, and LLVM computes its
+/// input's sign-extended halves once per pixel for all output channels; side by side they took
+/// more instructions on Cortex-M4 (KWS 7.02M -> 7.15M, VWW 20.04M -> 20.29M), one pixel's (a
+/// fully connected layer's) fewer (AD 499K -> 456K).
+fn jammed_channels(op: &OperationRef) -> bool {
+    let Some(kind) = accumulating_kind(op) else { return false };
+    let dims = |k: usize| -> Option<Vec<i64>> {
+        // SAFETY: the operand is live while the IR is read; dimensions are read for a rank-4
+        // shaped type.
+        op.operand(k).ok().and_then(|value| unsafe {
+            let ty = mlirValueGetType(value.to_raw());
+            (mlirTypeIsAShaped(ty) && mlirShapedTypeHasRank(ty) && mlirShapedTypeGetRank(ty) == 4)
+                .then(|| (0..4).map(|d| mlirShapedTypeGetDimSize(ty, d)).collect())
+        })
+    };
+    // The filter and the output are the last two operands (`umac-fold-padding`'s generic reads
+    // the input in its body).
+    let operands = op.operand_count();
+    let (Some(filter), Some(output)) = (dims(operands.wrapping_sub(2)), dims(operands.wrapping_sub(1))) else {
+        return false;
+    };
+    let (window, channels, pixels) = (filter[1] * filter[2], filter[3], output[1] * output[2]);
+    kind.starts_with("conv_2d_nhwc_fhwc")
+        && channels >= IM2COL_INPUT_CHANNELS
+        && (window > 1 || channels > HOISTED_INPUT_CHANNELS || pixels == 1)
+}
+
+/// The input channels up to which `umac-vectorize-dot-products{dsp unroll}` unrolls a dot
+/// product fully (32 steps of four).
+const HOISTED_INPUT_CHANNELS: i64 = 128;
 
 /// Whether `value` is the patch `umac-im2col` gathers (computed once per pixel, like a padded
 /// window).

@@ -21,7 +21,10 @@
 //! four products per step instead: one word of each operand, its even and odd bytes
 //! sign-extended into pairs of halfwords (`sxtb16`, and `sxtb16` of the word rotated by 8), each
 //! pair multiplied and added to the sum by `smlad` (8 instructions for 4 products, 12 as scalar
-//! code). A padded operand's word is the padding byte four times where its condition fails.
+//! code). A padded operand's word is the padding byte four times where its condition fails. A
+//! jammed tile (`umac-channels-innermost{dot-products}`: the loop over a few output channels
+//! inside the input-channel loop) becomes one loop computing their dot products side by side,
+//! the shared input's word loaded and extended once for all (see `dsp.rs`).
 //! ```mlir
 //! scf.for %c = %c0 to %c32 step %c1 {
 //!   %x = memref.load %in[%h, %w, %c]   %y = memref.load %filter[%f, %c]
@@ -47,6 +50,8 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::fmt::Write as _;
 use umac_dialects::ir::{collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text};
+
+mod dsp;
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -88,20 +93,20 @@ struct VectorizeDotProducts {
     helium: bool,
 }
 
-/// The most DSP steps (four channels each) `unroll` unrolls fully: a pointwise convolution's 64
-/// input channels (KWS on Cortex-M4: 8.35M -> 7.02M instructions) and a fully connected layer's 128
-/// (AD: 634K -> 534K, .text 2.5 -> 11.2 KB). Unrolled, the input's words and their sign-extended
-/// halves are the same at every output channel, and LLVM computes them once per pixel.
-const UNROLLED_DSP_STEPS: i64 = 32;
-
 impl UmacPass for VectorizeDotProducts {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        for raw in collect(operation, |op| op_name(op) == "scf.for") {
-            // SAFETY: each loop is live until it is replaced; loops are innermost, so replacing
-            // one leaves the others (collected before) alive.
+        // Inner loops first: a loop replaced with the loop it holds (a jammed tile's) has had
+        // that loop visited already, and every loop visited later is outside it.
+        for raw in collect(operation, |op| op_name(op) == "scf.for").into_iter().rev() {
+            // SAFETY: each loop is live until it is replaced; a replaced loop's nested loops were
+            // visited before it, and loops outside it stay alive.
             unsafe {
                 let Some(dot) = match_loop(raw) else { continue };
-                let (text, arguments) = dot.replacement(self.dsp, self.unroll, self.helium);
+                let (text, arguments) = match (self.dsp, &dot.jam) {
+                    (true, _) => dsp::replacement(&dot, self.unroll),
+                    (false, None) => dot.replacement(self.helium),
+                    (false, Some(_)) => continue,
+                };
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
@@ -119,47 +124,67 @@ struct Load {
 }
 
 /// A dot-product loop: `lower..upper`, the two int8 operands in the order they are multiplied,
-/// and the int32 accumulator (its indices all of them).
+/// and the int32 accumulator (its indices all of them); for a jammed tile, the loop over its
+/// output channels inside it.
 struct Dot {
     lower: i64,
     upper: i64,
     operands: [Load; 2],
     accumulator: Load,
+    jam: Option<Jam>,
 }
+
+/// The loop over a few output channels inside a dot product's loop (`umac-channels-innermost
+/// {dot-products}`): `0..count`, its variable an index of the accumulator and of one operand
+/// (the filter), so that `count` dot products run side by side over one shared operand.
+struct Jam {
+    iv: MlirValue,
+    count: i64,
+}
+
+/// The most dot products a jammed tile computes side by side: their sums, the shared operand's
+/// halves and the other's take the registers of a Cortex-M4 (`umac-channels-innermost`'s limit).
+const MAX_JAM: i64 = crate::passes::channels_innermost::MAX_JAMMED_CHANNELS;
 
 /// The dot product `raw` (an `scf.for`) computes, if it is exactly one: step 1, constant bounds
 /// at least 8 apart, no results, a body of two int8 loads along the loop (stride 1; either may be
 /// selected against a padding value by a condition defined outside the loop), their sign
 /// extensions, their product, and the accumulator's load, sum and store at indices defined
-/// outside the loop.
+/// outside the loop. Or a jammed tile's: the body is one loop over `0..n` (2 <= n <=
+/// [`MAX_JAM`]) holding that body, whose variable may be an index of the loads too, and is one of
+/// the accumulator's.
 ///
 /// # Safety
 /// `raw` must be a live `scf.for`.
 unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
     unsafe {
-        let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
-        let (lower, upper) = match (bound(0), bound(1), bound(2)) {
-            (Some(lower), Some(upper), Some(1)) if upper - lower >= 8 => (lower, upper),
+        let (lower, upper) = match counted(raw)? {
+            (lower, upper) if upper - lower >= 8 => (lower, upper),
             _ => return None,
         };
-        if mlirOperationGetNumResults(raw) != 0 || mlirOperationGetNumOperands(raw) != 3 {
-            return None;
+        let iv = mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)), 0);
+        let mut ops = body(raw);
+        let mut jam = None;
+        if let [inner, _] = ops[..]
+            && name(inner) == "scf.for"
+            && let Some((0, count)) = counted(inner)
+            && (2..=MAX_JAM).contains(&count)
+        {
+            jam = Some(Jam {
+                iv: mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0)), 0),
+                count,
+            });
+            ops = body(inner);
         }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
-        let iv = mlirBlockGetArgument(block, 0);
-        let mut ops = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            ops.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
+        let jam_iv = jam.as_ref().map(|jam| jam.iv);
+        let outside =
+            |value: MlirValue| !defined_inside(value, raw) || jam_iv.is_some_and(|iv| mlirValueEqual(value, iv));
         // Two loads (each maybe selected against padding), two extensions, the product, the
         // accumulator's load, the sum, the store and the terminator.
         let store = *ops.get(ops.len().checked_sub(2)?)?;
         if !(9..=11).contains(&ops.len()) || name(store) != "memref.store" {
             return None;
         }
-        let outside = |value: MlirValue| !defined_inside(value, raw);
         let sum = produced_by(mlirOperationGetOperand(store, 0), "arith.addi")?;
         let accumulator = load_of(store, 1)?;
         let (a, b) = (mlirOperationGetOperand(sum, 0), mlirOperationGetOperand(sum, 1));
@@ -170,7 +195,9 @@ unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
             && (0..accumulator.indices.len())
                 .all(|k| mlirValueEqual(mlirOperationGetOperand(old, k as isize + 1), accumulator.indices[k]));
         let element = mlirValueGetType(mlirOperationGetResult(old, 0));
-        if !same_place || !accumulator.indices.iter().all(|v| outside(*v)) || !is_integer(element, 32) {
+        // Each of a jammed tile's dot products sums into a place of its own.
+        let apart = jam_iv.is_none_or(|iv| accumulator.indices.iter().any(|v| mlirValueEqual(*v, iv)));
+        if !same_place || !apart || !accumulator.indices.iter().all(|v| outside(*v)) || !is_integer(element, 32) {
             return None;
         }
         let product = produced_by(product, "arith.muli")?;
@@ -183,7 +210,7 @@ unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
             let mut padded = None;
             if let Some(select) = produced_by(narrow, "arith.select") {
                 let (condition, pad) = (mlirOperationGetOperand(select, 0), mlirOperationGetOperand(select, 2));
-                if !(outside(condition) && outside(pad)) {
+                if !(!defined_inside(condition, raw) && !defined_inside(pad, raw)) {
                     return None;
                 }
                 padded = Some((condition, pad));
@@ -203,7 +230,40 @@ unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
         if operands.iter().all(|o| o.padded.is_some()) {
             return None;
         }
-        Some(Dot { lower, upper, operands, accumulator })
+        Some(Dot { lower, upper, operands, accumulator, jam })
+    }
+}
+
+/// The constant bounds `lower..upper` of `raw`, an `scf.for` of step 1 without results.
+///
+/// # Safety
+/// `raw` must be a live `scf.for`.
+unsafe fn counted(raw: MlirOperation) -> Option<(i64, i64)> {
+    unsafe {
+        let bound = |k: isize| constant_int(mlirOperationGetOperand(raw, k));
+        if mlirOperationGetNumResults(raw) != 0 || mlirOperationGetNumOperands(raw) != 3 {
+            return None;
+        }
+        match (bound(0), bound(1), bound(2)) {
+            (Some(lower), Some(upper), Some(1)) => Some((lower, upper)),
+            _ => None,
+        }
+    }
+}
+
+/// The ops of `raw`'s (first) body block.
+///
+/// # Safety
+/// `raw` must be live, with a region.
+unsafe fn body(raw: MlirOperation) -> Vec<MlirOperation> {
+    unsafe {
+        let mut ops = Vec::new();
+        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
+        while !op.ptr.is_null() {
+            ops.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+        ops
     }
 }
 
@@ -243,44 +303,85 @@ unsafe fn unit_stride(value: MlirValue) -> bool {
     }
 }
 
-/// One DSP step at `%c` into `%t`, added to `%s`: four int8 of each operand loaded as one word
-/// (from `%{name}_at<indices>`; for a padded operand, where its condition fails, the padding
-/// byte four times instead, its load being in bounds), their even and odd bytes sign-extended
-/// into halfword pairs (`sxtb16`, and `sxtb16` of the word rotated by 8), each pair of products
-/// added by `smlad`.
-fn dsp_step(text: &mut String, operands: &[Load; 2]) {
-    let _ = writeln!(text, "    %eight = arith.constant 8 : i32");
-    for (name, operand) in ["x", "y"].into_iter().zip(operands) {
-        let start = operand.indices.len();
-        let _ = writeln!(
-            text,
-            "    %{name}_address = arith.addi %{name}_at{start}, %c : index\n    %{name}_int = arith.index_cast \
-             %{name}_address : index to i64\n    %{name}_pointer = llvm.inttoptr %{name}_int : i64 to !llvm.ptr\n    \
-             %{name}_loaded = llvm.load %{name}_pointer {{alignment = 1 : i64}} : !llvm.ptr -> i32"
-        );
-        let word = if operand.padded.is_some() {
-            let _ = writeln!(
-                text,
-                "    %{name}_pad32 = arith.extui %{name}_pad : i8 to i32\n    %{name}_bytes = arith.constant 16843009 : \
-                 i32\n    %{name}_pad_word = arith.muli %{name}_pad32, %{name}_bytes : i32\n    %{name}_word = \
-                 arith.select %{name}_inside, %{name}_loaded, %{name}_pad_word : i32"
-            );
-            format!("%{name}_word")
-        } else {
-            format!("%{name}_loaded")
-        };
-        let _ = writeln!(
-            text,
-            "    %{name}_even = llvm.call_intrinsic \"llvm.arm.sxtb16\"({word}) : (i32) -> i32\n    \
-             %{name}_rotated = llvm.intr.fshr({word}, {word}, %eight) : (i32, i32, i32) -> i32\n    \
-             %{name}_odd = llvm.call_intrinsic \"llvm.arm.sxtb16\"(%{name}_rotated) : (i32) -> i32"
-        );
+/// The parameters of a replacement's `func.func` and the values passed for them.
+#[derive(Default)]
+struct Signature {
+    parameters: Vec<String>,
+    arguments: Vec<MlirValue>,
+}
+
+impl Signature {
+    /// Declares `load`'s memref (`%{name}_memref`), its indices (`%{name}_{k}`) but `jam`'s
+    /// variable (each copy of a jammed tile's code has its own number there, see [`indices`]),
+    /// and for a padded operand its condition and padding value (`%{name}_inside`,
+    /// `%{name}_pad`); returns the memref's type.
+    fn declare(&mut self, load: &Load, name: &str, jam: Option<MlirValue>) -> String {
+        // SAFETY: the memref is live (the loop being replaced reads it).
+        let ty = type_text(unsafe { mlirValueGetType(load.memref) });
+        self.parameters.push(format!("%{name}_memref: {ty}"));
+        self.arguments.push(load.memref);
+        for (k, index) in load.indices.iter().enumerate() {
+            if !is_jam(*index, jam) {
+                self.parameters.push(format!("%{name}_{k}: index"));
+                self.arguments.push(*index);
+            }
+        }
+        if let Some((condition, pad)) = load.padded {
+            self.parameters.extend([format!("%{name}_inside: i1"), format!("%{name}_pad: i8")]);
+            self.arguments.extend([condition, pad]);
+        }
+        ty
     }
+}
+
+fn is_jam(index: MlirValue, jam: Option<MlirValue>) -> bool {
+    // SAFETY: both values are live (the loop being replaced uses them).
+    jam.is_some_and(|iv| unsafe { mlirValueEqual(index, iv) })
+}
+
+/// `load`'s indices as declared (`%{name}_{k}, `), with copy `copy`'s number (`%j{copy}`) in
+/// place of `jam`'s variable.
+fn indices(load: &Load, name: &str, jam: Option<MlirValue>, copy: i64) -> String {
+    let mut text = String::new();
+    for (k, index) in load.indices.iter().enumerate() {
+        if is_jam(*index, jam) {
+            let _ = write!(text, "%j{copy}, ");
+        } else {
+            let _ = write!(text, "%{name}_{k}, ");
+        }
+    }
+    text
+}
+
+/// The aligned base address of operand `name`'s memref plus its offset, `%{name}_at0`, and its
+/// strides, `%{name}_strides#k`.
+fn strided_metadata(text: &mut String, name: &str, operand: &Load, memref_type: &str) {
+    let rank = operand.indices.len() + 1;
+    let types = vec!["index"; 1 + 2 * rank].join(", ");
     let _ = writeln!(
         text,
-        "    %half = llvm.call_intrinsic \"llvm.arm.smlad\"(%x_even, %y_even, %s) : (i32, i32, i32) -> i32\n    \
-         %t = llvm.call_intrinsic \"llvm.arm.smlad\"(%x_odd, %y_odd, %half) : (i32, i32, i32) -> i32"
+        "  %{name}_base, %{name}_offset, %{name}_sizes:{rank}, %{name}_strides:{rank} = \
+         memref.extract_strided_metadata %{name}_memref : {memref_type} -> memref<i8>, {types}\n  \
+         %{name}_aligned = memref.extract_aligned_pointer_as_index %{name}_memref : {memref_type} -> index\n  \
+         %{name}_at0 = arith.addi %{name}_aligned, %{name}_offset : index"
     );
+}
+
+/// Where operand `name`'s elements start for the loop, as an address: `%{name}_at{rank - 1}`,
+/// or `%{name}{copy}_at{rank - 1}` for copy `copy` of an operand indexed by `jam`'s variable.
+fn addresses(text: &mut String, name: &str, operand: &Load, jam: Option<MlirValue>, copy: i64) {
+    let copied = operand.indices.iter().any(|index| is_jam(*index, jam));
+    let own = if copied { format!("{name}{copy}") } else { name.to_string() };
+    let indices = indices(operand, name, jam, copy);
+    for (k, index) in indices.split(", ").filter(|index| !index.is_empty()).enumerate() {
+        let from = if k == 0 { format!("%{name}_at0") } else { format!("%{own}_at{k}") };
+        let _ = writeln!(
+            text,
+            "  %{own}_step{k} = arith.muli {index}, %{name}_strides#{k} : index\n  %{own}_at{} = \
+             arith.addi {from}, %{own}_step{k} : index",
+            k + 1
+        );
+    }
 }
 
 impl Dot {
@@ -290,39 +391,21 @@ impl Dot {
     }
 
     /// The replacing IR (a `func.func` whose arguments are the memrefs and indices) and the
-    /// values it takes: steps of vectors (by `vmladava` with `helium`), or with `dsp` of four
-    /// products by the DSP extension (unrolled with `unroll` up to [`UNROLLED_DSP_STEPS`]).
-    fn replacement(&self, dsp: bool, unroll: bool, helium: bool) -> (String, Vec<MlirValue>) {
-        let lanes = if dsp { 4 } else { self.lanes() };
+    /// values it takes: steps of vectors (by `vmladava` with `helium`).
+    fn replacement(&self, helium: bool) -> (String, Vec<MlirValue>) {
+        let lanes = self.lanes();
         let vector_end = self.lower + (self.upper - self.lower) / lanes * lanes;
         // After steps of 16 lanes, 8 left or more take one step of 8 (the first layer's window
         // of 40: 16 + 16 + 8), which LLVM would otherwise leave as scalar code.
-        let half_end = if !dsp && lanes == 16 && self.upper - vector_end >= 8 { vector_end + 8 } else { vector_end };
-        let mut arguments = Vec::new();
-        let mut parameters = Vec::new();
-        // Each load's memref and indices as `%name[%i0, ...` (the loop's variable follows), and
-        // for a padded operand its condition and padding value.
-        let mut access = |load: &Load, name: &str| {
-            // SAFETY: the memref is live (the loop being replaced reads it).
-            let ty = type_text(unsafe { mlirValueGetType(load.memref) });
-            parameters.push(format!("%{name}_memref: {ty}"));
-            arguments.push(load.memref);
-            let mut text = format!("%{name}_memref[");
-            for (k, index) in load.indices.iter().enumerate() {
-                parameters.push(format!("%{name}_{k}: index"));
-                arguments.push(*index);
-                let _ = write!(text, "%{name}_{k}, ");
-            }
-            if let Some((condition, pad)) = load.padded {
-                parameters.extend([format!("%{name}_inside: i1"), format!("%{name}_pad: i8")]);
-                arguments.extend([condition, pad]);
-            }
-            (text, ty)
-        };
-        let (x, x_type) = access(&self.operands[0], "x");
-        let (y, y_type) = access(&self.operands[1], "y");
-        let (sum, sum_type) = access(&self.accumulator, "sum");
-        let sum = format!("{}]", sum.trim_end_matches(", "));
+        let half_end = if lanes == 16 && self.upper - vector_end >= 8 { vector_end + 8 } else { vector_end };
+        let mut signature = Signature::default();
+        let x_type = signature.declare(&self.operands[0], "x", None);
+        let y_type = signature.declare(&self.operands[1], "y", None);
+        let sum_type = signature.declare(&self.accumulator, "sum", None);
+        let x = format!("%x_memref[{}", indices(&self.operands[0], "x", None, 0));
+        let y = format!("%y_memref[{}", indices(&self.operands[1], "y", None, 0));
+        let sum = format!("%sum_memref[{}]", indices(&self.accumulator, "sum", None, 0).trim_end_matches(", "));
+        let Signature { parameters, arguments } = signature;
         let (lower, upper) = (self.lower, self.upper);
         let mut text = format!(
             "func.func @dot({}) {{\n  %lower = arith.constant {lower} : index\n  %vector_end = arith.constant \
@@ -335,23 +418,8 @@ impl Dot {
         // a vector is loaded by `llvm.load` from there (`vector.load` would lower its memref with
         // 64-bit indices).
         for (name, operand, memref_type) in [("x", &self.operands[0], &x_type), ("y", &self.operands[1], &y_type)] {
-            let rank = operand.indices.len() + 1;
-            let indices = vec!["index"; 1 + 2 * rank].join(", ");
-            let _ = writeln!(
-                text,
-                "  %{name}_base, %{name}_offset, %{name}_sizes:{rank}, %{name}_strides:{rank} = \
-                 memref.extract_strided_metadata %{name}_memref : {memref_type} -> memref<i8>, {indices}\n  \
-                 %{name}_aligned = memref.extract_aligned_pointer_as_index %{name}_memref : {memref_type} -> index\n  \
-                 %{name}_at0 = arith.addi %{name}_aligned, %{name}_offset : index"
-            );
-            for k in 0..rank - 1 {
-                let _ = writeln!(
-                    text,
-                    "  %{name}_step{k} = arith.muli %{name}_{k}, %{name}_strides#{k} : index\n  %{name}_at{} = \
-                     arith.addi %{name}_at{k}, %{name}_step{k} : index",
-                    k + 1
-                );
-            }
+            strided_metadata(&mut text, name, operand, memref_type);
+            addresses(&mut text, name, operand, None, 0);
         }
         // One loop over vectors of `lanes` products, one step of 8 if 8 are left after 16-lane
         // steps (`half_end`), one loop over the products left, each adding into the sum it carries. A vector step of a padded operand
@@ -368,7 +436,7 @@ impl Dot {
             // Plain vectors sum the main loop's products lane by lane, reduced once after it,
             // when it takes two steps or more (one step is reduced as it is: LLVM makes it
             // `vpmaddwd` and a reduction of its 8 lanes rather than of 16).
-            let sums = !dsp && !helium && result == "vectors" && vector_end - self.lower >= 2 * lanes;
+            let sums = !helium && result == "vectors" && vector_end - self.lower >= 2 * lanes;
             let carried = if sums { format!("vector<{lanes}xi32>") } else { "i32".to_string() };
             if sums {
                 let _ = writeln!(
@@ -383,7 +451,6 @@ impl Dot {
                 );
             }
             match padded {
-                _ if dsp => dsp_step(&mut text, &self.operands),
                 None => self.step(&mut text, None, (helium, sums), lanes, "t"),
                 Some(k) => {
                     let name = ["x", "y"][k];
@@ -394,13 +461,7 @@ impl Dot {
                     let _ = writeln!(text, "    scf.yield %out : {carried}\n    }}");
                 }
             }
-            let annotation =
-                if dsp && unroll && result == "vectors" && (vector_end - self.lower) / lanes <= UNROLLED_DSP_STEPS {
-                    " {loop_annotation = #llvm.loop_annotation<unroll = <full = true>>}"
-                } else {
-                    ""
-                };
-            let _ = writeln!(text, "    scf.yield %t : {carried}\n  }}{annotation}");
+            let _ = writeln!(text, "    scf.yield %t : {carried}\n  }}");
             if sums {
                 let _ =
                     writeln!(text, "  %{result} = vector.reduction <add>, %lane_sums, %{init} : {carried} into i32");
