@@ -69,6 +69,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::decompose_transpose_conv2d::INFO,
     passes::apply_scale_32::INFO,
     passes::fold_zero_points::INFO,
+    passes::narrow_reduction_inputs::INFO,
     passes::recompute_elementwise::INFO,
     passes::fold_padding::INFO,
     passes::im2col::INFO,

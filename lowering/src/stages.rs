@@ -71,7 +71,9 @@ fn passes(text: &str) -> Step {
 
 /// TOSA → linalg/arith/tensor/scf on tensors, with `$rescale` lowering `tosa.apply_scale` (the
 /// int8 rescale arithmetic) instead of leaving it behind; elementwise ops fused, and fused again
-/// into each reader where recomputing them materializes fewer bytes (`umac-recompute-elementwise`).
+/// into each reader where recomputing them materializes fewer bytes (`umac-recompute-elementwise`);
+/// a reduction that narrows its input and widens it again split at the narrow values
+/// (`umac-narrow-reduction-inputs`).
 macro_rules! tosa_to_linalg {
     ($rescale:literal) => {
         concat!(
@@ -79,7 +81,7 @@ macro_rules! tosa_to_linalg {
             "tosa-to-linalg-named,tosa-to-linalg,",
             $rescale,
             ",tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
-            "linalg-fuse-elementwise-ops),canonicalize"
+            "linalg-fuse-elementwise-ops,umac-narrow-reduction-inputs),canonicalize"
         )
     };
 }

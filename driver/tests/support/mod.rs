@@ -121,8 +121,21 @@ fn run_configured(
     optimize_for_size: bool,
 ) -> Option<Run> {
     let models = models_dir()?;
-    let dir = models.join(model);
-    let firmware = compile_configured(&dir, model, cpu, accelerators, optimize_for_size);
+    Some(run_in(&models.join(model), model, cpu, platform, accelerators, optimize_for_size))
+}
+
+/// Compiles the model of `dir` (`model.mlir`, five cases in `ref/`) as `model` for `accelerators`
+/// and `cpu`, links it into the test harness for `platform` and runs the cases; every output byte
+/// must equal the reference's.
+pub fn run_in(
+    dir: &Path,
+    model: &str,
+    cpu: Cpu,
+    platform: Platform,
+    accelerators: &str,
+    optimize_for_size: bool,
+) -> Run {
+    let firmware = compile_configured(dir, model, cpu, accelerators, optimize_for_size);
     if !accelerators.is_empty() {
         // Every convolution went to the accelerator, and its kernel is linked in.
         let convs: Vec<_> = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").collect();
@@ -151,11 +164,11 @@ fn run_configured(
         kernel_sources: written.kernel_sources.clone(),
         include_dirs: vec![written.include_dir.clone()],
     };
-    let program = build(platform, &work, &spec, &cases(&dir)).unwrap();
+    let program = build(platform, &work, &spec, &cases(dir)).unwrap();
     let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
     assert_eq!(outcome.status, Some(0), "{model} on {}: {}", cpu.name, outcome.output);
     assert!(outcome.output.contains("ok: 5 cases"), "{}", outcome.output);
-    Some(Run { work, program, output: outcome.output })
+    Run { work, program, output: outcome.output }
 }
 
 /// A harness run that passed: its directory (removed on drop), program and output.

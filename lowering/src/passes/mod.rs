@@ -10,6 +10,7 @@ pub mod fold_padding;
 pub mod fold_zero_points;
 pub mod im2col;
 pub mod lower_call_extern;
+pub mod narrow_reduction_inputs;
 pub mod on_target_functions;
 pub mod order_constant_globals;
 pub mod outline_operators;

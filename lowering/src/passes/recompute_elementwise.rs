@@ -58,7 +58,7 @@ const RESHAPES: [&str; 2] = ["tensor.expand_shape", "tensor.collapse_shape"];
 ///
 /// # Safety
 /// `op` must be live.
-unsafe fn unit_expansion(op: MlirOperation) -> Option<Vec<Vec<usize>>> {
+pub(crate) unsafe fn unit_expansion(op: MlirOperation) -> Option<Vec<Vec<usize>>> {
     unsafe {
         if name(op) != "tensor.expand_shape" {
             return None;
@@ -224,7 +224,7 @@ unsafe fn readers(op: MlirOperation) -> Vec<(MlirOperation, isize)> {
 ///
 /// # Safety
 /// `value` must be live.
-unsafe fn uses(value: MlirValue) -> Vec<(MlirOperation, isize)> {
+pub(crate) unsafe fn uses(value: MlirValue) -> Vec<(MlirOperation, isize)> {
     unsafe {
         let mut found = Vec::new();
         let mut operand = mlirValueGetFirstUse(value);
@@ -279,7 +279,7 @@ unsafe fn worth_recomputing(op: MlirOperation) -> bool {
 
 /// The bytes of a statically shaped tensor of integers or floats (an element of fewer than 8
 /// bits takes a byte).
-fn bytes(value: MlirValue) -> Option<i64> {
+pub(crate) fn bytes(value: MlirValue) -> Option<i64> {
     // SAFETY: the value and its type are live.
     let ty = unsafe { mlirValueGetType(value) };
     let bits = scalar_bits(element_type(ty))?;
