@@ -49,6 +49,32 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
     }
 }
 
+/// A `.tflite` model runs as it is, converted as `umac compile` converts it: every reference input
+/// gives TFLite Micro's bytes. A file that is no flatbuffer is refused before conversion.
+#[test]
+fn a_tflite_model_runs_as_it_is() {
+    let Some(dir) = kws() else { return };
+    for i in 0..5 {
+        let out = temp(&format!("kws-tflite-{i}.npy"));
+        let (code, _, stderr) = umac(&[
+            "run",
+            dir.join("model.tflite").to_str().unwrap(),
+            "--input",
+            dir.join(format!("ref/input_{i}.npy")).to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(read_npy(&out).unwrap(), read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap(), "input {i}");
+    }
+    let bad = temp("not-a-model.tflite");
+    std::fs::write(&bad, b"not a flatbuffer").unwrap();
+    let (code, _, stderr) =
+        umac(&["run", bad.to_str().unwrap(), "--input", dir.join("ref/input_0.npy").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("not-a-model.tflite: malformed .tflite flatbuffer"), "{stderr}");
+}
+
 /// `--target vanilla`: the convolutions run in the vanilla kernel on the host, with the same bytes;
 /// `--target "tynnp,host"`: tynnp's primitive ops run on the host as their TOSA reference, with
 /// the same bytes (the engines agreeing on every intermediate, the depthwise filters' reshapes

@@ -90,14 +90,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         Some(args.shapes.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?)
     };
     let display = args.model.display().to_string();
-    let raw = std::fs::read(&args.model).map_err(|e| format!("could not open model '{display}': {e}"))?;
-    let is_tflite = args.model.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite"));
-    let (bytes, quantization) = if is_tflite {
-        let quantization = tflite::io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
-        (tflite::convert(&args.model)?, Some(quantization))
-    } else {
-        (raw, None)
-    };
+    let (bytes, quantization) = tflite::read_model(&args.model)?;
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = args.name.clone().unwrap_or_else(|| c_identifier(&stem));
     let options = FirmwareOptions {

@@ -16,7 +16,7 @@ use umac_runtime::{Tensor, read_npy, write_npy};
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The model: TOSA MLIR text or bytecode.
+    /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file (converted as by `umac compile`).
     model: PathBuf,
     /// An input tensor (.npy), one per argument of the entry function, in order.
     #[arg(long = "input", value_name = "NPY")]
@@ -209,7 +209,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     umac_driver::register_targets();
     let targets = run_targets(args)?;
     let name = args.model.display().to_string();
-    let bytes = std::fs::read(&args.model).map_err(|e| format!("could not open model '{name}': {e}"))?;
+    let (bytes, _) = super::tflite::read_model(&args.model)?;
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let loaded = Loaded { name, bytes, targets };

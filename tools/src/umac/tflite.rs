@@ -32,6 +32,21 @@ pub fn converter() -> Result<PathBuf, String> {
     ))
 }
 
+/// The quantization of a model's inputs and outputs, in order.
+pub type IoQuantization = (Vec<Quantization>, Vec<Quantization>);
+
+/// Reads the model at `path` as `umac` takes it: TOSA MLIR text or bytecode as it is, a `.tflite`
+/// file converted to TOSA bytecode (with its inputs' and outputs' quantization).
+pub fn read_model(path: &Path) -> Result<(Vec<u8>, Option<IoQuantization>), String> {
+    let display = path.display().to_string();
+    let raw = std::fs::read(path).map_err(|e| format!("could not open model '{display}': {e}"))?;
+    if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite")) {
+        return Ok((raw, None));
+    }
+    let quantization = io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
+    Ok((convert(path)?, Some(quantization)))
+}
+
 /// Converts `model` to TOSA bytecode and returns it.
 pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
     let tool = converter()?;
@@ -64,7 +79,7 @@ pub struct Quantization {
 
 /// The quantization of the first subgraph's inputs and outputs, in order. A malformed file is
 /// an error, never a panic.
-pub fn io_quantization(bytes: &[u8]) -> Result<(Vec<Quantization>, Vec<Quantization>), String> {
+pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
     let fb = FlatBuffer(bytes);
     let bad = || "malformed .tflite flatbuffer".to_string();
     let model = fb.root().ok_or_else(bad)?;
