@@ -9,15 +9,20 @@ use super::{Dot, Load, Signature, addresses, indices, strided_metadata};
 use mlir_sys::MlirValue;
 use std::fmt::Write as _;
 
-/// The most DSP steps (four channels each) `unroll` unrolls fully: a pointwise convolution's 64
-/// input channels (KWS on Cortex-M4: 8.35M -> 7.02M instructions) and a fully connected layer's 128
-/// (AD: 634K -> 534K, .text 2.5 -> 11.2 KB). Unrolled, the input's words and their sign-extended
-/// halves are the same at every output channel, and LLVM computes them once per pixel.
+/// The most DSP steps (four channels each, counted for every dot product of a jammed tile)
+/// `unroll` unrolls fully: a pointwise convolution's 64 input channels (KWS on Cortex-M4: 8.35M
+/// -> 7.02M instructions) and a fully connected layer's 128 (AD: 634K -> 534K, .text 2.5 -> 11.2
+/// KB). Unrolled, the input's words and their sign-extended halves are the same at every output
+/// channel, and LLVM computes them once per pixel. Two output channels side by side over 128
+/// channels stay rolled: AD took 456K instructions and 17.0 KB of .text unrolled, 532K and 4.1 KB
+/// rolled (a 3x3 window over 64 channels, IC's, is unrolled: 27.27M instructions, 27.48M with
+/// half the steps).
 const UNROLLED_DSP_STEPS: i64 = 32;
 
 /// The replacing IR for `dot` and the values it takes: a loop of four products a step carrying
 /// each of its dot products' sums, then a scalar loop for the products left over. With `unroll`
-/// the loop is unrolled fully up to [`UNROLLED_DSP_STEPS`] steps, but kept rolled where it reads
+/// the loop is unrolled fully up to [`UNROLLED_DSP_STEPS`] steps (of all its dot products), but
+/// kept rolled where it reads
 /// through padding (the borders `umac-split-borders` copies nine times around the interior): IC
 /// on Cortex-M4 takes 27.27M instructions and 48.7 KB of .text so, 26.34M and 67.7 KB with
 /// every loop unrolled, 26.31M and 60.8 KB with the borders' left to LLVM.
@@ -82,7 +87,7 @@ pub(super) fn replacement(dot: &Dot, unroll: bool) -> (String, Vec<MlirValue>) {
     let padded = dot.operands.iter().any(|o| o.padded.is_some());
     let annotation = if unroll && padded {
         " {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}"
-    } else if unroll && (steps_end - dot.lower) / 4 <= UNROLLED_DSP_STEPS {
+    } else if unroll && (steps_end - dot.lower) / 4 * copies <= UNROLLED_DSP_STEPS {
         " {loop_annotation = #llvm.loop_annotation<unroll = <full = true>>}"
     } else {
         ""
