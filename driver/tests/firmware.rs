@@ -81,6 +81,14 @@ fn kws_mean_cortex_m55_and_m4() {
     support::run_in(&dir, "kws_mean", CORTEX_M55, MPS3_AN547, "", false);
     support::run_in(&dir, "kws_mean", CORTEX_M4, MPS2_AN386, "", false);
 }
+// The int16x8 conv net (test/models/conv-16x8: int16 activations, int8 weights, int64 biases;
+// convolution, depthwise convolution, add, average pooling, fully connected), int16 outputs.
+#[test]
+fn conv_16x8_cortex_m55_and_m4() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/conv-16x8");
+    support::run_in(&dir, "conv_16x8", CORTEX_M55, MPS3_AN547, "", false);
+    support::run_in(&dir, "conv_16x8", CORTEX_M4, MPS2_AN386, "", false);
+}
 #[test]
 fn kws_cortex_m7() {
     run_on("kws", CORTEX_M7, MPS2_AN500);

@@ -153,8 +153,7 @@ pub fn run_in(
     ));
     // The output directory as `umac compile` writes it: self-contained, kernels included.
     let written = output::write(&work.join("out"), model, &firmware).unwrap();
-    let output_bytes =
-        firmware.signature.outputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap() as usize).product()).collect();
+    let output_bytes = firmware.signature.outputs.iter().map(|t| t.byte_size() as usize).collect();
     let spec = Model {
         name: model,
         object: &written.object,
