@@ -377,6 +377,14 @@ pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
     unsafe { defined_under(value, |owner| mlirOperationEqual(owner, op)) }
 }
 
+/// Whether `op`'s name is an operation its context knows (not an op of a dialect parsed as
+/// unregistered).
+pub fn is_registered(op: &OperationRef) -> bool {
+    let name = op_name(op);
+    // SAFETY: the context is live while `op` is; the name's bytes outlive the call.
+    unsafe { mlirContextIsRegisteredOperation(mlirOperationGetContext(op.to_raw()), str_ref(&name)) }
+}
+
 /// Replaces `op` by IR written as text: `text` is one `func.func` whose arguments correspond to
 /// `arguments`; it is parsed in `op`'s context, its body moves in front of `op` (every moved op
 /// gets `location` when given, e.g. a fused location naming the ops replaced), the returned

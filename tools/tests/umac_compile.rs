@@ -72,6 +72,49 @@ fn tflite_models_convert_and_keep_their_quantization() {
     assert!(out.join("kws.o").is_file());
 }
 
+/// An LSTM model: the converter leaves `tfl.unidirectional_sequence_lstm` (and the `tfl.no_value`
+/// placeholders of its absent operands) in TFLite's dialect. Each unconverted operator is an error
+/// at its place in the .tflite file, named as TFLite names it, with no advice about flags umac
+/// does not have; exit code 1. Two stacked LSTMs give two errors.
+#[test]
+fn operators_the_converter_leaves_are_named() {
+    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let out = temp("lstm");
+    for (model, count) in [("lstm_small_int8.tflite", 1), ("lstm_stack_int8.tflite", 2)] {
+        let (code, stderr) = compile(&dir.join(model), "cortex-m4", &out, &[]);
+        assert_eq!(code, 1, "{stderr}");
+        let expected = format!(
+            "{model}:0:0: error: 'tfl.unidirectional_sequence_lstm' is the TFLite operator \
+             UNIDIRECTIONAL_SEQUENCE_LSTM that the converter left unconverted: umac does not support it yet"
+        );
+        assert_eq!(stderr.matches(&expected).count(), count, "{stderr}");
+        assert_eq!(stderr.matches("error:").count(), count, "{stderr}");
+        assert!(!stderr.contains("unregistered") && !stderr.contains("allowUnregisteredDialects"), "{stderr}");
+    }
+}
+
+/// An op of a dialect umac does not know is an error at the op, exit code 1.
+#[test]
+fn an_op_of_an_unknown_dialect_is_an_error_at_the_op() {
+    let dir = temp("foreign-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("foreign.mlir");
+    std::fs::write(
+        &model,
+        "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n  %0 = \"mydialect.op\"(%x) : (tensor<2xi8>) -> \
+         tensor<2xi8>\n  return %0 : tensor<2xi8>\n}\n",
+    )
+    .unwrap();
+    let (code, stderr) = compile(&model, "cortex-m4", &temp("foreign"), &[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            "foreign.mlir:2:8: error: 'mydialect.op' is from a dialect umac does not know: umac cannot compile it"
+        ),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn size_optimization_makes_smaller_code() {
     // VWW: the largest code of the four models (on KWS, O3 and Os come out within 2%).

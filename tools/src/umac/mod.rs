@@ -111,7 +111,9 @@ pub(crate) fn with_model<T>(
     bytes: &[u8],
     work: impl FnOnce(&Context, &mut Module) -> Result<T, String>,
 ) -> Result<T, String> {
-    let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: true });
+    // Ops of dialects umac does not know (what a converter left behind) are parsed, then refused
+    // one by one at their locations ([`unsupported_ops`]).
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, threading: true });
     umac_driver::register_targets();
     let collector = Collector::default();
     collector.attach(&context);
@@ -123,9 +125,46 @@ pub(crate) fn with_model<T>(
         report();
         return Err(String::new());
     };
+    if unsupported_ops(&module) {
+        report();
+        return Err(String::new());
+    }
     let result = work(&context, &mut module);
     report();
     result
+}
+
+/// Reports every op of a dialect umac does not know at its location, and whether there was one. A
+/// TFLite operator that `tosa-converter-for-tflite` left in TFLite's dialect is named as TFLite
+/// names it (`tfl.unidirectional_sequence_lstm`: UNIDIRECTIONAL_SEQUENCE_LSTM); the placeholder
+/// for its absent operands (`tfl.no_value`) only when nothing else is left.
+fn unsupported_ops(module: &Module) -> bool {
+    use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+    let unknown = |op: &melior::ir::OperationRef| !umac_dialects::ir::is_registered(op);
+    let mut names = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if unknown(&op) {
+            names.push(umac_dialects::ir::op_name(&op));
+        }
+        WalkResult::Advance
+    });
+    let placeholders_only = names.iter().all(|name| name == "tfl.no_value");
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = umac_dialects::ir::op_name(&op);
+        if !unknown(&op) || (name == "tfl.no_value" && !placeholders_only) {
+            return WalkResult::Advance;
+        }
+        let message = match name.strip_prefix("tfl.") {
+            Some(operator) => format!(
+                "'{name}' is the TFLite operator {} that the converter left unconverted: umac does not support it yet",
+                operator.to_ascii_uppercase()
+            ),
+            None => format!("'{name}' is from a dialect umac does not know: umac cannot compile it"),
+        };
+        umac_dialects::emit_error(op.location(), &message);
+        WalkResult::Advance
+    });
+    !names.is_empty()
 }
 
 /// Parses a command line; on a usage error (or `--help`/`--version`) prints clap's message and

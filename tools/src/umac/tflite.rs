@@ -53,7 +53,13 @@ pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
     let dir = std::env::temp_dir().join(format!("umac-tflite-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let out = dir.join("model.mlirbc");
-    let result = std::process::Command::new(&tool).arg(model).arg("--bytecode").arg("-o").arg(&out).output();
+    let result = std::process::Command::new(&tool)
+        .arg(model)
+        .arg("--bytecode")
+        .arg("--emit-debug-info")
+        .arg("-o")
+        .arg(&out)
+        .output();
     let bytes = match result {
         Ok(output) if output.status.success() => std::fs::read(&out).map_err(|e| e.to_string()),
         Ok(output) => Err(format!(
