@@ -174,6 +174,20 @@ pub fn mark_float_abi_neutral(module: &LlvmModule) {
     }
 }
 
+/// Puts every constant global with an initializer (the model's weights, biases, tables) into the
+/// ELF section `section` instead of `.rodata`, for the firmware's linker script to place (external
+/// flash for weights larger than the on-chip one). Constants LLVM makes later (literal pools,
+/// merged constants) stay with the code.
+pub fn place_constants(module: &LlvmModule, section: &str) {
+    let mut global = module.get_first_global();
+    while let Some(g) = global {
+        if g.is_constant() && g.get_initializer().is_some() {
+            g.set_section(Some(section));
+        }
+        global = g.get_next_global();
+    }
+}
+
 /// Runs LLVM's middle end for `machine`.
 pub fn optimize(module: &LlvmModule, machine: &TargetMachine, opt: OptLevel) -> Result<()> {
     let passes = match opt {

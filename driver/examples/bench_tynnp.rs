@@ -48,6 +48,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         if target.is_empty() { Default::default() } else { parse_target_string(target).map_err(|e| e.to_string())? };
     let params = npu_params(&accelerators).map_err(|e| e.to_string())?;
     let options = FirmwareOptions {
+        constants_section: None,
         name: model.into(),
         optimize_for_size: false,
         shapes: None,

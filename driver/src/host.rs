@@ -404,6 +404,7 @@ fn host_objects(
         keep: &operators,
         float_abi_neutral: false,
         dump_as: "llvm-optimized.ll",
+        constants_section: None,
     };
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),

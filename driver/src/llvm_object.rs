@@ -31,6 +31,8 @@ pub struct ObjectSpec<'a> {
     pub float_abi_neutral: bool,
     /// The name of the optimized LLVM IR written with `UMAC_DUMP_IR`.
     pub dump_as: &'a str,
+    /// The ELF section of the model's constants (`--constants-section`; `None`: `.rodata`).
+    pub constants_section: Option<&'a str>,
 }
 
 /// The LLVM target of a CPU of the table.
@@ -57,6 +59,9 @@ pub fn llvm_objects(module: &Module, spec: &ObjectSpec, threads: usize) -> Resul
     let context = llvm::LlvmContext::create();
     let ir = llvm::translate(module, &context)?;
     llvm::prepare(&ir, &machine);
+    if let Some(section) = spec.constants_section {
+        llvm::place_constants(&ir, section);
+    }
     if spec.float_abi_neutral {
         llvm::mark_float_abi_neutral(&ir);
     }

@@ -247,3 +247,81 @@ fn a_wrong_output_is_caught() {
     assert!(outcome.output.contains("case 3 output 0 byte 100"), "{}", outcome.output);
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+/// A model whose constants do not fit the board's 512 KiB of flash: a fully connected layer of
+/// 2048 inputs and 1152 outputs (2,359,296 bytes of weights, over 2 MiB). Compiled with
+/// `--constants-section=.external.weights`, its constants are in that section alone (metadata's
+/// `sections`), the harness's linker script places it in the board's large memory, and it runs on
+/// Cortex-M55 under QEMU with the bytes the host's Cranelift engine computes. Left in .rodata, the
+/// same model does not link.
+#[test]
+fn constants_beyond_flash_in_a_section_of_their_own() {
+    use umac_driver::host::{CompileOptions, Engine};
+    use umac_runtime::{DType, Tensor};
+    let (inputs, outputs) = (2048usize, 1152usize);
+    let weights: String = support::lcg(7, inputs * outputs).iter().map(|v| format!("{:02X}", v & 0xff)).collect();
+    let bias: Vec<String> = support::lcg(8, outputs).iter().map(|v| (v % 40001 - 20000).to_string()).collect();
+    let x = format!("tensor<1x1x1x{inputs}xi8>");
+    let w = format!("tensor<{outputs}x1x1x{inputs}xi8>");
+    let acc = format!("tensor<1x1x1x{outputs}xi32>");
+    let y = format!("tensor<1x1x1x{outputs}xi8>");
+    let text = format!(
+        r#"func.func @main(%x: {x}) -> {y} {{
+  %w = "tosa.const"() <{{values = dense<"0x{weights}"> : {w}}}> : () -> {w}
+  %b = "tosa.const"() <{{values = dense<[{bias}]> : tensor<{outputs}xi32>}}> : () -> tensor<{outputs}xi32>
+  %zp = "tosa.const"() <{{values = dense<-128> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %m = "tosa.const"() <{{values = dense<1518500250> : tensor<1xi32>}}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{{values = dense<43> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{{values = dense<0> : tensor<1xi32>}}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{{values = dense<3> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %wzp {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}} : ({x}, {w}, tensor<{outputs}xi32>, tensor<1xi8>, tensor<1xi8>) -> {acc}
+  %r = tosa.rescale %c, %m, %s, %izp, %ozp {{input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true}} : ({acc}, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> {y}
+  return %r : {y}
+}}
+"#,
+        bias = bias.join(", "),
+    );
+    let input = Tensor {
+        dtype: DType::I8,
+        shape: vec![1, 1, 1, inputs],
+        data: support::lcg(9, inputs).iter().map(|v| (v % 256) as u8).collect(),
+    };
+    umac_driver::register_targets();
+    let context = umac_driver::create_context(umac_dialects::ContextOptions::default());
+    let mut module = umac_dialects::source::parse_module(&context, "model.mlir", text.as_bytes()).unwrap();
+    let reference = umac_driver::host::compile(
+        &context,
+        &mut module,
+        "main",
+        std::slice::from_ref(&input),
+        Engine::Cranelift,
+        CompileOptions::default(),
+    )
+    .unwrap()
+    .run(std::slice::from_ref(&input))
+    .unwrap()
+    .remove(0);
+    // The outputs differ from one another: the test would see a wrong byte.
+    assert!(reference.data.iter().collect::<std::collections::HashSet<_>>().len() > 100);
+    let work = std::env::temp_dir().join(format!("umac-external-constants-{}", std::process::id()));
+    let case = (&input.data[..], &reference.data[..]);
+    let what = "a 2048x1152 fully connected layer";
+    let (firmware, program) = support::build_text(
+        &text,
+        CORTEX_M55,
+        MPS3_AN547,
+        &work.join("section"),
+        case,
+        what,
+        Some(".external.weights"),
+    );
+    let weights_section = firmware.sections.iter().find(|(name, _)| name == ".external.weights");
+    assert!(weights_section.is_some_and(|(_, bytes)| *bytes >= (inputs * outputs) as u64), "{:?}", firmware.sections);
+    assert!(firmware.sections.iter().all(|(name, bytes)| name == ".external.weights" || *bytes < 64 * 1024));
+    let outcome = run(MPS3_AN547, &program.unwrap(), Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    let (_, unplaced) = support::build_text(&text, CORTEX_M55, MPS3_AN547, &work.join("rodata"), case, what, None);
+    assert!(unplaced.is_err(), "2.3 MB of .rodata linked into 512 KiB of flash");
+    let _ = std::fs::remove_dir_all(&work);
+}

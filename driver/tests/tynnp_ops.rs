@@ -334,6 +334,7 @@ fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSe
 fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators: umac_backend::TargetSet) -> Firmware {
     let mut module = parse_module(context, source, text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
     let options = FirmwareOptions {
+        constants_section: None,
         name: "op".into(),
         optimize_for_size: false,
         shapes: None,

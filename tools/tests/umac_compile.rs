@@ -115,6 +115,33 @@ fn an_op_of_an_unknown_dialect_is_an_error_at_the_op() {
     );
 }
 
+/// `--constants-section`: the constants leave .rodata for the named section, which metadata.json
+/// lists with its bytes and the header tells how to place; a name a linker script cannot match is
+/// refused.
+#[test]
+fn constants_go_to_the_section_named() {
+    let Some(kws) = kws() else { return };
+    let out = temp("constants-section");
+    let (code, stderr) = compile(
+        &kws.join("model_b1.mlir"),
+        "cortex-m4",
+        &out,
+        &["--constants-section=.ext_flash.kws", "--name", "kws"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    assert_eq!(m["constants_section"], ".ext_flash.kws");
+    let constants = m["constants_bytes"].as_u64().unwrap();
+    assert!(constants > 30_000, "{m}");
+    assert_eq!(m["sections"][".ext_flash.kws"].as_u64(), Some(constants), "{}", m["sections"]);
+    assert!(m["sections"][".rodata"].is_null(), "{}", m["sections"]);
+    let header = std::fs::read_to_string(out.join("kws.h")).unwrap();
+    assert!(header.contains(&format!("Constants: {constants} bytes in section .ext_flash.kws (--constants-section)")));
+    let (code, stderr) = compile(&kws.join("model_b1.mlir"), "cortex-m4", &out, &["--constants-section=ext flash"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("'ext flash' is not a section name"), "{stderr}");
+}
+
 #[test]
 fn size_optimization_makes_smaller_code() {
     // VWW: the largest code of the four models (on KWS, O3 and Os come out within 2%).

@@ -64,6 +64,8 @@ pub struct ObjectSizes {
     pub rodata: u64,
     /// The undefined symbols, sorted (memory functions, integer helpers, kernels).
     pub imports: Vec<String>,
+    /// Bytes per section the program loads (code and constants), by name, sorted.
+    pub sections: Vec<(String, u64)>,
 }
 
 /// Measures code and constants and checks the object references nothing but the memory
@@ -71,8 +73,22 @@ pub struct ObjectSizes {
 pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, Error> {
     let file =
         object::File::parse(bytes).map_err(|e| Error::Compile(format!("cannot read the generated object: {e}")))?;
-    let mut sizes = ObjectSizes { text: 0, rodata: 0, imports: Vec::new() };
+    let mut sizes = ObjectSizes { text: 0, rodata: 0, imports: Vec::new(), sections: Vec::new() };
     for section in file.sections() {
+        let loaded = matches!(
+            section.kind(),
+            SectionKind::Text
+                | SectionKind::ReadOnlyData
+                | SectionKind::ReadOnlyString
+                | SectionKind::ReadOnlyDataWithRel
+        ) || section.name().is_ok_and(|n| n.starts_with(".ARM.exidx"));
+        if loaded && section.size() > 0 {
+            let name = section.name().unwrap_or("?").to_string();
+            match sizes.sections.iter_mut().find(|(known, _)| *known == name) {
+                Some((_, bytes)) => *bytes += section.size(),
+                None => sizes.sections.push((name, section.size())),
+            }
+        }
         // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
         // is referenced); it is accounted with the code, not the constants.
         if section.name().is_ok_and(|n| n.starts_with(".ARM.exidx")) {
@@ -101,6 +117,7 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         .collect();
     imports.sort();
     imports.dedup();
+    sizes.sections.sort();
     let unsupported: Vec<&String> = imports
         .iter()
         .filter(|s| {

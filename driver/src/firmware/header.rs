@@ -37,6 +37,22 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
          * between calls and for other work in between. Inputs are read only. Inputs, outputs and the\n \
          * workspace must not overlap one another (the code is compiled assuming they do not).\n"
     ));
+    h.push_str(&format!(
+        " *\n * Placement: the workspace is wherever the caller puts it (on-chip RAM, or external RAM for\n \
+         * a large model, e.g. `static uint8_t ws[{upper}_WORKSPACE_SIZE]\n \
+         * __attribute__((aligned({upper}_WORKSPACE_ALIGNMENT), section(\".ext_ram\")));` with that\n \
+         * section placed by the linker script).\n"
+    ));
+    let constants = firmware.sections.iter().filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx"));
+    for (section, bytes) in constants {
+        h.push_str(&format!(" * Constants: {bytes} bytes in section {section}"));
+        if options.constants_section.as_deref() == Some(section.as_str()) {
+            h.push_str(&format!(
+                " (--constants-section); place it in the linker\n *   script, e.g. `{section} : {{ *({section}) }} > EXT_FLASH`"
+            ));
+        }
+        h.push_str(".\n");
+    }
     if fixed_batch {
         h.push_str(
             " *\n * The model's batch (dynamic dimensions) is fixed to 1 here; `umac compile --shape` sets it.\n",

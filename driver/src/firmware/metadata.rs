@@ -39,6 +39,8 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
         },
         "constants_bytes": firmware.rodata_bytes,
         "text_bytes": firmware.text_bytes,
+        "constants_section": options.constants_section.as_deref().unwrap_or(".rodata"),
+        "sections": firmware.sections.iter().map(|(name, bytes)| (name.clone(), serde_json::json!(bytes))).collect::<serde_json::Map<_, _>>(),
         "imports": firmware.imports,
         "operators": firmware.operators.iter().map(|o| serde_json::json!({
             "function": o.function,

@@ -68,6 +68,8 @@ pub struct FirmwareOptions {
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
     pub observe: Observe,
+    /// `--constants-section`: the ELF section of the model's constants (`None`: `.rodata`).
+    pub constants_section: Option<String>,
 }
 
 /// One operator function of the executor.
@@ -100,6 +102,8 @@ pub struct Firmware {
     pub text_bytes: u64,
     /// Bytes of read-only data (constants).
     pub rodata_bytes: u64,
+    /// Bytes per loaded section of the object (`.text`, `.rodata`, the constants' own section).
+    pub sections: Vec<(String, u64)>,
     /// The symbols the object needs from the firmware it is linked into, sorted.
     pub imports: Vec<String>,
     /// The specialized signature.
@@ -229,6 +233,7 @@ pub fn compile(
         keep: &operator_symbols,
         float_abi_neutral: true,
         dump_as: "firmware-optimized.ll",
+        constants_section: options.constants_section.as_deref(),
     };
     let object = llvm_object(module, &spec)?;
     let sizes = checks::inspect_object(&object, &kernels)?;
@@ -258,6 +263,7 @@ pub fn compile(
         text_bytes: sizes.text,
         rodata_bytes: sizes.rodata,
         imports: sizes.imports,
+        sections: sizes.sections,
         signature,
         operators,
         placements,

@@ -24,6 +24,7 @@ fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareO
     let accelerators =
         if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
     FirmwareOptions {
+        constants_section: None,
         name: name.into(),
         optimize_for_size,
         shapes: None,
@@ -48,10 +49,28 @@ pub fn run_text(
     expected: &[u8],
     what: &str,
 ) -> umac_runtime::firmware::Outcome {
+    let (_, program) = build_text(text, cpu, platform, work, (input, expected), what, None);
+    run(platform, &program.unwrap(), Duration::from_secs(300)).unwrap()
+}
+
+/// Compiles the MLIR `text` as [`run_text`] does, with the model's constants in
+/// `constants_section` when given, and links the harness for the `(input, expected)` case: the
+/// firmware and the program, or why the link failed.
+pub fn build_text(
+    text: &str,
+    cpu: Cpu,
+    platform: Platform,
+    work: &Path,
+    (input, expected): (&[u8], &[u8]),
+    what: &str,
+    constants_section: Option<&str>,
+) -> (umac_driver::firmware::Firmware, Result<PathBuf, umac_runtime::Error>) {
     let context = create_context(ContextOptions::default());
     let mut module =
         parse_module(&context, "model.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{what}: does not parse"));
-    let firmware = compile(&context, &mut module, "main", cpu, &options("model", "", false))
+    let options =
+        FirmwareOptions { constants_section: constants_section.map(str::to_string), ..options("model", "", false) };
+    let firmware = compile(&context, &mut module, "main", cpu, &options)
         .unwrap_or_else(|e| panic!("{what} for {}: {e}", cpu.name));
     let written = output::write(&work.join("out"), "model", &firmware).unwrap();
     let spec = Model {
@@ -64,8 +83,8 @@ pub fn run_text(
         include_dirs: vec![written.include_dir.clone()],
     };
     let case = Case { inputs: vec![input.to_vec()], expected: vec![expected.to_vec()] };
-    let program = build(platform, work, &spec, &[case]).unwrap();
-    run(platform, &program, Duration::from_secs(300)).unwrap()
+    let program = build(platform, work, &spec, &[case]);
+    (firmware, program)
 }
 
 pub fn compile_model(dir: &Path, name: &str, cpu: Cpu) -> Firmware {

@@ -46,6 +46,11 @@ pub struct CompileArgs {
     /// Fail when code and constants together exceed this many bytes.
     #[arg(long, value_name = "BYTES")]
     max_flash: Option<u64>,
+    /// Put the model's constants (weights, biases, tables) into this ELF section instead of
+    /// .rodata, for the linker script to place (e.g. external flash for a model larger than the
+    /// on-chip one); metadata.json lists the bytes of each section.
+    #[arg(long, value_name = "NAME", value_parser = section_name)]
+    constants_section: Option<String>,
     /// The function to compile.
     #[arg(long, default_value = "main")]
     entry: String,
@@ -60,6 +65,16 @@ enum OptArg {
     Speed,
     /// LLVM Os.
     Size,
+}
+
+/// An ELF section name a linker script can match: letters, digits, `.`, `_`, `$`.
+fn section_name(text: &str) -> Result<String, String> {
+    let valid = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$'));
+    if valid {
+        Ok(text.to_string())
+    } else {
+        Err(format!("'{text}' is not a section name (letters, digits, '.', '_' and '$' only)"))
+    }
 }
 
 impl CompileArgs {
@@ -99,6 +114,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         shapes,
         max_workspace: args.max_workspace,
         max_flash: args.max_flash,
+        constants_section: args.constants_section.clone(),
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
         accelerators: targets,
         observe: args.views.observe(),

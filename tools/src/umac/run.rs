@@ -120,6 +120,7 @@ fn run_on_simulator(
     }
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let options = FirmwareOptions {
+        constants_section: None,
         name: c_identifier(&stem),
         optimize_for_size: false,
         shapes: Some(inputs.iter().map(|t| t.shape.iter().map(|&d| d as i64).collect()).collect()),
