@@ -89,6 +89,17 @@ fn conv_16x8_cortex_m55_and_m4() {
     support::run_in(&dir, "conv_16x8", CORTEX_M55, MPS3_AN547, "", false);
     support::run_in(&dir, "conv_16x8", CORTEX_M4, MPS2_AN386, "", false);
 }
+// The int16x8 operator models of test/models/ops-16x8 (gen.py there): subtract, multiply, leaky
+// ReLU and add after a convolution and a depthwise one; a padded convolution, a strided slice and
+// a transpose convolution; a softmax.
+#[test]
+fn ops_16x8_cortex_m55_and_m4() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/ops-16x8");
+    for model in ["elementwise", "spatial", "softmax"] {
+        support::run_in(&models.join(model), model, CORTEX_M55, MPS3_AN547, "", false);
+        support::run_in(&models.join(model), model, CORTEX_M4, MPS2_AN386, "", false);
+    }
+}
 #[test]
 fn kws_cortex_m7() {
     run_on("kws", CORTEX_M7, MPS2_AN500);

@@ -83,3 +83,14 @@ fn kws_with_a_mean_is_bit_exact() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean");
     check("kws-mean", &dir, &["model.mlir"], &dir.join("ref"), &dir.join("ref"));
 }
+
+/// The int16x8 models (int16 activations, int8 weights): the conv net of test/models/conv-16x8
+/// and the operator models of test/models/ops-16x8, TFLite Micro's outputs, every engine.
+#[test]
+fn int16x8_models_are_bit_exact() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models");
+    for dir in ["conv-16x8", "ops-16x8/elementwise", "ops-16x8/spatial", "ops-16x8/softmax"] {
+        let dir = models.join(dir);
+        check(&dir.display().to_string(), &dir, &["model.mlir"], &dir.join("ref"), &dir.join("ref"));
+    }
+}
