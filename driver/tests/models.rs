@@ -89,7 +89,7 @@ fn kws_with_a_mean_is_bit_exact() {
 #[test]
 fn int16x8_models_are_bit_exact() {
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models");
-    for dir in ["conv-16x8", "ops-16x8/elementwise", "ops-16x8/spatial", "ops-16x8/softmax"] {
+    for dir in ["conv-16x8", "ops-16x8/elementwise", "ops-16x8/spatial", "ops-16x8/softmax", "ops-16x8/quantize"] {
         let dir = models.join(dir);
         check(&dir.display().to_string(), &dir, &["model.mlir"], &dir.join("ref"), &dir.join("ref"));
     }

@@ -71,6 +71,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::fold_zero_points::INFO,
     passes::narrow_reduction_inputs::INFO,
     passes::recompute_elementwise::INFO,
+    passes::expand_roundeven::INFO,
     passes::fold_padding::INFO,
     passes::im2col::INFO,
     passes::im2col::COLLAPSE_INFO,

@@ -143,8 +143,9 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     } else {
         (String::new(), String::new())
     };
+    let rounding = if options.expand_rounding { ",umac-expand-roundeven" } else { "" };
     format!(
-        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}),\
+        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}{rounding}),\
          convert-bufferization-to-memref,expand-strided-metadata,lower-affine,convert-scf-to-cf"
     )
 }
@@ -264,6 +265,11 @@ pub struct OperatorOptions {
     /// The vector registers' width for elementwise loops (0: 128 bits, every vector CPU's); the
     /// host takes its widest (AVX-512: 512).
     pub vector_bits: u32,
+    /// Float rounding to the nearest (even) integer as plain float additions (`umac-expand-roundeven`): a
+    /// float model input quantized (TOSA's cast) rounds so. For firmware, which links no libm
+    /// and runs on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call
+    /// `roundevenf`).
+    pub expand_rounding: bool,
 }
 
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
@@ -407,6 +413,12 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             default: "true",
             help: "split bounds-checked windows into borders and an unchecked interior (more code, fewer instructions)",
         },
+        OptionSpec {
+            name: "expand-rounding",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "round floats to integers in integer arithmetic (no libm call; FPUs without a rounding instruction)",
+        },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
@@ -420,6 +432,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             helium: vectors,
             spend_workspace: false,
             vector_bits: 0,
+            expand_rounding: options.bool("expand-rounding"),
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

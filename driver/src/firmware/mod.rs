@@ -158,6 +158,7 @@ fn plan(
         helium: cpu.vectors,
         // The workspace stays at the liveness bound.
         spend_workspace: false,
+        expand_rounding: true,
         vector_bits: 0,
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };

@@ -7,6 +7,7 @@ conv net, with TensorFlow Lite Micro's outputs. Weights are random (seeded), not
   spatial       1x8x8x4 -> ZeroPadding 1 -> Conv 3x3 (6) -> slice [1:7, 1:7] -> TransposeConv 3x3
                 stride 2 (4) -> Dense(5)
   softmax       1x16 -> Dense(10) -> Softmax
+  quantize      float32 1x16 -> QUANTIZE -> Dense(8) -> ReLU -> Dense(4) -> DEQUANTIZE -> float32
 
 For each model NAME: NAME.tflite, NAME/model.mlir (TOSA text from tosa-converter-for-tflite, as the
 firmware tests compile it), NAME/ref/input_<i>.npy and output_<i>.npy (i = 0..4, TFLite Micro)
@@ -54,7 +55,13 @@ def softmax():
     return keras.Model(x, keras.layers.Softmax()(keras.layers.Dense(10)(x)))
 
 
-def convert(model, shape):
+def quantize():
+    x = keras.Input((16,), batch_size=1)
+    h = keras.layers.Dense(8, activation="relu")(x)
+    return keras.Model(x, keras.layers.Dense(4)(h))
+
+
+def convert(model, shape, float_io=False):
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
     rng = np.random.default_rng(7)
 
@@ -65,8 +72,9 @@ def convert(model, shape):
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.representative_dataset = rep
     conv.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-    conv.inference_input_type = tf.int16
-    conv.inference_output_type = tf.int16
+    if not float_io:
+        conv.inference_input_type = tf.int16
+        conv.inference_output_type = tf.int16
     return conv.convert()
 
 
@@ -84,14 +92,14 @@ for i in range(5):
 
 def main():
     converter = os.path.join(ROOT, ".venv", "bin", "tosa-converter-for-tflite")
-    for build, shape in [(elementwise, (8, 8, 4)), (spatial, (8, 8, 4)), (softmax, (16,))]:
+    for build, shape in [(elementwise, (8, 8, 4)), (spatial, (8, 8, 4)), (softmax, (16,)), (quantize, (16,))]:
         name = build.__name__
         out = os.path.join(HERE, name)
         ref = os.path.join(out, "ref")
         os.makedirs(ref, exist_ok=True)
         path = os.path.join(HERE, name + ".tflite")
         with open(path, "wb") as f:
-            f.write(convert(build(), shape))
+            f.write(convert(build(), shape, float_io=name == "quantize"))
         interp = tf.lite.Interpreter(model_path=path)
         ops = sorted({o["op_name"] for o in interp._get_ops_details()})
         with open(os.path.join(out, "OPS.txt"), "w") as f:
@@ -101,7 +109,8 @@ def main():
         rng = np.random.default_rng(sum(map(ord, name)))
         for i in range(5):
             x = rng.standard_normal(det["shape"]).astype(np.float32)
-            x = np.clip(np.round(x / scale) + zp, -32768, 32767).astype(np.int16)
+            if det["dtype"] != np.float32:
+                x = np.clip(np.round(x / scale) + zp, -32768, 32767).astype(np.int16)
             np.save(os.path.join(ref, f"input_{i}.npy"), x)
         r = subprocess.run([sys.executable, "-c", TFLM, path, ref], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-2000:]
