@@ -377,6 +377,24 @@ pub unsafe fn defined_inside(value: MlirValue, op: MlirOperation) -> bool {
     unsafe { defined_under(value, |owner| mlirOperationEqual(owner, op)) }
 }
 
+/// The ops of the first block of `op`'s first region (a loop's or a `linalg.generic`'s body), in
+/// order.
+///
+/// # Safety
+/// `op` must be live, with a region holding a block.
+pub unsafe fn body_ops(op: MlirOperation) -> Vec<MlirOperation> {
+    // SAFETY: the caller's contract; the block's ops are read while the IR is not modified.
+    unsafe {
+        let mut ops = Vec::new();
+        let mut next = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+        while !next.ptr.is_null() {
+            ops.push(next);
+            next = mlirOperationGetNextInBlock(next);
+        }
+        ops
+    }
+}
+
 /// Whether `op`'s name is an operation its context knows (not an op of a dialect parsed as
 /// unregistered).
 pub fn is_registered(op: &OperationRef) -> bool {

@@ -8,13 +8,8 @@
 
 mod support;
 
-use support::{lcg, run_text};
+use support::{host_reference, lcg, run_text};
 use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
-use umac_dialects::{ContextOptions, source::parse_module};
-use umac_driver::{
-    create_context,
-    host::{CompileOptions, Engine, compile},
-};
 use umac_runtime::{
     DType, Tensor,
     firmware::{MPS2_AN386, MPS3_AN547},
@@ -92,20 +87,7 @@ fn vector_and_dsp_dot_products_equal_scalar_loops() {
     for (i, &(ic, oc, k, pad, stride)) in configs.iter().enumerate() {
         let (text, input) = model(ic, oc, k, pad, stride, 100 + i as u64);
         let what = format!("{ic} channels into {oc}, {k}x{k}, pad {pad}, stride {stride}");
-        let context = create_context(ContextOptions::default());
-        let mut module = parse_module(&context, "model.mlir", text.as_bytes()).expect(&what);
-        let reference = compile(
-            &context,
-            &mut module,
-            "main",
-            std::slice::from_ref(&input),
-            Engine::Cranelift,
-            CompileOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{what} on the host: {e}"))
-        .run(std::slice::from_ref(&input))
-        .unwrap()
-        .remove(0);
+        let reference = host_reference(&text, &input, &what);
         for (cpu, platform) in [(CORTEX_M55, MPS3_AN547), (CORTEX_M4, MPS2_AN386)] {
             let dir = work.join(format!("case{i}-{}", cpu.name));
             let outcome = run_text(&text, cpu, platform, &dir, &input.data, &reference.data, &what);

@@ -267,7 +267,6 @@ fn a_wrong_output_is_caught() {
 /// same model does not link.
 #[test]
 fn constants_beyond_flash_in_a_section_of_their_own() {
-    use umac_driver::host::{CompileOptions, Engine};
     use umac_runtime::{DType, Tensor};
     let (inputs, outputs) = (2048usize, 1152usize);
     let weights: String = support::lcg(7, inputs * outputs).iter().map(|v| format!("{:02X}", v & 0xff)).collect();
@@ -298,21 +297,7 @@ fn constants_beyond_flash_in_a_section_of_their_own() {
         shape: vec![1, 1, 1, inputs],
         data: support::lcg(9, inputs).iter().map(|v| (v % 256) as u8).collect(),
     };
-    umac_driver::register_targets();
-    let context = umac_driver::create_context(umac_dialects::ContextOptions::default());
-    let mut module = umac_dialects::source::parse_module(&context, "model.mlir", text.as_bytes()).unwrap();
-    let reference = umac_driver::host::compile(
-        &context,
-        &mut module,
-        "main",
-        std::slice::from_ref(&input),
-        Engine::Cranelift,
-        CompileOptions::default(),
-    )
-    .unwrap()
-    .run(std::slice::from_ref(&input))
-    .unwrap()
-    .remove(0);
+    let reference = support::host_reference(&text, &input, "a 2048x1152 fully connected layer");
     // The outputs differ from one another: the test would see a wrong byte.
     assert!(reference.data.iter().collect::<std::collections::HashSet<_>>().len() > 100);
     let work = std::env::temp_dir().join(format!("umac-external-constants-{}", std::process::id()));

@@ -219,3 +219,25 @@ pub fn lcg(seed: u64, n: usize) -> Vec<i64> {
         })
         .collect()
 }
+
+/// What the host's Cranelift engine (plain scalar loops, the reference) computes for the MLIR
+/// `text` (entry `main`, one input, one output) on `input`.
+pub fn host_reference(text: &str, input: &umac_runtime::Tensor, what: &str) -> umac_runtime::Tensor {
+    umac_driver::register_targets();
+    let context = create_context(ContextOptions::default());
+    let mut module =
+        parse_module(&context, "model.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{what}: does not parse"));
+    let inputs = std::slice::from_ref(input);
+    umac_driver::host::compile(
+        &context,
+        &mut module,
+        "main",
+        inputs,
+        umac_driver::host::Engine::Cranelift,
+        Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{what} on the host: {e}"))
+    .run(inputs)
+    .unwrap()
+    .remove(0)
+}

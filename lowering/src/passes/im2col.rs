@@ -42,7 +42,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, element_type, name, op_name, produced_by, static_tensor_shape},
+    ir::{attribute, body_ops, element_type, name, op_name, produced_by, static_tensor_shape},
     text::{attribute_text, tensor_type, type_text},
 };
 
@@ -125,12 +125,7 @@ unsafe fn collapse(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
             return None;
         }
         // The body umac-im2col wrote: the sum of the products (regenerated below).
-        let mut body = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
-        while !op.ptr.is_null() {
-            body.push(name(op));
-            op = mlirOperationGetNextInBlock(op);
-        }
+        let body: Vec<String> = body_ops(raw).into_iter().map(|op| name(op)).collect();
         if body != ["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"] {
             return None;
         }

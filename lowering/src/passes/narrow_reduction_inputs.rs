@@ -32,7 +32,7 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::collections::HashSet;
 use umac_dialects::{
-    ir::{attribute, build, collect, name, op_name, scalar_bits, static_tensor_shape},
+    ir::{attribute, body_ops, build, collect, name, op_name, scalar_bits, static_tensor_shape},
     text::{attribute_text, str_ref},
 };
 
@@ -75,22 +75,6 @@ struct Split {
     maps: String,
 }
 
-/// The ops of `op`'s body block.
-///
-/// # Safety
-/// `op` must be live, with a region.
-unsafe fn body(op: MlirOperation) -> Vec<MlirOperation> {
-    unsafe {
-        let mut ops = Vec::new();
-        let mut next = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-        while !next.ptr.is_null() {
-            ops.push(next);
-            next = mlirOperationGetNextInBlock(next);
-        }
-        ops
-    }
-}
-
 /// The split of `op` if it is a reduction `linalg.generic` worth splitting (see the module).
 ///
 /// # Safety
@@ -103,7 +87,7 @@ unsafe fn plan(op: MlirOperation) -> Option<Split> {
         }
         let inputs = mlirOperationGetNumOperands(op) - 1;
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-        let ops = body(op);
+        let ops = body_ops(op);
         let position = |value: MlirValue| -> Option<usize> {
             if !mlirValueIsAOpResult(value) {
                 return None;
@@ -202,7 +186,7 @@ unsafe fn rewrite(op: MlirOperation, split: &Split) {
         let location = mlirOperationGetLocation(op);
         let context = mlirOperationGetContext(op);
         let parent = mlirOperationGetBlock(op);
-        let narrow_type = mlirValueGetType(mlirOperationGetResult(body(op)[split.narrow], 0));
+        let narrow_type = mlirValueGetType(mlirOperationGetResult(body_ops(op)[split.narrow], 0));
         let input = mlirOperationGetOperand(op, split.data);
         let source = split.expansion.map_or(input, |e| mlirOperationGetOperand(e, 0));
         let shape = static_tensor_shape(mlirValueGetType(source)).unwrap_or_default();
@@ -211,7 +195,7 @@ unsafe fn rewrite(op: MlirOperation, split: &Split) {
         // The elementwise op: the head, yielding the narrow value.
         let head = mlirOperationClone(op);
         mlirBlockInsertOwnedOperationBefore(parent, op, head);
-        let ops = body(head);
+        let ops = body_ops(head);
         mlirOperationSetOperand(ops[ops.len() - 1], 0, mlirOperationGetResult(ops[split.narrow], 0));
         for &at in split.tail.iter().rev() {
             mlirOperationDestroy(ops[at]);
@@ -251,7 +235,7 @@ unsafe fn rewrite(op: MlirOperation, split: &Split) {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
         let argument = mlirBlockGetArgument(block, split.data);
         mlirValueSetType(argument, narrow_type);
-        let ops = body(op);
+        let ops = body_ops(op);
         mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(ops[split.narrow], 0), argument);
         mlirOperationDestroy(ops[split.narrow]);
         for &at in split.head.iter().rev() {

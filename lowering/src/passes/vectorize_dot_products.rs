@@ -49,7 +49,9 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::fmt::Write as _;
-use umac_dialects::ir::{collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text};
+use umac_dialects::ir::{
+    body_ops, collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text,
+};
 
 mod dsp;
 
@@ -163,7 +165,7 @@ unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
             _ => return None,
         };
         let iv = mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)), 0);
-        let mut ops = body(raw);
+        let mut ops = body_ops(raw);
         let mut jam = None;
         if let [inner, _] = ops[..]
             && name(inner) == "scf.for"
@@ -174,7 +176,7 @@ unsafe fn match_loop(raw: MlirOperation) -> Option<Dot> {
                 iv: mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0)), 0),
                 count,
             });
-            ops = body(inner);
+            ops = body_ops(inner);
         }
         let jam_iv = jam.as_ref().map(|jam| jam.iv);
         let outside =
@@ -248,22 +250,6 @@ unsafe fn counted(raw: MlirOperation) -> Option<(i64, i64)> {
             (Some(lower), Some(upper), Some(1)) => Some((lower, upper)),
             _ => None,
         }
-    }
-}
-
-/// The ops of `raw`'s (first) body block.
-///
-/// # Safety
-/// `raw` must be live, with a region.
-unsafe fn body(raw: MlirOperation) -> Vec<MlirOperation> {
-    unsafe {
-        let mut ops = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
-        while !op.ptr.is_null() {
-            ops.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-        ops
     }
 }
 
