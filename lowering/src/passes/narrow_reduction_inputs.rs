@@ -7,7 +7,8 @@
 //! MEAN in place of its average pooling needed a 40,000-byte workspace, where TFLite Micro's
 //! activation arena is 16,000 bytes.
 //!
-//! The split is made where the narrow tensor takes fewer bytes than the input it replaces, at the
+//! The split is made where the narrow tensor takes fewer bytes than the input it replaces (an op's
+//! result only the reduction reads, materialized for it; not a function argument), at the
 //! last `arith.trunci` whose value alone (with values from outside) the rest of the body reads,
 //! and which is computed from the inputs alone (not from the accumulator). An input that a
 //! `tensor.expand_shape` adding unit dimensions (TOSA's reduction keeps its reduced axes) made of
@@ -163,6 +164,11 @@ unsafe fn plan(op: MlirOperation) -> Option<Split> {
                 .then(|| mlirOpResultGetOwner(input))
                 .filter(|producer| unit_expansion(*producer).is_some());
             let replaced = expansion.map_or(input, |e| mlirOperationGetOperand(e, 0));
+            // Only a tensor that is materialized for the reduction alone is worth replacing (a
+            // function argument is read where it is).
+            if !mlirValueIsAOpResult(replaced) || uses(replaced).len() != 1 {
+                return None;
+            }
             let narrow_bits = scalar_bits(mlirValueGetType(mlirOperationGetResult(candidate, 0)))?;
             let elements: i64 = static_tensor_shape(mlirValueGetType(input))?.iter().product();
             if elements * ((narrow_bits + 7) / 8) >= bytes(replaced)? {
