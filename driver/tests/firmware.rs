@@ -91,11 +91,11 @@ fn conv_16x8_cortex_m55_and_m4() {
 }
 // The int16x8 operator models of test/models/ops-16x8 (gen.py there): subtract, multiply, leaky
 // ReLU and add after a convolution and a depthwise one; a padded convolution, a strided slice and
-// a transpose convolution; a softmax; float32 in and out through QUANTIZE and DEQUANTIZE.
+// a transpose convolution; a softmax; float32 in and out through QUANTIZE and DEQUANTIZE; a pad.
 #[test]
 fn ops_16x8_cortex_m55_and_m4() {
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/ops-16x8");
-    for model in ["elementwise", "spatial", "softmax", "quantize"] {
+    for model in ["elementwise", "spatial", "softmax", "quantize", "pad"] {
         support::run_in(&models.join(model), model, CORTEX_M55, MPS3_AN547, "", false);
         support::run_in(&models.join(model), model, CORTEX_M4, MPS2_AN386, "", false);
     }

@@ -8,6 +8,8 @@ conv net, with TensorFlow Lite Micro's outputs. Weights are random (seeded), not
                 stride 2 (4) -> Dense(5)
   softmax       1x16 -> Dense(10) -> Softmax
   quantize      float32 1x16 -> QUANTIZE -> Dense(8) -> ReLU -> Dense(4) -> DEQUANTIZE -> float32
+  pad           1x6x6x4 -> ZeroPadding ((1, 2), (0, 1)) -> Multiply by itself -> Dense(5) (a pad the
+                converter cannot fold into a convolution)
 
 For each model NAME: NAME.tflite, NAME/model.mlir (TOSA text from tosa-converter-for-tflite, as the
 firmware tests compile it), NAME/ref/input_<i>.npy and output_<i>.npy (i = 0..4, TFLite Micro)
@@ -55,6 +57,13 @@ def softmax():
     return keras.Model(x, keras.layers.Softmax()(keras.layers.Dense(10)(x)))
 
 
+def pad():
+    x = keras.Input((6, 6, 4), batch_size=1)
+    p = keras.layers.ZeroPadding2D(((1, 2), (0, 1)))(x)
+    m = keras.layers.Multiply()([p, p])
+    return keras.Model(x, keras.layers.Dense(5)(keras.layers.Flatten()(m)))
+
+
 def quantize():
     x = keras.Input((16,), batch_size=1)
     h = keras.layers.Dense(8, activation="relu")(x)
@@ -92,7 +101,8 @@ for i in range(5):
 
 def main():
     converter = os.path.join(ROOT, ".venv", "bin", "tosa-converter-for-tflite")
-    for build, shape in [(elementwise, (8, 8, 4)), (spatial, (8, 8, 4)), (softmax, (16,)), (quantize, (16,))]:
+    for build, shape in [(elementwise, (8, 8, 4)), (spatial, (8, 8, 4)), (softmax, (16,)), (quantize, (16,)),
+                         (pad, (6, 6, 4))]:
         name = build.__name__
         out = os.path.join(HERE, name)
         ref = os.path.join(out, "ref")
