@@ -138,7 +138,7 @@ fn lower_to_cf(options: OperatorOptions) -> String {
         )
     } else if options.dsp {
         // The jammed tiles' output channels go inside their input channels (see `fold_and_fuse`).
-        let jammed = if options.unroll { "umac-channels-innermost{dot-products=true}," } else { "" };
+        let jammed = if options.jams_dot_products() { "umac-channels-innermost{dot-products=true}," } else { "" };
         (jammed.to_string(), format!(",loop-invariant-code-motion,{dsp_dot}"))
     } else {
         (String::new(), String::new())
@@ -272,6 +272,14 @@ pub struct OperatorOptions {
     pub expand_rounding: bool,
 }
 
+impl OperatorOptions {
+    /// Convolution tiles of [`DSP_OUTPUT_CHANNELS`] output channels whose dot products run side
+    /// by side: the DSP extension, where code may grow for speed (not at `--opt=size`).
+    fn jams_dot_products(&self) -> bool {
+        self.dsp && self.unroll
+    }
+}
+
 /// TOSA → fused loop nests (one output element per tile) on buffers in one planned workspace,
 /// one function per operator: the executor's level, shared by firmware and the LLVM host engine.
 pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
@@ -283,7 +291,7 @@ pub fn planned_operators(options: OperatorOptions) -> Vec<Step> {
             _ => TOSA_TO_LINALG,
         }),
         Step::Hook(Phase::Loop0),
-        passes(&fold_and_fuse(vectors, options.dsp, options.dsp && options.unroll, options.spend_workspace)),
+        passes(&fold_and_fuse(vectors, options.dsp, options.jams_dot_products(), options.spend_workspace)),
         Step::Hook(Phase::Loop1),
         passes(FIRMWARE_BUFFERIZE),
         Step::Hook(Phase::Loop2),

@@ -75,39 +75,28 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         object::File::parse(bytes).map_err(|e| Error::Compile(format!("cannot read the generated object: {e}")))?;
     let mut sizes = ObjectSizes { text: 0, rodata: 0, imports: Vec::new(), sections: Vec::new() };
     for section in file.sections() {
-        let loaded = matches!(
-            section.kind(),
-            SectionKind::Text
-                | SectionKind::ReadOnlyData
-                | SectionKind::ReadOnlyString
-                | SectionKind::ReadOnlyDataWithRel
-        ) || section.name().is_ok_and(|n| n.starts_with(".ARM.exidx"));
-        if loaded && section.size() > 0 {
-            let name = section.name().unwrap_or("?").to_string();
-            match sizes.sections.iter_mut().find(|(known, _)| *known == name) {
-                Some((_, bytes)) => *bytes += section.size(),
-                None => sizes.sections.push((name, section.size())),
-            }
-        }
+        let (name, size) = (section.name().unwrap_or("?"), section.size());
         // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
         // is referenced); it is accounted with the code, not the constants.
-        if section.name().is_ok_and(|n| n.starts_with(".ARM.exidx")) {
-            sizes.text += section.size();
-            continue;
-        }
-        match section.kind() {
-            SectionKind::Text => sizes.text += section.size(),
+        let counted = match section.kind() {
+            _ if name.starts_with(".ARM.exidx") => &mut sizes.text,
+            SectionKind::Text => &mut sizes.text,
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString | SectionKind::ReadOnlyDataWithRel => {
-                sizes.rodata += section.size()
+                &mut sizes.rodata
             }
-            SectionKind::Data | SectionKind::UninitializedData if section.size() > 0 => {
+            SectionKind::Data | SectionKind::UninitializedData if size > 0 => {
                 return Err(Error::Compile(format!(
-                    "internal error: the object has writable data ({} bytes in {})",
-                    section.size(),
-                    section.name().unwrap_or("?")
+                    "internal error: the object has writable data ({size} bytes in {name})"
                 )));
             }
-            _ => {}
+            _ => continue,
+        };
+        *counted += size;
+        if size > 0 {
+            match sizes.sections.iter_mut().find(|(known, _)| known == name) {
+                Some((_, bytes)) => *bytes += size,
+                None => sizes.sections.push((name.to_string(), size)),
+            }
         }
     }
     let mut imports: Vec<String> = file

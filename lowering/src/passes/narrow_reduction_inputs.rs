@@ -26,7 +26,7 @@
 use crate::{
     Error,
     pass::{UmacPass, boxed},
-    passes::recompute_elementwise::{bytes, unit_expansion, uses},
+    passes::recompute_elementwise::{bytes, kept_dimensions, unit_expansion, uses},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
@@ -290,8 +290,7 @@ unsafe fn source_map(map: MlirAffineMap, expansion: MlirOperation, dims: &[Strin
         // Each expanded dimension: its source dimension, where it keeps the size (the last of a
         // group of units).
         let mut of = vec![None; expanded.len()];
-        for (j, group) in groups.iter().enumerate() {
-            let kept = *group.iter().rev().find(|d| expanded[**d] != 1).unwrap_or(&group[group.len() - 1]);
+        for (j, kept) in kept_dimensions(&groups, &expanded).into_iter().enumerate() {
             of[kept] = Some(j);
         }
         let mut results = Vec::new();

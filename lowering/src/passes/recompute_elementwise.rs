@@ -84,6 +84,15 @@ pub(crate) unsafe fn unit_expansion(op: MlirOperation) -> Option<Vec<Vec<usize>>
     }
 }
 
+/// For each group of a unit expansion ([`unit_expansion`]) of a tensor into `shape`: the result
+/// dimension that keeps the source dimension's size (the last of a group of units).
+pub(crate) fn kept_dimensions(groups: &[Vec<usize>], shape: &[i64]) -> Vec<usize> {
+    groups
+        .iter()
+        .map(|group| *group.iter().rev().find(|d| shape[**d] != 1).unwrap_or(&group[group.len() - 1]))
+        .collect()
+}
+
 /// The indexing maps of the elementwise `op` computing its result expanded by `expansion` (an
 /// `expand_shape` of it, [`unit_expansion`]): a source dimension becomes its group's dimension
 /// of the same size (the last one for a unit dimension). `None` when a map has results other
@@ -103,10 +112,7 @@ unsafe fn expanded_maps(op: MlirOperation, expansion: MlirOperation) -> Option<M
             }
             inner = mlirOperationGetNextInBlock(inner);
         }
-        let representative: Vec<usize> = groups
-            .iter()
-            .map(|group| *group.iter().rev().find(|d| shape[**d] != 1).unwrap_or(&group[group.len() - 1]))
-            .collect();
+        let representative = kept_dimensions(&groups, &shape);
         let dims: Vec<String> = (0..shape.len()).map(|d| format!("d{d}")).collect();
         let maps = attribute(op, "indexing_maps")?;
         let mut texts = Vec::new();

@@ -35,7 +35,7 @@ use crate::{
     linalg_kinds::{IM2COL_INPUT_CHANNELS, accumulating_kind, independent_channels, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
-    passes::im2col::PATCH_OP,
+    passes::{im2col::PATCH_OP, vectorize_dot_products::UNROLLED_DSP_STEPS},
     registry::{PassInfo, PassKind},
     transform,
 };
@@ -217,7 +217,8 @@ fn jammed_channels(op: &OperationRef) -> bool {
     // The filter and the output are the last two operands (`umac-fold-padding`'s generic reads
     // the input in its body).
     let operands = op.operand_count();
-    let (Some(filter), Some(output)) = (dims(operands.wrapping_sub(2)), dims(operands.wrapping_sub(1))) else {
+    let (Some(filter), Some(output)) = (operands.checked_sub(2).and_then(dims), operands.checked_sub(1).and_then(dims))
+    else {
         return false;
     };
     let (window, channels, pixels) = (filter[1] * filter[2], filter[3], output[1] * output[2]);
@@ -227,8 +228,8 @@ fn jammed_channels(op: &OperationRef) -> bool {
 }
 
 /// The input channels up to which `umac-vectorize-dot-products{dsp unroll}` unrolls a dot
-/// product fully (32 steps of four).
-const HOISTED_INPUT_CHANNELS: i64 = 128;
+/// product fully (steps of four).
+const HOISTED_INPUT_CHANNELS: i64 = 4 * UNROLLED_DSP_STEPS;
 
 /// Whether `value` is the patch `umac-im2col` gathers (computed once per pixel, like a padded
 /// window).

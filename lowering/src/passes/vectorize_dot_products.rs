@@ -55,6 +55,8 @@ use umac_dialects::ir::{
 
 mod dsp;
 
+pub(crate) use dsp::UNROLLED_DSP_STEPS;
+
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
     name: "umac-vectorize-dot-products",

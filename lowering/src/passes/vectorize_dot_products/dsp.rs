@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 /// channels stay rolled: AD took 456K instructions and 17.0 KB of .text unrolled, 532K and 4.1 KB
 /// rolled (a 3x3 window over 64 channels, IC's, is unrolled: 27.27M instructions, 27.48M with
 /// half the steps).
-const UNROLLED_DSP_STEPS: i64 = 32;
+pub(crate) const UNROLLED_DSP_STEPS: i64 = 32;
 
 /// The replacing IR for `dot` and the values it takes: a loop of four products a step carrying
 /// each of its dot products' sums, then a scalar loop for the products left over. With `unroll`
