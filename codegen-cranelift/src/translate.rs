@@ -604,6 +604,6 @@ pub(crate) fn string_attr(op: &OperationRef, name: &str) -> Result<String> {
 /// Emits a located error and returns it.
 pub(crate) fn unsupported(location: Location, message: &str) -> Error {
     emit_error(location, message);
-    let at = file_line_col(location).map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column)).unwrap_or_default();
+    let at = file_line_col(location).map(|l| format!("{l}: ")).unwrap_or_default();
     Error::Unsupported(format!("{at}{message}"))
 }

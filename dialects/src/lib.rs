@@ -22,7 +22,7 @@ pub mod umac;
 
 pub use context::{ContextOptions, create_context};
 pub use diagnostics::{Diag, Severity, attach_handler, detach_handler};
-pub use location::{FileLineCol, emit_error, file_line_col};
+pub use location::{FileLineCol, emit_error, file_line_col, set_location};
 
 /// What can go wrong in IR work.
 #[derive(Debug, thiserror::Error)]

@@ -4,14 +4,38 @@ use melior::ir::Location;
 use std::ffi::CString;
 
 /// A resolved source position (1-based line and column, as MLIR prints them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// A file without lines (a `.tflite` model) has positions on line 0, and a name saying what
+/// the position is: `loc("operator #3 (CONV_2D, output 'conv1')"("model.tflite":0:3))` is
+/// operator 3 of the model's subgraph (the column is the operator's index, so that positions
+/// sort in the model's order), printed `model.tflite: operator #3 (CONV_2D, output 'conv1')`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileLineCol {
     /// The file name the location carries.
     pub file: String,
-    /// 1-based line.
+    /// 1-based line; 0 in a file without lines.
     pub line: usize,
-    /// 1-based column.
+    /// 1-based column (in a file without lines, an index the name explains).
     pub column: usize,
+    /// On line 0, the name of the innermost name location around the position, if any.
+    pub name: Option<String>,
+}
+
+impl FileLineCol {
+    /// A position in a text file.
+    pub fn new(file: impl Into<String>, line: usize, column: usize) -> Self {
+        Self { file: file.into(), line, column, name: None }
+    }
+}
+
+impl std::fmt::Display for FileLineCol {
+    /// `file:line:col`, or `file: name` for a named position of a file without lines.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.name {
+            Some(name) if self.line == 0 => write!(f, "{}: {name}", self.file),
+            _ => write!(f, "{}:{}:{}", self.file, self.line, self.column),
+        }
+    }
 }
 
 /// Finds the position a diagnostic should point at, the way MLIR's source manager handler does:
@@ -20,14 +44,18 @@ pub fn file_line_col(location: Location) -> Option<FileLineCol> {
     if location.is_file_line_col_range() {
         let file = location.file_line_col_range_filename();
         let file = file.as_string_ref().as_str().ok()?.to_string();
-        return Some(FileLineCol {
+        return Some(FileLineCol::new(
             file,
-            line: location.file_line_col_range_start_line(),
-            column: location.file_line_col_range_start_column(),
-        });
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column(),
+        ));
     }
     if location.is_name() {
-        return file_line_col(location.name_child_location());
+        let mut at = file_line_col(location.name_child_location())?;
+        if at.line == 0 && at.name.is_none() {
+            at.name = location.name_value().as_string_ref().as_str().ok().map(str::to_string);
+        }
+        return Some(at);
     }
     if location.is_call_site() {
         return file_line_col(location.call_site_callee()).or_else(|| file_line_col(location.call_site_caller()));
@@ -52,6 +80,12 @@ pub fn file_line_cols(location: Location) -> Vec<FileLineCol> {
         }
     }
     file_line_col(location).into_iter().collect()
+}
+
+/// Gives `op` the location `location`.
+pub fn set_location<'c: 'a, 'a>(op: &impl melior::ir::operation::OperationLike<'c, 'a>, location: Location<'c>) {
+    // SAFETY: both are alive and of one context (the location is borrowed from it).
+    unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), location.to_raw()) }
 }
 
 /// Emits an error at `location` through the context's diagnostic handlers, as MLIR's own

@@ -114,6 +114,24 @@ pub fn parse_module(context: &melior::Context, bytes: &[u8], name: &str) -> Mlir
     unsafe { umacParseModule(context.to_raw(), str_ref(bytes), str_ref(name)) }
 }
 
+/// Writes `op` as MLIR bytecode (with its locations), as `mlir-opt --emit-bytecode` does.
+pub fn write_bytecode(op: MlirOperation) -> Vec<u8> {
+    unsafe extern "C" fn append(piece: MlirStringRef, data: *mut c_void) {
+        // SAFETY: `data` is the vector below, alive and not otherwise borrowed during the call;
+        // MLIR passes a valid (pointer, length) piece.
+        unsafe {
+            let out = &mut *data.cast::<Vec<u8>>();
+            if piece.length > 0 {
+                out.extend_from_slice(std::slice::from_raw_parts(piece.data.cast::<u8>(), piece.length));
+            }
+        }
+    }
+    let mut out: Vec<u8> = Vec::new();
+    // SAFETY: `op` is alive; the callback only appends to `out`, which outlives the call.
+    unsafe { mlir_sys::mlirOperationWriteBytecode(op, Some(append), (&raw mut out).cast()) };
+    out
+}
+
 /// Runs MLIR's mlir-opt driver with `args` (program name first); returns the exit code.
 pub fn mlir_opt_main(args: &[String], verify_op: VerifyOpFn, verify_attribute: VerifyAttributeFn) -> i32 {
     // Interior NULs cannot come from a command line; an argument holding one is cut there.

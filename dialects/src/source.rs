@@ -28,6 +28,11 @@ pub fn parse_module<'c>(context: &'c Context, name: &str, bytes: &[u8]) -> Optio
     Module::from_operation(unsafe { melior::ir::Operation::from_raw(raw) })
 }
 
+/// Writes a module as MLIR bytecode, locations included.
+pub fn write_bytecode(module: &Module) -> Vec<u8> {
+    crate::native::write_bytecode(module.as_operation().to_raw())
+}
+
 /// Prints a module as MLIR text, byte for byte as `mlir-opt` writes it by default: the module, a
 /// newline and a blank line.
 pub fn print_module(module: &Module) -> String {

@@ -66,9 +66,8 @@ pub fn intermediates(entry: OperationRef) -> Vec<(MlirValue, Intermediate)> {
             if static_tensor_shape(result.r#type().to_raw()).is_none() {
                 continue;
             }
-            let location = umac_dialects::file_line_col(op.location())
-                .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
-                .unwrap_or_else(|| "<unknown>".into());
+            let location =
+                umac_dialects::file_line_col(op.location()).map_or_else(|| "<unknown>".into(), |l| l.to_string());
             found.push((result.to_raw(), Intermediate { op: name.clone(), location }));
         }
     }

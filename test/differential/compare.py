@@ -163,6 +163,8 @@ def upstream_invocations(path):
             reads_pipe = "-" in args and position > 0
             if UMAC_WORDS.search(" ".join(args)):
                 found.append((args, "names something of umac's"))
+            elif any(f.lower().endswith(".tflite") for f in files):
+                found.append((args, "a .tflite input, which umac-opt converts and mlir-opt cannot read"))
             elif LISTINGS.intersection(args):
                 found.append((args, "lists the registries"))
             elif reads_pipe or any("%t" in a for a in args):

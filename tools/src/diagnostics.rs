@@ -7,10 +7,8 @@ use std::{
     fmt::Write as _,
     sync::{Arc, Mutex, PoisonError},
 };
-#[cfg(test)]
-use umac_dialects::FileLineCol;
-use umac_dialects::attach_handler;
 pub use umac_dialects::{Diag, Severity};
+use umac_dialects::{FileLineCol, attach_handler};
 
 /// Diagnostics gathered from a context, in the order MLIR emitted them.
 #[derive(Clone, Default)]
@@ -77,6 +75,10 @@ impl Sources {
     fn render_into(&self, out: &mut String, diag: &Diag) {
         let word = diag.severity.word();
         match &diag.location {
+            // A named position in a file without lines (a .tflite operator): `file: error: name: message`.
+            Some(FileLineCol { file, line: 0, name: Some(name), .. }) => {
+                let _ = writeln!(out, "{file}: {word}: {name}: {}", diag.message);
+            }
             Some(loc) => {
                 let _ = writeln!(out, "{}:{}:{}: {word}: {}", loc.file, loc.line, loc.column, diag.message);
                 if let Some(line) = self.line(&loc.file, loc.line) {
@@ -107,7 +109,7 @@ mod tests {
     fn renders_location_line_and_caret() {
         let mut sources = Sources::default();
         sources.add("f.mlir", b"module {\n\t%0 = foo\n}\n".to_vec());
-        let mut diag = Diag::error(Some(FileLineCol { file: "f.mlir".into(), line: 2, column: 3 }), "bad op");
+        let mut diag = Diag::error(Some(FileLineCol::new("f.mlir", 2, 3)), "bad op");
         diag.notes.push(Diag { severity: Severity::Note, location: None, message: "see here".into(), notes: vec![] });
         assert_eq!(sources.render(&diag), "f.mlir:2:3: error: bad op\n\t%0 = foo\n\t ^\n<unknown>: note: see here\n");
     }
@@ -115,7 +117,18 @@ mod tests {
     #[test]
     fn no_source_line_for_unknown_files_or_line_zero() {
         let sources = Sources::default();
-        let diag = Diag::error(Some(FileLineCol { file: "x.mlir".into(), line: 0, column: 0 }), "m");
+        let diag = Diag::error(Some(FileLineCol::new("x.mlir", 0, 0)), "m");
         assert_eq!(sources.render(&diag), "x.mlir:0:0: error: m\n");
+    }
+
+    #[test]
+    fn a_named_position_without_lines_is_its_name() {
+        let at = FileLineCol {
+            name: Some("operator #3 (CONV_2D, output 'c')".into()),
+            ..FileLineCol::new("m.tflite", 0, 3)
+        };
+        assert_eq!(at.to_string(), "m.tflite: operator #3 (CONV_2D, output 'c')");
+        let diag = Diag::error(Some(at), "bad");
+        assert_eq!(Sources::default().render(&diag), "m.tflite: error: operator #3 (CONV_2D, output 'c'): bad\n");
     }
 }

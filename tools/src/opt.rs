@@ -3,7 +3,9 @@
 //! command lines, pass flags (`--canonicalize`, `--umac-plan-memory=alignment=8`), options,
 //! `--split-input-file`, `--verify-diagnostics`, printing, diagnostics and exit codes are
 //! mlir-opt 22's. What umac adds around it: the work runs in a worker process, so a crash inside
-//! MLIR becomes a located error instead of a signal.
+//! MLIR becomes a located error instead of a signal; and an input named `*.tflite` is converted
+//! to TOSA first, as `umac compile` and `umac run` convert it (each op located at its TFLite
+//! operator), so `umac-opt model.tflite --pass-pipeline=...` replays a compile of the model.
 
 use crate::crash_guard;
 use std::process::ExitCode;
@@ -23,15 +25,65 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     // them MLIR's pass registry, before MLIR reads the command line (every pass is a flag).
     umac_driver::register_targets();
     umac_lowering::pass::export_to_mlir();
+    let mut args = args;
+    let converted = match input_index(&args).filter(|&i| is_tflite(&args[i])) {
+        Some(i) => match convert_tflite(&args[i]) {
+            Ok(converted) => {
+                args[i] = converted.0.join(converted_name(&args[i])).display().to_string();
+                Some(converted)
+            }
+            Err(message) => {
+                eprintln!("umac-opt: error: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
     let code = native::mlir_opt_main(&args, umac::verify_op_hook, umac::verify_attribute_hook);
+    drop(converted);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// The file a converted `.tflite` input is written to, in a directory of its own: its name and
+/// `.mlirbc` (what MLIR's own messages about the bytecode name).
+fn converted_name(path: &str) -> String {
+    let name = std::path::Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned());
+    format!("{}.mlirbc", name.unwrap_or_default())
+}
+
+fn is_tflite(path: &str) -> bool {
+    std::path::Path::new(path).extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite"))
+}
+
+/// A directory of this process's own, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Converts a `.tflite` model into TOSA bytecode in a scratch directory.
+fn convert_tflite(path: &str) -> Result<Scratch, String> {
+    let bytecode = crate::umac::convert_tflite(std::path::Path::new(path))?;
+    let dir = Scratch(std::env::temp_dir().join(format!("umac-opt-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).map_err(|e| format!("cannot create {}: {e}", dir.0.display()))?;
+    std::fs::write(dir.0.join(converted_name(path)), bytecode)
+        .map_err(|e| format!("cannot write {}: {e}", dir.0.display()))?;
+    Ok(dir)
 }
 
 /// The input file a command line names, for the crash report: the first positional argument
 /// (`-` when there is none, as for mlir-opt).
 fn input_name(args: &[String]) -> String {
+    input_index(args).map_or_else(|| "-".into(), |i| args[i].clone())
+}
+
+/// Where the first positional argument is.
+fn input_index(args: &[String]) -> Option<usize> {
     let mut previous_takes_value = false;
-    for arg in args.iter().skip(1) {
+    for (i, arg) in args.iter().enumerate().skip(1) {
         if previous_takes_value {
             previous_takes_value = false;
             continue;
@@ -41,10 +93,10 @@ fn input_name(args: &[String]) -> String {
             continue;
         }
         if arg == "-" || !arg.starts_with('-') {
-            return arg.clone();
+            return Some(i);
         }
     }
-    "-".into()
+    None
 }
 
 #[cfg(test)]

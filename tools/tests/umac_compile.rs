@@ -74,23 +74,55 @@ fn tflite_models_convert_and_keep_their_quantization() {
 
 /// An LSTM model: the converter leaves `tfl.unidirectional_sequence_lstm` (and the `tfl.no_value`
 /// placeholders of its absent operands) in TFLite's dialect. Each unconverted operator is an error
-/// at its place in the .tflite file, named as TFLite names it, with no advice about flags umac
-/// does not have; exit code 1. Two stacked LSTMs give two errors.
+/// naming the operator as Netron shows it (its index in the subgraph, its TFLite name and its
+/// output tensor), with no advice about flags umac does not have; exit code 1. Two stacked LSTMs
+/// give two errors, operators #0 and #1.
 #[test]
 fn operators_the_converter_leaves_are_named() {
     let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
     let out = temp("lstm");
+    let outputs: &[&str] = &["tfl.unidirectional_sequence_lstm", "tfl.unidirectional_sequence_lstm1"];
     for (model, count) in [("lstm_small_int8.tflite", 1), ("lstm_stack_int8.tflite", 2)] {
         let (code, stderr) = compile(&dir.join(model), "cortex-m4", &out, &[]);
         assert_eq!(code, 1, "{stderr}");
-        let expected = format!(
-            "{model}:0:0: error: 'tfl.unidirectional_sequence_lstm' is the TFLite operator \
-             UNIDIRECTIONAL_SEQUENCE_LSTM that the converter left unconverted: umac does not support it yet"
-        );
-        assert_eq!(stderr.matches(&expected).count(), count, "{stderr}");
+        for (index, output) in outputs.iter().enumerate().take(count) {
+            let expected = format!(
+                "{model}: error: operator #{index} (UNIDIRECTIONAL_SEQUENCE_LSTM, output '{output}'): \
+                 'tfl.unidirectional_sequence_lstm' is the TFLite operator UNIDIRECTIONAL_SEQUENCE_LSTM that the \
+                 converter left unconverted: umac does not support it yet\n"
+            );
+            assert_eq!(stderr.matches(&expected).count(), 1, "{stderr}");
+        }
         assert_eq!(stderr.matches("error:").count(), count, "{stderr}");
         assert!(!stderr.contains("unregistered") && !stderr.contains("allowUnregisteredDialects"), "{stderr}");
     }
+}
+
+/// Every operator of a converted model is named in `metadata.json` by its index, TFLite name and
+/// output tensor, in the model's order: the int16x8 conv net's six operators.
+#[test]
+fn metadata_names_the_tflite_operators() {
+    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let out = temp("conv-16x8-names");
+    let (code, stderr) = compile(&dir.join("conv_16x8.tflite"), "cortex-m4", &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let mut named: Vec<String> = Vec::new();
+    for op in m["operators"].as_array().unwrap() {
+        for source in op["source_ops"].as_array().unwrap() {
+            let source = source.as_str().unwrap();
+            let (_, at) = source.split_once(" at ").unwrap();
+            let (file, operator) = at.split_once(": ").unwrap();
+            assert!(file.ends_with("conv_16x8.tflite"), "{source}");
+            if !named.iter().any(|n| n == operator) {
+                named.push(operator.to_string());
+            }
+        }
+    }
+    let kinds: Vec<&str> = named.iter().map(|n| n.split(['(', ',']).nth(1).unwrap()).collect();
+    assert_eq!(kinds, ["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "AVERAGE_POOL_2D", "FULLY_CONNECTED"], "{named:?}");
+    assert!(named[0].starts_with("operator #0 (CONV_2D, output '"), "{named:?}");
+    assert!(named[4].starts_with("operator #5 (FULLY_CONNECTED, output 'StatefulPartitionedCall:0')"), "{named:?}");
 }
 
 /// An op of a dialect umac does not know is an error at the op, exit code 1.

@@ -44,7 +44,7 @@ use umac_backend::{
 use umac_codegen_llvm as llvm;
 use umac_dialects::{
     ir::{find_function, integer_value, op_name, string_value, symbol_name, top_level_ops},
-    location::{file_line_col, file_line_cols},
+    location::{FileLineCol, file_line_col, file_line_cols},
     umac::{COMPOSITE_ATTR, TARGET_ATTR, WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
 };
 
@@ -305,8 +305,8 @@ fn input_shapes(signature: &EntrySignature, given: Option<&[Vec<i64>]>) -> Resul
     }
 }
 
-/// `file:line:col` → op name, for the entry's ops, to name what each operator computes.
-fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<(String, usize, usize), String>, Error> {
+/// Source position → op name, for the entry's ops, to name what each operator computes.
+fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<FileLineCol, String>, Error> {
     let function = entry_function(module, entry)?;
     let mut names = BTreeMap::new();
     function.walk(WalkOrder::PreOrder, |op| {
@@ -314,7 +314,7 @@ fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<(String, usi
         // Constants become data, not work of an operator.
         let computes = !name.starts_with("tosa.const") && name != "arith.constant" && name != "func.return";
         if computes && let Some(at) = file_line_col(op.location()) {
-            names.entry((at.file, at.line, at.column)).or_insert(name);
+            names.entry(at).or_insert(name);
         }
         WalkResult::Advance
     });
@@ -328,11 +328,7 @@ fn workspace_attributes(module: &Module, name: &str) -> Result<(u64, u64), Error
 }
 
 /// The executor's calls, in order, with the source ops each operator function computes.
-fn operator_functions(
-    module: &Module,
-    name: &str,
-    source_ops: &BTreeMap<(String, usize, usize), String>,
-) -> Vec<Operator> {
+fn operator_functions(module: &Module, name: &str, source_ops: &BTreeMap<FileLineCol, String>) -> Vec<Operator> {
     let mut functions: BTreeMap<String, OperationRef> = BTreeMap::new();
     for op in top_level_ops(module.as_operation()) {
         if let Some(symbol) = symbol_name(&op) {
@@ -354,14 +350,13 @@ fn operator_functions(
     calls
         .into_iter()
         .map(|function| {
-            let mut at: Vec<(String, usize, usize)> = Vec::new();
+            let mut at: Vec<FileLineCol> = Vec::new();
             let (mut target, mut composite) = (None, None);
             if let Some(op) = functions.get(&function) {
                 let text = |attr: &str| op.attribute(attr).ok().and_then(string_value);
                 (target, composite) = (text(TARGET_ATTR), text(COMPOSITE_ATTR));
                 op.walk(WalkOrder::PreOrder, |nested| {
-                    for l in file_line_cols(nested.location()) {
-                        let key = (l.file, l.line, l.column);
+                    for key in file_line_cols(nested.location()) {
                         if source_ops.contains_key(&key) && !at.contains(&key) {
                             at.push(key);
                         }
@@ -370,8 +365,7 @@ fn operator_functions(
                 });
             }
             at.sort();
-            let source_ops =
-                at.into_iter().map(|key| format!("{} at {}:{}:{}", source_ops[&key], key.0, key.1, key.2)).collect();
+            let source_ops = at.into_iter().map(|key| format!("{} at {key}", source_ops[&key])).collect();
             Operator { function, target, composite, source_ops }
         })
         .collect()

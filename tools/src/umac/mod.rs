@@ -4,6 +4,7 @@
 mod compile;
 mod run;
 mod tflite;
+mod tflite_ops;
 
 use crate::diagnostics::{Collector, Sources};
 use clap::{Args, Parser, Subcommand};
@@ -27,6 +28,8 @@ enum Command {
     /// Compile a model ahead of time into an object file, a C header and metadata.json for firmware.
     Compile(compile::CompileArgs),
 }
+
+pub use tflite::convert as convert_tflite;
 
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {

@@ -2,7 +2,19 @@
 //! `scripts/bootstrap` into the project's venv), and the quantization parameters of the model's
 //! inputs and outputs, read from the flatbuffer (TOSA carries plain integer tensors).
 
-use std::path::{Path, PathBuf};
+use super::tflite_ops::BUILTIN_OPERATORS;
+use melior::{
+    Context,
+    ir::{
+        Location, Module,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
+};
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+};
+use umac_dialects::{ContextOptions, create_context, source};
 
 /// Finds the converter: `$UMAC_TFLITE_CONVERTER`, the project venv next to the executable's
 /// build tree (`<repo>/.venv`), or `PATH`.
@@ -47,8 +59,11 @@ pub fn read_model(path: &Path) -> Result<(Vec<u8>, Option<IoQuantization>), Stri
     Ok((convert(path)?, Some(quantization)))
 }
 
-/// Converts `model` to TOSA bytecode and returns it.
+/// Converts `model` to TOSA bytecode and returns it, each op located at the TFLite operator it
+/// was converted from ([`name_operators`]). The converter's errors name the operator too.
 pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
+    let raw = std::fs::read(model).map_err(|e| format!("could not open model '{}': {e}", model.display()))?;
+    let operators = operators(&raw).map_err(|e| format!("{}: {e}", model.display()))?;
     let tool = converter()?;
     let dir = std::env::temp_dir().join(format!("umac-tflite-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -63,15 +78,148 @@ pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
     let bytes = match result {
         Ok(output) if output.status.success() => std::fs::read(&out).map_err(|e| e.to_string()),
         Ok(output) => Err(format!(
-            "{} could not convert {}: {}",
+            "{} could not convert it:\n{}",
             tool.display(),
-            model.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
+            converter_errors(&model.display().to_string(), &String::from_utf8_lossy(&output.stderr), &operators)
         )),
         Err(e) => Err(format!("cannot run {}: {e}", tool.display())),
     };
     let _ = std::fs::remove_dir_all(&dir);
-    bytes
+    let bytes = bytes.map_err(|e| format!("{}: {e}", model.display()))?;
+    // The converter's own output always parses; anything else is a broken converter.
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, threading: false });
+    let Some(module) = source::parse_module(&context, &model.display().to_string(), &bytes) else {
+        return Err(format!("{}: {} wrote TOSA that does not parse", model.display(), tool.display()));
+    };
+    name_operators(&context, &module, &operators);
+    Ok(source::write_bytecode(&module))
+}
+
+/// The converter's error lines (its other output is logging), located errors rewritten as umac
+/// writes them: at a tensor an operator writes (`loc("conv1"("model.tflite":0:0)): error: ...`)
+/// `model.tflite: error: operator #3 (CONV_2D, output 'conv1'): ...`, elsewhere
+/// `model.tflite: error: ...`.
+fn converter_errors(model: &str, stderr: &str, operators: &[Operator]) -> String {
+    let by_output = outputs(operators);
+    let lines: Vec<String> = stderr
+        .lines()
+        .filter(|line| line.contains("error:") || line.starts_with("[ERROR]"))
+        .map(|line| {
+            let located = line.strip_prefix("loc(\"").and_then(|rest| {
+                let (tensor, rest) = rest.split_once('"')?;
+                let (_, message) = rest.split_once("error: ")?;
+                Some(match by_output.get(tensor) {
+                    Some(operator) => format!("{model}: error: {}: {message}", operator.label()),
+                    None => format!("{model}: error: {message}"),
+                })
+            });
+            located.unwrap_or_else(|| line.trim().to_string())
+        })
+        .collect();
+    if lines.is_empty() { stderr.trim().to_string() } else { lines.join("\n") }
+}
+
+/// One operator of a model's first subgraph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operator {
+    /// Its index in the subgraph (as Netron and TFLite Micro number it).
+    pub index: usize,
+    /// What it computes, as TFLite names it: a builtin operator (`CONV_2D`) or a custom one's code.
+    pub kind: String,
+    /// Its output tensors' names.
+    pub outputs: Vec<String>,
+}
+
+impl Operator {
+    /// How umac names it: `operator #3 (CONV_2D, output 'conv1')`.
+    pub fn label(&self) -> String {
+        match self.outputs.first() {
+            Some(tensor) => format!("operator #{} ({}, output '{tensor}')", self.index, self.kind),
+            None => format!("operator #{} ({})", self.index, self.kind),
+        }
+    }
+}
+
+/// The operators by the names of their outputs.
+fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
+    operators.iter().flat_map(|op| op.outputs.iter().map(move |t| (t.as_str(), op))).collect()
+}
+
+/// The operators of the first subgraph, in order. A malformed file is an error, never a panic.
+pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
+    let fb = FlatBuffer(bytes);
+    let bad = || "malformed .tflite flatbuffer".to_string();
+    let model = fb.root().ok_or_else(bad)?;
+    // OperatorCode: deprecated_builtin_code (int8, field 0), custom_code (1), builtin_code (int32, 3);
+    // the code is the larger of the two (TFLite's GetBuiltinCode).
+    let codes = fb.vector(model, 1).ok_or_else(bad)?;
+    let kinds: Vec<String> = (0..codes.1)
+        .map(|i| {
+            let code = fb.table_at_vector(codes, i).ok_or_else(bad)?;
+            let deprecated = fb.scalar(code, 0, 1).ok_or_else(bad)? as i8;
+            let builtin = (fb.scalar(code, 3, 4).ok_or_else(bad)? as i32).max(i32::from(deprecated));
+            Ok(match (builtin, fb.string(code, 1)) {
+                (32, Some(custom)) => custom,
+                (code, _) => usize::try_from(code)
+                    .ok()
+                    .and_then(|c| BUILTIN_OPERATORS.get(c))
+                    .map_or_else(|| format!("builtin operator {code}"), |name| name.to_string()),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let subgraphs = fb.vector(model, 2).ok_or_else(bad)?;
+    let subgraph = fb.table_at_vector(subgraphs, 0).ok_or_else(bad)?;
+    let tensors = fb.vector(subgraph, 0).ok_or_else(bad)?;
+    let Some(list) = fb.vector(subgraph, 3) else {
+        return Ok(vec![]);
+    };
+    (0..list.1)
+        .map(|index| {
+            let op = fb.table_at_vector(list, index).ok_or_else(bad)?;
+            let kind = kinds.get(fb.scalar(op, 0, 4).ok_or_else(bad)? as usize).ok_or_else(bad)?.clone();
+            let outputs = fb
+                .vector(op, 2)
+                .map(|(at, n)| {
+                    (0..n)
+                        .map(|k| {
+                            let tensor = fb.table_at_vector(tensors, fb.u32(at + 4 * k)? as usize)?;
+                            Some(fb.string(tensor, 3).unwrap_or_default())
+                        })
+                        .collect::<Option<Vec<String>>>()
+                })
+                .unwrap_or(Some(vec![]))
+                .ok_or_else(bad)?;
+            Ok(Operator { index, kind, outputs })
+        })
+        .collect()
+}
+
+/// Locates each op the converter made from a TFLite operator at that operator. The converter
+/// locates it at the name of the operator's output tensor (`loc("conv1"("model.tflite":0:0))`);
+/// umac at `loc("operator #3 (CONV_2D, output 'conv1')"("model.tflite":0:3))`, a position on
+/// line 0 whose column is the operator's index, so that diagnostics, `--report` and
+/// `metadata.json` name the operator a user finds in Netron (see `umac_dialects::FileLineCol`).
+/// Ops located at a tensor no operator writes (the weights) keep their location.
+pub fn name_operators(context: &Context, module: &Module, operators: &[Operator]) {
+    let by_output = outputs(operators);
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let location = op.location();
+        if !location.is_name() {
+            return WalkResult::Advance;
+        }
+        let child = location.name_child_location();
+        let tensor = location.name_value();
+        let found = tensor.as_string_ref().as_str().ok().and_then(|t| by_output.get(t));
+        if let (true, Some(operator)) = (child.is_file_line_col_range(), found)
+            && child.file_line_col_range_start_line() == 0
+        {
+            let file = child.file_line_col_range_filename();
+            let file = file.as_string_ref().as_str().unwrap_or_default();
+            let at = Location::new(context, file, 0, operator.index);
+            umac_dialects::set_location(&op, Location::name(context, &operator.label(), at));
+        }
+        WalkResult::Advance
+    });
 }
 
 /// Scale and zero point of one tensor (per tensor or per channel).
@@ -132,6 +280,20 @@ impl FlatBuffer<'_> {
     fn u64(&self, at: usize) -> Option<u64> {
         Some(u64::from_le_bytes(self.0.get(at..at + 8)?.try_into().ok()?))
     }
+    /// Scalar field `field` of `table`, `bytes` wide, little endian (0, the default, if absent).
+    fn scalar(&self, table: usize, field: usize, bytes: usize) -> Option<u32> {
+        let Some(at) = self.field(table, field) else {
+            return Some(0);
+        };
+        let raw = self.0.get(at..at + bytes)?;
+        Some(raw.iter().rev().fold(0u32, |v, &b| (v << 8) | u32::from(b)))
+    }
+    /// String field `field` of `table`, if present and in bounds.
+    fn string(&self, table: usize, field: usize) -> Option<String> {
+        let at = self.indirect(self.field(table, field)?)?;
+        let len = self.u32(at)? as usize;
+        Some(String::from_utf8_lossy(self.0.get(at + 4..at + 4 + len)?).into_owned())
+    }
     fn root(&self) -> Option<usize> {
         Some(self.u32(0)? as usize)
     }
@@ -172,6 +334,49 @@ mod tests {
         assert!(io_quantization(&[]).is_err());
         assert!(io_quantization(&[0xff; 64]).is_err());
         assert!(io_quantization(&[4, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    }
+
+    /// TFLite's own python schema reads test/models/ops-16x8/pad.tflite as these operators.
+    #[test]
+    fn reads_the_operators() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/ops-16x8/pad.tflite");
+        let operators = operators(&std::fs::read(path).unwrap()).unwrap();
+        let expected = [
+            ("PAD", "model_4/zero_padding2d_1/Pad"),
+            ("MUL", "model_4/multiply_1/mul"),
+            ("RESHAPE", "model_4/flatten_2/Reshape"),
+            ("FULLY_CONNECTED", "StatefulPartitionedCall:0"),
+        ];
+        let read: Vec<(usize, &str, Vec<&str>)> = operators
+            .iter()
+            .map(|o| (o.index, o.kind.as_str(), o.outputs.iter().map(String::as_str).collect()))
+            .collect();
+        let expected: Vec<(usize, &str, Vec<&str>)> =
+            expected.iter().enumerate().map(|(i, (kind, output))| (i, *kind, vec![*output])).collect();
+        assert_eq!(read, expected);
+        assert_eq!(operators[1].label(), "operator #1 (MUL, output 'model_4/multiply_1/mul')");
+        // Cut anywhere, the file is an error, not a panic.
+        let bytes =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/ops-16x8/pad.tflite")).unwrap();
+        for len in (0..bytes.len()).step_by(97) {
+            let _ = super::operators(&bytes[..len]);
+        }
+    }
+
+    /// The converter's errors at a tensor name the operator writing it; its logging is dropped.
+    #[test]
+    fn converter_errors_name_the_operator() {
+        let operators = [Operator { index: 7, kind: "CONV_2D".into(), outputs: vec!["conv1".into()] }];
+        let stderr = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n\
+                      loc(\"conv1\"(\"m.tflite\":0:0)): error: 'tfl.conv_2d' op quantized type mismatch\n\
+                      loc(\"m.tflite\":0:0): error: couldn't parse flatbuffer\n\
+                      [ERROR] Conversion failed: Could not convert the TFLite model\n";
+        assert_eq!(
+            converter_errors("m.tflite", stderr, &operators),
+            "m.tflite: error: operator #7 (CONV_2D, output 'conv1'): 'tfl.conv_2d' op quantized type mismatch\n\
+             m.tflite: error: couldn't parse flatbuffer\n\
+             [ERROR] Conversion failed: Could not convert the TFLite model"
+        );
     }
 
     #[test]
