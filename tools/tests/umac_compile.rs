@@ -413,6 +413,21 @@ fn limits_name_the_sizes() {
     // Generous limits pass.
     let (code, stderr) = compile(&model, "cortex-m4", &out, &["--max-workspace=65536", "--max-flash=262144"]);
     assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let (text, rodata) = (m["text_bytes"].as_u64().unwrap(), m["constants_bytes"].as_u64().unwrap());
+    // With the constants in a section of their own, only the code counts against --max-flash.
+    let placed = ["--constants-section=.ext_flash", "--max-flash"];
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &[placed[0], &format!("{}={}", placed[1], text)]);
+    assert_eq!(code, 0, "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &[placed[0], &format!("{}={}", placed[1], text - 1)]);
+    assert_eq!(code, 1);
+    let expected = format!(
+        "the model needs {text} bytes of flash ({text} of code, 0 of constants; the {rodata} bytes of constants in \
+         .ext_flash are not counted), more than --max-flash={}",
+        text - 1
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
 }
 
 #[test]

@@ -43,7 +43,8 @@ pub struct CompileArgs {
     /// Fail when the workspace (RAM for intermediate tensors) exceeds this many bytes.
     #[arg(long, value_name = "BYTES")]
     max_workspace: Option<u64>,
-    /// Fail when code and constants together exceed this many bytes.
+    /// Fail when code and constants together exceed this many bytes (constants placed with
+    /// --constants-section are not counted: that memory is the linker script's to bound).
     #[arg(long, value_name = "BYTES")]
     max_flash: Option<u64>,
     /// Put the model's constants (weights, biases, tables) into this ELF section instead of
