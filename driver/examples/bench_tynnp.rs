@@ -55,6 +55,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         max_workspace: None,
         max_flash: None,
         source: "model.mlir".into(),
+        source_sha256: None,
         accelerators,
         observe: Default::default(),
     };

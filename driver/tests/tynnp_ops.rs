@@ -341,6 +341,7 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
         max_workspace: None,
         max_flash: None,
         source: source.into(),
+        source_sha256: None,
         accelerators,
         observe: Default::default(),
     };

@@ -362,24 +362,6 @@ fn the_output_directory_carries_the_kernels() {
     assert!(status.success());
 }
 
-/// The same model and target give the same bytes, run after run (bufferization's constant
-/// globals are ordered by first use: upstream orders them by memory addresses when a
-/// partitioned model has several functions).
-#[test]
-fn output_is_reproducible() {
-    let Some(kws) = kws() else { return };
-    let model = kws.join("model.mlir");
-    let objects: Vec<Vec<u8>> = (0..3)
-        .map(|i| {
-            let out = temp(&format!("reproducible-{i}"));
-            let (code, stderr) = compile(&model, "vanilla,cortex-m55", &out, &["--name", "kws"]);
-            assert_eq!(code, 0, "{stderr}");
-            std::fs::read(out.join("kws.o")).unwrap()
-        })
-        .collect();
-    assert!(objects[1] == objects[0] && objects[2] == objects[0]);
-}
-
 #[test]
 fn an_op_without_lowering_is_named_at_its_location() {
     let dir = temp("custom");
@@ -498,4 +480,66 @@ fn a_mean_keeps_the_workspace_within_tflite_micros_arena() {
         assert_eq!(workspace["bytes"].as_u64(), Some(arena), "{cpu}: {workspace}");
         assert_eq!(workspace["liveness_lower_bound"].as_u64(), Some(arena), "{cpu}: {workspace}");
     }
+}
+
+/// The same model and flags give the same bytes: compiled from three directories a second apart,
+/// every file written (object, header, metadata, the accelerator's kernel sources) is identical
+/// (bufferization's constant globals are ordered by first use: upstream orders them by memory
+/// addresses when a partitioned model has several functions);
+/// `metadata.json` and the header carry the model file's SHA-256 (checked with `sha256sum`) and
+/// umac's version.
+#[test]
+fn output_is_byte_reproducible_and_names_the_model_digest() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.tflite");
+    let root = temp("reproducible");
+    let mut outputs = Vec::new();
+    for dir in ["first", "second/deeper", "third"] {
+        let dir = root.join(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&model, dir.join("model.tflite")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_umac"))
+            .current_dir(&dir)
+            .args(["compile", "model.tflite", "--target=vanilla,cortex-m4", "-o", "out"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        outputs.push(dir.join("out"));
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let files = |dir: &Path| {
+        let mut found = Vec::new();
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(at) = pending.pop() {
+            for entry in std::fs::read_dir(&at).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else {
+                    found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+                }
+            }
+        }
+        found.sort();
+        found
+    };
+    let first = files(&outputs[0]);
+    assert_eq!(first, files(&outputs[1]));
+    assert_eq!(first, files(&outputs[2]));
+    for name in ["model.o", "model.h", "metadata.json"] {
+        assert!(first.contains(&PathBuf::from(name)), "{first:?}");
+    }
+    assert!(first.iter().any(|f| f.extension().is_some_and(|e| e == "c")), "the kernel sources: {first:?}");
+    for file in &first {
+        let bytes: Vec<Vec<u8>> = outputs.iter().map(|out| std::fs::read(out.join(file)).unwrap()).collect();
+        assert!(bytes[1] == bytes[0] && bytes[2] == bytes[0], "{} differs between the compiles", file.display());
+    }
+    let sum = Command::new("sha256sum").arg(&model).output().unwrap();
+    let digest = String::from_utf8(sum.stdout).unwrap().split_whitespace().next().unwrap().to_string();
+    assert_eq!(digest.len(), 64);
+    let m = metadata(&outputs[0]);
+    assert_eq!(m["source"], "model.tflite");
+    assert_eq!(m["source_sha256"], digest.as_str());
+    assert_eq!(m["umac_version"], env!("CARGO_PKG_VERSION"));
+    let header = std::fs::read_to_string(outputs[0].join("model.h")).unwrap();
+    assert!(header.contains(&format!("The model's SHA-256: {digest}.")), "{header}");
 }

@@ -30,6 +30,9 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         options.source,
         cpu.name
     ));
+    if let Some(digest) = &options.source_sha256 {
+        h.push_str(&format!(" * The model's SHA-256: {digest}.\n *\n"));
+    }
     h.push_str(&format!(
         " * Call {name}_run() with one pointer per input and per output (in the order below) and a\n \
          * workspace of {upper}_WORKSPACE_SIZE bytes aligned to {upper}_WORKSPACE_ALIGNMENT. It returns 0.\n \

@@ -21,6 +21,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
     serde_json::json!({
         "name": name,
         "source": options.source,
+        "source_sha256": options.source_sha256,
         "umac_version": env!("CARGO_PKG_VERSION"),
         "target": {
             "name": cpu.name,

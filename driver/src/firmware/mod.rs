@@ -64,6 +64,8 @@ pub struct FirmwareOptions {
     pub max_flash: Option<u64>,
     /// The model's file name, recorded in the header and metadata.
     pub source: String,
+    /// The SHA-256 of the model file (hex), recorded in the header and metadata when known.
+    pub source_sha256: Option<String>,
     /// Accelerators the model is partitioned for first (from the target string).
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).

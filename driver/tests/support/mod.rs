@@ -31,6 +31,7 @@ fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareO
         max_workspace: None,
         max_flash: None,
         source: "model.mlir".into(),
+        source_sha256: None,
         accelerators,
         observe: Default::default(),
     }

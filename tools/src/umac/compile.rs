@@ -106,7 +106,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         Some(args.shapes.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?)
     };
     let display = args.model.display().to_string();
-    let (bytes, quantization) = tflite::read_model(&args.model)?;
+    let tflite::Model { bytes, quantization, sha256 } = tflite::read_model(&args.model)?;
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = args.name.clone().unwrap_or_else(|| c_identifier(&stem));
     let options = FirmwareOptions {
@@ -117,6 +117,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         max_flash: args.max_flash,
         constants_section: args.constants_section.clone(),
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
+        source_sha256: Some(sha256),
         accelerators: targets,
         observe: args.views.observe(),
     };

@@ -127,6 +127,7 @@ fn run_on_simulator(
         max_workspace: None,
         max_flash: None,
         source: loaded.name.clone(),
+        source_sha256: None,
         accelerators: loaded.targets.clone(),
         observe: args.views.observe(),
     };
@@ -210,7 +211,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     umac_driver::register_targets();
     let targets = run_targets(args)?;
     let name = args.model.display().to_string();
-    let (bytes, _) = super::tflite::read_model(&args.model)?;
+    let bytes = super::tflite::read_model(&args.model)?.bytes;
     let inputs: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let loaded = Loaded { name, bytes, targets };

@@ -10,6 +10,7 @@ use melior::{
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
+use sha2::Digest as _;
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
@@ -47,16 +48,27 @@ pub fn converter() -> Result<PathBuf, String> {
 /// The quantization of a model's inputs and outputs, in order.
 pub type IoQuantization = (Vec<Quantization>, Vec<Quantization>);
 
-/// Reads the model at `path` as `umac` takes it: TOSA MLIR text or bytecode as it is, a `.tflite`
-/// file converted to TOSA bytecode (with its inputs' and outputs' quantization).
-pub fn read_model(path: &Path) -> Result<(Vec<u8>, Option<IoQuantization>), String> {
+/// A model as `umac` takes it.
+pub struct Model {
+    /// TOSA MLIR text or bytecode.
+    pub bytes: Vec<u8>,
+    /// A `.tflite` model's inputs' and outputs' quantization.
+    pub quantization: Option<IoQuantization>,
+    /// The SHA-256 of the file as given (the `.tflite` file, not its conversion), in hex.
+    pub sha256: String,
+}
+
+/// Reads the model at `path`: TOSA MLIR text or bytecode as it is, a `.tflite` file converted to
+/// TOSA bytecode (with its inputs' and outputs' quantization).
+pub fn read_model(path: &Path) -> Result<Model, String> {
     let display = path.display().to_string();
     let raw = std::fs::read(path).map_err(|e| format!("could not open model '{display}': {e}"))?;
+    let sha256 = sha2::Sha256::digest(&raw).iter().map(|b| format!("{b:02x}")).collect();
     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite")) {
-        return Ok((raw, None));
+        return Ok(Model { bytes: raw, quantization: None, sha256 });
     }
     let quantization = io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
-    Ok((convert(path)?, Some(quantization)))
+    Ok(Model { bytes: convert(path)?, quantization: Some(quantization), sha256 })
 }
 
 /// Converts `model` to TOSA bytecode and returns it, each op located at the TFLite operator it
