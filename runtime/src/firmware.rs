@@ -180,8 +180,30 @@ pub fn cases_c(model: &Model, cases: &[Case]) -> String {
 /// Writes the harness sources and `cases.c` into `dir` and links them with the model into a
 /// program for `platform`. Returns the program's path.
 pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> Result<PathBuf, Error> {
+    let sources =
+        [("main.c", MAIN_C.to_string()), ("harness.h", HARNESS_H.to_string()), ("cases.c", cases_c(model, cases))];
+    let mut include_dirs = vec![model.header.parent().unwrap_or(Path::new(".")).to_path_buf()];
+    include_dirs.extend(model.include_dirs.iter().cloned());
+    let c_files: Vec<PathBuf> = model.kernel_sources.clone();
+    build_program(platform, dir, model.name, &sources, &c_files, &[model.object], &include_dirs)
+}
+
+/// Writes `sources` (name, text) into `dir` and links a program named `name` for `platform` from
+/// the C files among them, `c_files` and `objects`, with `dir` and `include_dirs` on the include
+/// path: on Arm with the harness's start-up code and memory map (the boards' flash, RAM and large
+/// memory), on RISC-V with picolibc's. Returns the program's path. A firmware of several models
+/// is one such program: its own `main.c` and every model's object.
+pub fn build_program(
+    platform: Platform,
+    dir: &Path,
+    name: &str,
+    sources: &[(&str, String)],
+    c_files: &[PathBuf],
+    objects: &[&Path],
+    include_dirs: &[PathBuf],
+) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(dir).map_err(|e| harness(format!("{}: {e}", dir.display())))?;
-    let mut sources = vec![("main.c", MAIN_C.to_string()), ("harness.h", HARNESS_H.to_string())];
+    let mut sources = sources.to_vec();
     if let Platform::Arm { board, .. } = platform {
         let link = LINK_LD
             .replace("FLASH_ORIGIN", &format!("{:#010x}", board.flash))
@@ -193,9 +215,7 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
     for (name, text) in &sources {
         std::fs::write(dir.join(name), text).map_err(|e| harness(format!("{name}: {e}")))?;
     }
-    std::fs::write(dir.join("cases.c"), cases_c(model, cases)).map_err(|e| harness(format!("cases.c: {e}")))?;
-    let include = model.header.parent().unwrap_or(Path::new("."));
-    let program = dir.join(format!("{}.elf", model.name));
+    let program = dir.join(format!("{name}.elf"));
     let mut command = match platform {
         Platform::Arm { cpu, hard_float, .. } => {
             let mut command = Command::new("arm-none-eabi-gcc");
@@ -209,8 +229,7 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
                 .args(["-O2", "-ffp-contract=off", "-T"])
                 .arg(dir.join("link.ld"))
                 .args(["-nostartfiles", "--specs=rdimon.specs", "-Wl,--no-warn-rwx-segments"])
-                .args(["-Wl,--no-warn-execstack", "-Wl,--gc-sections"])
-                .arg(dir.join("startup.c"));
+                .args(["-Wl,--no-warn-execstack", "-Wl,--gc-sections"]);
             command
         }
         Platform::RiscvVirt { march } => {
@@ -231,17 +250,16 @@ pub fn build(platform: Platform, dir: &Path, model: &Model, cases: &[Case]) -> R
             command
         }
     };
-    command.arg("-I").arg(dir).arg("-I").arg(include);
-    for dir in &model.include_dirs {
+    command.arg("-I").arg(dir);
+    for dir in include_dirs {
         command.arg("-I").arg(dir);
     }
-    command
-        .args(&model.kernel_sources)
-        .arg(dir.join("main.c"))
-        .arg(dir.join("cases.c"))
-        .arg(model.object)
-        .arg("-o")
-        .arg(&program);
+    // The start-up code first, then the kernels, the program's own sources and the objects.
+    let own = sources.iter().filter(|(name, _)| name.ends_with(".c") && *name != "startup.c");
+    if sources.iter().any(|(name, _)| *name == "startup.c") {
+        command.arg(dir.join("startup.c"));
+    }
+    command.args(c_files).args(own.map(|(name, _)| dir.join(name))).args(objects).arg("-o").arg(&program);
     let output = command.output().map_err(|e| harness(format!("cannot run the C compiler ({command:?}): {e}")))?;
     if !output.status.success() {
         return Err(harness(format!("linking the harness failed:\n{}", String::from_utf8_lossy(&output.stderr))));

@@ -1,0 +1,73 @@
+//! Firmware as firmware engineers integrate it: several models in one image.
+
+mod support;
+
+use std::{fmt::Write as _, path::PathBuf, time::Duration};
+use support::{cases, compile_model, models_dir};
+use umac_backend::Cpu;
+use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
+use umac_driver::firmware::output;
+use umac_runtime::firmware::{MPS2_AN386, MPS3_AN547, Platform, build_program, run};
+
+/// `<name>_inputs` and `<name>_expected`: the five reference cases of a model with one input and
+/// one output, as C arrays (in the large memory's `.testdata`, as the harness puts them).
+fn cases_c(name: &str, dir: &std::path::Path) -> String {
+    let mut c = format!("#include <stdint.h>\n#include \"{name}.h\"\n");
+    let upper = name.to_ascii_uppercase();
+    let bytes = |data: &[u8]| data.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+    let cases = cases(dir);
+    for (array, size, pick) in [("inputs", "INPUT", 0), ("expected", "OUTPUT", 1)] {
+        let rows: Vec<String> = cases
+            .iter()
+            .map(|case| format!("{{{}}}", bytes(if pick == 0 { &case.inputs[0] } else { &case.expected[0] })))
+            .collect();
+        let _ = writeln!(
+            c,
+            "__attribute__((section(\".testdata\"))) const uint8_t {name}_{array}[{}][{upper}_{size}_0_SIZE] = {{{}}};",
+            rows.len(),
+            rows.join(",\n")
+        );
+    }
+    c
+}
+
+/// KWS and AD, compiled as `kws` and `ad`, in one image sharing one workspace
+/// (`driver/tests/firmware_programs/two_models.c`): both bit-exact with TFLite Micro on their
+/// five cases, run alternately.
+fn two_models(cpu: Cpu, platform: Platform) {
+    let Some(models) = models_dir() else { return };
+    let work = std::env::temp_dir().join(format!("umac-two-models-{}-{}", std::process::id(), cpu.name));
+    let mut objects = Vec::new();
+    let mut includes = Vec::new();
+    let mut sources = vec![("main.c", include_str!("firmware_programs/two_models.c").to_string())];
+    let mut workspaces = Vec::new();
+    for name in ["kws", "ad"] {
+        let firmware = compile_model(&models.join(name), name, cpu);
+        workspaces.push(firmware.workspace_size);
+        let written = output::write(&work.join(name), name, &firmware).unwrap();
+        objects.push(written.object.clone());
+        includes.push(written.header.parent().unwrap().to_path_buf());
+        sources.push((if name == "kws" { "cases_kws.c" } else { "cases_ad.c" }, cases_c(name, &models.join(name))));
+    }
+    let objects: Vec<&std::path::Path> = objects.iter().map(PathBuf::as_path).collect();
+    let program = build_program(platform, &work, "two_models", &sources, &[], &objects, &includes).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    let shared = workspaces.iter().max().unwrap();
+    assert!(
+        outcome.output.contains(&format!("ok: 5 cases of each model in a {shared}-byte workspace")),
+        "{}",
+        outcome.output
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn two_models_in_one_image_cortex_m55() {
+    two_models(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn two_models_in_one_image_cortex_m4() {
+    two_models(CORTEX_M4, MPS2_AN386);
+}
