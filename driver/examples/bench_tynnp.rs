@@ -56,6 +56,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         max_flash: None,
         source: "model.mlir".into(),
         source_sha256: None,
+        profile_hooks: false,
         accelerators,
         observe: Default::default(),
     };

@@ -395,6 +395,7 @@ fn host_objects(
         .collect();
     let operators: Vec<&str> = operators.iter().map(String::as_str).collect();
     let spec = ObjectSpec {
+        exports: &[],
         cpu: HOST,
         opt: umac_codegen_llvm::OptLevel::Standard,
         entry,

@@ -26,6 +26,8 @@ pub struct ObjectSpec<'a> {
     pub outputs: usize,
     /// Functions kept as (local) symbols, for profilers.
     pub keep: &'a [&'a str],
+    /// Further functions exported with the linkage they have (the weak profiling hooks).
+    pub exports: &'a [&'a str],
     /// Mark functions float-ABI neutral (firmware: no floating-point value crosses its ABI, so
     /// it links with either float ABI of the board).
     pub float_abi_neutral: bool,
@@ -66,7 +68,8 @@ pub fn llvm_objects(module: &Module, spec: &ObjectSpec, threads: usize) -> Resul
         llvm::mark_float_abi_neutral(&ir);
     }
     llvm::add_executor_wrapper(&ir, spec.entry, spec.run_symbol, spec.inputs, spec.outputs)?;
-    llvm::internalize(&ir, &[spec.run_symbol], spec.keep);
+    let exported: Vec<&str> = std::iter::once(spec.run_symbol).chain(spec.exports.iter().copied()).collect();
+    llvm::internalize(&ir, &exported, spec.keep);
     let parts = llvm::compile_in_parts(&ir, &target, spec.opt, threads, dumping())?;
     let single = parts.len() == 1;
     Ok(parts

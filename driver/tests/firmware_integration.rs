@@ -1,9 +1,9 @@
-//! Firmware as firmware engineers integrate it: several models in one image.
+//! Firmware as firmware engineers integrate it: several models in one image, profiling hooks.
 
 mod support;
 
 use std::{fmt::Write as _, path::PathBuf, time::Duration};
-use support::{cases, compile_model, models_dir};
+use support::{cases, compile_with, models_dir, options};
 use umac_backend::Cpu;
 use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
 use umac_driver::firmware::output;
@@ -33,7 +33,7 @@ fn cases_c(name: &str, dir: &std::path::Path) -> String {
 
 /// KWS and AD, compiled as `kws` and `ad`, in one image sharing one workspace
 /// (`driver/tests/firmware_programs/two_models.c`): both bit-exact with TFLite Micro on their
-/// five cases, run alternately.
+/// five cases, run alternately. AD has profiling hooks that nothing defines.
 fn two_models(cpu: Cpu, platform: Platform) {
     let Some(models) = models_dir() else { return };
     let work = std::env::temp_dir().join(format!("umac-two-models-{}-{}", std::process::id(), cpu.name));
@@ -42,7 +42,10 @@ fn two_models(cpu: Cpu, platform: Platform) {
     let mut sources = vec![("main.c", include_str!("firmware_programs/two_models.c").to_string())];
     let mut workspaces = Vec::new();
     for name in ["kws", "ad"] {
-        let firmware = compile_model(&models.join(name), name, cpu);
+        // AD with profiling hooks the firmware does not define: the object's weak, empty ones run.
+        let hooks = name == "ad";
+        let options = umac_driver::firmware::FirmwareOptions { profile_hooks: hooks, ..options(name, "", false) };
+        let firmware = compile_with(&models.join(name), cpu, &options);
         workspaces.push(firmware.workspace_size);
         let written = output::write(&work.join(name), name, &firmware).unwrap();
         objects.push(written.object.clone());
@@ -70,4 +73,47 @@ fn two_models_in_one_image_cortex_m55() {
 #[test]
 fn two_models_in_one_image_cortex_m4() {
     two_models(CORTEX_M4, MPS2_AN386);
+}
+
+/// KWS compiled with profiling hooks (`--profile-hooks`), the hooks defined by the firmware
+/// (`driver/tests/firmware_programs/profile_hooks.c`): each inference calls begin(k), end(k) for
+/// every operator in order, once, and the outputs stay bit-exact. metadata.json's operators carry
+/// the ids and, together, the model's multiply-accumulates.
+fn profile_hooks(cpu: Cpu, platform: Platform) {
+    let Some(models) = models_dir() else { return };
+    let work = std::env::temp_dir().join(format!("umac-profile-hooks-{}-{}", std::process::id(), cpu.name));
+    let dir = models.join("kws");
+    let firmware = compile_with(
+        &dir,
+        cpu,
+        &umac_driver::firmware::FirmwareOptions { profile_hooks: true, ..options("kws", "", false) },
+    );
+    let ops = firmware.operators.len();
+    assert!(ops > 10, "{ops}");
+    assert_eq!(firmware.operators.iter().map(|o| o.id).collect::<Vec<_>>(), (0..ops).collect::<Vec<_>>());
+    // KWS: 2,656,768 multiply-accumulates (its convolutions, depthwise ones and the fully connected layer).
+    assert_eq!(firmware.operators.iter().map(|o| o.macs).sum::<u64>(), 2_656_768);
+    assert!(firmware.header.contains(&format!("#define KWS_NUM_OPS {ops}\n")), "{}", firmware.header);
+    let written = output::write(&work.join("kws"), "kws", &firmware).unwrap();
+    let sources = [
+        ("main.c", include_str!("firmware_programs/profile_hooks.c").to_string()),
+        ("cases_kws.c", cases_c("kws", &dir)),
+    ];
+    let include = written.header.parent().unwrap().to_path_buf();
+    let program = build_program(platform, &work, "hooks", &sources, &[], &[&written.object], &[include]).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    let expected = format!("hook calls: {} for {ops} operators, 0 wrong", 2 * ops * 5);
+    assert!(outcome.output.contains(&expected), "{}", outcome.output);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn profile_hooks_cortex_m55() {
+    profile_hooks(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn profile_hooks_cortex_m4() {
+    profile_hooks(CORTEX_M4, MPS2_AN386);
 }

@@ -342,6 +342,7 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
         max_flash: None,
         source: source.into(),
         source_sha256: None,
+        profile_hooks: false,
         accelerators,
         observe: Default::default(),
     };

@@ -82,6 +82,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::split_borders::INFO,
     passes::plan_memory::INFO,
     passes::outline_operators::INFO,
+    passes::profile_hooks::INFO,
     passes::lower_call_extern::INFO,
     stages::SPECIALIZE_ENTRY,
     stages::LOWER_TO_LLVM,

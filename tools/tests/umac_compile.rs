@@ -543,3 +543,30 @@ fn output_is_byte_reproducible_and_names_the_model_digest() {
     let header = std::fs::read_to_string(outputs[0].join("model.h")).unwrap();
     assert!(header.contains(&format!("The model's SHA-256: {digest}.")), "{header}");
 }
+
+/// `--profile-hooks`: the header declares the hooks and the operator count, metadata.json names
+/// the hooks and gives each operator its id, MACs and bytes; without the flag there are no hooks.
+#[test]
+fn profile_hooks_are_declared_and_listed() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
+    let out = temp("hooks");
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &["--name", "kws", "--profile-hooks"]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    assert_eq!(m["profile_hooks"], serde_json::json!({"begin": "kws_op_begin", "end": "kws_op_end"}));
+    let operators = m["operators"].as_array().unwrap();
+    for (k, op) in operators.iter().enumerate() {
+        assert_eq!(op["id"], k);
+        assert!(op["bytes"].as_u64().unwrap() > 0, "{op}");
+    }
+    // KWS's layers are unchanged by the MEAN: 2,656,768 multiply-accumulates.
+    assert_eq!(operators.iter().map(|op| op["macs"].as_u64().unwrap()).sum::<u64>(), 2_656_768);
+    let header = std::fs::read_to_string(out.join("kws.h")).unwrap();
+    assert!(header.contains(&format!("#define KWS_NUM_OPS {}\n", operators.len())), "{header}");
+    assert!(header.contains("void kws_op_begin(uint32_t op);\nvoid kws_op_end(uint32_t op);"), "{header}");
+    let plain = temp("no-hooks");
+    let (code, stderr) = compile(&model, "cortex-m4", &plain, &["--name", "kws"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(metadata(&plain)["profile_hooks"].is_null());
+    assert!(!std::fs::read_to_string(plain.join("kws.h")).unwrap().contains("op_begin"));
+}

@@ -103,6 +103,22 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
     }
     h.push('\n');
     h.push_str(&format!("int32_t {name}_run(const void *const inputs[], void *const outputs[], void *workspace);\n\n"));
+    if options.profile_hooks {
+        h.push_str(&format!(
+            "/* Profiling hooks (--profile-hooks): {name}_run calls {name}_op_begin(op) before and\n \
+             * {name}_op_end(op) after operator op (0 .. {upper}_NUM_OPS - 1, in order; metadata.json's\n \
+             * \"operators\" names each, with its source ops, MACs and bytes). The object defines both\n \
+             * as weak and empty; define them to measure, e.g. with the Cortex-M DWT cycle counter\n \
+             * (enable once: CoreDebug->DEMCR |= 1 << 24; DWT->CYCCNT = 0; DWT->CTRL |= 1):\n \
+             *   static uint32_t start, cycles[{upper}_NUM_OPS];\n \
+             *   void {name}_op_begin(uint32_t op) {{ start = DWT->CYCCNT; }}\n \
+             *   void {name}_op_end(uint32_t op) {{ cycles[op] += DWT->CYCCNT - start; }} */\n\
+             #define {upper}_NUM_OPS {}\n\
+             void {name}_op_begin(uint32_t op);\n\
+             void {name}_op_end(uint32_t op);\n\n",
+            firmware.operators.len()
+        ));
+    }
     h.push_str(&format!("#ifdef __cplusplus\n}}\n#endif\n\n#endif /* UMAC_{upper}_H */\n"));
     h
 }

@@ -3,6 +3,7 @@
 use super::{Firmware, FirmwareOptions, WORKSPACE_ALIGNMENT, output};
 use crate::signature::{TensorSig, dtype_of};
 use umac_backend::Cpu;
+use umac_lowering::passes::profile_hooks;
 
 /// The metadata of `firmware`, compiled as `name` from `options`.
 pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_batch: bool) -> serde_json::Value {
@@ -44,11 +45,18 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
         "sections": firmware.sections.iter().map(|(name, bytes)| (name.clone(), serde_json::json!(bytes))).collect::<serde_json::Map<_, _>>(),
         "imports": firmware.imports,
         "operators": firmware.operators.iter().map(|o| serde_json::json!({
+            "id": o.id,
             "function": o.function,
             "target": o.target.as_deref().unwrap_or(cpu.name),
             "composite": o.composite,
             "source_ops": o.source_ops,
+            "macs": o.macs,
+            "bytes": o.bytes,
         })).collect::<Vec<_>>(),
+        "profile_hooks": options.profile_hooks.then(|| {
+            let [begin, end] = profile_hooks::hook_names(name);
+            serde_json::json!({"begin": begin, "end": end})
+        }),
         "accelerators": options.accelerators.accelerators.iter().map(|c| serde_json::json!({
             "name": c.backend.name(),
             "attributes": c.attributes.values().iter().map(|(k, v)| (k.clone(), serde_json::json!(v.to_string()))).collect::<serde_json::Map<_, _>>(),

@@ -16,9 +16,11 @@
 pub mod checks;
 pub mod header;
 pub mod metadata;
+mod operators;
 pub mod output;
 
 pub use metadata::set_quantization;
+pub use operators::Operator;
 
 use crate::{
     Error,
@@ -30,12 +32,8 @@ use crate::{
 };
 use melior::{
     Context,
-    ir::{
-        Module, OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
+    ir::{Module, operation::OperationLike},
 };
-use std::collections::BTreeMap;
 use umac_backend::{
     Cpu, Kernel, TargetSet,
     flow::{CallDescription, describe_calls, extern_functions, kernels_for},
@@ -43,10 +41,10 @@ use umac_backend::{
 };
 use umac_codegen_llvm as llvm;
 use umac_dialects::{
-    ir::{find_function, integer_value, op_name, string_value, symbol_name, top_level_ops},
-    location::{FileLineCol, file_line_col, file_line_cols},
-    umac::{COMPOSITE_ATTR, TARGET_ATTR, WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
+    ir::{find_function, integer_value},
+    umac::{WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
 };
+use umac_lowering::passes::profile_hooks;
 
 /// What the user asked for.
 #[derive(Clone, Debug)]
@@ -66,25 +64,14 @@ pub struct FirmwareOptions {
     pub source: String,
     /// The SHA-256 of the model file (hex), recorded in the header and metadata when known.
     pub source_sha256: Option<String>,
+    /// `--profile-hooks`: `N_run` calls weak `N_op_begin(k)`/`N_op_end(k)` around operator `k`.
+    pub profile_hooks: bool,
     /// Accelerators the model is partitioned for first (from the target string).
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
     pub observe: Observe,
     /// `--constants-section`: the ELF section of the model's constants (`None`: `.rodata`).
     pub constants_section: Option<String>,
-}
-
-/// One operator function of the executor.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Operator {
-    /// Its symbol in the object.
-    pub function: String,
-    /// The accelerator it was partitioned to (`None`: the CPU).
-    pub target: Option<String>,
-    /// The composite pattern it computes, for an accelerator's function.
-    pub composite: Option<String>,
-    /// The source ops it computes, as `op at file:line:col`, in source order.
-    pub source_ops: Vec<String>,
 }
 
 /// A compiled model.
@@ -164,7 +151,12 @@ fn plan(
         vector_bits: 0,
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
-    let pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
+    let mut pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
+    if options.profile_hooks
+        && let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == OPERATORS)
+    {
+        part.text.push_str(&format!(",umac-profile-hooks{{entry={}}}", options.name));
+    }
     Ok((original, pipeline))
 }
 
@@ -206,7 +198,7 @@ pub fn compile(
     for (new, old) in signature.outputs.iter_mut().zip(&original.outputs) {
         new.name.clone_from(&old.name);
     }
-    let source_ops = source_op_names(module, name)?;
+    let source_ops = operators::source_ops(module, name)?;
 
     let targets = &options.accelerators;
     runner.run(module, PRE_PARTITION)?;
@@ -221,11 +213,13 @@ pub fn compile(
     let calls = describe_calls(module, targets);
     runner.run(module, OPERATORS)?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
-    let operators = operator_functions(module, name, &source_ops);
+    let operators = operators::operator_functions(module, name, &source_ops);
     runner.run(module, LLVM)?;
 
     let run_symbol = format!("{name}_run");
     let operator_symbols: Vec<&str> = operators.iter().map(|o| o.function.as_str()).collect();
+    let hooks = if options.profile_hooks { profile_hooks::hook_names(name).to_vec() } else { vec![] };
+    let hooks: Vec<&str> = hooks.iter().map(String::as_str).collect();
     let spec = ObjectSpec {
         cpu,
         opt: if options.optimize_for_size { llvm::OptLevel::Size } else { llvm::OptLevel::Speed },
@@ -234,6 +228,7 @@ pub fn compile(
         inputs: signature.inputs.len(),
         outputs: signature.outputs.len(),
         keep: &operator_symbols,
+        exports: &hooks,
         float_abi_neutral: true,
         dump_as: "firmware-optimized.ll",
         constants_section: options.constants_section.as_deref(),
@@ -319,70 +314,10 @@ fn input_shapes(signature: &EntrySignature, given: Option<&[Vec<i64>]>) -> Resul
     }
 }
 
-/// Source position → op name, for the entry's ops, to name what each operator computes.
-fn source_op_names(module: &Module, entry: &str) -> Result<BTreeMap<FileLineCol, String>, Error> {
-    let function = entry_function(module, entry)?;
-    let mut names = BTreeMap::new();
-    function.walk(WalkOrder::PreOrder, |op| {
-        let name = op_name(&op);
-        // Constants become data, not work of an operator.
-        let computes = !name.starts_with("tosa.const") && name != "arith.constant" && name != "func.return";
-        if computes && let Some(at) = file_line_col(op.location()) {
-            names.entry(at).or_insert(name);
-        }
-        WalkResult::Advance
-    });
-    Ok(names)
-}
-
 fn workspace_attributes(module: &Module, name: &str) -> Result<(u64, u64), Error> {
     let function = entry_function(module, name)?;
     let get = |attr: &str| function.attribute(attr).ok().and_then(integer_value).map(|v| v as u64);
     Ok((get(WORKSPACE_SIZE_ATTR).unwrap_or(0), get(WORKSPACE_LOWER_BOUND_ATTR).unwrap_or(0)))
-}
-
-/// The executor's calls, in order, with the source ops each operator function computes.
-fn operator_functions(module: &Module, name: &str, source_ops: &BTreeMap<FileLineCol, String>) -> Vec<Operator> {
-    let mut functions: BTreeMap<String, OperationRef> = BTreeMap::new();
-    for op in top_level_ops(module.as_operation()) {
-        if let Some(symbol) = symbol_name(&op) {
-            functions.insert(symbol, op);
-        }
-    }
-    let Some(executor) = functions.get(name) else {
-        return vec![];
-    };
-    let mut calls = Vec::new();
-    executor.walk(WalkOrder::PreOrder, |op| {
-        if op_name(&op) == "func.call"
-            && let Some(callee) = op.attribute("callee").ok().map(umac_dialects::text::attribute_text)
-        {
-            calls.push(callee.trim_start_matches('@').to_string());
-        }
-        WalkResult::Advance
-    });
-    calls
-        .into_iter()
-        .map(|function| {
-            let mut at: Vec<FileLineCol> = Vec::new();
-            let (mut target, mut composite) = (None, None);
-            if let Some(op) = functions.get(&function) {
-                let text = |attr: &str| op.attribute(attr).ok().and_then(string_value);
-                (target, composite) = (text(TARGET_ATTR), text(COMPOSITE_ATTR));
-                op.walk(WalkOrder::PreOrder, |nested| {
-                    for key in file_line_cols(nested.location()) {
-                        if source_ops.contains_key(&key) && !at.contains(&key) {
-                            at.push(key);
-                        }
-                    }
-                    WalkResult::Advance
-                });
-            }
-            at.sort();
-            let source_ops = at.into_iter().map(|key| format!("{} at {key}", source_ops[&key])).collect();
-            Operator { function, target, composite, source_ops }
-        })
-        .collect()
 }
 
 #[cfg(test)]

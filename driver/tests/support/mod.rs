@@ -19,7 +19,8 @@ pub fn models_dir() -> Option<PathBuf> {
     testdata::shared("models/mlperf-tiny")
 }
 
-fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareOptions {
+/// The options of a compile named `name` for `accelerators` (a target string without the CPU).
+pub fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareOptions {
     umac_driver::register_targets();
     let accelerators =
         if accelerators.is_empty() { Default::default() } else { parse_target_string(accelerators).unwrap() };
@@ -32,6 +33,7 @@ fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> FirmwareO
         max_flash: None,
         source: "model.mlir".into(),
         source_sha256: None,
+        profile_hooks: false,
         accelerators,
         observe: Default::default(),
     }
@@ -99,13 +101,18 @@ pub fn compile_for(dir: &Path, name: &str, cpu: Cpu, accelerators: &str) -> Firm
 
 /// [`compile_for`], optimized for size (`--opt=size`) or speed.
 fn compile_configured(dir: &Path, name: &str, cpu: Cpu, accelerators: &str, optimize_for_size: bool) -> Firmware {
+    compile_with(dir, cpu, &options(name, accelerators, optimize_for_size))
+}
+
+/// Compiles the model of `dir` (`model.mlir`) for `cpu` with `options`.
+pub fn compile_with(dir: &Path, cpu: Cpu, options: &FirmwareOptions) -> Firmware {
     let path = dir.join("model.mlir");
     let bytes = std::fs::read(&path).unwrap();
     let context = create_context(ContextOptions::default());
     let shown = path.display().to_string();
     let mut module = parse_module(&context, &shown, &bytes).unwrap();
-    compile(&context, &mut module, "main", cpu, &options(name, accelerators, optimize_for_size))
-        .unwrap_or_else(|e| panic!("{name} for {}: {e}", cpu.name))
+    compile(&context, &mut module, "main", cpu, options)
+        .unwrap_or_else(|e| panic!("{} for {}: {e}", options.name, cpu.name))
 }
 
 pub fn cases(dir: &Path) -> Vec<Case> {

@@ -16,6 +16,7 @@ pub mod on_target_functions;
 pub mod order_constant_globals;
 pub mod outline_operators;
 pub mod plan_memory;
+pub mod profile_hooks;
 pub mod recompute_elementwise;
 pub mod refine_entry_results;
 pub mod rename_entry;

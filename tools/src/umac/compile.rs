@@ -52,6 +52,11 @@ pub struct CompileArgs {
     /// on-chip one); metadata.json lists the bytes of each section.
     #[arg(long, value_name = "NAME", value_parser = section_name)]
     constants_section: Option<String>,
+    /// Make N_run call weak `void N_op_begin(uint32_t op)` and `void N_op_end(uint32_t op)`
+    /// around each operator (op = its index in metadata.json's `operators`), for the firmware
+    /// to define (a cycle counter, a trace); without a definition they do nothing.
+    #[arg(long)]
+    profile_hooks: bool,
     /// The function to compile.
     #[arg(long, default_value = "main")]
     entry: String,
@@ -118,6 +123,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         constants_section: args.constants_section.clone(),
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
         source_sha256: Some(sha256),
+        profile_hooks: args.profile_hooks,
         accelerators: targets,
         observe: args.views.observe(),
     };

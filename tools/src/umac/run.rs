@@ -128,6 +128,7 @@ fn run_on_simulator(
         max_flash: None,
         source: loaded.name.clone(),
         source_sha256: None,
+        profile_hooks: false,
         accelerators: loaded.targets.clone(),
         observe: args.views.observe(),
     };
