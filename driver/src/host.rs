@@ -2,6 +2,7 @@
 //! compile pipeline (specialization to the inputs' shapes, the accelerators, the engine's
 //! lowering), run it, compile with an engine, run the model.
 
+use crate::guarded::{Edge, GuardedBuffer};
 use crate::{
     Error,
     llvm_object::{ObjectSpec, llvm_objects},
@@ -184,22 +185,69 @@ impl HostProgram {
         // 16-byte aligned, as the plan assumes.
         let mut workspace = vec![0u128; (self.workspace_size as usize).div_ceil(16).max(1)];
         // SAFETY: every pointer points at a buffer of exactly the size and element type of the
-        // corresponding (static) argument, checked above, and the workspace has the planned size;
-        // the program outlives the call.
+        // corresponding (static) argument, checked above, and the workspace has the planned size.
+        unsafe { self.call(&input_ptrs, &output_ptrs, workspace.as_mut_ptr().cast())? };
+        for (tensor, sig) in outputs.iter_mut().zip(&self.signature.outputs) {
+            sign_extend_odd_widths(tensor, sig.element);
+        }
+        Ok(outputs)
+    }
+
+    /// Runs the model as [`HostProgram::run`] does, with every input, output and the workspace
+    /// in a buffer of its own between guard pages (`guarded.rs`), placed against the `edge`
+    /// given; inputs read-only, outputs and workspace filled with garbage first. An access
+    /// outside them, or a write to an input, is a segmentation fault of the process.
+    pub fn run_guarded(&self, inputs: &[Tensor], edge: Edge) -> Result<Vec<Tensor>, Error> {
+        let shapes = check_inputs(&self.signature, inputs)?;
+        let specialized: Vec<Vec<i64>> =
+            self.signature.inputs.iter().map(|t| t.shape.iter().map(|d| d.unwrap_or(-1)).collect()).collect();
+        if shapes != specialized {
+            return Err(Error::Usage("the inputs' shapes differ from those the program was compiled for".into()));
+        }
+        let guard = |e: std::io::Error| Error::Run(format!("cannot map a guarded buffer: {e}"));
+        let guarded_inputs: Vec<GuardedBuffer> = inputs
+            .iter()
+            .map(|t| GuardedBuffer::new(t.data.len(), Some(&t.data), 0, 1, edge, true))
+            .collect::<Result<_, _>>()
+            .map_err(guard)?;
+        let mut outputs: Vec<Tensor> = self.signature.outputs.iter().map(output_tensor).collect::<Result<_, _>>()?;
+        let mut guarded_outputs: Vec<GuardedBuffer> = outputs
+            .iter()
+            .map(|t| GuardedBuffer::new(t.data.len(), None, 0x5a, 1, edge, false))
+            .collect::<Result<_, _>>()
+            .map_err(guard)?;
+        let mut workspace =
+            GuardedBuffer::new(self.workspace_size as usize, None, 0xa5, 16, edge, false).map_err(guard)?;
+        let input_ptrs: Vec<*const u8> = guarded_inputs.iter().map(GuardedBuffer::as_ptr).collect();
+        let output_ptrs: Vec<*mut u8> = guarded_outputs.iter_mut().map(GuardedBuffer::as_mut_ptr).collect();
+        // SAFETY: as in `run`: the buffers have exactly the arguments' sizes, the workspace the
+        // planned size at a 16-byte boundary.
+        unsafe { self.call(&input_ptrs, &output_ptrs, workspace.as_mut_ptr())? };
+        for ((tensor, buffer), sig) in outputs.iter_mut().zip(&guarded_outputs).zip(&self.signature.outputs) {
+            tensor.data.copy_from_slice(buffer.bytes());
+            sign_extend_odd_widths(tensor, sig.element);
+        }
+        Ok(outputs)
+    }
+
+    /// Calls the program's entry.
+    ///
+    /// # Safety
+    /// Each pointer must point at a buffer of its argument's size and element type, the workspace
+    /// at the planned size, 16-byte aligned.
+    unsafe fn call(&self, inputs: &[*const u8], outputs: &[*mut u8], workspace: *mut u8) -> Result<(), Error> {
+        // SAFETY: the caller's contract; the program outlives the call.
         let status = unsafe {
             let entry = match &self.program {
                 Program::Cranelift(p) => p.entry(),
                 Program::Llvm(p) => p.entry(),
             };
-            entry(input_ptrs.as_ptr(), output_ptrs.as_ptr(), workspace.as_mut_ptr().cast())
+            entry(inputs.as_ptr(), outputs.as_ptr(), workspace.cast())
         };
         if status != 0 {
             return Err(Error::Compile(format!("the model returned status {status}")));
         }
-        for (tensor, sig) in outputs.iter_mut().zip(&self.signature.outputs) {
-            sign_extend_odd_widths(tensor, sig.element);
-        }
-        Ok(outputs)
+        Ok(())
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod error;
 pub mod firmware;
+pub mod guarded;
 pub mod host;
 pub mod llvm_object;
 pub mod runner;

@@ -1,10 +1,13 @@
 //! The MLPerf Tiny models run bit-exact with TensorFlow Lite Micro on the host: every engine,
 //! dynamic-batch and batch-1 model files, all five reference inputs, every output byte. The LLVM
 //! engine compiles the first file in one part and the second in three parts on three threads.
+//! Every run puts each buffer between guard pages (`umac_driver::guarded`): no access outside the
+//! planned buffers, the input never written.
 
 use std::path::PathBuf;
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
+use umac_driver::guarded::EDGES;
 use umac_driver::host::{CompileOptions, compile};
 use umac_runtime::{read_npy, testdata};
 
@@ -36,20 +39,25 @@ fn check(name: &str, dir: &std::path::Path, files: &[&str], inputs: &std::path::
             for i in 0..5 {
                 let input = read_npy(&inputs.join(format!("input_{i}.npy"))).unwrap();
                 let expected = read_npy(&outputs.join(format!("output_{i}.npy"))).unwrap();
-                let outputs = program.run(&[input]).unwrap();
-                assert_eq!(outputs.len(), 1);
-                assert_eq!(
-                    (outputs[0].dtype, &outputs[0].shape),
-                    (expected.dtype, &expected.shape),
-                    "{name}/{file} input {i}"
-                );
-                assert!(
-                    outputs[0].data == expected.data,
-                    "{name}/{file} on {}, input {i}: got {:?}, TFLite Micro gives {:?}",
-                    engine.name(),
-                    outputs[0].data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
-                    expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
-                );
+                // Every buffer between guard pages (against the page after it, then the page
+                // before): an access outside the planned buffers or a write to the input kills
+                // the test.
+                for edge in EDGES {
+                    let outputs = program.run_guarded(std::slice::from_ref(&input), edge).unwrap();
+                    assert_eq!(outputs.len(), 1);
+                    assert_eq!(
+                        (outputs[0].dtype, &outputs[0].shape),
+                        (expected.dtype, &expected.shape),
+                        "{name}/{file} input {i}"
+                    );
+                    assert!(
+                        outputs[0].data == expected.data,
+                        "{name}/{file} on {}, input {i}, {edge:?} guard: got {:?}, TFLite Micro gives {:?}",
+                        engine.name(),
+                        outputs[0].data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
+                        expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
+                    );
+                }
             }
         }
     }

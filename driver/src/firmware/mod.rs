@@ -213,6 +213,15 @@ pub fn compile(
     let calls = describe_calls(module, targets);
     runner.run(module, OPERATORS)?;
     let (workspace_size, workspace_lower_bound) = workspace_attributes(module, name)?;
+    // Checked as soon as the plan is made, before any code is generated.
+    if let Some(limit) = options.max_workspace
+        && workspace_size > limit
+    {
+        return Err(Error::Limit(format!(
+            "the model needs a {workspace_size}-byte workspace, more than --max-workspace={limit} \
+             (the buffers alive at the busiest point alone take {workspace_lower_bound} bytes)"
+        )));
+    }
     let operators = operators::operator_functions(module, name, &source_ops);
     runner.run(module, LLVM)?;
 
@@ -242,14 +251,6 @@ pub fn compile(
         .as_deref()
         .map_or(0, |placed| sizes.sections.iter().filter(|(name, _)| name == placed).map(|(_, bytes)| bytes).sum());
     let flash = sizes.text + sizes.rodata - placed;
-    if let Some(limit) = options.max_workspace
-        && workspace_size > limit
-    {
-        return Err(Error::Limit(format!(
-            "the model needs a {workspace_size}-byte workspace, more than --max-workspace={limit} \
-             (the buffers alive at the busiest point alone take {workspace_lower_bound} bytes)"
-        )));
-    }
     if let Some(limit) = options.max_flash
         && flash > limit
     {

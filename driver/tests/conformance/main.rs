@@ -1,6 +1,7 @@
 //! The official TOSA conformance tests (`../shared/tosa-conformance`, made with Arm's tosa-tools
 //! and reference model) pass on both host engines: integer results bit-exact, fp32 results by
-//! the TOSA compliance rule each test names.
+//! the TOSA compliance rule each test names. Every run puts each buffer between guard pages
+//! (`umac_driver::guarded`): no access outside the planned buffers, inputs never written.
 
 mod compare;
 
@@ -8,6 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use umac_dialects::{ContextOptions, Diag, attach_handler, source::parse_module};
 use umac_driver::create_context;
+use umac_driver::guarded::EDGES;
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
@@ -60,11 +62,17 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
     let mut module = parse_module(&context, &shown, &bytes).ok_or_else(|| format!("parse: {}", messages()))?;
     let program = compile(&context, &mut module, "main", &inputs, engine, Default::default())
         .map_err(|e| format!("{e}: {}", messages()))?;
-    let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
-    for (j, expected) in desc["outputs"].as_array().ok_or("desc.json has no outputs")?.iter().enumerate() {
-        let reference =
-            read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
-        compare::check(&outputs[j], &reference, &expected["compare"], case).map_err(|e| format!("output {j}: {e}"))?;
+    // Every buffer between guard pages, against the page after it and then against the page
+    // before: an access outside the planned buffers or a write to an input kills the test.
+    let mut outputs = Vec::new();
+    for edge in EDGES {
+        outputs = program.run_guarded(&inputs, edge).map_err(|e| e.to_string())?;
+        for (j, expected) in desc["outputs"].as_array().ok_or("desc.json has no outputs")?.iter().enumerate() {
+            let reference =
+                read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
+            compare::check(&outputs[j], &reference, &expected["compare"], case)
+                .map_err(|e| format!("output {j} ({edge:?} guard): {e}"))?;
+        }
     }
     Ok(outputs)
 }
