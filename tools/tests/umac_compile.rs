@@ -570,3 +570,52 @@ fn profile_hooks_are_declared_and_listed() {
     assert!(metadata(&plain)["profile_hooks"].is_null());
     assert!(!std::fs::read_to_string(plain.join("kws.h")).unwrap().contains("op_begin"));
 }
+
+/// `--output-format=mlf`: one tar laid out as microTVM's Model Library Format, holding the same
+/// object and header as the directory output, the kernels' sources and headers where
+/// metadata.json says, and a README; the same bytes from two compiles.
+#[test]
+fn model_library_format_archives_the_output() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
+    let root = temp("mlf");
+    let dir = root.join("dir");
+    let target = "vanilla,cortex-m55";
+    let (code, stderr) = compile(&model, target, &dir, &["--name", "kws"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut archives = Vec::new();
+    for run in ["a", "b"] {
+        let archive = root.join(run).join("kws.tar");
+        let (code, stderr) = compile(&model, target, &archive, &["--name", "kws", "--output-format=mlf"]);
+        assert_eq!(code, 0, "{stderr}");
+        archives.push(std::fs::read(&archive).unwrap());
+    }
+    assert!(archives[0] == archives[1], "two compiles give the same archive");
+    let extracted = root.join("extracted");
+    std::fs::create_dir_all(&extracted).unwrap();
+    let tar = Command::new("tar").arg("xf").arg(root.join("a/kws.tar")).arg("-C").arg(&extracted).status().unwrap();
+    assert!(tar.success());
+    let listing = Command::new("tar").arg("tf").arg(root.join("a/kws.tar")).output().unwrap();
+    let entries: Vec<String> = String::from_utf8(listing.stdout).unwrap().lines().map(str::to_string).collect();
+    assert_eq!(
+        entries,
+        [
+            "README.md",
+            "codegen/host/include/kws.h",
+            "codegen/host/lib/kws.o",
+            "codegen/host/src/vanilla.c",
+            "metadata.json",
+            "runtime/include/umac/vanilla.h"
+        ]
+    );
+    let same = |a: &str, b: &str| std::fs::read(extracted.join(a)).unwrap() == std::fs::read(dir.join(b)).unwrap();
+    assert!(same("codegen/host/lib/kws.o", "kws.o") && same("codegen/host/include/kws.h", "kws.h"));
+    assert!(same("codegen/host/src/vanilla.c", "kernels/vanilla.c"));
+    let m = metadata(&extracted);
+    assert_eq!(m["mlf"]["version"], 1);
+    assert_eq!(m["workspace"], metadata(&dir)["workspace"]);
+    let kernel = &m["extern_functions"][0];
+    assert!(extracted.join(kernel["source"].as_str().unwrap()).is_file(), "{kernel}");
+    assert!(extracted.join(kernel["headers"][0].as_str().unwrap()).is_file(), "{kernel}");
+    let readme = std::fs::read_to_string(extracted.join("README.md")).unwrap();
+    assert!(readme.contains("codegen/host/lib/kws.o") && readme.contains("KWS_WORKSPACE_SIZE"), "{readme}");
+}

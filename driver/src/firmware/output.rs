@@ -1,6 +1,7 @@
-//! The output directory of `umac compile`: self-contained. Beside `N.o`, `N.h` and
+//! The output of `umac compile`: a directory, self-contained: beside `N.o`, `N.h` and
 //! `metadata.json` it holds the C source and headers of every kernel the object calls
-//! (`kernels/`, `include/`), so a firmware build needs nothing from umac's source tree.
+//! (`kernels/`, `include/`), so a firmware build needs nothing from umac's source tree; or the
+//! same files as a Model Library Format archive (`--output-format=mlf`), laid out as microTVM's.
 
 use super::Firmware;
 use crate::Error;
@@ -36,27 +37,128 @@ pub struct Written {
 
 /// Writes `firmware`, compiled as `name`, into `dir` (created if missing).
 pub fn write(dir: &Path, name: &str, firmware: &Firmware) -> Result<Written, Error> {
-    let put = |path: &Path, bytes: &[u8]| -> Result<(), Error> {
+    for (path, bytes) in files(name, firmware) {
+        let path = dir.join(path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::Usage(format!("cannot create {}: {e}", parent.display())))?;
         }
-        std::fs::write(path, bytes).map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
-    };
-    let object = dir.join(format!("{name}.o"));
-    put(&object, &firmware.object)?;
-    let header = dir.join(format!("{name}.h"));
-    put(&header, firmware.header.as_bytes())?;
-    let text = serde_json::to_string_pretty(&firmware.metadata).unwrap_or_default() + "\n";
-    put(&dir.join("metadata.json"), text.as_bytes())?;
-    let mut kernel_sources = Vec::new();
+        std::fs::write(&path, bytes).map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(Written {
+        object: dir.join(format!("{name}.o")),
+        header: dir.join(format!("{name}.h")),
+        kernel_sources: firmware.kernels.iter().map(|k| dir.join(source_path(k))).collect(),
+        include_dir: dir.join(INCLUDE_DIR),
+    })
+}
+
+/// The files of the output directory, by their paths in it: `N.o`, `N.h`, `metadata.json`, the
+/// kernels' sources and headers.
+pub fn files(name: &str, firmware: &Firmware) -> Vec<(String, Vec<u8>)> {
+    let mut files = vec![
+        (format!("{name}.o"), firmware.object.clone()),
+        (format!("{name}.h"), firmware.header.clone().into_bytes()),
+        ("metadata.json".to_string(), metadata_text(&firmware.metadata).into_bytes()),
+    ];
     for kernel in &firmware.kernels {
-        let source = dir.join(source_path(kernel));
-        put(&source, kernel.source.text.as_bytes())?;
-        kernel_sources.push(source);
+        files.push((source_path(kernel), kernel.source.text.as_bytes().to_vec()));
         for file in &kernel.headers {
-            put(&dir.join(header_path(file)), file.text.as_bytes())?;
+            files.push((header_path(file), file.text.as_bytes().to_vec()));
         }
     }
-    Ok(Written { object, header, kernel_sources, include_dir: dir.join(INCLUDE_DIR) })
+    files
+}
+
+fn metadata_text(metadata: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(metadata).unwrap_or_default() + "\n"
+}
+
+/// Where each file of the output directory goes in a Model Library Format archive, laid out as
+/// microTVM's: `codegen/host/lib/` the object, `codegen/host/include/` its header,
+/// `codegen/host/src/` the kernels' C sources, `runtime/include/` their headers; `metadata.json`
+/// and a `README.md` at the top.
+fn mlf_path(path: &str, name: &str) -> String {
+    if path == format!("{name}.o") {
+        format!("codegen/host/lib/{path}")
+    } else if path == format!("{name}.h") {
+        format!("codegen/host/include/{path}")
+    } else if let Some(source) = path.strip_prefix(&format!("{KERNELS_DIR}/")) {
+        format!("codegen/host/src/{source}")
+    } else if let Some(header) = path.strip_prefix(&format!("{INCLUDE_DIR}/")) {
+        format!("runtime/include/{header}")
+    } else {
+        path.to_string()
+    }
+}
+
+/// The README of a Model Library Format archive.
+fn mlf_readme(name: &str, firmware: &Firmware) -> String {
+    let upper = name.to_ascii_uppercase();
+    let kernels = if firmware.kernels.is_empty() {
+        String::new()
+    } else {
+        "- `codegen/host/src/`: the C kernels the object calls (compile them with the firmware,\n  \
+         `-I runtime/include`);\n- `runtime/include/`: their headers.\n"
+            .to_string()
+    };
+    format!(
+        "# {name}: a model compiled by umac {} for {}\n\n\
+         A Model Library Format archive, laid out as microTVM's:\n\n\
+         - `metadata.json`: inputs, outputs, workspace, sections, operators (umac's metadata, with\n  \
+         `\"mlf\"` naming this layout);\n\
+         - `codegen/host/lib/{name}.o`: the model, one object (weights included: there is no\n  \
+         `parameters/` directory to load at run time);\n\
+         - `codegen/host/include/{name}.h`: its interface, `{name}_run(inputs, outputs, workspace)`;\n\
+         {kernels}\n\
+         Link `{name}.o` into the firmware and call `{name}_run` with a workspace of\n\
+         `{upper}_WORKSPACE_SIZE` bytes aligned to `{upper}_WORKSPACE_ALIGNMENT`; nothing is allocated.\n",
+        env!("CARGO_PKG_VERSION"),
+        firmware.cpu.name,
+    )
+}
+
+/// Writes `firmware`, compiled as `name`, as a Model Library Format archive at `path` (a tar,
+/// the same bytes for the same compile: entries in a fixed order, no times or owners).
+pub fn write_mlf(path: &Path, name: &str, firmware: &Firmware) -> Result<(), Error> {
+    let mut metadata = firmware.metadata.clone();
+    metadata["mlf"] = serde_json::json!({"layout": "microTVM Model Library Format", "version": 1});
+    // The kernels' files as the archive places them.
+    if let Some(functions) = metadata.get_mut("extern_functions").and_then(|f| f.as_array_mut()) {
+        for function in functions {
+            let moved = |v: &serde_json::Value| serde_json::json!(mlf_path(v.as_str().unwrap_or_default(), name));
+            function["source"] = moved(&function["source"]);
+            function["include_dir"] = serde_json::json!("runtime/include");
+            if let Some(headers) = function.get_mut("headers").and_then(|h| h.as_array_mut()) {
+                headers.iter_mut().for_each(|h| *h = moved(h));
+            }
+        }
+    }
+    let mut entries: Vec<(String, Vec<u8>)> = files(name, firmware)
+        .into_iter()
+        .map(|(file, bytes)| {
+            let bytes = if file == "metadata.json" { metadata_text(&metadata).into_bytes() } else { bytes };
+            (mlf_path(&file, name), bytes)
+        })
+        .collect();
+    entries.push(("README.md".into(), mlf_readme(name, firmware).into_bytes()));
+    entries.sort();
+    let mut archive = tar::Builder::new(Vec::new());
+    for (file, bytes) in &entries {
+        let mut header = tar::Header::new_ustar();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        archive
+            .append_data(&mut header, file, bytes.as_slice())
+            .map_err(|e| Error::Usage(format!("cannot archive {file}: {e}")))?;
+    }
+    let bytes = archive.into_inner().map_err(|e| Error::Usage(format!("cannot finish the archive: {e}")))?;
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::Usage(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
 }

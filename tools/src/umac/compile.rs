@@ -1,4 +1,4 @@
-//! `umac compile MODEL --target=T -o DIR [--name N] [--opt=speed|size] [--shape S]...
+//! `umac compile MODEL --target=T -o DIR|ARCHIVE [--output-format=dir|mlf] [--name N] [--opt=speed|size] [--shape S]...
 //! [--max-workspace B] [--max-flash B] [--report] [--print-pipeline] [--emit-mlir F]
 //! [--mlir-print-ir-after-all]`: firmware output (`DIR/N.o`, `DIR/N.h`, `DIR/metadata.json`,
 //! and the C sources and headers of the kernels the object calls). `T` is
@@ -26,9 +26,13 @@ pub struct CompileArgs {
     /// accelerator's pattern did not).
     #[arg(long)]
     report: bool,
-    /// The output directory (created if missing).
+    /// The output directory (created if missing); with --output-format=mlf, the archive to write.
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: PathBuf,
+    /// `dir`: N.o, N.h, metadata.json (and the kernels' sources) in the output directory; `mlf`:
+    /// the same as a Model Library Format tar, laid out as microTVM's.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Dir)]
+    output_format: OutputFormat,
     /// The C name prefixing the object's symbol, the header's macros and the files (default:
     /// the model file's stem as a C identifier).
     #[arg(long)]
@@ -63,6 +67,14 @@ pub struct CompileArgs {
     /// What to show of the compile.
     #[command(flatten)]
     views: CompileViews,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// A directory.
+    Dir,
+    /// A Model Library Format archive (tar).
+    Mlf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -148,5 +160,9 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
     if args.report {
         print!("{}", super::placement_report(&firmware.placements, cpu.name));
     }
-    output::write(&args.output, &name, &firmware).map(|_| ()).map_err(|e| e.to_string())
+    match args.output_format {
+        OutputFormat::Dir => output::write(&args.output, &name, &firmware).map(|_| ()),
+        OutputFormat::Mlf => output::write_mlf(&args.output, &name, &firmware),
+    }
+    .map_err(|e| e.to_string())
 }
