@@ -619,3 +619,95 @@ fn model_library_format_archives_the_output() {
     let readme = std::fs::read_to_string(extracted.join("README.md")).unwrap();
     assert!(readme.contains("codegen/host/lib/kws.o") && readme.contains("KWS_WORKSPACE_SIZE"), "{readme}");
 }
+
+/// The attributes of every `<TAG class="CLASS" ...>` of `svg`, by name.
+fn svg_elements(svg: &str, tag: &str, class: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let opening = format!("<{tag} class=\"{class}\" ");
+    svg.match_indices(&opening)
+        .map(|(at, _)| {
+            let rest = &svg[at + opening.len() - 1..];
+            let end = rest.find('>').unwrap();
+            let mut attributes = std::collections::HashMap::new();
+            let mut text = &rest[..end];
+            while let Some(eq) = text.find("=\"") {
+                let name = text[..eq].trim().to_string();
+                let value_end = text[eq + 2..].find('"').unwrap();
+                attributes.insert(name, text[eq + 2..eq + 2 + value_end].to_string());
+                text = &text[eq + 3 + value_end..];
+            }
+            attributes
+        })
+        .collect()
+}
+
+/// `--report-html`: the page's workspace picture has one rectangle per planned buffer of
+/// metadata.json, where its offset, bytes and operators put it at the picture's scale; the
+/// operator picture one box per operator, coloured by target (the tutorial accelerator's
+/// convolutions apart from the CPU's ops). The plan itself is sound: buffers alive at the same
+/// operator never overlap, and all lie inside the workspace.
+#[test]
+fn the_html_report_draws_the_plan_of_the_metadata() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
+    let out = temp("html");
+    let report = temp("html-report");
+    let args = ["--name", "kws", "--report-html", report.to_str().unwrap()];
+    let (code, stderr) = compile(&model, "vanilla,cortex-m55", &out, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(!html.contains("<script") && !html.contains("src=\"") && !html.contains("href=\""), "self-contained");
+    let plan_at = html.find("<svg id=\"plan\"").unwrap();
+    let plan = &html[plan_at..plan_at + html[plan_at..].find("</svg>").unwrap()];
+    let svg_tag = &plan[..plan.find('>').unwrap()];
+    let number = |text: &str, name: &str| -> f64 {
+        let key = format!("{name}=\"");
+        let at = text.find(&key).unwrap_or_else(|| panic!("{name} in {text}")) + key.len();
+        text[at..at + text[at..].find('"').unwrap()].parse().unwrap()
+    };
+    let (x0, y0, width, scale) = (
+        number(svg_tag, "data-x0"),
+        number(svg_tag, "data-y0"),
+        number(svg_tag, "data-op-width"),
+        number(svg_tag, "data-byte-scale"),
+    );
+    let workspace = m["workspace"]["bytes"].as_u64().unwrap();
+    assert_eq!(number(svg_tag, "data-workspace-bytes") as u64, workspace);
+    let pool = &m["memory_plan"]["pools"][0];
+    assert_eq!(pool["bytes"], workspace);
+    let buffers = pool["buffers"].as_array().unwrap();
+    let rects = svg_elements(plan, "rect", "buffer");
+    assert!(buffers.len() > 5, "{buffers:?}");
+    assert_eq!(rects.len(), buffers.len());
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+    for (rect, buffer) in rects.iter().zip(buffers) {
+        let get = |key: &str| buffer[key].as_u64().unwrap();
+        let attr = |key: &str| rect[key].parse::<f64>().unwrap();
+        for key in ["id", "offset", "bytes"] {
+            assert_eq!(rect[&format!("data-{key}")], get(key).to_string(), "{rect:?} {buffer}");
+        }
+        let (first, last) = (get("first_op") as f64, get("last_op") as f64);
+        assert!(close(attr("x"), x0 + width * first), "{rect:?} {buffer}");
+        assert!(close(attr("width"), width * (last - first + 1.0)), "{rect:?} {buffer}");
+        assert!(close(attr("y"), y0 + scale * get("offset") as f64), "{rect:?} {buffer}");
+        assert!(close(attr("height"), (scale * get("bytes") as f64).max(1.0)), "{rect:?} {buffer}");
+        assert!(get("offset") + get("bytes") <= workspace, "{buffer}");
+    }
+    for (i, a) in buffers.iter().enumerate() {
+        for b in &buffers[i + 1..] {
+            let span = |x: &serde_json::Value, key: &str| x[key].as_u64().unwrap();
+            let live_together = span(a, "first_op") <= span(b, "last_op") && span(b, "first_op") <= span(a, "last_op");
+            let share_bytes = span(a, "offset") < span(b, "offset") + span(b, "bytes")
+                && span(b, "offset") < span(a, "offset") + span(a, "bytes");
+            assert!(!(live_together && share_bytes), "{a} and {b} overlap while both are alive");
+        }
+    }
+    let boxes = svg_elements(&html, "rect", "operator");
+    let operators = m["operators"].as_array().unwrap();
+    assert_eq!(boxes.len(), operators.len());
+    for (rect, op) in boxes.iter().zip(operators) {
+        assert_eq!(rect["data-id"], op["id"].to_string());
+        assert_eq!(rect["data-target"], op["target"].as_str().unwrap());
+    }
+    let fill = |target: &str| boxes.iter().find(|r| r["data-target"] == target).map(|r| r["fill"].clone()).unwrap();
+    assert_ne!(fill("vanilla"), fill("cortex-m55"));
+}

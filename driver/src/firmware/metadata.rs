@@ -53,6 +53,13 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
             "macs": o.macs,
             "bytes": o.bytes,
         })).collect::<Vec<_>>(),
+        "memory_plan": {
+            "pools": [{
+                "name": "workspace",
+                "bytes": firmware.workspace_size,
+                "buffers": firmware.memory_plan,
+            }],
+        },
         "profile_hooks": options.profile_hooks.then(|| {
             let [begin, end] = profile_hooks::hook_names(name);
             serde_json::json!({"begin": begin, "end": end})

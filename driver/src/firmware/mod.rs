@@ -15,9 +15,11 @@
 
 pub mod checks;
 pub mod header;
+pub mod memory_plan;
 pub mod metadata;
 mod operators;
 pub mod output;
+pub mod report_html;
 
 pub use metadata::set_quantization;
 pub use operators::Operator;
@@ -99,6 +101,8 @@ pub struct Firmware {
     pub signature: EntrySignature,
     /// The operator functions in execution order.
     pub operators: Vec<Operator>,
+    /// The buffers of the workspace, with the operators using each.
+    pub memory_plan: Vec<memory_plan::PlannedBuffer>,
     /// Where each op of the model runs (empty without accelerators).
     pub placements: Vec<Placement>,
     /// The C kernels the object calls, to link into the firmware.
@@ -223,6 +227,7 @@ pub fn compile(
         )));
     }
     let operators = operators::operator_functions(module, name, &source_ops);
+    let memory_plan = memory_plan::planned_buffers(module, name);
     runner.run(module, LLVM)?;
 
     let run_symbol = format!("{name}_run");
@@ -277,6 +282,7 @@ pub fn compile(
         sections: sizes.sections,
         signature,
         operators,
+        memory_plan,
         placements,
         kernels,
         calls,

@@ -61,6 +61,10 @@ pub struct CompileArgs {
     /// to define (a cycle counter, a trace); without a definition they do nothing.
     #[arg(long)]
     profile_hooks: bool,
+    /// Write DIR/index.html: the operators coloured by target and the workspace plan as a
+    /// timeline (SVG, self-contained).
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
     /// The function to compile.
     #[arg(long, default_value = "main")]
     entry: String,
@@ -159,6 +163,12 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
     }
     if args.report {
         print!("{}", super::placement_report(&firmware.placements, cpu.name));
+    }
+    if let Some(dir) = &args.report_html {
+        let page = umac_driver::firmware::report_html::page(&firmware, &name);
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join("index.html"), page))
+            .map_err(|e| format!("cannot write {}: {e}", dir.join("index.html").display()))?;
     }
     match args.output_format {
         OutputFormat::Dir => output::write(&args.output, &name, &firmware).map(|_| ()),

@@ -1,0 +1,103 @@
+//! The workspace plan as `metadata.json` and the HTML report show it: every buffer the executor
+//! carves out of the workspace (a `memref.view` at a constant offset), its bytes, and the
+//! operators using it, read from the executor after `umac-plan-memory` and
+//! `umac-outline-operators`.
+
+use melior::ir::Module;
+use mlir_sys::*;
+use std::collections::HashMap;
+use umac_dialects::ir::{body_ops, constant_int, find_function, name, static_memref_bits, type_text};
+use umac_lowering::passes::profile_hooks;
+
+/// One buffer of the workspace.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PlannedBuffer {
+    /// Its index, in the executor's order.
+    pub id: usize,
+    /// Its offset in the workspace.
+    pub offset: u64,
+    /// Its bytes.
+    pub bytes: u64,
+    /// The first and last operators using it (ids as in `operators`).
+    pub first_op: usize,
+    pub last_op: usize,
+    /// Every operator using it, in order.
+    pub ops: Vec<usize>,
+    /// Its type (`memref<1x25x5x64xi8>`).
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+/// The buffers the executor `name` places in its workspace and passes to operators, in order.
+pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
+    let Some(executor) = find_function(module.as_operation(), name_) else {
+        return vec![];
+    };
+    let hooks = profile_hooks::hook_names(name_);
+    let mut buffers: Vec<PlannedBuffer> = Vec::new();
+    // Which buffer a value is (a view, or a reshaped view).
+    let mut of: HashMap<usize, usize> = HashMap::new();
+    let mut op_index = 0;
+    // SAFETY: the module is alive and not modified while its ops and values are read.
+    unsafe {
+        for op in body_ops(executor.to_raw()) {
+            let kind = name(op);
+            let operand = |i: isize| mlirOperationGetOperand(op, i);
+            match kind.as_str() {
+                "memref.view" if mlirValueIsABlockArgument(operand(0)) => {
+                    let result = mlirOperationGetResult(op, 0);
+                    let ty = mlirValueGetType(result);
+                    let (Some(offset), Some((elements, bits))) = (constant_int(operand(1)), static_memref_bits(ty))
+                    else {
+                        continue;
+                    };
+                    of.insert(result.ptr as usize, buffers.len());
+                    buffers.push(PlannedBuffer {
+                        id: buffers.len(),
+                        offset: offset.max(0) as u64,
+                        bytes: (elements * bits / 8).max(0) as u64,
+                        first_op: usize::MAX,
+                        last_op: 0,
+                        ops: Vec::new(),
+                        ty: type_text(ty),
+                    });
+                }
+                "memref.collapse_shape"
+                | "memref.expand_shape"
+                | "memref.cast"
+                | "memref.subview"
+                | "memref.reinterpret_cast" => {
+                    if let Some(&buffer) = of.get(&(operand(0).ptr as usize)) {
+                        of.insert(mlirOperationGetResult(op, 0).ptr as usize, buffer);
+                    }
+                }
+                "func.call" => {
+                    let callee = umac_dialects::ir::attribute(op, "callee")
+                        .map(|a| umac_dialects::text::attribute_text(melior::ir::Attribute::from_raw(a)))
+                        .unwrap_or_default();
+                    if hooks.iter().any(|h| callee == format!("@{h}")) {
+                        continue;
+                    }
+                    for i in 0..mlirOperationGetNumOperands(op) {
+                        if let Some(&buffer) = of.get(&(operand(i).ptr as usize)) {
+                            let b = &mut buffers[buffer];
+                            b.first_op = b.first_op.min(op_index);
+                            b.last_op = b.last_op.max(op_index);
+                            if b.ops.last() != Some(&op_index) {
+                                b.ops.push(op_index);
+                            }
+                        }
+                    }
+                    op_index += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    // Views no operator uses are not buffers.
+    buffers.retain(|b| b.first_op != usize::MAX);
+    for (id, buffer) in buffers.iter_mut().enumerate() {
+        buffer.id = id;
+    }
+    buffers
+}
