@@ -247,7 +247,8 @@ pub fn object_from_ir(ir: &str, name: &str, target: &Target, opt: OptLevel) -> R
 /// Adds the entry a runtime calls, `int32_t symbol(const void *const inputs[], void *const
 /// outputs[], void *workspace)`, returning 0: it calls `function` (one pointer per argument:
 /// bare-pointer memrefs) with the inputs, the outputs and, when it has one more parameter, the
-/// workspace.
+/// workspace. A function with several more (a workspace split over memory pools) takes one
+/// workspace parameter each: `symbol(inputs, outputs, void *pool0, void *pool1, ...)`.
 pub fn add_executor_wrapper(
     module: &LlvmModule,
     function: &str,
@@ -261,7 +262,10 @@ pub fn add_executor_wrapper(
         .ok_or_else(|| Error::Llvm(format!("no function @{function} in the LLVM module")))?;
     let ptr = context.ptr_type(AddressSpace::default());
     let i32t = context.i32_type();
-    let parameters: Vec<_> = (0..3).map(|_| ptr.into()).collect();
+    let count = callee.count_params() as usize;
+    // The arrays of inputs and outputs, then a workspace per memory pool (one by default).
+    let workspaces = count.saturating_sub(inputs + outputs).max(1);
+    let parameters: Vec<_> = (0..2 + workspaces).map(|_| ptr.into()).collect();
     let wrapper = module.add_function(symbol, i32t.fn_type(&parameters, false), None);
     wrapper.add_attribute(
         AttributeLoc::Function,
@@ -273,11 +277,10 @@ pub fn add_executor_wrapper(
         return Err(Error::Llvm("wrapper without parameters".into()));
     };
     let llvm = |e: inkwell::builder::BuilderError| Error::Llvm(e.to_string());
-    let count = callee.count_params() as usize;
     let mut args = Vec::new();
     for i in 0..count {
-        if let Some(workspace) = wrapper.get_nth_param(2)
-            && i == inputs + outputs
+        if i >= inputs + outputs
+            && let Some(workspace) = wrapper.get_nth_param((2 + i - inputs - outputs) as u32)
         {
             args.push(workspace.into());
             continue;

@@ -80,6 +80,12 @@ pub const WORKSPACE_SIZE_ATTR: &str = "umac.workspace_size";
 /// The liveness lower bound of a function's planned buffers.
 pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 
+/// On a function whose workspace `umac-plan-memory{pools}` split over memory pools: their names,
+/// in the order of the workspace arguments, as an array of strings.
+pub const POOLS_ATTR: &str = "umac.pools";
+/// Beside [`POOLS_ATTR`]: the bytes each pool takes, as `array<i64: ...>`.
+pub const POOL_SIZES_ATTR: &str = "umac.pool_sizes";
+
 /// Every discardable attribute of the dialect.
 pub const ATTRIBUTES: &[&str] = &[
     TARGET_ATTR,
@@ -89,6 +95,8 @@ pub const ATTRIBUTES: &[&str] = &[
     OP_ATTR,
     INTERIOR_ATTR,
     DOUBLING_HIGH_ATTR,
+    POOLS_ATTR,
+    POOL_SIZES_ATTR,
 ];
 
 /// Verifies every umac op and attribute nested in `root`, emitting a located error for each
@@ -182,6 +190,35 @@ fn verify_attribute(op: &OperationRef, attr_name: &str, value: Attribute) -> boo
             } else {
                 true
             }
+        }
+        POOLS_ATTR | POOL_SIZES_ATTR if name != "func.func" && name != "llvm.func" => {
+            fail(op, &format!("'{attr_name}' is only valid on a function, not on '{name}'"))
+        }
+        POOLS_ATTR => {
+            // SAFETY: the attribute is alive; elements are read after the kind checks, within the count.
+            let names = unsafe {
+                let raw = value.to_raw();
+                mlir_sys::mlirAttributeIsAArray(raw)
+                    && (0..mlir_sys::mlirArrayAttrGetNumElements(raw)).all(|i| {
+                        string_value(Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(raw, i)))
+                            .is_some_and(|s| !s.is_empty())
+                    })
+            };
+            names || fail(op, &format!("'{attr_name}' must be an array of pool names, got {}", attribute_text(value)))
+        }
+        POOL_SIZES_ATTR => {
+            // SAFETY: the attribute is alive; elements are read after the kind check, within the count.
+            let sizes = unsafe {
+                let raw = value.to_raw();
+                mlir_sys::mlirAttributeIsADenseI64Array(raw)
+                    && (0..mlir_sys::mlirDenseArrayGetNumElements(raw))
+                        .all(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i) >= 0)
+            };
+            sizes
+                || fail(
+                    op,
+                    &format!("'{attr_name}' must be array<i64: ...> of sizes >= 0, got {}", attribute_text(value)),
+                )
         }
         _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
     }

@@ -57,6 +57,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         source: "model.mlir".into(),
         source_sha256: None,
         profile_hooks: false,
+        pools: vec![],
         accelerators,
         observe: Default::default(),
     };

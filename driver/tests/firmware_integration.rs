@@ -1,4 +1,5 @@
-//! Firmware as firmware engineers integrate it: several models in one image, profiling hooks.
+//! Firmware as firmware engineers integrate it: several models in one image, profiling hooks,
+//! a workspace split over memory pools in different memories.
 
 mod support;
 
@@ -116,4 +117,48 @@ fn profile_hooks_cortex_m55() {
 #[test]
 fn profile_hooks_cortex_m4() {
     profile_hooks(CORTEX_M4, MPS2_AN386);
+}
+
+/// KWS with its workspace split over two pools (`driver/tests/firmware_programs/pools.c`): a fast
+/// one of 8 KiB, which the firmware puts in the board's RAM, and a slow one of 64 KiB in its large
+/// memory. Both hold buffers, neither past its capacity, and the outputs are bit-exact.
+fn pools(cpu: Cpu, platform: Platform) {
+    let Some(models) = models_dir() else { return };
+    let work = std::env::temp_dir().join(format!("umac-pools-{}-{}", std::process::id(), cpu.name));
+    let dir = models.join("kws");
+    let pools = umac_lowering::memory_pools::parse_pools("fast:8K:fast,slow:64K").unwrap();
+    let firmware =
+        compile_with(&dir, cpu, &umac_driver::firmware::FirmwareOptions { pools, ..options("kws", "", false) });
+    assert_eq!(firmware.pool_sizes.len(), 2);
+    assert!(firmware.pool_sizes[0] <= 8192 && firmware.pool_sizes[1] <= 65536, "{:?}", firmware.pool_sizes);
+    for pool in 0..2 {
+        assert!(firmware.memory_plan.iter().any(|b| b.pool == pool), "pool {pool} holds buffers");
+    }
+    // The largest buffers (8000-byte activations) are split: one in each pool.
+    let large: Vec<usize> = firmware.memory_plan.iter().filter(|b| b.bytes == 8000).map(|b| b.pool).collect();
+    assert!(large.contains(&0) && large.contains(&1), "{large:?}");
+    assert!(firmware.header.contains("void *pool_fast, void *pool_slow);"), "{}", firmware.header);
+    let written = output::write(&work.join("kws"), "kws", &firmware).unwrap();
+    let sources =
+        [("main.c", include_str!("firmware_programs/pools.c").to_string()), ("cases_kws.c", cases_c("kws", &dir))];
+    let include = written.header.parent().unwrap().to_path_buf();
+    let program = build_program(platform, &work, "pools", &sources, &[], &[&written.object], &[include]).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    // RAM from 0x20000000, the large memory from 0x21000000 on both boards.
+    let (fast, slow) = (firmware.pool_sizes[0], firmware.pool_sizes[1]);
+    assert!(outcome.output.contains("fast pool at 0x200"), "{}", outcome.output);
+    assert!(outcome.output.contains(&format!("({fast} bytes), slow pool at 0x210")), "{}", outcome.output);
+    assert!(outcome.output.contains(&format!("({slow} bytes)\nok: 5 cases")), "{}", outcome.output);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn pools_in_two_memories_cortex_m55() {
+    pools(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn pools_in_two_memories_cortex_m4() {
+    pools(CORTEX_M4, MPS2_AN386);
 }

@@ -343,6 +343,7 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
         source: source.into(),
         source_sha256: None,
         profile_hooks: false,
+        pools: vec![],
         accelerators,
         observe: Default::default(),
     };

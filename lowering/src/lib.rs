@@ -14,6 +14,7 @@ pub mod entry;
 mod error;
 pub mod linalg_kinds;
 pub mod memory_plan;
+pub mod memory_pools;
 pub mod options;
 pub mod pass;
 pub mod pass_manager;

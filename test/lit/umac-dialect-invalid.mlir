@@ -146,8 +146,26 @@ func.func @target_on_op() {
 
 // -----
 
-// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior, umac.doubling_high)}}
+// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior, umac.doubling_high, umac.pools, umac.pool_sizes)}}
 func.func private @typo() attributes {umac.targt = "npu"}
+
+// -----
+
+// expected-error @+1 {{'umac.pools' must be an array of pool names, got ["dtcm", 3]}}
+func.func private @pool_names() attributes {umac.pools = ["dtcm", 3]}
+
+// -----
+
+// expected-error @+1 {{'umac.pool_sizes' must be array<i64: ...> of sizes >= 0, got array<i64: 64, -1>}}
+func.func private @pool_sizes() attributes {umac.pool_sizes = array<i64: 64, -1>}
+
+// -----
+
+func.func @pools_on_op() {
+  // expected-error @+1 {{'umac.pools' is only valid on a function, not on 'arith.constant'}}
+  %c = arith.constant {umac.pools = ["a"]} 0 : i32
+  return
+}
 
 // -----
 

@@ -711,3 +711,47 @@ fn the_html_report_draws_the_plan_of_the_metadata() {
     let fill = |target: &str| boxes.iter().find(|r| r["data-target"] == target).map(|r| r["fill"].clone()).unwrap();
     assert_ne!(fill("vanilla"), fill("cortex-m55"));
 }
+
+/// `--pool`: the header defines each pool's size and N_run takes one workspace per pool;
+/// metadata.json lists each pool's capacity, bytes and buffers. Pools too small for the model are
+/// an error naming them, their capacities and what the model needs; a malformed pool is an error
+/// too; exit code 1 and nothing written.
+#[test]
+fn pools_split_the_workspace_or_name_what_does_not_fit() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
+    let out = temp("pools");
+    let (code, stderr) =
+        compile(&model, "cortex-m4", &out, &["--name", "kws", "--pool", "tcm:8K:fast", "--pool", "sram:1M"]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&out);
+    let pools = m["memory_plan"]["pools"].as_array().unwrap();
+    assert_eq!(pools.iter().map(|p| p["name"].as_str().unwrap()).collect::<Vec<_>>(), ["tcm", "sram"]);
+    assert_eq!((pools[0]["capacity"].as_u64(), pools[0]["fast"].as_bool()), (Some(8192), Some(true)));
+    assert_eq!((pools[1]["capacity"].as_u64(), pools[1]["fast"].as_bool()), (Some(1 << 20), Some(false)));
+    let header = std::fs::read_to_string(out.join("kws.h")).unwrap();
+    for pool in pools {
+        let bytes = pool["bytes"].as_u64().unwrap();
+        assert!(bytes <= pool["capacity"].as_u64().unwrap() && !pool["buffers"].as_array().unwrap().is_empty());
+        let name = pool["name"].as_str().unwrap().to_ascii_uppercase();
+        assert!(header.contains(&format!("#define KWS_POOL_{name}_SIZE {bytes} ")), "{header}");
+        for buffer in pool["buffers"].as_array().unwrap() {
+            assert!(buffer["offset"].as_u64().unwrap() + buffer["bytes"].as_u64().unwrap() <= bytes, "{buffer}");
+        }
+    }
+    assert!(header.contains("void *pool_tcm, void *pool_sram);") && !header.contains("KWS_WORKSPACE_SIZE"), "{header}");
+    let small = temp("pools-small");
+    let (code, stderr) = compile(&model, "cortex-m4", &small, &["--pool", "a:1K:fast", "--pool", "b:4K"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            "error: umac-plan-memory: the workspace does not fit the pools a (1024 bytes), b (4096 bytes): a 8000-byte \
+             buffer fits in none of them after the more accessed ones, and the buffers alive at the busiest point take \
+             16000 bytes"
+        ),
+        "{stderr}"
+    );
+    assert!(!small.exists());
+    let (code, stderr) = compile(&model, "cortex-m4", &small, &["--pool", "a:lots"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE or NAME:SIZE:fast"), "{stderr}");
+}

@@ -33,19 +33,34 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
     if let Some(digest) = &options.source_sha256 {
         h.push_str(&format!(" * The model's SHA-256: {digest}.\n *\n"));
     }
-    h.push_str(&format!(
-        " * Call {name}_run() with one pointer per input and per output (in the order below) and a\n \
-         * workspace of {upper}_WORKSPACE_SIZE bytes aligned to {upper}_WORKSPACE_ALIGNMENT. It returns 0.\n \
-         * The workspace holds every intermediate tensor; nothing is allocated. It may be reused\n \
-         * between calls and for other work in between. Inputs are read only. Inputs, outputs and the\n \
-         * workspace must not overlap one another (the code is compiled assuming they do not).\n"
-    ));
-    h.push_str(&format!(
-        " *\n * Placement: the workspace is wherever the caller puts it (on-chip RAM, or external RAM for\n \
-         * a large model, e.g. `static uint8_t ws[{upper}_WORKSPACE_SIZE]\n \
-         * __attribute__((aligned({upper}_WORKSPACE_ALIGNMENT), section(\".ext_ram\")));` with that\n \
-         * section placed by the linker script).\n"
-    ));
+    if firmware.pool_sizes.is_empty() {
+        h.push_str(&format!(
+            " * Call {name}_run() with one pointer per input and per output (in the order below) and a\n \
+             * workspace of {upper}_WORKSPACE_SIZE bytes aligned to {upper}_WORKSPACE_ALIGNMENT. It returns 0.\n \
+             * The workspace holds every intermediate tensor; nothing is allocated. It may be reused\n \
+             * between calls and for other work in between. Inputs are read only. Inputs, outputs and the\n \
+             * workspace must not overlap one another (the code is compiled assuming they do not).\n"
+        ));
+        h.push_str(&format!(
+            " *\n * Placement: the workspace is wherever the caller puts it (on-chip RAM, or external RAM for\n \
+             * a large model, e.g. `static uint8_t ws[{upper}_WORKSPACE_SIZE]\n \
+             * __attribute__((aligned({upper}_WORKSPACE_ALIGNMENT), section(\".ext_ram\")));` with that\n \
+             * section placed by the linker script).\n"
+        ));
+    } else {
+        let pools: Vec<String> = options.pools.iter().map(|p| p.name.clone()).collect();
+        h.push_str(&format!(
+            " * Call {name}_run() with one pointer per input and per output (in the order below) and one\n \
+             * workspace per memory pool ({}), each of its {upper}_POOL_<NAME>_SIZE bytes aligned to\n \
+             * {upper}_WORKSPACE_ALIGNMENT and placed in the memory the pool stands for, e.g.\n \
+             * `static uint8_t pool[{upper}_POOL_{}_SIZE] __attribute__((aligned(16), section(\".dtcm\")));`.\n \
+             * It returns 0. The pools hold every intermediate tensor; nothing is allocated. They may be\n \
+             * reused between calls and for other work in between. Inputs are read only. Inputs, outputs\n \
+             * and the pools must not overlap one another (the code is compiled assuming they do not).\n",
+            pools.join(", "),
+            pools[0].to_ascii_uppercase()
+        ));
+    }
     let constants = firmware.sections.iter().filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx"));
     for (section, bytes) in constants {
         h.push_str(&format!(" * Constants: {bytes} bytes in section {section}"));
@@ -85,7 +100,23 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         }
         h.push('\n');
     }
-    h.push_str(&format!("#define {upper}_WORKSPACE_SIZE {}\n", firmware.workspace_size));
+    if firmware.pool_sizes.is_empty() {
+        h.push_str(&format!("#define {upper}_WORKSPACE_SIZE {}\n", firmware.workspace_size));
+    } else {
+        // With --pool, no single workspace: one per pool, each in the memory it names.
+        h.push_str(
+            "/* The workspace is split over memory pools (--pool): pass each its own buffer of its\n \
+                    * size, aligned to the workspace alignment, in the memory the pool stands for. */\n",
+        );
+        for (pool, size) in options.pools.iter().zip(&firmware.pool_sizes) {
+            h.push_str(&format!(
+                "#define {upper}_POOL_{}_SIZE {size} /* of {} bytes{} */\n",
+                pool.name.to_ascii_uppercase(),
+                pool.capacity,
+                if pool.fast { ", fast" } else { "" }
+            ));
+        }
+    }
     h.push_str(&format!("#define {upper}_WORKSPACE_ALIGNMENT {WORKSPACE_ALIGNMENT}\n"));
     h.push_str(&format!("#define {upper}_NUM_INPUTS {}\n", firmware.signature.inputs.len()));
     h.push_str(&format!("#define {upper}_NUM_OUTPUTS {}\n\n", firmware.signature.outputs.len()));
@@ -102,7 +133,15 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         }
     }
     h.push('\n');
-    h.push_str(&format!("int32_t {name}_run(const void *const inputs[], void *const outputs[], void *workspace);\n\n"));
+    let workspaces: Vec<String> = if firmware.pool_sizes.is_empty() {
+        vec!["void *workspace".into()]
+    } else {
+        options.pools.iter().map(|p| format!("void *pool_{}", p.name)).collect()
+    };
+    h.push_str(&format!(
+        "int32_t {name}_run(const void *const inputs[], void *const outputs[], {});\n\n",
+        workspaces.join(", ")
+    ));
     if options.profile_hooks {
         h.push_str(&format!(
             "/* Profiling hooks (--profile-hooks): {name}_run calls {name}_op_begin(op) before and\n \

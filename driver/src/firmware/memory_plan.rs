@@ -7,6 +7,7 @@ use melior::ir::Module;
 use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::ir::{body_ops, constant_int, find_function, name, static_memref_bits, type_text};
+use umac_dialects::umac::POOL_SIZES_ATTR;
 use umac_lowering::passes::profile_hooks;
 
 /// One buffer of the workspace.
@@ -14,6 +15,9 @@ use umac_lowering::passes::profile_hooks;
 pub struct PlannedBuffer {
     /// Its index, in the executor's order.
     pub id: usize,
+    /// Its memory pool (an index into `--pool`'s pools; 0 for the one workspace).
+    #[serde(skip)]
+    pub pool: usize,
     /// Its offset in the workspace.
     pub offset: u64,
     /// Its bytes.
@@ -34,6 +38,10 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
         return vec![];
     };
     let hooks = profile_hooks::hook_names(name_);
+    let pools = pool_sizes(module, name_).len().max(1);
+    // SAFETY: the function is alive; its type is read, not changed.
+    let (arguments, _) = unsafe { umac_dialects::ir::function_type(executor.to_raw()) };
+    let first_workspace = arguments.len().saturating_sub(pools);
     let mut buffers: Vec<PlannedBuffer> = Vec::new();
     // Which buffer a value is (a view, or a reshaped view).
     let mut of: HashMap<usize, usize> = HashMap::new();
@@ -45,6 +53,8 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
             let operand = |i: isize| mlirOperationGetOperand(op, i);
             match kind.as_str() {
                 "memref.view" if mlirValueIsABlockArgument(operand(0)) => {
+                    // The workspace arguments (one per pool) follow the inputs and outputs.
+                    let argument = mlirBlockArgumentGetArgNumber(operand(0)) as usize;
                     let result = mlirOperationGetResult(op, 0);
                     let ty = mlirValueGetType(result);
                     let (Some(offset), Some((elements, bits))) = (constant_int(operand(1)), static_memref_bits(ty))
@@ -54,6 +64,7 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
                     of.insert(result.ptr as usize, buffers.len());
                     buffers.push(PlannedBuffer {
                         id: buffers.len(),
+                        pool: argument.saturating_sub(first_workspace),
                         offset: offset.max(0) as u64,
                         bytes: (elements * bits / 8).max(0) as u64,
                         first_op: usize::MAX,
@@ -100,4 +111,19 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
         buffer.id = id;
     }
     buffers
+}
+
+/// The bytes each memory pool takes (`umac.pool_sizes`, written by `umac-plan-memory{pools}`), in
+/// the order of the workspace parameters; empty for one workspace.
+pub fn pool_sizes(module: &Module, name: &str) -> Vec<u64> {
+    let Some(executor) = find_function(module.as_operation(), name) else {
+        return vec![];
+    };
+    // SAFETY: the function is alive; the attribute is read after its kind check.
+    unsafe {
+        let Some(sizes) = umac_dialects::ir::attribute(executor.to_raw(), POOL_SIZES_ATTR) else {
+            return vec![];
+        };
+        umac_dialects::ir::i64_array(sizes).unwrap_or_default().into_iter().map(|s| s.max(0) as u64).collect()
+    }
 }

@@ -54,11 +54,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
             "bytes": o.bytes,
         })).collect::<Vec<_>>(),
         "memory_plan": {
-            "pools": [{
-                "name": "workspace",
-                "bytes": firmware.workspace_size,
-                "buffers": firmware.memory_plan,
-            }],
+            "pools": memory_pools(firmware, options),
         },
         "profile_hooks": options.profile_hooks.then(|| {
             let [begin, end] = profile_hooks::hook_names(name);
@@ -86,4 +82,31 @@ pub fn set_quantization(metadata: &mut serde_json::Value, kind: &str, index: usi
         entry["scale"] = serde_json::json!(scale);
         entry["zero_point"] = serde_json::json!(zero_point);
     }
+}
+
+/// The workspace plan per pool: its name, capacity (for `--pool`), bytes used and buffers.
+fn memory_pools(firmware: &Firmware, options: &FirmwareOptions) -> Vec<serde_json::Value> {
+    let buffers = |pool: usize| firmware.memory_plan.iter().filter(|b| b.pool == pool).collect::<Vec<_>>();
+    if firmware.pool_sizes.is_empty() {
+        return vec![serde_json::json!({
+            "name": "workspace",
+            "bytes": firmware.workspace_size,
+            "buffers": buffers(0),
+        })];
+    }
+    options
+        .pools
+        .iter()
+        .zip(&firmware.pool_sizes)
+        .enumerate()
+        .map(|(k, (pool, bytes))| {
+            serde_json::json!({
+                "name": pool.name,
+                "capacity": pool.capacity,
+                "fast": pool.fast,
+                "bytes": bytes,
+                "buffers": buffers(k),
+            })
+        })
+        .collect()
 }

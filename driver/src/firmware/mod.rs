@@ -46,7 +46,11 @@ use umac_dialects::{
     ir::{find_function, integer_value},
     umac::{WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
 };
+use umac_lowering::memory_pools::Pool;
 use umac_lowering::passes::profile_hooks;
+
+/// Where the operator pipeline plans the workspace, which `--pool` gives its pools.
+const PLAN_MEMORY: &str = "umac-plan-memory,";
 
 /// What the user asked for.
 #[derive(Clone, Debug)]
@@ -68,6 +72,8 @@ pub struct FirmwareOptions {
     pub source_sha256: Option<String>,
     /// `--profile-hooks`: `N_run` calls weak `N_op_begin(k)`/`N_op_end(k)` around operator `k`.
     pub profile_hooks: bool,
+    /// `--pool`: memories to split the workspace over (empty: one workspace).
+    pub pools: Vec<Pool>,
     /// Accelerators the model is partitioned for first (from the target string).
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
@@ -103,6 +109,8 @@ pub struct Firmware {
     pub operators: Vec<Operator>,
     /// The buffers of the workspace, with the operators using each.
     pub memory_plan: Vec<memory_plan::PlannedBuffer>,
+    /// With `--pool`, each pool's bytes used, in the order given (the workspace parameters).
+    pub pool_sizes: Vec<u64>,
     /// Where each op of the model runs (empty without accelerators).
     pub placements: Vec<Placement>,
     /// The C kernels the object calls, to link into the firmware.
@@ -156,10 +164,22 @@ fn plan(
     };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let mut pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
-    if options.profile_hooks
-        && let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == OPERATORS)
-    {
-        part.text.push_str(&format!(",umac-profile-hooks{{entry={}}}", options.name));
+    if let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == OPERATORS) {
+        if !options.pools.is_empty() {
+            let specs: Vec<String> = options
+                .pools
+                .iter()
+                .map(|p| format!("{}:{}{}", p.name, p.capacity, if p.fast { ":fast" } else { "" }))
+                .collect();
+            let planned = format!("umac-plan-memory{{pools={}}},", specs.join(","));
+            if !part.text.contains(PLAN_MEMORY) {
+                return Err(Error::Compile("internal error: the operator pipeline plans no memory".into()));
+            }
+            part.text = part.text.replacen(PLAN_MEMORY, &planned, 1);
+        }
+        if options.profile_hooks {
+            part.text.push_str(&format!(",umac-profile-hooks{{entry={}}}", options.name));
+        }
     }
     Ok((original, pipeline))
 }
@@ -228,6 +248,7 @@ pub fn compile(
     }
     let operators = operators::operator_functions(module, name, &source_ops);
     let memory_plan = memory_plan::planned_buffers(module, name);
+    let pool_sizes = memory_plan::pool_sizes(module, name);
     runner.run(module, LLVM)?;
 
     let run_symbol = format!("{name}_run");
@@ -283,6 +304,7 @@ pub fn compile(
         signature,
         operators,
         memory_plan,
+        pool_sizes,
         placements,
         kernels,
         calls,

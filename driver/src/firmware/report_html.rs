@@ -61,7 +61,14 @@ pub fn page(firmware: &Firmware, name: &str) -> String {
         "<h2>Workspace plan</h2>\n<p>x: operators in execution order; y: offset in the workspace. \
                    Hover a buffer for its type, bytes and operators.</p>\n",
     );
-    html.push_str(&plan(firmware, &colour));
+    if firmware.pool_sizes.is_empty() {
+        html.push_str(&plan(firmware, None, firmware.workspace_size, &colour));
+    } else {
+        for (pool, &size) in firmware.pool_sizes.iter().enumerate() {
+            html.push_str(&format!("<h3>Pool {pool}</h3>\n"));
+            html.push_str(&plan(firmware, Some(pool), size, &colour));
+        }
+    }
     html.push_str("</body>\n</html>\n");
     html
 }
@@ -123,16 +130,17 @@ fn graph(firmware: &Firmware, colour: &dyn Fn(&str) -> &'static str) -> String {
     svg
 }
 
-/// The workspace plan: one rectangle per buffer.
-fn plan(firmware: &Firmware, colour: &dyn Fn(&str) -> &'static str) -> String {
+/// The plan of the workspace (`pool` `None`), or of memory pool `pool` of `size` bytes: one
+/// rectangle per buffer.
+fn plan(firmware: &Firmware, pool: Option<usize>, size: u64, colour: &dyn Fn(&str) -> &'static str) -> String {
     let ops = firmware.operators.len().max(1);
-    let scale = PLAN_HEIGHT / firmware.workspace_size.max(1) as f64;
+    let scale = PLAN_HEIGHT / size.max(1) as f64;
     let width = X0 + OP_WIDTH * ops as f64 + 20.0;
+    let id = pool.map_or_else(|| "plan".to_string(), |p| format!("plan-pool{p}"));
     let mut svg = format!(
-        "<svg id=\"plan\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" data-x0=\"{X0}\" \
-         data-y0=\"{Y0}\" data-op-width=\"{OP_WIDTH}\" data-byte-scale=\"{scale}\" data-workspace-bytes=\"{}\">\n",
+        "<svg id=\"{id}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" data-x0=\"{X0}\" \
+         data-y0=\"{Y0}\" data-op-width=\"{OP_WIDTH}\" data-byte-scale=\"{scale}\" data-workspace-bytes=\"{size}\">\n",
         Y0 + PLAN_HEIGHT + 30.0,
-        firmware.workspace_size
     );
     let _ = writeln!(
         svg,
@@ -140,7 +148,7 @@ fn plan(firmware: &Firmware, colour: &dyn Fn(&str) -> &'static str) -> String {
         OP_WIDTH * ops as f64
     );
     let _ = writeln!(svg, "<text x=\"4\" y=\"{}\">0</text>", Y0 + 4.0);
-    let _ = writeln!(svg, "<text x=\"4\" y=\"{}\">{}</text>", Y0 + PLAN_HEIGHT, firmware.workspace_size);
+    let _ = writeln!(svg, "<text x=\"4\" y=\"{}\">{size}</text>", Y0 + PLAN_HEIGHT);
     for op in 0..ops {
         if op % 5 == 0 {
             let _ = writeln!(
@@ -152,7 +160,7 @@ fn plan(firmware: &Firmware, colour: &dyn Fn(&str) -> &'static str) -> String {
         }
     }
     let cpu = firmware.cpu.name;
-    for buffer in &firmware.memory_plan {
+    for buffer in firmware.memory_plan.iter().filter(|b| pool.is_none_or(|p| b.pool == p)) {
         let PlannedBuffer { id, offset, bytes, first_op, last_op, .. } = *buffer;
         // Coloured as the operator writing it first.
         let target = firmware.operators.get(first_op).and_then(|o| o.target.as_deref()).unwrap_or(cpu);

@@ -34,6 +34,7 @@ pub fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> Firmw
         source: "model.mlir".into(),
         source_sha256: None,
         profile_hooks: false,
+        pools: vec![],
         accelerators,
         observe: Default::default(),
     }

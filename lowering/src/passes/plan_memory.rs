@@ -16,8 +16,12 @@
 //! accumulator: a scalar, or a vector of four int32 channels) is a register, not
 //! memory: it becomes a `memref.alloca` in front of that step, which LLVM promotes to a register.
 //!
-//! The function gets `umac.workspace_size` and `umac.workspace_lower_bound` (the most bytes alive
-//! at once, which no placement can beat). A buffer whose size is not static is an error at its
+//! With `pools=dtcm:64K:fast,sram:512K` the workspace is split over those memories
+//! (`crate::memory_pools`): one workspace argument per pool, in the order given, each buffer a view
+//! of its pool's; the function also gets `umac.pools` (their names) and `umac.pool_sizes`.
+//!
+//! The function gets `umac.workspace_size` (with pools, the sum of their sizes) and
+//! `umac.workspace_lower_bound` (the most bytes alive at once, which no placement can beat). A buffer whose size is not static is an error at its
 //! `memref.alloc`.
 //! ```mlir
 //! %a = memref.alloc() : memref<1x8xi8>
@@ -30,6 +34,7 @@ use crate::{
     Error,
     error::report,
     memory_plan::{Buffer, align_up, liveness_lower_bound, plan, validate},
+    memory_pools::{Pool, parse_pools, plan_pools},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
@@ -46,7 +51,10 @@ use umac_dialects::{
         static_memref_bits, top_level_ops,
     },
     text::{attribute_text, str_ref, type_text},
-    umac::{WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND, WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE},
+    umac::{
+        POOL_SIZES_ATTR, POOLS_ATTR, WORKSPACE_LOWER_BOUND_ATTR as WORKSPACE_LOWER_BOUND,
+        WORKSPACE_SIZE_ATTR as WORKSPACE_SIZE,
+    },
 };
 
 /// The registry entry.
@@ -54,23 +62,34 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-plan-memory",
     summary: "Place every memref.alloc in one caller-provided workspace argument by static lifetime analysis",
     anchor: "builtin.module",
-    options: &[OptionSpec {
-        name: "alignment",
-        kind: OptionKind::Int,
-        default: "16",
-        help: "byte alignment of every buffer (a power of two)",
-    }],
+    options: &[
+        OptionSpec {
+            name: "alignment",
+            kind: OptionKind::Int,
+            default: "16",
+            help: "byte alignment of every buffer (a power of two)",
+        },
+        OptionSpec {
+            name: "pools",
+            kind: OptionKind::String,
+            default: "",
+            help: "memories to split the workspace over, NAME:SIZE[:fast] separated by commas (e.g. \
+                   dtcm:64K:fast,sram:512K): one workspace argument each, in this order",
+        },
+    ],
     kind: PassKind::Pass(|options: &OptionValues| {
         let given = options.int("alignment");
         let alignment = u64::try_from(given).ok().filter(|a| a.is_power_of_two() && *a <= 4096).ok_or_else(|| {
             Error::Invalid(format!("option 'alignment' must be a power of two from 1 to 4096, got {given}"))
         })?;
-        boxed(PlanMemory { alignment })
+        let pools = parse_pools(options.string("pools")).map_err(Error::Invalid)?;
+        boxed(PlanMemory { alignment, pools })
     }),
 };
 
 struct PlanMemory {
     alignment: u64,
+    pools: Vec<Pool>,
 }
 
 impl UmacPass for PlanMemory {
@@ -105,7 +124,7 @@ impl UmacPass for PlanMemory {
         for function in functions {
             // SAFETY: each function is a live op of the module; the pass rewrites only its body
             // and signature.
-            unsafe { plan_function(function, alignment) }?;
+            unsafe { plan_function(function, alignment, &self.pools) }?;
         }
         Ok(())
     }
@@ -141,7 +160,7 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
 
 /// # Safety
 /// `function` must be a live `func.func` with a body.
-unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), Error> {
+unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool]) -> Result<(), Error> {
     unsafe {
         let region = mlirOperationGetRegion(function, 0);
         let block = mlirRegionGetFirstBlock(region);
@@ -164,6 +183,8 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
         let mut allocs: Vec<MlirOperation> = Vec::new();
         let mut index_of: HashMap<usize, usize> = HashMap::new();
         let mut uses: Vec<Option<(usize, usize)>> = Vec::new();
+        // The top-level steps using each buffer: its weight for the pools.
+        let mut users: Vec<Vec<usize>> = Vec::new();
         let mut failure = None;
         let mut self_copies = Vec::new();
         OperationRef::from_raw(function).walk(WalkOrder::PreOrder, |op| {
@@ -188,6 +209,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 index_of.insert(raw.ptr as usize, allocs.len());
                 allocs.push(raw);
                 uses.push(None);
+                users.push(Vec::new());
             }
             if name == "memref.copy" && mlirValueEqual(mlirOperationGetOperand(raw, 0), mlirOperationGetOperand(raw, 1))
             {
@@ -202,6 +224,9 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                     let entry = uses[index].get_or_insert((step, step));
                     entry.0 = entry.0.min(step);
                     entry.1 = entry.1.max(step);
+                    if !users[index].contains(&step) {
+                        users[index].push(step);
+                    }
                 }
             }
             WalkResult::Advance
@@ -222,6 +247,9 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 let (_, end) = uses[output].unwrap_or((step, step));
                 uses[input] = Some((start, end));
                 uses[output] = None;
+                let moved: Vec<usize> =
+                    std::mem::take(&mut users[output]).into_iter().filter(|s| !users[input].contains(s)).collect();
+                users[input].extend(moved);
                 merged_into[output] = Some(input);
             }
         }
@@ -231,6 +259,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
         // accelerator's kernel may copy it by DMA, which does not reach the CPU's stack).
         let mut planned = Vec::new();
         let mut buffers = Vec::new();
+        let mut weights = Vec::new();
         for (index, &alloc) in allocs.iter().enumerate() {
             match uses[index] {
                 Some((start, end))
@@ -252,6 +281,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 Some((start, end)) => {
                     planned.push(index);
                     buffers.push(Buffer { size: byte_size(alloc)?, start, end });
+                    weights.push(byte_size(alloc)? * users[index].len() as u64);
                 }
                 None if merged_into[index].is_some() => mlirOperationDestroy(alloc),
                 None => {
@@ -266,21 +296,45 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 }
             }
         }
-        let result = plan(&buffers, alignment);
-        validate(&buffers, &result, alignment)
-            .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
+        // One pool (the workspace), or the pools given: each buffer's pool and offset.
+        let (sizes, placement): (Vec<u64>, Vec<(usize, u64)>) = if pools.is_empty() {
+            let result = plan(&buffers, alignment);
+            validate(&buffers, &result, alignment)
+                .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
+            (vec![result.size], result.offsets.iter().map(|&offset| (0, offset)).collect())
+        } else {
+            let planned_pools = plan_pools(&buffers, &weights, pools, alignment)
+                .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
+            let mut placement = vec![(0, 0); buffers.len()];
+            for (pool, (members, result)) in planned_pools.members.iter().zip(&planned_pools.plans).enumerate() {
+                let set: Vec<Buffer> = members.iter().map(|&m| buffers[m]).collect();
+                validate(&set, result, alignment)
+                    .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
+                for (&member, &offset) in members.iter().zip(&result.offsets) {
+                    placement[member] = (pool, offset);
+                }
+            }
+            (planned_pools.plans.iter().map(|p| p.size).collect(), placement)
+        };
         let aligned: Vec<Buffer> = buffers.iter().map(|b| Buffer { size: align_up(b.size, alignment), ..*b }).collect();
         let lower_bound = liveness_lower_bound(&aligned);
 
-        // The workspace argument, and a view per buffer.
+        // The workspace argument (one per pool), and a view per buffer.
         let context = mlirOperationGetContext(function);
         let i8t = mlirIntegerTypeGet(context, 8);
-        let size = result.size as i64;
-        let workspace_type = mlirMemRefTypeContiguousGet(i8t, 1, &size, mlirAttributeGetNull());
-        let workspace = mlirBlockAddArgument(block, workspace_type, mlirOperationGetLocation(function));
-        add_argument_to_signature(function, workspace_type);
+        let workspaces: Vec<MlirValue> = sizes
+            .iter()
+            .map(|&size| {
+                let size = size as i64;
+                let workspace_type = mlirMemRefTypeContiguousGet(i8t, 1, &size, mlirAttributeGetNull());
+                add_argument_to_signature(function, workspace_type);
+                mlirBlockAddArgument(block, workspace_type, mlirOperationGetLocation(function))
+            })
+            .collect();
         let index_type = mlirIndexTypeGet(context);
         for (slot, &index) in planned.iter().enumerate() {
+            let (pool, offset) = placement[slot];
+            let workspace = workspaces[pool];
             let alloc = allocs[index];
             let location = mlirOperationGetLocation(alloc);
             let offset = build(
@@ -288,7 +342,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
                 location,
                 &[],
                 &[index_type],
-                &[("value", mlirIntegerAttrGet(index_type, result.offsets[slot] as i64))],
+                &[("value", mlirIntegerAttrGet(index_type, offset as i64))],
             );
             mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(alloc), alloc, offset);
             let ty = mlirValueGetType(mlirOperationGetResult(alloc, 0));
@@ -298,7 +352,21 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64) -> Result<(), E
             mlirOperationDestroy(alloc);
         }
         let i64t = mlirIntegerTypeGet(context, 64);
-        mlirOperationSetDiscardableAttributeByName(function, str_ref(WORKSPACE_SIZE), mlirIntegerAttrGet(i64t, size));
+        let size: u64 = sizes.iter().sum();
+        mlirOperationSetDiscardableAttributeByName(
+            function,
+            str_ref(WORKSPACE_SIZE),
+            mlirIntegerAttrGet(i64t, size as i64),
+        );
+        if !pools.is_empty() {
+            let names: Vec<MlirAttribute> =
+                pools.iter().map(|p| mlirStringAttrGet(context, str_ref(&p.name))).collect();
+            let names = mlirArrayAttrGet(context, names.len() as isize, names.as_ptr());
+            mlirOperationSetDiscardableAttributeByName(function, str_ref(POOLS_ATTR), names);
+            let sizes: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+            let sizes = mlirDenseI64ArrayGet(context, sizes.len() as isize, sizes.as_ptr());
+            mlirOperationSetDiscardableAttributeByName(function, str_ref(POOL_SIZES_ATTR), sizes);
+        }
         mlirOperationSetDiscardableAttributeByName(
             function,
             str_ref(WORKSPACE_LOWER_BOUND),

@@ -56,6 +56,12 @@ pub struct CompileArgs {
     /// on-chip one); metadata.json lists the bytes of each section.
     #[arg(long, value_name = "NAME", value_parser = section_name)]
     constants_section: Option<String>,
+    /// Split the workspace over memory pools, NAME:SIZE[:fast] (SIZE in bytes, or with K or M), once
+    /// per pool: `--pool dtcm:64K:fast --pool sram:512K`. N_run then takes one workspace per pool,
+    /// in this order; the most accessed buffers go to the fast pools first. A model that does not
+    /// fit is an error naming the pools and what the model needs.
+    #[arg(long = "pool", value_name = "NAME:SIZE[:fast]")]
+    pools: Vec<String>,
     /// Make N_run call weak `void N_op_begin(uint32_t op)` and `void N_op_end(uint32_t op)`
     /// around each operator (op = its index in metadata.json's `operators`), for the firmware
     /// to define (a cycle counter, a trace); without a definition they do nothing.
@@ -140,6 +146,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         source: args.model.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(display.clone()),
         source_sha256: Some(sha256),
         profile_hooks: args.profile_hooks,
+        pools: umac_lowering::memory_pools::parse_pools(&args.pools.join(",")).map_err(|e| format!("--pool: {e}"))?,
         accelerators: targets,
         observe: args.views.observe(),
     };

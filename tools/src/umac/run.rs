@@ -129,6 +129,7 @@ fn run_on_simulator(
         source: loaded.name.clone(),
         source_sha256: None,
         profile_hooks: false,
+        pools: vec![],
         accelerators: loaded.targets.clone(),
         observe: args.views.observe(),
     };
