@@ -1,11 +1,13 @@
 # umac_add_model(<target> MODEL <file> CPU <cpu> [NAME <name>] [OPT speed|size]
-#                [ARGS <more umac compile arguments>...])
+#                [POOLS <name:size[:fast]>...] [ARGS <more umac compile arguments>...])
 #
 # Compiles MODEL (TOSA MLIR, MLIR bytecode or .tflite) for CPU with `umac compile` at build time,
 # again whenever the model or the umac executable changes, and adds the object to <target> and the
 # directory of its header (<name>.h) to <target>'s include path. NAME (default: the model file's
 # stem as a C identifier) prefixes the symbols: <name>_run, <NAME>_WORKSPACE_SIZE, ... The output
-# goes to ${CMAKE_CURRENT_BINARY_DIR}/umac/<name>/ (metadata.json beside the header).
+# goes to ${CMAKE_CURRENT_BINARY_DIR}/umac/<name>/ (metadata.json beside the header). POOLS splits
+# the workspace over memory pools (`umac compile --pool`, once each): <name>_run then takes one
+# workspace per pool and the header defines <NAME>_POOL_<POOL>_SIZE.
 #
 # umac is found as UMAC_EXECUTABLE (a cache variable: -DUMAC_EXECUTABLE=/path/to/umac), else on
 # the PATH. Accelerators with C kernels are not handled here yet: list their sources from the
@@ -15,7 +17,7 @@ include_guard(GLOBAL)
 find_program(UMAC_EXECUTABLE umac DOC "the umac compiler")
 
 function(umac_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 UMAC "" "MODEL;CPU;NAME;OPT" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 UMAC "" "MODEL;CPU;NAME;OPT" "POOLS;ARGS")
   if(UMAC_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "umac_add_model: unknown arguments ${UMAC_UNPARSED_ARGUMENTS}")
   endif()
@@ -33,12 +35,16 @@ function(umac_add_model target)
   if(NOT UMAC_OPT)
     set(UMAC_OPT speed)
   endif()
+  set(pools)
+  foreach(pool IN LISTS UMAC_POOLS)
+    list(APPEND pools --pool "${pool}")
+  endforeach()
   set(out "${CMAKE_CURRENT_BINARY_DIR}/umac/${UMAC_NAME}")
   set(object "${out}/${UMAC_NAME}.o")
   add_custom_command(
     OUTPUT "${object}" "${out}/${UMAC_NAME}.h" "${out}/metadata.json"
     COMMAND "${UMAC_EXECUTABLE}" compile "${model}" "--target=${UMAC_CPU}" --name "${UMAC_NAME}"
-            "--opt=${UMAC_OPT}" -o "${out}" ${UMAC_ARGS}
+            "--opt=${UMAC_OPT}" -o "${out}" ${pools} ${UMAC_ARGS}
     DEPENDS "${model}" "${UMAC_EXECUTABLE}"
     COMMENT "umac: compiling ${UMAC_MODEL} for ${UMAC_CPU} as ${UMAC_NAME}"
     VERBATIM)
