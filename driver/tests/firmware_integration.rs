@@ -3,11 +3,15 @@
 
 mod support;
 
-use std::{fmt::Write as _, path::PathBuf, time::Duration};
+use std::{
+    fmt::Write as _,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 use support::{cases, compile_with, models_dir, options};
 use umac_backend::Cpu;
 use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
-use umac_driver::firmware::output;
+use umac_driver::firmware::{Firmware, output};
 use umac_runtime::firmware::{MPS2_AN386, MPS3_AN547, Platform, build_program, run};
 
 /// `<name>_inputs` and `<name>_expected`: the five reference cases of a model with one input and
@@ -76,6 +80,19 @@ fn two_models_in_one_image_cortex_m4() {
     two_models(CORTEX_M4, MPS2_AN386);
 }
 
+/// Links KWS, compiled as `firmware`, into the program `main_c` (with KWS's five cases in
+/// `cases_kws.c`) under `work`, runs it on `platform` and returns what it printed; it must exit 0.
+fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c: &str) -> String {
+    let dir = models_dir().unwrap().join("kws");
+    let written = output::write(&work.join("kws"), "kws", firmware).unwrap();
+    let sources = [("main.c", main_c.to_string()), ("cases_kws.c", cases_c("kws", &dir))];
+    let include = written.header.parent().unwrap().to_path_buf();
+    let program = build_program(platform, work, "kws_program", &sources, &[], &[&written.object], &[include]).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    outcome.output
+}
+
 /// KWS compiled with profiling hooks (`--profile-hooks`), the hooks defined by the firmware
 /// (`driver/tests/firmware_programs/profile_hooks.c`): each inference calls begin(k), end(k) for
 /// every operator in order, once, and the outputs stay bit-exact. metadata.json's operators carry
@@ -95,17 +112,9 @@ fn profile_hooks(cpu: Cpu, platform: Platform) {
     // KWS: 2,656,768 multiply-accumulates (its convolutions, depthwise ones and the fully connected layer).
     assert_eq!(firmware.operators.iter().map(|o| o.macs).sum::<u64>(), 2_656_768);
     assert!(firmware.header.contains(&format!("#define KWS_NUM_OPS {ops}\n")), "{}", firmware.header);
-    let written = output::write(&work.join("kws"), "kws", &firmware).unwrap();
-    let sources = [
-        ("main.c", include_str!("firmware_programs/profile_hooks.c").to_string()),
-        ("cases_kws.c", cases_c("kws", &dir)),
-    ];
-    let include = written.header.parent().unwrap().to_path_buf();
-    let program = build_program(platform, &work, "hooks", &sources, &[], &[&written.object], &[include]).unwrap();
-    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
-    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    let output = run_kws_program(platform, &work, &firmware, include_str!("firmware_programs/profile_hooks.c"));
     let expected = format!("hook calls: {} for {ops} operators, 0 wrong", 2 * ops * 5);
-    assert!(outcome.output.contains(&expected), "{}", outcome.output);
+    assert!(output.contains(&expected), "{output}");
     let _ = std::fs::remove_dir_all(&work);
 }
 
@@ -138,18 +147,12 @@ fn pools(cpu: Cpu, platform: Platform) {
     let large: Vec<usize> = firmware.memory_plan.iter().filter(|b| b.bytes == 8000).map(|b| b.pool).collect();
     assert!(large.contains(&0) && large.contains(&1), "{large:?}");
     assert!(firmware.header.contains("void *pool_fast, void *pool_slow);"), "{}", firmware.header);
-    let written = output::write(&work.join("kws"), "kws", &firmware).unwrap();
-    let sources =
-        [("main.c", include_str!("firmware_programs/pools.c").to_string()), ("cases_kws.c", cases_c("kws", &dir))];
-    let include = written.header.parent().unwrap().to_path_buf();
-    let program = build_program(platform, &work, "pools", &sources, &[], &[&written.object], &[include]).unwrap();
-    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
-    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    let output = run_kws_program(platform, &work, &firmware, include_str!("firmware_programs/pools.c"));
     // RAM from 0x20000000, the large memory from 0x21000000 on both boards.
     let (fast, slow) = (firmware.pool_sizes[0], firmware.pool_sizes[1]);
-    assert!(outcome.output.contains("fast pool at 0x200"), "{}", outcome.output);
-    assert!(outcome.output.contains(&format!("({fast} bytes), slow pool at 0x210")), "{}", outcome.output);
-    assert!(outcome.output.contains(&format!("({slow} bytes)\nok: 5 cases")), "{}", outcome.output);
+    assert!(output.contains("fast pool at 0x200"), "{output}");
+    assert!(output.contains(&format!("({fast} bytes), slow pool at 0x210")), "{output}");
+    assert!(output.contains(&format!("({slow} bytes)\nok: 5 cases")), "{output}");
     let _ = std::fs::remove_dir_all(&work);
 }
 
