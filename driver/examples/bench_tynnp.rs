@@ -58,6 +58,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         source_sha256: None,
         profile_hooks: false,
         pools: vec![],
+        emit_c: false,
         accelerators,
         observe: Default::default(),
     };

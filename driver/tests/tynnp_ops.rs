@@ -344,6 +344,7 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
         source_sha256: None,
         profile_hooks: false,
         pools: vec![],
+        emit_c: false,
         accelerators,
         observe: Default::default(),
     };

@@ -755,3 +755,30 @@ fn pools_split_the_workspace_or_name_what_does_not_fit() {
     assert_eq!(code, 1);
     assert!(stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE or NAME:SIZE:fast"), "{stderr}");
 }
+
+/// `--emit=c`: N.c in place of N.o (the header and metadata as for the object, metadata naming
+/// the code); with an accelerator or profiling hooks, an error and exit code 1.
+#[test]
+fn c_source_replaces_the_object() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
+    let out = temp("emit-c");
+    let (code, stderr) = compile(&model, "cortex-m55", &out, &["--name", "kws", "--emit=c"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.join("kws.c").is_file() && out.join("kws.h").is_file() && !out.join("kws.o").exists());
+    let m = metadata(&out);
+    assert_eq!(m["code"], "kws.c");
+    let source = std::fs::read_to_string(out.join("kws.c")).unwrap();
+    assert!(source.contains("#include \"kws.h\"") && source.contains("int32_t kws_run(const void *const inputs[]"));
+    for operator in m["operators"].as_array().unwrap() {
+        let id = operator["id"].as_u64().unwrap();
+        assert!(source.contains(&format!("/* Operator {id}: ")), "operator {id}");
+    }
+    for (target, extra) in [("vanilla,cortex-m55", None), ("cortex-m55", Some("--profile-hooks"))] {
+        let failed = temp("emit-c-refused");
+        let args: Vec<&str> = std::iter::once("--emit=c").chain(extra).collect();
+        let (code, stderr) = compile(&model, target, &failed, &args);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.contains("--emit=c does not take accelerators or --profile-hooks yet"), "{stderr}");
+        assert!(!failed.exists());
+    }
+}

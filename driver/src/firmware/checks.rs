@@ -57,6 +57,7 @@ const INTEGER_HELPERS: &[&str] = &[
 ];
 
 /// Bytes of code and of constants in an object, and what it imports.
+#[derive(Default)]
 pub struct ObjectSizes {
     /// Executable code (with Arm's unwind index).
     pub text: u64,

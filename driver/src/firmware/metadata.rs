@@ -24,6 +24,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
         "source": options.source,
         "source_sha256": options.source_sha256,
         "umac_version": env!("CARGO_PKG_VERSION"),
+        "code": if firmware.c_source.is_some() { format!("{name}.c") } else { format!("{name}.o") },
         "target": {
             "name": cpu.name,
             "triple": llvm_target.triple,

@@ -13,6 +13,7 @@
 //! - [`header`] writes `N.h`, [`metadata`] `metadata.json`, [`checks`] inspects the object,
 //!   [`output`] writes the self-contained output directory.
 
+mod c_source;
 pub mod checks;
 pub mod header;
 pub mod memory_plan;
@@ -74,6 +75,8 @@ pub struct FirmwareOptions {
     pub profile_hooks: bool,
     /// `--pool`: memories to split the workspace over (empty: one workspace).
     pub pools: Vec<Pool>,
+    /// `--emit=c`: the model as C source (`N.c`) instead of an object.
+    pub emit_c: bool,
     /// Accelerators the model is partitioned for first (from the target string).
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).
@@ -85,8 +88,10 @@ pub struct FirmwareOptions {
 /// A compiled model.
 #[derive(Clone, Debug)]
 pub struct Firmware {
-    /// The object file.
+    /// The object file (empty with `--emit=c`).
     pub object: Vec<u8>,
+    /// With `--emit=c`, the C source instead.
+    pub c_source: Option<String>,
     /// The C header.
     pub header: String,
     /// `metadata.json`.
@@ -162,6 +167,12 @@ fn plan(
         expand_rounding: true,
         vector_bits: 0,
     };
+    // C source: portable loops (no vector or DSP code), printed from the loop level.
+    let operators = if options.emit_c {
+        umac_lowering::stages::OperatorOptions { vectors: false, dsp: false, helium: false, unroll: false, ..operators }
+    } else {
+        operators
+    };
     let lowering = Lowering::Firmware { index_bits: cpu.index_bits, operators };
     let mut pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
     if let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == OPERATORS) {
@@ -180,6 +191,11 @@ fn plan(
         if options.profile_hooks {
             part.text.push_str(&format!(",umac-profile-hooks{{entry={}}}", options.name));
         }
+    }
+    if options.emit_c
+        && let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == LLVM)
+    {
+        part.text = c_source::LOOPS.to_string();
     }
     Ok((original, pipeline))
 }
@@ -250,7 +266,55 @@ pub fn compile(
     let memory_plan = memory_plan::planned_buffers(module, name);
     let pool_sizes = memory_plan::pool_sizes(module, name);
     runner.run(module, LLVM)?;
+    let (object, c_source, sizes) = if options.emit_c {
+        if !kernels.is_empty() || options.profile_hooks {
+            return Err(Error::Usage(
+                "--emit=c does not take accelerators or --profile-hooks yet: emit an object for those".into(),
+            ));
+        }
+        let io = (signature.inputs.len(), signature.outputs.len());
+        let text = c_source::c_source(module, name, &format!("{name}.h"), &operators, io)?;
+        (Vec::new(), Some(text), checks::ObjectSizes::default())
+    } else {
+        let (object, sizes) = object_code(module, name, cpu, options, &operators, &kernels, &signature)?;
+        (object, None, sizes)
+    };
+    let mut firmware = Firmware {
+        object,
+        c_source,
+        header: String::new(),
+        metadata: serde_json::Value::Null,
+        workspace_size,
+        workspace_lower_bound,
+        text_bytes: sizes.text,
+        rodata_bytes: sizes.rodata,
+        imports: sizes.imports,
+        sections: sizes.sections,
+        signature,
+        operators,
+        memory_plan,
+        pool_sizes,
+        placements,
+        kernels,
+        calls,
+        cpu,
+    };
+    firmware.header = header::header(&firmware, name, options, fixed_batch);
+    firmware.metadata = metadata::metadata(&firmware, name, options, fixed_batch);
+    Ok(firmware)
+}
 
+/// The object of the lowered `module` (the llvm dialect), its sizes checked against
+/// `--max-flash`.
+fn object_code(
+    module: &Module,
+    name: &str,
+    cpu: Cpu,
+    options: &FirmwareOptions,
+    operators: &[Operator],
+    kernels: &[Kernel],
+    signature: &EntrySignature,
+) -> Result<(Vec<u8>, checks::ObjectSizes), Error> {
     let run_symbol = format!("{name}_run");
     let operator_symbols: Vec<&str> = operators.iter().map(|o| o.function.as_str()).collect();
     let hooks = if options.profile_hooks { profile_hooks::hook_names(name).to_vec() } else { vec![] };
@@ -269,7 +333,7 @@ pub fn compile(
         constants_section: options.constants_section.as_deref(),
     };
     let object = llvm_object(module, &spec)?;
-    let sizes = checks::inspect_object(&object, &kernels)?;
+    let sizes = checks::inspect_object(&object, kernels)?;
     // Constants placed in a section of their own (external flash) do not count against the
     // on-chip flash that --max-flash bounds.
     let placed: u64 = options
@@ -291,28 +355,7 @@ pub fn compile(
             sizes.rodata - placed
         )));
     }
-    let mut firmware = Firmware {
-        object,
-        header: String::new(),
-        metadata: serde_json::Value::Null,
-        workspace_size,
-        workspace_lower_bound,
-        text_bytes: sizes.text,
-        rodata_bytes: sizes.rodata,
-        imports: sizes.imports,
-        sections: sizes.sections,
-        signature,
-        operators,
-        memory_plan,
-        pool_sizes,
-        placements,
-        kernels,
-        calls,
-        cpu,
-    };
-    firmware.header = header::header(&firmware, name, options, fixed_batch);
-    firmware.metadata = metadata::metadata(&firmware, name, options, fixed_batch);
-    Ok(firmware)
+    Ok((object, sizes))
 }
 
 fn input_shapes(signature: &EntrySignature, given: Option<&[Vec<i64>]>) -> Result<Vec<Vec<i64>>, Error> {

@@ -25,7 +25,7 @@ pub fn header_path(header: &SourceFile) -> String {
 
 /// What [`write`] wrote.
 pub struct Written {
-    /// The object file.
+    /// The object file (with `--emit=c`, the C source).
     pub object: PathBuf,
     /// The header.
     pub header: PathBuf,
@@ -45,8 +45,9 @@ pub fn write(dir: &Path, name: &str, firmware: &Firmware) -> Result<Written, Err
         }
         std::fs::write(&path, bytes).map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
     }
+    let code = if firmware.c_source.is_some() { "c" } else { "o" };
     Ok(Written {
-        object: dir.join(format!("{name}.o")),
+        object: dir.join(format!("{name}.{code}")),
         header: dir.join(format!("{name}.h")),
         kernel_sources: firmware.kernels.iter().map(|k| dir.join(source_path(k))).collect(),
         include_dir: dir.join(INCLUDE_DIR),
@@ -56,8 +57,12 @@ pub fn write(dir: &Path, name: &str, firmware: &Firmware) -> Result<Written, Err
 /// The files of the output directory, by their paths in it: `N.o`, `N.h`, `metadata.json`, the
 /// kernels' sources and headers.
 pub fn files(name: &str, firmware: &Firmware) -> Vec<(String, Vec<u8>)> {
+    let code = match &firmware.c_source {
+        Some(text) => (format!("{name}.c"), text.clone().into_bytes()),
+        None => (format!("{name}.o"), firmware.object.clone()),
+    };
     let mut files = vec![
-        (format!("{name}.o"), firmware.object.clone()),
+        code,
         (format!("{name}.h"), firmware.header.clone().into_bytes()),
         ("metadata.json".to_string(), metadata_text(&firmware.metadata).into_bytes()),
     ];
@@ -81,6 +86,8 @@ fn metadata_text(metadata: &serde_json::Value) -> String {
 fn mlf_path(path: &str, name: &str) -> String {
     if path == format!("{name}.o") {
         format!("codegen/host/lib/{path}")
+    } else if path == format!("{name}.c") {
+        format!("codegen/host/src/{path}")
     } else if path == format!("{name}.h") {
         format!("codegen/host/include/{path}")
     } else if let Some(source) = path.strip_prefix(&format!("{KERNELS_DIR}/")) {
@@ -107,14 +114,20 @@ fn mlf_readme(name: &str, firmware: &Firmware) -> String {
          A Model Library Format archive, laid out as microTVM's:\n\n\
          - `metadata.json`: inputs, outputs, workspace, sections, operators (umac's metadata, with\n  \
          `\"mlf\"` naming this layout);\n\
-         - `codegen/host/lib/{name}.o`: the model, one object (weights included: there is no\n  \
+         - {code}: the model{what} (weights included: there is no\n  \
          `parameters/` directory to load at run time);\n\
          - `codegen/host/include/{name}.h`: its interface, `{name}_run(inputs, outputs, workspace)`;\n\
          {kernels}\n\
-         Link `{name}.o` into the firmware and call `{name}_run` with a workspace of\n\
+         Link it into the firmware and call `{name}_run` with a workspace of\n\
          `{upper}_WORKSPACE_SIZE` bytes aligned to `{upper}_WORKSPACE_ALIGNMENT`; nothing is allocated.\n",
         env!("CARGO_PKG_VERSION"),
         firmware.cpu.name,
+        code = if firmware.c_source.is_some() {
+            format!("`codegen/host/src/{name}.c`")
+        } else {
+            format!("`codegen/host/lib/{name}.o`")
+        },
+        what = if firmware.c_source.is_some() { " as C source" } else { ", one object" },
     )
 }
 

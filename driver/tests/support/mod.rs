@@ -35,6 +35,7 @@ pub fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> Firmw
         source_sha256: None,
         profile_hooks: false,
         pools: vec![],
+        emit_c: false,
         accelerators,
         observe: Default::default(),
     }

@@ -29,6 +29,10 @@ pub struct CompileArgs {
     /// The output directory (created if missing); with --output-format=mlf, the archive to write.
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: PathBuf,
+    /// What the model becomes: an object (N.o), or C99 source (N.c, portable loops without vector
+    /// or DSP code; no accelerators or profiling hooks yet).
+    #[arg(long, value_enum, default_value_t = Emit::Object)]
+    emit: Emit,
     /// `dir`: N.o, N.h, metadata.json (and the kernels' sources) in the output directory; `mlf`:
     /// the same as a Model Library Format tar, laid out as microTVM's.
     #[arg(long, value_enum, default_value_t = OutputFormat::Dir)]
@@ -77,6 +81,14 @@ pub struct CompileArgs {
     /// What to show of the compile.
     #[command(flatten)]
     views: CompileViews,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Emit {
+    /// An object file for the CPU.
+    Object,
+    /// C99 source.
+    C,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -147,6 +159,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         source_sha256: Some(sha256),
         profile_hooks: args.profile_hooks,
         pools: umac_lowering::memory_pools::parse_pools(&args.pools.join(",")).map_err(|e| format!("--pool: {e}"))?,
+        emit_c: args.emit == Emit::C,
         accelerators: targets,
         observe: args.views.observe(),
     };

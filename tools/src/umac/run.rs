@@ -130,6 +130,7 @@ fn run_on_simulator(
         source_sha256: None,
         profile_hooks: false,
         pools: vec![],
+        emit_c: false,
         accelerators: loaded.targets.clone(),
         observe: args.views.observe(),
     };
