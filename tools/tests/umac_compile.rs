@@ -773,6 +773,13 @@ fn c_source_replaces_the_object() {
         let id = operator["id"].as_u64().unwrap();
         assert!(source.contains(&format!("/* Operator {id}: ")), "operator {id}");
     }
+    // In a Model Library Format archive the C source goes where microTVM's did.
+    let archive = temp("emit-c-mlf").join("kws.tar");
+    let (code, stderr) = compile(&model, "cortex-m55", &archive, &["--name", "kws", "--emit=c", "--output-format=mlf"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listing = Command::new("tar").arg("tf").arg(&archive).output().unwrap();
+    let entries = String::from_utf8(listing.stdout).unwrap();
+    assert_eq!(entries, "README.md\ncodegen/host/include/kws.h\ncodegen/host/src/kws.c\nmetadata.json\n");
     for (target, extra) in [("vanilla,cortex-m55", None), ("cortex-m55", Some("--profile-hooks"))] {
         let failed = temp("emit-c-refused");
         let args: Vec<&str> = std::iter::once("--emit=c").chain(extra).collect();
