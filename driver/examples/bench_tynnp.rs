@@ -59,6 +59,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         profile_hooks: false,
         pools: vec![],
         emit_c: false,
+        shared_with: vec![],
         accelerators,
         observe: Default::default(),
     };

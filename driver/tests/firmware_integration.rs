@@ -38,7 +38,8 @@ fn cases_c(name: &str, dir: &std::path::Path) -> String {
 
 /// KWS and AD, compiled as `kws` and `ad`, in one image sharing one workspace
 /// (`driver/tests/firmware_programs/two_models.c`): both bit-exact with TFLite Micro on their
-/// five cases, run alternately. AD has profiling hooks that nothing defines.
+/// five cases, run alternately. AD, compiled to share KWS's workspace, defines its size; it also
+/// has profiling hooks that nothing defines.
 fn two_models(cpu: Cpu, platform: Platform) {
     let Some(models) = models_dir() else { return };
     let work = std::env::temp_dir().join(format!("umac-two-models-{}-{}", std::process::id(), cpu.name));
@@ -48,8 +49,11 @@ fn two_models(cpu: Cpu, platform: Platform) {
     let mut workspaces = Vec::new();
     for name in ["kws", "ad"] {
         // AD with profiling hooks the firmware does not define: the object's weak, empty ones run.
+        // AD shares KWS's workspace (--share-workspace-with): its header says the larger size.
         let hooks = name == "ad";
-        let options = umac_driver::firmware::FirmwareOptions { profile_hooks: hooks, ..options(name, "", false) };
+        let shared_with = if hooks { vec![("kws".to_string(), workspaces[0])] } else { vec![] };
+        let options =
+            umac_driver::firmware::FirmwareOptions { profile_hooks: hooks, shared_with, ..options(name, "", false) };
         let firmware = compile_with(&models.join(name), cpu, &options);
         workspaces.push(firmware.workspace_size);
         let written = output::write(&work.join(name), name, &firmware).unwrap();
@@ -62,6 +66,8 @@ fn two_models(cpu: Cpu, platform: Platform) {
     let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
     assert_eq!(outcome.status, Some(0), "{}", outcome.output);
     let shared = workspaces.iter().max().unwrap();
+    let ad_header = std::fs::read_to_string(work.join("ad/ad.h")).unwrap();
+    assert!(ad_header.contains(&format!("#define AD_SHARED_WORKSPACE_SIZE {shared}\n")), "{ad_header}");
     assert!(
         outcome.output.contains(&format!("ok: 5 cases of each model in a {shared}-byte workspace")),
         "{}",

@@ -345,6 +345,7 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
         profile_hooks: false,
         pools: vec![],
         emit_c: false,
+        shared_with: vec![],
         accelerators,
         observe: Default::default(),
     };

@@ -789,3 +789,33 @@ fn c_source_replaces_the_object() {
         assert!(!failed.exists());
     }
 }
+
+/// `--share-workspace-with`: a model compiled to share another's workspace defines the larger of
+/// the two sizes (and metadata.json lists the models); a file that is not a metadata.json is an
+/// error and exit code 1.
+#[test]
+fn a_shared_workspace_takes_the_larger_size() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (kws, small) = (temp("share-kws"), temp("share-small"));
+    let (code, stderr) = compile(&root.join("test/models/kws-mean/model.mlir"), "cortex-m4", &kws, &["--name", "kws"]);
+    assert_eq!(code, 0, "{stderr}");
+    let kws_bytes = metadata(&kws)["workspace"]["bytes"].as_u64().unwrap();
+    let with = kws.join("metadata.json");
+    let args = ["--name", "small", "--share-workspace-with", with.to_str().unwrap()];
+    let (code, stderr) = compile(&root.join("examples/conv_rescale_clamp.mlir"), "cortex-m4", &small, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let m = metadata(&small);
+    let own = m["workspace"]["bytes"].as_u64().unwrap();
+    assert!(own < kws_bytes, "{own} {kws_bytes}");
+    assert_eq!(
+        m["shared_workspace"],
+        serde_json::json!({"bytes": kws_bytes, "with": [{"name": "kws", "bytes": kws_bytes}]})
+    );
+    let header = std::fs::read_to_string(small.join("small.h")).unwrap();
+    assert!(header.contains(&format!("#define SMALL_SHARED_WORKSPACE_SIZE {kws_bytes}\n")), "{header}");
+    let bad = temp("share-bad");
+    let args = ["--share-workspace-with", "/nonexistent/metadata.json"];
+    let (code, stderr) = compile(&root.join("examples/conv_rescale_clamp.mlir"), "cortex-m4", &bad, &args);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--share-workspace-with /nonexistent/metadata.json: No such file"), "{stderr}");
+}

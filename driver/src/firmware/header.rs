@@ -102,6 +102,15 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
     }
     if firmware.pool_sizes.is_empty() {
         h.push_str(&format!("#define {upper}_WORKSPACE_SIZE {}\n", firmware.workspace_size));
+        if !options.shared_with.is_empty() {
+            let others: Vec<String> = options.shared_with.iter().map(|(n, b)| format!("{n} ({b} bytes)")).collect();
+            h.push_str(&format!(
+                "/* One workspace for this model and {}, used one at a time: the largest. */\n\
+                 #define {upper}_SHARED_WORKSPACE_SIZE {}\n",
+                others.join(", "),
+                shared_workspace(firmware, options)
+            ));
+        }
     } else {
         // With --pool, no single workspace: one per pool, each in the memory it names.
         h.push_str(
@@ -170,4 +179,9 @@ fn kernel_sources(firmware: &Firmware) -> String {
     } else {
         format!("{} (-I {}), beside this header", sources.join(", "), output::INCLUDE_DIR)
     }
+}
+
+/// The bytes of a workspace this model shares with `--share-workspace-with`'s: the largest.
+pub fn shared_workspace(firmware: &Firmware, options: &FirmwareOptions) -> u64 {
+    options.shared_with.iter().map(|(_, bytes)| *bytes).fold(firmware.workspace_size, u64::max)
 }

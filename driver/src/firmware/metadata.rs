@@ -54,6 +54,10 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
             "macs": o.macs,
             "bytes": o.bytes,
         })).collect::<Vec<_>>(),
+        "shared_workspace": (!options.shared_with.is_empty()).then(|| serde_json::json!({
+            "bytes": super::header::shared_workspace(firmware, options),
+            "with": options.shared_with.iter().map(|(n, b)| serde_json::json!({"name": n, "bytes": b})).collect::<Vec<_>>(),
+        })),
         "memory_plan": {
             "pools": memory_pools(firmware, options),
         },

@@ -77,6 +77,9 @@ pub struct FirmwareOptions {
     pub pools: Vec<Pool>,
     /// `--emit=c`: the model as C source (`N.c`) instead of an object.
     pub emit_c: bool,
+    /// `--share-workspace-with`: other models (name, workspace bytes) whose workspace this one
+    /// shares; the header defines `N_SHARED_WORKSPACE_SIZE`, the largest of them.
+    pub shared_with: Vec<(String, u64)>,
     /// Accelerators the model is partitioned for first (from the target string).
     pub accelerators: TargetSet,
     /// What to show of the compile (`--mlir-print-ir-after-all`, `--emit-mlir`).

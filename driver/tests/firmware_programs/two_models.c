@@ -1,6 +1,6 @@
 /* One firmware with two models: KWS and AD, compiled with `--name kws` and `--name ad`, linked
- * together and run one after the other in ONE workspace, as large as the larger model needs (each
- * header says its own size). Each run may leave the workspace as it likes: the other model's
+ * together and run one after the other in ONE workspace, as large as the larger model needs (AD
+ * was compiled with `--share-workspace-with kws/metadata.json`: its header says that size). Each run may leave the workspace as it likes: the other model's
  * next run must not care, nor must its own. The cases (cases_kws.c, cases_ad.c) hold TFLite
  * Micro's inputs and outputs. Exit status: 0 every output byte equal, 1 a mismatch, 2 a non-zero
  * model status. */
@@ -10,7 +10,7 @@
 #include "kws.h"
 
 #define CASES 5
-#define SHARED_WORKSPACE_SIZE (KWS_WORKSPACE_SIZE > AD_WORKSPACE_SIZE ? KWS_WORKSPACE_SIZE : AD_WORKSPACE_SIZE)
+#define SHARED_WORKSPACE_SIZE AD_SHARED_WORKSPACE_SIZE
 
 extern const uint8_t kws_inputs[CASES][KWS_INPUT_0_SIZE], kws_expected[CASES][KWS_OUTPUT_0_SIZE];
 extern const uint8_t ad_inputs[CASES][AD_INPUT_0_SIZE], ad_expected[CASES][AD_OUTPUT_0_SIZE];

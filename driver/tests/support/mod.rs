@@ -36,6 +36,7 @@ pub fn options(name: &str, accelerators: &str, optimize_for_size: bool) -> Firmw
         profile_hooks: false,
         pools: vec![],
         emit_c: false,
+        shared_with: vec![],
         accelerators,
         observe: Default::default(),
     }

@@ -6,7 +6,7 @@
 
 use super::{CompileViews, tflite};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use umac_backend::{Cpu, parse_target_string};
 use umac_driver::{
     Error,
@@ -66,6 +66,11 @@ pub struct CompileArgs {
     /// fit is an error naming the pools and what the model needs.
     #[arg(long = "pool", value_name = "NAME:SIZE[:fast]")]
     pools: Vec<String>,
+    /// Share one workspace with the model compiled to this metadata.json (repeatable): the header
+    /// then defines N_SHARED_WORKSPACE_SIZE, the largest of their workspaces, for one buffer that
+    /// serves them all, one model at a time.
+    #[arg(long = "share-workspace-with", value_name = "METADATA")]
+    share_workspace_with: Vec<PathBuf>,
     /// Make N_run call weak `void N_op_begin(uint32_t op)` and `void N_op_end(uint32_t op)`
     /// around each operator (op = its index in metadata.json's `operators`), for the firmware
     /// to define (a cycle counter, a trace); without a definition they do nothing.
@@ -160,6 +165,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         profile_hooks: args.profile_hooks,
         pools: umac_lowering::memory_pools::parse_pools(&args.pools.join(",")).map_err(|e| format!("--pool: {e}"))?,
         emit_c: args.emit == Emit::C,
+        shared_with: args.share_workspace_with.iter().map(|p| shared_workspace(p)).collect::<Result<_, _>>()?,
         accelerators: targets,
         observe: args.views.observe(),
     };
@@ -195,4 +201,20 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         OutputFormat::Mlf => output::write_mlf(&args.output, &name, &firmware),
     }
     .map_err(|e| e.to_string())
+}
+
+/// The name and workspace bytes of the model compiled to the metadata.json at `path`.
+fn shared_workspace(path: &Path) -> Result<(String, u64), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--share-workspace-with {}: {e}", path.display()))?;
+    let metadata: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("--share-workspace-with {}: not a metadata.json: {e}", path.display()))?;
+    let pools = metadata["memory_plan"]["pools"].as_array().map_or(0, Vec::len);
+    match (metadata["name"].as_str(), metadata["workspace"]["bytes"].as_u64()) {
+        (Some(name), Some(bytes)) if pools <= 1 => Ok((name.to_string(), bytes)),
+        (Some(_), Some(_)) => Err(format!(
+            "--share-workspace-with {}: that model splits its workspace over pools; share pools by giving both the same --pool",
+            path.display()
+        )),
+        _ => Err(format!("--share-workspace-with {}: not a metadata.json of umac compile", path.display())),
+    }
 }

@@ -131,6 +131,7 @@ fn run_on_simulator(
         profile_hooks: false,
         pools: vec![],
         emit_c: false,
+        shared_with: vec![],
         accelerators: loaded.targets.clone(),
         observe: args.views.observe(),
     };
