@@ -1,18 +1,20 @@
-# umac_add_model(<target> MODEL <file> CPU <cpu> [NAME <name>] [OPT speed|size]
+# umac_add_model(<target> MODEL <file> CPU <target string> [NAME <name>] [OPT speed|size]
 #                [POOLS <name:size[:fast]>...] [ARGS <more umac compile arguments>...])
 #
-# Compiles MODEL (TOSA MLIR, MLIR bytecode or .tflite) for CPU with `umac compile` at build time,
-# again whenever the model or the umac executable changes, and adds the object to <target> and the
-# directory of its header (<name>.h) to <target>'s include path. NAME (default: the model file's
+# Compiles MODEL (TOSA MLIR, MLIR bytecode or .tflite) for CPU (a CPU, or a target string naming
+# accelerators first: "vanilla,cortex-m4") with `umac compile` at build time, again whenever the
+# model or the umac executable changes, and adds to <target> the object, the C kernels it calls
+# (the accelerators', gathered in one generated umac_kernels.c) and the directories of its header
+# (<name>.h) and of the kernels' headers to <target>'s include path. NAME (default: the model file's
 # stem as a C identifier) prefixes the symbols: <name>_run, <NAME>_WORKSPACE_SIZE, ... The output
 # goes to ${CMAKE_CURRENT_BINARY_DIR}/umac/<name>/ (metadata.json beside the header). POOLS splits
 # the workspace over memory pools (`umac compile --pool`, once each): <name>_run then takes one
 # workspace per pool and the header defines <NAME>_POOL_<POOL>_SIZE.
 #
 # umac is found as UMAC_EXECUTABLE (a cache variable: -DUMAC_EXECUTABLE=/path/to/umac), else on
-# the PATH. Accelerators with C kernels are not handled here yet: list their sources from the
-# output directory's kernels/ yourself.
+# the PATH.
 include_guard(GLOBAL)
+set(UMAC_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 find_program(UMAC_EXECUTABLE umac DOC "the umac compiler")
 
@@ -42,13 +44,14 @@ function(umac_add_model target)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/umac/${UMAC_NAME}")
   set(object "${out}/${UMAC_NAME}.o")
   add_custom_command(
-    OUTPUT "${object}" "${out}/${UMAC_NAME}.h" "${out}/metadata.json"
+    OUTPUT "${object}" "${out}/${UMAC_NAME}.h" "${out}/metadata.json" "${out}/umac_kernels.c"
     COMMAND "${UMAC_EXECUTABLE}" compile "${model}" "--target=${UMAC_CPU}" --name "${UMAC_NAME}"
             "--opt=${UMAC_OPT}" -o "${out}" ${pools} ${UMAC_ARGS}
-    DEPENDS "${model}" "${UMAC_EXECUTABLE}"
+    COMMAND "${CMAKE_COMMAND}" "-DOUT=${out}" -P "${UMAC_CMAKE_DIR}/umac_kernels.cmake"
+    DEPENDS "${model}" "${UMAC_EXECUTABLE}" "${UMAC_CMAKE_DIR}/umac_kernels.cmake"
     COMMENT "umac: compiling ${UMAC_MODEL} for ${UMAC_CPU} as ${UMAC_NAME}"
     VERBATIM)
   set_source_files_properties("${object}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  target_sources(${target} PRIVATE "${object}")
-  target_include_directories(${target} PRIVATE "${out}")
+  target_sources(${target} PRIVATE "${object}" "${out}/umac_kernels.c")
+  target_include_directories(${target} PRIVATE "${out}" "${out}/include")
 endfunction()

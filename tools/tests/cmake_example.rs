@@ -1,7 +1,8 @@
 //! The example firmware project (`examples/firmware-cmake`): CMake with the Arm GNU toolchain,
-//! the model compiled at build time by `cmake/umac.cmake`'s `umac_add_model`. It builds, runs
-//! under QEMU (mps2-an386, Cortex-M4) with TFLite Micro's output, and a rebuild compiles the
-//! model again only when the model changed.
+//! the model compiled at build time by `cmake/umac.cmake`'s `umac_add_model`, once for the CPU
+//! with two memory pools and once with the tutorial accelerator, whose C kernel the build adds.
+//! It builds, runs under QEMU (mps2-an386, Cortex-M4) with TFLite Micro's output from both, and a
+//! rebuild compiles the model again only when the model changed.
 
 use std::{path::Path, process::Command};
 
@@ -40,6 +41,7 @@ fn the_cmake_example_builds_runs_and_rebuilds_when_the_model_changes() {
     let expected = umac_runtime::read_npy(&root.join("test/models/kws-mean/ref/output_0.npy")).unwrap();
     let scores: Vec<String> = expected.data.iter().map(|&b| (b as i8).to_string()).collect();
     assert!(output.contains(&format!("status 0, scores: {}\n", scores.join(" "))), "{output}");
+    assert!(output.contains(&format!("with the accelerator: status 0, scores: {}\n", scores.join(" "))), "{output}");
     // Nothing changed: nothing is compiled again.
     let again = run(Command::new("cmake").arg("--build").arg(&build));
     assert!(!again.contains("umac: compiling"), "{again}");
