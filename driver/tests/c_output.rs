@@ -1,7 +1,7 @@
 //! C output (`umac compile --emit=c`): every MLPerf Tiny model as one C99 file that compiles
 //! without a warning (`-std=c99 -Wall -Wextra -Werror`) with the Arm GNU toolchain and the host's
 //! `cc`, and runs bit-exact with TFLite Micro on all five reference inputs under QEMU (Cortex-M4)
-//! and on the host.
+//! and on the host; and KWS with the tutorial accelerator's C kernel.
 
 mod support;
 
@@ -28,10 +28,11 @@ fn compiles_cleanly(compiler: &str, flags: &[&str], source: &Path) {
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-fn c_model(model: &str) {
+fn c_model(model: &str, accelerators: &str) {
     let Some(models) = models_dir() else { return };
     let dir = models.join(model);
-    let firmware = compile_with(&dir, CORTEX_M4, &FirmwareOptions { emit_c: true, ..options(model, "", false) });
+    let firmware =
+        compile_with(&dir, CORTEX_M4, &FirmwareOptions { emit_c: true, ..options(model, accelerators, false) });
     assert!(firmware.object.is_empty());
     let source = firmware.c_source.as_deref().unwrap();
     // One function per operator, each named with its source ops.
@@ -39,11 +40,19 @@ fn c_model(model: &str) {
         assert!(source.contains(&format!("static void {}(", operator.function)), "{}", operator.function);
         assert!(source.contains(&format!("/* Operator {}: ", operator.id)), "{}", operator.function);
     }
-    let work = std::env::temp_dir().join(format!("umac-c-{}-{model}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("umac-c-{}-{model}-{accelerators}", std::process::id()));
     let written = output::write(&work.join("out"), model, &firmware).unwrap();
     assert_eq!(written.object.extension().unwrap(), "c");
-    compiles_cleanly("arm-none-eabi-gcc", &["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard"], &written.object);
-    compiles_cleanly("cc", &[], &written.object);
+    let include = format!("-I{}", written.include_dir.display());
+    compiles_cleanly(
+        "arm-none-eabi-gcc",
+        &["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", &include],
+        &written.object,
+    );
+    compiles_cleanly("cc", &[&include], &written.object);
+    if !accelerators.is_empty() {
+        assert!(source.contains("vanilla_conv2d_s8("), "the kernel is called");
+    }
     let output_bytes = firmware.signature.outputs.iter().map(|t| t.byte_size() as usize).collect::<Vec<_>>();
     for (platform, name) in [(MPS2_AN386, "qemu"), (Platform::Host, "host")] {
         let spec = Model {
@@ -52,8 +61,8 @@ fn c_model(model: &str) {
             header: &written.header,
             workspace_size: firmware.workspace_size,
             output_bytes: output_bytes.clone(),
-            kernel_sources: vec![],
-            include_dirs: vec![],
+            kernel_sources: written.kernel_sources.clone(),
+            include_dirs: vec![written.include_dir.clone()],
         };
         let program = build(platform, &work.join(name), &spec, &cases(&dir)).unwrap();
         let outcome = run(platform, &program, Duration::from_secs(600)).unwrap();
@@ -65,20 +74,25 @@ fn c_model(model: &str) {
 
 #[test]
 fn kws_as_c() {
-    c_model("kws");
+    c_model("kws", "");
+}
+
+#[test]
+fn kws_on_the_tutorial_accelerator_as_c() {
+    c_model("kws", "vanilla");
 }
 
 #[test]
 fn vww_as_c() {
-    c_model("vww");
+    c_model("vww", "");
 }
 
 #[test]
 fn ic_as_c() {
-    c_model("ic");
+    c_model("ic", "");
 }
 
 #[test]
 fn ad_as_c() {
-    c_model("ad");
+    c_model("ad", "");
 }

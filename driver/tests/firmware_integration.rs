@@ -99,18 +99,19 @@ fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c:
     outcome.output
 }
 
-/// KWS compiled with profiling hooks (`--profile-hooks`), the hooks defined by the firmware
+/// KWS compiled with profiling hooks (`--profile-hooks`), as an object or as C, the hooks defined by the firmware
 /// (`driver/tests/firmware_programs/profile_hooks.c`): each inference calls begin(k), end(k) for
 /// every operator in order, once, and the outputs stay bit-exact. metadata.json's operators carry
 /// the ids and, together, the model's multiply-accumulates.
-fn profile_hooks(cpu: Cpu, platform: Platform) {
+fn profile_hooks(cpu: Cpu, platform: Platform, emit_c: bool) {
     let Some(models) = models_dir() else { return };
-    let work = std::env::temp_dir().join(format!("umac-profile-hooks-{}-{}", std::process::id(), cpu.name));
+    let code = if emit_c { "c" } else { "object" };
+    let work = std::env::temp_dir().join(format!("umac-profile-hooks-{}-{}-{code}", std::process::id(), cpu.name));
     let dir = models.join("kws");
     let firmware = compile_with(
         &dir,
         cpu,
-        &umac_driver::firmware::FirmwareOptions { profile_hooks: true, ..options("kws", "", false) },
+        &umac_driver::firmware::FirmwareOptions { profile_hooks: true, emit_c, ..options("kws", "", false) },
     );
     let ops = firmware.operators.len();
     assert!(ops > 10, "{ops}");
@@ -126,12 +127,18 @@ fn profile_hooks(cpu: Cpu, platform: Platform) {
 
 #[test]
 fn profile_hooks_cortex_m55() {
-    profile_hooks(CORTEX_M55, MPS3_AN547);
+    profile_hooks(CORTEX_M55, MPS3_AN547, false);
 }
 
 #[test]
 fn profile_hooks_cortex_m4() {
-    profile_hooks(CORTEX_M4, MPS2_AN386);
+    profile_hooks(CORTEX_M4, MPS2_AN386, false);
+}
+
+/// The same with the model as C (`--emit=c`): the hooks are weak C functions.
+#[test]
+fn profile_hooks_in_c_cortex_m4() {
+    profile_hooks(CORTEX_M4, MPS2_AN386, true);
 }
 
 /// KWS with its workspace split over two pools (`driver/tests/firmware_programs/pools.c`): a fast

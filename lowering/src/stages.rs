@@ -144,10 +144,24 @@ fn lower_to_cf(options: OperatorOptions) -> String {
         (String::new(), String::new())
     };
     let rounding = if options.expand_rounding { ",umac-expand-roundeven" } else { "" };
+    // Structured loops keep the accelerators' calls as `umac.call_extern` (a printer calls the
+    // kernels itself).
+    let (calls, end) = if options.structured {
+        ("", ",arith-expand,canonicalize,cse")
+    } else {
+        ("umac-lower-call-extern,", ",convert-scf-to-cf")
+    };
     format!(
-        "umac-lower-call-extern,func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}{rounding}),\
-         convert-bufferization-to-memref,expand-strided-metadata,lower-affine,convert-scf-to-cf"
+        "{calls}func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}{rounding}),\
+         convert-bufferization-to-memref,expand-strided-metadata,lower-affine{end}"
     )
+}
+
+/// From the operator level to structured loops (`scf`, `arith`, `memref` with static strides, no
+/// `max`/`min` ops, accelerator calls as `umac.call_extern`), as the C printer of
+/// `umac compile --emit=c` reads them.
+pub fn operators_to_c_loops(options: OperatorOptions) -> Vec<Step> {
+    vec![passes(&lower_to_cf(OperatorOptions { structured: true, ..options }))]
 }
 
 /// Everything left → the llvm dialect, ready for translation to LLVM IR.
@@ -270,6 +284,8 @@ pub struct OperatorOptions {
     /// and runs on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call
     /// `roundevenf`).
     pub expand_rounding: bool,
+    /// Stop at structured loops (`scf`) for a printer of source code: no lowering to `cf`.
+    pub structured: bool,
 }
 
 impl OperatorOptions {
@@ -441,6 +457,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             spend_workspace: false,
             vector_bits: 0,
             expand_rounding: options.bool("expand-rounding"),
+            structured: false,
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

@@ -757,7 +757,7 @@ fn pools_split_the_workspace_or_name_what_does_not_fit() {
 }
 
 /// `--emit=c`: N.c in place of N.o (the header and metadata as for the object, metadata naming
-/// the code); with an accelerator or profiling hooks, an error and exit code 1.
+/// the code), also with an accelerator, whose kernel the C calls.
 #[test]
 fn c_source_replaces_the_object() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean/model.mlir");
@@ -780,14 +780,12 @@ fn c_source_replaces_the_object() {
     let listing = Command::new("tar").arg("tf").arg(&archive).output().unwrap();
     let entries = String::from_utf8(listing.stdout).unwrap();
     assert_eq!(entries, "README.md\ncodegen/host/include/kws.h\ncodegen/host/src/kws.c\nmetadata.json\n");
-    for (target, extra) in [("vanilla,cortex-m55", None), ("cortex-m55", Some("--profile-hooks"))] {
-        let failed = temp("emit-c-refused");
-        let args: Vec<&str> = std::iter::once("--emit=c").chain(extra).collect();
-        let (code, stderr) = compile(&model, target, &failed, &args);
-        assert_eq!(code, 1, "{stderr}");
-        assert!(stderr.contains("--emit=c does not take accelerators or --profile-hooks yet"), "{stderr}");
-        assert!(!failed.exists());
-    }
+    // With an accelerator: its kernel is called from the C and its sources are written beside it.
+    let vanilla = temp("emit-c-vanilla");
+    let (code, stderr) = compile(&model, "vanilla,cortex-m55", &vanilla, &["--name", "kws", "--emit=c"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(vanilla.join("kws.c")).unwrap().contains("vanilla_conv2d_s8("));
+    assert!(vanilla.join("kernels/vanilla.c").is_file());
 }
 
 /// `--share-workspace-with`: a model compiled to share another's workspace defines the larger of

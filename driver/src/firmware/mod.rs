@@ -169,6 +169,7 @@ fn plan(
         spend_workspace: false,
         expand_rounding: true,
         vector_bits: 0,
+        structured: false,
     };
     // C source: portable loops (no vector or DSP code), printed from the loop level.
     let operators = if options.emit_c {
@@ -198,7 +199,7 @@ fn plan(
     if options.emit_c
         && let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == LLVM)
     {
-        part.text = c_source::LOOPS.to_string();
+        part.text = umac_lowering::stages::text(&umac_lowering::stages::operators_to_c_loops(operators));
     }
     Ok((original, pipeline))
 }
@@ -270,11 +271,6 @@ pub fn compile(
     let pool_sizes = memory_plan::pool_sizes(module, name);
     runner.run(module, LLVM)?;
     let (object, c_source, sizes) = if options.emit_c {
-        if !kernels.is_empty() || options.profile_hooks {
-            return Err(Error::Usage(
-                "--emit=c does not take accelerators or --profile-hooks yet: emit an object for those".into(),
-            ));
-        }
         let io = (signature.inputs.len(), signature.outputs.len());
         let text = c_source::c_source(module, name, &format!("{name}.h"), &operators, io)?;
         (Vec::new(), Some(text), checks::ObjectSizes::default())

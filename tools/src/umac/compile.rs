@@ -30,7 +30,7 @@ pub struct CompileArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: PathBuf,
     /// What the model becomes: an object (N.o), or C99 source (N.c, portable loops without vector
-    /// or DSP code; no accelerators or profiling hooks yet).
+    /// or DSP code; not yet for 48-bit integers, as in int16x8 models).
     #[arg(long, value_enum, default_value_t = Emit::Object)]
     emit: Emit,
     /// `dir`: N.o, N.h, metadata.json (and the kernels' sources) in the output directory; `mlf`:

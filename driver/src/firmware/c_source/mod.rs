@@ -1,8 +1,9 @@
 //! `umac compile --emit=c`: the model as one C99 source file, `N.c`, printed from the same
 //! planned, outlined operators the object is made from (built without vector or DSP code), after
-//! their loops are made explicit (`convert-linalg-to-loops`, `expand-strided-metadata`,
-//! `lower-affine`, `arith-expand`). One C function per operator, with a comment naming its source
-//! ops; `N_run` is the only external symbol, as in the object.
+//! their loops are made explicit (`umac_lowering::stages::operators_to_c_loops`). One C function
+//! per operator, with a comment naming its source ops; `N_run` is the only external symbol, as in
+//! the object (with `--profile-hooks`, also the weak hooks). An accelerator's kernels are called
+//! as the object calls them, declared by the header.
 //!
 //! Semantics follow MLIR's exactly: integer arithmetic wraps (computed on unsigned types),
 //! conversions to narrower signed types wrap (as GCC and Clang define them), right shifts of
@@ -21,10 +22,6 @@ use umac_dialects::{
     ir::{attribute, name as op_name, symbol_name, top_level_ops},
     text::str_ref,
 };
-
-/// The passes that take the operator level to the loops this printer reads.
-pub const LOOPS: &str =
-    "func.func(convert-linalg-to-loops),expand-strided-metadata,lower-affine,arith-expand,canonicalize,cse";
 
 /// A symbol as a C identifier.
 pub(super) fn c_identifier(symbol: &str) -> String {
@@ -82,6 +79,7 @@ pub fn c_source(
     );
     let ops = top_level_ops(module.as_operation());
     let comment: HashMap<&str, &Operator> = operators.iter().map(|o| (o.function.as_str(), o)).collect();
+    let hooks = super::profile_hooks::hook_names(name);
     // Constants first, then prototypes, then the functions.
     let mut prototypes = Vec::new();
     let mut functions = Vec::new();
@@ -119,7 +117,13 @@ pub fn c_source(
                     let symbol = c_identifier(&symbol_name(op).unwrap_or_default());
                     let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
                     if block.ptr.is_null() {
-                        return Err(unsupported(raw, "a function without body (an external call)"));
+                        // An accelerator's C kernel: the header declares it (from the kernel's own).
+                        continue;
+                    }
+                    if hooks.contains(&symbol) {
+                        // The profiling hooks, as the header declares them: weak, doing nothing.
+                        let _ = writeln!(c, "__attribute__((weak)) void {symbol}(uint32_t op) {{\n    (void)op;\n}}\n");
+                        continue;
                     }
                     let mut params = Vec::new();
                     let mut unused = Vec::new();

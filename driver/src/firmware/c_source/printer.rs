@@ -359,7 +359,7 @@ impl Printer {
                 "scf.for" => self.for_loop(op)?,
                 "scf.if" => self.if_else(op)?,
                 "scf.yield" => {}
-                "func.call" => {
+                "func.call" | "umac.call_extern" => {
                     let callee = attribute(op, "callee")
                         .map(|a| umac_dialects::text::attribute_text(melior::ir::Attribute::from_raw(a)))
                         .unwrap_or_default();
@@ -368,7 +368,9 @@ impl Printer {
                         let value = operand(i);
                         if mlirTypeIsAMemRef(mlirValueGetType(value)) {
                             let memref = self.memref(value, op)?;
-                            args.push(format!("&{}[{}]", memref.base, memref.offset));
+                            // Cast: a constant (a `static const` array) may be passed where the
+                            // callee only reads.
+                            args.push(format!("({} *)&{}[{}]", memref.element.signed, memref.base, memref.offset));
                         } else {
                             args.push(self.value(value, op)?);
                         }
