@@ -161,7 +161,7 @@ impl UmacPass for ApplyScale32 {
                     let rounding = if from_33 { ROUNDING_33 } else { ROUNDING_32 };
                     format!("{HEAD}{rounding}{TAIL}")
                 };
-                splice(op, &text, &arguments, INFO.name, None)?;
+                splice(op, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(op)))?;
             }
         }
         Ok(())

@@ -47,7 +47,7 @@ impl UmacPass for DecomposeTransposeConv2d {
                 // context and consumed.
                 unsafe {
                     let operands: Vec<MlirValue> = (0..5).map(|i| mlirOperationGetOperand(raw, i)).collect();
-                    splice(raw, &text, &operands, INFO.name, None)?;
+                    splice(raw, &text, &operands, INFO.name, Some(mlirOperationGetLocation(raw)))?;
                 }
             }
         }

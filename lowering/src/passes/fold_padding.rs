@@ -71,7 +71,7 @@ impl UmacPass for FoldPadding {
                 let op = OperationRef::from_raw(raw);
                 let Some(kind) = kind_of(&op_name(&op)) else { continue };
                 let Some((text, arguments)) = rewrite(&op, kind) else { continue };
-                splice(raw, &text, &arguments, INFO.name, None)?;
+                splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
         Ok(())
