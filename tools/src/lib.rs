@@ -4,4 +4,5 @@
 pub mod crash_guard;
 pub mod diagnostics;
 pub mod opt;
+pub mod scratch;
 pub mod umac;

@@ -7,7 +7,7 @@
 //! to TOSA first, as `umac compile` and `umac run` convert it (each op located at its TFLite
 //! operator), so `umac-opt model.tflite --pass-pipeline=...` replays a compile of the model.
 
-use crate::crash_guard;
+use crate::{crash_guard, scratch::Scratch};
 use std::process::ExitCode;
 use umac_dialects::{native, umac};
 
@@ -29,7 +29,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     let converted = match input_index(&args).filter(|&i| is_tflite(&args[i])) {
         Some(i) => match convert_tflite(&args[i]) {
             Ok(converted) => {
-                args[i] = converted.0.join(converted_name(&args[i])).display().to_string();
+                args[i] = converted.path().join(converted_name(&args[i])).display().to_string();
                 Some(converted)
             }
             Err(message) => {
@@ -55,22 +55,12 @@ fn is_tflite(path: &str) -> bool {
     std::path::Path::new(path).extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite"))
 }
 
-/// A directory of this process's own, removed when dropped.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Converts a `.tflite` model into TOSA bytecode in a scratch directory.
 fn convert_tflite(path: &str) -> Result<Scratch, String> {
     let bytecode = crate::umac::convert_tflite(std::path::Path::new(path))?;
-    let dir = Scratch(std::env::temp_dir().join(format!("umac-opt-{}", std::process::id())));
-    std::fs::create_dir_all(&dir.0).map_err(|e| format!("cannot create {}: {e}", dir.0.display()))?;
-    std::fs::write(dir.0.join(converted_name(path)), bytecode)
-        .map_err(|e| format!("cannot write {}: {e}", dir.0.display()))?;
+    let dir = Scratch::new("umac-opt")?;
+    std::fs::write(dir.path().join(converted_name(path)), bytecode)
+        .map_err(|e| format!("cannot write {}: {e}", dir.path().display()))?;
     Ok(dir)
 }
 

@@ -3,12 +3,12 @@
 //! operators using it, read from the executor after `umac-plan-memory` and
 //! `umac-outline-operators`.
 
+use super::operators::operator_call;
 use melior::ir::Module;
 use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::ir::{body_ops, constant_int, find_function, name, static_memref_bits, type_text};
 use umac_dialects::umac::POOL_SIZES_ATTR;
-use umac_lowering::passes::profile_hooks;
 
 /// One buffer of the workspace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -37,7 +37,6 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
     let Some(executor) = find_function(module.as_operation(), name_) else {
         return vec![];
     };
-    let hooks = profile_hooks::hook_names(name_);
     let pools = pool_sizes(module, name_).len().max(1);
     // SAFETY: the function is alive; its type is read, not changed.
     let (arguments, _) = unsafe { umac_dialects::ir::function_type(executor.to_raw()) };
@@ -83,10 +82,7 @@ pub fn planned_buffers(module: &Module, name_: &str) -> Vec<PlannedBuffer> {
                     }
                 }
                 "func.call" => {
-                    let callee = umac_dialects::ir::attribute(op, "callee")
-                        .map(|a| umac_dialects::text::attribute_text(melior::ir::Attribute::from_raw(a)))
-                        .unwrap_or_default();
-                    if hooks.iter().any(|h| callee == format!("@{h}")) {
+                    if operator_call(&melior::ir::OperationRef::from_raw(op), name_).is_none() {
                         continue;
                     }
                     for i in 0..mlirOperationGetNumOperands(op) {

@@ -91,6 +91,17 @@ pub fn macs(op: &OperationRef) -> u64 {
     }
 }
 
+/// The operator function `op` calls, if it is a call of one in the executor `executor` (a
+/// `func.call`, not of a profiling hook): operator ids count these calls.
+pub fn operator_call(op: &OperationRef, executor: &str) -> Option<String> {
+    if op_name(op) != "func.call" {
+        return None;
+    }
+    let callee = op.attribute("callee").ok().map(umac_dialects::text::attribute_text)?;
+    let callee = callee.trim_start_matches('@').to_string();
+    (!profile_hooks::hook_names(executor).contains(&callee)).then_some(callee)
+}
+
 /// The executor's calls, in order (the profiling hooks aside), with the source ops each operator
 /// function computes.
 pub fn operator_functions(module: &Module, name: &str, source_ops: &BTreeMap<FileLineCol, SourceOp>) -> Vec<Operator> {
@@ -103,16 +114,10 @@ pub fn operator_functions(module: &Module, name: &str, source_ops: &BTreeMap<Fil
     let Some(executor) = functions.get(name) else {
         return vec![];
     };
-    let hooks = profile_hooks::hook_names(name);
     let mut calls = Vec::new();
     executor.walk(WalkOrder::PreOrder, |op| {
-        if op_name(&op) == "func.call"
-            && let Some(callee) = op.attribute("callee").ok().map(umac_dialects::text::attribute_text)
-        {
-            let callee = callee.trim_start_matches('@').to_string();
-            if !hooks.contains(&callee) {
-                calls.push(callee);
-            }
+        if let Some(callee) = operator_call(&op, name) {
+            calls.push(callee);
         }
         WalkResult::Advance
     });

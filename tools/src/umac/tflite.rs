@@ -77,9 +77,8 @@ pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
     let raw = std::fs::read(model).map_err(|e| format!("could not open model '{}': {e}", model.display()))?;
     let operators = operators(&raw).map_err(|e| format!("{}: {e}", model.display()))?;
     let tool = converter()?;
-    let dir = std::env::temp_dir().join(format!("umac-tflite-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let out = dir.join("model.mlirbc");
+    let dir = crate::scratch::Scratch::new("umac-tflite")?;
+    let out = dir.path().join("model.mlirbc");
     let result = std::process::Command::new(&tool)
         .arg(model)
         .arg("--bytecode")
@@ -96,7 +95,7 @@ pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
         )),
         Err(e) => Err(format!("cannot run {}: {e}", tool.display())),
     };
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     let bytes = bytes.map_err(|e| format!("{}: {e}", model.display()))?;
     // The converter's own output always parses; anything else is a broken converter.
     let context = create_context(ContextOptions { allow_unregistered_dialects: true, threading: false });
