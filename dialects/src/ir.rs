@@ -120,6 +120,12 @@ pub unsafe fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
     unsafe { attribute(produced_by(value, "arith.constant")?, "value") }
 }
 
+/// Sets the discardable attribute `name` of `op` to `value`.
+pub fn set_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str, value: Attribute<'c>) {
+    // SAFETY: both are alive and of one context (the attribute is borrowed from it).
+    unsafe { mlirOperationSetDiscardableAttributeByName(op.to_raw(), str_ref(name), value.to_raw()) }
+}
+
 /// The sizes of a ranked tensor type with a static shape.
 pub fn static_tensor_shape(ty: MlirType) -> Option<Vec<i64>> {
     // SAFETY: a type handle from a melior type or a live op is owned by its context; the sizes
@@ -419,13 +425,31 @@ pub unsafe fn splice(
     by: &str,
     location: Option<MlirLocation>,
 ) -> Result<(), Error> {
-    // SAFETY: the caller's contract; the parsed helper is destroyed after its ops moved out.
+    // SAFETY: the caller's contract; the parsed helper is consumed.
     unsafe {
         let context = mlirOperationGetContext(op);
         let helper = mlirOperationCreateParse(context, str_ref(text), str_ref(by));
         if helper.ptr.is_null() {
             return Err(Error::Internal(format!("the replacement built by {by} does not parse")));
         }
+        splice_function(op, helper, arguments, by, location)
+    }
+}
+
+/// [`splice`] with the helper function parsed already: `helper` is a `func.func` (on its own, or
+/// in a module the caller destroys later); it is destroyed.
+///
+/// # Safety
+/// As [`splice`]; `helper` must be a live `func.func` of `op`'s context.
+pub unsafe fn splice_function(
+    op: MlirOperation,
+    helper: MlirOperation,
+    arguments: &[MlirValue],
+    by: &str,
+    location: Option<MlirLocation>,
+) -> Result<(), Error> {
+    // SAFETY: the caller's contract; the helper is destroyed after its ops moved out.
+    unsafe {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
         if mlirBlockGetNumArguments(block) != arguments.len() as isize {
             mlirOperationDestroy(helper);
@@ -445,7 +469,11 @@ pub unsafe fn splice(
                 break;
             }
             if let Some(location) = location {
-                mlirOperationSetLocation(current, location);
+                // The op and everything nested in it (a loop's body) stand for the replaced op.
+                OperationRef::from_raw(current).walk(WalkOrder::PreOrder, |nested| {
+                    mlirOperationSetLocation(nested.to_raw(), location);
+                    WalkResult::Advance
+                });
             }
             mlirOperationMoveBefore(current, op);
         }

@@ -66,3 +66,33 @@ pub fn tensor_type(dims: &[i64], element: &str) -> String {
     let dims: Vec<String> = dims.iter().map(i64::to_string).chain([element.to_string()]).collect();
     format!("tensor<{}>", dims.join("x"))
 }
+
+/// `x` as an MLIR float literal that reads back as the same `f32`: the shortest decimal, with the
+/// point MLIR's grammar needs (`1.0e-7`, not `1e-7`; `10.0`, not `10`).
+pub fn float_literal(x: f32) -> String {
+    let text = format!("{x:?}");
+    if text.contains('.') || !x.is_finite() {
+        return text;
+    }
+    match text.split_once('e') {
+        Some((mantissa, exponent)) => format!("{mantissa}.0e{exponent}"),
+        None => format!("{text}.0"),
+    }
+}
+
+#[cfg(test)]
+mod float_tests {
+    use super::float_literal;
+
+    #[test]
+    fn floats_are_mlir_literals() {
+        assert_eq!(float_literal(1.0), "1.0");
+        assert_eq!(float_literal(10.0), "10.0");
+        assert_eq!(float_literal(1e-7), "1.0e-7");
+        assert_eq!(float_literal(6.1035156e-5), "6.1035156e-5");
+        assert_eq!(float_literal(0.026880411), "0.026880411");
+        for x in [0.026880411f32, 6.1035156e-5, 1e-7, 3.0e20, 0.0045024] {
+            assert_eq!(float_literal(x).parse::<f32>().unwrap().to_bits(), x.to_bits());
+        }
+    }
+}

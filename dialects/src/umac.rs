@@ -85,6 +85,9 @@ pub const WORKSPACE_LOWER_BOUND_ATTR: &str = "umac.workspace_lower_bound";
 pub const POOLS_ATTR: &str = "umac.pools";
 /// Beside [`POOLS_ATTR`]: the bytes each pool takes, as `array<i64: ...>`.
 pub const POOL_SIZES_ATTR: &str = "umac.pool_sizes";
+/// On a `tfl.unidirectional_sequence_lstm`: its quantization and options from the `.tflite`
+/// file, a dictionary (`umac-legalize-tfl-lstm` reads and checks its entries).
+pub const LSTM_ATTR: &str = "umac.lstm";
 
 /// Every discardable attribute of the dialect.
 pub const ATTRIBUTES: &[&str] = &[
@@ -97,6 +100,7 @@ pub const ATTRIBUTES: &[&str] = &[
     DOUBLING_HIGH_ATTR,
     POOLS_ATTR,
     POOL_SIZES_ATTR,
+    LSTM_ATTR,
 ];
 
 /// Verifies every umac op and attribute nested in `root`, emitting a located error for each
@@ -219,6 +223,15 @@ fn verify_attribute(op: &OperationRef, attr_name: &str, value: Attribute) -> boo
                     op,
                     &format!("'{attr_name}' must be array<i64: ...> of sizes >= 0, got {}", attribute_text(value)),
                 )
+        }
+        LSTM_ATTR => {
+            if name != "tfl.unidirectional_sequence_lstm" {
+                fail(op, &format!("'{attr_name}' is only valid on 'tfl.unidirectional_sequence_lstm', not on '{name}'"))
+            } else {
+                // SAFETY: the attribute is alive.
+                let dictionary = unsafe { mlir_sys::mlirAttributeIsADictionary(value.to_raw()) };
+                dictionary || fail(op, &format!("'{attr_name}' must be a dictionary, got {}", attribute_text(value)))
+            }
         }
         _ => fail(op, &format!("unknown umac attribute '{attr_name}' (known: {})", ATTRIBUTES.join(", "))),
     }

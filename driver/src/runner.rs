@@ -71,6 +71,8 @@ impl<'a> EntrySteps<'a> {
     fn text(&self) -> String {
         let entry = quote(self.entry);
         let mut steps = vec![
+            // TFLite operators the converter left (LSTMs) become TOSA first.
+            "umac-legalize-tfl-lstm".to_string(),
             stages::specialize_entry(self.entry, self.shapes),
             format!("umac-strip-entry-attributes{{entry={entry}}}"),
         ];

@@ -102,3 +102,54 @@ fn int16x8_models_are_bit_exact() {
         check(&dir.display().to_string(), &dir, &["model.mlir"], &dir.join("ref"), &dir.join("ref"));
     }
 }
+
+/// The LSTM models of test/models/lstm (int8 with an int16 cell: one LSTM, two stacked with
+/// `return_sequences`; float32), every engine. TFLite Micro ran their five inputs one after
+/// another in one interpreter, and an LSTM's state (TFLite's variable tensors) persists from one
+/// inference to the next: so does umac's, so each program runs the five inputs once each, in
+/// order, and every output must be TFLite Micro's (int8: every byte; float: within 1e-5).
+/// Each run alternates the guard page's edge.
+#[test]
+fn lstm_models_match_tflite_micro_in_sequence() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm");
+    for name in ["lstm_small_int8", "lstm_stack_int8", "lstm_small_f32"] {
+        let dir = models.join(name);
+        for engine in umac_driver::host::ENGINES {
+            let bytes = std::fs::read(dir.join("model.mlir")).unwrap();
+            // The LSTM is still in TFLite's dialect (umac-legalize-tfl-lstm replaces it).
+            let context = create_context(ContextOptions { allow_unregistered_dialects: true, threading: true });
+            let mut module = parse_module(&context, name, &bytes).expect("the model parses");
+            let first = read_npy(&dir.join("ref/input_0.npy")).unwrap();
+            let program =
+                compile(&context, &mut module, "main", std::slice::from_ref(&first), *engine, Default::default())
+                    .unwrap_or_else(|e| panic!("{name} on {}: {e}", engine.name()));
+            for i in 0..5 {
+                let input = read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap();
+                let expected = read_npy(&dir.join(format!("ref/output_{i}.npy"))).unwrap();
+                let outputs = program.run_guarded(std::slice::from_ref(&input), EDGES[i % 2]).unwrap();
+                let got = &outputs[0];
+                assert_eq!((got.dtype, &got.shape), (expected.dtype, &expected.shape), "{name} input {i}");
+                if name.ends_with("f32") {
+                    let floats = |t: &umac_runtime::Tensor| -> Vec<f32> {
+                        t.data.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+                    };
+                    for (a, b) in floats(got).iter().zip(floats(&expected)) {
+                        assert!(
+                            (a - b).abs() <= 1e-5,
+                            "{name} on {}, input {i}: {a} vs TFLite Micro's {b}",
+                            engine.name()
+                        );
+                    }
+                } else {
+                    assert!(
+                        got.data == expected.data,
+                        "{name} on {}, input {i}: got {:?}, TFLite Micro gives {:?}",
+                        engine.name(),
+                        got.data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
+                        expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -57,6 +57,7 @@ pub fn registry() -> Vec<PassInfo> {
 
 const BUILTIN: &[PassInfo] = &[
     passes::verify::INFO,
+    passes::legalize_tfl_lstm::INFO,
     passes::set_entry_shapes::INFO,
     passes::resolve_slice_sizes::INFO,
     passes::refine_entry_results::INFO,

@@ -146,7 +146,7 @@ func.func @target_on_op() {
 
 // -----
 
-// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior, umac.doubling_high, umac.pools, umac.pool_sizes)}}
+// expected-error @+1 {{unknown umac attribute 'umac.targt' (known: umac.target, umac.composite, umac.workspace_size, umac.workspace_lower_bound, umac.op, umac.interior, umac.doubling_high, umac.pools, umac.pool_sizes, umac.lstm)}}
 func.func private @typo() attributes {umac.targt = "npu"}
 
 // -----
@@ -200,3 +200,8 @@ func.func @doubling_high_valued(%a: i64) -> i32 {
   %b = arith.trunci %a {umac.doubling_high = 1} : i64 to i32
   return %b : i32
 }
+
+// -----
+
+// expected-error @+1 {{'umac.lstm' is only valid on 'tfl.unidirectional_sequence_lstm', not on 'arith.constant'}}
+%c = arith.constant {umac.lstm = {time_major = false}} 0 : i32

@@ -10,6 +10,7 @@ pub mod expose_intermediates;
 pub mod fold_padding;
 pub mod fold_zero_points;
 pub mod im2col;
+pub mod legalize_tfl_lstm;
 pub mod lower_call_extern;
 pub mod narrow_reduction_inputs;
 pub mod on_target_functions;

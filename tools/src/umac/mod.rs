@@ -4,6 +4,7 @@
 mod compile;
 mod run;
 mod tflite;
+mod tflite_lstm;
 mod tflite_ops;
 
 use crate::diagnostics::{Collector, Sources};
@@ -143,7 +144,12 @@ pub(crate) fn with_model<T>(
 /// for its absent operands (`tfl.no_value`) only when nothing else is left.
 fn unsupported_ops(module: &Module) -> bool {
     use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
-    let unknown = |op: &melior::ir::OperationRef| !umac_dialects::ir::is_registered(op);
+    // `umac-legalize-tfl-lstm` replaces LSTMs (and their operands' placeholders).
+    let legalized =
+        [umac_lowering::passes::legalize_tfl_lstm::LSTM_OP, umac_lowering::passes::legalize_tfl_lstm::NO_VALUE_OP];
+    let unknown = |op: &melior::ir::OperationRef| {
+        !umac_dialects::ir::is_registered(op) && !legalized.contains(&umac_dialects::ir::op_name(op).as_str())
+    };
     let mut names = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if unknown(&op) {

@@ -103,6 +103,7 @@ pub fn convert(model: &Path) -> Result<Vec<u8>, String> {
         return Err(format!("{}: {} wrote TOSA that does not parse", model.display(), tool.display()));
     };
     name_operators(&context, &module, &operators);
+    super::tflite_lstm::attach(&context, &module, &raw).map_err(|e| format!("{}: error: {e}", model.display()))?;
     Ok(source::write_bytecode(&module))
 }
 
@@ -259,18 +260,7 @@ pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
             .map(|i| {
                 let index = fb.u32(indices.0 + 4 * i).ok_or_else(bad)? as usize;
                 let tensor = fb.table_at_vector(tensors, index).ok_or_else(bad)?;
-                let Some(q) = fb.table(tensor, 4) else {
-                    return Ok(Quantization::default());
-                };
-                let scale = fb
-                    .vector(q, 2)
-                    .map(|(at, n)| (0..n).filter_map(|k| fb.u32(at + 4 * k).map(f32::from_bits)).collect())
-                    .unwrap_or_default();
-                let zero_point = fb
-                    .vector(q, 3)
-                    .map(|(at, n)| (0..n).filter_map(|k| fb.u64(at + 8 * k).map(|v| v as i64)).collect())
-                    .unwrap_or_default();
-                Ok(Quantization { scale, zero_point })
+                Ok(fb.quantization(tensor))
             })
             .collect()
     };
@@ -279,20 +269,35 @@ pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
 
 /// Bounds-checked reads of a flatbuffer: tables are byte positions, vectors (position of the
 /// first element, length).
-struct FlatBuffer<'a>(&'a [u8]);
+pub(super) struct FlatBuffer<'a>(pub(super) &'a [u8]);
 
 impl FlatBuffer<'_> {
+    /// The quantization of tensor table `tensor` (empty when it has none).
+    pub(super) fn quantization(&self, tensor: usize) -> Quantization {
+        let Some(q) = self.table(tensor, 4) else {
+            return Quantization::default();
+        };
+        let scale = self
+            .vector(q, 2)
+            .map(|(at, n)| (0..n).filter_map(|k| self.u32(at + 4 * k).map(f32::from_bits)).collect())
+            .unwrap_or_default();
+        let zero_point = self
+            .vector(q, 3)
+            .map(|(at, n)| (0..n).filter_map(|k| self.u64(at + 8 * k).map(|v| v as i64)).collect())
+            .unwrap_or_default();
+        Quantization { scale, zero_point }
+    }
     fn u16(&self, at: usize) -> Option<u16> {
         Some(u16::from_le_bytes(self.0.get(at..at + 2)?.try_into().ok()?))
     }
-    fn u32(&self, at: usize) -> Option<u32> {
+    pub(super) fn u32(&self, at: usize) -> Option<u32> {
         Some(u32::from_le_bytes(self.0.get(at..at + 4)?.try_into().ok()?))
     }
-    fn u64(&self, at: usize) -> Option<u64> {
+    pub(super) fn u64(&self, at: usize) -> Option<u64> {
         Some(u64::from_le_bytes(self.0.get(at..at + 8)?.try_into().ok()?))
     }
     /// Scalar field `field` of `table`, `bytes` wide, little endian (0, the default, if absent).
-    fn scalar(&self, table: usize, field: usize, bytes: usize) -> Option<u32> {
+    pub(super) fn scalar(&self, table: usize, field: usize, bytes: usize) -> Option<u32> {
         let Some(at) = self.field(table, field) else {
             return Some(0);
         };
@@ -305,7 +310,7 @@ impl FlatBuffer<'_> {
         let len = self.u32(at)? as usize;
         Some(String::from_utf8_lossy(self.0.get(at + 4..at + 4 + len)?).into_owned())
     }
-    fn root(&self) -> Option<usize> {
+    pub(super) fn root(&self) -> Option<usize> {
         Some(self.u32(0)? as usize)
     }
     /// The position of field `field` of `table`, if present.
@@ -322,16 +327,16 @@ impl FlatBuffer<'_> {
     fn indirect(&self, at: usize) -> Option<usize> {
         Some(at + self.u32(at)? as usize)
     }
-    fn table(&self, table: usize, field: usize) -> Option<usize> {
+    pub(super) fn table(&self, table: usize, field: usize) -> Option<usize> {
         self.indirect(self.field(table, field)?)
     }
-    fn vector(&self, table: usize, field: usize) -> Option<(usize, usize)> {
+    pub(super) fn vector(&self, table: usize, field: usize) -> Option<(usize, usize)> {
         let at = self.indirect(self.field(table, field)?)?;
         let len = self.u32(at)? as usize;
         // Every element takes at least one byte: a length past the end is malformed.
         (at + 4 + len <= self.0.len()).then_some((at + 4, len))
     }
-    fn table_at_vector(&self, vector: (usize, usize), index: usize) -> Option<usize> {
+    pub(super) fn table_at_vector(&self, vector: (usize, usize), index: usize) -> Option<usize> {
         (index < vector.1).then(|| self.indirect(vector.0 + 4 * index)).flatten()
     }
 }
