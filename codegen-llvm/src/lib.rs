@@ -298,6 +298,43 @@ pub fn add_executor_wrapper(
     Ok(())
 }
 
+/// The bytes of the model's state: its mutable globals with an initial value (an LSTM's hidden
+/// and cell state, TFLite's variable tensors), which persist from one call of the executor to
+/// the next. When there are any, adds `void symbol(void)`, which gives each its initial value
+/// again (TFLite Micro's `ResetVariableTensors`), and returns their bytes; 0 adds nothing.
+pub fn add_state_reset(module: &LlvmModule, symbol: &str) -> Result<u64> {
+    let context = module.get_context();
+    let mut state = Vec::new();
+    let mut global = module.get_first_global();
+    while let Some(g) = global {
+        if !g.is_constant()
+            && let Some(initial) = g.get_initializer()
+        {
+            state.push((g, initial));
+        }
+        global = g.get_next_global();
+    }
+    if state.is_empty() {
+        return Ok(0);
+    }
+    let layout = module.get_data_layout();
+    let target_data = inkwell::targets::TargetData::create(layout.as_str().to_str().unwrap_or_default());
+    let bytes = state.iter().map(|(_, initial)| target_data.get_store_size(&initial.get_type())).sum();
+    let reset = module.add_function(symbol, context.void_type().fn_type(&[], false), None);
+    reset.add_attribute(
+        AttributeLoc::Function,
+        context.create_enum_attribute(Attribute::get_named_enum_kind_id("nounwind"), 0),
+    );
+    let builder = context.create_builder();
+    builder.position_at_end(context.append_basic_block(reset, "entry"));
+    let llvm = |e: inkwell::builder::BuilderError| Error::Llvm(e.to_string());
+    for (g, initial) in state {
+        builder.build_store(g.as_pointer_value(), initial).map_err(llvm)?;
+    }
+    builder.build_return(None).map_err(llvm)?;
+    Ok(bytes)
+}
+
 /// Gives every defined function and global but `exported` internal linkage (so the optimizer
 /// may specialize them and the object exports one symbol), and marks `kept` functions
 /// `noinline` so they stay distinct symbols (for profilers and map files).

@@ -454,6 +454,7 @@ fn host_objects(
         float_abi_neutral: false,
         dump_as: "llvm-optimized.ll",
         constants_section: None,
+        state_reset: None,
     };
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),

@@ -35,6 +35,9 @@ pub struct ObjectSpec<'a> {
     pub dump_as: &'a str,
     /// The ELF section of the model's constants (`--constants-section`; `None`: `.rodata`).
     pub constants_section: Option<&'a str>,
+    /// For a model with state (an LSTM's), the exported `void SYMBOL(void)` that resets it
+    /// ([`llvm::add_state_reset`]).
+    pub state_reset: Option<&'a str>,
 }
 
 /// The LLVM target of a CPU of the table.
@@ -68,7 +71,12 @@ pub fn llvm_objects(module: &Module, spec: &ObjectSpec, threads: usize) -> Resul
         llvm::mark_float_abi_neutral(&ir);
     }
     llvm::add_executor_wrapper(&ir, spec.entry, spec.run_symbol, spec.inputs, spec.outputs)?;
-    let exported: Vec<&str> = std::iter::once(spec.run_symbol).chain(spec.exports.iter().copied()).collect();
+    let mut exported: Vec<&str> = std::iter::once(spec.run_symbol).chain(spec.exports.iter().copied()).collect();
+    if let Some(symbol) = spec.state_reset
+        && llvm::add_state_reset(&ir, symbol)? > 0
+    {
+        exported.push(symbol);
+    }
     llvm::internalize(&ir, &exported, spec.keep);
     let parts = llvm::compile_in_parts(&ir, &target, spec.opt, threads, dumping())?;
     let single = parts.len() == 1;

@@ -1,7 +1,8 @@
 //! C output (`umac compile --emit=c`): every MLPerf Tiny model as one C99 file that compiles
 //! without a warning (`-std=c99 -Wall -Wextra -Werror`) with the Arm GNU toolchain and the host's
 //! `cc`, and runs bit-exact with TFLite Micro on all five reference inputs under QEMU (Cortex-M4)
-//! and on the host; and KWS with the tutorial accelerator's C kernel.
+//! and on the host; KWS with the tutorial accelerator's C kernel; and the stacked int8 LSTM, whose
+//! state persists from one call to the next (the five cases run in order).
 
 mod support;
 
@@ -30,7 +31,12 @@ fn compiles_cleanly(compiler: &str, flags: &[&str], source: &Path) {
 
 fn c_model(model: &str, accelerators: &str) {
     let Some(models) = models_dir() else { return };
-    let dir = models.join(model);
+    c_model_in(&models.join(model), model, accelerators);
+}
+
+/// [`c_model`] for the model of `dir`.
+fn c_model_in(dir: &Path, model: &str, accelerators: &str) {
+    let dir = dir.to_path_buf();
     let firmware =
         compile_with(&dir, CORTEX_M4, &FirmwareOptions { emit_c: true, ..options(model, accelerators, false) });
     assert!(firmware.object.is_empty());
@@ -95,4 +101,10 @@ fn ic_as_c() {
 #[test]
 fn ad_as_c() {
     c_model("ad", "");
+}
+
+#[test]
+fn lstm_stack_int8_as_c() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm/lstm_stack_int8");
+    c_model_in(&dir, "lstm_stack_int8", "");
 }

@@ -1,5 +1,5 @@
 //! Firmware as firmware engineers integrate it: several models in one image, profiling hooks,
-//! a workspace split over memory pools in different memories.
+//! a workspace split over memory pools in different memories, a model with state and its reset.
 
 mod support;
 
@@ -177,4 +177,43 @@ fn pools_in_two_memories_cortex_m55() {
 #[test]
 fn pools_in_two_memories_cortex_m4() {
     pools(CORTEX_M4, MPS2_AN386);
+}
+
+/// The stacked int8 LSTM (test/models/lstm/lstm_stack_int8) as a firmware engineer uses a model
+/// with state (`driver/tests/firmware_programs/reset_state.c`): its five cases in order give
+/// TFLite Micro's outputs, and after `lstm_reset_state()` the first two cases give the first two
+/// outputs again. The header declares the reset and the state's size (two LSTMs: 16 + 8 int8
+/// hidden and 16 + 8 int16 cell values, 72 bytes); metadata.json records it.
+fn reset_state(cpu: Cpu, platform: Platform) {
+    let work = std::env::temp_dir().join(format!("umac-reset-state-{}-{}", std::process::id(), cpu.name));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm/lstm_stack_int8");
+    let firmware = compile_with(&dir, cpu, &options("lstm", "", false));
+    assert_eq!(firmware.state_bytes, 72);
+    assert!(
+        firmware.header.contains("#define LSTM_STATE_SIZE 72\nvoid lstm_reset_state(void);\n"),
+        "{}",
+        firmware.header
+    );
+    assert_eq!(firmware.metadata["state_bytes"], 72);
+    let written = output::write(&work.join("lstm"), "lstm", &firmware).unwrap();
+    let sources = [
+        ("main.c", include_str!("firmware_programs/reset_state.c").to_string()),
+        ("cases_lstm.c", cases_c("lstm", &dir)),
+    ];
+    let include = written.header.parent().unwrap().to_path_buf();
+    let program = build_program(platform, &work, "reset_state", &sources, &[], &[&written.object], &[include]).unwrap();
+    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+    assert!(outcome.output.contains("ok: 5 cases, reset, 2 cases; state 72 bytes"), "{}", outcome.output);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn reset_state_cortex_m55() {
+    reset_state(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn reset_state_cortex_m4() {
+    reset_state(CORTEX_M4, MPS2_AN386);
 }

@@ -63,9 +63,11 @@ pub struct ObjectSizes {
     pub text: u64,
     /// Read-only data.
     pub rodata: u64,
+    /// Writable data: the model's state (an LSTM's), kept from one call to the next.
+    pub state: u64,
     /// The undefined symbols, sorted (memory functions, integer helpers, kernels).
     pub imports: Vec<String>,
-    /// Bytes per section the program loads (code and constants), by name, sorted.
+    /// Bytes per section the program loads (code, constants and state), by name, sorted.
     pub sections: Vec<(String, u64)>,
 }
 
@@ -74,7 +76,7 @@ pub struct ObjectSizes {
 pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, Error> {
     let file =
         object::File::parse(bytes).map_err(|e| Error::Compile(format!("cannot read the generated object: {e}")))?;
-    let mut sizes = ObjectSizes { text: 0, rodata: 0, imports: Vec::new(), sections: Vec::new() };
+    let mut sizes = ObjectSizes { text: 0, rodata: 0, state: 0, imports: Vec::new(), sections: Vec::new() };
     for section in file.sections() {
         let (name, size) = (section.name().unwrap_or("?"), section.size());
         // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
@@ -85,11 +87,8 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString | SectionKind::ReadOnlyDataWithRel => {
                 &mut sizes.rodata
             }
-            SectionKind::Data | SectionKind::UninitializedData if size > 0 => {
-                return Err(Error::Compile(format!(
-                    "internal error: the object has writable data ({size} bytes in {name})"
-                )));
-            }
+            // The model's state (an LSTM's hidden and cell state), which persists between calls.
+            SectionKind::Data | SectionKind::UninitializedData => &mut sizes.state,
             _ => continue,
         };
         *counted += size;

@@ -61,7 +61,8 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
             pools[0].to_ascii_uppercase()
         ));
     }
-    let constants = firmware.sections.iter().filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx"));
+    let state = |n: &str| n.starts_with(".data") || n.starts_with(".bss");
+    let constants = firmware.sections.iter().filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx") && !state(n));
     for (section, bytes) in constants {
         h.push_str(&format!(" * Constants: {bytes} bytes in section {section}"));
         if options.constants_section.as_deref() == Some(section.as_str()) {
@@ -70,6 +71,18 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
             ));
         }
         h.push_str(".\n");
+    }
+    if firmware.state_bytes > 0 {
+        let sections: Vec<&str> = firmware.sections.iter().filter(|(n, _)| state(n)).map(|(n, _)| n.as_str()).collect();
+        let place = if sections.is_empty() { "static data".to_string() } else { sections.join(", ") };
+        h.push_str(&format!(
+            " *\n * State: {upper}_STATE_SIZE bytes ({place}): an LSTM's hidden and cell state,\n \
+             * TFLite's variable tensors. It persists from one call of {name}_run() to the next, as in\n \
+             * TensorFlow Lite Micro: each call continues the sequence the calls before it began.\n \
+             * {name}_reset_state() gives it its initial value again (TFLite Micro's\n \
+             * ResetVariableTensors()), e.g. before an independent sequence. It lives in RAM with the\n \
+             * program's other data, so {name}_run() is not reentrant.\n"
+        ));
     }
     if fixed_batch {
         h.push_str(
@@ -151,6 +164,14 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         "int32_t {name}_run(const void *const inputs[], void *const outputs[], {});\n\n",
         workspaces.join(", ")
     ));
+    if firmware.state_bytes > 0 {
+        h.push_str(&format!(
+            "/* The model's state: {upper}_STATE_SIZE bytes, reset by {name}_reset_state(). */\n\
+             #define {upper}_STATE_SIZE {}\n\
+             void {name}_reset_state(void);\n\n",
+            firmware.state_bytes
+        ));
+    }
     if options.profile_hooks {
         h.push_str(&format!(
             "/* Profiling hooks (--profile-hooks): {name}_run calls {name}_op_begin(op) before and\n \

@@ -107,6 +107,9 @@ pub struct Firmware {
     pub text_bytes: u64,
     /// Bytes of read-only data (constants).
     pub rodata_bytes: u64,
+    /// Bytes of writable data: the model's state (an LSTM's hidden and cell state, TFLite's
+    /// variable tensors), which persists between calls; `N_reset_state()` resets it.
+    pub state_bytes: u64,
     /// Bytes per loaded section of the object (`.text`, `.rodata`, the constants' own section).
     pub sections: Vec<(String, u64)>,
     /// The symbols the object needs from the firmware it is linked into, sorted.
@@ -272,8 +275,8 @@ pub fn compile(
     runner.run(module, LLVM)?;
     let (object, c_source, sizes) = if options.emit_c {
         let io = (signature.inputs.len(), signature.outputs.len());
-        let text = c_source::c_source(module, name, &format!("{name}.h"), &operators, io)?;
-        (Vec::new(), Some(text), checks::ObjectSizes::default())
+        let (text, state) = c_source::c_source(module, name, &format!("{name}.h"), &operators, io)?;
+        (Vec::new(), Some(text), checks::ObjectSizes { state, ..Default::default() })
     } else {
         let (object, sizes) = object_code(module, name, cpu, options, &operators, &kernels, &signature)?;
         (object, None, sizes)
@@ -287,6 +290,7 @@ pub fn compile(
         workspace_lower_bound,
         text_bytes: sizes.text,
         rodata_bytes: sizes.rodata,
+        state_bytes: sizes.state,
         imports: sizes.imports,
         sections: sizes.sections,
         signature,
@@ -315,6 +319,7 @@ fn object_code(
     signature: &EntrySignature,
 ) -> Result<(Vec<u8>, checks::ObjectSizes), Error> {
     let run_symbol = format!("{name}_run");
+    let reset_symbol = format!("{name}_reset_state");
     let operator_symbols: Vec<&str> = operators.iter().map(|o| o.function.as_str()).collect();
     let hooks = if options.profile_hooks { profile_hooks::hook_names(name).to_vec() } else { vec![] };
     let hooks: Vec<&str> = hooks.iter().map(String::as_str).collect();
@@ -330,6 +335,7 @@ fn object_code(
         float_abi_neutral: true,
         dump_as: "firmware-optimized.ll",
         constants_section: options.constants_section.as_deref(),
+        state_reset: Some(&reset_symbol),
     };
     let object = llvm_object(module, &spec)?;
     let sizes = checks::inspect_object(&object, kernels)?;

@@ -111,7 +111,8 @@ fn compile_configured(dir: &Path, name: &str, cpu: Cpu, accelerators: &str, opti
 pub fn compile_with(dir: &Path, cpu: Cpu, options: &FirmwareOptions) -> Firmware {
     let path = dir.join("model.mlir");
     let bytes = std::fs::read(&path).unwrap();
-    let context = create_context(ContextOptions::default());
+    // An LSTM is still in TFLite's dialect (umac-legalize-tfl-lstm replaces it).
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
     let shown = path.display().to_string();
     let mut module = parse_module(&context, &shown, &bytes).unwrap();
     compile(&context, &mut module, "main", cpu, options)

@@ -28,7 +28,7 @@ pub(super) fn c_identifier(symbol: &str) -> String {
     symbol.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
 }
 
-/// The elements of a constant global's dense initial value, as C literals.
+/// The elements of a global's dense initial value, as C literals.
 fn elements(value: MlirAttribute, t: CType, count: i64, op: MlirOperation) -> Result<Vec<String>, Error> {
     // SAFETY: the attribute is alive; elements are read after the kind checks, within the count.
     unsafe {
@@ -62,14 +62,16 @@ fn elements(value: MlirAttribute, t: CType, count: i64, op: MlirOperation) -> Re
 
 /// The C source of `module` lowered for C: the executor `name` (static), its operator functions
 /// (static, each with a comment from `operators`), the constants, and `N_run`, which takes the
-/// inputs, the outputs and the workspace (or one workspace per pool) as the object's does.
+/// inputs, the outputs and the workspace (or one workspace per pool) as the object's does. A
+/// model with state (mutable globals: an LSTM's) gets `N_reset_state()` too; returns the source
+/// and the state's bytes.
 pub fn c_source(
     module: &Module,
     name: &str,
     header: &str,
     operators: &[Operator],
     (inputs, outputs): (usize, usize),
-) -> Result<String, Error> {
+) -> Result<(String, u64), Error> {
     let mut printer =
         Printer { out: String::new(), names: HashMap::new(), memrefs: HashMap::new(), next: 0, indent: 0 };
     let mut c = format!(
@@ -83,6 +85,7 @@ pub fn c_source(
     // Constants first, then prototypes, then the functions.
     let mut prototypes = Vec::new();
     let mut functions = Vec::new();
+    let (mut reset, mut state_bytes) = (String::new(), 0);
     for op in &ops {
         let raw = op.to_raw();
         // SAFETY: the op is alive.
@@ -99,19 +102,29 @@ pub fn c_source(
                         .ok_or_else(|| unsupported(raw, "a global of this type"))?;
                     let count: i64 =
                         (0..mlirShapedTypeGetRank(ty)).map(|d| mlirShapedTypeGetDimSize(ty, d as isize)).product();
-                    if attribute(raw, "constant").is_none() {
-                        return Err(unsupported(raw, "a global that is not constant"));
-                    }
                     let value =
                         attribute(raw, "initial_value").ok_or_else(|| unsupported(raw, "a global without value"))?;
                     let values = elements(value, t, count, raw)?;
+                    let constant = attribute(raw, "constant").is_some();
                     let _ = writeln!(
                         c,
-                        "static const {} {symbol}[{}] __attribute__((aligned(16))) = {{{}}};",
+                        "static {}{} {symbol}[{}] __attribute__((aligned(16))) = {{{}}};",
+                        if constant { "const " } else { "" },
                         t.signed,
                         count.max(1),
                         values.join(", ")
                     );
+                    if !constant {
+                        // The model's state (an LSTM's): N_reset_state() gives it its initial value.
+                        state_bytes += count.max(1) as u64 * u64::from(t.bits.div_ceil(8));
+                        let _ = writeln!(
+                            reset,
+                            "    static const {} initial_{symbol}[{}] = {{{}}};\n    memcpy({symbol}, initial_{symbol}, sizeof {symbol});",
+                            t.signed,
+                            count.max(1),
+                            values.join(", ")
+                        );
+                    }
                 }
                 "func.func" => {
                     let symbol = c_identifier(&symbol_name(op).unwrap_or_default());
@@ -227,5 +240,8 @@ int32_t {name}_run({}) {{
         c_identifier(name),
         args.join(", ")
     );
-    Ok(c)
+    if state_bytes > 0 {
+        let _ = write!(c, "\nvoid {name}_reset_state(void) {{\n{reset}}}\n");
+    }
+    Ok((c, state_bytes))
 }
