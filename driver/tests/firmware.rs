@@ -90,14 +90,15 @@ fn conv_16x8_cortex_m55_and_m4() {
     support::run_in(&dir, "conv_16x8", CORTEX_M4, MPS2_AN386, "", false);
 }
 // The int8 LSTMs of test/models/lstm (one LSTM; two stacked; TFLite Micro's trained MNIST
-// example on five digits): the time loop, the int16 cell
+// example on five digits; time-major; every step's output; a batch of two): the time loop, the int16 cell
 // and TFLite's table-based sigmoid and tanh on the CPU. The harness runs the five cases in order,
 // filling the workspace with garbage before each: the LSTMs' state, which persists from one call
 // to the next as in TFLite Micro, is kept outside it.
 #[test]
 fn lstm_int8_cortex_m55_and_m4() {
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm");
-    for dir in ["lstm_small_int8", "lstm_stack_int8", "mnist/int8"] {
+    for dir in ["lstm_small_int8", "lstm_stack_int8", "mnist/int8", "time_major_int8", "sequences_int8", "batch2_int8"]
+    {
         let model = dir.replace('/', "_");
         support::run_in(&models.join(dir), &model, CORTEX_M55, MPS3_AN547, "", false);
         support::run_in(&models.join(dir), &model, CORTEX_M4, MPS2_AN386, "", false);

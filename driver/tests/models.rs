@@ -104,8 +104,9 @@ fn int16x8_models_are_bit_exact() {
 }
 
 /// The LSTM models of test/models/lstm (int8 with an int16 cell: one LSTM, two stacked with
-/// `return_sequences`; float32; and TFLite Micro's trained MNIST LSTM example, int8 and float32,
-/// on five digits), every engine. TFLite Micro ran their five inputs one after
+/// `return_sequences`; float32; TFLite Micro's trained MNIST LSTM example, int8 and float32, on
+/// five digits; time-major with a batch of two; every step's output; a batch of two sequences),
+/// every engine. TFLite Micro ran their five inputs one after
 /// another in one interpreter, and an LSTM's state (TFLite's variable tensors) persists from one
 /// inference to the next: so does umac's, so each program runs the five inputs once each, in
 /// order, and every output must be TFLite Micro's (int8: every byte; float: within 1e-5).
@@ -113,7 +114,17 @@ fn int16x8_models_are_bit_exact() {
 #[test]
 fn lstm_models_match_tflite_micro_in_sequence() {
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm");
-    for name in ["lstm_small_int8", "lstm_stack_int8", "lstm_small_f32", "mnist/int8", "mnist/f32"] {
+    let names = [
+        "lstm_small_int8",
+        "lstm_stack_int8",
+        "lstm_small_f32",
+        "mnist/int8",
+        "mnist/f32",
+        "time_major_int8",
+        "sequences_int8",
+        "batch2_int8",
+    ];
+    for name in names {
         let dir = models.join(name);
         for engine in umac_driver::host::ENGINES {
             let bytes = std::fs::read(dir.join("model.mlir")).unwrap();
