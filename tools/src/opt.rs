@@ -5,7 +5,8 @@
 //! mlir-opt 22's. What umac adds around it: the work runs in a worker process, so a crash inside
 //! MLIR becomes a located error instead of a signal; and an input named `*.tflite` is converted
 //! to TOSA first, as `umac compile` and `umac run` convert it (each op located at its TFLite
-//! operator), so `umac-opt model.tflite --pass-pipeline=...` replays a compile of the model.
+//! operator), so `umac-opt model.tflite --pass-pipeline=...` replays a compile of the model
+//! (TFLite operators the converter leaves, such as LSTMs, parse as unregistered ops there).
 
 use crate::{crash_guard, scratch::Scratch};
 use std::process::ExitCode;
@@ -30,6 +31,11 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         Some(i) => match convert_tflite(&args[i]) {
             Ok(converted) => {
                 args[i] = converted.path().join(converted_name(&args[i])).display().to_string();
+                // What the converter leaves in TFLite's dialect (an LSTM) parses, for
+                // umac-legalize-tfl-lstm to replace as `umac compile` does.
+                if !args.iter().any(|a| a == "--allow-unregistered-dialect") {
+                    args.insert(1, "--allow-unregistered-dialect".to_string());
+                }
                 Some(converted)
             }
             Err(message) => {

@@ -122,3 +122,21 @@ fn every_stage_can_be_seen() {
         assert!(stderr.contains(&format!("IR Dump After {pass}")), "{pass} is not shown");
     }
 }
+
+/// An LSTM model as a user has it, a `.tflite` file: `umac compile` prints its pipeline (the
+/// LSTM legalized first, `umac-legalize-tfl-lstm`) and `umac-opt` replays it from the same file
+/// to the same module.
+#[test]
+fn a_tflite_lstm_compile_replays_with_umac_opt() {
+    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let model = dir.join("lstm_stack_int8.tflite");
+    let work = temp("lstm-tflite");
+    let emitted = work.join("final.mlir");
+    let printed = run(Command::new(env!("CARGO_BIN_EXE_umac"))
+        .args(["compile", model.to_str().unwrap(), "--target", "cortex-m4", "--print-pipeline", "-o"])
+        .arg(work.join("out"))
+        .arg("--emit-mlir")
+        .arg(&emitted));
+    assert!(printed.contains("builtin.module(umac-legalize-tfl-lstm,"), "{printed}");
+    replays(&model, &printed, &emitted, &work);
+}

@@ -49,6 +49,27 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
     }
 }
 
+/// An LSTM `.tflite` model runs as it is (its quantization read from the file): one inference
+/// from the initial state gives TFLite Micro's first output, with both engines agreeing.
+#[test]
+fn a_tflite_lstm_runs_as_it_is() {
+    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let out = temp("lstm-tflite.npy");
+    let (code, _, stderr) = umac(&[
+        "run",
+        dir.join("lstm_stack_int8.tflite").to_str().unwrap(),
+        "--input",
+        dir.join("ref/lstm_stack_int8/input_0.npy").to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--engine",
+        "both",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("the cranelift and llvm engines agree on all 1 outputs"), "{stderr}");
+    assert_eq!(read_npy(&out).unwrap(), read_npy(&dir.join("ref/lstm_stack_int8/output_0.npy")).unwrap());
+}
+
 /// A `.tflite` model runs as it is, converted as `umac compile` converts it: every reference input
 /// gives TFLite Micro's bytes. A file that is no flatbuffer is refused before conversion.
 #[test]
