@@ -254,12 +254,12 @@ mod tests {
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);
         assert_eq!(
             pipeline.parts[0].text,
-            "umac-specialize-entry{entry=main shapes=2x4},umac-strip-entry-attributes{entry=main},\
-             umac-rename-entry{entry=main name=kws}"
+            "umac-legalize-tfl-lstm,umac-specialize-entry{entry=main shapes=2x4},\
+             umac-strip-entry-attributes{entry=main},umac-rename-entry{entry=main name=kws}"
         );
         assert!(pipeline.parts[1].text.is_empty() && pipeline.parts[2].text.is_empty(), "no accelerators, no part");
         let text = pipeline.text();
-        assert!(text.starts_with("builtin.module(umac-specialize-entry{"), "{text}");
+        assert!(text.starts_with("builtin.module(umac-legalize-tfl-lstm,umac-specialize-entry{"), "{text}");
         assert!(!text.contains(",,"), "empty parts leave no gap: {text}");
         assert!(text.contains("umac-split-borders") && text.contains("index-bitwidth=32"), "{text}");
         let host = CompilePipeline::new(
@@ -272,6 +272,6 @@ mod tests {
         assert!(host.text().contains("channel-offsets=true}"));
         assert!(host.text().contains("umac-im2col{all-windows=true}"));
         assert!(host.text().contains("umac-tile-and-fuse{vectors=true pixels=true}"));
-        assert!(host.text().starts_with("builtin.module(umac-resolve-slice-sizes,"));
+        assert!(host.text().starts_with("builtin.module(umac-legalize-tfl-lstm,umac-resolve-slice-sizes,"));
     }
 }
