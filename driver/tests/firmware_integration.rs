@@ -217,3 +217,60 @@ fn reset_state_cortex_m55() {
 fn reset_state_cortex_m4() {
     reset_state(CORTEX_M4, MPS2_AN386);
 }
+
+/// Float LSTMs on firmware (test/models/lstm: the small one and TFLite Micro's trained MNIST
+/// example), whose sigmoids and tanhs are float arithmetic (`umac-expand-exp-tanh`: firmware links
+/// no libm; the object imports nothing but memcpy and memset): the five cases in order
+/// (`driver/tests/firmware_programs/float_outputs.c`), every output within 1e-5 of TFLite Micro's.
+fn float_lstms(cpu: Cpu, platform: Platform) {
+    for dir in ["lstm_small_f32", "mnist/f32"] {
+        let work = std::env::temp_dir().join(format!(
+            "umac-float-{}-{}-{}",
+            std::process::id(),
+            cpu.name,
+            dir.replace('/', "-")
+        ));
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm").join(dir);
+        let firmware = compile_with(&dir, cpu, &options("model", "", false));
+        assert!(
+            firmware.imports.iter().all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem")),
+            "{:?}",
+            firmware.imports
+        );
+        let written = output::write(&work.join("model"), "model", &firmware).unwrap();
+        let sources = [
+            ("main.c", include_str!("firmware_programs/float_outputs.c").to_string()),
+            ("cases_model.c", cases_c("model", &dir)),
+        ];
+        let include = written.header.parent().unwrap().to_path_buf();
+        let program =
+            build_program(platform, &work, "float_outputs", &sources, &[], &[&written.object], &[include]).unwrap();
+        let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
+        assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+        for (c, case) in cases(&dir).iter().enumerate() {
+            let line = outcome.output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
+            let got: Vec<f32> = line
+                .split_whitespace()
+                .skip(2)
+                .map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap()))
+                .collect();
+            let want: Vec<f32> =
+                case.expected[0].chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+            assert_eq!(got.len(), want.len());
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-5, "{} case {c} on {}: {a} vs TFLite Micro's {b}", dir.display(), cpu.name);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&work);
+    }
+}
+
+#[test]
+fn float_lstms_cortex_m55() {
+    float_lstms(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn float_lstms_cortex_m4() {
+    float_lstms(CORTEX_M4, MPS2_AN386);
+}

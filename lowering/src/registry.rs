@@ -73,6 +73,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::narrow_reduction_inputs::INFO,
     passes::recompute_elementwise::INFO,
     passes::expand_roundeven::INFO,
+    passes::expand_exp_tanh::INFO,
     passes::fold_padding::INFO,
     passes::im2col::INFO,
     passes::im2col::COLLAPSE_INFO,

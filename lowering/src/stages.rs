@@ -143,7 +143,8 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     } else {
         (String::new(), String::new())
     };
-    let rounding = if options.expand_rounding { ",umac-expand-roundeven" } else { "" };
+    // No libm: float rounding as additions, exponentials and tanh as polynomials.
+    let rounding = if options.expand_rounding { ",umac-expand-roundeven,umac-expand-exp-tanh" } else { "" };
     // Structured loops keep the accelerators' calls as `umac.call_extern` (a printer calls the
     // kernels itself).
     let (calls, end) = if options.structured {
@@ -282,7 +283,8 @@ pub struct OperatorOptions {
     /// Float rounding to the nearest (even) integer as plain float additions (`umac-expand-roundeven`): a
     /// float model input quantized (TOSA's cast) rounds so. For firmware, which links no libm
     /// and runs on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call
-    /// `roundevenf`).
+    /// `roundevenf`). Exponentials and tanh (float sigmoids, softmaxes and LSTMs) become float
+    /// arithmetic too (`umac-expand-exp-tanh`): firmware links no `expf` or `tanhf`.
     pub expand_rounding: bool,
     /// Stop at structured loops (`scf`) for a printer of source code: no lowering to `cf`.
     pub structured: bool,

@@ -119,8 +119,9 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         let names: Vec<&str> = unsupported.iter().map(|s| s.as_str()).collect();
         return Err(Error::Compile(format!(
             "the generated code calls {}, which firmware output does not provide (it links against nothing but \
-             memcpy/memset/memmove, the toolchain's integer helpers and the accelerators' kernels; floating-point \
-             functions such as expf or tanhf are not supported in firmware yet)",
+             memcpy/memset/memmove, the toolchain's integer helpers and the accelerators' kernels; umac computes \
+             exp and tanh itself, other floating-point functions such as logf or powf are not supported in \
+             firmware yet)",
             names.join(", ")
         )));
     }
