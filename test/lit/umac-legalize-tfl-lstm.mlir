@@ -99,3 +99,34 @@ func.func @float_time_major(%x: tensor<3x2x2xf32>) -> tensor<3x2x4xf32> {
   %y = "tfl.unidirectional_sequence_lstm"(%x, %w1, %w2, %w3, %w4, %w5, %w6, %w7, %w8, %none, %none, %none, %b12, %b13, %b14, %b15, %none, %none, %h0, %c0, %none, %none, %none, %none) {umac.lstm = {cell_activation = "tanh", cell_clip = 0.0 : f32, time_major = true}} : (tensor<3x2x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, none, none, none, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, none, none, tensor<1x4xf32>, tensor<1x4xf32>, none, none, none, none) -> tensor<3x2x4xf32>
   return %y : tensor<3x2x4xf32>
 }
+
+
+// -----
+
+// A module that has state globals of an earlier LSTM already (the pass run on its own output
+// with a new LSTM added): the new state takes the next free names.
+// CHECK-DAG: ml_program.global private mutable @umac_lstm0_hidden(dense<0>
+// CHECK-DAG: ml_program.global private mutable @umac_lstm1_hidden(
+// CHECK-DAG: ml_program.global private mutable @umac_lstm1_cell(
+// CHECK-LABEL: func.func @second(
+// CHECK: ml_program.global_load @umac_lstm1_hidden
+ml_program.global private mutable @umac_lstm0_hidden(dense<0> : tensor<1x1x1x4xi8>) : tensor<1x1x1x4xi8>
+func.func @second(%x: tensor<1x3x2xi8>) -> tensor<1x3x4xi8> {
+  %none = "tfl.no_value"() {value} : () -> none
+  %w1 = "tosa.const"() <{values = dense<1> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+  %w2 = "tosa.const"() <{values = dense<2> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+  %w3 = "tosa.const"() <{values = dense<3> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+  %w4 = "tosa.const"() <{values = dense<4> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+  %w5 = "tosa.const"() <{values = dense<5> : tensor<4x4xi8>}> : () -> tensor<4x4xi8>
+  %w6 = "tosa.const"() <{values = dense<6> : tensor<4x4xi8>}> : () -> tensor<4x4xi8>
+  %w7 = "tosa.const"() <{values = dense<7> : tensor<4x4xi8>}> : () -> tensor<4x4xi8>
+  %w8 = "tosa.const"() <{values = dense<8> : tensor<4x4xi8>}> : () -> tensor<4x4xi8>
+  %b12 = "tosa.const"() <{values = dense<1200> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %b13 = "tosa.const"() <{values = dense<1300> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %b14 = "tosa.const"() <{values = dense<1400> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %b15 = "tosa.const"() <{values = dense<1500> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %h0 = "tosa.const"() <{values = dense<0> : tensor<1x4xi8>}> : () -> tensor<1x4xi8>
+  %c0 = "tosa.const"() <{values = dense<0> : tensor<1x4xi16>}> : () -> tensor<1x4xi16>
+  %y = "tfl.unidirectional_sequence_lstm"(%x, %w1, %w2, %w3, %w4, %w5, %w6, %w7, %w8, %none, %none, %none, %b12, %b13, %b14, %b15, %none, %none, %h0, %c0, %none, %none, %none, %none) {umac.lstm = {cell_activation = "tanh", cell_clip = 10.0 : f32, time_major = false, input_scale = 0.5 : f32, input_zero_point = 3 : i64, weight_scales = array<f32: 9.765625e-4, 9.765625e-4, 9.765625e-4, 9.765625e-4, 9.765625e-4, 9.765625e-4, 9.765625e-4, 9.765625e-4>, hidden_scale = 0.25 : f32, hidden_zero_point = -5 : i64, cell_scale = 6.1035156e-5 : f32}} : (tensor<1x3x2xi8>, tensor<4x2xi8>, tensor<4x2xi8>, tensor<4x2xi8>, tensor<4x2xi8>, tensor<4x4xi8>, tensor<4x4xi8>, tensor<4x4xi8>, tensor<4x4xi8>, none, none, none, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, none, none, tensor<1x4xi8>, tensor<1x4xi16>, none, none, none, none) -> tensor<1x3x4xi8>
+  return %y : tensor<1x3x4xi8>
+}

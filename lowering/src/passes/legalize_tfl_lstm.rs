@@ -36,7 +36,10 @@ use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use step::{Lstm, Quantized, quantize_multiplier};
 use umac_dialects::{
-    ir::{attribute, collect, element_type, op_name, splice_function, static_tensor_shape, type_text},
+    ir::{
+        attribute, collect, element_type, op_name, splice_function, static_tensor_shape, symbol_name, top_level_ops,
+        type_text,
+    },
     text::{str_ref, string_from},
 };
 
@@ -58,10 +61,17 @@ struct LegalizeTflLstm;
 impl UmacPass for LegalizeTflLstm {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let mut failed = false;
-        for (n, raw) in collect(operation, |op| op_name(op) == LSTM_OP).into_iter().enumerate() {
+        // State globals get names no symbol of the module has.
+        let taken: Vec<String> = top_level_ops(operation).iter().filter_map(symbol_name).collect();
+        let mut next = 0;
+        for raw in collect(operation, |op| op_name(op) == LSTM_OP) {
             // SAFETY: each op is alive until replaced below, one at a time.
             let op = unsafe { OperationRef::from_raw(raw) };
-            let globals = [format!("umac_lstm{n}_hidden"), format!("umac_lstm{n}_cell")];
+            while taken.iter().any(|t| t.starts_with(&format!("umac_lstm{next}_"))) {
+                next += 1;
+            }
+            let globals = [format!("umac_lstm{next}_hidden"), format!("umac_lstm{next}_cell")];
+            next += 1;
             let lstm = match read(&op, globals) {
                 Ok(lstm) => lstm,
                 Err(message) => {

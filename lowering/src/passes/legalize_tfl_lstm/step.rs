@@ -1,5 +1,5 @@
 //! The IR of one `tfl.unidirectional_sequence_lstm`: a helper function (for
-//! [`umac_dialects::ir::splice`]) whose body loads the state, runs the time steps in an `scf.for`
+//! [`umac_dialects::ir::splice_function`]) whose body loads the state, runs the time steps in an `scf.for`
 //! over tensors (TOSA for the fully connected layers, rescales, products and sums; a
 //! `linalg.generic` for TFLite's integer sigmoid and tanh), writes each step's hidden state into
 //! the output, and stores the state back.
