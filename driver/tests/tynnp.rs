@@ -138,3 +138,24 @@ fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &
         }
     }
 }
+
+/// An LSTM model on `tynnp,rv32im` (test/models/lstm/lstm_stack_int8): the two LSTMs' time loops
+/// run on the RV32 control unit, the last fully connected layer, which has no bias of its own (the
+/// converter gives a one-element zero bias, which TOSA broadcasts), on the NU. One inference from
+/// the initial state on the simulator, hazard checking on, gives TFLite Micro's first output.
+#[test]
+fn an_lstm_model_runs_with_the_npu() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm/lstm_stack_int8");
+    let firmware = compile_for(&dir, "lstm", RV32IM, "tynnp");
+    assert!(
+        firmware.placements.iter().any(|p| p.op == "tosa.conv2d" && p.target == "tynnp"),
+        "{:?}",
+        firmware.placements
+    );
+    assert_eq!(firmware.state_bytes, 72);
+    let case = &cases(&dir)[0];
+    let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
+    let tensor = Tensor { dtype: DType::I8, shape: input.shape, data: case.inputs[0].clone() };
+    let run = simulate(&firmware, &[tensor], Params::default()).unwrap();
+    assert_eq!(run.outputs[0].data, case.expected[0]);
+}

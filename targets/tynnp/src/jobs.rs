@@ -402,7 +402,12 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
         Some(reshape) => constant_of(reshape, 0, "filter")?,
         None => constant_of(conv, 1, "filter")?,
     };
-    let mut constants = vec![bytes_of(&weights, 1), bytes_of(&constant_of(conv, 2, "bias")?, 4)];
+    // TOSA broadcasts a one-element bias (a layer without one: the converter gives zero).
+    let mut bias = constant_of(conv, 2, "bias")?;
+    if bias.len() == 1 {
+        bias = vec![bias[0]; channels as usize];
+    }
+    let mut constants = vec![bytes_of(&weights, 1), bytes_of(&bias, 4)];
     constants.extend(scales);
     let mut scalars = vec![
         ("ih", ih),
