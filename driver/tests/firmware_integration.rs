@@ -86,17 +86,29 @@ fn two_models_in_one_image_cortex_m4() {
     two_models(CORTEX_M4, MPS2_AN386);
 }
 
-/// Links KWS, compiled as `firmware`, into the program `main_c` (with KWS's five cases in
-/// `cases_kws.c`) under `work`, runs it on `platform` and returns what it printed; it must exit 0.
-fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c: &str) -> String {
-    let dir = models_dir().unwrap().join("kws");
-    let written = output::write(&work.join("kws"), "kws", firmware).unwrap();
-    let sources = [("main.c", main_c.to_string()), ("cases_kws.c", cases_c("kws", &dir))];
+/// Links the model of `dir`, compiled as `firmware` and named `name`, into the program `main_c`
+/// (with the model's five cases in `cases_<name>.c`) under `work`, runs it on `platform` and
+/// returns what it printed; it must exit 0.
+fn run_program(
+    platform: Platform,
+    work: &Path,
+    (name, dir): (&str, &Path),
+    firmware: &Firmware,
+    main_c: &str,
+) -> String {
+    let written = output::write(&work.join(name), name, firmware).unwrap();
+    let cases_file = format!("cases_{name}.c");
+    let sources = [("main.c", main_c.to_string()), (cases_file.as_str(), cases_c(name, dir))];
     let include = written.header.parent().unwrap().to_path_buf();
-    let program = build_program(platform, work, "kws_program", &sources, &[], &[&written.object], &[include]).unwrap();
+    let program = build_program(platform, work, "program", &sources, &[], &[&written.object], &[include]).unwrap();
     let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
     assert_eq!(outcome.status, Some(0), "{}", outcome.output);
     outcome.output
+}
+
+/// [`run_program`] for KWS, compiled as `kws`.
+fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c: &str) -> String {
+    run_program(platform, work, ("kws", &models_dir().unwrap().join("kws")), firmware, main_c)
 }
 
 /// KWS compiled with profiling hooks (`--profile-hooks`), as an object or as C, the hooks defined by the firmware
@@ -195,16 +207,9 @@ fn reset_state(cpu: Cpu, platform: Platform) {
         firmware.header
     );
     assert_eq!(firmware.metadata["state_bytes"], 72);
-    let written = output::write(&work.join("lstm"), "lstm", &firmware).unwrap();
-    let sources = [
-        ("main.c", include_str!("firmware_programs/reset_state.c").to_string()),
-        ("cases_lstm.c", cases_c("lstm", &dir)),
-    ];
-    let include = written.header.parent().unwrap().to_path_buf();
-    let program = build_program(platform, &work, "reset_state", &sources, &[], &[&written.object], &[include]).unwrap();
-    let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
-    assert_eq!(outcome.status, Some(0), "{}", outcome.output);
-    assert!(outcome.output.contains("ok: 5 cases, reset, 2 cases; state 72 bytes"), "{}", outcome.output);
+    let output =
+        run_program(platform, &work, ("lstm", &dir), &firmware, include_str!("firmware_programs/reset_state.c"));
+    assert!(output.contains("ok: 5 cases, reset, 2 cases; state 72 bytes"), "{output}");
     let _ = std::fs::remove_dir_all(&work);
 }
 
@@ -237,18 +242,10 @@ fn float_lstms(cpu: Cpu, platform: Platform) {
             "{:?}",
             firmware.imports
         );
-        let written = output::write(&work.join("model"), "model", &firmware).unwrap();
-        let sources = [
-            ("main.c", include_str!("firmware_programs/float_outputs.c").to_string()),
-            ("cases_model.c", cases_c("model", &dir)),
-        ];
-        let include = written.header.parent().unwrap().to_path_buf();
-        let program =
-            build_program(platform, &work, "float_outputs", &sources, &[], &[&written.object], &[include]).unwrap();
-        let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
-        assert_eq!(outcome.status, Some(0), "{}", outcome.output);
+        let output =
+            run_program(platform, &work, ("model", &dir), &firmware, include_str!("firmware_programs/float_outputs.c"));
         for (c, case) in cases(&dir).iter().enumerate() {
-            let line = outcome.output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
+            let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
             let got: Vec<f32> = line
                 .split_whitespace()
                 .skip(2)

@@ -179,9 +179,7 @@ pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
             })
         })
         .collect::<Result<_, String>>()?;
-    let subgraphs = fb.vector(model, 2).ok_or_else(bad)?;
-    let subgraph = fb.table_at_vector(subgraphs, 0).ok_or_else(bad)?;
-    let tensors = fb.vector(subgraph, 0).ok_or_else(bad)?;
+    let (subgraph, tensors) = fb.first_subgraph().ok_or_else(bad)?;
     let Some(list) = fb.vector(subgraph, 3) else {
         return Ok(vec![]);
     };
@@ -248,10 +246,7 @@ pub struct Quantization {
 pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
     let fb = FlatBuffer(bytes);
     let bad = || "malformed .tflite flatbuffer".to_string();
-    let model = fb.root().ok_or_else(bad)?;
-    let subgraphs = fb.vector(model, 2).ok_or_else(bad)?;
-    let subgraph = fb.table_at_vector(subgraphs, 0).ok_or_else(bad)?;
-    let tensors = fb.vector(subgraph, 0).ok_or_else(bad)?;
+    let (subgraph, tensors) = fb.first_subgraph().ok_or_else(bad)?;
     let read = |field: usize| -> Result<Vec<Quantization>, String> {
         let Some(indices) = fb.vector(subgraph, field) else {
             return Ok(vec![]);
@@ -272,6 +267,11 @@ pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
 pub(super) struct FlatBuffer<'a>(pub(super) &'a [u8]);
 
 impl FlatBuffer<'_> {
+    /// The model's first subgraph and its vector of tensors.
+    pub(super) fn first_subgraph(&self) -> Option<(usize, (usize, usize))> {
+        let subgraph = self.table_at_vector(self.vector(self.root()?, 2)?, 0)?;
+        Some((subgraph, self.vector(subgraph, 0)?))
+    }
     /// The quantization of tensor table `tensor` (empty when it has none).
     pub(super) fn quantization(&self, tensor: usize) -> Quantization {
         let Some(q) = self.table(tensor, 4) else {

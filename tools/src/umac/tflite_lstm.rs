@@ -48,9 +48,7 @@ pub fn attach(context: &Context, module: &Module, bytes: &[u8]) -> Result<(), St
 fn parameters(bytes: &[u8], index: usize) -> Result<String, String> {
     let fb = FlatBuffer(bytes);
     let bad = || "malformed .tflite flatbuffer".to_string();
-    let model = fb.root().ok_or_else(bad)?;
-    let subgraph = fb.table_at_vector(fb.vector(model, 2).ok_or_else(bad)?, 0).ok_or_else(bad)?;
-    let tensors = fb.vector(subgraph, 0).ok_or_else(bad)?;
+    let (subgraph, tensors) = fb.first_subgraph().ok_or_else(bad)?;
     let op = fb.table_at_vector(fb.vector(subgraph, 3).ok_or_else(bad)?, index).ok_or_else(bad)?;
     let inputs = fb.vector(op, 1).ok_or_else(bad)?;
     // Operator input k's tensor table, `None` when absent (-1).
