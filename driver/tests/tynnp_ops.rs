@@ -260,7 +260,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
     umac_driver::register_targets();
     let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
     let targets = ["tynnp", "tynnp -double-buffer=false", "tynnp -dma=1"];
-    let mut folded = 0;
+    let (mut folded, mut packed) = (0, 0);
     let rounds = 200;
     for round in 0..rounds {
         let kind = round % KINDS.len();
@@ -277,11 +277,15 @@ fn every_job_equals_the_reference_on_random_shapes() {
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
         let placed = firmware.placements.iter().find(|p| p.op == KINDS[kind]).map(|p| p.target.clone());
         assert_eq!(placed.as_deref(), Some("tynnp"), "round {round} ({target}): not on the NPU\n{text}");
-        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
+        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
+        // A convolution whose output pixels are packed into the NU's columns multiplies zeros too.
+        packed += usize::from(report.macs > report.model_macs);
     }
-    // Convolutions with few input channels and kernel columns to fold into them run folded.
+    // Convolutions with few input channels and kernel columns to fold into them run folded;
+    // those with few output channels and rows of whole groups pack their output pixels.
     let convolutions = rounds / KINDS.len();
     assert!(folded >= 3, "only {folded} of {convolutions} convolutions were folded");
+    assert!(packed >= 3, "only {packed} of {convolutions} convolutions packed their output pixels");
 }
 
 /// Convolutions like KWS's first layer (tall kernels over one or two channels) fold their kernel
@@ -353,9 +357,18 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
 }
 
 /// Runs `firmware` on the simulator (hazard checking on) and requires `expected`'s bytes.
-fn assert_runs_to(firmware: &Firmware, input: &Tensor, params: umac_sim::npu::Params, expected: &Tensor, what: &str) {
+/// Runs `firmware` on the simulator, hazard checking on, and checks its output; returns the
+/// run's report.
+fn assert_runs_to(
+    firmware: &Firmware,
+    input: &Tensor,
+    params: umac_sim::npu::Params,
+    expected: &Tensor,
+    what: &str,
+) -> umac_sim::report::Report {
     let run = simulate(firmware, std::slice::from_ref(input), params).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(run.outputs[0].data, expected.data, "{what}: the NPU differs from the reference");
+    run.report
 }
 
 /// The dimensions of `text`'s result (`return %v : tensor<AxBx..xi8>`).

@@ -277,10 +277,16 @@ fn an_npu_kernel_runs_on_the_schedule_computed_by_hand() {
     assert_eq!(i64::from(result.unwrap() as i32), ((acc + 4) >> 3).clamp(-128, 127));
     let f = &m.functions[0];
     assert_eq!((f.name.as_str(), f.cycles, f.npu_stalls), ("kernel", 454, 363));
-    let report = crate::report::report(&m, (0, 0), &[]);
+    let report = crate::report::report(&m, (0, 0), &[], None);
     assert_eq!((report.cycles, report.macs, report.ddr_bytes), (454, 16384, 2304));
     // max(16384 / 256, 2304 / 16) = 144.
     assert_eq!(report.roofline_cycles, 144);
+    // The model's MACs, when the caller counts them, bound the run instead of the jobs' (which
+    // multiply the zeros of a packed filter too): max(65536 / 256, 144) = 256; the jobs' MACs
+    // stay as they were.
+    let report = crate::report::report(&m, (0, 0), &[], Some(65536));
+    assert_eq!((report.macs, report.model_macs, report.roofline_cycles), (16384, 65536, 256));
+    assert!(report.text.contains("roofline bound 256 cycles = max(65536 MACs of the model / 256"), "{}", report.text);
 }
 
 #[test]
@@ -354,11 +360,11 @@ fn each_call_issuing_npu_instructions_is_a_kernel() {
     // k1: the call (jal, 2), two waits (1 each), the return (2); k2: the tail jump (2), one
     // wait, the return.
     assert_eq!(kernels, [("k1", 2, 6), ("k2", 1, 5)]);
-    let report = crate::report::report(&m, (0, 0), &["first".into(), "second".into()]);
+    let report = crate::report::report(&m, (0, 0), &["first".into(), "second".into()], None);
     let labels: Vec<&str> = report.kernels.iter().map(|k| k.label.as_str()).collect();
     assert_eq!(labels, ["first", "second"]);
     assert!(report.text.contains("  first "), "{}", report.text);
     // Labels that do not match the kernels one to one are not used.
-    let report = crate::report::report(&m, (0, 0), &["only one".into()]);
+    let report = crate::report::report(&m, (0, 0), &["only one".into()], None);
     assert_eq!(report.kernels[1].label, "k2");
 }

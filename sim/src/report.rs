@@ -10,9 +10,13 @@ pub struct Report {
     /// Cycles until the CU stopped and every job completed.
     pub cycles: u64,
     pub instret: u64,
+    /// The multiply-accumulates the NPU's jobs did.
     pub macs: u64,
+    /// The model's, as the caller counts them (else [`Report::macs`]): fewer when a job's
+    /// constants were packed with zeros (output pixels packed into the NU's columns).
+    pub model_macs: u64,
     pub ddr_bytes: u64,
-    /// `max(MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)`.
+    /// `max(model MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)`.
     pub roofline_cycles: u64,
     /// Per unit: name, jobs, busy cycles.
     pub units: Vec<(String, u64, u64)>,
@@ -33,8 +37,10 @@ pub struct KernelFigures {
 }
 
 /// The report of everything `m` ran so far (`cycles` and `instret` from `start`); `labels`
-/// name the NPU kernels in call order (ignored unless there is one per kernel).
-pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
+/// name the NPU kernels in call order (ignored unless there is one per kernel); `model_macs`,
+/// the model's multiply-accumulates, bound the run (else the jobs' do). A kernel's roofline
+/// counts the MACs its jobs did.
+pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Option<u64>) -> Report {
     let npu = &m.npu;
     let p = &npu.params;
     let bound =
@@ -53,7 +59,8 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
     let cycles = m.cycles.max(npu.last_end()) - start.0;
     let instret = m.instret - start.1;
     let counters = &npu.counters;
-    let roofline = bound(counters.macs, counters.ddr_bytes);
+    let model_macs = model_macs.unwrap_or(counters.macs);
+    let roofline = bound(model_macs, counters.ddr_bytes);
     let mut text = String::new();
     let _ = writeln!(text, "cycles {cycles}, instructions {instret} (CU)");
     if !m.functions.is_empty() {
@@ -103,7 +110,7 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
         let share = if cycles == 0 { 0.0 } else { 100.0 * roofline as f64 / cycles as f64 };
         let _ = writeln!(
             text,
-            "roofline bound {roofline} cycles = max(MACs / {}, DDR bytes / {}): the run takes {:.2}x of it ({share:.1}%)",
+            "roofline bound {roofline} cycles = max({model_macs} MACs of the model / {}, DDR bytes / {}): the run takes {:.2}x of it ({share:.1}%)",
             p.macs_per_cycle(),
             p.ddr_bytes_per_cycle,
             cycles as f64 / roofline.max(1) as f64
@@ -114,6 +121,7 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String]) -> Report {
         cycles,
         instret,
         macs: counters.macs,
+        model_macs,
         ddr_bytes: counters.ddr_bytes,
         roofline_cycles: roofline,
         units,

@@ -112,7 +112,13 @@ pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Resul
         let data = m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
         outputs.push(Tensor { dtype, shape, data: data.to_vec() });
     }
-    Ok(SimulatedRun { outputs, report: report(&m, (0, 0), &kernel_labels(firmware)) })
+    Ok(SimulatedRun { outputs, report: report(&m, (0, 0), &kernel_labels(firmware), Some(accelerated_macs(firmware))) })
+}
+
+/// The multiply-accumulates of the model's ops that accelerators run (the source ops of their
+/// operators), which bound the run whatever layout the jobs' constants take.
+fn accelerated_macs(firmware: &Firmware) -> u64 {
+    firmware.operators.iter().filter(|o| o.target.is_some()).map(|o| o.macs).sum()
 }
 
 /// A label for each accelerator composite in program order (the order its kernel is called

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     let result = machine.run(args.limit);
     let _ = std::io::stdout().write_all(&machine.output);
     if args.report {
-        eprint!("{}", report(&machine, (0, 0), &[]).text);
+        eprint!("{}", report(&machine, (0, 0), &[], None).text);
     }
     match result {
         Ok(Exit::Exited(status)) => ExitCode::from(status.clamp(0, 255) as u8),

@@ -294,6 +294,8 @@ pub struct Job {
     pub scalars: Vec<(&'static str, i64)>,
     /// The bytes of each tiled tensor, then of the output.
     pub bytes: Vec<i64>,
+    /// How many output pixels a convolution's job packs into the NU's columns (`pixels.rs`).
+    pub pixels: i64,
 }
 
 impl Job {
@@ -430,7 +432,7 @@ pub fn convolution(composite: &Composite, depthwise: bool) -> Result<Job, Error>
     scalars.extend(out);
     let bytes = vec![ih * iw * ic, oh * ow * channels * if raw { 4 } else { 1 }];
     let code = if depthwise { &DWCONV } else { &CONV };
-    Ok(Job { code, operands: vec![input], constants, scalars, bytes })
+    Ok(Job { code, operands: vec![input], constants, scalars, bytes, pixels: 1 })
 }
 
 /// `vu.pool` for `tosa.avg_pool2d` or `tosa.max_pool2d`.
@@ -468,6 +470,7 @@ pub fn pool(composite: &Composite) -> Result<Job, Error> {
         constants: Vec::new(),
         scalars,
         bytes: vec![ih * iw * c, oh * ow * c],
+        pixels: 1,
     })
 }
 
@@ -498,7 +501,14 @@ pub fn eltwise(composite: &Composite, sub: bool) -> Result<Job, Error> {
     }
     scalars.push(("count", count));
     scalars.extend(out);
-    Ok(Job { code: if sub { &SUB } else { &ADD }, operands, constants, scalars, bytes: vec![count, count, count] })
+    Ok(Job {
+        code: if sub { &SUB } else { &ADD },
+        operands,
+        constants,
+        scalars,
+        bytes: vec![count, count, count],
+        pixels: 1,
+    })
 }
 
 /// `vu.table` for a `tosa.table`: int8 to int8 through 256 entries, or int16 to int32 through 513.
@@ -515,5 +525,6 @@ pub fn table(composite: &Composite) -> Result<Job, Error> {
         constants: vec![bytes_of(&constant_of(t, 1, "table")?, entry)],
         scalars: vec![("count", count)],
         bytes: vec![count * input, count * output],
+        pixels: 1,
     })
 }

@@ -381,6 +381,7 @@ mod tests {
             constants: vec![vec![7; 20], bias.clone(), jobs::bytes_of(&[1 << 30], 4), vec![33]],
             scalars: Vec::new(),
             bytes: Vec::new(),
+            pixels: 1,
         };
         let record = job.packed().unwrap();
         let mut expected = vec![7; 20];
@@ -417,6 +418,7 @@ mod tests {
             constants: vec![vec![0; 4], vec![0]],
             scalars: Vec::new(),
             bytes: vec![512, 512, 512],
+            pixels: 1,
         };
         let values = vec![("count".to_string(), 512)];
         let plan = |dm: &str| element_layout(&job, &values, &room(&Params::parse(dm).unwrap())).unwrap();

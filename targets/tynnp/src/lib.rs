@@ -26,6 +26,7 @@ mod jobs;
 mod layout;
 mod loops;
 mod patterns;
+mod pixels;
 mod primitives;
 mod resident;
 mod schedule;
@@ -146,6 +147,11 @@ impl Backend for Tynnp {
             "start a kernel that reads the kept output of the one before while that one's last tiles run (false: each kernel waits for its jobs)",
         ));
         attributes.push(TargetAttr::bool(
+            pixels::PACK,
+            true,
+            "pack adjacent output pixels of a convolution with few output channels into the NU's columns (false: one pixel a pass)",
+        ));
+        attributes.push(TargetAttr::bool(
             DOUBLE_BUFFER,
             true,
             "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
@@ -224,8 +230,8 @@ impl Backend for Tynnp {
         if instructions::is_instruction(&op.name()) { instructions::verify(op) } else { primitives::verify(op) }
     }
 
-    fn primitive(&self, composite: &Composite, _attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
-        primitives::primitive(composite)
+    fn primitive(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
+        primitives::primitive(composite, attributes)
     }
 
     fn reference(&self, op: &OpView) -> Result<String, Error> {

@@ -5,7 +5,7 @@
 //!
 //! | op | job | operands | attributes |
 //! |---|---|---|---|
-//! | `tynnp.conv2d` | `nu.conv` | input `[1,ih,iw,ic]` i8, filter `[oc,kh,kw,ic]` i8, bias `[oc]` i32, multiplier, shift | zero points, strides, dilations, `pad_top`, `pad_left`, `out_flags`, `output_zp`, `min`, `max` |
+//! | `tynnp.conv2d` | `nu.conv` | input `[1,ih,iw,ic]` i8, filter `[oc,kh,kw,ic]` i8, bias `[oc]` i32, multiplier, shift | zero points, strides, dilations, `pad_top`, `pad_left`, `out_flags`, `output_zp`, `min`, `max`; `pixels` when packed |
 //! | `tynnp.depthwise_conv2d` | `vu.dwconv` | input, filter `[kh,kw,c,mult]`, bias `[c·mult]`, multiplier, shift | as `conv2d` |
 //! | `tynnp.avg_pool2d`, `tynnp.max_pool2d` | `vu.pool` | input | `kh`, `kw`, strides, `pad_top`, `pad_left`, zero points, `min`, `max` |
 //! | `tynnp.add`, `tynnp.sub` | `vu.eltwise` | x, y (i8, one shape), multiplier `[1]` i32, shift `[1]` i8 | per input: zero point, left shift, multiplier, shift; `out_flags`, `output_zp`, `min`, `max` |
@@ -15,12 +15,19 @@
 //! input zero point (a window op may read fewer rows than its input has: a slice folded in).
 //! The output stage is the contract's: multiplier and shift per channel when `out_flags` bit 0
 //! is set (else one for all), bit 1 double rounding, bit 2 raw int32 accumulators.
+//! A `tynnp.conv2d` with `pixels = P` packs `P` adjacent output pixels into one of the job's
+//! (`pixels.rs`): its filter `[P·oc, kh, W, ic]`, bias and per-channel scales are the job's, and
+//! so are `stride_x` and the window; its result is the model's `[1, oh, ow, oc]`, which the job
+//! writes as `[oh][ow/P][P·oc]`, the same bytes.
 //! `umac-primitives-tynnp` forms them from composites (through the job each composite runs as),
 //! `umac-legalize-tynnp` lowers them to the control unit's calls, and `umac-reference-tynnp`
 //! lowers them to TOSA (what they compute, for the host).
 
-use crate::jobs::{self, Job, bytes_of};
-use umac_backend::{Composite, Error, ExternArg, OpView, Primitive, PrimitiveArg};
+use crate::{
+    jobs::{self, Job, bytes_of},
+    pixels::PIXELS,
+};
+use umac_backend::{Composite, Error, ExternArg, OpView, Primitive, PrimitiveArg, TargetAttrs};
 
 /// The ops, as their composites are named.
 pub const OPS: [&str; 7] = [
@@ -68,19 +75,29 @@ fn derived(op: &OpView) -> Vec<(&'static str, i64)> {
         "kh" => at(&filter, kh),
         "kw" => at(&filter, kw),
         "oh" => at(&result, 1),
-        "ow" => at(&result, 2),
+        // Packed pixels: the job's output pixels are groups of them.
+        "ow" => at(&result, 2) / pixels_of(op).max(1),
         _ => result.iter().product(),
     };
     given_names(&op.name()).iter().map(|&name| (name, value(name))).collect()
 }
 
+/// The output pixels a primitive op packs into the NU's columns (`pixels.rs`), if it says.
+fn pixels_of(op: &OpView) -> i64 {
+    op.int(PIXELS).unwrap_or(1)
+}
+
 /// The primitive op `composite` becomes: its job's descriptor and constants (`None` when it is
-/// one already).
-pub fn primitive(composite: &Composite) -> Result<Option<Primitive>, Error> {
+/// one already), with the `attributes` of the target (which NPU, what to pack).
+pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {
     if OPS.contains(&composite.last().name().as_str()) {
         return Ok(None);
     }
-    let job = crate::job_of(composite)?;
+    // Its constants in the layout of the job: output pixels packed into the NU's columns when
+    // that pays (and the target lets it).
+    let p = crate::params(attributes)?;
+    let nu = (i64::from(p.nu_rows), i64::from(p.nu_cols));
+    let job = crate::pixels::pack(crate::job_of(composite)?, nu, attributes.bool(crate::pixels::PACK))?;
     let mut operands: Vec<PrimitiveArg> = job
         .operands
         .iter()
@@ -89,9 +106,14 @@ pub fn primitive(composite: &Composite) -> Result<Option<Primitive>, Error> {
             other => Err(Error::Invalid(format!("a tiled operand {other:?}"))),
         })
         .collect::<Result<_, _>>()?;
-    // The filter's shape: the convolution's (after a reshape the composite folds).
+    // The filter's shape: the convolution's (after a reshape the composite folds), or the
+    // packed job's.
     let convolution = composite.get("tosa.conv2d").or(composite.get("tosa.depthwise_conv2d"));
-    let filter = convolution.and_then(|c| c.operand_type(1)).map(|t| t.dims()).unwrap_or_default();
+    let mut filter = convolution.and_then(|c| c.operand_type(1)).map(|t| t.dims()).unwrap_or_default();
+    let pixels = job.pixels;
+    if pixels > 1 {
+        filter = ["oc", "kh", "kw", "ic"].iter().map(|n| scalar_of(&job, n)).collect::<Result<_, _>>()?;
+    }
     for (region, bytes) in job.code.packed.iter().zip(&job.constants) {
         let (element, width, shape) = match *region {
             "filter" => ("i8", 1, filter.clone()),
@@ -111,8 +133,16 @@ pub fn primitive(composite: &Composite) -> Result<Option<Primitive>, Error> {
     }
     let name = composite.pattern.clone();
     let names = attribute_names(&name, job.code);
-    let attributes = job.scalars.iter().filter(|(n, _)| names.contains(n)).map(|(n, v)| (n.to_string(), *v));
-    Ok(Some(Primitive { op: name, operands, attributes: attributes.collect() }))
+    let mut attributes: Vec<(String, i64)> =
+        job.scalars.iter().filter(|(n, _)| names.contains(n)).map(|(n, v)| (n.to_string(), *v)).collect();
+    if pixels > 1 {
+        attributes.push((PIXELS.to_string(), pixels));
+    }
+    Ok(Some(Primitive { op: name, operands, attributes }))
+}
+
+fn scalar_of(job: &Job, name: &str) -> Result<i64, Error> {
+    job.scalars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).ok_or_else(|| Error::Invalid(format!("no {name}")))
 }
 
 /// The attributes of primitive `name` running `code`: the code's scalars its types do not give.
@@ -157,7 +187,7 @@ pub fn job(op: &OpView) -> Result<Job, Error> {
     let mut bytes: Vec<i64> = (0..tiled).map(|i| bytes_of_type(op.operand_type(i))).collect();
     bytes.push(bytes_of_type(op.result_type()));
     let operands = (0..tiled).map(|index| ExternArg::Operand { role: op.name(), index }).collect();
-    Ok(Job { code, operands, constants, scalars, bytes })
+    Ok(Job { code, operands, constants, scalars, bytes, pixels: pixels_of(op) })
 }
 
 /// The bytes of an element of `element` (`i8`, `i16` or `i32`).

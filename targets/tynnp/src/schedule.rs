@@ -386,6 +386,7 @@ mod tests {
             constants: vec![vec![1; 48], vec![0; 16], vec![0; 16], vec![0; 4]],
             scalars: Vec::new(),
             bytes: vec![256, 256],
+            pixels: 1,
         };
         let region = |name: &str, at, bytes| (name.to_string(), at, bytes);
         let schedule = Schedule {

@@ -169,3 +169,30 @@ func.func @conv_windows(%x: tensor<1x8x8x4xi8>, %w: tensor<4x1x1x4xi8>, %b: tens
   %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 3 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x8x8x4xi8>, tensor<4x1x1x4xi8>, tensor<4xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x8x4xi8>
   return %c : tensor<1x1x8x4xi8>
 }
+
+// -----
+
+// Packed output pixels: the job's output channels are the filter's, P per output pixel's.
+func.func @packed_channels(%x: tensor<1x4x4x1xi8>, %w: tensor<8x1x4x1xi8>, %b: tensor<8xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x4x2x8xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op gives 16 channels (2 pixels packed) where its filter makes 8}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, pixels = 2 : i64, stride_x = 4 : i64, stride_y = 1 : i64} : (tensor<1x4x4x1xi8>, tensor<8x1x4x1xi8>, tensor<8xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x2x8xi8>
+  return %c : tensor<1x4x2x8xi8>
+}
+
+// -----
+
+// Packed pixels come in whole groups, at the group's stride.
+func.func @packed_groups(%x: tensor<1x4x6x1xi8>, %w: tensor<16x1x4x1xi8>, %b: tensor<16xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x4x3x8xi8> {
+  // expected-error @+1 {{'tynnp.conv2d' op packs 2 pixels with stride_x 4 and dilation_x 1 into 3 output columns; packing needs whole groups, a stride of the group's and dilation_x 1}}
+  %c = "tynnp.conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, pixels = 2 : i64, stride_x = 4 : i64, stride_y = 1 : i64} : (tensor<1x4x6x1xi8>, tensor<16x1x4x1xi8>, tensor<16xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x3x8xi8>
+  return %c : tensor<1x4x3x8xi8>
+}
+
+// -----
+
+// Only the NU's convolution packs pixels.
+func.func @packed_depthwise(%x: tensor<1x4x4x8xi8>, %w: tensor<1x1x8x1xi8>, %b: tensor<8xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x4x4x8xi8> {
+  // expected-error @+1 {{'tynnp.depthwise_conv2d' op has pixels 2; only a tynnp.conv2d packs pixels, 1 or more}}
+  %c = "tynnp.depthwise_conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, pixels = 2 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x4x4x8xi8>, tensor<1x1x8x1xi8>, tensor<8xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x8xi8>
+  return %c : tensor<1x4x4x8xi8>
+}

@@ -3,21 +3,22 @@
 // A kernel's own regions live while it runs (until the kernel waiting for its jobs ends, when
 // it hands them on), a kept output from its writer to its last reader, a record from the
 // kernel copying it to its own. Running every step is umac-schedule-tynnp.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-place-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-place-tynnp)' > %t.steps
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp)' > %t.schedule
+// Output pixels stay unpacked here (-pack-pixels=false; packing: umac-primitives-tynnp-pixels.mlir).
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-place-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-place-tynnp)' > %t.steps
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp)' > %t.schedule
 // RUN: diff %t.steps %t.schedule
 // In 2 KiB of DM the second function's plan does not fit: its kept activation goes back to DDR
 // and both kernels are tiled and placed again.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp{attributes={-dm-kib=2}},umac-prefetch-tynnp{attributes={-dm-kib=2}},umac-tile-tynnp{attributes={-dm-kib=2}})' | FileCheck %s --check-prefix=TILED
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp{attributes={-dm-kib=2}},umac-prefetch-tynnp{attributes={-dm-kib=2}},umac-tile-tynnp{attributes={-dm-kib=2}},umac-place-tynnp{attributes={-dm-kib=2}})' | FileCheck %s --check-prefix=SMALL
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp{attributes={-dm-kib=2}},umac-prefetch-tynnp{attributes={-dm-kib=2}},umac-tile-tynnp{attributes={-dm-kib=2}})' | FileCheck %s --check-prefix=TILED
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp{attributes={-dm-kib=2}},umac-prefetch-tynnp{attributes={-dm-kib=2}},umac-tile-tynnp{attributes={-dm-kib=2}},umac-place-tynnp{attributes={-dm-kib=2}})' | FileCheck %s --check-prefix=SMALL
 // Placing what is not tiled yet changes nothing; legalization refuses a schedule not placed or
 // not tiled, at the op.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp)' > %t.kept
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-place-tynnp)' > %t.kept-placed
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp)' > %t.kept
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-place-tynnp)' > %t.kept-placed
 // RUN: diff %t.kept %t.kept-placed
-// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=UNPLACED
-// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=UNTILED
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp,umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=UNPLACED
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=UNTILED
 
 // Three convolutions, the first two handing their jobs on, so all three run at once: their own
 // regions apart (the first's [0, 376), the second's token table at 1184, the third's output

@@ -5,15 +5,16 @@
 // a copy brings in), the tensors it keeps in DM for the kernel after or finds there, the record
 // the kernel before preloaded and the one it prefetches for the kernel after, and the token
 // table of a kernel that hands its jobs on to the kernel after.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp{attributes={-fuse=false -double-buffer=false}})' | FileCheck %s --check-prefix=OFF
+// Output pixels stay unpacked here (-pack-pixels=false; packing: umac-primitives-tynnp-pixels.mlir).
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp{attributes={-fuse=false -double-buffer=false}})' | FileCheck %s --check-prefix=OFF
 // The schedule holds every decision legalization makes: lowering the scheduled ops gives the
 // calls legalization gives when it decides alone. Scheduling twice changes nothing.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp,umac-legalize-tynnp)' > %t.scheduled
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-legalize-tynnp)' > %t.decided
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp,umac-legalize-tynnp)' > %t.scheduled
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' > %t.decided
 // RUN: diff %t.scheduled %t.decided
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp)' > %t.once
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-schedule-tynnp,umac-schedule-tynnp)' > %t.twice
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp)' > %t.once
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp,umac-schedule-tynnp)' > %t.twice
 // RUN: diff %t.once %t.twice
 
 // A convolution (3x1, 8 rows of 32 bytes) in four tiles of two output rows, double-buffered:

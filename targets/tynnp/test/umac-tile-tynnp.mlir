@@ -2,11 +2,12 @@
 // kernel's tiles (output rows), bands, tile buffers (2: double-buffered), folds, and its own DM
 // regions from offset 0, in the DM that what it shares (kept, prefetched: still unplaced) leaves
 // it. umac-place-tynnp moves the regions to their places.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp)' | FileCheck %s
+// Output pixels stay unpacked here (-pack-pixels=false; packing: umac-primitives-tynnp-pixels.mlir).
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-prefetch-tynnp,umac-tile-tynnp)' | FileCheck %s
 // Tiled alone, nothing shared: every kernel's regions from offset 0 are its places (they never
 // run at once), a schedule legalization takes as it is.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-tile-tynnp)' | FileCheck %s --check-prefix=ALONE
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp,umac-tile-tynnp,umac-legalize-tynnp)' | FileCheck %s --check-prefix=LOWERED
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-tile-tynnp)' | FileCheck %s --check-prefix=ALONE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-tile-tynnp,umac-legalize-tynnp)' | FileCheck %s --check-prefix=LOWERED
 
 // Two convolutions, the first's output kept for the second, which it hands its jobs on to: the
 // first in four tiles of two output rows (input buffers of the four input rows a tile reads, 128

@@ -16,7 +16,14 @@ pub fn reference(op: &OpView) -> Result<String, Error> {
     let types: Vec<String> = (0..count)
         .map(|i| op.operand_type(i).map(|t| text(&t)).ok_or("an operand without a type"))
         .collect::<Result<_, _>>()?;
-    let result = op.result_type().ok_or("no result type")?;
+    let model_result = op.result_type().ok_or("no result type")?;
+    // A convolution packing pixels computes the job's output (`[1, oh, ow/P, P·oc]`), then
+    // views it as the model's: the same elements in the same order.
+    let pixels = op.int(crate::pixels::PIXELS).unwrap_or(1).max(1);
+    let mut result = model_result.clone();
+    if let [_, _, Some(ow), Some(c)] = result.shape[..] {
+        result.shape[2..].copy_from_slice(&[Some(ow / pixels), Some(c * pixels)]);
+    }
     let get = |name: &str| op.int(name).ok_or_else(|| Error::Invalid(format!("no attribute {name}")));
     let mut b = Body { lines: Vec::new(), next: 0 };
     let value = match op.name().as_str() {
@@ -89,8 +96,21 @@ pub fn reference(op: &OpView) -> Result<String, Error> {
         }
         _ => b.line(format!("tosa.table %a0, %a1 : ({}, {}) -> {}", types[0], types[1], text(&result))),
     };
+    let value = if result == model_result {
+        value
+    } else {
+        let dims: Vec<String> = model_result.dims().iter().map(i64::to_string).collect();
+        let shape = b.line(format!(
+            "tosa.const_shape {{values = dense<[{}]> : tensor<{}xindex>}} : () -> !tosa.shape<{}>",
+            dims.join(", "),
+            dims.len(),
+            dims.len()
+        ));
+        let (from, to) = (text(&result), text(&model_result));
+        b.line(format!("tosa.reshape {value}, {shape} : ({from}, !tosa.shape<{}>) -> {to}", dims.len()))
+    };
     let parameters: Vec<String> = types.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
-    let result = text(&result);
+    let result = text(&model_result);
     Ok(format!(
         "func.func @reference({}) -> {result} {{\n  {}\n  return {value} : {result}\n}}",
         parameters.join(", "),

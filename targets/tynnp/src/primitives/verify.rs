@@ -41,6 +41,11 @@ pub fn verify(op: &OpView) -> Result<(), String> {
             let depthwise = name == "tynnp.depthwise_conv2d";
             let [input, filter] = [&types[0], &types[1]].map(TensorType::dims);
             window_shapes(&types[0], &result, out_element)?;
+            // The job's output: groups of packed pixels.
+            let pixels = packed_pixels(op, &result, &get)?;
+            let mut job_result = result.dims();
+            job_result[2] /= pixels;
+            job_result[3] *= pixels;
             element(&types[1], "filter", "i8")?;
             element(&types[2], "bias", "i32")?;
             if filter.len() != 4 {
@@ -55,8 +60,9 @@ pub fn verify(op: &OpView) -> Result<(), String> {
             if reduced != input[3] {
                 return Err(format!("has a filter {layout} of {} for {} input channels", shape(&types[1]), input[3]));
             }
-            if result.dims()[3] != channels {
-                return Err(format!("gives {} channels where its filter makes {channels}", result.dims()[3]));
+            if job_result[3] != channels {
+                let packed = if pixels > 1 { format!(" ({pixels} pixels packed)") } else { String::new() };
+                return Err(format!("gives {} channels{packed} where its filter makes {channels}", job_result[3]));
             }
             if types[2].dims() != [channels] {
                 return Err(format!("needs a bias of {channels} elements, got {}", shape(&types[2])));
@@ -74,7 +80,7 @@ pub fn verify(op: &OpView) -> Result<(), String> {
             pads(&get, None)?;
             let (kh, kw) = if depthwise { (filter[0], filter[1]) } else { (filter[1], filter[2]) };
             let dilation = (get("dilation_y"), get("dilation_x"));
-            windows(&input, &result.dims(), (kh, kw), dilation, (&get, false))?;
+            windows(&input, &job_result, (kh, kw), dilation, (&get, false))?;
         }
         "tynnp.avg_pool2d" | "tynnp.max_pool2d" => {
             window_shapes(&types[0], &result, "i8")?;
@@ -120,6 +126,27 @@ pub fn verify(op: &OpView) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The output pixels a convolution packs into the NU's columns (`pixels`, 1 without it): only
+/// a `tynnp.conv2d`, undilated along the row (its window holds every tap of the group), whose
+/// stride is the group's and whose output row holds whole groups.
+fn packed_pixels(op: &OpView, result: &TensorType, get: &dyn Fn(&str) -> i64) -> Result<i64, String> {
+    let Some(pixels) = op.int(crate::pixels::PIXELS) else { return Ok(1) };
+    if pixels == 1 {
+        return Ok(1);
+    }
+    if pixels < 1 || op.name() != "tynnp.conv2d" {
+        return Err(format!("has pixels {pixels}; only a tynnp.conv2d packs pixels, 1 or more"));
+    }
+    let (ow, stride) = (result.dims()[2], get("stride_x"));
+    if ow % pixels != 0 || stride % pixels != 0 || get("dilation_x") != 1 {
+        return Err(format!(
+            "packs {pixels} pixels with stride_x {stride} and dilation_x {} into {ow} output columns; packing needs whole groups, a stride of the group's and dilation_x 1",
+            get("dilation_x")
+        ));
+    }
+    Ok(pixels)
 }
 
 /// An int8 lookup (256 i8 entries) or an int16 one (513 i16 entries, int32 results).
