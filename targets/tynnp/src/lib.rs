@@ -307,7 +307,7 @@ pub(crate) fn decide(
             im.row_arguments(&plan.tiles).map(|_| plan)
         });
         let by_columns = || -> Result<Option<layout::Plan>, Error> {
-            let fold = if foldable { tiling::fold(&values, nu_rows, nu_cols)? } else { None };
+            let fold = if foldable { tiling::fold(&values, nu_rows, nu_cols, channels > 1)? } else { None };
             Ok(fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &gathered).ok()))
         };
         match by_rows {
@@ -382,8 +382,9 @@ fn lower(
         let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
         let mut in_row = src_row;
         if schedule.fold {
+            let two = schedule.kept_output.is_some() && params.dma_channels > 1;
             let fold =
-                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols))?.ok_or_else(|| {
+                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols), two)?.ok_or_else(|| {
                     Error::Unsupported(format!(
                         "{}: fold is set, but folding this convolution saves nothing",
                         schedule::ATTRIBUTE

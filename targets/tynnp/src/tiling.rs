@@ -190,18 +190,23 @@ pub fn refolded(values: &[(String, i64)], scalars: &[(&str, i64)], arguments: &[
 /// Folds a convolution's `kw` kernel columns into its input channels when the NU then does
 /// fewer passes (`ceil(kw·ic / nu-rows) < kw·ceil(ic / nu-rows)`), the cycles saved exceed the
 /// lines the gathers copy (one per input row, output column and copy), and every tap reads at
-/// least one input column. Each tile is gathered by copies of runs of output pixels ([`gather`]).
-pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Option<Fold>, Error> {
+/// least one input column. Each tile is gathered by copies of runs of output pixels ([`gather`]);
+/// on `two` channels (`body::Gather` alternates them), the inner pixels' copy is split in two,
+/// so that each channel copies half of the lines.
+pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64, two: bool) -> Result<Option<Fold>, Error> {
     let get = |name: &str| lookup(values, name);
     let (ih, iw, ic, oc) = (get("ih")?, get("iw")?, get("ic")?, get("oc")?);
     let (kh, kw, oh, ow) = (get("kh")?, get("kw")?, get("oh")?, get("ow")?);
     let (stride, dilation, pad) = (get("stride_x")?, get("dilation_x")?, get("pad_left")?);
     let passes = |c: i64| (c + nu_rows - 1) / nu_rows;
     let saved = oh * ow * kh * (kw * passes(ic) - passes(kw * ic)) * ((oc + nu_cols - 1) / nu_cols);
-    let Some(copies) = gather(iw, ic, ow, kw, (stride, dilation, pad)) else { return Ok(None) };
+    let Some(mut copies) = gather(iw, ic, ow, kw, (stride, dilation, pad)) else { return Ok(None) };
     let lines: i64 = ih * copies.iter().map(|c| c[2]).sum::<i64>();
     if kw == 1 || saved <= lines {
         return Ok(None);
+    }
+    if two {
+        copies = halved(copies, stride * ic, kw * ic);
     }
     let row_bytes = ow * kw * ic;
     let mut arguments: Vec<(String, i64)> =
@@ -211,6 +216,18 @@ pub fn fold(values: &[(String, i64)], nu_rows: i64, nu_cols: i64) -> Result<Opti
     }
     let scalars = vec![("iw", ow), ("ic", kw * ic), ("kw", 1), ("stride_x", 1), ("dilation_x", 1), ("pad_left", 0)];
     Ok(Some(Fold { arguments, scalars, taps: copies.len(), row_bytes }))
+}
+
+/// `copies` (of [`gather`]) with the first, the inner pixels', split into two of half its pixels
+/// each (the second `source` and `buffer` bytes a pixel further on), when it has two or more.
+fn halved(mut copies: Vec<[i64; 4]>, source: i64, buffer: i64) -> Vec<[i64; 4]> {
+    let Some(&[src, dst, pixels, bytes]) = copies.first() else { return copies };
+    if pixels >= 2 {
+        let first = pixels / 2;
+        copies[0] = [src, dst, first, bytes];
+        copies.insert(1, [src + first * source, dst + first * buffer, pixels - first, bytes]);
+    }
+    copies
 }
 
 /// The copies gathering an input row of `iw` pixels of `ic` bytes into `ow` output pixels of
@@ -404,7 +421,7 @@ mod tests {
                 ("pad_left", 1),
             ])
         };
-        let fold = fold(&kws(1, 4), 16, 16).unwrap().unwrap();
+        let fold = super::fold(&kws(1, 4), 16, 16, false).unwrap().unwrap();
         // Tap j of output column x reads input column 2x + j - 1: output columns 1 to 3 read
         // all four taps inside the row (columns 1 to 8), one copy of 4 bytes each from column 1
         // to buffer byte 4; column 0 its taps 1 to 3 (columns 0 to 2, to buffer byte 1), column
@@ -412,6 +429,12 @@ mod tests {
         let copies: Vec<i64> = fold.arguments[4..].iter().map(|(_, v)| *v).collect();
         assert_eq!(copies, [1, 4, 3, 4, 0, 1, 1, 3, 7, 16, 1, 3]);
         assert_eq!(fold.arguments[4].0, "tap_src_k0");
+        // On two channels the inner columns' copy splits: column 1 from input column 1 to byte 4,
+        // columns 2 and 3 from input column 3 (two a pixel further) to byte 8.
+        let two = super::fold(&kws(1, 4), 16, 16, true).unwrap().unwrap();
+        let copies: Vec<i64> = two.arguments[4..].iter().map(|(_, v)| *v).collect();
+        assert_eq!(copies, [1, 4, 1, 4, 3, 8, 2, 4, 0, 1, 1, 3, 7, 16, 1, 3]);
+        assert_eq!(two.taps, 4);
         // Pitches: an input row 10 bytes, two bytes between the columns of adjacent output
         // pixels, 5 x 4 bytes a gathered row, four taps a pixel.
         let pitches: Vec<i64> = fold.arguments[..4].iter().map(|(_, v)| *v).collect();
@@ -431,7 +454,7 @@ mod tests {
     }
 
     fn fold_of(values: &[(String, i64)]) -> Option<Fold> {
-        fold(values, 16, 16).unwrap()
+        fold(values, 16, 16, false).unwrap()
     }
 
     #[test]

@@ -29,7 +29,7 @@
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i32
 // CHECK-NEXT: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant [[#%d,TABLE:]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_h
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf_h
 // CHECK: arith.constant 152 : i32
 // CHECK-NEXT: arith.constant [[#%d,TABLE2:]] : i32
 // CHECK-NEXT: arith.constant [[#TABLE+4]] : i32
@@ -44,14 +44,14 @@
 // CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f2_w1
 // With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
 // copying nothing in or out runs in one tile.
-// OFF: callee = @tynnp_conv2d_folded_k3_t4_wo_pf,
+// OFF: callee = @tynnp_conv2d_folded_k4_t4_wo_pf,
 // OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
 // OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
 
 // The convolution's function: in its loop over the tiles, each job's token stored at its tile's
 // row of the token table (argument 33, 4 bytes a tile), and after the loop, after the rows, the
 // next record's copy's: it waits for nothing.
-// CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_h(
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf_h(
 // CODE: scf.for
 // CODE-NEXT: %[[T:.*]] = arith.index_cast
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
@@ -133,10 +133,10 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // table after its six rows (argument 29, byte 24), where the second convolution finds the token
 // its first jobs depend on (after_weights, argument 34).
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf_pff_h
 // CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h
 // CHECK: callee = @tynnp_conv2d_t4_rx_f2_w1_pl
-// CODE-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf_pff_h(
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf_pff_h(
 // CODE: %[[S4:.*]] = arith.constant 16 : i32
 // CODE-NEXT: %[[A4:.*]] = arith.addi %arg36, %[[S4]] : i32
 // CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[A4]] : i32 to !llvm.ptr

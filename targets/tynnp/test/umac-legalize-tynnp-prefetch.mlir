@@ -26,7 +26,7 @@
 // CHECK-NEXT: arith.constant 360 : i32
 // CHECK-NEXT: arith.constant [[#%d,AREA:]] : i32
 // CHECK-NEXT: arith.constant 152 : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
 // The depthwise convolution: input and output kept in DM, its record's regions where the
 // convolution copied it (filter, bias at +80, multipliers at +112, shifts at +144) and its
@@ -47,7 +47,7 @@
 // The convolution's function: the next record's copy (source argument 2, to argument 31,
 // argument 32 bytes) on channel 0 after the tiles; the last job waited for (its output is written in
 // place, nothing is copied out), then the copy.
-// CHECK-LABEL: func.func private @tynnp_conv2d_folded_k3_t4_wo_pf(%arg0: index, %arg1: index, %arg2: index, %arg3: i32
+// CHECK-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf(%arg0: index, %arg1: index, %arg2: index, %arg3: i32
 // CHECK: %[[SRC:.*]] = arith.index_cast %arg2 : index to i32
 // CHECK: llvm.store %[[SRC]],
 // CHECK-NEXT: getelementptr
@@ -61,7 +61,7 @@
 // The depthwise convolution's function takes no record.
 // CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_t1_rx_wo_pl(%arg0: index, %arg1: i32,
 // With -prefetch=false each kernel copies its own record.
-// OFF: callee = @tynnp_conv2d_folded_k3_t4_wo,
+// OFF: callee = @tynnp_conv2d_folded_k4_t4_wo,
 // OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo,
 // OFF-SAME: (memref<1x8x8x8xi8>, memref<152xi8>, i32,
 func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {

@@ -15,7 +15,7 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[A:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant [[A]] : i32
@@ -101,7 +101,7 @@ func.func private @tynnp_1(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tenso
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -136,7 +136,7 @@ func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
 // CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
@@ -169,7 +169,7 @@ func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[Y:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo_pf
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -202,7 +202,7 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>, %skip: tensor<1x8x8x4xi8>) ->
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4_wo
+// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
 // CHECK: arith.constant 127 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant [[C]] : i32
