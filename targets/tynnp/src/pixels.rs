@@ -23,6 +23,7 @@
 
 use crate::jobs::{CONV, Job};
 use umac_backend::Error;
+use umac_sim::npu::Params;
 
 /// The attribute of a primitive `tynnp.conv2d` whose output pixels are packed, and the target
 /// attribute that switches packing off.
@@ -47,13 +48,15 @@ fn get(job: &Job, name: &str) -> Result<i64, Error> {
         .ok_or_else(|| Error::Invalid(format!("the convolution has no {name}")))
 }
 
-/// How many output pixels to pack into a pass of the `nu` (rows, columns): the most that fit the
-/// columns and divide the output row, when that takes fewer NU cycles and keeps the int32
-/// accumulation exact; 1 otherwise (also for any job but an undilated `nu.conv`).
-pub fn pixels(job: &Job, nu: (i64, i64)) -> Result<i64, Error> {
+/// How many output pixels to pack into a pass of the NU `params` describe: the most that fit
+/// the columns and divide the output row, when that takes fewer NU cycles, keeps the int32
+/// accumulation exact and leaves the packed constants at most a quarter of DM (the tiles keep
+/// their room); 1 otherwise (also for any job but an undilated `nu.conv`).
+pub fn pixels(job: &Job, params: &Params) -> Result<i64, Error> {
     if !std::ptr::eq(job.code, &CONV) {
         return Ok(1);
     }
+    let nu = (i64::from(params.nu_rows), i64::from(params.nu_cols));
     let [oh, ow, kh, kw, ic, oc, sx, dx] =
         ["oh", "ow", "kh", "kw", "ic", "oc", "stride_x", "dilation_x"].map(|n| get(job, n).unwrap_or(0));
     if dx != 1 || oc < 1 || ow < 2 {
@@ -65,7 +68,10 @@ pub fn pixels(job: &Job, nu: (i64, i64)) -> Result<i64, Error> {
         let window = (p - 1) * sx + kw;
         // The contract's bound on the products an output sums (section 5.2).
         let exact = kh * window * ic * 255 * 255 < 1 << 31;
-        if ow % p == 0 && exact && nu_cycles([oh, ow / p, kh, window, ic, p * oc], nu) < before {
+        // The filter, the bias and per-channel scales (9 bytes a channel), each from 16 bytes.
+        let constants = (p * oc * kh * window * ic + 15) / 16 * 16 + p * oc * 9 + 48;
+        let room = constants <= i64::from(params.dm_bytes) / 4;
+        if ow % p == 0 && exact && room && nu_cycles([oh, ow / p, kh, window, ic, p * oc], nu) < before {
             return Ok(p);
         }
         p -= 1;
@@ -73,9 +79,10 @@ pub fn pixels(job: &Job, nu: (i64, i64)) -> Result<i64, Error> {
     Ok(1)
 }
 
-/// `job` with its output pixels packed as [`pixels`] chooses (when `enabled`).
-pub fn pack(mut job: Job, nu: (i64, i64), enabled: bool) -> Result<Job, Error> {
-    let p = if enabled && job.pixels == 1 { pixels(&job, nu)? } else { 1 };
+/// `job` with its output pixels packed as [`pixels`] chooses on the NU of `params` (when
+/// `enabled`).
+pub fn pack(mut job: Job, params: &Params, enabled: bool) -> Result<Job, Error> {
+    let p = if enabled && job.pixels == 1 { pixels(&job, params)? } else { 1 };
     if p == 1 {
         return Ok(job);
     }
@@ -122,6 +129,11 @@ mod tests {
     use super::*;
     use crate::jobs::bytes_of;
 
+    /// The default NPU: 16x16, 256 KiB of DM.
+    fn npu() -> Params {
+        Params::default()
+    }
+
     fn words(values: &[i64]) -> Vec<u8> {
         bytes_of(values, 4)
     }
@@ -164,9 +176,9 @@ mod tests {
         // (3 kernel rows of 9 channels, the output pass); two pixels read 5 columns, 15 channels.
         let job = conv([48, 48, 3, 3, 3, 8, 2], true);
         assert_eq!(nu_cycles([48, 48, 3, 3, 3, 8], (16, 16)), 48 * 48 * 4);
-        assert_eq!(pixels(&job, (16, 16)).unwrap(), 2);
+        assert_eq!(pixels(&job, &npu()).unwrap(), 2);
         assert_eq!(nu_cycles([48, 24, 3, 5, 3, 16], (16, 16)), 48 * 24 * 4);
-        let packed = pack(job, (16, 16), true).unwrap();
+        let packed = pack(job, &npu(), true).unwrap();
         let value = |n: &str| get(&packed, n).unwrap();
         assert_eq!(["oc", "kw", "ow", "stride_x", "ic", "iw"].map(value), [16, 5, 24, 4, 3, 96]);
         assert_eq!(packed.pixels, 2);
@@ -209,24 +221,29 @@ mod tests {
     #[test]
     fn packing_fills_the_columns_and_divides_the_row() {
         // 4 channels: four pixels fill 16 columns (1x1, 12 of 16 rows).
-        assert_eq!(pixels(&conv([8, 8, 1, 1, 3, 4, 1], false), (16, 16)).unwrap(), 4);
+        assert_eq!(pixels(&conv([8, 8, 1, 1, 3, 4, 1], false), &npu()).unwrap(), 4);
         // A row of 6: three pixels, not four.
-        assert_eq!(pixels(&conv([8, 6, 1, 1, 3, 4, 1], false), (16, 16)).unwrap(), 3);
+        assert_eq!(pixels(&conv([8, 6, 1, 1, 3, 4, 1], false), &npu()).unwrap(), 3);
         // An odd row of 8-channel pixels: none.
-        assert_eq!(pixels(&conv([8, 7, 3, 3, 3, 8, 2], false), (16, 16)).unwrap(), 1);
+        assert_eq!(pixels(&conv([8, 7, 3, 3, 3, 8, 2], false), &npu()).unwrap(), 1);
         // Half the columns or more used: none.
-        assert_eq!(pixels(&conv([8, 8, 3, 3, 3, 9, 1], false), (16, 16)).unwrap(), 1);
+        assert_eq!(pixels(&conv([8, 8, 3, 3, 3, 9, 1], false), &npu()).unwrap(), 1);
         // 16 input channels a pixel fill the rows: two pixels take two passes, but share the
         // output pass (3 cycles for two pixels, not 4).
-        assert_eq!(pixels(&conv([8, 8, 1, 1, 16, 8, 1], false), (16, 16)).unwrap(), 2);
+        assert_eq!(pixels(&conv([8, 8, 1, 1, 16, 8, 1], false), &npu()).unwrap(), 2);
+        // Packed constants over a quarter of DM (here 1 KiB: a 16x16x1 filter of 8 channels
+        // packs into 16 channels of 17 columns, 4,352 bytes): none.
+        let small = Params { dm_bytes: 1024, ..npu() };
+        assert_eq!(pixels(&conv([8, 8, 16, 16, 1, 8, 1], false), &small).unwrap(), 1);
+        assert_eq!(pixels(&conv([8, 8, 16, 16, 1, 8, 1], false), &npu()).unwrap(), 2);
         // Dilated: none.
         let mut dilated = conv([8, 8, 3, 3, 3, 8, 1], false);
         dilated.scalars.iter_mut().filter(|(n, _)| *n == "dilation_x").for_each(|v| v.1 = 2);
-        assert_eq!(pixels(&dilated, (16, 16)).unwrap(), 1);
+        assert_eq!(pixels(&dilated, &npu()).unwrap(), 1);
         // A per-tensor scale stays one; switched off, nothing is packed, and it is decided.
-        let packed = pack(conv([8, 8, 1, 1, 3, 4, 1], false), (16, 16), true).unwrap();
+        let packed = pack(conv([8, 8, 1, 1, 3, 4, 1], false), &npu(), true).unwrap();
         assert_eq!((packed.constants[2].len(), packed.constants[3].len()), (4, 1));
-        let off = pack(conv([8, 8, 1, 1, 3, 4, 1], false), (16, 16), false).unwrap();
+        let off = pack(conv([8, 8, 1, 1, 3, 4, 1], false), &npu(), false).unwrap();
         assert_eq!((off.pixels, get(&off, "oc").unwrap()), (1, 4));
     }
 }

@@ -95,9 +95,8 @@ pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Opti
     }
     // Its constants in the layout of the job: output pixels packed into the NU's columns when
     // that pays (and the target lets it).
-    let p = crate::params(attributes)?;
-    let nu = (i64::from(p.nu_rows), i64::from(p.nu_cols));
-    let job = crate::pixels::pack(crate::job_of(composite)?, nu, attributes.bool(crate::pixels::PACK))?;
+    let params = crate::params(attributes)?;
+    let job = crate::pixels::pack(crate::job_of(composite)?, &params, attributes.bool(crate::pixels::PACK))?;
     let mut operands: Vec<PrimitiveArg> = job
         .operands
         .iter()
