@@ -299,6 +299,15 @@ pub struct Job {
 }
 
 impl Job {
+    /// The descriptor scalar `name`.
+    pub fn scalar(&self, name: &str) -> Result<i64, Error> {
+        self.scalars
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| Error::Invalid(format!("the {} has no {name}", self.code.what)))
+    }
+
     /// The constants as one record laid out as their DM regions are (each from a 16-byte
     /// boundary, zeros between), copied into DM by one DMA; `None` for a job without constants.
     pub fn packed(&self) -> Option<Vec<u8>> {

@@ -25,8 +25,7 @@ use crate::jobs::{CONV, Job};
 use umac_backend::Error;
 use umac_sim::npu::Params;
 
-/// The attribute of a primitive `tynnp.conv2d` whose output pixels are packed, and the target
-/// attribute that switches packing off.
+/// The attribute of a primitive `tynnp.conv2d` whose output pixels are packed: how many.
 pub const PIXELS: &str = "pixels";
 
 /// The target attribute switching packing off (the benchmark's baseline).
@@ -40,14 +39,6 @@ fn nu_cycles([oh, ow, kh, kw, ic, oc]: [i64; 6], (nu_rows, nu_cols): (i64, i64))
     oh * ow * (kh * row + 1) * ((oc + nu_cols - 1) / nu_cols)
 }
 
-fn get(job: &Job, name: &str) -> Result<i64, Error> {
-    job.scalars
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| Error::Invalid(format!("the convolution has no {name}")))
-}
-
 /// How many output pixels to pack into a pass of the NU `params` describe: the most that fit
 /// the columns and divide the output row, when that takes fewer NU cycles, keeps the int32
 /// accumulation exact and leaves the packed constants at most a quarter of DM (the tiles keep
@@ -58,7 +49,7 @@ pub fn pixels(job: &Job, params: &Params) -> Result<i64, Error> {
     }
     let nu = (i64::from(params.nu_rows), i64::from(params.nu_cols));
     let [oh, ow, kh, kw, ic, oc, sx, dx] =
-        ["oh", "ow", "kh", "kw", "ic", "oc", "stride_x", "dilation_x"].map(|n| get(job, n).unwrap_or(0));
+        ["oh", "ow", "kh", "kw", "ic", "oc", "stride_x", "dilation_x"].map(|n| job.scalar(n).unwrap_or(0));
     if dx != 1 || oc < 1 || ow < 2 {
         return Ok(1);
     }
@@ -88,7 +79,7 @@ pub fn pack(mut job: Job, params: &Params, enabled: bool) -> Result<Job, Error> 
     }
     job.pixels = p;
     let [kh, kw, ic, oc, ow, sx, filter_zp, flags] =
-        ["kh", "kw", "ic", "oc", "ow", "stride_x", "filter_zp", "out_flags"].map(|n| get(&job, n).unwrap_or(0));
+        ["kh", "kw", "ic", "oc", "ow", "stride_x", "filter_zp", "out_flags"].map(|n| job.scalar(n).unwrap_or(0));
     let window = (p - 1) * sx + kw;
     let filter = &job.constants[0];
     if filter.len() as i64 != oc * kh * kw * ic {
@@ -179,7 +170,7 @@ mod tests {
         assert_eq!(pixels(&job, &npu()).unwrap(), 2);
         assert_eq!(nu_cycles([48, 24, 3, 5, 3, 16], (16, 16)), 48 * 24 * 4);
         let packed = pack(job, &npu(), true).unwrap();
-        let value = |n: &str| get(&packed, n).unwrap();
+        let value = |n: &str| packed.scalar(n).unwrap();
         assert_eq!(["oc", "kw", "ow", "stride_x", "ic", "iw"].map(value), [16, 5, 24, 4, 3, 96]);
         assert_eq!(packed.pixels, 2);
         let filter = &packed.constants[0];
@@ -244,6 +235,6 @@ mod tests {
         let packed = pack(conv([8, 8, 1, 1, 3, 4, 1], false), &npu(), true).unwrap();
         assert_eq!((packed.constants[2].len(), packed.constants[3].len()), (4, 1));
         let off = pack(conv([8, 8, 1, 1, 3, 4, 1], false), &npu(), false).unwrap();
-        assert_eq!((off.pixels, get(&off, "oc").unwrap()), (1, 4));
+        assert_eq!((off.pixels, off.scalar("oc").unwrap()), (1, 4));
     }
 }

@@ -76,15 +76,15 @@ fn derived(op: &OpView) -> Vec<(&'static str, i64)> {
         "kw" => at(&filter, kw),
         "oh" => at(&result, 1),
         // Packed pixels: the job's output pixels are groups of them.
-        "ow" => at(&result, 2) / pixels_of(op).max(1),
+        "ow" => at(&result, 2) / pixels_of(op),
         _ => result.iter().product(),
     };
     given_names(&op.name()).iter().map(|&name| (name, value(name))).collect()
 }
 
-/// The output pixels a primitive op packs into the NU's columns (`pixels.rs`), if it says.
+/// The output pixels a primitive op packs into the NU's columns (`pixels.rs`): 1 unless it says.
 fn pixels_of(op: &OpView) -> i64 {
-    op.int(PIXELS).unwrap_or(1)
+    op.int(PIXELS).unwrap_or(1).max(1)
 }
 
 /// The primitive op `composite` becomes: its job's descriptor and constants (`None` when it is
@@ -111,7 +111,7 @@ pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Opti
     let mut filter = convolution.and_then(|c| c.operand_type(1)).map(|t| t.dims()).unwrap_or_default();
     let pixels = job.pixels;
     if pixels > 1 {
-        filter = ["oc", "kh", "kw", "ic"].iter().map(|n| scalar_of(&job, n)).collect::<Result<_, _>>()?;
+        filter = ["oc", "kh", "kw", "ic"].iter().map(|n| job.scalar(n)).collect::<Result<_, _>>()?;
     }
     for (region, bytes) in job.code.packed.iter().zip(&job.constants) {
         let (element, width, shape) = match *region {
@@ -138,10 +138,6 @@ pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Opti
         attributes.push((PIXELS.to_string(), pixels));
     }
     Ok(Some(Primitive { op: name, operands, attributes }))
-}
-
-fn scalar_of(job: &Job, name: &str) -> Result<i64, Error> {
-    job.scalars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).ok_or_else(|| Error::Invalid(format!("no {name}")))
 }
 
 /// The attributes of primitive `name` running `code`: the code's scalars its types do not give.

@@ -6,7 +6,7 @@
 //! (columns) the windows read past the input are padding, and rows they never reach are sliced
 //! off, so TOSA's output size formula holds exactly.
 
-use super::{code_of, tiled};
+use super::{code_of, pixels_of, tiled};
 use umac_backend::{Error, OpView, TensorType};
 
 /// `func.func @reference` computing `op` from its operands (the op verified).
@@ -19,7 +19,7 @@ pub fn reference(op: &OpView) -> Result<String, Error> {
     let model_result = op.result_type().ok_or("no result type")?;
     // A convolution packing pixels computes the job's output (`[1, oh, ow/P, P·oc]`), then
     // views it as the model's: the same elements in the same order.
-    let pixels = op.int(crate::pixels::PIXELS).unwrap_or(1).max(1);
+    let pixels = pixels_of(op);
     let mut result = model_result.clone();
     if let [_, _, Some(ow), Some(c)] = result.shape[..] {
         result.shape[2..].copy_from_slice(&[Some(ow / pixels), Some(c * pixels)]);
