@@ -43,6 +43,14 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             "{model}: depthwise convolutions, pooling and table lookups not all on tynnp"
         );
         assert_eq!(on_npu(&["tosa.add"]), residual_adds, "{model}: the residual adds on tynnp");
+        // No op runs on the control unit between AD's fully connected layers: TFLite's no-op
+        // clamps and the reshapes around each layer are gone before partitioning (tynnp's
+        // pre-partition canonicalize), so the ten layers are one function's kernels.
+        if model == "ad" {
+            let functions: std::collections::BTreeSet<_> =
+                firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").map(|p| p.function.clone()).collect();
+            assert_eq!(functions.len(), 1, "{model}: the layers in {functions:?}");
+        }
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
@@ -80,17 +88,20 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             fast.cycles
         );
         // Outputs read by the next kernel alone stay in DM: KWS's chain of ten kernels never
-        // sends its activations to DDR.
+        // sends its activations to DDR. AD's ten fully connected layers run in one function too
+        // (their no-op clamps and reshapes are gone before partitioning): keeping them is faster.
         let unfused = run_with("tynnp -fuse=false");
         assert!(fast.ddr_bytes <= unfused.ddr_bytes, "{model}: fusion moved more DDR bytes");
+        assert!(fast.cycles < unfused.cycles, "{model}: {} cycles fused, {} unfused", fast.cycles, unfused.cycles);
         if model == "kws" {
             assert!(fast.ddr_bytes + 70_000 < unfused.ddr_bytes, "{model}: {} DDR bytes fused", fast.ddr_bytes);
         }
-        // Each kernel copying its own constants (no kernel copies the next one's) is slower
-        // where a function runs several kernels; AD runs one kernel a function.
+        // Each kernel copying its own constants (no kernel copies the next one's) is slower,
+        // but where the one DDR port bounds the run (AD streams 272 KB of weights for 264K MACs):
+        // prefetching then orders the same transfers otherwise, within a percent.
         let (own, prefetched) = (run_with("tynnp -prefetch=false").cycles, fast.cycles);
         assert!(
-            if model == "ad" { own == prefetched } else { own > prefetched },
+            if model == "ad" { own.abs_diff(prefetched) * 100 < prefetched } else { own > prefetched },
             "{model}: {own} cycles without prefetching, {prefetched} with"
         );
         // Packing output pixels into the NU's columns (VWW's first layer: 8 output channels) is
@@ -116,12 +127,9 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
             assert_eq!((unpacked.cycles, fast.macs), (fast.cycles, fast.model_macs), "{model}: nothing to pack");
         }
         // Every kernel waiting for its jobs (none running while the next kernel's jobs start) is
-        // slower where a kernel's output stays in DM for the next; AD keeps none.
+        // slower where a kernel's output stays in DM for the next.
         let (waiting, overlapped) = (run_with("tynnp -overlap=false").cycles, fast.cycles);
-        assert!(
-            if model == "ad" { waiting == overlapped } else { waiting > overlapped },
-            "{model}: {waiting} cycles without overlap, {overlapped} with"
-        );
+        assert!(waiting > overlapped, "{model}: {waiting} cycles without overlap, {overlapped} with");
     }
 }
 

@@ -39,8 +39,8 @@ use resident::Handed;
 use schedule::Schedule;
 use split::Split;
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Primitive, Replacement,
-    ScheduleStep, Strategy, TargetAttr, TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Phase, PhasePass, Primitive,
+    Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -203,6 +203,14 @@ impl Backend for Tynnp {
             .zip(handed)
             .map(|((((job, record), schedule), next), before)| lower((job?, record), &schedule?, next, before, &params))
             .collect()
+    }
+
+    /// Before partitioning, the model's no-op ops go: a clamp to its type's whole range, a
+    /// reshape undoing another (TFLite's fully connected layers arrive as reshape, conv2d,
+    /// rescale, reshape, clamp). Left in place they run on the control unit between the NPU's
+    /// kernels, which then cannot share DM, prefetch or run at once.
+    fn passes(&self, _attributes: &TargetAttrs) -> Vec<PhasePass> {
+        vec![PhasePass { phase: Phase::PrePartition, pipeline: "canonicalize".into() }]
     }
 
     fn schedule_steps(&self) -> &'static [ScheduleStep] {
