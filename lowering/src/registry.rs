@@ -67,6 +67,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::on_target_functions::INFO,
     passes::order_constant_globals::INFO,
     passes::strided_copy_to_linalg::INFO,
+    passes::elide_output_copies::INFO,
     passes::decompose_transpose_conv2d::INFO,
     passes::apply_scale_32::INFO,
     passes::fold_zero_points::INFO,

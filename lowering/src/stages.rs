@@ -216,16 +216,17 @@ fn fold_and_fuse(vectors: bool, dsp: bool, jam: bool, spend_workspace: bool) -> 
     format!("func.func(umac-fold-zero-points,{patches}umac-fold-padding),canonicalize,{tile}{rows},canonicalize,cse")
 }
 
-/// Bufferization for firmware: results become out-parameters, allocations of static size are
-/// hoisted out of loops and left for `umac-plan-memory` (no deallocation: nothing is allocated
-/// at run time). Every bufferization orders its constant globals by first use (the same model
-/// gives the same bytes; upstream's order varies between runs when a module has several
-/// functions).
+/// Bufferization for firmware: results become out-parameters (a buffer copied whole into one at
+/// the end, through a reshape, becomes a view of it: `umac-elide-output-copies`), allocations of
+/// static size are hoisted out of loops and left for `umac-plan-memory` (no deallocation:
+/// nothing is allocated at run time). Every bufferization orders its constant globals by first
+/// use (the same model gives the same bytes; upstream's order varies between runs when a module
+/// has several functions).
 const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
 function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,\
 buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-func.func(buffer-loop-hoisting),canonicalize,cse";
+func.func(buffer-loop-hoisting),canonicalize,cse,umac-elide-output-copies";
 
 /// One workspace, one function per operator: the AOT executor's shape.
 const PLAN_AND_OUTLINE: &str = "umac-plan-memory,umac-outline-operators";

@@ -195,7 +195,14 @@ fn rv32_targets_run_on_the_simulator() {
         assert_eq!(read_npy(&out).unwrap().data, want.data, "{cpu}");
         let core = if cpu == "tynnp" { "rv32im" } else { cpu.rsplit(',').next().unwrap() };
         assert!(stderr.contains(&format!("simulator ({core}): cycles ")), "{stderr}");
-        assert!(stderr.contains("model_op0_"), "{stderr}");
+        if cpu == "tynnp" && dir == &ad {
+            // All of AD runs on the NPU: its reshapes are views, the output is written where the
+            // caller wants it (no operator runs on the control unit).
+            assert!(!stderr.contains("model_op0_"), "{stderr}");
+            assert!(stderr.contains("placement of 22 ops: 2 on rv32im, 20 on tynnp"), "{stderr}");
+        } else {
+            assert!(stderr.contains("model_op0_"), "{stderr}");
+        }
         if cpu.starts_with("tynnp") && dir == &kws {
             // The six convolutions ran on the NU: the first in two tiles of its 25 output rows
             // (its input comes from DDR), the four 1x1 ones in three tiles each, as they read and

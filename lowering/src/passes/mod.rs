@@ -5,6 +5,7 @@
 pub mod apply_scale_32;
 pub mod channels_innermost;
 pub mod decompose_transpose_conv2d;
+pub mod elide_output_copies;
 pub mod expand_exp_tanh;
 pub mod expand_roundeven;
 pub mod expose_intermediates;
