@@ -312,6 +312,56 @@ fn tall_kernels_fold_into_channels_and_equal_the_reference() {
     assert!(folded * 4 >= rounds, "only {folded} of {rounds} tall convolutions folded their kernel rows");
 }
 
+/// A convolution with 4 output channels over rows of 6 packs 3 output pixels into the NU's 16
+/// columns (4 would not divide the row), its filter padded with a filter zero point of 3, not 0:
+/// the padding's products are zero all the same. On the simulator it gives the reference's
+/// bytes, with and without its kernel columns folded (16 and 3 input channels), and multiplies
+/// the padding too.
+#[test]
+fn packed_pixels_with_a_filter_zero_point_equal_the_reference() {
+    umac_driver::register_targets();
+    for ic in [3, 16] {
+        let (oc, k) = (4, 3);
+        let weights: Vec<i64> = (0..oc * k * k * ic).map(|i| (i * 37 % 201) - 100).collect();
+        let bias: Vec<i64> = (0..oc).map(|o| o * 911 - 1500).collect();
+        let multipliers: Vec<i64> = (0..oc).map(|o| (1 << 30) + o * 98_765_431).collect();
+        let shifts: Vec<i64> = (0..oc).map(|o| 37 + o).collect();
+        let (x, acc, out) = (shape(&[1, 10, 12, ic], "i8"), shape(&[1, 5, 6, oc], "i32"), shape(&[1, 5, 6, oc], "i8"));
+        let text = format!(
+            "func.func @main(%x: {x}) -> {out} {{\n  \
+             %w = \"tosa.const\"() <{{values = {} : tensor<{oc}x{k}x{k}x{ic}xi8>}}> : () -> tensor<{oc}x{k}x{k}x{ic}xi8>\n  \
+             %b = \"tosa.const\"() <{{values = {} : tensor<{oc}xi32>}}> : () -> tensor<{oc}xi32>\n  \
+             %izp = \"tosa.const\"() <{{values = dense<-7> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+             %wzp = \"tosa.const\"() <{{values = dense<3> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+             %c = tosa.conv2d %x, %w, %b, %izp, %wzp {{acc_type = i32, dilation = array<i64: 1, 1>, \
+             pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 2, 2>}} : ({x}, tensor<{oc}x{k}x{k}x{ic}xi8>, \
+             tensor<{oc}xi32>, tensor<1xi8>, tensor<1xi8>) -> {acc}\n  \
+             %m = \"tosa.const\"() <{{values = {} : tensor<{oc}xi32>}}> : () -> tensor<{oc}xi32>\n  \
+             %s = \"tosa.const\"() <{{values = {} : tensor<{oc}xi8>}}> : () -> tensor<{oc}xi8>\n  \
+             %rzp = \"tosa.const\"() <{{values = dense<0> : tensor<1xi32>}}> : () -> tensor<1xi32>\n  \
+             %ozp = \"tosa.const\"() <{{values = dense<5> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+             %r = tosa.rescale %c, %m, %s, %rzp, %ozp {{input_unsigned = false, output_unsigned = false, \
+             per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true}} : ({acc}, tensor<{oc}xi32>, \
+             tensor<{oc}xi8>, tensor<1xi32>, tensor<1xi8>) -> {out}\n  \
+             return %r : {out}\n}}\n",
+            hex(&weights, 1),
+            hex(&bias, 4),
+            hex(&multipliers, 4),
+            hex(&shifts, 1)
+        );
+        let mut rng = Rng(0x3c6e_f372_fe94_f82b);
+        let data: Vec<u8> = (0..10 * 12 * ic).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: vec![1, 10, 12, ic as usize], data };
+        let accelerators = parse_target_string("tynnp").unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("{ic} input channels\n{text}"));
+        // 3 pixels of 4 channels a job's pixel: a 7-column window (stride 6) for 3 of 3 columns.
+        assert_eq!(report.model_macs, 5 * 6 * 9 * ic as u64 * 4, "{ic} input channels");
+        assert_eq!(report.macs, 5 * 2 * 21 * ic as u64 * 12, "{ic} input channels");
+    }
+}
+
 /// `text` compiled for the host's reference engine and run on `input` (the expected output),
 /// and compiled for `accelerators` with the RV32IM control unit. On the host partitioned for
 /// tynnp (its primitive ops lowered to their TOSA reference) it must give the expected output.
