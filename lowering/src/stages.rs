@@ -213,7 +213,10 @@ fn fold_and_fuse(vectors: bool, dsp: bool, jam: bool, spend_workspace: bool) -> 
         (true, false) => ("umac-im2col,", ",func.func(umac-collapse-window)"),
         _ => ("", ""),
     };
-    format!("func.func(umac-fold-zero-points,{patches}umac-fold-padding),canonicalize,{tile}{rows},canonicalize,cse")
+    // Without vectors or the DSP extension a wide convolution's border split costs more than it
+    // saves (see umac-fold-padding).
+    let fold = if vectors || dsp { "umac-fold-padding" } else { "umac-fold-padding{wide-interiors=false}" };
+    format!("func.func(umac-fold-zero-points,{patches}{fold}),canonicalize,{tile}{rows},canonicalize,cse")
 }
 
 /// Bufferization for firmware: results become out-parameters (a buffer copied whole into one at

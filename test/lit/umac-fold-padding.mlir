@@ -1,9 +1,14 @@
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-fold-padding),canonicalize)' | FileCheck %s
+// Without vectors or the DSP extension (RV32IM, Cortex-M3) a convolution over 16 or more input
+// channels records no interior; every other op still does.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(umac-fold-padding{wide-interiors=false}),canonicalize)' | FileCheck %s --check-prefix=NARROW
 
 // A quantized depthwise convolution over a padded input reads the input in place: positions
 // outside it take the pad value, and the arithmetic is the named op's. Output rows and columns
 // 1..3 read no padding (umac.interior).
 // CHECK-LABEL: func.func @depthwise(
+// NARROW-LABEL: func.func @depthwise(
+// NARROW: umac.interior = array<i64: 1, 4, 1, 4>, umac.op = "depthwise_conv_2d_nhwc_hwcm_q"
 // CHECK-SAME: %[[X:.*]]: tensor<1x5x5x4xi8>, %[[W:.*]]: tensor<3x3x4x1xi8>, %[[IZP:.*]]: i32, %[[WZP:.*]]: i32
 // CHECK-NOT: tensor.pad
 // CHECK: %[[PAD:.*]] = arith.constant -128 : i8
@@ -101,6 +106,9 @@ func.func @channel_padding(%x: tensor<1x4x4x1xi8>, %w: tensor<2x1x1x2xi8>) -> te
 // vectors or the DSP extension, and the interior's need no bounds check.
 // CHECK-LABEL: func.func @wide_conv(
 // CHECK: umac.interior = array<i64: 1, 3, 1, 3>, umac.op = "conv_2d_nhwc_fhwc_q"
+// NARROW-LABEL: func.func @wide_conv(
+// NARROW-NOT: umac.interior
+// NARROW: umac.op = "conv_2d_nhwc_fhwc_q"
 func.func @wide_conv(%x: tensor<1x4x4x16xi8>, %w: tensor<4x3x3x16xi8>) -> tensor<1x4x4x4xi32> {
   %pv = arith.constant -128 : i8
   %izp = arith.constant -128 : i32

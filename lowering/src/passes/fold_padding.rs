@@ -20,6 +20,7 @@
 
 use crate::{
     Error,
+    options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
@@ -35,11 +36,21 @@ pub const INFO: PassInfo = PassInfo {
     name: "umac-fold-padding",
     summary: "Read a padded convolution/pooling input in place with bounds checks instead of materializing tensor.pad",
     anchor: "any",
-    options: &[],
-    kind: PassKind::Pass(|_| boxed(FoldPadding)),
+    options: &[OptionSpec {
+        name: "wide-interiors",
+        kind: OptionKind::Bool,
+        default: "true",
+        help: "record the interior of a convolution over 16 or more input channels too (its dot products run on vectors or the DSP extension)",
+    }],
+    kind: PassKind::Pass(|options: &OptionValues| {
+        boxed(FoldPadding { wide_interiors: options.bool("wide-interiors") })
+    }),
 };
 
-struct FoldPadding;
+struct FoldPadding {
+    /// Whether a convolution over 16 or more input channels records its interior.
+    wide_interiors: bool,
+}
 
 /// What a supported op computes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -70,7 +81,7 @@ impl UmacPass for FoldPadding {
             unsafe {
                 let op = OperationRef::from_raw(raw);
                 let Some(kind) = kind_of(&op_name(&op)) else { continue };
-                let Some((text, arguments)) = rewrite(&op, kind) else { continue };
+                let Some((text, arguments)) = rewrite(&op, kind, self.wide_interiors) else { continue };
                 splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
             }
         }
@@ -176,7 +187,7 @@ pub(crate) fn map(loops: usize, results: &[usize]) -> String {
 ///
 /// # Safety
 /// `op` must be live.
-unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValue>)> {
+unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option<(String, Vec<MlirValue>)> {
     unsafe {
         let raw = op.to_raw();
         let input = mlirOperationGetOperand(raw, 0);
@@ -291,11 +302,15 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind) -> Option<(String, Vec<MlirValu
         let (oh_lo, oh_hi) = range(top, x_dims[1], window_h, strides[0], dilations[0], y_dims[1]);
         let (ow_lo, ow_hi) = range(left, x_dims[2], window_w, strides[1], dilations[1], y_dims[2]);
         // Every kind records its interior, also a convolution over 16 or more input channels,
-        // whose innermost loop reads them contiguously: its dot products run on vectors or the
-        // DSP extension (umac-vectorize-dot-products), and without the split every one of them
-        // checks the bounds (IC, whose convolutions have 16 to 64 channels, takes 9.66M
+        // whose innermost loop reads them contiguously, where its dot products run on vectors
+        // or the DSP extension (umac-vectorize-dot-products): without the split every one of
+        // them checks the bounds (IC, whose convolutions have 16 to 64 channels, takes 9.66M
         // instructions on Cortex-M55 and 40.3M on Cortex-M4 unsplit, 7.21M and 31.8M split).
-        let interior = if oh_lo < oh_hi && ow_lo < ow_hi {
+        // Without them (`wide_interiors` false: RV32IM, Cortex-M3), LLVM unswitches the scalar
+        // loop on the invariant check, and the split costs more than it saves (IC on RV32IM:
+        // 69.7M instructions unsplit, 74.1M split).
+        let wide = matches!(kind, Kind::Conv { .. }) && x_dims[3] >= 16;
+        let interior = if (wide_interiors || !wide) && oh_lo < oh_hi && ow_lo < ow_hi {
             format!(", umac.interior = array<i64: {oh_lo}, {oh_hi}, {ow_lo}, {ow_hi}>")
         } else {
             String::new()
