@@ -389,23 +389,22 @@ fn lower(
         // The rows of the input in DDR, and in DM (longer when folded).
         let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
         let mut in_row = src_row;
+        let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
+        // The gathers take two channels when nothing is copied out (see `body::Gather`).
+        let channels = if schedule.kept_output.is_some() { i64::from(params.dma_channels) } else { 1 };
         if schedule.fold {
-            let two = schedule.kept_output.is_some() && params.dma_channels > 1;
-            let fold =
-                tiling::fold(&values, i64::from(params.nu_rows), i64::from(params.nu_cols), two)?.ok_or_else(|| {
-                    Error::Unsupported(format!(
-                        "{}: fold is set, but folding this convolution saves nothing",
-                        schedule::ATTRIBUTE
-                    ))
-                })?;
+            let fold = tiling::fold(&values, nu_rows, nu_cols, channels > 1)?.ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "{}: fold is set, but folding this convolution saves nothing",
+                    schedule::ATTRIBUTE
+                ))
+            })?;
             values = fold.apply(&values);
             (code, taps, in_row) = (&jobs::CONV_FOLDED, fold.taps, fold.row_bytes);
         }
         let mut im2col = None;
         if schedule.im2col {
             let bad = |message: &str| Error::Unsupported(format!("{}: {message}", schedule::ATTRIBUTE));
-            let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
-            let channels = if schedule.kept_output.is_some() { i64::from(params.dma_channels) } else { 1 };
             let im = im2col::im2col(&values, (nu_rows, nu_cols), channels)?
                 .ok_or_else(|| bad("im2col is set, but it saves nothing here"))?;
             let (stage, bytes) = schedule.region("stage").ok_or_else(|| bad("im2col is set, but dm has no stage"))?;
