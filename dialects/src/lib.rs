@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod ir;
 pub mod location;
 pub mod native;
+pub mod scf;
 pub mod source;
 pub mod text;
 pub mod umac;

@@ -57,6 +57,13 @@ fn compile_pipelines_replay_with_umac_opt() {
                         std::fs::read_to_string(&emitted).unwrap().contains("llvm.func @model("),
                         "{model} {target}: not the llvm dialect"
                     );
+                    // The kernels' double buffering is its own pass, between legalization and
+                    // the instructions' lowering.
+                    assert_eq!(
+                        target.starts_with("tynnp"),
+                        printed.contains(",umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm"),
+                        "{model} {target}: {printed}"
+                    );
                     replays(&path, &printed, &emitted, &work);
                 }
             });

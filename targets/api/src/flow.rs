@@ -32,7 +32,8 @@ pub enum Runs {
 /// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
 /// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`
 /// (for one with a dialect, after `umac-primitives-<name>` and the steps of its schedules,
-/// `umac-<step>-<name>`, and before `umac-convert-<name>-to-llvm`,
+/// `umac-<step>-<name>`, and before the passes over its kernels, `umac-<step>-<name>`, and
+/// `umac-convert-<name>-to-llvm`,
 /// or on the host `umac-reference-<name>` in its place), the post-legalization hook. Empty
 /// without accelerators.
 pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
@@ -65,6 +66,9 @@ pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
                     steps.push(Step::Passes(with_attributes(step_pass_name(configured.backend, step.name))));
                 }
                 steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
+                for step in configured.backend.kernel_steps() {
+                    steps.push(Step::Passes(step_pass_name(configured.backend, step.name)));
+                }
                 steps.push(Step::Passes(to_llvm_pass_name(configured.backend)));
             }
             Runs::Host => steps.push(Step::Passes(reference_pass_name(configured.backend))),

@@ -66,6 +66,20 @@ pub struct ScheduleStep {
     pub summary: &'static str,
 }
 
+/// A pass over the kernels a backend's legalization defined ([`Backend::kernel_steps`]): the
+/// pass `umac-<name>-<backend>`, run on the module after `umac-legalize-<backend>` and before
+/// `umac-convert-<backend>-to-llvm`, so it rewrites the kernels' loops of copies and jobs while
+/// they are still written in the backend's low-level ops.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelStep {
+    /// The step's name, a verb phrase: `double-buffer`.
+    pub name: &'static str,
+    /// What the pass does, for `umac-opt --help`.
+    pub summary: &'static str,
+    /// The rewrite, on the module; an error reported at an op is [`Error::Reported`].
+    pub run: fn(melior::ir::OperationRef) -> Result<(), Error>,
+}
+
 /// How a composite is lowered.
 #[derive(Clone, Debug)]
 pub enum Strategy {
@@ -184,6 +198,13 @@ pub trait Backend: Send + Sync {
     /// `umac-schedule-<name>` runs them all in turn. A compile runs the steps, so its pipeline
     /// shows each. Empty by default: nothing is scheduled before legalization.
     fn schedule_steps(&self) -> &'static [ScheduleStep] {
+        &[]
+    }
+
+    /// The passes over its kernels once legalization defined them, in the order they run:
+    /// each is a pass `umac-<step>-<name>` (see [`KernelStep`]), and a compile runs them, so its
+    /// pipeline shows each. Empty by default.
+    fn kernel_steps(&self) -> &'static [KernelStep] {
         &[]
     }
 

@@ -110,6 +110,15 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
                 kind: PassKind::Named(create_step),
             });
         }
+        for step in backend.kernel_steps() {
+            register(PassInfo {
+                name: leak(step_pass_name(*backend, step.name)),
+                summary: step.summary,
+                anchor: "builtin.module",
+                options: &[],
+                kind: PassKind::Named(create_kernel_step),
+            });
+        }
         register(PassInfo {
             name: leak(reference_pass_name(*backend)),
             summary: "Lower the target's primitive ops to upstream ops (what they compute) and inline its functions back into their callers",
@@ -211,6 +220,23 @@ fn create_step(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_low
         umac_lowering::Error::Invalid(format!("{} has no schedule step {step}", target.backend.name()))
     })?;
     boxed(Step { target, step })
+}
+
+/// `umac-<step>-<target>`: a pass over a backend's kernels.
+struct KernelPass(fn(OperationRef) -> Result<(), Error>);
+
+impl UmacPass for KernelPass {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        (self.0)(operation).map_err(lowering_error)
+    }
+}
+
+fn create_kernel_step(name: &str, _options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    let (prefix, target) = name.rsplit_once('-').unwrap_or(("", name));
+    let step = prefix.trim_start_matches("umac-");
+    let found = backend(target).and_then(|b| b.kernel_steps().iter().find(|s| s.name == step));
+    let step = found.ok_or_else(|| umac_lowering::Error::Invalid(format!("{target} has no kernel step {step}")))?;
+    boxed(KernelPass(step.run))
 }
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {

@@ -116,31 +116,47 @@ impl Body {
         (number, carried)
     }
 
-    /// Closes the innermost loop, carrying `yields` into the next iteration; returns the values
-    /// after the last. LLVM is asked to unroll it fully (`llvm.loop.unroll.full`): a kernel's
-    /// tile count is static, and unrolled, its tile table folds into the arguments, which LLVM
-    /// propagates into the function where every call passes the same (kept as a loop, the
-    /// control unit's stores and loads of the table cost KWS 19,634 -> 20,380 cycles).
-    pub fn end_loop(&mut self, yields: &[String]) -> Vec<String> {
+    /// Closes the innermost loop, carrying `yields` into the next iteration, with the extra
+    /// attributes `marks` (text, maybe empty: `umac-double-buffer-tynnp`'s markers); returns the
+    /// values after the last. LLVM is asked to unroll it fully (`llvm.loop.unroll.full`): a
+    /// kernel's tile count is static, and unrolled, its tile table folds into the arguments,
+    /// which LLVM propagates into the function where every call passes the same (kept as a
+    /// loop, the control unit's stores and loads of the table cost KWS 19,634 -> 20,380 cycles).
+    pub fn end_loop(&mut self, yields: &[String], marks: &str) -> Vec<String> {
         let (results, count) = self.loops.pop().expect("end_loop closes a loop begin_loop opened");
+        let marks = if marks.is_empty() { String::new() } else { format!(", {marks}") };
         let _ = writeln!(
             self.text,
-            "  scf.yield {} : {}\n  }} {{loop_annotation = #llvm.loop_annotation<unroll = <full = true>>}}",
+            "  scf.yield {} : {}\n  }} {{loop_annotation = #llvm.loop_annotation<unroll = <full = true>>{marks}}}",
             yields.join(", "),
             vec!["i32"; count].join(", ")
         );
         (0..count).map(|i| format!("{results}#{i}")).collect()
     }
 
-    /// `scf.if` on `condition` with one i32 result: `then` writes the taken branch and returns
-    /// its result; `otherwise` is the result when not taken.
-    pub fn if_else(&mut self, condition: &str, then: impl FnOnce(&mut Body) -> String, otherwise: &str) -> String {
+    /// `scf.if` on `condition` with i32 results, and the extra attributes `marks` (text, maybe
+    /// empty): `then` writes the taken branch and returns its results; `otherwise` are the
+    /// results when not taken.
+    pub fn if_else(
+        &mut self,
+        condition: &str,
+        then: impl FnOnce(&mut Body) -> Vec<String>,
+        otherwise: &[String],
+        marks: &str,
+    ) -> Vec<String> {
         let result = format!("%v{}", self.next);
         self.next += 1;
-        let _ = writeln!(self.text, "  {result} = scf.if {condition} -> (i32) {{");
+        let (count, types) = (otherwise.len(), vec!["i32"; otherwise.len()].join(", "));
+        let _ = writeln!(self.text, "  {result}:{count} = scf.if {condition} -> ({types}) {{");
         let taken = then(self);
-        let _ = writeln!(self.text, "  scf.yield {taken} : i32\n  }} else {{\n  scf.yield {otherwise} : i32\n  }}");
-        result
+        let marks = if marks.is_empty() { String::new() } else { format!(" {{{marks}}}") };
+        let _ = writeln!(
+            self.text,
+            "  scf.yield {} : {types}\n  }} else {{\n  scf.yield {} : {types}\n  }}{marks}",
+            taken.join(", "),
+            otherwise.join(", ")
+        );
+        (0..count).map(|i| format!("{result}#{i}")).collect()
     }
 
     /// `scf.if` on `condition` without results around what `then` writes.

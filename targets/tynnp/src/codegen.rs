@@ -377,19 +377,20 @@ impl JobCode {
         self.wait_kernel_before(b, split);
     }
 
-    /// The dependencies of tile `t`'s jobs (`t` and its `row`): `deps`, and when `split`
-    /// follows a kernel that handed its jobs on, the tokens of the row of its table the tile
-    /// follows: in the first slot when it is `zero` (the input read in place), then in the
-    /// second while it holds the constants' copy `weights` (the first tiles: the CU waits for
-    /// that copy, long under way, unless there is none); the CU waits for the others before the
-    /// jobs issue.
+    /// The dependencies of a tile's jobs (the tile's `row`): `deps`, and when `split` follows a
+    /// kernel that handed its jobs on, the tokens of the row of its table the tile follows: in
+    /// the first slot when it is `zero` (the input read in place), then in the second while it
+    /// holds the constants' copy `weights` (`fresh`, an i32 value, is not 0 then: the first
+    /// tiles; the CU waits for that copy, long under way, unless there is none); the CU waits
+    /// for the others before the jobs issue.
     pub(crate) fn after_kernel_before(
         &self,
         b: &mut Body,
         split: Split,
-        (t, row): (&str, &Row),
+        row: &Row,
         deps: [String; 2],
         [zero, weights]: [&str; 2],
+        fresh: Option<&String>,
     ) -> [String; 2] {
         let [mut first, mut second] = deps;
         let mut first_free = first == zero;
@@ -401,11 +402,12 @@ impl JobCode {
                 first_free = false;
             } else if second_free {
                 // The first tiles' second slot holds the constants' copy, later ones' the copy
-                // out two tiles back, which the jobs must follow.
+                // out a buffer's reuse back, which the jobs must follow.
                 second_free = false;
-                let depth = b.constant(split.depth() as i64);
-                let early = b.value(&format!("arith.cmpi ult, {t}, {depth} : i32"));
-                let late = b.value(&format!("arith.cmpi uge, {t}, {depth} : i32"));
+                let fresh =
+                    fresh.expect("a kernel following another carries whether its slot holds the constants' copy");
+                let early = b.value(&format!("arith.cmpi ne, {fresh}, {zero} : i32"));
+                let late = b.value(&format!("arith.cmpi eq, {fresh}, {zero} : i32"));
                 if weights != zero {
                     let held = second.clone();
                     b.when(&early, |b| b.wait(&held));

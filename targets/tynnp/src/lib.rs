@@ -20,6 +20,7 @@ mod agree;
 mod body;
 mod codegen;
 mod describe;
+mod double_buffer;
 mod im2col;
 mod instructions;
 mod jobs;
@@ -39,8 +40,8 @@ use resident::Handed;
 use schedule::Schedule;
 use split::Split;
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, OpView, Pattern, Phase, PhasePass, Primitive,
-    Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, KernelStep, OpView, Pattern, Phase, PhasePass,
+    Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -215,6 +216,10 @@ impl Backend for Tynnp {
 
     fn schedule_steps(&self) -> &'static [ScheduleStep] {
         &steps::STEPS
+    }
+
+    fn kernel_steps(&self) -> &'static [KernelStep] {
+        &[double_buffer::STEP]
     }
 
     /// Step `step` of each kernel's schedule as `tynnp.schedule` (`steps.rs`, `schedule.rs`).

@@ -6,6 +6,7 @@
 use crate::{
     body::{Body, Row},
     codegen::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES},
+    double_buffer::{BUFFERS, DRAIN, REUSE},
     split::Split,
 };
 use std::fmt::Write as _;
@@ -26,19 +27,22 @@ impl JobCode {
         table
     }
 
-    /// The tiles of a tiled job, in order on its unit, as a loop over the tile table: tile t's
-    /// input rows are copied in on channel 0 after the job two tiles back (the last to read
-    /// that input buffer), the job runs after that copy and after the copy out two tiles back
-    /// (the last to read its output buffer), and its output rows are copied out on channel 1
-    /// after it. So the copies of one tile overlap the job of the one before; the loop carries
-    /// the tokens of the last two jobs and copies out (the constants' copy before the first).
-    /// The buffers other than the input are copied once, first; the CU waits for the last copy
-    /// out (channel 1 completes in order). An input read in place (`_rx`) is not copied in: the
-    /// job waits for nothing but the output side; an output written in place (`_wo`) is not
-    /// copied out: the job stands for its copy out (a later job on the unit follows it anyway)
-    /// and the CU waits for the last job.
+    /// The tiles of a tiled job, in order on its unit, as a loop over the tile table, written
+    /// single-buffered: tile t's input rows are copied in on channel 0 after the job of the tile
+    /// before (the last to read that input buffer), the job runs after that copy and after the
+    /// copy out of the tile before (the last to read its output buffer), and its output rows are
+    /// copied out on channel 1 after it. The loop carries those two tokens (nothing and the
+    /// constants' copy before the first tile) and, for a kernel following one that handed its
+    /// jobs on, whether the copy out's is still the constants' copy. Double-buffered (the tile
+    /// table rotates the buffers), the loop is marked for `umac-double-buffer-tynnp`, which
+    /// carries all three two tiles back: the copies of one tile then overlap the job of the one
+    /// before. The buffers other than the input are copied once, first; the CU waits for the
+    /// last copy out (channel 1 completes in order). An input read in place (`_rx`) is not
+    /// copied in: the job waits for nothing but the output side; an output written in place
+    /// (`_wo`) is not copied out: the job stands for its copy out (a later job on the unit
+    /// follows it anyway) and the CU waits for the last job.
     pub(crate) fn tiles(&self, b: &mut Body, d: &str, split: Split) {
-        let (tiles, depth) = (split.bands, split.depth());
+        let tiles = split.bands;
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         // An im2col convolution stages its whole input in DM first, on channel 0.
         let staged = self.im2col.then(|| b.copy(d, &zero, &input, "%dm_stage", "%stage_bytes", &zero));
@@ -47,29 +51,28 @@ impl JobCode {
         let unit = b.constant(unit);
         let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
         let table = self.tile_table(b, split);
-        // Carried: the last `depth` jobs' tokens, then the last `depth` copies out's, newest
-        // first; before the first tiles, nothing and the constants' copy.
-        let inits: Vec<String> = [vec![zero.clone(); depth], vec![weights.clone(); depth]].concat();
+        let fresh = (split.follows > 0).then(|| b.constant(1));
+        let inits: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).collect();
         let (t, carried) = b.begin_loop(tiles, &inits);
-        let (jobs, outs) = carried.split_at(depth);
+        let (job_before, out_before, fresh) = (&carried[0], &carried[1], carried.get(2));
         let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
         let buffer = row.field(&Field::Dm("input"), 0);
         let loaded = if split.reads_kept[0] {
             // Read where the kernel before left it: nothing to copy or wait for.
             zero.clone()
         } else if let Some(staged) = &staged {
-            b.im2col(d, [&jobs[depth - 1], staged], &buffer, &row, split)
+            b.im2col(d, [job_before, staged], &buffer, &row, split)
         } else {
             let src = b.value(&format!("arith.addi {input}, {} : i32", row.field(&TILE_COPIES[0], 0)));
             if self.folded {
-                b.gather(d, &jobs[depth - 1], &src, &buffer, &row, split)
+                b.gather(d, job_before, &src, &buffer, &row, split)
             } else {
-                b.copy(d, &jobs[depth - 1], &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero)
+                b.copy(d, job_before, &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero)
             }
         };
         // The first jobs wait for the constants too (later ones follow them on the unit).
-        let reused = outs[depth - 1].clone();
-        let deps = self.after_kernel_before(b, split, (&t, &row), [loaded, reused], [&zero, &weights]);
+        let reused = out_before.clone();
+        let deps = self.after_kernel_before(b, split, &row, [loaded, reused], [&zero, &weights], fresh);
         let words = self.descriptor_words(b, deps, &row, 0);
         let job = b.issue((k, funct3, funct7), d, &unit, &words);
         if split.hands {
@@ -83,27 +86,41 @@ impl JobCode {
             let from = row.field(&Field::Dm("output"), 0);
             b.copy(d, &job, &from, &dst, &row.field(&TILE_COPIES[3], 0), &out_channel)
         };
-        let yields: Vec<String> = [&[job], &jobs[..depth - 1], &[out], &outs[..depth - 1]].concat();
-        let last = b.end_loop(&yields);
+        let yields: Vec<String> = [job, out].into_iter().chain(fresh.map(|_| zero.clone())).collect();
+        let reuse: Vec<usize> = (0..yields.len()).collect();
+        let last = b.end_loop(&yields, &Self::double_buffered(split, &reuse));
         let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
         if !split.hands {
-            b.wait(&last[depth]);
+            b.wait(&last[1]);
         }
         self.finish(b, split, next);
     }
 
+    /// The markers of a loop `umac-double-buffer-tynnp` double-buffers (none single-buffered):
+    /// two buffers, and the iteration arguments `reuse` a tile waits for to reuse one.
+    fn double_buffered(split: Split, reuse: &[usize]) -> String {
+        let reuse: Vec<String> = reuse.iter().map(usize::to_string).collect();
+        match (split.single, reuse.is_empty()) {
+            (true, _) => String::new(),
+            (false, true) => format!("{BUFFERS} = 2 : i64"),
+            (false, false) => format!("{BUFFERS} = 2 : i64, {REUSE} = array<i64: {}>", reuse.join(", ")),
+        }
+    }
+
     /// The tiles of a tiled job on the vector units, each split into `split.units` bands (band
-    /// `u` of tile `t` on unit `u`), as a loop over the tile table. Tile t's inputs (rows, or
-    /// elements of both operands) are copied into buffers `t % 2`; its bands run after that
-    /// copy and after the copy out two tiles back; then the CU waits for the bands of tile t - 1
-    /// and copies their output out (a copy has two dependencies at most, so the CU orders it),
-    /// and the next tile's copy in, issued after that wait, overlaps this tile's bands. The loop
-    /// carries the last tile's bands' tokens and where its output goes, and the last copy out
-    /// (the constants' copy before the first). Single-buffered, the CU copies tile t - 1's
-    /// output out before tile t's input comes in. Inputs read in place (`_rx`, `_ry`) are not
-    /// copied in; with the output written in place (`_wo`) the CU still waits for each tile's
-    /// bands (its input buffers are then free again) but copies nothing out, and a tile's bands
-    /// follow the last band two tiles back.
+    /// `u` of tile `t` on unit `u`), as a loop over the tile table, written single-buffered: the
+    /// CU drains the tile before (waits for its bands, then copies their output out: a copy has
+    /// two dependencies at most, so the CU orders it), copies tile t's inputs (rows, or elements
+    /// of both operands) in, and issues its bands after that copy and after the drain's copy
+    /// out. The loop carries the tile before's bands' tokens and where its output goes, the last
+    /// copy out (the constants' copy before the first tile) and, for a kernel following one that
+    /// handed its jobs on, whether that is still the constants' copy. Double-buffered (the tile
+    /// table rotates the buffers: tile t's go in buffers `t % 2`), the drain is marked for
+    /// `umac-double-buffer-tynnp`, which moves it after the bands: tile t's copy in then
+    /// overlaps the bands of tile t - 1, and its bands follow the copy out two tiles back.
+    /// Inputs read in place (`_rx`, `_ry`) are not copied in; with the output written in place
+    /// (`_wo`) the CU still waits for each tile's bands (its input buffers are then free again)
+    /// but copies nothing out, and a tile's bands follow the last band two tiles back.
     pub(crate) fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
         let (tiles, units) = (split.bands, split.units);
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
@@ -137,13 +154,19 @@ impl JobCode {
         let table = self.tile_table(b, split);
         let units_constant = b.constant(units as i64);
         let one = b.constant(1);
-        // Carried: the tile before's bands' tokens, its output's place, the last copy out.
-        let inits: Vec<String> = [vec![zero.clone(); units + 3], vec![weights.clone()]].concat();
+        // Carried: the tile before's bands' tokens, its output's place, the last copy out, and
+        // whether that is still the constants' copy.
+        let fresh = (split.follows > 0).then(|| one.clone());
+        let inits: Vec<String> =
+            [vec![zero.clone(); units + 3], vec![weights.clone()]].concat().into_iter().chain(fresh).collect();
         let (t, carried) = b.begin_loop(tiles, &inits);
-        let (before, place_before, last_out) = (&carried[..units], &carried[units..units + 3], &carried[units + 3]);
+        let (before, place_before, last) = (&carried[..units], &carried[units..units + 3], &carried[units + 3..]);
         let after_first = b.value(&format!("arith.cmpi uge, {t}, {one} : i32"));
-        let single_out =
-            split.single.then(|| b.if_else(&after_first, |b| copy_out(b, false, before, place_before), last_out));
+        let drain = |b: &mut Body| {
+            let out = copy_out(b, false, before, place_before);
+            [out].into_iter().chain(last.get(1).map(|_| zero.clone())).collect()
+        };
+        let drained = b.if_else(&after_first, drain, last, &Self::drain_mark(split));
         let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
         let mut loaded = zero.clone();
         // An input kept in DM by the kernel before is read there in place.
@@ -153,10 +176,9 @@ impl JobCode {
             let buffer = row.field(&Field::Dm(name), 0);
             loaded = b.copy(d, &zero, &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero);
         }
-        // The first bands wait for the constants too (later ones follow them on their unit):
-        // the copy out two tiles back, or one back single-buffered.
-        let reused = single_out.clone().unwrap_or_else(|| last_out.clone());
-        let deps = self.after_kernel_before(b, split, (&t, &row), [loaded, reused], [&zero, &weights]);
+        // The first bands wait for the constants too (later ones follow them on their unit).
+        let reused = drained[0].clone();
+        let deps = self.after_kernel_before(b, split, &row, [loaded, reused], [&zero, &weights], drained.get(1));
         let mut issued = Vec::new();
         let first_band = b.value(&format!("arith.muli {t}, {units_constant} : i32"));
         for u in 0..units {
@@ -170,18 +192,20 @@ impl JobCode {
             }
             issued.push(job);
         }
-        let out = match single_out {
-            Some(out) => out,
-            None => b.if_else(&after_first, |b| copy_out(b, false, before, place_before), last_out),
-        };
         let place = [Field::Dm("output"), TILE_COPIES[2], TILE_COPIES[3]].map(|f| row.field(&f, 0));
-        let yields: Vec<String> = [&issued[..], &place[..], &[out]].concat();
-        let after = b.end_loop(&yields);
+        let yields: Vec<String> = [&issued[..], &place[..], &drained[..]].concat();
+        let after = b.end_loop(&yields, &Self::double_buffered(split, &[]));
         let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
         let last = copy_out(b, true, &after[..units], &after[units..units + 3]);
         if !split.hands {
             b.wait(&last);
         }
         self.finish(b, split, next);
+    }
+
+    /// The marker of the drain of the tile before in a loop `umac-double-buffer-tynnp`
+    /// double-buffers (none single-buffered).
+    fn drain_mark(split: Split) -> String {
+        if split.single { String::new() } else { DRAIN.to_string() }
     }
 }

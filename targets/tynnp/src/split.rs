@@ -77,11 +77,6 @@ impl Split {
             waits_two: 0,
         }
     }
-
-    /// How many tiles back the last user of a tile's buffers is.
-    pub(crate) fn depth(self) -> usize {
-        if self.single { 1 } else { 2 }
-    }
 }
 
 /// The most tiles (and folded kernel columns) a call may name.

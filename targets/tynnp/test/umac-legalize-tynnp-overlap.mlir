@@ -11,7 +11,7 @@
 // which the next kernel's first jobs depend on (`after_weights`); it may copy the record of the
 // kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
 
 // conv (4 tiles of 2 rows) -> depthwise 3x3 (3 tiles of 2, 3 and 3 rows, 2 bands each) -> max
@@ -68,7 +68,7 @@
 // CODE-NEXT: return
 // The depthwise convolution's: the token of its record's copy loaded from after_weights
 // (argument 34), which the loop carries as the bands' second dependency until a tile's copy
-// out takes its place; each tile's bands depend on the token at the row of the convolution's
+// out takes its place (with whether it still is that token, 1 at first); each tile's bands depend on the token at the row of the convolution's
 // table its after_t<t> names (argument 30 for tile 0, the last word of the tile's row of the
 // tile table) and on that; each band's token stored; then it returns, waiting for neither
 // its bands nor the convolution's jobs (the pooling does).
@@ -78,7 +78,7 @@
 // CODE-NEXT: %[[TW:.*]] = llvm.load %[[PW]] : !llvm.ptr -> i32
 // CODE: llvm.getelementptr %[[TABLE:.*]][14] : (!llvm.ptr) -> !llvm.ptr, i32
 // CODE-NEXT: llvm.store %arg30,
-// CODE: scf.for %{{.*}} iter_args({{.*}}, %[[REUSED:.*]] = %[[TW]]) -> (i32, i32, i32, i32, i32, i32) {
+// CODE: scf.for %{{.*}} iter_args({{.*}}, %[[REUSED:.*]] = %[[TW]], %{{.*}} = %c1_i32{{.*}}) -> (i32, i32, i32, i32, i32, i32, i32) {
 // CODE: %[[ROW:.*]] = llvm.getelementptr %[[TABLE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i32
 // CODE: llvm.getelementptr %[[ROW]][14] : (!llvm.ptr) -> !llvm.ptr, i32
 // CODE-NEXT: %[[AFTER:.*]] = llvm.load

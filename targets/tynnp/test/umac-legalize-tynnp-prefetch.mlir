@@ -3,8 +3,8 @@
 // kernels' own regions and what they keep in DM) after its last tile's copy in, on channel 0,
 // and waits for that copy before it returns (`_pf`); the next kernel finds its record there and
 // copies nothing (`_pl`).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the

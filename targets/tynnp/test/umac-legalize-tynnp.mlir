@@ -8,9 +8,12 @@
 // rows on channel 0, nu.conv (custom-1) after it (the first also after the record's copy), a
 // dma.copy of its output rows back on the output channel after the convolution; then npu.wait
 // (custom-3) for the last copy back.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// Legalization alone writes the loop single-buffered and marks it for umac-double-buffer-tynnp
+// (the tile table rotates the tiles through two buffers each).
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s --check-prefix=SINGLE
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
 // The tile loops are unrolled fully by LLVM (the tile count is static).
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>
@@ -147,6 +150,19 @@
 // CHECK-NOT: CUSTOM_
 // CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LOOP]]#2
 // CHECK-NEXT: return
+// Before umac-double-buffer-tynnp: the loop carries the last job's token and the last copy
+// out's, the copy in waits for the job of the tile before, the job for its copy out.
+// SINGLE-LABEL: func.func private @tynnp_conv2d_t4(
+// SINGLE: %[[CONSTS:.*]] = "tynnp.dma_copy"
+// SINGLE: %[[LOOP:.*]]:2 = scf.for %{{.*}} iter_args(%[[J1:.*]] = %c0_i32, %[[O1:.*]] = %[[CONSTS]]) -> (i32, i32) {
+// SINGLE: %[[IN0:.*]] = "tynnp.dma_copy"(%{{.*}}, %c0_i32, %[[J1]],
+// SINGLE-NEXT: arith.constant
+// SINGLE-NEXT: arith.constant
+// SINGLE-NEXT: %[[JOB:.*]] = "tynnp.nu_conv"(%{{.*}}, %{{.*}}, %[[IN0]], %[[O1]],
+// SINGLE: %[[COPY_OUT:.*]] = "tynnp.dma_copy"(%{{.*}}, %arg22, %[[JOB]],
+// SINGLE-NEXT: scf.yield %[[JOB]], %[[COPY_OUT]] : i32, i32
+// SINGLE-NEXT: } {loop_annotation = #{{.*}}, tynnp.buffers = 2 : i64, tynnp.reuse = array<i64: 0, 1>}
+// SINGLE-NEXT: "tynnp.wait"(%[[LOOP]]#1)
 // LLVM: llvm.func @tynnp_0(
 // LLVM: llvm.call @tynnp_conv2d_t4(
 // LLVM: llvm.func @tynnp_conv2d_t4(
