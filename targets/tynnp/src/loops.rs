@@ -49,12 +49,35 @@ impl JobCode {
         let out_channel = format!("%{OUT_CHANNEL}");
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
+        // The next kernels' records are copied on channel 0 where it would idle: first, when
+        // nothing is copied in; else just before the first copy in that waits for a job (a
+        // buffer's reuse), which waits on the channel until that job completes; after the
+        // last copy in when none does (too few tiles).
+        let copies_in = !split.reads_kept[0] && !self.copies_nothing(split);
+        let early = (!copies_in).then(|| self.prefetch(b, d, split, &zero));
+        let prefetches = usize::from(split.prefetch) + usize::from(split.prefetch_far);
+        let within = if copies_in { prefetches } else { 0 };
         let table = self.tile_table(b, split);
-        let fresh = (split.follows > 0).then(|| b.constant(1));
-        let inits: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).collect();
+        // Whether the carried copy out's token is still the constants' copy (a buffer is not
+        // reused yet), when a kernel before's tokens or the records' copy need it.
+        let fresh = (split.follows > 0 || within > 0).then(|| b.constant(1));
+        // Then whether the records were copied yet, and their copies' tokens.
+        let pending: Vec<String> = if within > 0 { vec![zero.clone(); 1 + within] } else { Vec::new() };
+        let inits: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).chain(pending).collect();
         let (t, carried) = b.begin_loop(tiles, &inits);
         let (job_before, out_before, fresh) = (&carried[0], &carried[1], carried.get(2));
+        let records = if within > 0 {
+            let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[3]));
+            let reusing = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[2]));
+            let now = b.value(&format!("arith.andi {not_yet}, {reusing} : i1"));
+            let copy = |b: &mut Body| {
+                let one = b.constant(1);
+                [one].into_iter().chain(self.prefetch(b, d, split, &zero).into_iter().flatten()).collect()
+            };
+            b.if_else(&now, copy, &carried[3..], "")
+        } else {
+            Vec::new()
+        };
         let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
         let buffer = row.field(&Field::Dm("input"), 0);
         let loaded = if split.reads_kept[0] {
@@ -88,8 +111,18 @@ impl JobCode {
         };
         let yields: Vec<String> = [job, out].into_iter().chain(fresh.map(|_| zero.clone())).collect();
         let reuse: Vec<usize> = (0..yields.len()).collect();
-        let last = b.end_loop(&yields, &Self::double_buffered(split, &reuse));
-        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
+        let last = b.end_loop(&[yields, records].concat(), &Self::double_buffered(split, &reuse));
+        let next = match early {
+            Some(early) => early,
+            None if within == 0 => [None, None],
+            None => {
+                // Copied after the loop when no copy in waited for a job.
+                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", last[3]));
+                let copy = |b: &mut Body| self.prefetch(b, d, split, &zero).into_iter().flatten().collect();
+                let mut tokens = b.if_else(&not_yet, copy, &last[4..], "").into_iter();
+                [split.prefetch.then(|| tokens.next()), split.prefetch_far.then(|| tokens.next())].map(Option::flatten)
+            }
+        };
         if !split.hands {
             b.wait(&last[1]);
         }

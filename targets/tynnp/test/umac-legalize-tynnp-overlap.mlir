@@ -48,19 +48,26 @@
 // OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
 // OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
 
-// The convolution's function: in its loop over the tiles, each job's token stored at its tile's
-// row of the token table (argument 33, 4 bytes a tile), and after the loop, after the rows, the
-// next record's copy's: it waits for nothing.
+// The convolution's function: in its loop over the tiles, the next record's copy in the first
+// tile that reuses a buffer, each job's token stored at its tile's row of the token table
+// (argument 33, 4 bytes a tile), and after the loop (where the copy comes if no tile reused a
+// buffer), after the rows, the copy's token: it waits for nothing.
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf_h(
-// CODE: scf.for
+// CODE: %[[LOOP:.*]]:8 = scf.for
 // CODE-NEXT: %[[T:.*]] = arith.index_cast
+// CODE: scf.if
+// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CODE: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : i32
 // CODE-NEXT: %[[AT:.*]] = arith.addi %arg33, %[[ROW]] : i32
 // CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
 // CODE-NEXT: scf.yield
-// CODE: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CODE: %[[PF:.*]] = scf.if
+// CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CODE: } else {
+// CODE-NEXT: scf.yield %[[LOOP]]#7 : i32
+// CODE-NEXT: }
 // CODE-NEXT: %[[ROW4:.*]] = arith.constant 16 : i32
 // CODE-NEXT: %[[AT4:.*]] = arith.addi %arg33, %[[ROW4]] : i32
 // CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[AT4]] : i32 to !llvm.ptr

@@ -1,8 +1,9 @@
 // umac-legalize-tynnp plans the kernels of a function together: a kernel copies the next
 // kernel's constant record into DM (where the function's DM plan puts it, apart from both
-// kernels' own regions and what they keep in DM) after its last tile's copy in, on channel 0,
-// and waits for that copy before it returns (`_pf`); the next kernel finds its record there and
-// copies nothing (`_pl`).
+// kernels' own regions and what they keep in DM) on channel 0 where the channel would idle —
+// just before the first tile's copy in that waits for a job (a buffer reused), else after the
+// last copy in — and waits for that copy before it returns (`_pf`); the next kernel finds its
+// record there and copies nothing (`_pl`).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
@@ -45,9 +46,18 @@
 // CHECK-SAME: (memref<1x8x8x8xi8>, i32,
 // CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
 // The convolution's function: the next record's copy (source argument 2, to argument 31,
-// argument 32 bytes) on channel 0 after the tiles; the last job waited for (its output is written in
-// place, nothing is copied out), then the copy.
+// argument 32 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the
+// third), before its fill and gather; the loop carries whether a tile reuses a buffer (two
+// tiles back: 1, 1 at first), whether the record was copied and its copy's token. After the
+// loop the copy comes if no tile reused a buffer (too few tiles). The last job waited for (its
+// output is written in place, nothing is copied out), then the copy.
 // CHECK-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf(%arg0: index, %arg1: index, %arg2: index, %arg3: i32
+// CHECK: %[[LOOP:.*]]:8 = scf.for %{{.*}} iter_args(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = %[[ONE:.*]], %[[REUSING:.*]] = %[[ONE]], %[[COPIED:.*]] = %c0_i32, %[[TOKEN:.*]] = %c0_i32) -> (i32, i32, i32, i32, i32, i32, i32, i32) {
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: %[[NOT_YET:.*]] = arith.cmpi eq, %[[COPIED]], %c0_i32 : i32
+// CHECK-NEXT: %[[REUSES:.*]] = arith.cmpi eq, %[[REUSING]], %c0_i32 : i32
+// CHECK-NEXT: %[[NOW:.*]] = arith.andi %[[NOT_YET]], %[[REUSES]] : i1
+// CHECK-NEXT: %[[RECORD:.*]]:2 = scf.if %[[NOW]] -> (i32, i32) {
 // CHECK: %[[SRC:.*]] = arith.index_cast %arg2 : index to i32
 // CHECK: llvm.store %[[SRC]],
 // CHECK-NEXT: getelementptr
@@ -55,8 +65,21 @@
 // CHECK-NEXT: getelementptr
 // CHECK-NEXT: llvm.store %arg32,
 // CHECK: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
-// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}"
-// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[PF]] :
+// CHECK-NEXT: scf.yield %{{.*}}, %[[PF]] : i32, i32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[COPIED]], %[[TOKEN]] : i32, i32
+// CHECK-NEXT: }
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 1, 0, $0, $1, $2"
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
+// CHECK-NEXT: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %{{.*}}, %[[RECORD]]#0, %[[RECORD]]#1 : i32, i32, i32, i32, i32, i32, i32, i32
+// CHECK: %[[LEFT:.*]] = arith.cmpi eq, %[[LOOP]]#6, %c0_i32 : i32
+// CHECK-NEXT: %[[LATE:.*]] = scf.if %[[LEFT]] -> (i32) {
+// CHECK: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[LOOP]]#7 : i32
+// CHECK-NEXT: }
+// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LOOP]]#2 :
+// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LATE]] :
 // CHECK-NEXT: return
 // The depthwise convolution's function takes no record.
 // CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_t1_rx_wo_pl(%arg0: index, %arg1: i32,
