@@ -97,10 +97,15 @@ fn model_sized(rng: &mut Rng, kind: usize, on: Option<&[i64]>, sizes: &Sizes) ->
     let (kh, sy, dy, pt, pb, oh) = window(rng, ih, sizes.kernel.min(ih + 2), kind < 2);
     let (kw, sx, dx, pl, pr, ow) = window(rng, iw, sizes.kernel.min(iw + 2), kind < 2);
     if kind >= 6 {
-        // A table lookup on a tensor of rank 0 to 4 (the given shape, in a chain).
-        let rank = rng.range(0, 4) as usize;
-        let dims: Vec<i64> =
-            if on.is_some() { input.clone() } else { input[..rank].iter().map(|&d| d.max(2)).collect() };
+        // A table lookup on a tensor of rank 1 to 4 (the given shape, in a chain) of at least 16
+        // elements, which pays for an NPU kernel (`tiny_lookups_run_on_the_control_unit` has
+        // fewer).
+        let rank = rng.range(1, 4) as usize;
+        let dims: Vec<i64> = if on.is_some() {
+            input.clone()
+        } else {
+            input[..rank].iter().enumerate().map(|(k, &d)| if k + 1 == rank { d.max(16) } else { d.max(2) }).collect()
+        };
         let (element, result, entries, width) = if kind == 7 { ("i16", "i32", 513, 2) } else { ("i8", "i8", 256, 1) };
         let values: Vec<i64> =
             (0..entries).map(|_| rng.range(-(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1)).collect();
@@ -365,6 +370,38 @@ fn packed_pixels_with_a_filter_zero_point_equal_the_reference() {
 /// `text` compiled for the host's reference engine and run on `input` (the expected output),
 /// and compiled for `accelerators` with the RV32IM control unit. On the host partitioned for
 /// tynnp (its primitive ops lowered to their TOSA reference) it must give the expected output.
+/// A lookup of few elements costs the control unit less than an NPU kernel (its table and
+/// input copied in over DDR, the result out): at the default parameters an int16 lookup of 4
+/// elements or fewer, or an int8 one of 5 or fewer, stays on the control unit, one element more
+/// goes to the NPU; either way the result equals the reference.
+#[test]
+fn tiny_lookups_run_on_the_control_unit() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x5be0_cd19_137e_2179);
+    for (elements, wide, on) in [(4, true, "rv32im"), (5, true, "tynnp"), (5, false, "rv32im"), (6, false, "tynnp")] {
+        let (element, result, entries, width) = if wide { ("i16", "i32", 513, 2) } else { ("i8", "i8", 256, 1) };
+        let values: Vec<i64> =
+            (0..entries).map(|_| rng.range(-(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1)).collect();
+        let (x, y, table) =
+            (shape(&[elements], element), shape(&[elements], result), format!("tensor<{entries}x{element}>"));
+        let text = format!(
+            "func.func @main(%x: {x}) -> {y} {{\n  %t = \"tosa.const\"() <{{values = {} : {table}}}> : () -> {table}\n  \
+             %y = tosa.table %x, %t : ({x}, {table}) -> {y}\n  return %y : {y}\n}}\n",
+            hex(&values, width)
+        );
+        let data: Vec<u8> = (0..elements * width as i64).map(|_| rng.next() as u8).collect();
+        let dtype = if wide { DType::I16 } else { DType::I8 };
+        let input = Tensor { dtype, shape: vec![elements as usize], data };
+        let accelerators = parse_target_string("tynnp").unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        let placed = firmware.placements.iter().find(|p| p.op == "tosa.table").map(|p| p.target.as_str());
+        assert_eq!(placed, Some(on), "{elements} elements of {element}");
+        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("{elements} of {element}\n{text}"));
+        assert_eq!(report.kernels.len(), usize::from(on == "tynnp"), "{elements} elements of {element}");
+    }
+}
+
 fn compile_both(text: &str, input: &Tensor, accelerators: umac_backend::TargetSet) -> (Firmware, Tensor) {
     let context = create_context(ContextOptions::default());
     let mut module = parse_module(&context, "op.mlir", text.as_bytes()).unwrap_or_else(|| panic!("{text}"));

@@ -160,8 +160,8 @@ impl Backend for Tynnp {
         attributes
     }
 
-    fn patterns(&self, _attributes: &TargetAttrs) -> Vec<Pattern> {
-        patterns::all()
+    fn patterns(&self, attributes: &TargetAttrs) -> Vec<Pattern> {
+        patterns::all(params(attributes).unwrap_or_default())
     }
 
     fn strategy(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Strategy, Error> {

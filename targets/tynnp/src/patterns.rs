@@ -3,9 +3,10 @@
 
 use crate::{NAME, jobs};
 use umac_backend::{OpPattern, OpView, Pattern, constant, op, requantize_to_int8};
+use umac_sim::npu::Params;
 
-/// Every composite pattern, in priority order.
-pub fn all() -> Vec<Pattern> {
+/// Every composite pattern, in priority order, for the NPU `params` describes.
+pub fn all(params: Params) -> Vec<Pattern> {
     let conv = convolution("tosa.conv2d", |d| d[1] * d[2] * d[3]);
     // HWCM: each output channel sums kh·kw products.
     let depthwise = convolution("tosa.depthwise_conv2d", |d| d[0] * d[1]);
@@ -34,7 +35,7 @@ pub fn all() -> Vec<Pattern> {
             Pattern::new(&format!("{NAME}.max_pool2d"), max),
             eltwise("tosa.add"),
             eltwise("tosa.sub"),
-            Pattern::new(&format!("{NAME}.table"), table()),
+            Pattern::new(&format!("{NAME}.table"), table(params)),
         ])
         .collect()
 }
@@ -189,24 +190,50 @@ fn double_round_or_short(o: &OpView) -> bool {
 }
 
 /// TOSA `table` as `vu.table` runs it: int8 through a constant 256-entry table, or int16 to
-/// int32 through a constant 513-entry one, on a static tensor with elements.
-fn table() -> OpPattern {
+/// int32 through a constant 513-entry one, on a static tensor with elements enough that the NPU
+/// kernel costs less than the control unit's lookups ([`table_pays`]).
+fn table(params: Params) -> OpPattern {
     op("tosa.table")
         .operand(1, constant())
-        .when("int8 to int8 through 256 entries, or int16 to int32 through 513", |o| {
-            let (Some(input), Some(table), Some(result)) = (o.operand_type(0), o.operand_type(1), o.result_type())
-            else {
-                return false;
-            };
-            match (input.element.as_str(), result.element.as_str()) {
-                ("i8", "i8") => table.dims() == [256],
-                ("i16", "i32") => table.dims() == [513],
-                _ => false,
-            }
-        })
+        .when("int8 to int8 through 256 entries, or int16 to int32 through 513", |o| lookup(o).is_some())
         .when("a static shape with elements", |o| {
             o.result_type().is_some_and(|r| r.is_static() && r.dims().iter().product::<i64>() > 0)
         })
+        .when("elements enough to pay for an NPU kernel (the control unit looks up fewer sooner)", move |o| {
+            let elements = o.result_type().map_or(0, |r| r.dims().iter().product::<i64>());
+            lookup(o).is_some_and(|wide| table_pays(elements, wide, &params))
+        })
+}
+
+/// Whether `o` is a lookup `vu.table` takes, and then whether it is the int16 one.
+fn lookup(o: &OpView) -> Option<bool> {
+    let (input, table, result) = (o.operand_type(0)?, o.operand_type(1)?, o.result_type()?);
+    match (input.element.as_str(), result.element.as_str()) {
+        ("i8", "i8") if table.dims() == [256] => Some(false),
+        ("i16", "i32") if table.dims() == [513] => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether a lookup of `elements` (int16 when `wide`) costs the NPU no more cycles than the
+/// control unit. A lookup alone (as a softmax's are, between operators of the control unit) is
+/// an NPU kernel that copies its table and its input in over DDR, one job, and copies the
+/// result out: two DDR latencies one after the other, the transfers, the job (`isa.md` 5.3) and
+/// the control unit's descriptors and waits (about 50 cycles). On the control unit an element
+/// costs its loads from DDR (the input, and the table's entry, two for int16's interpolation;
+/// `1 + ddr-latency / 4` each, `isa.md` 3) and about 6 other instructions (13 for int16). So at
+/// the default parameters an int16 lookup of 5 elements or more goes to the NPU (VWW's 2-class
+/// softmax stays on the control unit, KWS's 12 classes do not), an int8 one of 6 or more.
+pub fn table_pays(elements: i64, wide: bool, params: &Params) -> bool {
+    let ceil = |a: i64, b: u32| (a + i64::from(b) - 1) / i64::from(b.max(1));
+    let (latency, bw, lanes) = (i64::from(params.ddr_latency), params.ddr_bytes_per_cycle, params.vu_lanes);
+    let (entries, in_bytes, out_bytes) = if wide { (513, 2, 4) } else { (256, 1, 1) };
+    let copy_in = latency + ceil(entries * in_bytes, bw).max(ceil(elements * in_bytes, bw));
+    let job = 8 + ceil(elements, lanes) + ceil(entries, lanes);
+    let npu = 50 + copy_in + job + latency + ceil(elements * out_bytes, bw);
+    let (loads, others) = if wide { (3, 13) } else { (2, 6) };
+    let cu = elements * (loads * (1 + latency / 4) + others);
+    cu >= npu
 }
 
 /// A clamp within int8.
@@ -215,4 +242,30 @@ fn clamp() -> OpPattern {
         let int8 = |v: Option<i64>| v.is_some_and(|v| (-128..=127).contains(&v));
         int8(o.int("min_val")) && int8(o.int("max_val"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At the default parameters (DDR latency 64, 16 bytes a cycle, 16 lanes), by hand: an int16
+    /// lookup alone costs the NPU `50 + (64 + 65) + (8 + 1 + 33) + (64 + ceil(4n / 16))` = 287
+    /// cycles for 5 elements, the control unit `n · (3 · 17 + 13)` = 320; for 4, 256 against 286.
+    /// An int8 one: 220 against `n · (2 · 17 + 6)`, 240 for 6 elements, 200 for 5.
+    #[test]
+    fn a_lookup_goes_to_the_npu_when_it_costs_less_there() {
+        let defaults = Params::default();
+        assert!(!table_pays(4, true, &defaults));
+        assert!(table_pays(5, true, &defaults));
+        assert!(!table_pays(5, false, &defaults));
+        assert!(table_pays(6, false, &defaults));
+        // VWW's 2-class softmax, KWS's 12 and IC's 10.
+        assert!(!table_pays(2, true, &defaults));
+        assert!(table_pays(12, true, &defaults) && table_pays(10, true, &defaults));
+        // Without DDR latency the control unit's loads cost 1 cycle each: int16 costs it 16 an
+        // element against the NPU's 158 (`50 + 65 + 42 + 0 + 1`), so 10 elements and more.
+        let near = Params { ddr_latency: 0, ..defaults };
+        assert!(!table_pays(9, true, &near));
+        assert!(table_pays(10, true, &near));
+    }
 }
