@@ -33,10 +33,11 @@ impl JobCode {
     /// copy out of the tile before (the last to read its output buffer), and its output rows are
     /// copied out on channel 1 after it. The loop carries those two tokens (nothing and the
     /// constants' copy before the first tile) and, for a kernel following one that handed its
-    /// jobs on, whether the copy out's is still the constants' copy. Double-buffered (the tile
-    /// table rotates the buffers), the loop is marked for `umac-double-buffer-tynnp`, which
-    /// carries all three two tiles back: the copies of one tile then overlap the job of the one
-    /// before. The buffers other than the input are copied once, first; the CU waits for the
+    /// jobs on or copying the next kernels' records during its tiles, whether the copy out's is
+    /// still the constants' copy (no buffer reused yet). Double-buffered (the tile table rotates
+    /// the buffers), the loop is marked for `umac-double-buffer-tynnp`, which carries those two
+    /// or three values two tiles back: the copies of one tile then overlap the job of the one
+    /// before. The records are copied where channel 0 would idle (below). The buffers other than the input are copied once, first; the CU waits for the
     /// last copy out (channel 1 completes in order). An input read in place (`_rx`) is not
     /// copied in: the job waits for nothing but the output side; an output written in place
     /// (`_wo`) is not copied out: the job stands for its copy out (a later job on the unit
