@@ -64,20 +64,23 @@ impl JobCode {
         let fresh = (split.follows > 0 || within > 0).then(|| b.constant(1));
         // Then whether the records were copied yet, and their copies' tokens.
         let pending: Vec<String> = if within > 0 { vec![zero.clone(); 1 + within] } else { Vec::new() };
-        let inits: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).chain(pending).collect();
-        let (t, carried) = b.begin_loop(tiles, &inits);
-        let (job_before, out_before, fresh) = (&carried[0], &carried[1], carried.get(2));
-        let records = if within > 0 {
-            let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[3]));
-            let reusing = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[2]));
-            let now = b.value(&format!("arith.andi {not_yet}, {reusing} : i1"));
-            let copy = |b: &mut Body| {
-                let one = b.constant(1);
-                [one].into_iter().chain(self.prefetch(b, d, split, &zero).into_iter().flatten()).collect()
-            };
-            b.if_else(&now, copy, &carried[3..], "")
-        } else {
-            Vec::new()
+        let reuse: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).collect();
+        // Where the records' state starts among the carried values (after the reuse values).
+        let at = reuse.len();
+        let (t, carried) = b.begin_loop(tiles, &[reuse, pending].concat());
+        let (job_before, out_before, fresh) = (&carried[0], &carried[1], carried[2..at].first());
+        let records = match fresh.filter(|_| within > 0) {
+            Some(fresh) => {
+                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[at]));
+                let reusing = b.value(&format!("arith.cmpi eq, {fresh}, {zero} : i32"));
+                let now = b.value(&format!("arith.andi {not_yet}, {reusing} : i1"));
+                let copy = |b: &mut Body| {
+                    let one = b.constant(1);
+                    [one].into_iter().chain(self.prefetch(b, d, split, &zero).into_iter().flatten()).collect()
+                };
+                b.if_else(&now, copy, &carried[at..], "")
+            }
+            None => Vec::new(),
         };
         let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
         let buffer = row.field(&Field::Dm("input"), 0);
@@ -111,16 +114,16 @@ impl JobCode {
             b.copy(d, &job, &from, &dst, &row.field(&TILE_COPIES[3], 0), &out_channel)
         };
         let yields: Vec<String> = [job, out].into_iter().chain(fresh.map(|_| zero.clone())).collect();
-        let reuse: Vec<usize> = (0..yields.len()).collect();
+        let reuse: Vec<usize> = (0..at).collect();
         let last = b.end_loop(&[yields, records].concat(), &Self::double_buffered(split, &reuse));
         let next = match early {
             Some(early) => early,
             None if within == 0 => [None, None],
             None => {
                 // Copied after the loop when no copy in waited for a job.
-                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", last[3]));
+                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", last[at]));
                 let copy = |b: &mut Body| self.prefetch(b, d, split, &zero).into_iter().flatten().collect();
-                let mut tokens = b.if_else(&not_yet, copy, &last[4..], "").into_iter();
+                let mut tokens = b.if_else(&not_yet, copy, &last[at + 1..], "").into_iter();
                 [split.prefetch.then(|| tokens.next()), split.prefetch_far.then(|| tokens.next())].map(Option::flatten)
             }
         };
