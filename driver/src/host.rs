@@ -10,7 +10,7 @@ use crate::{
         ACCELERATORS, CompilePipeline, ENTRY, EntrySteps, LLVM, LOOPS, Lowering, OPERATORS, Observe, PRE_PARTITION,
         Runner, dump,
     },
-    signature::{Element, EntrySignature, TensorSig, dtype_of, entry_function, entry_signature},
+    signature::{EntrySignature, TensorSig, dtype_of, entry_function, entry_signature, sign_extend_odd_widths},
 };
 use melior::{
     Context,
@@ -49,23 +49,6 @@ impl Engine {
             Engine::Cranelift => "cranelift",
             Engine::Llvm => "llvm",
         }
-    }
-}
-
-/// Sign-extends integers narrower than their container (LLVM stores an `i48` in 6 of its 8 bytes).
-fn sign_extend_odd_widths(tensor: &mut Tensor, element: Element) {
-    let Element::Int { bits, unsigned: false } = element else { return };
-    let size = tensor.dtype.size();
-    let container = size as u32 * 8;
-    if bits == 1 || bits >= container {
-        return;
-    }
-    let shift = 64 - bits;
-    for chunk in tensor.data.chunks_exact_mut(size) {
-        let mut raw = [0u8; 8];
-        raw[..size].copy_from_slice(chunk);
-        let value = ((u64::from_le_bytes(raw) << shift) as i64) >> shift;
-        chunk.copy_from_slice(&value.to_le_bytes()[..size]);
     }
 }
 

@@ -6,7 +6,7 @@ use melior::ir::{Module, OperationRef, Type, TypeLike, operation::OperationLike}
 use mlir_sys::*;
 use umac_dialects::{ir::function_type, text::type_text};
 use umac_lowering::entry::find_entry;
-use umac_runtime::DType;
+use umac_runtime::{DType, Tensor};
 
 /// The element type of a tensor argument or result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +134,24 @@ fn tensor_sig(ty: Type, name: String, at: &str) -> Result<TensorSig, Error> {
             })
             .collect();
         Ok(TensorSig { name, element, shape })
+    }
+}
+
+/// Sign-extends integers narrower than their container: LLVM stores an `i48` in 6 of its 8 bytes,
+/// on the host as on the RV32 control unit, so the other two hold whatever the buffer held.
+pub fn sign_extend_odd_widths(tensor: &mut Tensor, element: Element) {
+    let Element::Int { bits, unsigned: false } = element else { return };
+    let size = tensor.dtype.size();
+    let container = size as u32 * 8;
+    if bits == 1 || bits >= container {
+        return;
+    }
+    let shift = 64 - bits;
+    for chunk in tensor.data.chunks_exact_mut(size) {
+        let mut raw = [0u8; 8];
+        raw[..size].copy_from_slice(chunk);
+        let value = ((u64::from_le_bytes(raw) << shift) as i64) >> shift;
+        chunk.copy_from_slice(&value.to_le_bytes()[..size]);
     }
 }
 

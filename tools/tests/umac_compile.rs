@@ -55,6 +55,34 @@ fn writes_object_header_and_metadata_named_after_the_model() {
     assert!(m["inputs"][0]["scale"].is_null());
 }
 
+/// An `i48` result (a 16-bit matmul's) lives in an `int64_t` of which the code writes 6 bytes:
+/// the header says so, and how to widen it.
+#[test]
+fn the_header_says_how_a_narrow_integer_is_stored() {
+    let out = temp("i48");
+    std::fs::create_dir_all(&out).unwrap();
+    let model = out.join("matmul.mlir");
+    std::fs::write(
+        &model,
+        "func.func @main(%a: tensor<1x2x3xi16>, %b: tensor<1x3x2xi16>) -> tensor<1x2x2xi48> {\n\
+         %z = \"tosa.const\"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>\n\
+         %0 = tosa.matmul %a, %b, %z, %z : (tensor<1x2x3xi16>, tensor<1x3x2xi16>, tensor<1xi16>, tensor<1xi16>) -> tensor<1x2x2xi48>\n\
+         return %0 : tensor<1x2x2xi48>\n}\n",
+    )
+    .unwrap();
+    let (code, stderr) = compile(&model, "cortex-m55", &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let header = std::fs::read_to_string(out.join("matmul.h")).unwrap();
+    assert!(
+        header.contains(
+            "int64_t [1, 2, 2], i48 in the low 6 bytes of each element, the others not written: sign-extend from bit 47 */\n\
+             #define MATMUL_OUTPUT_0_SIZE 32\n"
+        ),
+        "{header}"
+    );
+    assert!(header.contains("/* input 0 'arg0': int16_t [1, 2, 3] */"), "{header}");
+}
+
 #[test]
 fn tflite_models_convert_and_keep_their_quantization() {
     let Some(kws) = kws() else { return };

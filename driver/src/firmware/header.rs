@@ -20,6 +20,22 @@ fn c_type(tensor: &TensorSig) -> &'static str {
 }
 
 /// The header of `firmware`, compiled as `name` from `options`.
+/// For an integer narrower than its C type's bytes (an `i48` in an `int64_t`): the code reads and
+/// writes only its low bytes, as LLVM stores it.
+fn narrow_note(tensor: &TensorSig) -> String {
+    let Element::Int { bits, unsigned } = tensor.element else { return String::new() };
+    let container = crate::signature::dtype_of(tensor.element).map_or(0, |d| d.size() as u32);
+    let stored = bits.div_ceil(8);
+    if bits == 1 || stored >= container {
+        return String::new();
+    }
+    let extend = if unsigned { "zero" } else { "sign" };
+    format!(
+        ", i{bits} in the low {stored} bytes of each element, the others not written: {extend}-extend from bit {}",
+        bits - 1
+    )
+}
+
 pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_batch: bool) -> String {
     let cpu = firmware.cpu;
     let upper = name.to_ascii_uppercase();
@@ -146,9 +162,10 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         for (i, t) in tensors.iter().enumerate() {
             let shape = t.dims().iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
             h.push_str(&format!(
-                "/* {kind_lower} {i} '{}': {} [{shape}] */\n#define {upper}_{kind}_{i}_SIZE {}\n",
+                "/* {kind_lower} {i} '{}': {} [{shape}]{} */\n#define {upper}_{kind}_{i}_SIZE {}\n",
                 t.name.replace("*/", "* /"),
                 c_type(t),
+                narrow_note(t),
                 t.byte_size(),
                 kind_lower = kind.to_ascii_lowercase(),
             ));

@@ -3,7 +3,12 @@
 //! the C library functions it imports, inputs, outputs and workspace are placed in DDR, and
 //! `N_run` is called on the RV32 control unit, cycle by cycle.
 
-use crate::{Error, firmware::Firmware, llvm_object::llvm_target, signature::dtype_of};
+use crate::{
+    Error,
+    firmware::Firmware,
+    llvm_object::llvm_target,
+    signature::{dtype_of, sign_extend_odd_widths},
+};
 use umac_codegen_llvm as llvm;
 use umac_runtime::Tensor;
 use umac_sim::{
@@ -110,7 +115,9 @@ pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Resul
             .ok_or_else(|| Error::Usage(format!("output {} has an element type .npy cannot hold", sig.describe())))?;
         let shape: Vec<usize> = sig.dims().iter().map(|&d| d as usize).collect();
         let data = m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
-        outputs.push(Tensor { dtype, shape, data: data.to_vec() });
+        let mut tensor = Tensor { dtype, shape, data: data.to_vec() };
+        sign_extend_odd_widths(&mut tensor, sig.element);
+        outputs.push(tensor);
     }
     Ok(SimulatedRun { outputs, report: report(&m, (0, 0), &kernel_labels(firmware), Some(accelerated_macs(firmware))) })
 }

@@ -4,6 +4,9 @@
 //! (`umac_driver::guarded`): no access outside the planned buffers, inputs never written.
 
 mod compare;
+mod simulator;
+#[path = "../support/mod.rs"]
+mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -31,8 +34,8 @@ fn cases(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs one case on one engine and checks it; returns the outputs, or why it failed.
-pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
+/// A case's desc.json and its inputs, in argument order.
+fn load(case: &Path) -> Result<(Value, Vec<Tensor>), String> {
     let desc: Value = serde_json::from_slice(&std::fs::read(case.join("desc.json")).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
     let inputs: Vec<Tensor> = desc["inputs"]
@@ -41,6 +44,26 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
         .iter()
         .map(|i| read_npy(&case.join(i["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
+    Ok((desc, inputs))
+}
+
+/// Checks `outputs` against the case's expected results by each one's rule.
+fn check_outputs(case: &Path, desc: &Value, outputs: &[Tensor]) -> Result<(), String> {
+    let expected = desc["outputs"].as_array().ok_or("desc.json has no outputs")?;
+    if outputs.len() != expected.len() {
+        return Err(format!("{} outputs, expected {}", outputs.len(), expected.len()));
+    }
+    for (j, (output, expected)) in outputs.iter().zip(expected).enumerate() {
+        let reference =
+            read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
+        compare::check(output, &reference, &expected["compare"], case).map_err(|e| format!("output {j}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Runs one case on one engine and checks it; returns the outputs, or why it failed.
+pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
+    let (desc, inputs) = load(case)?;
     let path = case.join("test.mlir");
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: false });
@@ -67,12 +90,7 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
     let mut outputs = Vec::new();
     for edge in EDGES {
         outputs = program.run_guarded(&inputs, edge).map_err(|e| e.to_string())?;
-        for (j, expected) in desc["outputs"].as_array().ok_or("desc.json has no outputs")?.iter().enumerate() {
-            let reference =
-                read_npy(&case.join(expected["file"].as_str().unwrap_or_default())).map_err(|e| e.to_string())?;
-            compare::check(&outputs[j], &reference, &expected["compare"], case)
-                .map_err(|e| format!("output {j} ({edge:?} guard): {e}"))?;
-        }
+        check_outputs(case, &desc, &outputs).map_err(|e| format!("{e} ({edge:?} guard)"))?;
     }
     Ok(outputs)
 }
