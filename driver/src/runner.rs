@@ -18,7 +18,7 @@ use melior::{
 use std::path::PathBuf;
 use umac_backend::{
     TargetSet,
-    flow::{Runs, accelerator_steps, fill_hooks},
+    flow::{Runs, accelerator_steps, fill_hooks, pre_partition_steps},
 };
 use umac_dialects::source::print_module;
 use umac_lowering::{build_pass_manager, options::quote, stages};
@@ -115,12 +115,10 @@ impl CompilePipeline {
     pub fn new(entry: &EntrySteps, targets: &TargetSet, lowering: Lowering) -> Self {
         let fill = |steps: &[umac_lowering::Step]| fill_hooks(steps, targets).join(",");
         let runs = if matches!(lowering, Lowering::Firmware { .. }) { Runs::Accelerators } else { Runs::Host };
-        let accelerators = accelerator_steps(targets, runs);
-        let (pre, rest) = accelerators.split_at(accelerators.len().min(1));
         let mut parts = vec![
             Part { name: ENTRY, text: entry.text() },
-            Part { name: PRE_PARTITION, text: fill(pre) },
-            Part { name: ACCELERATORS, text: fill(rest) },
+            Part { name: PRE_PARTITION, text: fill(&pre_partition_steps(targets)) },
+            Part { name: ACCELERATORS, text: fill(&accelerator_steps(targets, runs)) },
         ];
         match lowering {
             Lowering::Firmware { index_bits, operators } => {

@@ -3,7 +3,7 @@
 //! partitioned module calls.
 
 use crate::{
-    Error, Kernel, TargetSet,
+    ConfiguredBackend, Error, Kernel, TargetSet,
     passes::{legalize_pass_name, primitives_pass_name, reference_pass_name, step_pass_name, to_llvm_pass_name},
 };
 use melior::ir::{
@@ -29,13 +29,34 @@ pub enum Runs {
     Host,
 }
 
-/// The steps that partition and legalize a model for `targets`' accelerators: the pre-partition
-/// hook, `umac-partition`, the post-partition hook, each accelerator's `umac-legalize-<name>`
-/// (for one with a dialect, after `umac-primitives-<name>` and the steps of its schedules,
-/// `umac-<step>-<name>`, and before the passes over its kernels, `umac-<step>-<name>`, and
-/// `umac-convert-<name>-to-llvm`,
-/// or on the host `umac-reference-<name>` in its place), the post-legalization hook. Empty
-/// without accelerators.
+/// A pass of `configured`'s with its attributes (`pass{attributes="..."}`), or plain without any.
+fn with_attributes(configured: &ConfiguredBackend, pass: String) -> String {
+    let attributes = configured.attribute_text();
+    if attributes.is_empty() { pass } else { format!("{pass}{{attributes={}}}", quote(&attributes)) }
+}
+
+/// The steps before partitioning for `targets`' accelerators: the pre-partition hook, then each
+/// accelerator's graph steps, `umac-<step>-<name>{attributes}`. Empty without accelerators.
+/// What `umac-partition` will do is read after them (`partition::plan`).
+pub fn pre_partition_steps(targets: &TargetSet) -> Vec<Step> {
+    if targets.accelerators.is_empty() {
+        return vec![];
+    }
+    let mut steps = vec![Step::Hook(Phase::PrePartition)];
+    for configured in &targets.accelerators {
+        for step in configured.backend.graph_steps() {
+            steps.push(Step::Passes(with_attributes(configured, step_pass_name(configured.backend, step.name))));
+        }
+    }
+    steps
+}
+
+/// The steps that partition and legalize a model for `targets`' accelerators, after
+/// [`pre_partition_steps`]: `umac-partition`, the post-partition hook, each accelerator's
+/// `umac-legalize-<name>` (for one with a dialect, after `umac-primitives-<name>` and the steps of
+/// its schedules, `umac-<step>-<name>`, and before the passes over its kernels,
+/// `umac-<step>-<name>`, and `umac-convert-<name>-to-llvm`, or on the host
+/// `umac-reference-<name>` in its place), the post-legalization hook. Empty without accelerators.
 pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
     if targets.accelerators.is_empty() {
         return vec![];
@@ -46,15 +67,11 @@ pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
         .map(|c| format!("{} {}", c.backend.name(), c.attribute_text()).trim_end().to_string())
         .collect();
     let mut steps = vec![
-        Step::Hook(Phase::PrePartition),
         Step::Passes(format!("umac-partition{{targets={}}}", quote(&specs.join(",")))),
         Step::Hook(Phase::PostPartition),
     ];
     for configured in &targets.accelerators {
-        let attributes = configured.attribute_text();
-        let with_attributes = |pass: String| {
-            if attributes.is_empty() { pass } else { format!("{pass}{{attributes={}}}", quote(&attributes)) }
-        };
+        let with_attributes = |pass: String| with_attributes(configured, pass);
         if configured.backend.dialect_ops().is_empty() {
             steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
             continue;

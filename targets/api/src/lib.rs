@@ -8,7 +8,9 @@
 //! - its name and typed [`TargetAttr`]s with defaults, set from the target string
 //!   (`--target="vanilla -dimension=8,cortex-m55"`, see [`target_string`]);
 //! - composite [`Pattern`]s (the RFC's `_register_pattern`), matched by the partitioner;
-//! - [`PhasePass`]es (the RFC's `_register_relay_pass`/`_register_tir_pass`) at a [`Phase`];
+//! - [`PhasePass`]es (the RFC's `_register_relay_pass`/`_register_tir_pass`) at a [`Phase`], and
+//!   passes of its own in Rust: [`GraphStep`]s before partitioning, with its attributes, and
+//!   [`KernelStep`]s over the kernels its legalization defined;
 //! - an operator [`Strategy`] per composite (the RFC's `_register_operator_strategy`): the
 //!   reference lowering, a custom schedule, or an [`ExternCall`] of a C function in
 //!   destination-passing style, checked against the [`Kernel`]'s C prototype;
@@ -78,6 +80,22 @@ pub struct KernelStep {
     pub summary: &'static str,
     /// The rewrite, on the module; an error reported at an op is [`Error::Reported`].
     pub run: fn(melior::ir::OperationRef) -> Result<(), Error>,
+}
+
+/// A rewrite of the model's graph before partitioning ([`Backend::graph_steps`]): the pass
+/// `umac-<name>-<backend>{attributes="..."}`, run on the module after the pre-partition hook and
+/// before `umac-partition`, with the target's attributes, so it can shape the graph into what
+/// the configured hardware takes (tynnp splits a convolution whose filter DM cannot hold into
+/// convolutions on slices of its output channels) while the ops are still TOSA.
+#[derive(Clone, Copy, Debug)]
+pub struct GraphStep {
+    /// The step's name, a verb phrase: `split-filters`.
+    pub name: &'static str,
+    /// What the pass does, for `umac-opt --help`.
+    pub summary: &'static str,
+    /// The rewrite, on the module, for the target's attributes; an error reported at an op is
+    /// [`Error::Reported`].
+    pub run: fn(melior::ir::OperationRef, &TargetAttrs) -> Result<(), Error>,
 }
 
 /// How a composite is lowered.
@@ -191,6 +209,13 @@ pub trait Backend: Send + Sync {
     /// weights loaded during this one) overrides it; the result has one entry per composite.
     fn strategies(&self, composites: &[Composite], attributes: &TargetAttrs) -> Vec<Result<Strategy, Error>> {
         composites.iter().map(|composite| self.strategy(composite, attributes)).collect()
+    }
+
+    /// The rewrites of the graph before partitioning, in the order they run: each is a pass
+    /// `umac-<step>-<name>` (see [`GraphStep`]), and a compile runs them, so its pipeline shows
+    /// each. Empty by default.
+    fn graph_steps(&self) -> &'static [GraphStep] {
+        &[]
     }
 
     /// The steps that decide the schedules of its composites, in the order they run: each is a

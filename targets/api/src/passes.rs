@@ -1,12 +1,12 @@
 //! The backend API's passes, registered into umac's pass registry so pipelines can name them:
 //! `umac-partition{targets=...}` and one `umac-legalize-<target>` per backend, with
 //! `umac-primitives-<target>`, `umac-reference-<target>` and `umac-convert-<target>-to-llvm` for a
-//! backend with a dialect, and `umac-<step>-<target>` for each step of its schedules with
-//! `umac-schedule-<target>` running them all.
+//! backend with a dialect, and `umac-<step>-<target>` for each of its graph steps, each step of
+//! its schedules (with `umac-schedule-<target>` running them all) and each pass over its kernels.
 
 use crate::{
-    Backend, ConfiguredBackend, Error, backend, legalize::legalize, partition::partition, primitive, schedule,
-    target_string::parse_accelerators,
+    Backend, ConfiguredBackend, Error, TargetAttrs, backend, legalize::legalize, partition::partition, primitive,
+    schedule, target_string::parse_accelerators,
 };
 use melior::ir::OperationRef;
 use umac_lowering::{
@@ -108,6 +108,15 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
                 anchor: "builtin.module",
                 options: LEGALIZE_OPTIONS,
                 kind: PassKind::Named(create_step),
+            });
+        }
+        for step in backend.graph_steps() {
+            register(PassInfo {
+                name: leak(step_pass_name(*backend, step.name)),
+                summary: step.summary,
+                anchor: "builtin.module",
+                options: LEGALIZE_OPTIONS,
+                kind: PassKind::Named(create_graph_step),
             });
         }
         for step in backend.kernel_steps() {
@@ -220,6 +229,29 @@ fn create_step(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_low
         umac_lowering::Error::Invalid(format!("{} has no schedule step {step}", target.backend.name()))
     })?;
     boxed(Step { target, step })
+}
+
+/// `umac-<step>-<target>{attributes}`: a rewrite of the graph before partitioning.
+struct GraphPass {
+    target: ConfiguredBackend,
+    run: fn(OperationRef, &TargetAttrs) -> Result<(), Error>,
+}
+
+impl UmacPass for GraphPass {
+    fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
+        (self.run)(operation, &self.target.attributes).map_err(lowering_error)
+    }
+}
+
+fn create_graph_step(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+    let (prefix, target) = name.rsplit_once('-').unwrap_or(("", name));
+    let target = configured(target, ("", ""), options)?;
+    let step = prefix.trim_start_matches("umac-");
+    let found = target.backend.graph_steps().iter().find(|s| s.name == step);
+    let run = found
+        .ok_or_else(|| umac_lowering::Error::Invalid(format!("{} has no graph step {step}", target.backend.name())))?
+        .run;
+    boxed(GraphPass { target, run })
 }
 
 /// `umac-<step>-<target>`: a pass over a backend's kernels.
