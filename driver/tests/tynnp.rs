@@ -194,3 +194,26 @@ fn an_lstm_model_runs_with_the_npu() {
     let run = simulate(&firmware, &[tensor], Params::default()).unwrap();
     assert_eq!(run.outputs[0].data, case.expected[0]);
 }
+
+/// With 64 KiB of DM, AD's first and last fully connected layers (80 KB of weights each) and
+/// VWW's last pointwise convolution (64 KB) do not fit whole: each runs as convolutions on slices of its
+/// output channels (`umac-slice-filters-tynnp`), joined on the control unit, and every output
+/// byte still equals TFLite Micro's (AD on its five inputs, VWW on its first).
+#[test]
+fn models_whose_filters_exceed_dm_run_in_slices() {
+    let Some(models) = models_dir() else { return };
+    for (model, inputs, sliced) in [("ad", 5, 2), ("vww", 1, 1)] {
+        let dir = models.join(model);
+        let target = "tynnp -dm-kib=64";
+        let firmware = compile_for(&dir, model, RV32IM, target);
+        let concats = firmware.placements.iter().filter(|p| p.op == "tosa.concat").count();
+        assert_eq!(concats, sliced, "{model}: the sliced convolutions");
+        let params = npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap();
+        let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
+        for (i, case) in cases(&dir).iter().take(inputs).enumerate() {
+            let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
+            let run = simulate(&firmware, &[tensor], params).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
+            assert_eq!(run.outputs[0].data, case.expected[0], "{model}: output of input {i}");
+        }
+    }
+}

@@ -82,6 +82,9 @@ const SMALL: Sizes = Sizes { kernel: 3, channels: (1, 24), input: [(1, 12), (1, 
 /// Convolutions like KWS's first layer: tall kernels over one or two channels, many outputs.
 const TALL: Sizes = Sizes { kernel: 10, channels: (32, 64), input: [(12, 49), (4, 10), (1, 2)] };
 
+/// Convolutions whose filters an 8 KiB DM cannot hold: many output channels of many inputs.
+const WIDE: Sizes = Sizes { kernel: 3, channels: (40, 96), input: [(1, 5), (1, 5), (32, 64)] };
+
 /// A one-op model on an int8 input of shape `on` (`[1, h, w, c]`; random when `None`).
 fn model_on(rng: &mut Rng, kind: usize, on: Option<&[i64]>) -> (String, Vec<i64>) {
     model_sized(rng, kind, on, &SMALL)
@@ -367,6 +370,30 @@ fn packed_pixels_with_a_filter_zero_point_equal_the_reference() {
     }
 }
 
+/// A convolution whose filter DM cannot hold runs as convolutions on slices of its output
+/// channels (`umac-slice-filters-tynnp`), one NPU kernel each, their results joined on the
+/// control unit: equal to the reference.
+#[test]
+fn filters_larger_than_dm_run_in_slices_of_output_channels() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x1f83_d9ab_fb41_bd6b);
+    let mut sliced = 0;
+    for round in 0..8 {
+        let (text, input_shape) = model_sized(&mut rng, 0, None, &WIDE);
+        let len: i64 = input_shape.iter().product();
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
+        let accelerators = parse_target_string("tynnp -dm-kib=8").unwrap();
+        let params = npu_params(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        let slices = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d" && p.target == "tynnp").count();
+        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{text}"));
+        assert_eq!(report.kernels.len(), slices, "round {round}: one kernel a slice");
+        sliced += usize::from(slices > 1);
+    }
+    assert!(sliced >= 6, "only {sliced} of 8 convolutions were sliced");
+}
+
 /// `text` compiled for the host's reference engine and run on `input` (the expected output),
 /// and compiled for `accelerators` with the RV32IM control unit. On the host partitioned for
 /// tynnp (its primitive ops lowered to their TOSA reference) it must give the expected output.
@@ -443,7 +470,6 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
     compile(context, &mut module, "main", RV32IM, &options).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
-/// Runs `firmware` on the simulator (hazard checking on) and requires `expected`'s bytes.
 /// Runs `firmware` on the simulator, hazard checking on, and checks its output; returns the
 /// run's report.
 fn assert_runs_to(

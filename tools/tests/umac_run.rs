@@ -225,7 +225,8 @@ fn rv32_targets_run_on_the_simulator() {
             assert!(stderr.contains("roofline bound "), "{stderr}");
         }
     }
-    // A DM too small for a convolution's tensors: the schedule's error names the sizes, at the op.
+    // A DM too small for a depthwise convolution's tensors: the schedule's error names the sizes,
+    // at the op. (The convolution before it fits in slices of its output channels.)
     let (code, _, stderr) = umac(&[
         "run",
         kws.join("model.mlir").to_str().unwrap(),
@@ -236,9 +237,10 @@ fn rv32_targets_run_on_the_simulator() {
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(
-            "model.mlir:70:11: error: tynnp cannot schedule tynnp.conv2d: the convolution's tensors need 4000 bytes of DM \
-             even in tiles of one output row, double-buffered (input tile 1 100, input tile 2 100, filter 2560, \
-             bias 256, multipliers 256, shifts 64, output tile 1 320, output tile 2 320), DM has 1024 (-dm-kib=1)"
+            "model.mlir:74:11: error: tynnp cannot schedule tynnp.depthwise_conv2d: the depthwise convolution's tensors \
+             need 3712 bytes of DM even in tiles of one output row, double-buffered (input tile 1 960, input tile 2 960, \
+             filter 576, bias 256, multipliers 256, shifts 64, output tile 1 320, output tile 2 320), DM has 1024 \
+             (-dm-kib=1)"
         ),
         "{stderr}"
     );

@@ -31,6 +31,7 @@ mod pixels;
 mod primitives;
 mod resident;
 mod schedule;
+mod slice_filters;
 mod split;
 mod steps;
 mod tiling;
@@ -40,8 +41,8 @@ use resident::Handed;
 use schedule::Schedule;
 use split::Split;
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, KernelStep, OpView, Pattern, Phase, PhasePass,
-    Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase,
+    PhasePass, Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
 };
 use umac_sim::npu::{Params, params::DM_BASE};
 
@@ -216,6 +217,10 @@ impl Backend for Tynnp {
 
     fn schedule_steps(&self) -> &'static [ScheduleStep] {
         &steps::STEPS
+    }
+
+    fn graph_steps(&self) -> &'static [GraphStep] {
+        &[slice_filters::STEP]
     }
 
     fn kernel_steps(&self) -> &'static [KernelStep] {
