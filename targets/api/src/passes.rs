@@ -68,12 +68,25 @@ pub fn to_llvm_pass_name(backend: &dyn Backend) -> String {
     format!("umac-convert-{}-to-llvm", backend.name())
 }
 
+/// The constructor of a pass registered under several names.
+type NamedFactory = fn(&str, &OptionValues) -> Result<BoxedPass, umac_lowering::Error>;
+
 /// Registers the partitioner and the legalization of each of `backends` (and the passes of its
 /// dialect).
 pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
     register(PARTITION);
     // Registered names live as long as the process (the registry is static).
     let leak = |name: String| -> &'static str { Box::leak(name.into_boxed_str()) };
+    // A step of a backend's: a pass on the module.
+    let register_step = |name: String, summary: &'static str, options: &'static [OptionSpec], create: NamedFactory| {
+        register(PassInfo {
+            name: leak(name),
+            summary,
+            anchor: "builtin.module",
+            options,
+            kind: PassKind::Named(create),
+        })
+    };
     for backend in backends {
         register(PassInfo {
             name: leak(legalize_pass_name(*backend)),
@@ -82,6 +95,9 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             options: LEGALIZE_OPTIONS,
             kind: PassKind::Named(create_legalize),
         });
+        for step in backend.graph_steps() {
+            register_step(step_pass_name(*backend, step.name), step.summary, LEGALIZE_OPTIONS, create_graph_step);
+        }
         if backend.dialect_ops().is_empty() {
             continue;
         }
@@ -102,31 +118,10 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             });
         }
         for step in backend.schedule_steps() {
-            register(PassInfo {
-                name: leak(step_pass_name(*backend, step.name)),
-                summary: step.summary,
-                anchor: "builtin.module",
-                options: LEGALIZE_OPTIONS,
-                kind: PassKind::Named(create_step),
-            });
-        }
-        for step in backend.graph_steps() {
-            register(PassInfo {
-                name: leak(step_pass_name(*backend, step.name)),
-                summary: step.summary,
-                anchor: "builtin.module",
-                options: LEGALIZE_OPTIONS,
-                kind: PassKind::Named(create_graph_step),
-            });
+            register_step(step_pass_name(*backend, step.name), step.summary, LEGALIZE_OPTIONS, create_step);
         }
         for step in backend.kernel_steps() {
-            register(PassInfo {
-                name: leak(step_pass_name(*backend, step.name)),
-                summary: step.summary,
-                anchor: "builtin.module",
-                options: &[],
-                kind: PassKind::Named(create_kernel_step),
-            });
+            register_step(step_pass_name(*backend, step.name), step.summary, &[], create_kernel_step);
         }
         register(PassInfo {
             name: leak(reference_pass_name(*backend)),

@@ -3,9 +3,9 @@
 //! through the same pipeline text `umac compile` builds.
 
 use crate::{
-    Backend, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, Kernel, Param, Phase,
-    PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
-    flow::{Runs, accelerator_steps, extern_functions, fill_hooks},
+    Backend, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, Kernel, Param,
+    Phase, PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
+    flow::{Runs, accelerator_steps, extern_functions, fill_hooks, pre_partition_steps},
     kernel::Scalar,
     op,
     partition::{Placement, partition, plan},
@@ -109,6 +109,52 @@ impl Backend for Any {
     }
 }
 
+/// A backend without a dialect whose graph step rewrites every `tosa.clz` into `tosa.abs` before
+/// partitioning, when its attribute `rewrite` is 1.
+struct Graphed;
+
+impl Backend for Graphed {
+    fn name(&self) -> &'static str {
+        "graphed"
+    }
+    fn attributes(&self) -> Vec<TargetAttr> {
+        vec![TargetAttr::int("rewrite", 1, "rewrite clz into abs")]
+    }
+    fn patterns(&self, _: &TargetAttrs) -> Vec<crate::Pattern> {
+        vec![crate::Pattern::new("graphed.abs", op("tosa.abs"))]
+    }
+    fn strategy(&self, _: &Composite, _: &TargetAttrs) -> Result<Strategy, Error> {
+        Ok(Strategy::Reference)
+    }
+    fn graph_steps(&self) -> &'static [GraphStep] {
+        &[GraphStep { name: "clz-to-abs", summary: "tosa.clz becomes tosa.abs", run: clz_to_abs }]
+    }
+}
+
+fn clz_to_abs(module: melior::ir::OperationRef, attributes: &TargetAttrs) -> Result<(), Error> {
+    if attributes.int("rewrite") != 1 {
+        return Ok(());
+    }
+    for clz in umac_dialects::ir::collect(module, |op| umac_dialects::ir::op_name(op) == "tosa.clz") {
+        // SAFETY: the op is alive; the new op takes its operand, type and location and replaces it.
+        unsafe {
+            use mlir_sys::*;
+            let result = mlirOperationGetResult(clz, 0);
+            let abs = umac_dialects::ir::build(
+                "tosa.abs",
+                mlirOperationGetLocation(clz),
+                &[mlirOperationGetOperand(clz, 0)],
+                &[mlirValueGetType(result)],
+                &[],
+            );
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(clz), clz, abs);
+            mlirValueReplaceAllUsesOfWith(result, mlirOperationGetResult(abs, 0));
+            mlirOperationDestroy(clz);
+        }
+    }
+    Ok(())
+}
+
 const fn abs(name: &'static str) -> Abs {
     Abs { name, merge: true, reference: false, schedule: "", replace: None, passes: &[], names: ["x", "n"] }
 }
@@ -129,6 +175,7 @@ static MISNAMED: Abs = Abs { replace: Some("func.func private @other(%in: index)
 static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
 static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
 static PHASED: Abs = Abs { passes: &[(Phase::Loop2, "strip-debuginfo")], ..abs("phased") };
+static GRAPHED: Graphed = Graphed;
 
 /// Registers every test backend (once per test process: the registry is set once).
 pub(crate) fn register_test_backends() {
@@ -146,6 +193,7 @@ pub(crate) fn register_test_backends() {
         &UNDECLARED,
         &WRONG_NAMES,
         &PHASED,
+        &GRAPHED,
     ]);
 }
 
@@ -257,6 +305,36 @@ fn the_pipeline_names_the_targets_with_their_attributes() {
         ["umac-partition{targets={first -n=16,any}}", "umac-legalize-first{attributes=-n=16}", "umac-legalize-any"]
     );
     assert!(accelerator_steps(&TargetSet::default(), Runs::Accelerators).is_empty());
+}
+
+/// A graph step runs before partitioning with the target's attributes (registered for a backend
+/// without a dialect too): what it rewrites is what the partitioner then claims.
+#[test]
+fn graph_steps_run_before_partitioning() {
+    register_test_backends();
+    let targets = set(vec![&GRAPHED]);
+    let pre = fill_hooks(&pre_partition_steps(&targets), &targets);
+    assert_eq!(pre, ["umac-clz-to-abs-graphed{attributes=-rewrite=1}"]);
+    assert!(pre_partition_steps(&TargetSet::default()).is_empty());
+    with_module(MODEL, |context, module| {
+        run(context, module, &pre_partition_steps(&targets), &targets).unwrap();
+        let placements = plan(module.as_operation(), &targets.accelerators).unwrap().placements;
+        let claimed: Vec<&str> = placements.iter().filter(|p| p.target == "graphed").map(|p| p.op.as_str()).collect();
+        // Three abs ops and the clz rewritten into one.
+        assert_eq!(claimed, ["tosa.abs", "tosa.abs", "tosa.abs", "tosa.abs"]);
+    });
+    // With the attribute off, the step changes nothing.
+    let off = TargetSet {
+        accelerators: vec![ConfiguredBackend {
+            backend: &GRAPHED,
+            attributes: crate::target_string::parse_accelerators("graphed -rewrite=0").unwrap().remove(0).attributes,
+        }],
+        cpu: None,
+    };
+    with_module(MODEL, |context, module| {
+        run(context, module, &pre_partition_steps(&off), &off).unwrap();
+        assert!(text(module).contains("tosa.clz"));
+    });
 }
 
 #[test]
