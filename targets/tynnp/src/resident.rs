@@ -18,7 +18,7 @@
 //! prefetched record from the kernel writing it to the last one reading it; umac-plan-memory's
 //! algorithm places them all in DM (greedy by size, then hill climbing), so that nothing alive
 //! at the same time overlaps. Should the placement need more than DM, the largest activation or
-//! record goes back to DDR and the function is planned again.
+//! record alive where it passes DM's end goes back to DDR and the function is planned again.
 //!
 //! Overlap: a kernel whose kept output the next kernel reads in place hands its jobs on (their
 //! tokens in a table in its DM) instead of waiting for them, and the next kernel's tiles depend
@@ -126,14 +126,15 @@ pub fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usi
 }
 
 /// Places the schedules' own regions (live while their kernel runs) and the activations and
-/// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`.
+/// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`, with
+/// the kernels while which the placement passes DM's end.
 pub fn place(
     schedules: &[Result<Schedule, Error>],
     kept: &[Option<Vec<(usize, usize)>>],
     copier: &[Option<usize>],
     (output, record): (impl Fn(usize) -> i64, impl Fn(usize) -> i64),
     dm: i64,
-) -> Result<Vec<Result<Schedule, Error>>, ()> {
+) -> Result<Vec<Result<Schedule, Error>>, Vec<usize>> {
     let mut buffers = Vec::new();
     // What each buffer is: kernel i's own regions, its kept output or the record it prefetches.
     let mut what = Vec::new();
@@ -161,7 +162,16 @@ pub fn place(
     }
     let planned = plan_within(&buffers, 16, dm as u64);
     if planned.size > dm as u64 {
-        return Err(());
+        // The kernels while which something lies past DM's end.
+        let mut over: Vec<usize> = Vec::new();
+        for (buffer, &offset) in buffers.iter().zip(&planned.offsets) {
+            if offset + buffer.size > dm as u64 {
+                over.extend(buffer.start..=buffer.end);
+            }
+        }
+        over.sort_unstable();
+        over.dedup();
+        return Err(over);
     }
     let mut placed: Vec<Result<Schedule, Error>> = schedules.to_vec();
     for (&(i, kind), &offset) in what.iter().zip(&planned.offsets) {
@@ -258,8 +268,8 @@ mod tests {
         assert_eq!((at(0).dm[0].1, at(1).dm[0].1, at(2).dm[0].1), (0, 0, 0));
         assert_eq!((at(0).kept_output, at(1).kept_inputs), (Some(208), [Some(208), None]));
         assert_eq!((at(1).prefetch, at(2).preloaded), (Some(272), Some(272)));
-        // In 300 bytes they do not fit.
-        assert!(place(&schedules, &kept, &copier, (output, record), 300).is_err());
+        // In 300 bytes they do not fit: the record, alive from kernel 1 to kernel 2, ends at 304.
+        assert_eq!(place(&schedules, &kept, &copier, (output, record), 300).err(), Some(vec![1, 2]));
         // A kernel that cannot run takes no room.
         let failed = vec![own(100), Err(Error::Unsupported("no".into())), own(50)];
         let none = [None, None, None];
