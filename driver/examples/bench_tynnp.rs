@@ -5,7 +5,8 @@
 //! unit alone (`rv32im`), without output pixels packed into the NU's columns, without kernels
 //! running at once (overlap), without the next kernel's constants loaded during this one, without
 //! activations kept in DM between kernels (what that fusion earns), single-buffered (what double buffering earns), with one vector unit
-//! (what the bands earn) and on a preset near Ethos-U55-128, measured in the same run, and Arm Vela's estimates for Ethos-U55-128 for scale.
+//! (what the bands earn), on a preset near Ethos-U55-128 and with 32 to 128 KiB of DM, measured
+//! in the same run, and Arm Vela's estimates for Ethos-U55-128 for scale.
 //! Simulated cycles are exact. Writes `bench/tynnp.json` and prints a table.
 
 use std::path::Path;
@@ -39,6 +40,11 @@ const VARIANTS: [(&str, &str); 7] = [
     ("tynnp -vu=1", "one vector unit: no bands"),
     ("tynnp -nu-rows=8 -nu-cols=16 -ddr-bw=8", "near Ethos-U55-128: NU 8x16, 8 B/cycle"),
 ];
+
+/// Smaller DMs than the default 256 KiB: what a hardware team trading DM for area would get
+/// (filters DM cannot hold run in slices of their output channels; activations stay in DM where
+/// they fit).
+const DM_KIB: [u32; 4] = [32, 64, 96, 128];
 
 fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String> {
     umac_driver::register_targets();
@@ -112,6 +118,10 @@ fn main() -> Result<(), String> {
             .iter()
             .map(|&(target, what)| run(&dir, model, RV32IM, target).map(|r| (target, what, r)))
             .collect::<Result<_, _>>()?;
+        let dm_sizes: Vec<(u32, Report)> = DM_KIB
+            .iter()
+            .map(|&kib| run(&dir, model, RV32IM, &format!("tynnp -dm-kib={kib}")).map(|r| (kib, r)))
+            .collect::<Result<_, _>>()?;
         // The busiest unit of each kind, as a share of the run.
         let share = |unit: &str| {
             let busy = npu.units.iter().filter(|u| u.0.starts_with(unit)).map(|u| u.2).max().unwrap_or(0);
@@ -159,10 +169,15 @@ fn main() -> Result<(), String> {
                 "cycles_over_roofline": ratio(r), "ddr_bytes": r.ddr_bytes,
             })).collect::<Vec<_>>(),
             "vela_ethos_u55_128_cycles": vela,
+            "dm_sizes": dm_sizes.iter().map(|(kib, r)| serde_json::json!({
+                "dm_kib": kib, "cycles": r.cycles, "cycles_over_roofline": ratio(r), "ddr_bytes": r.ddr_bytes,
+            })).collect::<Vec<_>>(),
         }));
+        let sizes: Vec<String> = dm_sizes.iter().map(|(kib, r)| format!("{kib} KiB {}", r.cycles)).collect();
+        println!("{model:<5} smaller DM: {}", sizes.join(", "));
     }
     let report = serde_json::json!({
-        "what": "MLPerf Tiny on the tynnp simulator (default parameters: 16x16 NU, 4 VUs, 256 KiB DM, 16 B/cycle DDR, 64 cycles latency), first reference input, outputs equal to TFLite Micro's; the same model on the RV32IM control unit alone and in the variants' configurations, in the same run",
+        "what": "MLPerf Tiny on the tynnp simulator (default parameters: 16x16 NU, 4 VUs, 256 KiB DM, 16 B/cycle DDR, 64 cycles latency), first reference input, outputs equal to TFLite Micro's; the same model on the RV32IM control unit alone, in the variants' configurations and with smaller DMs (dm_sizes), in the same run",
         "stage": "one kernel per composite (IC's residual adds with their rescales one vu.eltwise kernel; leading slices read in place); every kernel in tiles, written single-buffered by legalization and double-buffered by umac-double-buffer-tynnp: convolutions on the NU (kernel columns folded into input channels when few, a tall kernel's rows too: im2col from the input staged in DM; adjacent output pixels of a convolution with few output channels packed into the NU's columns, its filter packed so at compile time), depthwise convolutions, pooling and adds in tiles of bands over the vector units; each kernel's constants packed at compile time into one record, copied by one DMA on the output channel while the first tile comes in; a kernel's output read by the next kernel alone stays in DM, written and read there in place (no copies, no tile buffers), other outputs go back to DDR; a kernel copies the next kernels' records into DM where its output channel would idle (just before the first tile's copy in that waits for one of its jobs); a kernel whose kept output the next reads in place hands its jobs on (tokens in a DM table) and the next kernel's tiles depend on the tiles writing what they read, so the two run at once (such kernels run in 3 tiles); a kernel's cycles are its share of the run after the kernel before's, span_cycles from its call to its last job; what stays in DM and every region are planned per function (umac-plan-memory's algorithm, by lifetime) and attached as tynnp.schedule by umac-schedule-tynnp; int8 and int16 table lookups on the vector units when that costs less than on the control unit (patterns::table_pays)",
         "vela": "Arm Vela estimates for Ethos-U55-128, another machine and compiler: for scale only",
         "macs": "macs: the model's multiply-accumulates (its source ops), which the roofline divides by the NU's rate; macs_issued: those the jobs did, the zero products of a filter packed for several output pixels included (a kernel's roofline_cycles counts these)",
