@@ -5,8 +5,9 @@
 //! unit alone (`rv32im`), without output pixels packed into the NU's columns, without kernels
 //! running at once (overlap), without the next kernel's constants loaded during this one, without
 //! activations kept in DM between kernels (what that fusion earns), single-buffered (what double buffering earns), with one vector unit
-//! (what the bands earn), on a preset near Ethos-U55-128 and with 32 to 128 KiB of DM, measured
-//! in the same run, and Arm Vela's estimates for Ethos-U55-128 for scale.
+//! (what the bands earn), on a preset near Ethos-U55-128, with 32 to 128 KiB of DM and with the
+//! control unit's own buffers in its DMEM (`--pool`), measured in the same run, and Arm Vela's
+//! estimates for Ethos-U55-128 for scale.
 //! Simulated cycles are exact. Writes `bench/tynnp.json` and prints a table.
 
 use std::path::Path;
@@ -46,7 +47,14 @@ const VARIANTS: [(&str, &str); 7] = [
 /// they fit).
 const DM_KIB: [u32; 4] = [32, 64, 96, 128];
 
+/// The control unit's own buffers in its DMEM, the rest in DDR (`--pool`).
+const CPU_POOL: &str = "dmem:128K:fast:cpu,ddr:4M";
+
 fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String> {
+    run_pooled(dir, model, cpu, target, "")
+}
+
+fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> Result<Report, String> {
     umac_driver::register_targets();
     let path = dir.join("model.mlir");
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
@@ -65,7 +73,7 @@ fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String
         source: "model.mlir".into(),
         source_sha256: None,
         profile_hooks: false,
-        pools: vec![],
+        pools: umac_lowering::memory_pools::parse_pools(pools)?,
         emit_c: false,
         shared_with: vec![],
         accelerators,
@@ -118,6 +126,7 @@ fn main() -> Result<(), String> {
             .iter()
             .map(|&(target, what)| run(&dir, model, RV32IM, target).map(|r| (target, what, r)))
             .collect::<Result<_, _>>()?;
+        let pooled = run_pooled(&dir, model, RV32IM, "tynnp", CPU_POOL)?;
         let dm_sizes: Vec<(u32, Report)> = DM_KIB
             .iter()
             .map(|&kib| run(&dir, model, RV32IM, &format!("tynnp -dm-kib={kib}")).map(|r| (kib, r)))
@@ -169,12 +178,16 @@ fn main() -> Result<(), String> {
                 "cycles_over_roofline": ratio(r), "ddr_bytes": r.ddr_bytes,
             })).collect::<Vec<_>>(),
             "vela_ethos_u55_128_cycles": vela,
+            "cpu_pool": serde_json::json!({
+                "pools": CPU_POOL, "cycles": pooled.cycles, "cycles_over_roofline": ratio(&pooled),
+                "what": "the control unit's own buffers (no NPU kernel reads or writes them) in its DMEM, 1 cycle a load instead of 16",
+            }),
             "dm_sizes": dm_sizes.iter().map(|(kib, r)| serde_json::json!({
                 "dm_kib": kib, "cycles": r.cycles, "cycles_over_roofline": ratio(r), "ddr_bytes": r.ddr_bytes,
             })).collect::<Vec<_>>(),
         }));
         let sizes: Vec<String> = dm_sizes.iter().map(|(kib, r)| format!("{kib} KiB {}", r.cycles)).collect();
-        println!("{model:<5} smaller DM: {}", sizes.join(", "));
+        println!("{model:<5} smaller DM: {}; CU buffers in DMEM: {}", sizes.join(", "), pooled.cycles);
     }
     let report = serde_json::json!({
         "what": "MLPerf Tiny on the tynnp simulator (default parameters: 16x16 NU, 4 VUs, 256 KiB DM, 16 B/cycle DDR, 64 cycles latency), first reference input, outputs equal to TFLite Micro's; the same model on the RV32IM control unit alone, in the variants' configurations and with smaller DMs (dm_sizes), in the same run",

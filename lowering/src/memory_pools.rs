@@ -5,6 +5,10 @@
 //! estimate of the traffic they carry), each into the first pool it fits in, fast pools first
 //! (then the others, in the order given): it fits when the pool's buffers, with it, still have a
 //! placement ([`plan_within`]) inside the capacity. Each pool is then placed like a workspace.
+//!
+//! A pool only the CPU reaches (`:cpu`: a tightly coupled memory, the control unit's data memory
+//! of an NPU, which the accelerators' DMA does not reach, as TVM USMP's pools list the targets
+//! that access them) takes no buffer an accelerator's kernel reads or writes.
 
 use crate::memory_plan::{Buffer, Plan, align_up, liveness_lower_bound, plan_within};
 
@@ -17,19 +21,34 @@ pub struct Pool {
     pub capacity: u64,
     /// Fast memory (TCM): filled first.
     pub fast: bool,
+    /// Only the CPU reaches it: no buffer an accelerator's kernel reads or writes goes there.
+    pub cpu_only: bool,
 }
 
-/// Parses `name:size[:fast]` pools separated by commas (`dtcm:65536:fast,sram:524288`; sizes may
-/// end in `K` or `M`, binary).
+impl Pool {
+    /// The pool as `--pool` and `umac-plan-memory{pools}` write it: `name:size[:fast][:cpu]`.
+    pub fn spec(&self) -> String {
+        let flags = [(self.fast, ":fast"), (self.cpu_only, ":cpu")];
+        let flags: String = flags.iter().filter(|(on, _)| *on).map(|(_, text)| *text).collect();
+        format!("{}:{}{flags}", self.name, self.capacity)
+    }
+}
+
+/// Parses `name:size[:fast][:cpu]` pools separated by commas (`dtcm:65536:fast:cpu,sram:524288`;
+/// sizes may end in `K` or `M`, binary).
 pub fn parse_pools(text: &str) -> Result<Vec<Pool>, String> {
     let mut pools: Vec<Pool> = Vec::new();
     for spec in text.split(',').filter(|s| !s.is_empty()) {
         let parts: Vec<&str> = spec.split(':').collect();
-        let bad = || format!("pool '{spec}': expected NAME:SIZE or NAME:SIZE:fast (e.g. dtcm:64K:fast)");
-        let (name, size) = match parts.as_slice() {
-            [name, size] | [name, size, "fast"] => (*name, *size),
+        let bad = || format!("pool '{spec}': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)");
+        let (name, size, flags) = match parts.as_slice() {
+            [name, size, flags @ ..] => (*name, *size, flags),
             _ => return Err(bad()),
         };
+        let flag = |f: &str| flags.iter().filter(|&&g| g == f).count();
+        if flags.len() > 2 || flag("fast") + flag("cpu") != flags.len() || flag("fast") > 1 || flag("cpu") > 1 {
+            return Err(bad());
+        }
         let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid_name {
@@ -44,7 +63,7 @@ pub fn parse_pools(text: &str) -> Result<Vec<Pool>, String> {
         if pools.iter().any(|p| p.name == name) {
             return Err(format!("pool '{name}' is given twice"));
         }
-        pools.push(Pool { name: name.to_string(), capacity, fast: parts.len() == 3 });
+        pools.push(Pool { name: name.to_string(), capacity, fast: flag("fast") == 1, cpu_only: flag("cpu") == 1 });
     }
     Ok(pools)
 }
@@ -61,9 +80,16 @@ pub struct PoolPlan {
     pub plans: Vec<Plan>,
 }
 
-/// Assigns `buffers` (with their `weights`) to `pools` and places each pool; an error names the
-/// pools, their capacities and what the buffers need.
-pub fn plan_pools(buffers: &[Buffer], weights: &[u64], pools: &[Pool], alignment: u64) -> Result<PoolPlan, String> {
+/// Assigns `buffers` (with their `weights`; those an accelerator `reaches` never to a CPU-only
+/// pool) to `pools` and places each pool; an error names the pools, their capacities and what
+/// the buffers need.
+pub fn plan_pools(
+    buffers: &[Buffer],
+    weights: &[u64],
+    reaches: &[bool],
+    pools: &[Pool],
+    alignment: u64,
+) -> Result<PoolPlan, String> {
     let mut pool_order: Vec<usize> = (0..pools.len()).collect();
     pool_order.sort_by_key(|&p| !pools[p].fast);
     let mut order: Vec<usize> = (0..buffers.len()).collect();
@@ -75,7 +101,7 @@ pub fn plan_pools(buffers: &[Buffer], weights: &[u64], pools: &[Pool], alignment
         plan_within(&set, alignment, capacity).size <= capacity
     };
     for &buffer in &order {
-        let chosen = pool_order.iter().copied().find(|&p| {
+        let chosen = pool_order.iter().copied().filter(|&p| !(pools[p].cpu_only && reaches[buffer])).find(|&p| {
             members[p].push(buffer);
             let ok = fits(&members[p], pools[p].capacity);
             if !ok {
@@ -87,9 +113,11 @@ pub fn plan_pools(buffers: &[Buffer], weights: &[u64], pools: &[Pool], alignment
             let aligned: Vec<Buffer> =
                 buffers.iter().map(|b| Buffer { size: align_up(b.size.max(1), alignment), ..*b }).collect();
             let listed: Vec<String> = pools.iter().map(|p| format!("{} ({} bytes)", p.name, p.capacity)).collect();
+            let reached =
+                if reaches[buffer] { " (an accelerator reads or writes it: not in a CPU-only pool)" } else { "" };
             return Err(format!(
-                "the workspace does not fit the pools {}: a {}-byte buffer fits in none of them after the more \
-                 accessed ones, and the buffers alive at the busiest point take {} bytes",
+                "the workspace does not fit the pools {}: a {}-byte buffer{reached} fits in none of them after the \
+                 more accessed ones, and the buffers alive at the busiest point take {} bytes",
                 listed.join(", "),
                 buffers[buffer].size,
                 liveness_lower_bound(&aligned)
@@ -120,7 +148,7 @@ mod tests {
     }
 
     fn pool(name: &str, capacity: u64, fast: bool) -> Pool {
-        Pool { name: name.into(), capacity, fast }
+        Pool { name: name.into(), capacity, fast, cpu_only: false }
     }
 
     #[test]
@@ -134,9 +162,17 @@ mod tests {
                 pool("raw", 100, false)
             ]
         );
-        for bad in ["dtcm", "dtcm:x", "dtcm:4K:slow", "1a:4K", "a:1K,a:2K", "a:1K:fast:x"] {
+        for bad in
+            ["dtcm", "dtcm:x", "dtcm:4K:slow", "1a:4K", "a:1K,a:2K", "a:1K:fast:x", "a:1K:cpu:cpu", "a:1K:fast:fast"]
+        {
             assert!(parse_pools(bad).is_err(), "{bad}");
         }
+        let both = parse_pools("dmem:64K:fast:cpu,ddr:1M,tcm:8K:cpu:fast,own:4K:cpu").unwrap();
+        let flags: Vec<(bool, bool)> = both.iter().map(|p| (p.fast, p.cpu_only)).collect();
+        assert_eq!(flags, [(true, true), (false, false), (true, true), (false, true)]);
+        let specs: Vec<String> = both.iter().map(Pool::spec).collect();
+        assert_eq!(specs, ["dmem:65536:fast:cpu", "ddr:1048576", "tcm:8192:fast:cpu", "own:4096:cpu"]);
+        assert_eq!(parse_pools(&specs.join(",")).unwrap(), both);
     }
 
     /// Hand-checked: a KWS-like chain of two 8000-byte activations (each used by 2 operators,
@@ -150,7 +186,7 @@ mod tests {
         let buffers = [b(8000, 0, 1), b(8000, 1, 2), b(8000, 2, 3), b(256, 1, 1)];
         let weights = [16000, 16000, 16000, 256];
         let pools = [pool("slow", 65536, false), pool("fast", 8192, true)];
-        let planned = plan_pools(&buffers, &weights, &pools, 16).unwrap();
+        let planned = plan_pools(&buffers, &weights, &[false; 4], &pools, 16).unwrap();
         assert_eq!(planned.pool_of, [1, 0, 1, 0]);
         assert_eq!(planned.members, [vec![1, 3], vec![0, 2]]);
         assert_eq!(planned.plans[1], Plan { offsets: vec![0, 0], size: 8000 });
@@ -160,7 +196,8 @@ mod tests {
     #[test]
     fn a_workspace_that_fits_no_pool_names_them_and_the_need() {
         let buffers = [b(8000, 0, 1), b(8000, 1, 2)];
-        let error = plan_pools(&buffers, &[1, 1], &[pool("a", 1024, true), pool("b", 4096, false)], 16).unwrap_err();
+        let error = plan_pools(&buffers, &[1, 1], &[false; 2], &[pool("a", 1024, true), pool("b", 4096, false)], 16)
+            .unwrap_err();
         assert_eq!(
             error,
             "the workspace does not fit the pools a (1024 bytes), b (4096 bytes): a 8000-byte buffer fits in none \
@@ -168,10 +205,31 @@ mod tests {
         );
     }
 
+    /// The same chain with A and C read by an accelerator's kernel and a CPU-only fast pool: A and
+    /// C may not go there, so B (the most accessed of the others) does, the scratch (alive with B,
+    /// 8000 + 256 > 8192) goes to the slow pool with A and C; A and C reuse the same bytes there.
+    /// With room for nothing but the fast pool, A names why it fits nowhere.
+    #[test]
+    fn what_an_accelerator_reaches_stays_out_of_cpu_only_pools() {
+        let buffers = [b(8000, 0, 1), b(8000, 1, 2), b(8000, 2, 3), b(256, 1, 1)];
+        let weights = [16000, 16000, 16000, 256];
+        let reaches = [true, false, true, false];
+        let tcm = Pool { cpu_only: true, ..pool("tcm", 8192, true) };
+        let pools = [pool("slow", 65536, false), tcm.clone()];
+        let planned = plan_pools(&buffers, &weights, &reaches, &pools, 16).unwrap();
+        assert_eq!(planned.pool_of, [0, 1, 0, 0]);
+        assert_eq!(planned.members, [vec![0, 2, 3], vec![1]]);
+        let error = plan_pools(&buffers, &weights, &reaches, &[tcm], 16).unwrap_err();
+        assert!(
+            error.contains("a 8000-byte buffer (an accelerator reads or writes it: not in a CPU-only pool)"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn one_large_pool_is_a_workspace() {
         let buffers = [b(100, 0, 1), b(200, 1, 2), b(300, 2, 3)];
-        let planned = plan_pools(&buffers, &[1, 2, 3], &[pool("ws", 1 << 20, false)], 16).unwrap();
+        let planned = plan_pools(&buffers, &[1, 2, 3], &[false; 3], &[pool("ws", 1 << 20, false)], 16).unwrap();
         assert_eq!(planned.pool_of, [0, 0, 0]);
         assert_eq!(planned.plans[0].size, crate::memory_plan::plan(&buffers, 16).size);
     }

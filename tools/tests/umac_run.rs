@@ -256,6 +256,39 @@ fn rv32_targets_run_on_the_simulator() {
     }
 }
 
+/// `--pool` on the simulator: a CPU-only pool in the control unit's DMEM, the rest in DDR, the
+/// output TFLite Micro's; on the host engines, and for a pool too large for DMEM, a message.
+#[test]
+fn pools_run_on_the_simulator() {
+    let Some(dir) = kws() else { return };
+    let (model, input) = (dir.join("model.mlir"), dir.join("ref/input_0.npy"));
+    let out = temp("kws-pools.npy");
+    let run = |extra: &[&str]| {
+        let mut args =
+            vec!["run", model.to_str().unwrap(), "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        umac(&args)
+    };
+    let (code, _, stderr) = run(&["--target=tynnp,rv32im", "--pool", "dmem:64K:fast:cpu", "--pool", "ddr:1M"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_npy(&out).unwrap().data, read_npy(&dir.join("ref/output_0.npy")).unwrap().data);
+    let (code, _, stderr) = run(&["--pool", "ddr:1M"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("--pool is for the simulator (an RV32 --target)"), "{stderr}");
+    let (code, _, stderr) = run(&["--target=rv32im", "--pool", "dmem:200K:cpu"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "the CPU-only pools hold 204800 bytes; the simulator puts them in DMEM, which has 196608 bytes beside the \
+             stack's 65536"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["--target=rv32im", "--pool", "dmem:64K:slow"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("--pool: pool 'dmem:64K:slow': expected NAME:SIZE[:fast][:cpu]"), "{stderr}");
+}
+
 #[test]
 fn intermediates_are_dumped_in_program_order() {
     let Some(dir) = kws() else { return };

@@ -151,7 +151,11 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
                 "#define {upper}_POOL_{}_SIZE {size} /* of {} bytes{} */\n",
                 pool.name.to_ascii_uppercase(),
                 pool.capacity,
-                if pool.fast { ", fast" } else { "" }
+                [(pool.fast, ", fast"), (pool.cpu_only, ", the CPU's alone")]
+                    .iter()
+                    .filter(|(on, _)| *on)
+                    .map(|(_, text)| *text)
+                    .collect::<String>()
             ));
         }
     }

@@ -110,6 +110,7 @@ fn memory_pools(firmware: &Firmware, options: &FirmwareOptions) -> Vec<serde_jso
                 "name": pool.name,
                 "capacity": pool.capacity,
                 "fast": pool.fast,
+                "cpu_only": pool.cpu_only,
                 "bytes": bytes,
                 "buffers": buffers(k),
             })

@@ -122,6 +122,8 @@ pub struct Firmware {
     pub memory_plan: Vec<memory_plan::PlannedBuffer>,
     /// With `--pool`, each pool's bytes used, in the order given (the workspace parameters).
     pub pool_sizes: Vec<u64>,
+    /// With `--pool`, the pools, in that order.
+    pub pools: Vec<Pool>,
     /// Where each op of the model runs (empty without accelerators).
     pub placements: Vec<Placement>,
     /// The C kernels the object calls, to link into the firmware.
@@ -184,11 +186,7 @@ fn plan(
     let mut pipeline = CompilePipeline::new(&steps, &options.accelerators, lowering);
     if let Some(part) = pipeline.parts.iter_mut().find(|part| part.name == OPERATORS) {
         if !options.pools.is_empty() {
-            let specs: Vec<String> = options
-                .pools
-                .iter()
-                .map(|p| format!("{}:{}{}", p.name, p.capacity, if p.fast { ":fast" } else { "" }))
-                .collect();
+            let specs: Vec<String> = options.pools.iter().map(Pool::spec).collect();
             let planned = format!("umac-plan-memory{{pools={}}},", specs.join(","));
             if !part.text.contains(PLAN_MEMORY) {
                 return Err(Error::Compile("internal error: the operator pipeline plans no memory".into()));
@@ -297,6 +295,7 @@ pub fn compile(
         operators,
         memory_plan,
         pool_sizes,
+        pools: options.pools.clone(),
         placements,
         kernels,
         calls,

@@ -1,6 +1,7 @@
 //! Running a firmware compile on umac's simulator (umac-sim, docs/tynnp/isa.md): the object is
 //! linked in the simulated machine (code in the CU's instruction memory, constants in DDR) with
-//! the C library functions it imports, inputs, outputs and workspace are placed in DDR, and
+//! the C library functions it imports, inputs, outputs and workspace are placed in DDR (a pool
+//! only the CPU reaches, `--pool NAME:SIZE:cpu`, in the control unit's DMEM below the stack), and
 //! `N_run` is called on the RV32 control unit, cycle by cycle.
 
 use crate::{
@@ -23,6 +24,9 @@ use umac_sim::{
 
 /// The C library functions a model may import (`memcpy`, `memmove`, `memset`), as LLVM IR.
 const SUPPORT: &str = include_str!("support.ll");
+
+/// The top of DMEM the stack keeps, below which CPU-only pools go.
+const STACK_BYTES: u32 = 64 << 10;
 
 /// Instructions after which a run is taken to hang.
 const LIMIT: u64 = 20_000_000_000;
@@ -98,13 +102,45 @@ pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Resul
     for sig in &signature.outputs {
         output_addresses.push(place(&mut m, &vec![0x5a; sig.byte_size() as usize])?);
     }
-    let workspace = place(&mut m, &vec![0xa5; firmware.workspace_size as usize])?;
+    // The workspace, or with pools one per pool: a CPU-only pool in DMEM, from its start (the
+    // stack grows down from its end), the others in DDR.
+    let mut workspaces = Vec::new();
+    if firmware.pool_sizes.is_empty() {
+        workspaces.push(place(&mut m, &vec![0xa5; firmware.workspace_size as usize])?);
+    } else {
+        if firmware.pool_sizes.len() > 6 {
+            return Err(Error::Usage(format!("{} pools; the simulator passes at most 6", firmware.pool_sizes.len())));
+        }
+        // Every CPU-only pool, at its capacity, in DMEM below the stack.
+        let capacities: u64 =
+            firmware.pools.iter().filter(|p| p.cpu_only).map(|p| p.capacity.next_multiple_of(64)).sum();
+        let room = DMEM_BYTES - STACK_BYTES;
+        if capacities > u64::from(room) {
+            return Err(Error::Usage(format!(
+                "the CPU-only pools hold {capacities} bytes; the simulator puts them in DMEM, which has {room} \
+                 bytes beside the stack's {STACK_BYTES}"
+            )));
+        }
+        let mut dmem = DMEM_BASE;
+        for (pool, &bytes) in firmware.pools.iter().zip(&firmware.pool_sizes) {
+            if pool.cpu_only {
+                m.memory
+                    .write_bytes(dmem, &vec![0xa5; bytes as usize])
+                    .map_err(|_| run_error(format!("pool {} does not fit DMEM", pool.name)))?;
+                workspaces.push(dmem);
+                dmem += pool.capacity.next_multiple_of(64) as u32;
+            } else {
+                workspaces.push(place(&mut m, &vec![0xa5; bytes as usize])?);
+            }
+        }
+    }
     let words = |addresses: &[u32]| addresses.iter().flat_map(|a| a.to_le_bytes()).collect::<Vec<u8>>();
     let input_array = place(&mut m, &words(&input_addresses))?;
     let output_array = place(&mut m, &words(&output_addresses))?;
 
+    let arguments: Vec<u32> = [input_array, output_array].into_iter().chain(workspaces).collect();
     let status = m
-        .call(entry, &[input_array, output_array, workspace], DMEM_BASE + DMEM_BYTES, LIMIT)
+        .call(entry, &arguments, DMEM_BASE + DMEM_BYTES, LIMIT)
         .map_err(|stop| run_error(format!("the simulator stopped at {stop}")))?;
     if status != 0 {
         return Err(run_error(format!("the model returned {}", status as i32)));

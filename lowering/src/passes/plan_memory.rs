@@ -18,7 +18,8 @@
 //!
 //! With `pools=dtcm:64K:fast,sram:512K` the workspace is split over those memories
 //! (`crate::memory_pools`): one workspace argument per pool, in the order given, each buffer a view
-//! of its pool's; the function also gets `umac.pools` (their names) and `umac.pool_sizes`.
+//! of its pool's; the function also gets `umac.pools` (their names) and `umac.pool_sizes`. A
+//! buffer a call takes (an accelerator's kernel may copy it by DMA) goes to no `:cpu` pool.
 //!
 //! The function gets `umac.workspace_size` (with pools, the sum of their sizes) and
 //! `umac.workspace_lower_bound` (the most bytes alive at once, which no placement can beat). A buffer whose size is not static is an error at its
@@ -73,8 +74,9 @@ pub const INFO: PassInfo = PassInfo {
             name: "pools",
             kind: OptionKind::String,
             default: "",
-            help: "memories to split the workspace over, NAME:SIZE[:fast] separated by commas (e.g. \
-                   dtcm:64K:fast,sram:512K): one workspace argument each, in this order",
+            help: "memories to split the workspace over, NAME:SIZE[:fast][:cpu] separated by commas (e.g. \
+                   dtcm:64K:fast:cpu,sram:512K): one workspace argument each, in this order; a :cpu pool \
+                   takes no buffer a call takes",
         },
     ],
     kind: PassKind::Pass(|options: &OptionValues| {
@@ -260,6 +262,8 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
         let mut planned = Vec::new();
         let mut buffers = Vec::new();
         let mut weights = Vec::new();
+        // What a call takes: an accelerator's kernel may copy it by DMA (not in a CPU-only pool).
+        let mut reaches = Vec::new();
         for (index, &alloc) in allocs.iter().enumerate() {
             match uses[index] {
                 Some((start, end))
@@ -282,6 +286,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
                     planned.push(index);
                     buffers.push(Buffer { size: byte_size(alloc)?, start, end });
                     weights.push(byte_size(alloc)? * users[index].len() as u64);
+                    reaches.push(called_with(mlirOperationGetResult(alloc, 0)));
                 }
                 None if merged_into[index].is_some() => mlirOperationDestroy(alloc),
                 None => {
@@ -303,7 +308,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
                 .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
             (vec![result.size], result.offsets.iter().map(|&offset| (0, offset)).collect())
         } else {
-            let planned_pools = plan_pools(&buffers, &weights, pools, alignment)
+            let planned_pools = plan_pools(&buffers, &weights, &reaches, pools, alignment)
                 .map_err(|e| report(location_of(function), &format!("umac-plan-memory: {e}")))?;
             let mut placement = vec![(0, 0); buffers.len()];
             for (pool, (members, result)) in planned_pools.members.iter().zip(&planned_pools.plans).enumerate() {

@@ -60,11 +60,12 @@ pub struct CompileArgs {
     /// on-chip one); metadata.json lists the bytes of each section.
     #[arg(long, value_name = "NAME", value_parser = section_name)]
     constants_section: Option<String>,
-    /// Split the workspace over memory pools, NAME:SIZE[:fast] (SIZE in bytes, or with K or M), once
-    /// per pool: `--pool dtcm:64K:fast --pool sram:512K`. N_run then takes one workspace per pool,
-    /// in this order; the most accessed buffers go to the fast pools first. A model that does not
-    /// fit is an error naming the pools and what the model needs.
-    #[arg(long = "pool", value_name = "NAME:SIZE[:fast]")]
+    /// Split the workspace over memory pools, NAME:SIZE[:fast][:cpu] (SIZE in bytes, or with K or
+    /// M), once per pool: `--pool dtcm:64K:fast --pool sram:512K`. N_run then takes one workspace
+    /// per pool, in this order; the most accessed buffers go to the fast pools first; a `:cpu` pool
+    /// (a TCM no accelerator's DMA reaches) takes no buffer an accelerator's kernel reads or
+    /// writes. A model that does not fit is an error naming the pools and what the model needs.
+    #[arg(long = "pool", value_name = "NAME:SIZE[:fast][:cpu]")]
     pools: Vec<String>,
     /// Share one workspace with the model compiled to this metadata.json (repeatable): the header
     /// then defines N_SHARED_WORKSPACE_SIZE, the largest of their workspaces, for one buffer that

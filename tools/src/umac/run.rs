@@ -55,6 +55,12 @@ pub struct RunArgs {
     /// many parts, each optimized and compiled at once (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     jobs: usize,
+    /// On the simulator (an RV32 `--target`): split the workspace over memory pools as `umac
+    /// compile --pool` does, NAME:SIZE[:fast][:cpu]; a `:cpu` pool (which no accelerator reaches)
+    /// goes in the control unit's DMEM, the others in DDR: `--pool dmem:64K:fast:cpu --pool
+    /// ddr:4M`.
+    #[arg(long = "pool", value_name = "NAME:SIZE[:fast][:cpu]")]
+    pools: Vec<String>,
     /// What to show of the compile (with `--engine both`, of the LLVM engine's).
     #[command(flatten)]
     views: CompileViews,
@@ -129,7 +135,7 @@ fn run_on_simulator(
         source: loaded.name.clone(),
         source_sha256: None,
         profile_hooks: false,
-        pools: vec![],
+        pools: umac_lowering::memory_pools::parse_pools(&args.pools.join(",")).map_err(|e| format!("--pool: {e}"))?,
         emit_c: false,
         shared_with: vec![],
         accelerators: loaded.targets.clone(),
@@ -222,6 +228,9 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     if let Some(cpu) = loaded.targets.cpu.filter(simulated) {
         let (names, outputs) = run_on_simulator(args, &loaded, &inputs, cpu)?;
         return write_outputs(args, &outputs, |i| names[i].clone());
+    }
+    if !args.pools.is_empty() {
+        return Err("--pool is for the simulator (an RV32 --target); the host engines take one workspace".into());
     }
     if let Some(runs) = args.benchmark {
         return benchmark(&loaded, args, &inputs, runs);
