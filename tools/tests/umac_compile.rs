@@ -30,6 +30,15 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
+/// `text` written as `file` in a fresh directory `name`: the directory and the model's path.
+fn model_in(name: &str, file: &str, text: &str) -> (PathBuf, PathBuf) {
+    let dir = temp(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join(file);
+    std::fs::write(&model, text).unwrap();
+    (dir, model)
+}
+
 fn metadata(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("metadata.json")).unwrap()).unwrap()
 }
@@ -59,17 +68,14 @@ fn writes_object_header_and_metadata_named_after_the_model() {
 /// the header says so, and how to widen it.
 #[test]
 fn the_header_says_how_a_narrow_integer_is_stored() {
-    let out = temp("i48");
-    std::fs::create_dir_all(&out).unwrap();
-    let model = out.join("matmul.mlir");
-    std::fs::write(
-        &model,
+    let (out, model) = model_in(
+        "i48",
+        "matmul.mlir",
         "func.func @main(%a: tensor<1x2x3xi16>, %b: tensor<1x3x2xi16>) -> tensor<1x2x2xi48> {\n\
          %z = \"tosa.const\"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>\n\
          %0 = tosa.matmul %a, %b, %z, %z : (tensor<1x2x3xi16>, tensor<1x3x2xi16>, tensor<1xi16>, tensor<1xi16>) -> tensor<1x2x2xi48>\n\
          return %0 : tensor<1x2x2xi48>\n}\n",
-    )
-    .unwrap();
+    );
     let (code, stderr) = compile(&model, "cortex-m55", &out, &[]);
     assert_eq!(code, 0, "{stderr}");
     let header = std::fs::read_to_string(out.join("matmul.h")).unwrap();
@@ -125,15 +131,12 @@ fn lstm_models_compile() {
 /// (here: coupled input and forget gates, no input gate weights) is an error at the op. Exit code 1.
 #[test]
 fn tflite_operators_umac_cannot_take_are_errors_at_the_op() {
-    let dir = temp("tfl-input");
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("tfl.mlir");
-    std::fs::write(
-        &model,
+    let (dir, model) = model_in(
+        "tfl-input",
+        "tfl.mlir",
         "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n  %0 = \"tfl.some_op\"(%x) : (tensor<2xi8>) -> \
          tensor<2xi8>\n  return %0 : tensor<2xi8>\n}\n",
-    )
-    .unwrap();
+    );
     let (code, stderr) = compile(&model, "cortex-m4", &temp("tfl"), &[]);
     assert_eq!(code, 1);
     let expected = "tfl.mlir:2:8: error: 'tfl.some_op' is the TFLite operator SOME_OP that the converter left \
@@ -188,15 +191,12 @@ fn metadata_names_the_tflite_operators() {
 /// An op of a dialect umac does not know is an error at the op, exit code 1.
 #[test]
 fn an_op_of_an_unknown_dialect_is_an_error_at_the_op() {
-    let dir = temp("foreign-input");
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("foreign.mlir");
-    std::fs::write(
-        &model,
+    let (_, model) = model_in(
+        "foreign-input",
+        "foreign.mlir",
         "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n  %0 = \"mydialect.op\"(%x) : (tensor<2xi8>) -> \
          tensor<2xi8>\n  return %0 : tensor<2xi8>\n}\n",
-    )
-    .unwrap();
+    );
     let (code, stderr) = compile(&model, "cortex-m4", &temp("foreign"), &[]);
     assert_eq!(code, 1);
     assert!(
@@ -424,16 +424,13 @@ fn the_output_directory_carries_the_kernels() {
 
 #[test]
 fn an_op_without_lowering_is_named_at_its_location() {
-    let dir = temp("custom");
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("custom.mlir");
-    std::fs::write(
-        &model,
+    let (dir, model) = model_in(
+        "custom",
+        "custom.mlir",
         "func.func @main(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {\n  \
          %y = tosa.custom %x {operator_name = \"my_op\", domain_name = \"acme\", implementation_attrs = \"\"} \
          : (tensor<1x4xi8>) -> tensor<1x4xi8>\n  return %y : tensor<1x4xi8>\n}\n",
-    )
-    .unwrap();
+    );
     let (code, stderr) = compile(&model, "cortex-m4", &dir, &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("custom.mlir:2:8: error: failed to legalize operation 'tosa.custom'"), "{stderr}");
@@ -501,15 +498,12 @@ fn a_float_math_function_is_named() {
     assert_eq!(code, 0, "{stderr}");
     let imports = metadata(&out)["imports"].clone();
     assert!(imports.as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("mem")), "{imports}");
-    let dir = temp("float-log-input");
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("log.mlir");
-    std::fs::write(
-        &model,
+    let (_, model) = model_in(
+        "float-log-input",
+        "log.mlir",
         "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.log %x : (tensor<4xf32>) -> \
          tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n",
-    )
-    .unwrap();
+    );
     let out = temp("float-log");
     let (code, stderr) = compile(&model, "cortex-m4", &out, &[]);
     assert_eq!(code, 1);
@@ -829,7 +823,7 @@ fn pools_split_the_workspace_or_name_what_does_not_fit() {
     assert!(!small.exists());
     let (code, stderr) = compile(&model, "cortex-m4", &small, &["--pool", "a:lots"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE or NAME:SIZE:fast"), "{stderr}");
+    assert!(stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)"), "{stderr}");
 }
 
 /// `--emit=c`: N.c in place of N.o (the header and metadata as for the object, metadata naming
