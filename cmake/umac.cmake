@@ -1,5 +1,5 @@
 # umac_add_model(<target> MODEL <file> CPU <target string> [NAME <name>] [OPT speed|size]
-#                [POOLS <name:size[:fast]>...] [ARGS <more umac compile arguments>...])
+#                [POOLS <name:size[:fast][:cpu]>...] [ARGS <more umac compile arguments>...])
 #
 # Compiles MODEL (TOSA MLIR, MLIR bytecode or .tflite) for CPU (a CPU, or a target string naming
 # accelerators first: "vanilla,cortex-m4") with `umac compile` at build time, again whenever the
