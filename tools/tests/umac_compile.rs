@@ -823,7 +823,10 @@ fn pools_split_the_workspace_or_name_what_does_not_fit() {
     assert!(!small.exists());
     let (code, stderr) = compile(&model, "cortex-m4", &small, &["--pool", "a:lots"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)"), "{stderr}");
+    assert!(
+        stderr.contains("--pool: pool 'a:lots': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)"),
+        "{stderr}"
+    );
 }
 
 /// `--emit=c`: N.c in place of N.o (the header and metadata as for the object, metadata naming
