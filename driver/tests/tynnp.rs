@@ -76,14 +76,7 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
         }
         let case = &cases(&dir)[0];
         let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
-        let run_with = |target: &str| {
-            let variant = compile_for(&dir, model, RV32IM, target);
-            let params = npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap();
-            let run =
-                simulate(&variant, std::slice::from_ref(&tensor), params).unwrap_or_else(|e| panic!("{model}: {e}"));
-            assert_eq!(run.outputs[0].data, case.expected[0], "{model} ({target}): output of input 0");
-            run.report
-        };
+        let run_with = |target: &str| run_at(&dir, model, target, &tensor, &case.expected[0]);
         let fast = simulate(&firmware, std::slice::from_ref(&tensor), Params::default()).unwrap().report;
         // AD's fully connected layers have one output row each: one tile, nothing to overlap.
         let slow = run_with("tynnp -double-buffer=false").cycles;
@@ -142,6 +135,21 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
 /// simulator's, its DM regions lie in DM, and its expected cycles (the busiest unit's work under
 /// the contract's costs) are at most the kernel's span in the simulator (its call to its last
 /// job) and at least a quarter of its share of the run; the shares add up to at most the run.
+/// The NPU a target string names.
+fn params_of(target: &str) -> Params {
+    npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap()
+}
+
+/// `model` of `dir` compiled for `target` with the RV32IM control unit and run on `tensor` on the
+/// simulator, hazard checking on: its output must be `expected`. Returns the run's report.
+fn run_at(dir: &std::path::Path, model: &str, target: &str, tensor: &Tensor, expected: &[u8]) -> Report {
+    let firmware = compile_for(dir, model, RV32IM, target);
+    let run = simulate(&firmware, std::slice::from_ref(tensor), params_of(target))
+        .unwrap_or_else(|e| panic!("{model} ({target}): {e}"));
+    assert_eq!(run.outputs[0].data, expected, "{model} ({target}): the output");
+    run.report
+}
+
 fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &Report) {
     let shares: u64 = report.kernels.iter().map(|k| k.kernel.cycles).sum();
     assert!(shares <= report.cycles, "{model}: the kernels' shares add up to {shares} cycles of {}", report.cycles);
@@ -208,7 +216,7 @@ fn models_whose_filters_exceed_dm_run_in_slices() {
         let firmware = compile_for(&dir, model, RV32IM, target);
         let concats = firmware.placements.iter().filter(|p| p.op == "tosa.concat").count();
         assert_eq!(concats, sliced, "{model}: the sliced convolutions");
-        let params = npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap();
+        let params = params_of(target);
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().take(inputs).enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
@@ -231,13 +239,7 @@ fn activations_stay_in_dm_when_dm_is_short() {
     let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
     let tensor = Tensor { dtype: DType::I8, shape: input.shape, data: case.inputs[0].clone() };
     for dm in [112, 96] {
-        let run = |target: &str| {
-            let firmware = compile_for(&dir, "vww", RV32IM, target);
-            let params = npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap();
-            let run = simulate(&firmware, std::slice::from_ref(&tensor), params).unwrap();
-            assert_eq!(run.outputs[0].data, case.expected[0], "{target}");
-            run.report
-        };
+        let run = |target: &str| run_at(&dir, "vww", target, &tensor, &case.expected[0]);
         let (kept, unfused) = (run(&format!("tynnp -dm-kib={dm}")), run(&format!("tynnp -dm-kib={dm} -fuse=false")));
         assert!(
             kept.ddr_bytes < unfused.ddr_bytes,

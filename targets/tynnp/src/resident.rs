@@ -145,8 +145,7 @@ pub fn place(
     let last = |i: usize| i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1));
     for (i, schedule) in schedules.iter().enumerate() {
         let Ok(schedule) = schedule else { continue };
-        let end = schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0);
-        buffers.push(Buffer { size: end as u64, start: i, end: last(i) });
+        buffers.push(Buffer { size: schedule.own_bytes() as u64, start: i, end: last(i) });
         what.push((i, 0));
         if let Some(reader) = last_reader(kept, i) {
             buffers.push(Buffer { size: output(i) as u64, start: i, end: last(reader) });

@@ -89,6 +89,11 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The DM the kernel's own regions take: up to the end of the last.
+    pub fn own_bytes(&self) -> i64 {
+        self.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0)
+    }
+
     /// The DM region `name`: offset and bytes.
     pub fn region(&self, name: &str) -> Option<(i64, i64)> {
         self.dm.iter().find(|(n, _, _)| n == name).map(|(_, at, bytes)| (*at, *bytes))

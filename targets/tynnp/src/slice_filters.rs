@@ -118,11 +118,18 @@ fn chain<'c, 'a>(conv: OpView<'c, 'a>) -> Option<Chain<'c, 'a>> {
     let rescale = conv.only_user().filter(|r| r.name() == "tosa.rescale")?;
     let (multipliers, shifts) = (rescale.operand_ints(1)?, rescale.operand_ints(2)?);
     let per_channel = |n: usize| n == oc as usize;
+    let element = |op: &OpView, i: usize| op.operand_type(i).map(|t| t.element);
     if filter.len() as i64 != oc * kh * kw * ic
         || !(bias.len() == 1 || per_channel(bias.len()))
         || multipliers.len() != shifts.len()
         || !(multipliers.len() == 1 || per_channel(multipliers.len()))
         || rescale.result_type()?.element != "i8"
+        // The constants the slices rebuild: an int8 filter, an int32 bias, int16 or int32
+        // multipliers, int8 shifts.
+        || element(&conv, 1).as_deref() != Some("i8")
+        || element(&conv, 2).as_deref() != Some("i32")
+        || !matches!(element(&rescale, 1).as_deref(), Some("i16" | "i32"))
+        || element(&rescale, 2).as_deref() != Some("i8")
     {
         return None;
     }
@@ -259,11 +266,11 @@ unsafe fn like(op: MlirOperation, operands: &[MlirValue], channels: i64) -> Mlir
     }
 }
 
-/// A `tosa.const` of `values` in a tensor of `dims` and `element` (an integer type of 8, 16 or
-/// 32 bits).
+/// A `tosa.const` of `values` in a tensor of `dims` and `element`.
 ///
 /// # Safety
-/// The context, location and element type must be alive and of one context.
+/// The location and element type must be alive and of one context; `element` is an integer type
+/// of 8, 16 or 32 bits (`chain` checks the operands it rebuilds).
 unsafe fn constant(location: MlirLocation, dims: &[i64], element: MlirType, values: &[i64]) -> MlirOperation {
     // SAFETY: the caller's contract; each buffer holds exactly the type's element count.
     unsafe {

@@ -300,7 +300,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             for i in 0..self.n() {
                 let beside: i64 = (i.saturating_sub(2)..i)
                     .filter(|&p| d.hands[p..i].iter().all(|&h| h))
-                    .map(|p| schedules[p].as_ref().map_or(0, own_bytes))
+                    .map(|p| schedules[p].as_ref().map_or(0, Schedule::own_bytes))
                     .sum();
                 schedules.push(self.decide(i, d.shared(i), self.budget(d, i) - beside));
             }
@@ -392,11 +392,6 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             .collect();
         agree::check_function(self.composites, schedules, &ranges);
     }
-}
-
-/// The DM a kernel's own regions take: up to the end of the last.
-fn own_bytes(schedule: &Schedule) -> i64 {
-    schedule.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0)
 }
 
 impl Decisions {
