@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = os.environ.get("UMAC_MODELS", os.path.join(ROOT, "..", "shared", "models", "mlperf-tiny"))
+MODELS = os.environ.get("UMAC_MODELS", os.path.join(ROOT, "test", "models", "mlperf-tiny"))
 RUNS = int(os.environ.get("UMAC_BENCH_RUNS", "200"))
 UMAC = os.path.join(ROOT, "target", "release", "umac")
 UMAC_OPT = os.path.join(ROOT, "target", "release", "umac-opt")

@@ -18,7 +18,7 @@ use umac_sim::{Exit, Machine, elf, npu::Params};
 
 fn main() -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let models = testdata::shared("models/mlperf-tiny").ok_or("the MLPerf Tiny models are missing")?;
+    let models = testdata::dir("models/mlperf-tiny");
     let umac = root.join("target/release/umac");
     let work = std::env::temp_dir().join(format!("umac-bench-sim-{}", std::process::id()));
     let mut rows = Vec::new();

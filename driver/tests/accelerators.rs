@@ -10,8 +10,8 @@ use umac_driver::create_context;
 use umac_driver::host::{CompileOptions, ENGINES, Engine, HostProgram, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
-fn models_dir() -> Option<PathBuf> {
-    testdata::shared("models/mlperf-tiny")
+fn models_dir() -> PathBuf {
+    testdata::dir("models/mlperf-tiny")
 }
 
 /// Compiles `dir/model.mlir` for inputs like `example` and runs `inputs` through it.
@@ -38,7 +38,7 @@ fn targets(text: &str) -> TargetSet {
 }
 
 fn bit_exact_with_vanilla(model: &str) {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let dir = models.join(model);
     let inputs: Vec<Tensor> = (0..5).map(|i| read_npy(&dir.join(format!("ref/input_{i}.npy"))).unwrap()).collect();
     for engine in ENGINES {
@@ -99,7 +99,7 @@ fn random_inputs(like: &Tensor, count: usize, mut seed: u64) -> Vec<Tensor> {
 /// references do not cover (saturation, extreme zero-point offsets).
 #[test]
 fn partitioned_and_unpartitioned_models_agree() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     for (k, model) in ["kws", "vww", "ic", "ad"].iter().enumerate() {
         let dir = models.join(model);
         let like = read_npy(&dir.join("ref/input_0.npy")).unwrap();
@@ -116,7 +116,7 @@ fn partitioned_and_unpartitioned_models_agree() {
 /// for byte, so what each primitive op says it computes is what the model computed.
 #[test]
 fn tynnp_primitive_ops_on_the_host_compute_the_model() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     for (k, model) in ["kws", "vww", "ic", "ad"].iter().enumerate() {
         let dir = models.join(model);
         let mut inputs: Vec<Tensor> =
@@ -137,7 +137,7 @@ fn tynnp_primitive_ops_on_the_host_compute_the_model() {
 /// array, stays on the CPU with the failed predicate as the reason, and the model is still exact.
 #[test]
 fn attributes_change_the_placement() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let dir = models.join("kws");
     let inputs = vec![read_npy(&dir.join("ref/input_2.npy")).unwrap()];
     let targets = targets("vanilla -dimension=4");

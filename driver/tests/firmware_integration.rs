@@ -41,7 +41,7 @@ fn cases_c(name: &str, dir: &std::path::Path) -> String {
 /// five cases, run alternately. AD, compiled to share KWS's workspace, defines its size; it also
 /// has profiling hooks that nothing defines.
 fn two_models(cpu: Cpu, platform: Platform) {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let work = std::env::temp_dir().join(format!("umac-two-models-{}-{}", std::process::id(), cpu.name));
     let mut objects = Vec::new();
     let mut includes = Vec::new();
@@ -108,7 +108,7 @@ fn run_program(
 
 /// [`run_program`] for KWS, compiled as `kws`.
 fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c: &str) -> String {
-    run_program(platform, work, ("kws", &models_dir().unwrap().join("kws")), firmware, main_c)
+    run_program(platform, work, ("kws", &models_dir().join("kws")), firmware, main_c)
 }
 
 /// KWS compiled with profiling hooks (`--profile-hooks`), as an object or as C, the hooks defined by the firmware
@@ -116,7 +116,7 @@ fn run_kws_program(platform: Platform, work: &Path, firmware: &Firmware, main_c:
 /// every operator in order, once, and the outputs stay bit-exact. metadata.json's operators carry
 /// the ids and, together, the model's multiply-accumulates.
 fn profile_hooks(cpu: Cpu, platform: Platform, emit_c: bool) {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let code = if emit_c { "c" } else { "object" };
     let work = std::env::temp_dir().join(format!("umac-profile-hooks-{}-{}-{code}", std::process::id(), cpu.name));
     let dir = models.join("kws");
@@ -157,7 +157,7 @@ fn profile_hooks_in_c_cortex_m4() {
 /// one of 8 KiB, which the firmware puts in the board's RAM, and a slow one of 64 KiB in its large
 /// memory. Both hold buffers, neither past its capacity, and the outputs are bit-exact.
 fn pools(cpu: Cpu, platform: Platform) {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let work = std::env::temp_dir().join(format!("umac-pools-{}-{}", std::process::id(), cpu.name));
     let dir = models.join("kws");
     let pools = umac_lowering::memory_pools::parse_pools("fast:8K:fast,slow:64K").unwrap();

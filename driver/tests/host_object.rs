@@ -12,7 +12,7 @@ use umac_runtime::{Tensor, read_npy, testdata};
 
 #[test]
 fn host_objects_link_load_and_run_bit_exact() {
-    let Some(dir) = testdata::shared("models/mlperf-tiny/kws") else { return };
+    let dir = testdata::dir("models/mlperf-tiny/kws");
     let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
     let expected = read_npy(&dir.join("ref/output_0.npy")).unwrap();
     let work = std::env::temp_dir().join(format!("umac-host-object-{}", std::process::id()));

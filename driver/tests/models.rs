@@ -11,12 +11,12 @@ use umac_driver::guarded::EDGES;
 use umac_driver::host::{CompileOptions, compile};
 use umac_runtime::{read_npy, testdata};
 
-fn models_dir() -> Option<PathBuf> {
-    testdata::shared("models/mlperf-tiny")
+fn models_dir() -> PathBuf {
+    testdata::dir("models/mlperf-tiny")
 }
 
 fn check_model(name: &str) {
-    let Some(dir) = models_dir() else { return };
+    let dir = models_dir();
     let dir = dir.join(name);
     check(name, &dir, &["model.mlir", "model_b1.mlir"], &dir.join("ref"), &dir.join("ref"));
 }

@@ -25,7 +25,7 @@ use umac_sim::{
 
 #[test]
 fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     for (model, residual_adds) in [("kws", 0), ("vww", 0), ("ic", 3), ("ad", 0)] {
         let dir = models.join(model);
         let firmware = compile_for(&dir, model, RV32IM, "tynnp");
@@ -209,7 +209,7 @@ fn an_lstm_model_runs_with_the_npu() {
 /// byte still equals TFLite Micro's (AD on its five inputs, VWW on its first).
 #[test]
 fn models_whose_filters_exceed_dm_run_in_slices() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     for (model, inputs, sliced) in [("ad", 5, 2), ("vww", 1, 1)] {
         let dir = models.join(model);
         let target = "tynnp -dm-kib=64";
@@ -233,7 +233,7 @@ fn models_whose_filters_exceed_dm_run_in_slices() {
 /// fewer bytes cross DDR than unfused, in fewer cycles, bit-exact.
 #[test]
 fn activations_stay_in_dm_when_dm_is_short() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let dir = models.join("vww");
     let case = &cases(&dir)[0];
     let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
@@ -257,7 +257,7 @@ fn activations_stay_in_dm_when_dm_is_short() {
 /// on its five inputs, in fewer cycles.
 #[test]
 fn the_control_units_buffers_go_to_its_dmem() {
-    let Some(models) = models_dir() else { return };
+    let models = models_dir();
     let dir = models.join("kws");
     let pools = umac_lowering::memory_pools::parse_pools("dmem:64K:fast:cpu,ddr:1M").unwrap();
     let firmware =

@@ -34,8 +34,8 @@ pub enum Error {
     Harness(String),
 }
 
-/// Where the shared test data lives (`../shared` beside the checkout: models, references,
-/// conformance tests), for tests and benchmarks.
+/// The test data the repository carries (models, references, conformance tests), for tests and
+/// benchmarks.
 pub mod testdata {
     use std::path::{Path, PathBuf};
 
@@ -75,29 +75,15 @@ pub mod testdata {
         }
     }
 
-    /// The environment variable that lets tests pass without the shared data (a user's clone).
-    pub const ALLOW_MISSING: &str = "UMAC_ALLOW_MISSING_SHARED";
-
-    /// `<checkout>/../shared/<sub>`, or `None` when it is missing and `UMAC_ALLOW_MISSING_SHARED=1`
-    /// says tests may skip what needs it.
+    /// `<checkout>/test/<sub>`: the test data the repository carries (`models/mlperf-tiny`,
+    /// `models/lstm-16x8`, `tosa-conformance`, ...; each folder's README says where it came from).
     ///
     /// # Panics
-    /// When the directory is missing and skipping is not allowed: a test that silently does not
-    /// run must not pass.
-    pub fn shared(sub: &str) -> Option<PathBuf> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-        let dir = root.join(sub);
-        if dir.is_dir() {
-            return Some(dir);
-        }
-        if std::env::var(ALLOW_MISSING).is_ok_and(|v| v == "1") {
-            eprintln!("SKIPPED: {} is missing ({ALLOW_MISSING}=1)", dir.display());
-            return None;
-        }
-        panic!(
-            "{} is missing: the shared models and conformance tests live beside the checkout \
-             (set {ALLOW_MISSING}=1 to skip the tests that need them)",
-            dir.display()
-        );
+    /// When the directory is missing: the checkout is incomplete, and a test that silently does
+    /// not run must not pass.
+    pub fn dir(sub: &str) -> PathBuf {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test").join(sub);
+        assert!(dir.is_dir(), "{} is missing: the checkout is incomplete", dir.display());
+        dir
     }
 }

@@ -38,7 +38,7 @@ fn replays(model: &Path, printed: &str, emitted: &Path, work: &Path) {
 
 #[test]
 fn compile_pipelines_replay_with_umac_opt() {
-    let Some(models) = umac_runtime::testdata::shared("models/mlperf-tiny") else { return };
+    let models = umac_runtime::testdata::dir("models/mlperf-tiny");
     let targets = ["cortex-m55", "cortex-m4", "host", "vanilla,cortex-m55", "tynnp -dm-kib=128"];
     std::thread::scope(|scope| {
         for model in ["kws", "vww", "ic", "ad"] {
@@ -73,7 +73,7 @@ fn compile_pipelines_replay_with_umac_opt() {
 
 #[test]
 fn run_pipelines_replay_with_umac_opt() {
-    let Some(kws) = umac_runtime::testdata::shared("models/mlperf-tiny/kws") else { return };
+    let kws = umac_runtime::testdata::dir("models/mlperf-tiny/kws");
     let model = kws.join("model.mlir");
     for (engine, target) in [("llvm", None), ("cranelift", None), ("llvm", Some("vanilla"))] {
         let work = temp(&format!("run-{engine}-{}", target.unwrap_or("cpu")));
@@ -96,7 +96,7 @@ fn run_pipelines_replay_with_umac_opt() {
 /// `--mlir-print-ir-after-all` prints the IR after every pass, umac's and upstream's.
 #[test]
 fn every_stage_can_be_seen() {
-    let Some(kws) = umac_runtime::testdata::shared("models/mlperf-tiny/kws") else { return };
+    let kws = umac_runtime::testdata::dir("models/mlperf-tiny/kws");
     let work = temp("dump");
     let dump = work.join("ir");
     let out = Command::new(env!("CARGO_BIN_EXE_umac"))
@@ -135,7 +135,7 @@ fn every_stage_can_be_seen() {
 /// to the same module.
 #[test]
 fn a_tflite_lstm_compile_replays_with_umac_opt() {
-    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let dir = umac_runtime::testdata::dir("models/lstm-16x8");
     let model = dir.join("lstm_stack_int8.tflite");
     let work = temp("lstm-tflite");
     let emitted = work.join("final.mlir");

@@ -13,8 +13,8 @@ fn umac(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn kws() -> Option<PathBuf> {
-    umac_runtime::testdata::shared("models/mlperf-tiny/kws")
+fn kws() -> PathBuf {
+    umac_runtime::testdata::dir("models/mlperf-tiny/kws")
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -25,7 +25,7 @@ fn temp(name: &str) -> PathBuf {
 
 #[test]
 fn kws_output_equals_tflite_micro_with_either_engine() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     for engine in ["cranelift", "llvm", "both"] {
         let out = temp(&format!("kws-{engine}.npy"));
         let (code, _, stderr) = umac(&[
@@ -53,7 +53,7 @@ fn kws_output_equals_tflite_micro_with_either_engine() {
 /// from the initial state gives TFLite Micro's first output, with both engines agreeing.
 #[test]
 fn a_tflite_lstm_runs_as_it_is() {
-    let Some(dir) = umac_runtime::testdata::shared("models/lstm-16x8") else { return };
+    let dir = umac_runtime::testdata::dir("models/lstm-16x8");
     let out = temp("lstm-tflite.npy");
     let (code, _, stderr) = umac(&[
         "run",
@@ -74,7 +74,7 @@ fn a_tflite_lstm_runs_as_it_is() {
 /// gives TFLite Micro's bytes. A file that is no flatbuffer is refused before conversion.
 #[test]
 fn a_tflite_model_runs_as_it_is() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     for i in 0..5 {
         let out = temp(&format!("kws-tflite-{i}.npy"));
         let (code, _, stderr) = umac(&[
@@ -104,7 +104,7 @@ fn a_tflite_model_runs_as_it_is() {
 /// accelerator or the host is refused.
 #[test]
 fn accelerators_run_on_the_host() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     for (target, engine) in [("vanilla", "cranelift"), ("vanilla", "llvm"), ("vanilla", "both"), ("tynnp,host", "both")]
     {
         let out = temp(&format!("kws-{target}-{engine}.npy"));
@@ -175,7 +175,7 @@ fn accelerators_run_on_the_host() {
 /// imports `memcpy`, which the simulator links from umac's support library.
 #[test]
 fn rv32_targets_run_on_the_simulator() {
-    let Some(kws) = kws() else { return };
+    let kws = kws();
     let ad = kws.parent().unwrap().join("ad");
     // `tynnp` alone comes with its control unit, rv32im.
     for (dir, case, cpu) in [(&kws, 1, "rv32im"), (&ad, 2, "rv32imc"), (&kws, 4, "tynnp,rv32im"), (&ad, 3, "tynnp")] {
@@ -260,7 +260,7 @@ fn rv32_targets_run_on_the_simulator() {
 /// output TFLite Micro's; on the host engines, and for a pool too large for DMEM, a message.
 #[test]
 fn pools_run_on_the_simulator() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     let (model, input) = (dir.join("model.mlir"), dir.join("ref/input_0.npy"));
     let out = temp("kws-pools.npy");
     let run = |extra: &[&str]| {
@@ -291,7 +291,7 @@ fn pools_run_on_the_simulator() {
 
 #[test]
 fn intermediates_are_dumped_in_program_order() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     let dump = temp("intermediates");
     let (code, _, stderr) = umac(&[
         "run",
@@ -314,7 +314,7 @@ fn intermediates_are_dumped_in_program_order() {
 
 #[test]
 fn wrong_inputs_name_the_argument_and_what_was_expected() {
-    let Some(dir) = kws() else { return };
+    let dir = kws();
     let model = dir.join("model.mlir");
     let model = model.to_str().unwrap();
     let good = dir.join("ref/input_0.npy");

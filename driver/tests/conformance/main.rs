@@ -1,4 +1,4 @@
-//! The official TOSA conformance tests (`../shared/tosa-conformance`, made with Arm's tosa-tools
+//! The official TOSA conformance tests (`test/tosa-conformance`, made with Arm's tosa-tools
 //! and reference model) pass on both host engines: integer results bit-exact, fp32 results by
 //! the TOSA compliance rule each test names. Every run puts each buffer between guard pages
 //! (`umac_driver::guarded`): no access outside the planned buffers, inputs never written.
@@ -16,8 +16,8 @@ use umac_driver::guarded::EDGES;
 use umac_driver::host::{ENGINES, Engine, compile};
 use umac_runtime::{Tensor, read_npy, testdata};
 
-fn suite_dir() -> Option<PathBuf> {
-    testdata::shared("tosa-conformance")
+fn suite_dir() -> PathBuf {
+    testdata::dir("tosa-conformance")
 }
 
 /// Every test folder (`<op>/<case>`) that holds a `desc.json`, sorted.
@@ -97,7 +97,7 @@ pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
 
 #[test]
 fn tosa_conformance_on_both_engines_which_agree() {
-    let Some(dir) = suite_dir() else { return };
+    let dir = suite_dir();
     let cases = cases(&dir);
     assert!(cases.len() >= 236, "expected the 236 conformance tests, found {}", cases.len());
     let filter = std::env::var("UMAC_CONFORMANCE_FILTER").unwrap_or_default();

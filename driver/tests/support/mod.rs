@@ -15,8 +15,8 @@ use umac_runtime::{
     read_npy, testdata,
 };
 
-pub fn models_dir() -> Option<PathBuf> {
-    testdata::shared("models/mlperf-tiny")
+pub fn models_dir() -> PathBuf {
+    testdata::dir("models/mlperf-tiny")
 }
 
 /// The options of a compile named `name` for `accelerators` (a target string without the CPU).
@@ -128,31 +128,24 @@ pub fn cases(dir: &Path) -> Vec<Case> {
         .collect()
 }
 
-pub fn run_on(model: &str, cpu: Cpu, platform: Platform) -> Option<Run> {
+pub fn run_on(model: &str, cpu: Cpu, platform: Platform) -> Run {
     run_with(model, cpu, platform, "")
 }
 
 /// Compiles `model` for `accelerators` and `cpu`, links it into the test harness for `platform`
 /// and runs all five reference cases; every output byte must equal TFLite Micro's. Returns the
-/// program and what it printed (`None` when the shared models are absent and that is allowed).
-pub fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) -> Option<Run> {
+/// program and what it printed.
+pub fn run_with(model: &str, cpu: Cpu, platform: Platform, accelerators: &str) -> Run {
     run_configured(model, cpu, platform, accelerators, false)
 }
 
 /// [`run_on`] for the model compiled with `--opt=size`.
-pub fn run_for_size(model: &str, cpu: Cpu, platform: Platform) -> Option<Run> {
+pub fn run_for_size(model: &str, cpu: Cpu, platform: Platform) -> Run {
     run_configured(model, cpu, platform, "", true)
 }
 
-fn run_configured(
-    model: &str,
-    cpu: Cpu,
-    platform: Platform,
-    accelerators: &str,
-    optimize_for_size: bool,
-) -> Option<Run> {
-    let models = models_dir()?;
-    Some(run_in(&models.join(model), model, cpu, platform, accelerators, optimize_for_size))
+fn run_configured(model: &str, cpu: Cpu, platform: Platform, accelerators: &str, optimize_for_size: bool) -> Run {
+    run_in(&models_dir().join(model), model, cpu, platform, accelerators, optimize_for_size)
 }
 
 /// Compiles the model of `dir` (`model.mlir`, five cases in `ref/`) as `model` for `accelerators`

@@ -1,4 +1,4 @@
-// The tail of MLPerf Tiny's KWS (../shared/models/mlperf-tiny/kws/model_b1.mlir): its fully connected
+// The tail of MLPerf Tiny's KWS (test/models/mlperf-tiny/kws/model_b1.mlir): its fully connected
 // layer and softmax over 12 classes, taking the pooled 1x1x1x64 features. TFLite Micro's arena for
 // this model is 80 bytes, its input and output included.
 module {

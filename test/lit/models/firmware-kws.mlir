@@ -1,8 +1,7 @@
 // The batch-1 KWS model through the firmware lowering: per-pixel fused loop nests, one planned
 // workspace, one function per operator, 32-bit indices for Cortex-M; it translates to LLVM IR.
-// REQUIRES: shared-models
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-operators)' %shared/models/mlperf-tiny/kws/model_b1.mlir | FileCheck %s --check-prefix=OPS
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-llvm{index-bitwidth=32})' %shared/models/mlperf-tiny/kws/model_b1.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-operators)' %models/mlperf-tiny/kws/model_b1.mlir | FileCheck %s --check-prefix=OPS
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-firmware-llvm{index-bitwidth=32})' %models/mlperf-tiny/kws/model_b1.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
 
 // The executor: the input, the output and the workspace; only calls and views inside. No
 // buffer is allocated, and no int32 tensor of a convolution's full output exists.

@@ -1,10 +1,9 @@
 // The MLPerf Tiny vww model, as tosa-converter-for-tflite wrote it (dynamic batch) and with batch 1,
 // in text and bytecode, goes through umac-lower-to-llvm and translates to LLVM IR.
-// REQUIRES: shared-models
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %shared/models/mlperf-tiny/vww/model.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %shared/models/mlperf-tiny/vww/model.mlirbc | mlir-translate --mlir-to-llvmir | FileCheck %s
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %shared/models/mlperf-tiny/vww/model_b1.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s
-// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %shared/models/mlperf-tiny/vww/model_b1.mlirbc | mlir-translate --mlir-to-llvmir | FileCheck %s
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %models/mlperf-tiny/vww/model.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %models/mlperf-tiny/vww/model.mlirbc | mlir-translate --mlir-to-llvmir | FileCheck %s
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %models/mlperf-tiny/vww/model_b1.mlir | mlir-translate --mlir-to-llvmir | FileCheck %s
+// RUN: umac-opt --pass-pipeline='builtin.module(umac-lower-to-llvm)' %models/mlperf-tiny/vww/model_b1.mlirbc | mlir-translate --mlir-to-llvmir | FileCheck %s
 
 // The entry takes the input's memref descriptor (4-D for the CNNs, 2-D for ad) and returns the
 // output's (2-D).

@@ -21,8 +21,7 @@ from tflite_micro.python.tflite_micro import runtime
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.abspath(os.path.join(here, "..", "..", ".."))
-shared = os.environ.get("UMAC_SHARED", os.path.join(root, "..", "shared"))
-kws = os.path.join(shared, "models", "mlperf-tiny", "kws")
+kws = os.path.join(root, "test", "models", "mlperf-tiny", "kws")
 sfb = runtime.schema_fb
 
 

@@ -1,4 +1,4 @@
-"""LSTM variants beyond ../shared/models/lstm-16x8's (see gen.sh there): int8 (int16 cell)
+"""LSTM variants beyond test/models/lstm-16x8's (see gen.sh there): int8 (int16 cell)
 models with random (seeded) weights, made as that directory's gen.py makes its LSTMs (Keras 2 via
 tf-keras, whose LSTM layer the TFLite converter fuses into UNIDIRECTIONAL_SEQUENCE_LSTM).
 

@@ -1,5 +1,5 @@
 """Small int16x8 models (int16 activations, int8 weights, int64 biases: TFLite's 16x8
-quantization) that exercise the operators audio models use beyond ../shared/models/lstm-16x8's
+quantization) that exercise the operators audio models use beyond test/models/lstm-16x8's
 conv net, with TensorFlow Lite Micro's outputs. Weights are random (seeded), not trained.
 
   elementwise   1x8x8x4 -> Conv 3x3 (8) -> DepthwiseConv 3x3 -> Subtract, Multiply, LeakyReLU,

@@ -140,6 +140,8 @@ pub struct Operator {
     pub kind: String,
     /// Its output tensors' names.
     pub outputs: Vec<String>,
+    /// Its output tensors' element types, as TFLite names them (`INT8`, `FLOAT32`), in order.
+    pub output_types: Vec<&'static str>,
 }
 
 impl Operator {
@@ -156,6 +158,12 @@ impl Operator {
 fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
     operators.iter().flat_map(|op| op.outputs.iter().map(move |t| (t.as_str(), op))).collect()
 }
+
+/// TFLite's tensor element types, indexed by their code (`TensorType` in `schema.fbs`).
+const TENSOR_TYPES: [&str; 19] = [
+    "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16", "COMPLEX64", "INT8", "FLOAT64",
+    "COMPLEX128", "UINT64", "RESOURCE", "VARIANT", "UINT32", "UINT16", "INT4", "BFLOAT16",
+];
 
 /// The operators of the first subgraph, in order. A malformed file is an error, never a panic.
 pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
@@ -187,19 +195,21 @@ pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
         .map(|index| {
             let op = fb.table_at_vector(list, index).ok_or_else(bad)?;
             let kind = kinds.get(fb.scalar(op, 0, 4).ok_or_else(bad)? as usize).ok_or_else(bad)?.clone();
-            let outputs = fb
+            // Tensor: type (field 1, a byte), name (field 3).
+            let (outputs, output_types) = fb
                 .vector(op, 2)
                 .map(|(at, n)| {
                     (0..n)
                         .map(|k| {
                             let tensor = fb.table_at_vector(tensors, fb.u32(at + 4 * k)? as usize)?;
-                            Some(fb.string(tensor, 3).unwrap_or_default())
+                            let element = TENSOR_TYPES.get(fb.scalar(tensor, 1, 1)? as usize).copied();
+                            Some((fb.string(tensor, 3).unwrap_or_default(), element.unwrap_or("UNKNOWN")))
                         })
-                        .collect::<Option<Vec<String>>>()
+                        .collect::<Option<(Vec<String>, Vec<&'static str>)>>()
                 })
-                .unwrap_or(Some(vec![]))
+                .unwrap_or(Some((vec![], vec![])))
                 .ok_or_else(bad)?;
-            Ok(Operator { index, kind, outputs })
+            Ok(Operator { index, kind, outputs, output_types })
         })
         .collect()
 }
@@ -371,6 +381,8 @@ mod tests {
             expected.iter().enumerate().map(|(i, (kind, output))| (i, *kind, vec![*output])).collect();
         assert_eq!(read, expected);
         assert_eq!(operators[1].label(), "operator #1 (MUL, output 'model_4/multiply_1/mul')");
+        // int16x8: int16 activations.
+        assert!(operators.iter().all(|o| o.output_types == ["INT16"]), "{operators:?}");
         // Cut anywhere, the file is an error, not a panic.
         let bytes =
             std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/ops-16x8/pad.tflite")).unwrap();
@@ -382,7 +394,8 @@ mod tests {
     /// The converter's errors at a tensor name the operator writing it; its logging is dropped.
     #[test]
     fn converter_errors_name_the_operator() {
-        let operators = [Operator { index: 7, kind: "CONV_2D".into(), outputs: vec!["conv1".into()] }];
+        let operators =
+            [Operator { index: 7, kind: "CONV_2D".into(), outputs: vec!["conv1".into()], output_types: vec!["INT8"] }];
         let stderr = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n\
                       loc(\"conv1\"(\"m.tflite\":0:0)): error: 'tfl.conv_2d' op quantized type mismatch\n\
                       loc(\"m.tflite\":0:0): error: couldn't parse flatbuffer\n\
@@ -397,13 +410,10 @@ mod tests {
 
     #[test]
     fn reads_the_kws_model() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/mlperf-tiny/kws/model.tflite");
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("skipped: {} not found", path.display());
-            return;
-        };
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/mlperf-tiny/kws/model.tflite");
+        let bytes = std::fs::read(&path).unwrap();
         let (inputs, outputs) = io_quantization(&bytes).unwrap();
-        // ../shared/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zp 83;
+        // test/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zp 83;
         // output scale 0.00390625, zp -128.
         assert_eq!(inputs, vec![Quantization { scale: vec![0.584_702_9], zero_point: vec![83] }]);
         assert_eq!(outputs, vec![Quantization { scale: vec![0.003_906_25], zero_point: vec![-128] }]);
