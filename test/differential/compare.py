@@ -113,8 +113,11 @@ def run_lines(path):
     return commands
 
 
-# What makes a RUN line umac's own: a umac pass, pipeline, flag or substitution in its arguments.
-UMAC_WORDS = re.compile(r"umac|%shared|--debug-crash")
+# What makes a RUN line umac's own: a umac pass, pipeline or flag in its arguments, as written in
+# the test (lit's %-substitutions taken out first: they expand to paths, and the checkout's path
+# must never decide what is compared).
+UMAC_WORDS = re.compile(r"umac|--debug-crash")
+SUBSTITUTION = re.compile(r"%[A-Za-z_]+")
 # Flags that list the registries, which differ by design (umac's dialect and passes are in them,
 # the test dialect and test passes of mlir-opt are not).
 LISTINGS = {"--list-passes", "-list-passes", "--help", "-help", "--help-hidden", "--show-dialects", "--version"}
@@ -144,24 +147,28 @@ def uses_umac(path):
 
 def upstream_invocations(path):
     """(arguments, why it is skipped or None) of each umac-opt command in the RUN lines of `path`."""
-    source_dir = os.path.dirname(path)
+    substitutions = {"%s": path, "%S": os.path.dirname(path), "%umac_root": ROOT,
+                     "%models": os.path.join(ROOT, "test", "models")}
+    expand = lambda word: SUBSTITUTION.sub(lambda m: substitutions.get(m.group(0), m.group(0)), word)
     found = []
     for command in run_lines(path):
         stages = re.split(r"\s*(?:\|\||&&|\||;)\s*", command)
         for position, stage in enumerate(stages):
-            words = shlex.split(stage.replace("%s", path).replace("%S", source_dir))
+            # Split the words as written, then expand each: a path with spaces stays one word.
+            words = shlex.split(stage)
             if words[:1] == ["not"]:
                 words = words[1:]
             if words[:1] != ["umac-opt"]:
                 continue
-            args = []
+            written = []
             for word in words[1:]:
                 if re.match(r"^(\d?>|<|2>&1$)", word):
                     break  # redirections end the arguments
-                args.append(word)
+                written.append(word)
+            args = [expand(word) for word in written]
             files = [a for a in args if not a.startswith("-") and os.path.isfile(a)]
             reads_pipe = "-" in args and position > 0
-            if UMAC_WORDS.search(" ".join(args)):
+            if UMAC_WORDS.search(" ".join(SUBSTITUTION.sub("", word) for word in written)):
                 found.append((args, "names something of umac's"))
             elif any(f.lower().endswith(".tflite") for f in files):
                 found.append((args, "a .tflite input, which umac-opt converts and mlir-opt cannot read"))

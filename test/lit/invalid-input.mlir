@@ -53,7 +53,7 @@
 // name). umac-opt exits 1 silently, as mlir-opt does; umac's own tools say where the failed
 // input starts.
 // RUN: not umac-opt %S/Inputs/silent-parse-failure.mlir 2>&1 | count 0
-// RUN: not umac compile %S/Inputs/silent-parse-failure.mlir --target=host -o %t.silent 2>&1 | FileCheck %s --check-prefix=SILENT
+// RUN: not %umac_bin compile %S/Inputs/silent-parse-failure.mlir --target=host -o %t.silent 2>&1 | FileCheck %s --check-prefix=SILENT
 // SILENT: silent-parse-failure.mlir:1:1: error: MLIR failed to parse this input without saying where or why
 
 // A crash inside MLIR (as MLIR 22's bytecode reader has on some damaged files) is caught by the

@@ -2,6 +2,7 @@
 # Each accelerator's own tests (targets/<name>/test) load this file from a lit.cfg.py of theirs:
 # `lit test/lit targets/*/test` runs them all.
 import os
+import re
 import lit.formats
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -12,23 +13,28 @@ config.excludes = ["Inputs"]
 config.test_source_root = config.test_source_root or here
 
 root = os.path.abspath(os.path.join(here, "..", ".."))
+# lit pastes %s, %S and %t into its shell unquoted: a checkout path with whitespace would split
+# every RUN line's paths. Say so instead of failing in hundreds of places.
+if any(c.isspace() for c in root):
+    lit_config.fatal("the checkout's path %r has whitespace, which lit's %%s and %%t cannot carry: "
+                     "clone it to a path without spaces" % root)
 profile = os.environ.get("UMAC_PROFILE", "debug")
 bin_dir = os.environ.get("UMAC_BIN_DIR", os.path.join(root, "target", profile))
 llvm_bin = "/usr/lib/llvm-22/bin"
 
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin, config.environment.get("PATH", "")])
 config.environment["UMAC_BIN_DIR"] = bin_dir
-config.substitutions.append(("umac-opt", os.path.join(bin_dir, "umac-opt")))
-config.substitutions.append(("mlir-translate", os.path.join(llvm_bin, "mlir-translate")))
+# A converter named by the caller (umac's `.tflite` input) reaches the tools lit runs.
+if "UMAC_TFLITE_CONVERTER" in os.environ:
+    config.environment["UMAC_TFLITE_CONVERTER"] = os.environ["UMAC_TFLITE_CONVERTER"]
+# The tools by absolute path, matched as whole words only: a path that a substitution put into the
+# line before (%compare's, under a checkout named umac-opt) is left alone.
+tool = lambda name: (r"(?<![\w/.%%-])%s(?![\w.-])" % re.escape(name))
+config.substitutions.append((tool("umac-opt"), os.path.join(bin_dir, "umac-opt")))
+config.substitutions.append((tool("mlir-translate"), os.path.join(llvm_bin, "mlir-translate")))
+config.substitutions.append(("%umac_bin", os.path.join(bin_dir, "umac")))
 config.substitutions.append(("%umac_root", root))
 
-# The MLPerf Tiny models live beside the checkout (../shared). Without them the tests that need
-# them fail, unless UMAC_ALLOW_MISSING_SHARED=1 (a user's clone) reports them unsupported.
-shared = os.environ.get("UMAC_SHARED", os.path.join(root, "..", "shared"))
-if os.path.isdir(os.path.join(shared, "models", "mlperf-tiny")):
-    config.available_features.add("shared-models")
-elif os.environ.get("UMAC_ALLOW_MISSING_SHARED") != "1":
-    lit_config.fatal(
-        "%s is missing: the shared models live beside the checkout "
-        "(set UMAC_ALLOW_MISSING_SHARED=1 to skip the tests that need them)" % os.path.join(shared, "models", "mlperf-tiny"))
-config.substitutions.append(("%shared", shared))
+# The MLPerf Tiny models the repository carries (test/models/mlperf-tiny: the models as mlcommons
+# publishes them, their TOSA conversions and TFLite Micro references).
+config.substitutions.append(("%models", os.path.join(root, "test", "models")))
