@@ -7,7 +7,7 @@
 //!
 //! - [`passes`]: one file per pass; [`pass`]: how a pass is defined and run by MLIR;
 //!   [`registry`]: every pass and named pipeline by name; [`stages`]: the one list of lowering
-//!   stages, with [`Phase`]s.
+//!   stages, with [`Phase`]s; [`supported_ops`]: the TOSA operators umac compiles and is tested on.
 //! - [`options`] parses pass options, [`pass_manager`] builds and runs pass managers.
 
 pub mod entry;
@@ -22,6 +22,7 @@ pub mod passes;
 pub mod registry;
 pub mod stages;
 mod stderr_capture;
+pub mod supported_ops;
 pub mod transform;
 
 pub use error::{Error, report};

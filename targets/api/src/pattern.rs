@@ -145,6 +145,19 @@ impl OpPattern {
         self.name.as_deref().unwrap_or("any op")
     }
 
+    /// The op name it matches, `None` for any op (for documentation: `docs/supported-ops.md` is
+    /// generated from the patterns).
+    pub fn op_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// What a matching op must satisfy besides its name, in the order the matcher checks it, each
+    /// worded as the placement report words the check that failed.
+    pub fn conditions(&self) -> Vec<String> {
+        let operands = self.operands.iter().map(|&(index, what)| operand_condition(index, what));
+        operands.chain(self.predicates.iter().map(|p| p.description.clone())).collect()
+    }
+
     /// Whether `op` has this pattern's name (the precondition of a near miss).
     pub(crate) fn names(&self, op: &OpView) -> bool {
         self.name.as_deref().is_none_or(|n| n == op.name())
@@ -162,10 +175,7 @@ impl OpPattern {
                 Operand::Constant => op.operand_is_constant(*index),
             };
             if !ok {
-                return Some(format!(
-                    "operand #{index} is {}",
-                    if *what == Operand::Constant { "a constant" } else { "present" }
-                ));
+                return Some(operand_condition(*index, *what));
             }
         }
         for predicate in &self.predicates {
@@ -179,6 +189,11 @@ impl OpPattern {
     pub(crate) fn role_name(&self) -> &str {
         &self.role
     }
+}
+
+/// The condition an operand constraint states: `operand #1 is a constant`.
+fn operand_condition(index: usize, what: Operand) -> String {
+    format!("operand #{index} is {}", if what == Operand::Constant { "a constant" } else { "present" })
 }
 
 /// A composite pattern: a root op and trailing ops; its name becomes `umac.composite`.
@@ -218,6 +233,22 @@ impl Pattern {
     pub fn then(mut self, next: OpPattern) -> Self {
         self.trailing.push((next, false));
         self
+    }
+
+    /// The root op.
+    pub fn root(&self) -> &OpPattern {
+        &self.root
+    }
+
+    /// The chains that must produce root operands ([`Pattern::input`]): per operand index, the
+    /// ops in dataflow order, each with whether it is optional.
+    pub fn input_chains(&self) -> &[(usize, Vec<(OpPattern, bool)>)] {
+        &self.inputs
+    }
+
+    /// The ops after the root, in order, each with whether it is optional.
+    pub fn trailing_ops(&self) -> &[(OpPattern, bool)] {
+        &self.trailing
     }
 }
 

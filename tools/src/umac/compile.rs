@@ -19,7 +19,7 @@ pub struct CompileArgs {
     /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file.
     model: PathBuf,
     /// Accelerators (with attributes) then the CPU, comma-separated: "vanilla -dimension=8,cortex-m55".
-    /// CPUs: cortex-m85, cortex-m55, cortex-m33, cortex-m7, cortex-m4, cortex-m3, cortex-m0plus, rv32imc, rv32im, host (umac compile --help lists the accelerators' attributes).
+    /// CPUs: cortex-m85, cortex-m55, cortex-m33, cortex-m7, cortex-m4, cortex-m3, cortex-m0plus, rv32imc, rv32im, host (docs/cli.md lists the accelerators' attributes; a wrong one is an error listing them).
     #[arg(long)]
     target: String,
     /// Print which target runs each op of the model (and why an op that almost matched an

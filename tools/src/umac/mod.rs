@@ -31,6 +31,8 @@ enum Command {
 }
 
 pub use tflite::convert as convert_tflite;
+/// A `.tflite` model's operators (`docs/supported-ops.md` lists those of the test models).
+pub use tflite::{Operator as TfliteOperator, operators as tflite_operators};
 
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {

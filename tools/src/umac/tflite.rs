@@ -161,8 +161,25 @@ fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
 
 /// TFLite's tensor element types, indexed by their code (`TensorType` in `schema.fbs`).
 const TENSOR_TYPES: [&str; 19] = [
-    "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16", "COMPLEX64", "INT8", "FLOAT64",
-    "COMPLEX128", "UINT64", "RESOURCE", "VARIANT", "UINT32", "UINT16", "INT4", "BFLOAT16",
+    "FLOAT32",
+    "FLOAT16",
+    "INT32",
+    "UINT8",
+    "INT64",
+    "STRING",
+    "BOOL",
+    "INT16",
+    "COMPLEX64",
+    "INT8",
+    "FLOAT64",
+    "COMPLEX128",
+    "UINT64",
+    "RESOURCE",
+    "VARIANT",
+    "UINT32",
+    "UINT16",
+    "INT4",
+    "BFLOAT16",
 ];
 
 /// The operators of the first subgraph, in order. A malformed file is an error, never a panic.
