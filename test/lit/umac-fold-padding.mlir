@@ -124,3 +124,54 @@ func.func @wide_conv(%x: tensor<1x4x4x16xi8>, %w: tensor<4x3x3x16xi8>) -> tensor
     ins(%p, %w, %izp, %wzp : tensor<1x6x6x16xi8>, tensor<4x3x3x16xi8>, i32, i32) outs(%f : tensor<1x4x4x4xi32>) -> tensor<1x4x4x4xi32>
   return %y : tensor<1x4x4x4xi32>
 }
+
+// -----
+
+// Float convolutions and poolings read their padded input in place too, with the named op's
+// arithmetic (mulf, addf; maximumf for max pooling) and no identity arithmetic on the values
+// (-0.0 + 0.0 would be +0.0): a float residual network's stride-2 convolution with asymmetric
+// padding, whose ReLU producer was fused into each pixel's window, left a dynamically sized
+// window behind that no static memory plan could place.
+// CHECK-LABEL: func.func @float_conv(
+// CHECK-SAME: %[[X:.*]]: tensor<1x8x8x4xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: umac.interior = array<i64: 0, 3, 0, 3>, umac.op = "conv_2d_nhwc_fhwc"
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: %[[V:.*]] = tensor.extract %[[X]]
+// CHECK: %[[XV:.*]] = arith.select %[[IN]], %[[V]], %[[PAD]] : f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XV]], %{{.*}} : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %{{.*}}, %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+func.func @float_conv(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>) -> tensor<1x4x4x8xf32> {
+  %pv = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 0, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %pv : f32
+  } : tensor<1x8x8x4xf32> to tensor<1x9x9x4xf32>
+  %e = tensor.empty() : tensor<1x4x4x8xf32>
+  %f = linalg.fill ins(%pv : f32) outs(%e : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%p, %w : tensor<1x9x9x4xf32>, tensor<8x3x3x4xf32>) outs(%f : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @float_max_pool(
+// CHECK-NOT: tensor.pad
+// CHECK: umac.op = "pooling_nhwc_max"
+// CHECK: arith.maximumf
+func.func @float_max_pool(%x: tensor<1x5x5x2xf32>) -> tensor<1x5x5x2xf32> {
+  %pv = arith.constant -3.40282347E+38 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %pv : f32
+  } : tensor<1x5x5x2xf32> to tensor<1x7x7x2xf32>
+  %k = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x5x5x2xf32>
+  %f = linalg.fill ins(%pv : f32) outs(%e : tensor<1x5x5x2xf32>) -> tensor<1x5x5x2xf32>
+  %y = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %k : tensor<1x7x7x2xf32>, tensor<3x3xf32>) outs(%f : tensor<1x5x5x2xf32>) -> tensor<1x5x5x2xf32>
+  return %y : tensor<1x5x5x2xf32>
+}

@@ -15,8 +15,8 @@
 //!   %xv = arith.select %in, %v, %c-128_i8 ... }
 //! ```
 //! Supported: `conv_2d_nhwc_fhwc[_q]`, `depthwise_conv_2d_nhwc_hwcm[_q]`, `pooling_nhwc_sum`,
-//! `pooling_nhwc_max` on integer types with static shapes, padding on H and W only, and a
-//! constant pad value. Anything else is left as it is (still correct, with the padded copy).
+//! `pooling_nhwc_max` on integer and float types with static shapes, padding on H and W only,
+//! and a constant pad value. Anything else is left as it is (still correct, with the padded copy).
 
 use crate::{
     Error,
@@ -198,7 +198,10 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option
         let (x_dims, x_element) = shape_of(mlirValueGetType(source))?;
         let result = op.result(0).ok()?;
         let (y_dims, y_element) = shape_of(result.r#type().to_raw())?;
-        if !mlirTypeIsAInteger(x_element) || !mlirTypeIsAInteger(y_element) || x_dims.len() != 4 {
+        let integer = mlirTypeIsAInteger(x_element) && mlirTypeIsAInteger(y_element);
+        let float = mlirTypeIsAFloat(x_element) && mlirTypeIsAFloat(y_element);
+        let quantized = matches!(kind, Kind::Conv { quantized: true } | Kind::Depthwise { quantized: true });
+        if !(integer || float && !quantized) || x_dims.len() != 4 {
             return None;
         }
         let strides = pair(attribute(raw, "strides")?)?;
@@ -223,7 +226,6 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option
         let parallel = y_map.len();
         let iterators: Vec<&str> =
             (0..loops).map(|d| if d < parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
-        let quantized = matches!(kind, Kind::Conv { quantized: true } | Kind::Depthwise { quantized: true });
         let (izp, wzp) = if quantized {
             (Some(mlirOperationGetOperand(raw, 2)), Some(mlirOperationGetOperand(raw, 3)))
         } else {
@@ -234,11 +236,20 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option
         let x_type = tensor_type(&x_dims, &xe);
         let w_type = tensor_type(&w_dims, &we);
         let y_type = tensor_type(&y_dims, &ye);
+        // The arithmetic of the named op's body: integers sign-extended to the accumulator's
+        // type, floats extended (the same operations on the same values: bit-identical results).
+        let (add, mul, max, extend) =
+            if float { ("addf", "mulf", "maximumf", "extf") } else { ("addi", "muli", "maxsi", "extsi") };
+        let zero = if float { "0.000000e+00" } else { "0" };
+        // A value in the accumulator's type: its text and its name (a float of that type is used
+        // as it is: no identity arithmetic, as -0.0 + 0.0 is +0.0).
         let widen = |value: &str, from: &str, name: &str| {
-            if from == ye {
-                format!("      %{name} = arith.addi {value}, %c0_acc : {ye}\n")
+            if from != ye {
+                (format!("      %{name} = arith.{extend} {value} : {from} to {ye}\n"), format!("%{name}"))
+            } else if float {
+                (String::new(), value.to_string())
             } else {
-                format!("      %{name} = arith.extsi {value} : {from} to {ye}\n")
+                (format!("      %{name} = arith.addi {value}, %c0_acc : {ye}\n"), format!("%{name}"))
             }
         };
         let mut body = String::new();
@@ -247,27 +258,29 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option
              %kh = linalg.index {kh} : index\n      %kw = linalg.index {kw} : index\n      %c = linalg.index {channel} : index\n"
         );
         body += &window_read(strides, dilations, [top, left], true, &x_type, &xe);
-        body += &widen("%xv", &xe, "xw");
+        let (text, xw) = widen("%xv", &xe, "xw");
+        body += &text;
         let (block_args, yield_value) = match kind {
             Kind::Conv { .. } | Kind::Depthwise { .. } => {
-                body += &widen("%wv", &we, "ww");
+                let (text, ww) = widen("%wv", &we, "ww");
+                body += &text;
                 if quantized {
                     body += &format!(
-                        "      %xs = arith.subi %xw, %izp_acc : {ye}\n      %ws = arith.subi %ww, %wzp_acc : {ye}\n      \
+                        "      %xs = arith.subi {xw}, %izp_acc : {ye}\n      %ws = arith.subi {ww}, %wzp_acc : {ye}\n      \
                          %prod = arith.muli %xs, %ws : {ye}\n"
                     );
                 } else {
-                    body += &format!("      %prod = arith.muli %xw, %ww : {ye}\n");
+                    body += &format!("      %prod = arith.{mul} {xw}, {ww} : {ye}\n");
                 }
-                body += &format!("      %sum = arith.addi %acc, %prod : {ye}\n");
+                body += &format!("      %sum = arith.{add} %acc, %prod : {ye}\n");
                 (format!("%wv: {we}, %acc: {ye}"), "%sum")
             }
             Kind::PoolSum => {
-                body += &format!("      %sum = arith.addi %acc, %xw : {ye}\n");
+                body += &format!("      %sum = arith.{add} %acc, {xw} : {ye}\n");
                 (format!("%wv: {we}, %acc: {ye}"), "%sum")
             }
             Kind::PoolMax => {
-                body += &format!("      %max = arith.maxsi %acc, %xw : {ye}\n");
+                body += &format!("      %max = arith.{max} %acc, {xw} : {ye}\n");
                 (format!("%wv: {we}, %acc: {ye}"), "%max")
             }
         };
@@ -318,7 +331,7 @@ unsafe fn rewrite(op: &OperationRef, kind: Kind, wide_interiors: bool) -> Option
         let text = format!(
             "func.func private @__umac_fold_padding(%x: {x_type}, %w: {w_type}, %init: {y_type}{quantized_args}) -> {y_type} {{\n  \
              %c0 = arith.constant 0 : index\n  %ch = arith.constant {} : index\n  %cw = arith.constant {} : index\n  \
-             %c0_acc = arith.constant 0 : {ye}\n  %pad = arith.constant {pad_value}\n{preamble}  \
+             %c0_acc = arith.constant {zero} : {ye}\n  %pad = arith.constant {pad_value}\n{preamble}  \
              %y = linalg.generic {{indexing_maps = [{}, {}], iterator_types = [{}], umac.op = \"{short}\"{interior}}} \
              ins(%w : {w_type}) outs(%init : {y_type}) {{\n    ^bb0({block_args}):\n{body}      linalg.yield {yield_value} : {ye}\n  \
              }} -> {y_type}\n  return %y : {y_type}\n}}\n",
