@@ -11,7 +11,7 @@ use std::{
 use support::{cases, compile_with, models_dir, options};
 use umac_backend::Cpu;
 use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
-use umac_driver::firmware::{Firmware, output};
+use umac_driver::firmware::{Firmware, FirmwareOptions, output};
 use umac_runtime::firmware::{MPS2_AN386, MPS3_AN547, Platform, build_program, run};
 
 /// `<name>_inputs` and `<name>_expected`: the five reference cases of a model with one input and
@@ -223,20 +223,24 @@ fn reset_state_cortex_m4() {
     reset_state(CORTEX_M4, MPS2_AN386);
 }
 
-/// Float LSTMs on firmware (test/models/lstm: the small one and TFLite Micro's trained MNIST
-/// example), whose sigmoids and tanhs are float arithmetic (`umac-expand-exp-tanh`: firmware links
-/// no libm; the object imports nothing but memcpy and memset): the five cases in order
-/// (`driver/tests/firmware_programs/float_outputs.c`), every output within 1e-5 of TFLite Micro's.
-fn float_lstms(cpu: Cpu, platform: Platform) {
-    for dir in ["lstm_small_f32", "mnist/f32"] {
+/// Float models on firmware, whose sigmoids, tanhs and softmaxes are float arithmetic
+/// (`umac-expand-exp-tanh`: firmware links no libm; the object imports nothing but memcpy and
+/// memset): the five cases of each of `dirs` (under `test/models`) in order
+/// (`driver/tests/firmware_programs/float_outputs.c`), every output within 1e-5 of TFLite Micro's
+/// (relative to it, absolute below 1).
+fn float_models(dirs: &[&str], cpu: Cpu, platform: Platform) {
+    for dir in dirs {
         let work = std::env::temp_dir().join(format!(
             "umac-float-{}-{}-{}",
             std::process::id(),
             cpu.name,
             dir.replace('/', "-")
         ));
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm").join(dir);
-        let firmware = compile_with(&dir, cpu, &options("model", "", false));
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models").join(dir);
+        // Float weights are four times int8's: VWW's 0.9 MB go to the board's large memory.
+        let options =
+            FirmwareOptions { constants_section: Some(".external.weights".into()), ..options("model", "", false) };
+        let firmware = compile_with(&dir, cpu, &options);
         assert!(
             firmware.imports.iter().all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem")),
             "{:?}",
@@ -255,19 +259,40 @@ fn float_lstms(cpu: Cpu, platform: Platform) {
                 case.expected[0].chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
             assert_eq!(got.len(), want.len());
             for (a, b) in got.iter().zip(&want) {
-                assert!((a - b).abs() <= 1e-5, "{} case {c} on {}: {a} vs TFLite Micro's {b}", dir.display(), cpu.name);
+                assert!(
+                    (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                    "{} case {c} on {}: {a} vs TFLite Micro's {b}",
+                    dir.display(),
+                    cpu.name
+                );
             }
         }
         let _ = std::fs::remove_dir_all(&work);
     }
 }
 
+/// The float LSTMs (test/models/lstm: the small one and TFLite Micro's trained MNIST example).
+const FLOAT_LSTMS: &[&str] = &["lstm/lstm_small_f32", "lstm/mnist/f32"];
+
+/// The float32 twins of the MLPerf Tiny models (test/models/float; IC a float residual network).
+const FLOAT_TWINS: &[&str] = &["float/kws", "float/vww", "float/ic", "float/ad"];
+
 #[test]
 fn float_lstms_cortex_m55() {
-    float_lstms(CORTEX_M55, MPS3_AN547);
+    float_models(FLOAT_LSTMS, CORTEX_M55, MPS3_AN547);
 }
 
 #[test]
 fn float_lstms_cortex_m4() {
-    float_lstms(CORTEX_M4, MPS2_AN386);
+    float_models(FLOAT_LSTMS, CORTEX_M4, MPS2_AN386);
+}
+
+#[test]
+fn float_twins_cortex_m55() {
+    float_models(FLOAT_TWINS, CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn float_twins_cortex_m4() {
+    float_models(FLOAT_TWINS, CORTEX_M4, MPS2_AN386);
 }

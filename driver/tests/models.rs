@@ -9,7 +9,21 @@ use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
 use umac_driver::guarded::EDGES;
 use umac_driver::host::{CompileOptions, compile};
-use umac_runtime::{read_npy, testdata};
+use umac_runtime::{DType, read_npy, testdata};
+
+/// How far a float output may be from TFLite Micro's: relative to it, absolute below 1 (TFLite
+/// Micro's kernels sum in their own order; umac's two engines agree with each other bit for bit).
+const FLOAT_TOLERANCE: f32 = 1e-5;
+
+/// Every float of `actual` within [`FLOAT_TOLERANCE`] of `expected`'s.
+fn assert_close(actual: &[u8], expected: &[u8], what: &str) {
+    let floats = |bytes: &[u8]| bytes.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>();
+    let (actual, expected) = (floats(actual), floats(expected));
+    assert_eq!(actual.len(), expected.len(), "{what}");
+    for (k, (a, b)) in actual.iter().zip(&expected).enumerate() {
+        assert!((a - b).abs() <= FLOAT_TOLERANCE * b.abs().max(1.0), "{what}: element {k} is {a}, TFLite Micro's {b}");
+    }
+}
 
 fn models_dir() -> PathBuf {
     testdata::dir("models/mlperf-tiny")
@@ -22,7 +36,7 @@ fn check_model(name: &str) {
 }
 
 /// Runs `files` of `dir` on every engine with the five inputs of `inputs` and compares every
-/// output byte with `outputs` (TFLite Micro's).
+/// output byte with `outputs` (TFLite Micro's); float outputs within [`FLOAT_TOLERANCE`].
 fn check(name: &str, dir: &std::path::Path, files: &[&str], inputs: &std::path::Path, outputs: &std::path::Path) {
     let dir = dir.to_path_buf();
     for &file in files {
@@ -50,13 +64,17 @@ fn check(name: &str, dir: &std::path::Path, files: &[&str], inputs: &std::path::
                         (expected.dtype, &expected.shape),
                         "{name}/{file} input {i}"
                     );
-                    assert!(
-                        outputs[0].data == expected.data,
-                        "{name}/{file} on {}, input {i}, {edge:?} guard: got {:?}, TFLite Micro gives {:?}",
-                        engine.name(),
-                        outputs[0].data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
-                        expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
-                    );
+                    let what = format!("{name}/{file} on {}, input {i}, {edge:?} guard", engine.name());
+                    if expected.dtype == DType::F32 {
+                        assert_close(&outputs[0].data, &expected.data, &what);
+                    } else {
+                        assert!(
+                            outputs[0].data == expected.data,
+                            "{what}: got {:?}, TFLite Micro gives {:?}",
+                            outputs[0].data.iter().map(|&b| b as i8).collect::<Vec<_>>(),
+                            expected.data.iter().map(|&b| b as i8).collect::<Vec<_>>()
+                        );
+                    }
                 }
             }
         }
@@ -90,6 +108,19 @@ fn ad_is_bit_exact() {
 fn kws_with_a_mean_is_bit_exact() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/kws-mean");
     check("kws-mean", &dir, &["model.mlir"], &dir.join("ref"), &dir.join("ref"));
+}
+
+/// The float32 twins of the MLPerf Tiny models (`test/models/float`: the same architectures and
+/// weights, dequantized by its `gen.py`; TFLite Micro's float outputs): IC is a float residual
+/// network, whose stride-2 convolutions with asymmetric padding behind a ReLU once compiled for
+/// no target.
+#[test]
+fn float_twins_match_tflite_micro() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/float");
+    for name in ["kws", "vww", "ic", "ad"] {
+        let dir = models.join(name);
+        check(&format!("float {name}"), &dir, &["model.mlirbc"], &dir.join("ref"), &dir.join("ref"));
+    }
 }
 
 /// The int16x8 models (int16 activations, int8 weights): the conv net of test/models/conv-16x8

@@ -107,9 +107,11 @@ fn compile_configured(dir: &Path, name: &str, cpu: Cpu, accelerators: &str, opti
     compile_with(dir, cpu, &options(name, accelerators, optimize_for_size))
 }
 
-/// Compiles the model of `dir` (`model.mlir`) for `cpu` with `options`.
+/// Compiles the model of `dir` (`model.mlir`, or the bytecode `model.mlirbc`) for `cpu` with
+/// `options`.
 pub fn compile_with(dir: &Path, cpu: Cpu, options: &FirmwareOptions) -> Firmware {
-    let path = dir.join("model.mlir");
+    let text = dir.join("model.mlir");
+    let path = if text.is_file() { text } else { dir.join("model.mlirbc") };
     let bytes = std::fs::read(&path).unwrap();
     // An LSTM is still in TFLite's dialect (umac-legalize-tfl-lstm replaces it).
     let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
