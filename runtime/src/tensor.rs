@@ -93,6 +93,33 @@ impl Tensor {
         shape_text(&self.shape)
     }
 
+    /// The tensors along the first axis (`N x ...` gives `N` tensors of shape `...`), or `None`
+    /// for a scalar.
+    pub fn unstack(&self) -> Option<Vec<Tensor>> {
+        let (&count, inner) = self.shape.split_first()?;
+        let bytes = inner.iter().product::<usize>() * self.dtype.size();
+        Some(
+            (0..count)
+                .map(|k| Tensor {
+                    dtype: self.dtype,
+                    shape: inner.to_vec(),
+                    data: self.data[k * bytes..(k + 1) * bytes].to_vec(),
+                })
+                .collect(),
+        )
+    }
+
+    /// `parts` along a new first axis: [`Tensor::unstack`]'s inverse. `None` when they differ in
+    /// type or shape, or there are none.
+    pub fn stack(parts: &[Tensor]) -> Option<Tensor> {
+        let first = parts.first()?;
+        if parts.iter().any(|p| p.dtype != first.dtype || p.shape != first.shape) {
+            return None;
+        }
+        let shape = std::iter::once(parts.len()).chain(first.shape.iter().copied()).collect();
+        Some(Tensor { dtype: first.dtype, shape, data: parts.iter().flat_map(|p| p.data.iter().copied()).collect() })
+    }
+
     /// Element `i` as f64 (for comparisons and printing).
     pub fn get_f64(&self, i: usize) -> f64 {
         let size = self.dtype.size();
@@ -115,5 +142,27 @@ pub fn shape_text(shape: &[usize]) -> String {
         "scalar".to_string()
     } else {
         shape.iter().map(ToString::to_string).collect::<Vec<_>>().join("x")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unstack_and_stack_are_inverses() {
+        let t = Tensor { dtype: DType::I16, shape: vec![3, 2], data: (0u8..12).collect() };
+        let parts = t.unstack().unwrap();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[1], Tensor { dtype: DType::I16, shape: vec![2], data: vec![4, 5, 6, 7] });
+        assert_eq!(Tensor::stack(&parts), Some(t));
+        // A scalar has no first axis; parts of two shapes or types do not stack; nor do none.
+        assert_eq!(Tensor::zeros(DType::I8, &[]).unstack(), None);
+        let odd = [Tensor::zeros(DType::I8, &[2]), Tensor::zeros(DType::I8, &[3])];
+        assert_eq!(Tensor::stack(&odd), None);
+        assert_eq!(Tensor::stack(&[Tensor::zeros(DType::I8, &[2]), Tensor::zeros(DType::U8, &[2])]), None);
+        assert_eq!(Tensor::stack(&[]), None);
+        // An empty first axis gives no tensors.
+        assert_eq!(Tensor::zeros(DType::F32, &[0, 4]).unstack(), Some(vec![]));
     }
 }

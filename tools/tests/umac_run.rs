@@ -381,3 +381,107 @@ fn bad_models_give_located_errors() {
     assert_eq!(code, 1);
     assert!(stderr.contains("could not open model '/nonexistent/model.mlir'"), "{stderr}");
 }
+
+/// The five reference cases of `dir` (`ref/input_<i>.npy`, `ref/output_<i>.npy`), stacked along
+/// a new first axis into `name`'s input and expected output files.
+fn stacked(dir: &std::path::Path, name: &str) -> (PathBuf, Tensor) {
+    let read = |kind: &str| -> Vec<Tensor> {
+        (0..5).map(|i| read_npy(&dir.join(format!("ref/{kind}_{i}.npy"))).unwrap()).collect()
+    };
+    let input = temp(&format!("{name}-sequence.npy"));
+    write_npy(&input, &Tensor::stack(&read("input")).unwrap()).unwrap();
+    (input, Tensor::stack(&read("output")).unwrap())
+}
+
+/// `--sequence`: an LSTM's five inferences in order, its state carried from one to the next as
+/// TFLite Micro carried it (each reference output depends on the inputs before it), on both host
+/// engines and on the simulator; the output file has the inferences' axis first.
+#[test]
+fn a_sequence_carries_an_lstms_state() {
+    let dir = umac_runtime::testdata::dir("models/lstm/lstm_stack_int8");
+    let model = dir.join("model.mlir");
+    let (input, expected) = stacked(&dir, "lstm");
+    assert_eq!(expected.shape, [5, 1, 3]);
+    for target in [&["--engine", "both"][..], &["--engine", "llvm"], &["--target", "rv32im"]] {
+        let out = temp(&format!("lstm-sequence-{}.npy", target[1]));
+        let mut args = vec!["run", model.to_str().unwrap(), "--sequence", "--input", input.to_str().unwrap()];
+        args.extend(["--output", out.to_str().unwrap()]);
+        args.extend(target);
+        let (code, _, stderr) = umac(&args);
+        assert_eq!(code, 0, "{target:?}: {stderr}");
+        assert_eq!(read_npy(&out).unwrap(), expected, "{target:?}");
+        if target[1] == "both" {
+            assert!(stderr.contains("the cranelift and llvm engines (inference 4) agree on all 1 outputs"), "{stderr}");
+        }
+    }
+    // Alone, the second input starts from the initial state: not the sequence's second output.
+    let alone = temp("lstm-alone.npy");
+    let (code, _, stderr) = umac(&[
+        "run",
+        model.to_str().unwrap(),
+        "--input",
+        dir.join("ref/input_1.npy").to_str().unwrap(),
+        "--output",
+        alone.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_ne!(read_npy(&alone).unwrap(), read_npy(&dir.join("ref/output_1.npy")).unwrap());
+}
+
+/// `--sequence` on a model without state: each inference as if run alone.
+#[test]
+fn a_sequence_of_a_stateless_model() {
+    let (input, expected) = stacked(&kws(), "kws");
+    let out = temp("kws-sequence.npy");
+    let model = kws().join("model.mlir");
+    let (code, _, stderr) = umac(&[
+        "run",
+        model.to_str().unwrap(),
+        "--sequence",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_npy(&out).unwrap(), expected);
+}
+
+/// `--sequence`'s mistakes: inputs of different lengths, a scalar input, no input, an empty
+/// sequence, `--benchmark`. Each is one message and exit code 1.
+#[test]
+fn sequence_errors() {
+    let two = "func.func @main(%a: tensor<2xi8>, %b: tensor<2xi8>) -> tensor<2xi8> {\n  \
+               %0 = tosa.maximum %a, %b : (tensor<2xi8>, tensor<2xi8>) -> tensor<2xi8>\n  return %0 : tensor<2xi8>\n}\n";
+    let model = temp("two-inputs.mlir");
+    std::fs::write(&model, two).unwrap();
+    let file = |name: &str, shape: &[usize]| {
+        let path = temp(name);
+        write_npy(&path, &Tensor::zeros(DType::I8, shape)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (three, four, scalar, empty) = (
+        file("seq-3.npy", &[3, 2]),
+        file("seq-4.npy", &[4, 2]),
+        file("seq-scalar.npy", &[]),
+        file("seq-0.npy", &[0, 2]),
+    );
+    let model = model.to_str().unwrap();
+    let cases: [(Vec<&str>, &str); 5] = [
+        (vec!["--input", &three, "--input", &four], "seq-3.npy holds 3 inferences (its first axis), "),
+        (vec!["--input", &scalar, "--input", &three], "seq-scalar.npy is a scalar; its first axis should index"),
+        (vec![], "--sequence takes the inferences from the inputs' first axis; give at least one --input"),
+        (vec!["--input", &empty, "--input", &empty], "seq-0.npy holds no inference (its first axis is 0)"),
+        (vec!["--input", &three, "--input", &three, "--benchmark", "3"], "--benchmark times one inference"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["run", model, "--sequence"];
+        args.extend(extra);
+        let (code, _, stderr) = umac(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    // The same pair of inputs without --sequence is one inference of the wrong shapes.
+    let (code, _, stderr) = umac(&["run", model, "--input", &three, "--input", &three]);
+    assert_eq!(code, 1, "{stderr}");
+}

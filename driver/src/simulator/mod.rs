@@ -58,22 +58,48 @@ pub fn npu_params(targets: &umac_backend::TargetSet) -> Result<Params, Error> {
 
 /// Runs `firmware` (compiled for an RV32 CPU) on the simulator with `params`.
 pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Result<SimulatedRun, Error> {
+    let mut run = simulate_sequence(firmware, std::slice::from_ref(&inputs.to_vec()), params)?;
+    Ok(SimulatedRun { outputs: run.outputs.remove(0), report: run.report })
+}
+
+/// A sequence of inferences on the simulator.
+pub struct SimulatedSequence {
+    /// Each inference's outputs, in order.
+    pub outputs: Vec<Vec<Tensor>>,
+    /// Cycles, instructions, per function and per unit, of the whole sequence.
+    pub report: Report,
+}
+
+/// Runs `firmware` on each of `inferences` (the inputs of one call each) in order on one
+/// simulated machine, as firmware calls `N_run` again and again: a model's state (an LSTM's)
+/// carries from one call to the next; the workspace and the outputs keep what the call before
+/// left there.
+pub fn simulate_sequence(
+    firmware: &Firmware,
+    inferences: &[Vec<Tensor>],
+    params: Params,
+) -> Result<SimulatedSequence, Error> {
     let signature = &firmware.signature;
-    if inputs.len() != signature.inputs.len() {
-        return Err(Error::Usage(format!(
-            "the model takes {} inputs, {} were given",
-            signature.inputs.len(),
-            inputs.len()
-        )));
-    }
-    for (i, (tensor, sig)) in inputs.iter().zip(&signature.inputs).enumerate() {
-        if tensor.data.len() as u64 != sig.byte_size() {
+    let Some(inputs) = inferences.first() else {
+        return Err(Error::Usage("no inference to run".into()));
+    };
+    for inputs in inferences {
+        if inputs.len() != signature.inputs.len() {
             return Err(Error::Usage(format!(
-                "input {i} ({}) has {} bytes, the compiled model takes {}",
-                sig.describe(),
-                tensor.data.len(),
-                sig.byte_size()
+                "the model takes {} inputs, {} were given",
+                signature.inputs.len(),
+                inputs.len()
             )));
+        }
+        for (i, (tensor, sig)) in inputs.iter().zip(&signature.inputs).enumerate() {
+            if tensor.data.len() as u64 != sig.byte_size() {
+                return Err(Error::Usage(format!(
+                    "input {i} ({}) has {} bytes, the compiled model takes {}",
+                    sig.describe(),
+                    tensor.data.len(),
+                    sig.byte_size()
+                )));
+            }
         }
     }
     let support = llvm::object_from_ir(SUPPORT, "support.ll", &llvm_target(&firmware.cpu), llvm::OptLevel::Speed)?;
@@ -139,23 +165,36 @@ pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Resul
     let output_array = place(&mut m, &words(&output_addresses))?;
 
     let arguments: Vec<u32> = [input_array, output_array].into_iter().chain(workspaces).collect();
-    let status = m
-        .call(entry, &arguments, DMEM_BASE + DMEM_BYTES, LIMIT)
-        .map_err(|stop| run_error(format!("the simulator stopped at {stop}")))?;
-    if status != 0 {
-        return Err(run_error(format!("the model returned {}", status as i32)));
+    let mut sequence = Vec::new();
+    for (step, inputs) in inferences.iter().enumerate() {
+        if step > 0 {
+            for (tensor, &at) in inputs.iter().zip(&input_addresses) {
+                m.memory.write_bytes(at, &tensor.data).map_err(|_| run_error("input outside memory".into()))?;
+            }
+        }
+        let at_step = if inferences.len() > 1 { format!(" (inference {step})") } else { String::new() };
+        let status = m
+            .call(entry, &arguments, DMEM_BASE + DMEM_BYTES, LIMIT)
+            .map_err(|stop| run_error(format!("the simulator stopped at {stop}{at_step}")))?;
+        if status != 0 {
+            return Err(run_error(format!("the model returned {}{at_step}", status as i32)));
+        }
+        let mut outputs = Vec::new();
+        for (sig, &at) in signature.outputs.iter().zip(&output_addresses) {
+            let dtype = dtype_of(sig.element).ok_or_else(|| {
+                Error::Usage(format!("output {} has an element type .npy cannot hold", sig.describe()))
+            })?;
+            let shape: Vec<usize> = sig.dims().iter().map(|&d| d as usize).collect();
+            let data =
+                m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
+            let mut tensor = Tensor { dtype, shape, data: data.to_vec() };
+            sign_extend_odd_widths(&mut tensor, sig.element);
+            outputs.push(tensor);
+        }
+        sequence.push(outputs);
     }
-    let mut outputs = Vec::new();
-    for (sig, &at) in signature.outputs.iter().zip(&output_addresses) {
-        let dtype = dtype_of(sig.element)
-            .ok_or_else(|| Error::Usage(format!("output {} has an element type .npy cannot hold", sig.describe())))?;
-        let shape: Vec<usize> = sig.dims().iter().map(|&d| d as usize).collect();
-        let data = m.memory.bytes(at, sig.byte_size() as u32).map_err(|_| run_error("output outside memory".into()))?;
-        let mut tensor = Tensor { dtype, shape, data: data.to_vec() };
-        sign_extend_odd_widths(&mut tensor, sig.element);
-        outputs.push(tensor);
-    }
-    Ok(SimulatedRun { outputs, report: report(&m, (0, 0), &kernel_labels(firmware), Some(accelerated_macs(firmware))) })
+    let report = report(&m, (0, 0), &kernel_labels(firmware), Some(accelerated_macs(firmware)));
+    Ok(SimulatedSequence { outputs: sequence, report })
 }
 
 /// The multiply-accumulates of the model's ops that accelerators run (the source ops of their

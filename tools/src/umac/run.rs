@@ -1,5 +1,5 @@
 //! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--target T]
-//! [--report] [--dump-intermediates DIR]`.
+//! [--report] [--dump-intermediates DIR] [--sequence]`.
 
 use super::CompileViews;
 use clap::{Args, ValueEnum};
@@ -9,7 +9,7 @@ use umac_driver::{
     Error,
     firmware::{self, FirmwareOptions, c_identifier},
     host::{CompileOptions, Engine, HostProgram, compile, pipeline},
-    simulator::{npu_params, simulate},
+    simulator::{npu_params, simulate_sequence},
 };
 use umac_runtime::{Tensor, read_npy, write_npy};
 
@@ -61,6 +61,11 @@ pub struct RunArgs {
     /// ddr:4M`.
     #[arg(long = "pool", value_name = "NAME:SIZE[:fast][:cpu]")]
     pools: Vec<String>,
+    /// Run a sequence of inferences: the first axis of every input file indexes them, and they
+    /// run in order on one compiled program, a model's state (an LSTM's) carried from one to the
+    /// next as on firmware; every output file gets the same first axis.
+    #[arg(long)]
+    sequence: bool,
     /// What to show of the compile (with `--engine both`, of the LLVM engine's).
     #[command(flatten)]
     views: CompileViews,
@@ -106,14 +111,16 @@ fn simulated(cpu: &Cpu) -> bool {
     matches!(cpu.machine, umac_backend::Machine::Llvm { triple, .. } if triple.starts_with("riscv32"))
 }
 
-/// Compiles the model for an RV32 CPU as `umac compile` would and runs it on the simulator.
-/// Returns the outputs and their names.
+/// Compiles the model for an RV32 CPU as `umac compile` would and runs it on the simulator, once
+/// for each of `steps` (each inference's inputs), in order. Returns the output names and each
+/// inference's outputs.
 fn run_on_simulator(
     args: &RunArgs,
     loaded: &Loaded,
-    inputs: &[Tensor],
+    steps: &[Vec<Tensor>],
     cpu: Cpu,
-) -> Result<(Vec<String>, Vec<Tensor>), String> {
+) -> Result<(Vec<String>, Vec<Vec<Tensor>>), String> {
+    let inputs = &steps[0];
     let params = npu_params(&loaded.targets).map_err(|e| e.to_string())?;
     for (flag, given) in [
         ("--engine both", args.engine == EngineArg::Both),
@@ -157,7 +164,7 @@ fn run_on_simulator(
             kernel.symbol
         ));
     }
-    let run = simulate(&firmware, inputs, params).map_err(|e| e.to_string())?;
+    let run = simulate_sequence(&firmware, steps, params).map_err(|e| e.to_string())?;
     if args.report {
         eprint!("{}", super::placement_report(&firmware.placements, cpu.name));
         eprint!("simulator ({}): {}", cpu.name, run.report.text);
@@ -222,18 +229,22 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let targets = run_targets(args)?;
     let name = args.model.display().to_string();
     let bytes = super::tflite::read_model(&args.model)?.bytes;
-    let inputs: Vec<Tensor> =
+    let files: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    let steps = if args.sequence { inferences(args, &files)? } else { vec![files] };
     let loaded = Loaded { name, bytes, targets };
     if let Some(cpu) = loaded.targets.cpu.filter(simulated) {
-        let (names, outputs) = run_on_simulator(args, &loaded, &inputs, cpu)?;
-        return write_outputs(args, &outputs, |i| names[i].clone());
+        let (names, outputs) = run_on_simulator(args, &loaded, &steps, cpu)?;
+        return write_outputs(args, &joined(args, &outputs, names.len())?, |i| names[i].clone());
     }
     if !args.pools.is_empty() {
         return Err("--pool is for the simulator (an RV32 --target); the host engines take one workspace".into());
     }
     if let Some(runs) = args.benchmark {
-        return benchmark(&loaded, args, &inputs, runs);
+        if args.sequence {
+            return Err("--benchmark times one inference; it takes no --sequence".into());
+        }
+        return benchmark(&loaded, args, &steps[0], runs);
     }
     if args.compare_unpartitioned && (loaded.targets.accelerators.is_empty() || args.engine == EngineArg::Both) {
         return Err(
@@ -242,36 +253,99 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     }
     let intermediates =
         args.dump_intermediates.is_some() || args.engine == EngineArg::Both || args.compare_unpartitioned;
-    let (program, outputs) = match args.engine {
+    // What a comparison names: the inference too, in a sequence.
+    let at = |k: usize, what: &str| if args.sequence { format!("{what} (inference {k})") } else { what.to_string() };
+    let first = &steps[0];
+    let mut outputs = Vec::new();
+    let program = match args.engine {
         EngineArg::Cranelift | EngineArg::Llvm => {
             let engine = if args.engine == EngineArg::Llvm { Engine::Llvm } else { Engine::Cranelift };
-            let program = loaded.compile(args, &inputs, engine, intermediates)?;
-            let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
-            if args.compare_unpartitioned {
-                let plain = loaded.compile_for(args, &inputs, (Engine::Cranelift, TargetSet::default()), true)?;
-                let expected = plain.run(&inputs).map_err(|e| e.to_string())?;
-                let labels = ("unpartitioned", "partitioned");
-                compare(&plain, (&expected, &outputs), labels, "the unpartitioned and partitioned models")?;
+            let program = loaded.compile(args, first, engine, intermediates)?;
+            let plain = match args.compare_unpartitioned {
+                true => Some(loaded.compile_for(args, first, (Engine::Cranelift, TargetSet::default()), true)?),
+                false => None,
+            };
+            for (k, inputs) in steps.iter().enumerate() {
+                let actual = program.run(inputs).map_err(|e| e.to_string())?;
+                if let Some(plain) = &plain {
+                    let expected = plain.run(inputs).map_err(|e| e.to_string())?;
+                    let labels = ("unpartitioned", "partitioned");
+                    compare(plain, (&expected, &actual), labels, &at(k, "the unpartitioned and partitioned models"))?;
+                }
+                outputs.push(actual);
             }
-            (program, outputs)
+            program
         }
         EngineArg::Both => {
-            let reference = loaded.compile(args, &inputs, Engine::Cranelift, true)?;
-            let fast = loaded.compile(args, &inputs, Engine::Llvm, true)?;
-            let expected = reference.run(&inputs).map_err(|e| e.to_string())?;
-            let actual = fast.run(&inputs).map_err(|e| e.to_string())?;
-            compare(&reference, (&expected, &actual), ("cranelift", "llvm"), "the cranelift and llvm engines")?;
-            (fast, actual)
+            let reference = loaded.compile(args, first, Engine::Cranelift, true)?;
+            let fast = loaded.compile(args, first, Engine::Llvm, true)?;
+            for (k, inputs) in steps.iter().enumerate() {
+                let expected = reference.run(inputs).map_err(|e| e.to_string())?;
+                let actual = fast.run(inputs).map_err(|e| e.to_string())?;
+                compare(
+                    &reference,
+                    (&expected, &actual),
+                    ("cranelift", "llvm"),
+                    &at(k, "the cranelift and llvm engines"),
+                )?;
+                outputs.push(actual);
+            }
+            fast
         }
     };
     if let Some(dir) = &args.dump_intermediates {
-        dump(dir, &program, &outputs)?;
+        for (k, step) in outputs.iter().enumerate() {
+            let dir = if args.sequence { dir.join(format!("inference_{k}")) } else { dir.clone() };
+            dump(&dir, &program, step)?;
+        }
     }
     if args.report {
         eprint!("{}", super::placement_report(program.placements(), "host"));
     }
-    let model_outputs = &outputs[..program.model_outputs()];
-    write_outputs(args, model_outputs, |i| program.signature().outputs[i].name.clone())
+    let model_outputs = joined(args, &outputs, program.model_outputs())?;
+    write_outputs(args, &model_outputs, |i| program.signature().outputs[i].name.clone())
+}
+
+/// `--sequence`: the inputs of each inference, the input files unstacked along their first axis
+/// (which every file must have, of one size).
+fn inferences(args: &RunArgs, files: &[Tensor]) -> Result<Vec<Vec<Tensor>>, String> {
+    let mut columns = Vec::new();
+    for (file, path) in files.iter().zip(&args.inputs) {
+        let parts = file.unstack().ok_or_else(|| {
+            format!("--sequence: {} is a scalar; its first axis should index the inferences", path.display())
+        })?;
+        columns.push((parts, path));
+    }
+    let Some((first, first_path)) = columns.first() else {
+        return Err("--sequence takes the inferences from the inputs' first axis; give at least one --input".into());
+    };
+    let count = first.len();
+    if let Some((parts, path)) = columns.iter().find(|(parts, _)| parts.len() != count) {
+        return Err(format!(
+            "--sequence: {} holds {count} inferences (its first axis), {} holds {}",
+            first_path.display(),
+            path.display(),
+            parts.len()
+        ));
+    }
+    if count == 0 {
+        return Err(format!("--sequence: {} holds no inference (its first axis is 0)", first_path.display()));
+    }
+    Ok((0..count).map(|k| columns.iter().map(|(parts, _)| parts[k].clone()).collect()).collect())
+}
+
+/// The first `n` outputs of the run: of its one inference, or with `--sequence` each stacked
+/// over the inferences along a new first axis.
+fn joined(args: &RunArgs, steps: &[Vec<Tensor>], n: usize) -> Result<Vec<Tensor>, String> {
+    if !args.sequence {
+        return Ok(steps[0][..n].to_vec());
+    }
+    (0..n)
+        .map(|i| {
+            let parts: Vec<Tensor> = steps.iter().map(|step| step[i].clone()).collect();
+            Tensor::stack(&parts).ok_or_else(|| format!("output {i} changes its shape from one inference to the next"))
+        })
+        .collect()
 }
 
 /// Writes the outputs to the `--output` files, or prints them (each named by `name`).
