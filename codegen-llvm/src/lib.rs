@@ -96,7 +96,10 @@ pub enum OptLevel {
 /// Creates a target machine.
 pub fn target_machine(target: &Target, opt: OptLevel) -> Result<TargetMachine> {
     initialize_targets();
-    let triple = TargetTriple::create(&target.triple);
+    // Normalized: LLVM reads `thumbv6m-none-eabi` as OS `eabi` and no environment, and then
+    // names no run-time helper by Arm's EABI (`__addsf3`, not `__aeabi_fadd`), which libgcc for
+    // Armv6-M does not provide; `thumbv6m-none-unknown-eabi` is the EABI.
+    let triple = TargetMachine::normalize_triple(&TargetTriple::create(&target.triple));
     let llvm_target = LlvmTarget::from_triple(&triple)
         .map_err(|e| Error::Llvm(format!("unknown triple '{}': {e}", target.triple)))?;
     let level = match opt {

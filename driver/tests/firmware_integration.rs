@@ -10,9 +10,11 @@ use std::{
 };
 use support::{cases, compile_with, models_dir, options};
 use umac_backend::Cpu;
-use umac_backend::cpu::{CORTEX_M4, CORTEX_M55};
+use umac_backend::cpu::{CORTEX_M0PLUS, CORTEX_M4, CORTEX_M55, RV32IM};
 use umac_driver::firmware::{Firmware, FirmwareOptions, output};
-use umac_runtime::firmware::{MPS2_AN386, MPS3_AN547, Platform, build_program, run};
+use umac_runtime::firmware::{
+    CORTEX_M0PLUS_ON_AN385, MPS2_AN386, MPS3_AN547, Platform, RISCV_VIRT_RV32IM, build_program, run,
+};
 
 /// `<name>_inputs` and `<name>_expected`: the five reference cases of a model with one input and
 /// one output, as C arrays (in the large memory's `.testdata`, as the harness puts them).
@@ -241,13 +243,23 @@ fn float_models(dirs: &[&str], cpu: Cpu, platform: Platform) {
         let options =
             FirmwareOptions { constants_section: Some(".external.weights".into()), ..options("model", "", false) };
         let firmware = compile_with(&dir, cpu, &options);
+        // Nothing but the memory functions, and without an FPU libgcc's soft-float helpers.
+        let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
         assert!(
-            firmware.imports.iter().all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem")),
+            firmware
+                .imports
+                .iter()
+                .all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem") || soft_float.contains(&i.as_str())),
             "{:?}",
             firmware.imports
         );
+        assert_eq!(soft_float.is_empty(), cpu.has_fpu(), "{:?}", firmware.imports);
         let output =
             run_program(platform, &work, ("model", &dir), &firmware, include_str!("firmware_programs/float_outputs.c"));
+        // The header names the soft-float helpers the object needs.
+        let header = std::fs::read_to_string(work.join("model/model.h")).unwrap();
+        assert_eq!(header.contains("soft-float helpers"), !soft_float.is_empty(), "{header}");
+        assert!(soft_float.iter().all(|h| header.contains(h)), "{header}");
         for (c, case) in cases(&dir).iter().enumerate() {
             let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
             let got: Vec<f32> = line
@@ -295,4 +307,41 @@ fn float_twins_cortex_m55() {
 #[test]
 fn float_twins_cortex_m4() {
     float_models(FLOAT_TWINS, CORTEX_M4, MPS2_AN386);
+}
+
+/// Without a floating-point unit, floats are libgcc's soft-float helpers, which the toolchain
+/// links (the header and metadata.json name them).
+#[test]
+fn float_twins_cortex_m0plus() {
+    float_models(FLOAT_TWINS, CORTEX_M0PLUS, CORTEX_M0PLUS_ON_AN385);
+}
+
+#[test]
+fn float_twins_rv32im() {
+    float_models(FLOAT_TWINS, RV32IM, RISCV_VIRT_RV32IM);
+}
+
+/// The float twins on umac's RV32IM simulator (`umac run --target=rv32im`), which links the same
+/// soft-float helpers from the RISC-V toolchain's libgcc: every output within 1e-5 of TFLite
+/// Micro's. KWS and AD (IC and VWW take billions of simulated instructions in software float).
+#[test]
+fn float_twins_on_the_simulator() {
+    for dir in ["float/kws", "float/ad"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models").join(dir);
+        let firmware = compile_with(&dir, RV32IM, &options("model", "", false));
+        for (c, case) in cases(&dir).iter().enumerate() {
+            let input = umac_runtime::read_npy(&dir.join(format!("ref/input_{c}.npy"))).unwrap();
+            let run = umac_driver::simulator::simulate(&firmware, &[input], Default::default()).unwrap();
+            let floats = |b: &[u8]| b.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>();
+            let (got, want) = (floats(&run.outputs[0].data), floats(&case.expected[0]));
+            assert_eq!(got.len(), want.len());
+            for (a, b) in got.iter().zip(&want) {
+                assert!(
+                    (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                    "{} case {c}: {a} vs TFLite Micro's {b}",
+                    dir.display()
+                );
+            }
+        }
+    }
 }

@@ -8,26 +8,28 @@
 //!
 //! Checked: the LLVM engine (firmware's lowering: padding read in place, tiles, a planned
 //! workspace) equals the Cranelift engine (plain loops, the reference) bit for bit, floats
-//! included (the same operations in the same order); every target compiles every graph, except
-//! float graphs on CPUs without a floating-point unit, which must then fail naming the library
-//! functions they would need (soft-float helpers, fminimumf); a third of the graphs runs under
-//! QEMU on Cortex-M55 and Cortex-M4, byte for byte equal to the reference.
+//! included (the same operations in the same order); every target compiles every graph (floats
+//! without a floating-point unit as calls of libgcc's soft-float helpers); every graph runs on the
+//! RV32IM simulator with those helpers linked, and a third under QEMU on Cortex-M55 and M4, all
+//! byte for byte equal to the reference (IEEE arithmetic is exact in software too).
 
 mod support;
 
 use std::path::PathBuf;
 use support::{host_reference, options, run_text};
 use umac_backend::Cpu;
-use umac_backend::cpu::{CORTEX_M4, CORTEX_M55, CPUS, Machine, RV32IM};
+use umac_backend::cpu::{CORTEX_M4, CORTEX_M55, CPUS, RV32IM};
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
 use umac_driver::firmware::compile;
 use umac_driver::host::{Engine, compile as host_compile};
+use umac_driver::simulator::simulate;
 use umac_runtime::{
     DType, Tensor,
     firmware::{MPS2_AN386, MPS3_AN547},
     testdata::Rng,
 };
+use umac_sim::npu::Params;
 
 /// How many graphs of each element type.
 const GRAPHS: u64 = 10;
@@ -206,14 +208,6 @@ fn graphs() -> Vec<Graph> {
     (0..GRAPHS).flat_map(|seed| [graph(seed, true), graph(seed, false)]).collect()
 }
 
-/// Whether `cpu` has a floating-point unit (hard-float code without library helpers).
-fn has_fpu(cpu: Cpu) -> bool {
-    match cpu.machine {
-        Machine::Host => true,
-        Machine::Llvm { triple, .. } => triple.ends_with("eabihf"),
-    }
-}
-
 #[test]
 fn the_llvm_engine_equals_the_reference_bit_for_bit() {
     umac_driver::register_targets();
@@ -248,25 +242,18 @@ fn every_target_compiles_every_graph() {
                 cpu.name
             );
             match outcome {
-                Ok(_) => compiled += 1,
-                Err(e) if graph.float && !has_fpu(cpu) => {
-                    // Until FPU-less CPUs link libgcc's soft-float helpers (and umac expands the
-                    // float minimum and maximum), this is the one error a float graph may give there.
-                    let message = e.to_string();
-                    assert!(
-                        message.contains("the generated code calls")
-                            && message.contains("which firmware output does not provide"),
-                        "{what}: {message}\n{}",
-                        graph.text
-                    );
+                // Without an FPU, floats are libgcc's soft-float helpers, and nothing else.
+                Ok(firmware) if graph.float && !cpu.has_fpu() => {
+                    let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
+                    assert!(!soft_float.is_empty(), "{what}: {:?}", firmware.imports);
+                    compiled += 1;
                 }
+                Ok(_) => compiled += 1,
                 Err(e) => panic!("{what}: {e}\n{}", graph.text),
             }
         }
     }
-    // Every int8 graph on all 12 targets; every float graph at least on the 7 with a
-    // floating-point unit (the six such CPUs, and vanilla with Cortex-M55).
-    assert!(compiled >= GRAPHS as usize * (12 + 7), "{compiled} compiles");
+    assert_eq!(compiled, GRAPHS as usize * 2 * 12);
 }
 
 #[test]
@@ -281,4 +268,19 @@ fn graphs_run_on_cortex_m_under_qemu() {
         }
     }
     let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn graphs_run_on_the_rv32_simulator() {
+    umac_driver::register_targets();
+    for graph in graphs() {
+        let expected = host_reference(&graph.text, &graph.input, &graph.what);
+        let context = create_context(ContextOptions::default());
+        let mut module = parse_module(&context, "model.mlir", graph.text.as_bytes()).unwrap();
+        let firmware = compile(&context, &mut module, "main", RV32IM, &options("model", "", false))
+            .unwrap_or_else(|e| panic!("{} for rv32im: {e}", graph.what));
+        let run = simulate(&firmware, std::slice::from_ref(&graph.input), Params::default())
+            .unwrap_or_else(|e| panic!("{} on the simulator: {e}", graph.what));
+        assert_eq!(run.outputs[0].data, expected.data, "{} on the simulator:\n{}", graph.what, graph.text);
+    }
 }

@@ -145,6 +145,9 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     };
     // No libm: float rounding as additions, exponentials and tanh as polynomials.
     let rounding = if options.expand_rounding { ",umac-expand-roundeven,umac-expand-exp-tanh" } else { "" };
+    // Without an FPU LLVM calls libm for the float minimum and maximum (fminimumf): comparisons
+    // and selects instead, whose arithmetic is libgcc's soft-float helpers like the rest.
+    let soft_float = if options.soft_float && !options.structured { ",arith-expand" } else { "" };
     // Structured loops keep the accelerators' calls as `umac.call_extern` (a printer calls the
     // kernels itself).
     let (calls, end) = if options.structured {
@@ -153,7 +156,7 @@ fn lower_to_cf(options: OperatorOptions) -> String {
         ("umac-lower-call-extern,", ",convert-scf-to-cf")
     };
     format!(
-        "{calls}func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}{rounding}),\
+        "{calls}func.func(umac-strided-copy-to-linalg,{interchange}convert-linalg-to-loops{vectorize}{rounding}{soft_float}),\
          convert-bufferization-to-memref,expand-strided-metadata,lower-affine{end}"
     )
 }
@@ -292,6 +295,10 @@ pub struct OperatorOptions {
     pub expand_rounding: bool,
     /// Stop at structured loops (`scf`) for a printer of source code: no lowering to `cf`.
     pub structured: bool,
+    /// The CPU has no floating-point unit (Cortex-M0+ and M3, RV32IM): float minimum and maximum
+    /// become comparisons and selects (`arith-expand`), not calls of libm's `fminimumf`; the
+    /// rest of float arithmetic calls libgcc's soft-float helpers.
+    pub soft_float: bool,
 }
 
 impl OperatorOptions {
@@ -449,6 +456,12 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             default: "true",
             help: "round floats to integers in integer arithmetic (no libm call; FPUs without a rounding instruction)",
         },
+        OptionSpec {
+            name: "soft-float",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "the CPU has no FPU: float minimum and maximum as compares and selects (no libm call)",
+        },
     ],
     kind: PassKind::Pipeline(|options| {
         let bits = u32::try_from(options.int("index-bitwidth")).unwrap_or(0);
@@ -464,6 +477,7 @@ pub const LOWER_TO_FIRMWARE_LLVM: PassInfo = PassInfo {
             vector_bits: 0,
             expand_rounding: options.bool("expand-rounding"),
             structured: false,
+            soft_float: options.bool("soft-float"),
         };
         text(&[planned_operators(operators), operators_to_llvm(bits, operators)].concat())
     }),

@@ -235,6 +235,11 @@ fn relocate(
         }
         for (offset, r) in section.relocations() {
             let RelocationFlags::Elf { r_type } = r.flags() else { continue };
+            // Hints for a relaxing linker (which this is not), naming no symbol: the code is
+            // valid as it stands, alignment padding included.
+            if r_type == elf::R_RISCV_RELAX || r_type == elf::R_RISCV_ALIGN {
+                continue;
+            }
             let p = base + offset as u32;
             let s = value_of(r.target())?.wrapping_add(r.addend() as u32);
             let pcrel = s.wrapping_sub(p);
@@ -255,6 +260,18 @@ fn relocate(
             };
             match r_type {
                 elf::R_RISCV_32 => patch(m, p, 4, &|_| s)?,
+                // Label differences (switch tables in libgcc): S + A added to, or subtracted
+                // from, what is there.
+                elf::R_RISCV_ADD8 => patch(m, p, 1, &|v| v.wrapping_add(s))?,
+                elf::R_RISCV_ADD16 => patch(m, p, 2, &|v| v.wrapping_add(s))?,
+                elf::R_RISCV_ADD32 => patch(m, p, 4, &|v| v.wrapping_add(s))?,
+                elf::R_RISCV_SUB8 => patch(m, p, 1, &|v| v.wrapping_sub(s))?,
+                elf::R_RISCV_SUB16 => patch(m, p, 2, &|v| v.wrapping_sub(s))?,
+                elf::R_RISCV_SUB32 => patch(m, p, 4, &|v| v.wrapping_sub(s))?,
+                elf::R_RISCV_SET8 => patch(m, p, 1, &|_| s)?,
+                elf::R_RISCV_SET16 => patch(m, p, 2, &|_| s)?,
+                elf::R_RISCV_SET32 => patch(m, p, 4, &|_| s)?,
+                elf::R_RISCV_32_PCREL => patch(m, p, 4, &|_| pcrel)?,
                 elf::R_RISCV_HI20 => patch(m, p, 4, &|i| hi20(i, s))?,
                 elf::R_RISCV_LO12_I => patch(m, p, 4, &|i| lo12_i(i, s))?,
                 elf::R_RISCV_LO12_S => patch(m, p, 4, &|i| lo12_s(i, s))?,

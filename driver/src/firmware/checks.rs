@@ -1,6 +1,6 @@
 //! What a firmware object may contain: code, constants and nothing writable; no undefined
-//! symbol but the C library's memory functions, the compiler's integer helper routines and the
-//! accelerators' kernels.
+//! symbol but the C library's memory functions, the compiler's integer and soft-float helper
+//! routines and the accelerators' kernels.
 
 use crate::Error;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
@@ -55,6 +55,110 @@ const INTEGER_HELPERS: &[&str] = &[
     "__aeabi_ldivmod",
     "__aeabi_uldivmod",
 ];
+
+/// The soft-float routines of libgcc and compiler-rt (linked by default, as the integer helpers
+/// are) that LLVM calls on a CPU without a floating-point unit (Cortex-M0+ and M3, RV32IM), and
+/// for doubles on a single-precision one: arithmetic, comparisons and conversions, in the
+/// generic names and Arm's run-time ABI names. TFLite Micro's float kernels run on such CPUs so.
+pub const SOFT_FLOAT_HELPERS: &[&str] = &[
+    "__addsf3",
+    "__subsf3",
+    "__mulsf3",
+    "__divsf3",
+    "__negsf2",
+    "__eqsf2",
+    "__nesf2",
+    "__ltsf2",
+    "__lesf2",
+    "__gtsf2",
+    "__gesf2",
+    "__unordsf2",
+    "__fixsfsi",
+    "__fixunssfsi",
+    "__fixsfdi",
+    "__fixunssfdi",
+    "__floatsisf",
+    "__floatunsisf",
+    "__floatdisf",
+    "__floatundisf",
+    "__extendsfdf2",
+    "__truncdfsf2",
+    "__adddf3",
+    "__subdf3",
+    "__muldf3",
+    "__divdf3",
+    "__negdf2",
+    "__eqdf2",
+    "__nedf2",
+    "__ltdf2",
+    "__ledf2",
+    "__gtdf2",
+    "__gedf2",
+    "__unorddf2",
+    "__fixdfsi",
+    "__fixunsdfsi",
+    "__fixdfdi",
+    "__fixunsdfdi",
+    "__floatsidf",
+    "__floatunsidf",
+    "__floatdidf",
+    "__floatundidf",
+    "__aeabi_fadd",
+    "__aeabi_fsub",
+    "__aeabi_frsub",
+    "__aeabi_fmul",
+    "__aeabi_fdiv",
+    "__aeabi_fcmpeq",
+    "__aeabi_fcmplt",
+    "__aeabi_fcmple",
+    "__aeabi_fcmpgt",
+    "__aeabi_fcmpge",
+    "__aeabi_fcmpun",
+    "__aeabi_f2iz",
+    "__aeabi_f2uiz",
+    "__aeabi_f2lz",
+    "__aeabi_f2ulz",
+    "__aeabi_i2f",
+    "__aeabi_ui2f",
+    "__aeabi_l2f",
+    "__aeabi_ul2f",
+    "__aeabi_f2d",
+    "__aeabi_d2f",
+    "__aeabi_dadd",
+    "__aeabi_dsub",
+    "__aeabi_drsub",
+    "__aeabi_dmul",
+    "__aeabi_ddiv",
+    "__aeabi_dcmpeq",
+    "__aeabi_dcmplt",
+    "__aeabi_dcmple",
+    "__aeabi_dcmpgt",
+    "__aeabi_dcmpge",
+    "__aeabi_dcmpun",
+    "__aeabi_d2iz",
+    "__aeabi_d2uiz",
+    "__aeabi_d2lz",
+    "__aeabi_d2ulz",
+    "__aeabi_i2d",
+    "__aeabi_ui2d",
+    "__aeabi_l2d",
+    "__aeabi_ul2d",
+];
+
+/// The soft-float helpers among an object's `imports` (what it needs from libgcc for floats).
+pub fn soft_float_imports(imports: &[String]) -> Vec<&str> {
+    imports.iter().map(String::as_str).filter(|s| SOFT_FLOAT_HELPERS.contains(s)).collect()
+}
+
+/// Everything an object's `imports` take from libgcc (or compiler-rt): integer and soft-float
+/// helpers.
+pub fn libgcc_imports(imports: &[String]) -> Vec<&str> {
+    imports
+        .iter()
+        .map(String::as_str)
+        .filter(|s| SOFT_FLOAT_HELPERS.contains(s) || INTEGER_HELPERS.contains(s))
+        .collect()
+}
 
 /// Bytes of code and of constants in an object, and what it imports.
 #[derive(Default)]
@@ -112,6 +216,7 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         .filter(|s| {
             !ALLOWED_UNDEFINED.contains(&s.as_str())
                 && !INTEGER_HELPERS.contains(&s.as_str())
+                && !SOFT_FLOAT_HELPERS.contains(&s.as_str())
                 && !kernels.iter().any(|k| k.symbol == s.as_str())
         })
         .collect();
@@ -119,9 +224,9 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         let names: Vec<&str> = unsupported.iter().map(|s| s.as_str()).collect();
         return Err(Error::Compile(format!(
             "the generated code calls {}, which firmware output does not provide (it links against nothing but \
-             memcpy/memset/memmove, the toolchain's integer helpers and the accelerators' kernels; umac computes \
-             exp and tanh itself, other floating-point functions such as logf or powf are not supported in \
-             firmware yet)",
+             memcpy/memset/memmove, the toolchain's integer and soft-float helpers and the accelerators' kernels; \
+             umac computes exp and tanh itself, other floating-point functions such as logf or powf are not \
+             supported in firmware yet)",
             names.join(", ")
         )));
     }

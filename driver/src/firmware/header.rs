@@ -100,6 +100,16 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
              * program's other data, so {name}_run() is not reentrant.\n"
         ));
     }
+    let soft_float = super::checks::soft_float_imports(&firmware.imports);
+    if !soft_float.is_empty() {
+        let lines: Vec<String> = soft_float.chunks(6).map(|names| format!(" *   {}\n", names.join(", "))).collect();
+        h.push_str(&format!(
+            " *\n * Floats without a floating-point unit: the object calls these soft-float helpers of\n \
+             * libgcc (or compiler-rt), which arm-none-eabi-gcc and riscv gcc link by default (with\n \
+             * -nostdlib, add -lgcc; metadata.json lists them under \"imports\"):\n{}",
+            lines.concat()
+        ));
+    }
     if fixed_batch {
         h.push_str(
             " *\n * The model's batch (dynamic dimensions) is fixed to 1 here; `umac compile --shape` sets it.\n",

@@ -175,6 +175,7 @@ fn plan(
         expand_rounding: true,
         vector_bits: 0,
         structured: false,
+        soft_float: !cpu.has_fpu(),
     };
     // C source: portable loops (no vector or DSP code), printed from the loop level.
     let operators = if options.emit_c {

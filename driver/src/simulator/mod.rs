@@ -22,6 +22,10 @@ use umac_sim::{
     report::{Report, report},
 };
 
+mod libgcc;
+
+pub use libgcc::LIBGCC_VARIABLE;
+
 /// The C library functions a model may import (`memcpy`, `memmove`, `memset`), as LLVM IR.
 const SUPPORT: &str = include_str!("support.ll");
 
@@ -104,7 +108,14 @@ pub fn simulate_sequence(
     }
     let support = llvm::object_from_ir(SUPPORT, "support.ll", &llvm_target(&firmware.cpu), llvm::OptLevel::Speed)?;
     let mut m = Machine::new(params);
-    let objects = [("the model's object", firmware.object.as_slice()), ("support.ll", support.as_slice())];
+    let mut objects = vec![("the model's object".to_string(), firmware.object.clone()), ("support.ll".into(), support)];
+    // libgcc's helpers (64-bit division, floats without an FPU), as a firmware link takes them.
+    let helpers = crate::firmware::checks::libgcc_imports(&firmware.imports);
+    if !helpers.is_empty() {
+        let defined = ["memcpy", "memmove", "memset"].map(String::from).into_iter().collect();
+        objects.extend(libgcc::helpers(&helpers, &defined)?);
+    }
+    let objects: Vec<(&str, &[u8])> = objects.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())).collect();
     let program = link(&mut m, &objects, Layout::default()).map_err(|e| run_error(e.to_string()))?;
     let entry = firmware.metadata["entry"].as_str().ok_or_else(|| Error::Compile("metadata names no entry".into()))?;
     let entry = program.symbol(entry).map_err(|e| run_error(e.to_string()))?;

@@ -108,6 +108,15 @@ impl Cpu {
         CPUS.iter().copied().find(|cpu| cpu.name == name)
     }
 
+    /// Whether the CPU computes floats in hardware: the host, and Arm's hard-float cores (an
+    /// `eabihf` triple). Elsewhere (Cortex-M0+ and M3, RV32) floats are libgcc's soft-float calls.
+    pub fn has_fpu(&self) -> bool {
+        match self.machine {
+            Machine::Host => true,
+            Machine::Llvm { triple, .. } => triple.ends_with("eabihf"),
+        }
+    }
+
     /// Every CPU's name, comma-separated.
     pub fn names() -> String {
         CPUS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
