@@ -368,3 +368,40 @@ fn each_call_issuing_npu_instructions_is_a_kernel() {
     let report = crate::report::report(&m, (0, 0), &["only one".into()], None);
     assert_eq!(report.kernels[1].label, "k2");
 }
+
+/// What a relaxing assembler leaves for the linker (libgcc's objects are built so): label
+/// differences as ADD/SUB pairs, a PC-relative word across sections, alignment and relaxation
+/// hints. Linked without relaxing, every value is the distance between the placed labels, and
+/// the code (padding included) runs as assembled.
+#[test]
+fn label_differences_and_relaxation_hints_link() {
+    let source = "
+        .text
+        .globl f, la, lb
+        f:
+        la:
+            addi a0, a0, 1
+            .p2align 3
+        lb:
+            ret
+        .data
+        .globl table
+        table:
+            .word lb - la
+            .half lb - la
+            .byte lb - la
+            .byte 0
+            .word f - .
+    ";
+    let (mut m, program) = machine(source, "+m,+relax");
+    let (la, lb, table) =
+        (program.symbol("la").unwrap(), program.symbol("lb").unwrap(), program.symbol("table").unwrap());
+    let f = program.symbol("f").unwrap();
+    assert!(lb - la >= 4, "the padding before lb stays: {la:#x}..{lb:#x}");
+    let load = |m: &Machine, at: u32, len: u32| m.memory.load(at, len).unwrap().0;
+    assert_eq!(load(&m, table, 4), lb - la);
+    assert_eq!(load(&m, table + 4, 2), lb - la);
+    assert_eq!(load(&m, table + 6, 1), lb - la);
+    assert_eq!(load(&m, table + 8, 4), f.wrapping_sub(table + 8));
+    assert_eq!(call(&mut m, &program, "f", &[41]), 42);
+}
