@@ -8,7 +8,7 @@ use std::{
     path::{Path, PathBuf},
     time::Duration,
 };
-use support::{cases, compile_with, models_dir, options};
+use support::{assert_close, cases, compile_with, floats, models_dir, options};
 use umac_backend::Cpu;
 use umac_backend::cpu::{CORTEX_M0PLUS, CORTEX_M4, CORTEX_M55, RV32IM};
 use umac_driver::firmware::{Firmware, FirmwareOptions, output};
@@ -267,17 +267,7 @@ fn float_models(dirs: &[&str], cpu: Cpu, platform: Platform) {
                 .skip(2)
                 .map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap()))
                 .collect();
-            let want: Vec<f32> =
-                case.expected[0].chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
-            assert_eq!(got.len(), want.len());
-            for (a, b) in got.iter().zip(&want) {
-                assert!(
-                    (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-                    "{} case {c} on {}: {a} vs TFLite Micro's {b}",
-                    dir.display(),
-                    cpu.name
-                );
-            }
+            assert_close(&got, &floats(&case.expected[0]), &format!("{} case {c} on {}", dir.display(), cpu.name));
         }
         let _ = std::fs::remove_dir_all(&work);
     }
@@ -332,16 +322,8 @@ fn float_twins_on_the_simulator() {
         for (c, case) in cases(&dir).iter().enumerate() {
             let input = umac_runtime::read_npy(&dir.join(format!("ref/input_{c}.npy"))).unwrap();
             let run = umac_driver::simulator::simulate(&firmware, &[input], Default::default()).unwrap();
-            let floats = |b: &[u8]| b.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>();
-            let (got, want) = (floats(&run.outputs[0].data), floats(&case.expected[0]));
-            assert_eq!(got.len(), want.len());
-            for (a, b) in got.iter().zip(&want) {
-                assert!(
-                    (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-                    "{} case {c}: {a} vs TFLite Micro's {b}",
-                    dir.display()
-                );
-            }
+            let what = format!("{} case {c} on the simulator", dir.display());
+            assert_close(&floats(&run.outputs[0].data), &floats(&case.expected[0]), &what);
         }
     }
 }

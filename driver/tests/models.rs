@@ -4,30 +4,14 @@
 //! Every run puts each buffer between guard pages (`umac_driver::guarded`): no access outside the
 //! planned buffers, the input never written.
 
-use std::path::PathBuf;
+mod support;
+
+use support::{assert_close, floats, models_dir};
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
 use umac_driver::guarded::EDGES;
 use umac_driver::host::{CompileOptions, compile};
-use umac_runtime::{DType, read_npy, testdata};
-
-/// How far a float output may be from TFLite Micro's: relative to it, absolute below 1 (TFLite
-/// Micro's kernels sum in their own order; umac's two engines agree with each other bit for bit).
-const FLOAT_TOLERANCE: f32 = 1e-5;
-
-/// Every float of `actual` within [`FLOAT_TOLERANCE`] of `expected`'s.
-fn assert_close(actual: &[u8], expected: &[u8], what: &str) {
-    let floats = |bytes: &[u8]| bytes.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>();
-    let (actual, expected) = (floats(actual), floats(expected));
-    assert_eq!(actual.len(), expected.len(), "{what}");
-    for (k, (a, b)) in actual.iter().zip(&expected).enumerate() {
-        assert!((a - b).abs() <= FLOAT_TOLERANCE * b.abs().max(1.0), "{what}: element {k} is {a}, TFLite Micro's {b}");
-    }
-}
-
-fn models_dir() -> PathBuf {
-    testdata::dir("models/mlperf-tiny")
-}
+use umac_runtime::{DType, read_npy};
 
 fn check_model(name: &str) {
     let dir = models_dir();
@@ -36,7 +20,7 @@ fn check_model(name: &str) {
 }
 
 /// Runs `files` of `dir` on every engine with the five inputs of `inputs` and compares every
-/// output byte with `outputs` (TFLite Micro's); float outputs within [`FLOAT_TOLERANCE`].
+/// output byte with `outputs` (TFLite Micro's); float outputs within `support::FLOAT_TOLERANCE`.
 fn check(name: &str, dir: &std::path::Path, files: &[&str], inputs: &std::path::Path, outputs: &std::path::Path) {
     let dir = dir.to_path_buf();
     for &file in files {
@@ -66,7 +50,7 @@ fn check(name: &str, dir: &std::path::Path, files: &[&str], inputs: &std::path::
                     );
                     let what = format!("{name}/{file} on {}, input {i}, {edge:?} guard", engine.name());
                     if expected.dtype == DType::F32 {
-                        assert_close(&outputs[0].data, &expected.data, &what);
+                        assert_close(&floats(&outputs[0].data), &floats(&expected.data), &what);
                     } else {
                         assert!(
                             outputs[0].data == expected.data,

@@ -45,15 +45,27 @@ pub fn helpers(needed: &[&str], defined: &BTreeSet<String>) -> Result<Vec<(Strin
     resolve(&bytes, needed, defined).map_err(|e| Error::Run(format!("{}: {e}", path.display())))
 }
 
+/// Why an archive could not give the helpers: shown after its path.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum ResolveError {
+    /// Not an archive, or a member that cannot be read.
+    #[error("{0}")]
+    Archive(String),
+    /// A symbol no member defines.
+    #[error("no member defines {0}")]
+    Undefined(String),
+}
+
 /// [`helpers`] on the archive `bytes`.
-fn resolve(bytes: &[u8], needed: &[&str], defined: &BTreeSet<String>) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let archive = ArchiveFile::parse(bytes).map_err(|e| format!("not an archive: {e}"))?;
+fn resolve(bytes: &[u8], needed: &[&str], defined: &BTreeSet<String>) -> Result<Vec<(String, Vec<u8>)>, ResolveError> {
+    let unreadable = |e: object::Error| ResolveError::Archive(e.to_string());
+    let archive = ArchiveFile::parse(bytes).map_err(|e| ResolveError::Archive(format!("not an archive: {e}")))?;
     // Each member's name, bytes, definitions and undefined symbols.
     let mut members = Vec::new();
     let mut definer: HashMap<String, usize> = HashMap::new();
     for member in archive.members() {
-        let member = member.map_err(|e| e.to_string())?;
-        let data = member.data(bytes).map_err(|e| e.to_string())?;
+        let member = member.map_err(unreadable)?;
+        let data = member.data(bytes).map_err(unreadable)?;
         let name = String::from_utf8_lossy(member.name()).into_owned();
         let Ok(file) = object::File::parse(data) else { continue };
         let mut undefined = Vec::new();
@@ -75,7 +87,7 @@ fn resolve(bytes: &[u8], needed: &[&str], defined: &BTreeSet<String>) -> Result<
             continue;
         }
         let Some(&index) = definer.get(&symbol) else {
-            return Err(format!("no member defines {symbol}"));
+            return Err(ResolveError::Undefined(symbol));
         };
         if chosen.insert(index) {
             queue.extend(members[index].2.iter().cloned());
@@ -103,7 +115,7 @@ mod tests {
         assert!(names.len() < 8, "{names:?}");
         assert!(!names.iter().any(|n| n.contains("divdf3")), "{names:?}");
         let error = resolve(&bytes, &["__no_such_helper"], &BTreeSet::new()).unwrap_err();
-        assert_eq!(error, "no member defines __no_such_helper");
+        assert_eq!(error.to_string(), "no member defines __no_such_helper");
         // What the program defines itself is not taken again.
         let defined = BTreeSet::from(["__addsf3".to_string()]);
         let members = resolve(&bytes, &["__addsf3"], &defined).unwrap();

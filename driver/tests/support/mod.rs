@@ -15,6 +15,23 @@ use umac_runtime::{
     read_npy, testdata,
 };
 
+/// How far a float output may be from TFLite Micro's: relative to it, absolute below 1 (TFLite
+/// Micro's kernels sum in their own order; umac's two engines agree with each other bit for bit).
+pub const FLOAT_TOLERANCE: f32 = 1e-5;
+
+/// The f32 values of little-endian bytes.
+pub fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
+}
+
+/// Every float of `actual` within [`FLOAT_TOLERANCE`] of `expected`'s; `what` names the case.
+pub fn assert_close(actual: &[f32], expected: &[f32], what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}");
+    for (k, (a, b)) in actual.iter().zip(expected).enumerate() {
+        assert!((a - b).abs() <= FLOAT_TOLERANCE * b.abs().max(1.0), "{what}: element {k} is {a}, TFLite Micro's {b}");
+    }
+}
+
 pub fn models_dir() -> PathBuf {
     testdata::dir("models/mlperf-tiny")
 }

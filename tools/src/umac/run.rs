@@ -231,11 +231,12 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let bytes = super::tflite::read_model(&args.model)?.bytes;
     let files: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    let steps = if args.sequence { inferences(args, &files)? } else { vec![files] };
+    let steps = if args.sequence { inferences(args, &files).map_err(|e| e.to_string())? } else { vec![files] };
     let loaded = Loaded { name, bytes, targets };
     if let Some(cpu) = loaded.targets.cpu.filter(simulated) {
         let (names, outputs) = run_on_simulator(args, &loaded, &steps, cpu)?;
-        return write_outputs(args, &joined(args, &outputs, names.len())?, |i| names[i].clone());
+        let outputs = joined(args, &outputs, names.len()).map_err(|e| e.to_string())?;
+        return write_outputs(args, &outputs, |i| names[i].clone());
     }
     if !args.pools.is_empty() {
         return Err("--pool is for the simulator (an RV32 --target); the host engines take one workspace".into());
@@ -302,48 +303,57 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     if args.report {
         eprint!("{}", super::placement_report(program.placements(), "host"));
     }
-    let model_outputs = joined(args, &outputs, program.model_outputs())?;
+    let model_outputs = joined(args, &outputs, program.model_outputs()).map_err(|e| e.to_string())?;
     write_outputs(args, &model_outputs, |i| program.signature().outputs[i].name.clone())
 }
 
 /// `--sequence`: the inputs of each inference, the input files unstacked along their first axis
 /// (which every file must have, of one size).
-fn inferences(args: &RunArgs, files: &[Tensor]) -> Result<Vec<Vec<Tensor>>, String> {
+fn inferences(args: &RunArgs, files: &[Tensor]) -> Result<Vec<Vec<Tensor>>, Error> {
     let mut columns = Vec::new();
     for (file, path) in files.iter().zip(&args.inputs) {
         let parts = file.unstack().ok_or_else(|| {
-            format!("--sequence: {} is a scalar; its first axis should index the inferences", path.display())
+            Error::Usage(format!(
+                "--sequence: {} is a scalar; its first axis should index the inferences",
+                path.display()
+            ))
         })?;
         columns.push((parts, path));
     }
     let Some((first, first_path)) = columns.first() else {
-        return Err("--sequence takes the inferences from the inputs' first axis; give at least one --input".into());
+        return Err(Error::Usage(
+            "--sequence takes the inferences from the inputs' first axis; give at least one --input".into(),
+        ));
     };
     let count = first.len();
     if let Some((parts, path)) = columns.iter().find(|(parts, _)| parts.len() != count) {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--sequence: {} holds {count} inferences (its first axis), {} holds {}",
             first_path.display(),
             path.display(),
             parts.len()
-        ));
+        )));
     }
     if count == 0 {
-        return Err(format!("--sequence: {} holds no inference (its first axis is 0)", first_path.display()));
+        return Err(Error::Usage(format!(
+            "--sequence: {} holds no inference (its first axis is 0)",
+            first_path.display()
+        )));
     }
     Ok((0..count).map(|k| columns.iter().map(|(parts, _)| parts[k].clone()).collect()).collect())
 }
 
 /// The first `n` outputs of the run: of its one inference, or with `--sequence` each stacked
 /// over the inferences along a new first axis.
-fn joined(args: &RunArgs, steps: &[Vec<Tensor>], n: usize) -> Result<Vec<Tensor>, String> {
+fn joined(args: &RunArgs, steps: &[Vec<Tensor>], n: usize) -> Result<Vec<Tensor>, Error> {
     if !args.sequence {
         return Ok(steps[0][..n].to_vec());
     }
     (0..n)
         .map(|i| {
             let parts: Vec<Tensor> = steps.iter().map(|step| step[i].clone()).collect();
-            Tensor::stack(&parts).ok_or_else(|| format!("output {i} changes its shape from one inference to the next"))
+            Tensor::stack(&parts)
+                .ok_or_else(|| Error::Run(format!("output {i} changes its shape from one inference to the next")))
         })
         .collect()
 }

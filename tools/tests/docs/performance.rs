@@ -379,6 +379,19 @@ fn tynnp_variants(b: &Bench) -> String {
             }
         }
     }
+    // A variant's cycles and their ratio to the default run `r`'s, or a dash where it was not run.
+    let cycles_against = |variant: Option<&Value>, r: &Value| {
+        variant.map_or_else(
+            || "—".to_string(),
+            |v| {
+                format!(
+                    "{} ({})",
+                    thousands(b.u(v, "cycles")),
+                    ratio(b.u(v, "cycles") as f64 / b.u(r, "cycles") as f64)
+                )
+            },
+        )
+    };
     let mut rows = Vec::new();
     for (target, what) in &variants {
         let mut row = vec![format!("`{target}`"), what.clone()];
@@ -387,16 +400,7 @@ fn tynnp_variants(b: &Bench) -> String {
                 .at(r, "variants")
                 .as_array()
                 .and_then(|vs| vs.iter().find(|v| v.get("target").and_then(Value::as_str) == Some(target.as_str())));
-            row.push(found.map_or_else(
-                || "—".to_string(),
-                |v| {
-                    format!(
-                        "{} ({})",
-                        thousands(b.u(v, "cycles")),
-                        ratio(b.u(v, "cycles") as f64 / b.u(r, "cycles") as f64)
-                    )
-                },
-            ));
+            row.push(cycles_against(found, r));
         }
         rows.push(row);
     }
@@ -414,16 +418,7 @@ fn tynnp_variants(b: &Bench) -> String {
                 .at(r, "dm_sizes")
                 .as_array()
                 .and_then(|ds| ds.iter().find(|d| d.get("dm_kib").and_then(Value::as_u64) == Some(kib)));
-            row.push(found.map_or_else(
-                || "—".to_string(),
-                |d| {
-                    format!(
-                        "{} ({})",
-                        thousands(b.u(d, "cycles")),
-                        ratio(b.u(d, "cycles") as f64 / b.u(r, "cycles") as f64)
-                    )
-                },
-            ));
+            row.push(cycles_against(found, r));
         }
         rows.push(row);
     }
