@@ -63,9 +63,9 @@ fn is_tflite(path: &str) -> bool {
 
 /// Converts a `.tflite` model into TOSA bytecode in a scratch directory.
 fn convert_tflite(path: &str) -> Result<Scratch, String> {
-    let bytecode = crate::umac::convert_tflite(std::path::Path::new(path))?;
+    let tosa = crate::umac::convert_tflite(std::path::Path::new(path))?;
     let dir = Scratch::new("umac-opt")?;
-    std::fs::write(dir.path().join(converted_name(path)), bytecode)
+    std::fs::write(dir.path().join(converted_name(path)), tosa)
         .map_err(|e| format!("cannot write {}: {e}", dir.path().display()))?;
     Ok(dir)
 }

@@ -30,7 +30,7 @@ enum Command {
     Compile(compile::CompileArgs),
 }
 
-pub use tflite::convert as convert_tflite;
+pub use tflite::convert_tflite;
 /// A `.tflite` model's operators (`docs/supported-ops.md` lists those of the test models).
 pub use tflite::{Operator as TfliteOperator, operators as tflite_operators};
 

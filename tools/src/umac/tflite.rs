@@ -58,8 +58,8 @@ pub struct Model {
     pub sha256: String,
 }
 
-/// Reads the model at `path`: TOSA MLIR text or bytecode as it is, a `.tflite` file converted to
-/// TOSA bytecode (with its inputs' and outputs' quantization).
+/// Reads the model at `path`: TOSA MLIR text or bytecode as it is, a `.tflite` file legalized to
+/// TOSA (see [`tflite_to_tosa`]), with its inputs' and outputs' quantization.
 pub fn read_model(path: &Path) -> Result<Model, String> {
     let display = path.display().to_string();
     let raw = std::fs::read(path).map_err(|e| format!("could not open model '{display}': {e}"))?;
@@ -68,7 +68,50 @@ pub fn read_model(path: &Path) -> Result<Model, String> {
         return Ok(Model { bytes: raw, quantization: None, sha256 });
     }
     let quantization = io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
-    Ok(Model { bytes: convert(path)?, quantization: Some(quantization), sha256 })
+    Ok(Model { bytes: tflite_to_tosa(path, &raw)?, quantization: Some(quantization), sha256 })
+}
+
+/// The TOSA of the `.tflite` file at `path` (see [`tflite_to_tosa`]).
+pub fn convert_tflite(path: &Path) -> Result<Vec<u8>, String> {
+    let raw = std::fs::read(path).map_err(|e| format!("could not open model '{}': {e}", path.display()))?;
+    tflite_to_tosa(path, &raw)
+}
+
+/// Which reader turns `.tflite` files into TOSA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// umac's own (`umac_tflite`), with the converter for operators it does not legalize yet
+    /// when the converter is installed.
+    Native,
+    /// Arm's `tosa-converter-for-tflite` only.
+    Converter,
+}
+
+/// The reader `UMAC_TFLITE_READER` names (`native`, the default, or `converter`).
+pub fn reader() -> Result<Reader, String> {
+    match std::env::var("UMAC_TFLITE_READER").as_deref() {
+        Err(_) | Ok("") | Ok("native") => Ok(Reader::Native),
+        Ok("converter") => Ok(Reader::Converter),
+        Ok(other) => Err(format!("UMAC_TFLITE_READER is '{other}': it takes 'native' or 'converter'")),
+    }
+}
+
+/// The TOSA (text or bytecode) of the `.tflite` model `raw` read from `path`. umac's reader
+/// legalizes it; an operator that reader does not take is converted by the converter when it is
+/// installed (with a note saying so), else it is an error naming the operator.
+pub fn tflite_to_tosa(path: &Path, raw: &[u8]) -> Result<Vec<u8>, String> {
+    let display = path.display().to_string();
+    if reader()? == Reader::Converter {
+        return convert(path);
+    }
+    match umac_tflite::to_tosa(raw, &display) {
+        Ok(text) => Ok(text.into_bytes()),
+        Err(e) if e.unsupported && converter().is_ok() => {
+            eprintln!("{display}: note: {e}; converting the model with tosa-converter-for-tflite instead");
+            convert(path)
+        }
+        Err(e) => Err(format!("{display}: {e}")),
+    }
 }
 
 /// Converts `model` to TOSA bytecode and returns it, each op located at the TFLite operator it
