@@ -141,6 +141,7 @@ pub fn regions() -> Vec<Region> {
         region("tosa-operators", tosa_operators(&cases)),
         region("accelerator-patterns", accelerator_patterns()),
         region("tflite-operators", tflite_operators()),
+        region("tflm-operators", tflm_operators()),
         region("errors", errors()),
     ]
 }
@@ -406,10 +407,11 @@ fn tflite_operators() -> String {
     let rows: Vec<Vec<String>> = seen
         .iter()
         .map(|(kind, (types, models))| {
-            let how = if *kind == lstm {
-                "umac (`umac-legalize-tfl-lstm`)".to_string()
-            } else {
-                "tosa-converter-for-tflite".to_string()
+            let native = umac_tflite::SUPPORTED.iter().any(|(name, _)| name == kind);
+            let how = match (native, *kind == lstm) {
+                (true, true) => "umac (`umac-legalize-tfl-lstm`)".to_string(),
+                (true, false) => "umac".to_string(),
+                (false, _) => "tosa-converter-for-tflite (fallback)".to_string(),
             };
             let models: Vec<String> = models.iter().map(|m| format!("`{m}`")).collect();
             let mut types: Vec<&str> = types.iter().copied().collect();
@@ -420,7 +422,125 @@ fn tflite_operators() -> String {
             vec![format!("`{kind}`"), types.join(", ").to_ascii_lowercase(), how, models.join(", ")]
         })
         .collect();
-    table(&["TFLite operator", "output types", "converted by", "test models (`test/models/`)"], &rows)
+    table(&["TFLite operator", "output types", "read by", "test models (`test/models/`)"], &rows)
+}
+
+/// The builtin operators TFLite Micro has kernels for (its `MicroMutableOpResolver`), as of
+/// tflite-micro 2026.
+const TFLM_OPERATORS: &[&str] = &[
+    "ABS",
+    "ADD",
+    "ADD_N",
+    "ARG_MAX",
+    "ARG_MIN",
+    "ASSIGN_VARIABLE",
+    "AVERAGE_POOL_2D",
+    "BATCH_MATMUL",
+    "BATCH_TO_SPACE_ND",
+    "BROADCAST_ARGS",
+    "BROADCAST_TO",
+    "CALL_ONCE",
+    "CAST",
+    "CEIL",
+    "CONCATENATION",
+    "CONV_2D",
+    "COS",
+    "CUMSUM",
+    "DEPTHWISE_CONV_2D",
+    "DEPTH_TO_SPACE",
+    "DEQUANTIZE",
+    "DIV",
+    "ELU",
+    "EMBEDDING_LOOKUP",
+    "EQUAL",
+    "EXP",
+    "EXPAND_DIMS",
+    "FILL",
+    "FLOOR",
+    "FLOOR_DIV",
+    "FLOOR_MOD",
+    "FULLY_CONNECTED",
+    "GATHER",
+    "GATHER_ND",
+    "GREATER",
+    "GREATER_EQUAL",
+    "HARD_SWISH",
+    "IF",
+    "L2_NORMALIZATION",
+    "L2_POOL_2D",
+    "LEAKY_RELU",
+    "LESS",
+    "LESS_EQUAL",
+    "LOG",
+    "LOGICAL_AND",
+    "LOGICAL_NOT",
+    "LOGICAL_OR",
+    "LOGISTIC",
+    "LOG_SOFTMAX",
+    "MAXIMUM",
+    "MAX_POOL_2D",
+    "MEAN",
+    "MINIMUM",
+    "MIRROR_PAD",
+    "MUL",
+    "NEG",
+    "NOT_EQUAL",
+    "PACK",
+    "PAD",
+    "PADV2",
+    "PRELU",
+    "QUANTIZE",
+    "READ_VARIABLE",
+    "REDUCE_MAX",
+    "REDUCE_MIN",
+    "RELU",
+    "RELU6",
+    "RESHAPE",
+    "RESIZE_BILINEAR",
+    "RESIZE_NEAREST_NEIGHBOR",
+    "REVERSE_V2",
+    "ROUND",
+    "RSQRT",
+    "SELECT_V2",
+    "SHAPE",
+    "SIN",
+    "SLICE",
+    "SOFTMAX",
+    "SPACE_TO_BATCH_ND",
+    "SPACE_TO_DEPTH",
+    "SPLIT",
+    "SPLIT_V",
+    "SQRT",
+    "SQUARE",
+    "SQUARED_DIFFERENCE",
+    "SQUEEZE",
+    "STRIDED_SLICE",
+    "SUB",
+    "SUM",
+    "SVDF",
+    "TANH",
+    "TRANSPOSE",
+    "TRANSPOSE_CONV",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM",
+    "UNPACK",
+    "VAR_HANDLE",
+    "WHILE",
+    "ZEROS_LIKE",
+];
+
+/// Every builtin operator TFLite Micro has a kernel for, and how umac reads it.
+fn tflm_operators() -> String {
+    let rows: Vec<Vec<String>> = TFLM_OPERATORS
+        .iter()
+        .map(|kind| match umac_tflite::SUPPORTED.iter().find(|(name, _)| name == kind) {
+            Some((_, types)) => vec![format!("`{kind}`"), format!("umac: {types}")],
+            None => vec![
+                format!("`{kind}`"),
+                "not yet: tosa-converter-for-tflite when installed, else an error at the operator".to_string(),
+            ],
+        })
+        .collect();
+    table(&["TFLite Micro operator", "umac's reader"], &rows)
 }
 
 /// The errors of three compiles, as `umac` prints them.

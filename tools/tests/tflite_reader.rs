@@ -1,0 +1,101 @@
+//! umac's own `.tflite` reader (`umac_tflite`, the default) on every `.tflite` model of test/:
+//! TFLite Micro's outputs through it on both engines, and the same outputs as through
+//! `tosa-converter-for-tflite` (the differential test, `UMAC_TFLITE_READER=converter`). Models the
+//! reader legalizes completely must not fall back to the converter.
+
+use std::{path::Path, process::Command};
+use umac_runtime::{Tensor, read_npy};
+
+/// (model, its TFLite Micro references, whether the native reader takes every operator).
+const MODELS: &[(&str, &str, bool)] = &[
+    ("mlperf-tiny/kws/model.tflite", "mlperf-tiny/kws/ref", true),
+    ("mlperf-tiny/vww/model.tflite", "mlperf-tiny/vww/ref", true),
+    ("mlperf-tiny/ic/model.tflite", "mlperf-tiny/ic/ref", true),
+    ("mlperf-tiny/ad/model.tflite", "mlperf-tiny/ad/ref", true),
+    ("float/kws/model.tflite", "float/kws/ref", true),
+    ("float/vww/model.tflite", "float/vww/ref", true),
+    ("float/ic/model.tflite", "float/ic/ref", true),
+    ("float/ad/model.tflite", "float/ad/ref", true),
+    ("kws-mean/model.tflite", "kws-mean/ref", true),
+    ("lstm-16x8/lstm_small_int8.tflite", "lstm-16x8/ref/lstm_small_int8", true),
+    ("lstm-16x8/lstm_small_f32.tflite", "lstm-16x8/ref/lstm_small_f32", true),
+    ("lstm-16x8/lstm_stack_int8.tflite", "lstm-16x8/ref/lstm_stack_int8", true),
+    ("lstm/mnist/model_int8.tflite", "lstm/mnist/int8/ref", true),
+    ("lstm/mnist/model_f32.tflite", "lstm/mnist/f32/ref", true),
+    ("lstm/batch2_int8/model.tflite", "lstm/batch2_int8/ref", true),
+    ("lstm/sequences_int8/model.tflite", "lstm/sequences_int8/ref", true),
+    ("lstm/time_major_int8/model.tflite", "lstm/time_major_int8/ref", true),
+    ("lstm-16x8/conv_16x8.tflite", "lstm-16x8/ref/conv_16x8", false),
+    ("ops-16x8/elementwise.tflite", "ops-16x8/elementwise/ref", false),
+    ("ops-16x8/pad.tflite", "ops-16x8/pad/ref", false),
+    ("ops-16x8/quantize.tflite", "ops-16x8/quantize/ref", false),
+    ("ops-16x8/softmax.tflite", "ops-16x8/softmax/ref", true),
+    ("ops-16x8/spatial.tflite", "ops-16x8/spatial/ref", false),
+];
+
+/// Runs `umac run model --input input --engine engine` with `reader`; returns the output and
+/// stderr.
+fn run(model: &Path, input: &Path, engine: &str, reader: &str, tag: &str) -> (Tensor, String) {
+    let dir = std::env::temp_dir().join(format!("umac-tflite-reader-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("{tag}-{engine}-{reader}.npy"));
+    let output = Command::new(env!("CARGO_BIN_EXE_umac"))
+        .env("UMAC_TFLITE_READER", reader)
+        .args(["run", model.to_str().unwrap(), "--input", input.to_str().unwrap(), "--output"])
+        .arg(&out)
+        .args(["--engine", engine])
+        .output()
+        .expect("umac starts");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{} with the {reader} reader on {engine}: {stderr}", model.display());
+    (read_npy(&out).unwrap(), stderr)
+}
+
+/// Integers byte for byte; floats within 1e-5 of the larger magnitude (or 1e-6 absolute).
+fn same(a: &Tensor, b: &Tensor, what: &str) {
+    assert_eq!((a.dtype, &a.shape), (b.dtype, &b.shape), "{what}");
+    if a.dtype != umac_runtime::DType::F32 {
+        assert_eq!(a.data, b.data, "{what}");
+        return;
+    }
+    let floats = |t: &Tensor| -> Vec<f32> {
+        t.data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    };
+    for (i, (x, y)) in floats(a).iter().zip(floats(b)).enumerate() {
+        assert!((x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(0.1), "{what}: element {i}: {x} vs {y}");
+    }
+}
+
+/// Every model: the native reader gives TFLite Micro's outputs on both engines, and the same as
+/// the converter on both engines.
+#[test]
+fn the_native_reader_matches_tflite_micro_and_the_converter() {
+    let models = umac_runtime::testdata::dir("models");
+    for (i, (model, refs, complete)) in MODELS.iter().enumerate() {
+        let (model, refs) = (models.join(model), models.join(refs));
+        let input = refs.join("input_0.npy");
+        let expected = read_npy(&refs.join("output_0.npy")).unwrap();
+        for engine in ["cranelift", "llvm"] {
+            let (native, stderr) = run(&model, &input, engine, "native", &format!("{i}"));
+            assert_eq!(!stderr.contains("converting the model with"), *complete, "{}: {stderr}", model.display());
+            same(&native, &expected, &format!("{} on {engine}, against TFLite Micro", model.display()));
+            let (converted, _) = run(&model, &input, engine, "converter", &format!("{i}"));
+            same(&native, &converted, &format!("{} on {engine}, against the converter", model.display()));
+        }
+    }
+}
+
+/// The reader's errors name the operator by index and builtin name; a model it cannot take
+/// without the converter is an error at that operator.
+#[test]
+fn errors_name_the_operator() {
+    let models = umac_runtime::testdata::dir("models");
+    let bytes = std::fs::read(models.join("mlperf-tiny/kws/model.tflite")).unwrap();
+    let tosa = umac_tflite::to_tosa(&bytes, "kws.tflite").unwrap();
+    // Every op is located at its operator: `loc("operator #0 (CONV_2D, output '...')"("kws.tflite":0:0))`.
+    assert!(tosa.contains("loc(\"operator #0 (CONV_2D, output '"), "{tosa}");
+    assert!(tosa.contains("\"kws.tflite\":0:12)"), "the softmax, operator #12, has a location");
+    // Not a model at all.
+    let error = umac_tflite::to_tosa(b"not a flatbuffer at all", "x.tflite").unwrap_err();
+    assert!(error.message.contains("not a .tflite file"), "{error}");
+}
