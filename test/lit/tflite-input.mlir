@@ -1,5 +1,5 @@
-// A .tflite input is converted to TOSA before the pipeline runs (as `umac compile` and `umac run`
-// convert it), each op located at the TFLite operator it came from: its index in the subgraph,
+// A .tflite input is read into TOSA before the pipeline runs (as `umac compile` and `umac run`
+// read it), each op located at the TFLite operator it came from: its index in the subgraph,
 // its TFLite name and its output tensor, on line 0 of the model with the index as the column.
 // test/models/ops-16x8/pad.tflite: PAD, MUL, RESHAPE, FULLY_CONNECTED, int16 activations.
 // RUN: umac-opt %umac_root/test/models/ops-16x8/pad.tflite --mlir-print-debuginfo | FileCheck %s
@@ -20,4 +20,4 @@
 // CHECK-DAG: #[[FC]] = loc("operator #3 (FULLY_CONNECTED, output 'StatefulPartitionedCall:0')"(#[[FILE3]]))
 
 // PIPE: linalg.conv_2d_nhwc_fhwc
-// BAD: umac-opt: error: {{.*}}not-a-model.tflite: malformed .tflite flatbuffer
+// BAD: umac-opt: error: {{.*}}not-a-model.tflite: not a .tflite file (its flatbuffer identifier is not TFL3)
