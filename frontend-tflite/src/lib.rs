@@ -70,5 +70,14 @@ impl Operator {
 /// `loc("operator #3 (CONV_2D, output 'conv1')"("model.tflite":0:3))`.
 pub fn to_tosa(bytes: &[u8], file: &str) -> Result<String, Error> {
     let model = read(bytes)?;
+    // Each operator writes its constant operands' data: many operators sharing one constant
+    // would make the text quadratic in the file's size.
+    let operands = model.operators.iter().flat_map(|op| op.inputs.iter().flatten());
+    let constants: usize = operands.map(|&t| model.tensors[t].data.map_or(0, <[u8]>::len)).sum();
+    if constants > 16 * bytes.len() {
+        return Err(Error::model(format!(
+            "its operators read {constants} bytes of constants, over 16 times the file's size (each writes its own)"
+        )));
+    }
     ops::legalize(&model, file)
 }

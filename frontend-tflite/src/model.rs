@@ -318,7 +318,7 @@ pub fn read(bytes: &[u8]) -> Result<Model<'_>, Error> {
             .map_err(at)?
             .into_iter()
             .flatten()
-            .map(|raw| if raw < 0 { Ok(None) } else { tensor_index(raw, &format!("operator #{index}")).map(Some) })
+            .map(|raw| if raw == -1 { Ok(None) } else { tensor_index(raw, &format!("operator #{index}")).map(Some) })
             .collect::<Result<Vec<_>, _>>()?;
         let op_outputs = indices(op.outputs().map_err(at)?, &format!("operator #{index}"))?;
         let options = options(op.builtin_options().map_err(at)?).map_err(at)?;
@@ -339,12 +339,14 @@ fn read_tensor<'a>(
         return Err("it is sparse, which umac does not read (TFLite Micro does not either)".into());
     }
     let shape: Vec<i64> = tensor.shape().map_err(e)?.into_iter().flatten().map(i64::from).collect();
-    let mut bytes = dtype.bytes();
+    // Empty dimensions count as one in `extent`, so that no product of dimensions overflows.
+    let (mut bytes, mut extent) = (dtype.bytes(), dtype.bytes());
     for &dim in &shape {
         let dim = u64::try_from(dim).map_err(|_| format!("its shape {shape:?} has a negative dimension"))?;
         bytes = bytes.saturating_mul(dim);
+        extent = extent.saturating_mul(dim.max(1));
     }
-    if bytes > MAX_TENSOR_BYTES {
+    if extent > MAX_TENSOR_BYTES {
         return Err(format!("its shape {shape:?} takes more than {MAX_TENSOR_BYTES} bytes"));
     }
     let quantization = match tensor.quantization().map_err(e)? {

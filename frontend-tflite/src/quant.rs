@@ -8,9 +8,12 @@ pub fn multiplier32(scale: f64) -> (i32, i8) {
     multiplier(scale, 31)
 }
 
-/// The same with a 16-bit multiplier in [2^14, 2^15) (`rescale` without `scale32`).
+/// The same with a 16-bit multiplier (`rescale` without `scale32`), as TFLite Micro shortens the
+/// 32-bit one for 64-bit accumulators (its MultiplyByQuantizedMultiplier on int64): the upper 16
+/// bits rounded, saturating at `0x7fff`, the shift 16 smaller.
 pub fn multiplier16(scale: f64) -> (i32, i8) {
-    multiplier(scale, 15)
+    let (m, s) = multiplier32(scale);
+    (if m < 0x7fff_0000 { (m + (1 << 15)) >> 16 } else { 0x7fff }, s - 16)
 }
 
 fn multiplier(scale: f64, bits: i32) -> (i32, i8) {
@@ -63,6 +66,8 @@ mod tests {
         // Rounds to 2^31: halved, one shift less.
         assert_eq!(multiplier32(1.0 - 1e-12), (1 << 30, 30));
         assert_eq!(multiplier16(0.5), (1 << 14, 15));
+        // 0x7fff_8000 · 2^-31 rounds up past 16 bits: saturates, as TFLite Micro does.
+        assert_eq!(multiplier16(f64::from(0x7fff_8000u32) / 2f64.powi(31)), (0x7fff, 15));
         assert_eq!(multiplier32(0.0), (0, 2));
         // Tiny scales keep shift 62 and shrink the multiplier.
         assert_eq!(multiplier32(2f64.powi(-40)), (1 << 22, 62));

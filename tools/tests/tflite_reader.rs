@@ -25,12 +25,12 @@ const MODELS: &[(&str, &str, bool)] = &[
     ("lstm/batch2_int8/model.tflite", "lstm/batch2_int8/ref", true),
     ("lstm/sequences_int8/model.tflite", "lstm/sequences_int8/ref", true),
     ("lstm/time_major_int8/model.tflite", "lstm/time_major_int8/ref", true),
-    ("lstm-16x8/conv_16x8.tflite", "lstm-16x8/ref/conv_16x8", false),
-    ("ops-16x8/elementwise.tflite", "ops-16x8/elementwise/ref", false),
-    ("ops-16x8/pad.tflite", "ops-16x8/pad/ref", false),
+    ("lstm-16x8/conv_16x8.tflite", "lstm-16x8/ref/conv_16x8", true),
+    ("ops-16x8/elementwise.tflite", "ops-16x8/elementwise/ref", true),
+    ("ops-16x8/pad.tflite", "ops-16x8/pad/ref", true),
     ("ops-16x8/quantize.tflite", "ops-16x8/quantize/ref", false),
     ("ops-16x8/softmax.tflite", "ops-16x8/softmax/ref", true),
-    ("ops-16x8/spatial.tflite", "ops-16x8/spatial/ref", false),
+    ("ops-16x8/spatial.tflite", "ops-16x8/spatial/ref", true),
 ];
 
 /// Runs `umac run model --input input --engine engine` with `reader`; returns the output and

@@ -173,7 +173,7 @@ fn convolution(cx: &mut Cx, op: &Operator, kind: Kind) -> OpResult {
     cx.define(op, 0, result)
 }
 
-fn dims4(tensor: &Tensor) -> OpResult<[i64; 4]> {
+pub(super) fn dims4(tensor: &Tensor) -> OpResult<[i64; 4]> {
     match tensor.shape[..] {
         [a, b, c, d] => Ok([a, b, c, d]),
         _ => bad(format!("'{}' has shape {:?}, not 4 dimensions", tensor.name, tensor.shape)),
@@ -189,7 +189,7 @@ fn bias_len(len: i64, channels: i64) -> OpResult<i64> {
 }
 
 /// The filter's scales, one per output channel (a per-tensor scale repeated is kept as one).
-fn filter_scales(filter: &Tensor, channels: i64) -> OpResult<Vec<f32>> {
+pub(super) fn filter_scales(filter: &Tensor, channels: i64) -> OpResult<Vec<f32>> {
     let Some(q) = &filter.quantization else {
         return unsupported("its weights are not quantized (hybrid models are not TFLite Micro's)");
     };
@@ -205,7 +205,7 @@ fn filter_scales(filter: &Tensor, channels: i64) -> OpResult<Vec<f32>> {
 
 /// An integer bias as a constant of the accumulator type (`i32`, or `i48` from TFLite's int64
 /// biases of 16x8 models).
-fn integer_bias(cx: &mut Cx, bias: &Tensor, acc: &'static str, channels: i64) -> OpResult<Value> {
+pub(super) fn integer_bias(cx: &mut Cx, bias: &Tensor, acc: &'static str, channels: i64) -> OpResult<Value> {
     let Some(data) = bias.data else { return unsupported("its bias is not a constant") };
     bias_len(bias.elements(), channels)?;
     let values: Vec<i64> = match bias.dtype {

@@ -6,8 +6,10 @@ mod conv;
 mod elementwise;
 mod lstm;
 mod pool;
+mod quantize;
 mod shape;
 mod softmax;
+mod transpose_conv;
 
 use crate::{
     Error,
@@ -19,17 +21,24 @@ use crate::{
 /// The operators this reader legalizes and the element types of their data operands, for
 /// the docs: (builtin name, types).
 pub const SUPPORTED: &[(&str, &str)] = &[
-    ("ADD", "int8, float32"),
+    ("ADD", "int8, int16, float32"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
     ("CONV_2D", "int8, int16 (16x8), float32"),
     ("DEPTHWISE_CONV_2D", "int8, int16 (16x8), float32"),
+    ("DEQUANTIZE", "int8, int16 to float32"),
     ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
+    ("LEAKY_RELU", "int8, int16, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8, float32"),
+    ("MUL", "int8, int16, float32"),
+    ("PAD", "int8, int16, int32, float32 (constant paddings)"),
+    ("PADV2", "int8, int16, float32 (constant pad value)"),
+    ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
     ("RESHAPE", "any"),
     ("SOFTMAX", "int8, int16, float32"),
     ("STRIDED_SLICE", "any (positive strides)"),
-    ("SUB", "int8, float32"),
+    ("SUB", "int8, int16, float32"),
+    ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),
 ];
 
@@ -118,6 +127,12 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "MEAN" => pool::mean(cx, op),
         "ADD" => elementwise::add_sub(cx, op, false),
         "SUB" => elementwise::add_sub(cx, op, true),
+        "MUL" => elementwise::mul(cx, op),
+        "LEAKY_RELU" => elementwise::leaky_relu(cx, op),
+        "QUANTIZE" => quantize::quantize(cx, op),
+        "DEQUANTIZE" => quantize::dequantize(cx, op),
+        "PAD" | "PADV2" => shape::pad(cx, op),
+        "TRANSPOSE_CONV" => transpose_conv::transpose_conv(cx, op),
         "RESHAPE" => shape::reshape(cx, op),
         "STRIDED_SLICE" => shape::strided_slice(cx, op),
         "SOFTMAX" => softmax::softmax(cx, op),
@@ -236,7 +251,8 @@ impl<'m, 'a> Cx<'m, 'a> {
 pub(crate) fn activation_range(activation: i8, out: &Tensor) -> OpResult<(i64, i64)> {
     let (qmin, qmax) = int_range(out.dtype)?;
     let (scale, zp) = per_tensor(out, "its output")?;
-    let quantize = |f: f32| i64::from(zp as i32) + (f / scale).round() as i64;
+    // Saturating: a tiny scale takes the bound past i64 (then past the type's range).
+    let quantize = |f: f32| i64::from(zp as i32).saturating_add((f / scale).round() as i64);
     Ok(match activation {
         0 => (qmin, qmax),
         1 => (qmin.max(quantize(0.0)), qmax),
