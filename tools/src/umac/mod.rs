@@ -5,7 +5,6 @@ mod compile;
 mod run;
 mod tflite;
 mod tflite_lstm;
-mod tflite_ops;
 
 use crate::diagnostics::{Collector, Sources};
 use clap::{Args, Parser, Subcommand};

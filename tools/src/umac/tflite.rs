@@ -2,7 +2,6 @@
 //! `scripts/bootstrap` into the project's venv), and the quantization parameters of the model's
 //! inputs and outputs, read from the flatbuffer (TOSA carries plain integer tensors).
 
-use super::tflite_ops::BUILTIN_OPERATORS;
 use melior::{
     Context,
     ir::{
@@ -16,6 +15,7 @@ use std::{
     path::{Path, PathBuf},
 };
 use umac_dialects::{ContextOptions, create_context, source};
+use umac_tflite::{BUILTIN_OPERATORS, DType};
 
 /// Finds the converter: `$UMAC_TFLITE_CONVERTER`, the project venv next to the executable's
 /// build tree (`<repo>/.venv`), or `PATH`.
@@ -202,29 +202,6 @@ fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
     operators.iter().flat_map(|op| op.outputs.iter().map(move |t| (t.as_str(), op))).collect()
 }
 
-/// TFLite's tensor element types, indexed by their code (`TensorType` in `schema.fbs`).
-const TENSOR_TYPES: [&str; 19] = [
-    "FLOAT32",
-    "FLOAT16",
-    "INT32",
-    "UINT8",
-    "INT64",
-    "STRING",
-    "BOOL",
-    "INT16",
-    "COMPLEX64",
-    "INT8",
-    "FLOAT64",
-    "COMPLEX128",
-    "UINT64",
-    "RESOURCE",
-    "VARIANT",
-    "UINT32",
-    "UINT16",
-    "INT4",
-    "BFLOAT16",
-];
-
 /// The operators of the first subgraph, in order. A malformed file is an error, never a panic.
 pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
     let fb = FlatBuffer(bytes);
@@ -262,8 +239,8 @@ pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
                     (0..n)
                         .map(|k| {
                             let tensor = fb.table_at_vector(tensors, fb.u32(at + 4 * k)? as usize)?;
-                            let element = TENSOR_TYPES.get(fb.scalar(tensor, 1, 1)? as usize).copied();
-                            Some((fb.string(tensor, 3).unwrap_or_default(), element.unwrap_or("UNKNOWN")))
+                            let element = DType::name_of(fb.scalar(tensor, 1, 1)? as u8 as i8);
+                            Some((fb.string(tensor, 3).unwrap_or_default(), element))
                         })
                         .collect::<Option<(Vec<String>, Vec<&'static str>)>>()
                 })
