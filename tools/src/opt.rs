@@ -27,7 +27,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     umac_driver::register_targets();
     umac_lowering::pass::export_to_mlir();
     let mut args = args;
-    let converted = match input_index(&args).filter(|&i| is_tflite(&args[i])) {
+    let converted = match input_index(&args).filter(|&i| is_model_file(&args[i])) {
         Some(i) => match convert_tflite(&args[i]) {
             Ok(converted) => {
                 args[i] = converted.path().join(converted_name(&args[i])).display().to_string();
@@ -57,13 +57,22 @@ fn converted_name(path: &str) -> String {
     format!("{}.mlirbc", name.unwrap_or_default())
 }
 
-fn is_tflite(path: &str) -> bool {
-    std::path::Path::new(path).extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite"))
+/// A `.tflite` or `.tosa` file, which umac reads into TOSA MLIR before MLIR sees it.
+fn is_model_file(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tflite") || e.eq_ignore_ascii_case("tosa"))
 }
 
 /// Converts a `.tflite` model into TOSA bytecode in a scratch directory.
 fn convert_tflite(path: &str) -> Result<Scratch, String> {
-    let tosa = crate::umac::convert_tflite(std::path::Path::new(path))?;
+    let file = std::path::Path::new(path);
+    let tosa = if crate::umac::is_tosa_flatbuffer(file) {
+        let raw = std::fs::read(file).map_err(|e| format!("could not open '{path}': {e}"))?;
+        umac_frontend::tosa::to_mlir(&raw, path).map_err(|e| format!("{path}: {e}"))?.into_bytes()
+    } else {
+        crate::umac::convert_tflite(file)?
+    };
     let dir = Scratch::new("umac-opt")?;
     std::fs::write(dir.path().join(converted_name(path)), tosa)
         .map_err(|e| format!("cannot write {}: {e}", dir.path().display()))?;

@@ -1,4 +1,4 @@
-//! umac's own `.tflite` reader (`umac_tflite`, the default) on every `.tflite` model of test/:
+//! umac's own `.tflite` reader (`umac_frontend::tflite`, the default) on every `.tflite` model of test/:
 //! TFLite Micro's outputs through it on both engines, and the same outputs as through
 //! `tosa-converter-for-tflite` (the differential test, `UMAC_TFLITE_READER=converter`). Models the
 //! reader legalizes completely must not fall back to the converter.
@@ -91,11 +91,11 @@ fn the_native_reader_matches_tflite_micro_and_the_converter() {
 fn errors_name_the_operator() {
     let models = umac_runtime::testdata::dir("models");
     let bytes = std::fs::read(models.join("mlperf-tiny/kws/model.tflite")).unwrap();
-    let tosa = umac_tflite::to_tosa(&bytes, "kws.tflite").unwrap();
+    let tosa = umac_frontend::tflite::to_tosa(&bytes, "kws.tflite").unwrap();
     // Every op is located at its operator: `loc("operator #0 (CONV_2D, output '...')"("kws.tflite":0:0))`.
     assert!(tosa.contains("loc(\"operator #0 (CONV_2D, output '"), "{tosa}");
     assert!(tosa.contains("\"kws.tflite\":0:12)"), "the softmax, operator #12, has a location");
     // Not a model at all.
-    let error = umac_tflite::to_tosa(b"not a flatbuffer at all", "x.tflite").unwrap_err();
+    let error = umac_frontend::tflite::to_tosa(b"not a flatbuffer at all", "x.tflite").unwrap_err();
     assert!(error.message.contains("not a .tflite file"), "{error}");
 }

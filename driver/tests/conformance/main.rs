@@ -61,11 +61,35 @@ fn check_outputs(case: &Path, desc: &Value, outputs: &[Tensor]) -> Result<(), St
     Ok(())
 }
 
+/// Which file of a case is run: the MLIR that tosa-tools' `tosa-opt --tosa-deserialize` made, or
+/// the TOSA flatbuffer itself, read by umac's reader (`umac_frontend::tosa`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Mlir,
+    Flatbuffer,
+}
+
 /// Runs one case on one engine and checks it; returns the outputs, or why it failed.
 pub fn run_case(case: &Path, engine: Engine) -> Result<Vec<Tensor>, String> {
+    run_case_from(case, engine, Source::Mlir)
+}
+
+/// Runs one case from `source` on one engine and checks it.
+pub fn run_case_from(case: &Path, engine: Engine, source: Source) -> Result<Vec<Tensor>, String> {
     let (desc, inputs) = load(case)?;
-    let path = case.join("test.mlir");
-    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let (path, bytes) = match source {
+        Source::Mlir => {
+            let path = case.join("test.mlir");
+            let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+            (path, bytes)
+        }
+        Source::Flatbuffer => {
+            let path = case.join("test.tosa");
+            let raw = std::fs::read(&path).map_err(|e| e.to_string())?;
+            let text = umac_frontend::tosa::to_mlir(&raw, &path.display().to_string()).map_err(|e| e.to_string())?;
+            (path, text.into_bytes())
+        }
+    };
     let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: false });
     let diagnostics = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Diag>::new()));
     let sink = diagnostics.clone();
@@ -125,6 +149,22 @@ fn tosa_conformance_on_both_engines_which_agree() {
     }
     eprintln!("conformance: {passed} passed, {} failed", failures.len());
     assert!(failures.is_empty(), "{} conformance failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every case's TOSA flatbuffer (`test.tosa`), read by umac's own reader instead of tosa-tools'
+/// deserializer, passes on the reference engine.
+#[test]
+fn tosa_flatbuffers_read_by_umac_pass() {
+    let dir = suite_dir();
+    let cases = cases(&dir);
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(e) = run_case_from(case, ENGINES[0], Source::Flatbuffer) {
+            failures.push(format!("{}: {e}", case.strip_prefix(&dir).unwrap_or(case).display()));
+        }
+    }
+    eprintln!("conformance from .tosa: {} passed, {} failed", cases.len() - failures.len(), failures.len());
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 /// Byte equality, except that any two NaNs are equal.

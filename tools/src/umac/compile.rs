@@ -81,6 +81,14 @@ pub struct CompileArgs {
     /// timeline (SVG, self-contained).
     #[arg(long, value_name = "DIR")]
     report_html: Option<PathBuf>,
+    /// The scale and zero point of an input, as SCALE:ZERO_POINT, once per input in order, for
+    /// metadata.json: for a TOSA model (`.tosa`, `.mlir`) whose quantize stays outside the graph,
+    /// as ExecuTorch's; a `.tflite` model gives its own.
+    #[arg(long = "input-quantization", value_name = "SCALE:ZERO_POINT")]
+    input_quantization: Vec<String>,
+    /// The scale and zero point of an output, as for --input-quantization.
+    #[arg(long = "output-quantization", value_name = "SCALE:ZERO_POINT")]
+    output_quantization: Vec<String>,
     /// The function to compile.
     #[arg(long, default_value = "main")]
     entry: String,
@@ -152,6 +160,7 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
     };
     let display = args.model.display().to_string();
     let tflite::Model { bytes, quantization, sha256 } = tflite::read_model(&args.model)?;
+    let quantization = given_quantization(args, quantization)?;
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = args.name.clone().unwrap_or_else(|| c_identifier(&stem));
     let options = FirmwareOptions {
@@ -183,6 +192,14 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
     })?;
     if let Some((inputs, outputs)) = quantization {
         for (kind, list) in [("inputs", inputs), ("outputs", outputs)] {
+            let count = firmware.metadata[kind].as_array().map_or(0, Vec::len);
+            if list.len() > count {
+                let flag = &kind[..kind.len() - 1];
+                return Err(format!(
+                    "--{flag}-quantization is given {} times; the model has {count} {kind}",
+                    list.len()
+                ));
+            }
             for (i, q) in list.iter().enumerate() {
                 set_quantization(&mut firmware.metadata, kind, i, &q.scale, &q.zero_point);
             }
@@ -202,6 +219,41 @@ pub fn run(args: &CompileArgs) -> Result<(), String> {
         OutputFormat::Mlf => output::write_mlf(&args.output, &name, &firmware),
     }
     .map_err(|e| e.to_string())
+}
+
+/// The quantization of the inputs and outputs: the model's own, unless --input-quantization or
+/// --output-quantization give it.
+fn given_quantization(
+    args: &CompileArgs,
+    from_model: Option<tflite::IoQuantization>,
+) -> Result<Option<tflite::IoQuantization>, String> {
+    if args.input_quantization.is_empty() && args.output_quantization.is_empty() {
+        return Ok(from_model);
+    }
+    let parse = |flag: &str, list: &[String]| -> Result<Vec<tflite::Quantization>, String> {
+        list.iter()
+            .map(|text| {
+                let parsed = text.split_once(':').and_then(|(scale, zero_point)| {
+                    let scale: f32 = scale.trim().parse().ok().filter(|s: &f32| s.is_finite() && *s > 0.0)?;
+                    Some((scale, zero_point.trim().parse::<i64>().ok()?))
+                });
+                let (scale, zero_point) = parsed.ok_or_else(|| {
+                    format!(
+                        "--{flag}-quantization '{text}': expected SCALE:ZERO_POINT, a positive scale and an integer"
+                    )
+                })?;
+                Ok(tflite::Quantization { scale: vec![scale], zero_point: vec![zero_point] })
+            })
+            .collect()
+    };
+    let (mut inputs, mut outputs) = from_model.unwrap_or_default();
+    if !args.input_quantization.is_empty() {
+        inputs = parse("input", &args.input_quantization)?;
+    }
+    if !args.output_quantization.is_empty() {
+        outputs = parse("output", &args.output_quantization)?;
+    }
+    Ok(Some((inputs, outputs)))
 }
 
 /// The name and workspace bytes of the model compiled to the metadata.json at `path`.

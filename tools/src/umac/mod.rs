@@ -29,9 +29,9 @@ enum Command {
     Compile(compile::CompileArgs),
 }
 
-pub use tflite::convert_tflite;
 /// A `.tflite` model's operators (`docs/supported-ops.md` lists those of the test models).
 pub use tflite::{Operator as TfliteOperator, operators as tflite_operators};
+pub use tflite::{convert_tflite, is_tosa_flatbuffer};
 
 /// Runs `umac` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {

@@ -15,7 +15,7 @@ use std::{
     path::{Path, PathBuf},
 };
 use umac_dialects::{ContextOptions, create_context, source};
-use umac_tflite::{BUILTIN_OPERATORS, DType};
+use umac_frontend::tflite::{BUILTIN_OPERATORS, DType};
 
 /// Finds the converter: `$UMAC_TFLITE_CONVERTER`, the project venv next to the executable's
 /// build tree (`<repo>/.venv`), or `PATH`.
@@ -58,17 +58,27 @@ pub struct Model {
     pub sha256: String,
 }
 
-/// Reads the model at `path`: TOSA MLIR text or bytecode as it is, a `.tflite` file legalized to
-/// TOSA (see [`tflite_to_tosa`]), with its inputs' and outputs' quantization.
+/// Reads the model at `path`: TOSA MLIR text or bytecode as it is, a TOSA flatbuffer (`.tosa`)
+/// written as TOSA MLIR by umac's reader, a `.tflite` file legalized to TOSA (see
+/// [`tflite_to_tosa`]) with its inputs' and outputs' quantization.
 pub fn read_model(path: &Path) -> Result<Model, String> {
     let display = path.display().to_string();
     let raw = std::fs::read(path).map_err(|e| format!("could not open model '{display}': {e}"))?;
     let sha256 = sha2::Sha256::digest(&raw).iter().map(|b| format!("{b:02x}")).collect();
+    if is_tosa_flatbuffer(path) {
+        let text = umac_frontend::tosa::to_mlir(&raw, &display).map_err(|e| format!("{display}: {e}"))?;
+        return Ok(Model { bytes: text.into_bytes(), quantization: None, sha256 });
+    }
     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite")) {
         return Ok(Model { bytes: raw, quantization: None, sha256 });
     }
     let quantization = io_quantization(&raw).map_err(|e| format!("{display}: {e}"))?;
     Ok(Model { bytes: tflite_to_tosa(path, &raw)?, quantization: Some(quantization), sha256 })
+}
+
+/// Whether `path` names a TOSA flatbuffer (`.tosa`).
+pub fn is_tosa_flatbuffer(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tosa"))
 }
 
 /// The TOSA of the `.tflite` file at `path` (see [`tflite_to_tosa`]).
@@ -80,7 +90,7 @@ pub fn convert_tflite(path: &Path) -> Result<Vec<u8>, String> {
 /// Which reader turns `.tflite` files into TOSA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reader {
-    /// umac's own (`umac_tflite`), with the converter for operators it does not legalize yet
+    /// umac's own (`umac_frontend::tflite`), with the converter for operators it does not legalize yet
     /// when the converter is installed.
     Native,
     /// Arm's `tosa-converter-for-tflite` only.
@@ -104,7 +114,7 @@ pub fn tflite_to_tosa(path: &Path, raw: &[u8]) -> Result<Vec<u8>, String> {
     if reader()? == Reader::Converter {
         return convert(path);
     }
-    match umac_tflite::to_tosa(raw, &display) {
+    match umac_frontend::tflite::to_tosa(raw, &display) {
         Ok(text) => Ok(text.into_bytes()),
         Err(e) if e.unsupported && converter().is_ok() => {
             eprintln!("{display}: note: {e}; converting the model with tosa-converter-for-tflite instead");

@@ -407,7 +407,7 @@ fn tflite_operators() -> String {
     let rows: Vec<Vec<String>> = seen
         .iter()
         .map(|(kind, (types, models))| {
-            let native = umac_tflite::SUPPORTED.iter().any(|(name, _)| name == kind);
+            let native = umac_frontend::tflite::SUPPORTED.iter().any(|(name, _)| name == kind);
             let how = match (native, *kind == lstm) {
                 (true, true) => "umac (`umac-legalize-tfl-lstm`)".to_string(),
                 (true, false) => "umac".to_string(),
@@ -532,7 +532,7 @@ const TFLM_OPERATORS: &[&str] = &[
 fn tflm_operators() -> String {
     let rows: Vec<Vec<String>> = TFLM_OPERATORS
         .iter()
-        .map(|kind| match umac_tflite::SUPPORTED.iter().find(|(name, _)| name == kind) {
+        .map(|kind| match umac_frontend::tflite::SUPPORTED.iter().find(|(name, _)| name == kind) {
             Some((_, types)) => vec![format!("`{kind}`"), format!("umac: {types}")],
             None => vec![
                 format!("`{kind}`"),

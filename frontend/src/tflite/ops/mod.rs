@@ -1,0 +1,287 @@
+//! TFLite operators to TOSA, one file per family. Each legalization writes what TFLite Micro's
+//! kernel computes: the integer ones as its fixed-point arithmetic (TOSA `rescale` with the
+//! multipliers it derives from the same scales), the float ones as its float math.
+
+mod conv;
+mod elementwise;
+mod lstm;
+mod pool;
+mod quantize;
+mod shape;
+mod softmax;
+mod transpose_conv;
+
+use crate::tflite::{
+    Error,
+    emit::{Func, Ty, Value, escape, float},
+    model::{DType, Model, Operator, Tensor},
+    quant::multiplier32,
+};
+
+/// The operators this reader legalizes and the element types of their data operands, for
+/// the docs: (builtin name, types).
+pub const SUPPORTED: &[(&str, &str)] = &[
+    ("ADD", "int8, int16, float32"),
+    ("AVERAGE_POOL_2D", "int8, int16, float32"),
+    ("CONV_2D", "int8, int16 (16x8), float32"),
+    ("DEPTHWISE_CONV_2D", "int8, int16 (16x8), float32"),
+    ("DEQUANTIZE", "int8, int16 to float32"),
+    ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
+    ("LEAKY_RELU", "int8, int16, float32"),
+    ("MAX_POOL_2D", "int8, int16, float32"),
+    ("MEAN", "int8, float32"),
+    ("MUL", "int8, int16, float32"),
+    ("PAD", "int8, int16, int32, float32 (constant paddings)"),
+    ("PADV2", "int8, int16, float32 (constant pad value)"),
+    ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
+    ("RESHAPE", "any"),
+    ("SOFTMAX", "int8, int16, float32"),
+    ("STRIDED_SLICE", "any (positive strides)"),
+    ("SUB", "int8, int16, float32"),
+    ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),
+];
+
+/// The legalization in progress: the function being written and the value of each tensor.
+pub(crate) struct Cx<'m, 'a> {
+    pub model: &'m Model<'a>,
+    pub func: Func,
+    values: Vec<Option<Value>>,
+    file: String,
+}
+
+/// An operator's error: what is wrong, and whether it is only not supported (yet).
+pub(crate) struct OpError {
+    message: String,
+    unsupported: bool,
+}
+
+pub(crate) type OpResult<T = ()> = Result<T, OpError>;
+
+/// An error for a malformed or inconsistent operator.
+pub(crate) fn bad<T>(message: impl Into<String>) -> OpResult<T> {
+    Err(OpError { message: message.into(), unsupported: false })
+}
+
+/// An error for something this reader does not legalize.
+pub(crate) fn unsupported<T>(message: impl Into<String>) -> OpResult<T> {
+    Err(OpError { message: message.into(), unsupported: true })
+}
+
+/// The MLIR type of a tensor.
+pub(crate) fn ty(tensor: &Tensor) -> Ty {
+    Ty::new(&tensor.shape, tensor.dtype.mlir())
+}
+
+/// Legalizes the model's first subgraph.
+pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
+    let file_location = format!("\"{}\":0:0", escape(file));
+    let mut cx =
+        Cx { model, func: Func::new(&file_location), values: vec![None; model.tensors.len()], file: file.into() };
+    let mut arguments = Vec::new();
+    for (i, &t) in model.inputs.iter().enumerate() {
+        let value = Func::argument(i, ty(&model.tensors[t]));
+        cx.values[t] = Some(value.clone());
+        arguments.push(value);
+    }
+    for op in &model.operators {
+        let label = op.label(model);
+        cx.func.set_location(format!("\"{}\"(\"{}\":0:{})", escape(&label), escape(&cx.file), op.index));
+        legalize_op(&mut cx, op).map_err(|e| Error {
+            operator: Some(label.clone()),
+            message: e.message,
+            unsupported: e.unsupported,
+        })?;
+    }
+    let mut results = Vec::new();
+    for &t in &model.outputs {
+        match &cx.values[t] {
+            Some(value) => results.push(value.clone()),
+            None => {
+                return Err(Error::model(format!(
+                    "the model's output '{}' (tensor #{t}) is written by no operator",
+                    model.tensors[t].name
+                )));
+            }
+        }
+    }
+    let names = |list: &[usize]| -> String {
+        list.iter().map(|&t| escape(&model.tensors[t].name).replace(',', "_")).collect::<Vec<_>>().join(",")
+    };
+    let entry = format!("{{inputs = \"{}\", outputs = \"{}\"}}", names(&model.inputs), names(&model.outputs));
+    Ok(cx.func.finish(&arguments, &results, &entry))
+}
+
+fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
+    for &output in &op.outputs {
+        if cx.values[output].is_some() || cx.model.tensors[output].data.is_some() {
+            return bad(format!("its output '{}' is already written", cx.model.tensors[output].name));
+        }
+    }
+    match op.kind.as_str() {
+        "CONV_2D" => conv::conv2d(cx, op),
+        "DEPTHWISE_CONV_2D" => conv::depthwise(cx, op),
+        "FULLY_CONNECTED" => conv::fully_connected(cx, op),
+        "AVERAGE_POOL_2D" => pool::pool(cx, op, true),
+        "MAX_POOL_2D" => pool::pool(cx, op, false),
+        "MEAN" => pool::mean(cx, op),
+        "ADD" => elementwise::add_sub(cx, op, false),
+        "SUB" => elementwise::add_sub(cx, op, true),
+        "MUL" => elementwise::mul(cx, op),
+        "LEAKY_RELU" => elementwise::leaky_relu(cx, op),
+        "QUANTIZE" => quantize::quantize(cx, op),
+        "DEQUANTIZE" => quantize::dequantize(cx, op),
+        "PAD" | "PADV2" => shape::pad(cx, op),
+        "TRANSPOSE_CONV" => transpose_conv::transpose_conv(cx, op),
+        "RESHAPE" => shape::reshape(cx, op),
+        "STRIDED_SLICE" => shape::strided_slice(cx, op),
+        "SOFTMAX" => softmax::softmax(cx, op),
+        "UNIDIRECTIONAL_SEQUENCE_LSTM" => lstm::lstm(cx, op),
+        _ => unsupported("umac's .tflite reader does not legalize this operator"),
+    }
+}
+
+impl<'m, 'a> Cx<'m, 'a> {
+    /// Operand `k`'s tensor.
+    pub fn tensor(&self, op: &Operator, k: usize) -> OpResult<&'m Tensor<'a>> {
+        match op.inputs.get(k) {
+            Some(Some(t)) => Ok(&self.model.tensors[*t]),
+            _ => bad(format!("it has no operand #{k}")),
+        }
+    }
+    /// Operand `k`'s tensor, `None` when absent.
+    pub fn optional(&self, op: &Operator, k: usize) -> Option<&'m Tensor<'a>> {
+        op.inputs.get(k).copied().flatten().map(|t| &self.model.tensors[t])
+    }
+    /// Output `k`'s tensor.
+    pub fn output(&self, op: &Operator, k: usize) -> OpResult<&'m Tensor<'a>> {
+        match op.outputs.get(k) {
+            Some(t) => Ok(&self.model.tensors[*t]),
+            None => bad(format!("it has no output #{k}")),
+        }
+    }
+    /// The value of operand `k`: what an earlier operator wrote, an input, or its constant data.
+    pub fn value(&mut self, op: &Operator, k: usize) -> OpResult<Value> {
+        let Some(Some(t)) = op.inputs.get(k) else { return bad(format!("it has no operand #{k}")) };
+        if let Some(value) = &self.values[*t] {
+            return Ok(value.clone());
+        }
+        let tensor = &self.model.tensors[*t];
+        match tensor.data {
+            Some(data) => Ok(self.func.bytes(ty(tensor), data)),
+            None => bad(format!("its operand #{k} ('{}') is computed by no earlier operator", tensor.name)),
+        }
+    }
+    /// Records `value` as output `k` of `op`.
+    pub fn define(&mut self, op: &Operator, k: usize, value: Value) -> OpResult {
+        let tensor = self.output(op, k)?;
+        if value.ty.shape != tensor.shape || value.ty.elem != tensor.dtype.mlir() {
+            return bad(format!(
+                "internal error: the legalization gives {}, the model says {}",
+                value.ty.text(),
+                ty(tensor).text()
+            ));
+        }
+        self.values[op.outputs[k]] = Some(value);
+        Ok(())
+    }
+
+    /// `tosa.rescale` of `x` to `elem`: `(x - input_zp) · multiplier · 2^-shift + output_zp`,
+    /// one multiplier per channel (the last dimension) when several are given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rescale(
+        &mut self,
+        x: &Value,
+        elem: &'static str,
+        multipliers: &[(i32, i8)],
+        input_zp: i64,
+        output_zp: i64,
+        double_round: bool,
+        scale32: bool,
+    ) -> Value {
+        let n = multipliers.len() as i64;
+        let m: Vec<i64> = multipliers.iter().map(|m| i64::from(m.0)).collect();
+        let s: Vec<i64> = multipliers.iter().map(|m| i64::from(m.1)).collect();
+        let multiplier = self.func.ints(&[n], if scale32 { "i32" } else { "i16" }, &m);
+        let shift = self.func.ints(&[n], "i8", &s);
+        let izp = self.func.scalar(x.ty.elem, input_zp);
+        let ozp = self.func.scalar(elem, output_zp);
+        let attributes = format!(
+            "input_unsigned = false, output_unsigned = false, per_channel = {}, rounding_mode = {}, scale32 = {scale32}",
+            multipliers.len() > 1,
+            if double_round { "DOUBLE_ROUND" } else { "SINGLE_ROUND" }
+        );
+        self.func.op("rescale", &[x, &multiplier, &shift, &izp, &ozp], &attributes, x.ty.with_elem(elem))
+    }
+
+    /// `tosa.clamp` to `[low, high]` of `x`'s integer type.
+    pub fn clamp_int(&mut self, x: &Value, low: i64, high: i64) -> Value {
+        let attributes = format!("max_val = {high} : {elem}, min_val = {low} : {elem}", elem = x.ty.elem);
+        self.func.op("clamp", &[x], &attributes, x.ty.clone())
+    }
+
+    /// `tosa.clamp` to `[low, high]` of a float `x`.
+    pub fn clamp_f32(&mut self, x: &Value, low: f32, high: f32) -> Value {
+        let attributes = format!("max_val = {} : f32, min_val = {} : f32", float(high), float(low));
+        self.func.op("clamp", &[x], &attributes, x.ty.clone())
+    }
+
+    /// A fused activation on a quantized result (TFLite Micro's CalculateActivationRangeQuantized):
+    /// the clamp to the type's range narrowed by the activation, always written.
+    pub fn quantized_activation(&mut self, x: &Value, activation: i8, out: &Tensor) -> OpResult<Value> {
+        let (low, high) = activation_range(activation, out)?;
+        Ok(self.clamp_int(x, low, high))
+    }
+
+    /// A fused activation on a float result: a clamp for the RELUs, tanh; nothing for none.
+    pub fn float_activation(&mut self, x: &Value, activation: i8) -> OpResult<Value> {
+        Ok(match activation {
+            0 => x.clone(),
+            1 => self.clamp_f32(x, 0.0, f32::MAX),
+            2 => self.clamp_f32(x, -1.0, 1.0),
+            3 => self.clamp_f32(x, 0.0, 6.0),
+            4 => self.func.op("tanh", &[x], "", x.ty.clone()),
+            code => return unsupported(format!("fused activation {code} is not one TFLite Micro computes")),
+        })
+    }
+}
+
+/// The integer range of a quantized `out` after fused activation `activation` (TFLite's
+/// CalculateActivationRangeQuantized: the float bounds quantized with rounding, within the type).
+pub(crate) fn activation_range(activation: i8, out: &Tensor) -> OpResult<(i64, i64)> {
+    let (qmin, qmax) = int_range(out.dtype)?;
+    let (scale, zp) = per_tensor(out, "its output")?;
+    // Saturating: a tiny scale takes the bound past i64 (then past the type's range).
+    let quantize = |f: f32| i64::from(zp as i32).saturating_add((f / scale).round() as i64);
+    Ok(match activation {
+        0 => (qmin, qmax),
+        1 => (qmin.max(quantize(0.0)), qmax),
+        2 => (qmin.max(quantize(-1.0)), qmax.min(quantize(1.0))),
+        3 => (qmin.max(quantize(0.0)), qmax.min(quantize(6.0))),
+        code => return unsupported(format!("fused activation {code} on a quantized result")),
+    })
+}
+
+/// The range of an integer type.
+pub(crate) fn int_range(dtype: DType) -> OpResult<(i64, i64)> {
+    match dtype {
+        DType::I8 => Ok((-128, 127)),
+        DType::I16 => Ok((-32768, 32767)),
+        DType::I32 => Ok((i64::from(i32::MIN), i64::from(i32::MAX))),
+        other => unsupported(format!("{} here is not a quantized type", other.name())),
+    }
+}
+
+/// The per-tensor scale and zero point of `tensor`.
+pub(crate) fn per_tensor(tensor: &Tensor, what: &str) -> OpResult<(f32, i64)> {
+    match tensor.quantization.as_ref().map(|q| q.single()) {
+        Some(Some(q)) => Ok(q),
+        Some(None) => unsupported(format!("{what} ('{}') is quantized per channel here", tensor.name)),
+        None => bad(format!("{what} ('{}') is {} without quantization", tensor.name, tensor.dtype.name())),
+    }
+}
+
+/// The multiplier and shift of a real scale (see [`multiplier32`]).
+pub(crate) fn scale32(scale: f64) -> (i32, i8) {
+    multiplier32(scale)
+}

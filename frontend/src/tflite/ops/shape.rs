@@ -1,0 +1,148 @@
+//! RESHAPE, STRIDED_SLICE and PAD: data movement, the same for every element type.
+
+use super::{Cx, OpResult, bad, per_tensor, unsupported};
+use crate::tflite::{
+    emit::{Ty, float},
+    model::{DType, Operator, Options, Tensor},
+};
+
+pub fn reshape(cx: &mut Cx, op: &Operator) -> OpResult {
+    let input = cx.tensor(op, 0)?;
+    let output = cx.output(op, 0)?;
+    if input.elements() != output.elements() || input.dtype != output.dtype {
+        return bad(format!("it reshapes {:?} to {:?}", input.shape, output.shape));
+    }
+    let x = cx.value(op, 0)?;
+    let y = cx.func.reshape(&x, &output.shape);
+    cx.define(op, 0, y)
+}
+
+/// The integers of a constant INT32 (or INT64) operand.
+fn constant_ints(tensor: &Tensor) -> OpResult<Vec<i64>> {
+    match (tensor.data, tensor.dtype) {
+        (Some(data), DType::I32) => {
+            Ok(data.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+        }
+        (Some(data), DType::I64) => {
+            Ok(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect())
+        }
+        (Some(_), other) => bad(format!("'{}' is {}, not INT32", tensor.name, other.name())),
+        (None, _) => unsupported(format!("'{}' is not a constant", tensor.name)),
+    }
+}
+
+/// STRIDED_SLICE with unit strides, as TFLite Micro's kernel reads its begin, end and masks
+/// (negative indices count from the end; begin_mask and end_mask take the whole dimension;
+/// shrink_axis_mask drops a dimension of one).
+pub fn strided_slice(cx: &mut Cx, op: &Operator) -> OpResult {
+    let input = cx.tensor(op, 0)?;
+    let output = cx.output(op, 0)?;
+    let Options::StridedSlice { begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask, offset } =
+        op.options
+    else {
+        return bad("its options are not a strided slice's");
+    };
+    if ellipsis_mask != 0 || new_axis_mask != 0 {
+        return unsupported("an ellipsis or new axis mask");
+    }
+    let begin = constant_ints(cx.tensor(op, 1)?)?;
+    let end = constant_ints(cx.tensor(op, 2)?)?;
+    let strides = constant_ints(cx.tensor(op, 3)?)?;
+    let rank = input.shape.len();
+    if begin.len() != rank || end.len() != rank || strides.len() != rank {
+        return bad(format!("its begin, end and strides do not have {rank} values"));
+    }
+    if strides.iter().any(|&s| s != 1) {
+        return unsupported(format!("strides {strides:?} (only unit strides are read)"));
+    }
+    // Its masks are 32 bits (TFLite Micro slices at most 5 dimensions).
+    if rank > 5 {
+        return unsupported(format!("a rank-{rank} input (TFLite Micro slices at most 5 dimensions)"));
+    }
+    let mut start = Vec::with_capacity(rank);
+    let mut size = Vec::with_capacity(rank);
+    for (d, &dim) in input.shape.iter().enumerate() {
+        let fix = |v: i64| if v < 0 { v + dim } else { v };
+        let b = if begin_mask >> d & 1 == 1 { 0 } else { fix(begin[d]).clamp(0, dim) };
+        let e = if shrink_axis_mask >> d & 1 == 1 {
+            b + 1
+        } else if end_mask >> d & 1 == 1 {
+            dim
+        } else if offset {
+            (b + end[d]).clamp(0, dim)
+        } else {
+            fix(end[d]).clamp(0, dim)
+        };
+        start.push(b);
+        size.push((e - b).max(0));
+    }
+    let expected: Vec<i64> =
+        size.iter().enumerate().filter(|(d, _)| shrink_axis_mask >> d & 1 == 0).map(|(_, &s)| s).collect();
+    if expected != output.shape {
+        return bad(format!("it slices {size:?} of {:?}, but its output is {:?}", input.shape, output.shape));
+    }
+    let x = cx.value(op, 0)?;
+    let start = cx.func.shape(&start);
+    let sizes = cx.func.shape(&size);
+    let y = cx.func.op("slice", &[&x, &start, &sizes], "", x.ty.with_shape(&size));
+    let y = cx.func.reshape(&y, &output.shape);
+    cx.define(op, 0, y)
+}
+
+/// PAD and PADV2: TFLite Micro's `Pad`, each dimension padded before and after by the constant
+/// paddings. The pad value: PADV2's constant operand; for PAD zero, which on a quantized tensor
+/// is its output zero point (TFLite Micro pads with that). Written as `tosa.pad` with that value.
+pub fn pad(cx: &mut Cx, op: &Operator) -> OpResult {
+    let input = cx.tensor(op, 0)?;
+    let output = cx.output(op, 0)?;
+    let paddings = constant_ints(cx.tensor(op, 1)?)?;
+    let rank = input.shape.len();
+    if paddings.len() != 2 * rank {
+        return bad(format!("its paddings have {} values for {rank} dimensions", paddings.len()));
+    }
+    if paddings.iter().any(|&p| p < 0) {
+        return bad(format!("its paddings {paddings:?} are negative"));
+    }
+    let shape: Vec<i64> =
+        input.shape.iter().enumerate().map(|(d, &n)| n + paddings[2 * d] + paddings[2 * d + 1]).collect();
+    if shape != output.shape || input.dtype != output.dtype {
+        return bad(format!("it pads {:?} by {paddings:?}, but its output is {:?}", input.shape, output.shape));
+    }
+    let constant = cx.optional(op, 2);
+    let elem = input.dtype.mlir();
+    let value = match input.dtype {
+        DType::F32 => {
+            let v = match constant {
+                None => 0.0,
+                Some(c) => match c.data {
+                    Some(data) if data.len() == 4 => f32::from_le_bytes([data[0], data[1], data[2], data[3]]),
+                    _ => return unsupported("its pad value is not one constant float"),
+                },
+            };
+            cx.func.constant(Ty::new(&[1], "f32"), float(v))
+        }
+        DType::I8 | DType::I16 => {
+            let (scale, zp) = per_tensor(output, "its output")?;
+            let v = match constant {
+                None => zp,
+                Some(c) => {
+                    if c.quantization.as_ref().and_then(|q| q.single()) != Some((scale, zp)) {
+                        return unsupported("its pad value is quantized unlike its output");
+                    }
+                    match (c.data, c.dtype) {
+                        (Some(&[b]), DType::I8) => i64::from(b as i8),
+                        (Some(&[b0, b1]), DType::I16) => i64::from(i16::from_le_bytes([b0, b1])),
+                        _ => return unsupported("its pad value is not one constant of its type"),
+                    }
+                }
+            };
+            cx.func.scalar(elem, v)
+        }
+        DType::I32 if constant.is_none() => cx.func.scalar(elem, 0),
+        other => return unsupported(format!("PAD of {}", other.name())),
+    };
+    let x = cx.value(op, 0)?;
+    let padding = cx.func.shape(&paddings);
+    let y = cx.func.op("pad", &[&x, &padding, &value], "", Ty::new(&output.shape, elem));
+    cx.define(op, 0, y)
+}

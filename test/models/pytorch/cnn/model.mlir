@@ -1,0 +1,44 @@
+module attributes {tf_saved_model.semantics, tosa.description = "TOSA FBS Converted", tosa.fbs_version = "1.0.0"} {
+  func.func @main(%arg0: tensor<1x3x16x16xi8> {tf_saved_model.index_path = ["input_0"], tosa.tensor_name = "quantized_decomposed_quantize_per_tensor_default"}) -> (tensor<1x10xi8> {tf_saved_model.index_path = ["output_0"], tosa.tensor_name = "tosa_reshape_default"}) attributes {tf.entry_function = {inputs = "tosa_deserialized_input_0:0", outputs = "tosa_deserialized_output_0:0"}, tf_saved_model.exported_names = ["tosa_deserialized"]} {
+    %0 = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %1 = "tosa.const"() <{values = dense<"0x8152BE2AEB5B281954E4ACDEF785D5E8C79BEE35C12407DE8A9633AD723892930D14A13125C7D6D632584F5E47B2F27F424617A392957F367D9C5E7A13A5A93D93452DBADFFA52FB72BB497CEBF1AF6BBDD58EA9139DAB7C835210D8ADEE39C4B922C7CD198D81FDAF9F21391F016BF66FCD2210C2261AF14B993A0E87C632217FF545A24191AF61ACF83EB0814BA8560BC1CE1F28E8C6F48ADF1121B2E6C113846D480E60E4F409203E0F811505B1DD358F7D6B2E8A8B201162427C0134F1768B5978B49FBC25BFB6F04EA860C76912B781C3DEDF387FC7"> : tensor<8x3x3x3xi8>}> : () -> tensor<8x3x3x3xi8>
+    %2 = "tosa.const"() <{values = dense<[3800, -4435, -4202, -701, 3813, -1895, -3680, -1610]> : tensor<8xi32>}> : () -> tensor<8xi32>
+    %3 = "tosa.const"() <{values = dense<"0x66E9E61C9DC4FF27E3D40F6E09A1B42316B55DA97A8C3C5F2839F1B135E60F00CA9081C47BF5BA0C8E888366B208CF179F6C140923DEC96AF12274D64AD8F40C4A622E170B40BFCD827D124AB8FDE0FDA860C62AE0ABAE5668D5037CE706AC61F1A062BE404BFAD9EB0905109EC46B14E3FCC805E79674BC5E87754BD981A7531CB0C49FD4EE6A5AAD030AABB54E0FEF713CF7375F602606E9277440B6571B9D075EBB44C3E3015265CCC7F0DD95DC6A1075E2C8C381CEB76443CFFCBA791399F166C650A5A04A220AFE44F033714CEBEE46A00702F61AFF17143CA296DA2DA8FF695538BC32B6C7597E7881823DB93CA6A92B6266101F957CC4A8B47FE215CBF1694DFAE983DA6DAF95CE2828443FA3B51020E6E382CF0D7E8A5E3F38A57E5C604FC7FC624EC1209EA61745AC95B346F3E906BD407A796F2DB87D456DE081EDE5882196B24C41714E29BE003AD833C099136E61658B84631B88248FC1B36B51153ED68D766620AE3C4BE583E37F3ACE444E019C9F530EDA073E8D78237097C8034AB7C7611D29CCDD9EB4823A7DE41D62A0C9916FF1EFDCC86E0B86678F08120D4AF73AD96198C868F9EB69543C7ABE1B7A8B45969C6789AAC5124696C70FD3EC65D9BD9BD21E83678BB6EB2F8165BD67E90281CAB9E65498D45A01BB9302F5E01EDF4D4DBC16C58A8E56FEBC5DA560CB23AAD21F6686F4B013D0E848B66EF7FF4FC81F60999F97CFAB0C2A5F4CF54D094893BB661087E148AFA1E0C88212178604EAAB9BD40EC4FA3D2148EABFFFCFB53B622C8106C44B5B25E39ADCCDE7A50091BACF133406577FCA7787242D165FFF8EF4822AD5D4832161ECE11BEC4851A016ECC04B6170970FEAFEA31F87AF14BC22B02EB84CAA90A34F691086018DEE7D86F7BEA993BCB9884829D07FBD26FFB77B85AECE6EBEC406D0D3F4BAB29063B773112FAD2542FF235CEAAD934E19FA28419DEFCD7ABB35C70B355F93B4A874BDB8646B491BF8F4F8C4E94D2124F8A09D52288BC76D95AD8D9585B42DABB8C10CA899407F517A5D1E737582010E313ED5FBE5059108DFDA846ECAAFC58EFAF28AD4D1BA4A8CB88FC55F240916B02F2C69DF57948EE40A73D51CE935336B3AAD7ECF6E73C52C095E7C50D611811A86244B323664C6CF7C32A2B2B6CAA5A6DC5AE26061B147C83CC2018D2F02E003E57655F18F68210BFD95AB8654B6DD47483E66C57F1A0047D855A68EF6E36C9C402B178946057A18E271FE34C8962AE1585B8B62CC722A2E4FB0073606C95C4A5CF21572C4A8746FF64DD09F5CF7ED313BC942E3EB40F44B18427F19BB2C9FB2A628327AC71B27DFE7273165F3A2D99485FD8F2F81BD03D5526F8F08A3876E9592274AEF6E2B701332C0A6ED29A0812ACABE5F74CAAD0195E49465271AF20495BD8A7A911032A8FD065082EAEE3F729B49F4FC3A3D5FCB089EDF97873A81489720BA38FB45275AE88E0FFA547AC18BE2067AEC84369C7751C10F3647A0DEFD0448370BA7D6ECA80322450A6E1E52EAC986964A6B2EE0E86BB674A237D654C1672A124DE8D9DD1228F16CB2A153253D7401F29E1C5C05444B8E7F99BB3293BBC91FE2DEDF38873DF0E4E00411053F19EBA60B"> : tensor<16x3x3x8xi8>}> : () -> tensor<16x3x3x8xi8>
+    %4 = "tosa.const"() <{values = dense<[3170, -14587, -3603, 12784, -13282, 5424, -247, -10107, 2653, 4256, -406, 7955, 13737, -3022, 3056, -13086]> : tensor<16xi32>}> : () -> tensor<16xi32>
+    %5 = "tosa.const"() <{values = dense<"0x29E274CB60C3787774BFBC9899F9814762AAD95148C35A698855A730815738396981D8A4165792EAA1CB86D1D6AC30231A1CFAC8EEE7E801711DD3FA8109CC5A3564958D4E6581A8D3719739D02857C87F774BB29CCDF5D0BD3E81ECA209FCDF5F648BEC303F67D760AD14CD6FBC47818A6949E8F5558BFD902311168E96A27FEC339359819FB8E0306449A1E14BB6DBBC8EA3BB738890BC56F963C86D633E81"> : tensor<10x1x1x16xi8>}> : () -> tensor<10x1x1x16xi8>
+    %6 = "tosa.const"() <{values = dense<[17915, 21029, 32164, 3686, 4633, -18850, 29480, -19752, -23679, -34479]> : tensor<10xi32>}> : () -> tensor<10xi32>
+    %7 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x16x16xi8>) -> tensor<1x16x16x3xi8>
+    %8 = "tosa.const"() <{values = dense<-10> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %9 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %10 = tosa.conv2d %7, %1, %2, %8, %9 {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x16x16x3xi8>, tensor<8x3x3x3xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x16x16x8xi32>
+    %11 = "tosa.const"() <{values = dense<[1445508743, 1446570556, 1485163646, 1471717523, 1410041118, 1463948870, 1437856953, 1476738600]> : tensor<8xi32>}> : () -> tensor<8xi32>
+    %12 = "tosa.const"() <{values = dense<38> : tensor<8xi8>}> : () -> tensor<8xi8>
+    %13 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %14 = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %15 = tosa.rescale %10, %11, %12, %13, %14 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x16x16x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x16x16x8xi8>
+    %16 = tosa.const_shape  {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %17 = tosa.const_shape  {values = dense<[1, 15, 15, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %18 = tosa.slice %15, %16, %17 : (tensor<1x16x16x8xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x15x15x8xi8>
+    %19 = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %20 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %21 = tosa.conv2d %18, %3, %4, %19, %20 {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x15x15x8xi8>, tensor<16x3x3x8xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x7x7x16xi32>
+    %22 = "tosa.const"() <{values = dense<[1171849968, 1148169757, 1180153351, 1185123488, 1179249616, 1173587704, 1185437782, 1133804878, 1167524124, 1183148711, 1169474862, 1185854633, 1141161731, 1176339695, 1178034190, 1173860842]> : tensor<16xi32>}> : () -> tensor<16xi32>
+    %23 = "tosa.const"() <{values = dense<39> : tensor<16xi8>}> : () -> tensor<16xi8>
+    %24 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %25 = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %26 = tosa.rescale %21, %22, %23, %24, %25 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x7x7x16xi32>, tensor<16xi32>, tensor<16xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x7x7x16xi8>
+    %27 = tosa.avg_pool2d %26, %0, %0 {acc_type = i32, kernel = array<i64: 7, 7>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x7x7x16xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x16xi8>
+    %28 = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %29 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %30 = tosa.conv2d %27, %5, %6, %28, %29 {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x16xi8>, tensor<10x1x1x16xi8>, tensor<10xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x10xi32>
+    %31 = "tosa.const"() <{values = dense<[1599242614, 1464452382, 1323696831, 1458836453, 1593204178, 1559657717, 1589340089, 1558074632, 1609809804, 1535825096]> : tensor<10xi32>}> : () -> tensor<10xi32>
+    %32 = "tosa.const"() <{values = dense<39> : tensor<10xi8>}> : () -> tensor<10xi8>
+    %33 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %34 = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %35 = tosa.rescale %30, %31, %32, %33, %34 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x1x1x10xi32>, tensor<10xi32>, tensor<10xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x10xi8>
+    %36 = tosa.const_shape  {values = dense<[1, 10]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %37 = tosa.reshape %35, %36 : (tensor<1x1x1x10xi8>, !tosa.shape<2>) -> tensor<1x10xi8>
+    return %37 : tensor<1x10xi8>
+  }
+}
+
