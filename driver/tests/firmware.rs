@@ -115,6 +115,16 @@ fn ops_16x8_cortex_m55_and_m4() {
         support::run_in(&models.join(model), model, CORTEX_M4, MPS2_AN386, "", false);
     }
 }
+// PyTorch models as ExecuTorch's Arm backend lowers them (test/models/pytorch/gen.py there): their
+// TOSA flatbuffers read by umac's reader, against the TOSA reference model's outputs.
+#[test]
+fn pytorch_tosa_cortex_m55_and_m4() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/pytorch");
+    for model in ["cnn", "mlp", "residual"] {
+        support::run_in(&models.join(model), model, CORTEX_M55, MPS3_AN547, "", false);
+        support::run_in(&models.join(model), model, CORTEX_M4, MPS2_AN386, "", false);
+    }
+}
 #[test]
 fn kws_cortex_m7() {
     run_on("kws", CORTEX_M7, MPS2_AN500);

@@ -1,5 +1,6 @@
-//! Fuzz test of the `.tflite` reader. Files are untrusted input: on any bytes, `read` and
-//! `to_tosa` return a model or an error, never panic, hang or allocate without bound.
+//! Fuzz test of the model readers. Files are untrusted input: on any bytes, `tflite::read`,
+//! `tflite::to_tosa` and `tosa::to_mlir` return a model or an error, never panic, hang or
+//! allocate without bound.
 //!
 //! - Byte mutations: copies of real models (test/models) with one to four mutations each (bits
 //!   flipped; bytes set to 0x00/0xff/0x7f/0x80 or random; words set to lengths and offsets that
@@ -11,6 +12,8 @@
 //!   or negative dimensions), types, buffers and quantization, operators' opcode and operand
 //!   indices, options' scalars and fused activations. Where the file is then invalid, `read` must
 //!   fail. And a model built here of 2000 operators reading one constant (quadratic text).
+//! - TOSA flatbuffers: byte mutations of ExecuTorch's (test/models/pytorch) and of conformance
+//!   tests of nine ops, through `tosa::to_mlir`.
 //! - Every call runs on a worker thread, a hang if it takes over 2 s, and the memory it holds at
 //!   its peak is measured by a counting allocator: at most 64 times the file's size, plus 16 MiB.
 //!
@@ -19,7 +22,7 @@
 use std::{
     alloc::{GlobalAlloc, Layout, System},
     cell::Cell,
-    path::Path,
+    path::{Path, PathBuf},
     sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel},
     time::Duration,
 };
@@ -74,19 +77,31 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 /// The reader on a thread of its own, so that a hang fails the test rather than stalling it:
-/// calls (`to_tosa` or `read`, bytes) in, (whether it failed, the bytes it held at its peak) out.
-struct Worker(Sender<(bool, Vec<u8>)>, Receiver<(bool, isize)>);
+/// calls (which reader, bytes) in, (whether it failed, the bytes it held at its peak) out.
+struct Worker(Sender<(Call, Vec<u8>)>, Receiver<(bool, isize)>);
+
+/// What a worker runs.
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    /// `tflite::read`.
+    Read,
+    /// `tflite::to_tosa`.
+    ToTosa,
+    /// `tosa::to_mlir`, on a TOSA flatbuffer.
+    TosaToMlir,
+}
 
 thread_local! {
     static WORKER: Worker = {
-        let ((calls, inbox), (outbox, results)) = (channel::<(bool, Vec<u8>)>(), channel());
+        let ((calls, inbox), (outbox, results)) = (channel::<(Call, Vec<u8>)>(), channel());
         std::thread::spawn(move || {
-            for (to_tosa, bytes) in inbox {
+            for (call, bytes) in inbox {
                 let base = LIVE.with(Cell::get);
                 PEAK.with(|peak| peak.set(base));
-                let failed = match to_tosa {
-                    true => umac_frontend::tflite::to_tosa(&bytes, "fuzz.tflite").is_err(),
-                    false => umac_frontend::tflite::read(&bytes).is_err(),
+                let failed = match call {
+                    Call::ToTosa => umac_frontend::tflite::to_tosa(&bytes, "fuzz.tflite").is_err(),
+                    Call::Read => umac_frontend::tflite::read(&bytes).is_err(),
+                    Call::TosaToMlir => umac_frontend::tosa::to_mlir(&bytes, "fuzz.tosa").is_err(),
                 };
                 let _ = outbox.send((failed, PEAK.with(Cell::get) - base));
             }
@@ -98,20 +113,25 @@ thread_local! {
 /// Runs `read` and `to_tosa` on `bytes`, failing the test, named by `case`, when either panics,
 /// hangs or holds too much memory. Returns whether `read` failed.
 fn check(case: &str, bytes: &[u8]) -> bool {
+    check_calls(case, bytes, &[Call::Read, Call::ToTosa])
+}
+
+/// Runs `calls` on `bytes` as [`check`] does; returns whether the first failed.
+fn check_calls(case: &str, bytes: &[u8], calls_made: &[Call]) -> bool {
     let bound = 64 * bytes.len() as isize + (16 << 20);
     WORKER.with(|Worker(calls, results)| {
-        let mut read_failed = false;
-        for (to_tosa, call) in [(false, "read"), (true, "to_tosa")] {
-            let _ = calls.send((to_tosa, bytes.to_vec()));
+        let mut first_failed = None;
+        for &call in calls_made {
+            let _ = calls.send((call, bytes.to_vec()));
             let (failed, peak) = match results.recv_timeout(LIMIT) {
                 Ok(result) => result,
-                Err(RecvTimeoutError::Timeout) => panic!("{call} hangs (over {LIMIT:?}) on {case}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("{call} panicked on {case}"),
+                Err(RecvTimeoutError::Timeout) => panic!("{call:?} hangs (over {LIMIT:?}) on {case}"),
+                Err(RecvTimeoutError::Disconnected) => panic!("{call:?} panicked on {case}"),
             };
-            assert!(peak <= bound, "{call} held {peak} bytes at its peak on {case} ({} bytes)", bytes.len());
-            read_failed |= failed && !to_tosa;
+            assert!(peak <= bound, "{call:?} held {peak} bytes at its peak on {case} ({} bytes)", bytes.len());
+            first_failed.get_or_insert(failed);
         }
-        read_failed
+        first_failed.unwrap_or(false)
     })
 }
 
@@ -247,6 +267,42 @@ fn byte_mutations() {
             let mutations: Vec<String> =
                 (0..1 + rng.below(4)).map(|_| mutate(&mut rng, &mut bytes, &structure)).collect();
             check(&format!("{name}, mutant #{iteration}: {}", mutations.join(", ")), &bytes);
+        }
+    }
+}
+
+/// The TOSA reader on mutated TOSA flatbuffers: ExecuTorch's (test/models/pytorch) and
+/// conformance tests' of several ops (test/tosa-conformance).
+#[test]
+fn tosa_byte_mutations() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seeds: Vec<PathBuf> =
+        ["cnn", "mlp", "residual"].iter().map(|m| root.join(format!("test/models/pytorch/{m}/model.tosa"))).collect();
+    for op in ["conv2d", "rescale", "clamp", "transpose", "table", "resize", "pad", "concat", "custom"] {
+        let dir = root.join("test/tosa-conformance");
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(op)))
+            .flat_map(|p| std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path().join("test.tosa")))
+            .filter(|p| p.is_file())
+            .collect();
+        cases.sort();
+        seeds.extend(cases.into_iter().take(1));
+    }
+    assert!(seeds.len() >= 10, "{seeds:?}");
+    for (s, path) in seeds.iter().enumerate() {
+        let original = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = path.display().to_string();
+        assert!(!check_calls(&name, &original, &[Call::TosaToMlir]), "{name} is not read");
+        let structure: Vec<usize> = (0..original.len()).collect();
+        for iteration in 0..MUTANTS {
+            let mut rng = Rng(0x7053_u64 << 48 | (s as u64) << 32 | iteration as u64);
+            let mut bytes = original.clone();
+            let mutations: Vec<String> =
+                (0..1 + rng.below(4)).map(|_| mutate(&mut rng, &mut bytes, &structure)).collect();
+            check_calls(&format!("{name}, mutant #{iteration}: {}", mutations.join(", ")), &bytes, &[Call::TosaToMlir]);
         }
     }
 }

@@ -124,12 +124,22 @@ fn compile_configured(dir: &Path, name: &str, cpu: Cpu, accelerators: &str, opti
     compile_with(dir, cpu, &options(name, accelerators, optimize_for_size))
 }
 
-/// Compiles the model of `dir` (`model.mlir`, or the bytecode `model.mlirbc`) for `cpu` with
-/// `options`.
+/// Compiles the model of `dir` (a TOSA flatbuffer `model.tosa` read by umac's reader, else
+/// `model.mlir`, or the bytecode `model.mlirbc`) for `cpu` with `options`.
 pub fn compile_with(dir: &Path, cpu: Cpu, options: &FirmwareOptions) -> Firmware {
+    let flatbuffer = dir.join("model.tosa");
     let text = dir.join("model.mlir");
-    let path = if text.is_file() { text } else { dir.join("model.mlirbc") };
-    let bytes = std::fs::read(&path).unwrap();
+    let path = if flatbuffer.is_file() {
+        flatbuffer
+    } else if text.is_file() {
+        text
+    } else {
+        dir.join("model.mlirbc")
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    if path.extension().is_some_and(|e| e == "tosa") {
+        bytes = umac_frontend::tosa::to_mlir(&bytes, &path.display().to_string()).unwrap().into_bytes();
+    }
     // An LSTM is still in TFLite's dialect (umac-legalize-tfl-lstm replaces it).
     let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
     let shown = path.display().to_string();
