@@ -208,7 +208,8 @@ impl Func {
         for (i, location) in self.locations.iter().enumerate() {
             let _ = writeln!(text, "#loc{i} = loc({location})");
         }
-        let args: Vec<String> = arguments.iter().map(|a| format!("{}: {}", a.name, a.ty.text())).collect();
+        // Arguments are located at the file too (else MLIR locates them in the text it parses).
+        let args: Vec<String> = arguments.iter().map(|a| format!("{}: {} loc(#loc0)", a.name, a.ty.text())).collect();
         let result_types: Vec<String> = results.iter().map(|r| r.ty.text()).collect();
         let _ = writeln!(text, "module {{");
         let _ = writeln!(

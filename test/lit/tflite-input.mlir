@@ -9,7 +9,7 @@
 // RUN: not umac-opt %S/Inputs/not-a-model.tflite 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: #[[FILE0:loc[0-9]*]] = loc("{{.*}}pad.tflite":0:0)
-// CHECK: func.func @main(%{{.*}}: tensor<1x6x6x4xi16>
+// CHECK: func.func @main(%{{.*}}: tensor<1x6x6x4xi16> loc("{{.*}}pad.tflite":0:0))
 // CHECK: tosa.pad {{.*}} loc(#[[PAD:loc[0-9]*]])
 // CHECK: tosa.mul {{.*}} loc(#[[MUL:loc[0-9]*]])
 // CHECK: tosa.conv2d {{.*}} loc(#[[FC:loc[0-9]*]])
@@ -18,6 +18,8 @@
 // CHECK-DAG: #[[PAD]] = loc("operator #0 (PAD, output 'model_4/zero_padding2d_1/Pad')"(#[[FILE0]]))
 // CHECK-DAG: #[[MUL]] = loc("operator #1 (MUL, output 'model_4/multiply_1/mul')"(#[[FILE1]]))
 // CHECK-DAG: #[[FC]] = loc("operator #3 (FULLY_CONNECTED, output 'StatefulPartitionedCall:0')"(#[[FILE3]]))
+// The model's path appears nowhere else (no scratch file's).
+// CHECK-NOT: umac-opt-
 
 // PIPE: linalg.conv_2d_nhwc_fhwc
 // BAD: umac-opt: error: {{.*}}not-a-model.tflite: not a .tflite file (its flatbuffer identifier is not TFL3)
