@@ -170,8 +170,8 @@ def upstream_invocations(path):
             reads_pipe = "-" in args and position > 0
             if UMAC_WORDS.search(" ".join(SUBSTITUTION.sub("", word) for word in written)):
                 found.append((args, "names something of umac's"))
-            elif any(f.lower().endswith(".tflite") for f in files):
-                found.append((args, "a .tflite input, which umac-opt converts and mlir-opt cannot read"))
+            elif any(f.lower().endswith((".tflite", ".tosa")) for f in files):
+                found.append((args, "a .tflite or .tosa input, which umac-opt reads and mlir-opt cannot"))
             elif LISTINGS.intersection(args):
                 found.append((args, "lists the registries"))
             elif reads_pipe or any("%t" in a for a in args):
