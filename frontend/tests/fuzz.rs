@@ -89,6 +89,9 @@ enum Call {
     ToTosa,
     /// `tosa::to_mlir`, on a TOSA flatbuffer.
     TosaToMlir,
+    /// The tools' listing for the converter's TOSA: `tflite::operators`, `tflite::io_quantization`
+    /// and `tflite::lstm_attribute` of operator 0.
+    Listing,
 }
 
 thread_local! {
@@ -102,6 +105,12 @@ thread_local! {
                     Call::ToTosa => umac_frontend::tflite::to_tosa(&bytes, "fuzz.tflite").is_err(),
                     Call::Read => umac_frontend::tflite::read(&bytes).is_err(),
                     Call::TosaToMlir => umac_frontend::tosa::to_mlir(&bytes, "fuzz.tosa").is_err(),
+                    Call::Listing => {
+                        let listed = umac_frontend::tflite::operators(&bytes).is_err();
+                        let quantization = umac_frontend::tflite::io_quantization(&bytes).is_err();
+                        let lstm = umac_frontend::tflite::lstm_attribute(&bytes, 0).is_err();
+                        listed || quantization || lstm
+                    }
                 };
                 let _ = outbox.send((failed, PEAK.with(Cell::get) - base));
             }
@@ -113,7 +122,7 @@ thread_local! {
 /// Runs `read` and `to_tosa` on `bytes`, failing the test, named by `case`, when either panics,
 /// hangs or holds too much memory. Returns whether `read` failed.
 fn check(case: &str, bytes: &[u8]) -> bool {
-    check_calls(case, bytes, &[Call::Read, Call::ToTosa])
+    check_calls(case, bytes, &[Call::Read, Call::ToTosa, Call::Listing])
 }
 
 /// Runs `calls` on `bytes` as [`check`] does; returns whether the first failed.

@@ -93,7 +93,10 @@ fn a_tflite_model_runs_as_it_is() {
     let (code, _, stderr) =
         umac(&["run", bad.to_str().unwrap(), "--input", dir.join("ref/input_0.npy").to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("not-a-model.tflite: malformed .tflite flatbuffer"), "{stderr}");
+    assert!(
+        stderr.contains("not-a-model.tflite: not a .tflite file (its flatbuffer identifier is not TFL3)"),
+        "{stderr}"
+    );
 }
 
 /// `--target vanilla`: the convolutions run in the vanilla kernel on the host, with the same bytes;

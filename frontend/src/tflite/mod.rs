@@ -11,6 +11,7 @@
 //! operator (`operator #3 (CUMSUM): ...`), never a guess.
 
 mod builtin_operators;
+mod listing;
 pub mod model;
 mod ops;
 mod quant;
@@ -25,6 +26,7 @@ mod schema {
 pub use crate::Error;
 pub(crate) use crate::emit;
 pub use builtin_operators::BUILTIN_OPERATORS;
+pub use listing::{Listed, io_quantization, lstm_attribute, operators};
 pub use model::{DType, Model, Operator, Quantization, Tensor, read};
 pub use ops::SUPPORTED;
 

@@ -242,7 +242,7 @@ fn given_quantization(
                         "--{flag}-quantization '{text}': expected SCALE:ZERO_POINT, a positive scale and an integer"
                     )
                 })?;
-                Ok(tflite::Quantization { scale: vec![scale], zero_point: vec![zero_point] })
+                Ok(tflite::Quantization { scale: vec![scale], zero_point: vec![zero_point], dimension: 0 })
             })
             .collect()
     };

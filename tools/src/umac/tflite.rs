@@ -15,7 +15,6 @@ use std::{
     path::{Path, PathBuf},
 };
 use umac_dialects::{ContextOptions, create_context, source};
-use umac_frontend::tflite::{BUILTIN_OPERATORS, DType};
 
 /// Finds the converter: `$UMAC_TFLITE_CONVERTER`, the project venv next to the executable's
 /// build tree (`<repo>/.venv`), or `PATH`.
@@ -184,28 +183,8 @@ fn converter_errors(model: &str, stderr: &str, operators: &[Operator]) -> String
     if lines.is_empty() { stderr.trim().to_string() } else { lines.join("\n") }
 }
 
-/// One operator of a model's first subgraph.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Operator {
-    /// Its index in the subgraph (as Netron and TFLite Micro number it).
-    pub index: usize,
-    /// What it computes, as TFLite names it: a builtin operator (`CONV_2D`) or a custom one's code.
-    pub kind: String,
-    /// Its output tensors' names.
-    pub outputs: Vec<String>,
-    /// Its output tensors' element types, as TFLite names them (`INT8`, `FLOAT32`), in order.
-    pub output_types: Vec<&'static str>,
-}
-
-impl Operator {
-    /// How umac names it: `operator #3 (CONV_2D, output 'conv1')`.
-    pub fn label(&self) -> String {
-        match self.outputs.first() {
-            Some(tensor) => format!("operator #{} ({}, output '{tensor}')", self.index, self.kind),
-            None => format!("operator #{} ({})", self.index, self.kind),
-        }
-    }
-}
+/// One operator of a model's first subgraph, as the tools name it.
+pub use umac_frontend::tflite::Listed as Operator;
 
 /// The operators by the names of their outputs.
 fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
@@ -214,51 +193,7 @@ fn outputs(operators: &[Operator]) -> HashMap<&str, &Operator> {
 
 /// The operators of the first subgraph, in order. A malformed file is an error, never a panic.
 pub fn operators(bytes: &[u8]) -> Result<Vec<Operator>, String> {
-    let fb = FlatBuffer(bytes);
-    let bad = || "malformed .tflite flatbuffer".to_string();
-    let model = fb.root().ok_or_else(bad)?;
-    // OperatorCode: deprecated_builtin_code (int8, field 0), custom_code (1), builtin_code (int32, 3);
-    // the code is the larger of the two (TFLite's GetBuiltinCode).
-    let codes = fb.vector(model, 1).ok_or_else(bad)?;
-    let kinds: Vec<String> = (0..codes.1)
-        .map(|i| {
-            let code = fb.table_at_vector(codes, i).ok_or_else(bad)?;
-            let deprecated = fb.scalar(code, 0, 1).ok_or_else(bad)? as i8;
-            let builtin = (fb.scalar(code, 3, 4).ok_or_else(bad)? as i32).max(i32::from(deprecated));
-            Ok(match (builtin, fb.string(code, 1)) {
-                (32, Some(custom)) => custom,
-                (code, _) => usize::try_from(code)
-                    .ok()
-                    .and_then(|c| BUILTIN_OPERATORS.get(c))
-                    .map_or_else(|| format!("builtin operator {code}"), |name| name.to_string()),
-            })
-        })
-        .collect::<Result<_, String>>()?;
-    let (subgraph, tensors) = fb.first_subgraph().ok_or_else(bad)?;
-    let Some(list) = fb.vector(subgraph, 3) else {
-        return Ok(vec![]);
-    };
-    (0..list.1)
-        .map(|index| {
-            let op = fb.table_at_vector(list, index).ok_or_else(bad)?;
-            let kind = kinds.get(fb.scalar(op, 0, 4).ok_or_else(bad)? as usize).ok_or_else(bad)?.clone();
-            // Tensor: type (field 1, a byte), name (field 3).
-            let (outputs, output_types) = fb
-                .vector(op, 2)
-                .map(|(at, n)| {
-                    (0..n)
-                        .map(|k| {
-                            let tensor = fb.table_at_vector(tensors, fb.u32(at + 4 * k)? as usize)?;
-                            let element = DType::name_of(fb.scalar(tensor, 1, 1)? as u8 as i8);
-                            Some((fb.string(tensor, 3).unwrap_or_default(), element))
-                        })
-                        .collect::<Option<(Vec<String>, Vec<&'static str>)>>()
-                })
-                .unwrap_or(Some((vec![], vec![])))
-                .ok_or_else(bad)?;
-            Ok(Operator { index, kind, outputs, output_types })
-        })
-        .collect()
+    umac_frontend::tflite::operators(bytes).map_err(|e| e.to_string())
 }
 
 /// Locates each op the converter made from a TFLite operator at that operator. The converter
@@ -290,112 +225,12 @@ pub fn name_operators(context: &Context, module: &Module, operators: &[Operator]
 }
 
 /// Scale and zero point of one tensor (per tensor or per channel).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Quantization {
-    /// Scales.
-    pub scale: Vec<f32>,
-    /// Zero points.
-    pub zero_point: Vec<i64>,
-}
+pub use umac_frontend::tflite::Quantization;
 
 /// The quantization of the first subgraph's inputs and outputs, in order. A malformed file is
 /// an error, never a panic.
 pub fn io_quantization(bytes: &[u8]) -> Result<IoQuantization, String> {
-    let fb = FlatBuffer(bytes);
-    let bad = || "malformed .tflite flatbuffer".to_string();
-    let (subgraph, tensors) = fb.first_subgraph().ok_or_else(bad)?;
-    let read = |field: usize| -> Result<Vec<Quantization>, String> {
-        let Some(indices) = fb.vector(subgraph, field) else {
-            return Ok(vec![]);
-        };
-        (0..indices.1)
-            .map(|i| {
-                let index = fb.u32(indices.0 + 4 * i).ok_or_else(bad)? as usize;
-                let tensor = fb.table_at_vector(tensors, index).ok_or_else(bad)?;
-                Ok(fb.quantization(tensor))
-            })
-            .collect()
-    };
-    Ok((read(1)?, read(2)?))
-}
-
-/// Bounds-checked reads of a flatbuffer: tables are byte positions, vectors (position of the
-/// first element, length).
-pub(super) struct FlatBuffer<'a>(pub(super) &'a [u8]);
-
-impl FlatBuffer<'_> {
-    /// The model's first subgraph and its vector of tensors.
-    pub(super) fn first_subgraph(&self) -> Option<(usize, (usize, usize))> {
-        let subgraph = self.table_at_vector(self.vector(self.root()?, 2)?, 0)?;
-        Some((subgraph, self.vector(subgraph, 0)?))
-    }
-    /// The quantization of tensor table `tensor` (empty when it has none).
-    pub(super) fn quantization(&self, tensor: usize) -> Quantization {
-        let Some(q) = self.table(tensor, 4) else {
-            return Quantization::default();
-        };
-        let scale = self
-            .vector(q, 2)
-            .map(|(at, n)| (0..n).filter_map(|k| self.u32(at + 4 * k).map(f32::from_bits)).collect())
-            .unwrap_or_default();
-        let zero_point = self
-            .vector(q, 3)
-            .map(|(at, n)| (0..n).filter_map(|k| self.u64(at + 8 * k).map(|v| v as i64)).collect())
-            .unwrap_or_default();
-        Quantization { scale, zero_point }
-    }
-    fn u16(&self, at: usize) -> Option<u16> {
-        Some(u16::from_le_bytes(self.0.get(at..at + 2)?.try_into().ok()?))
-    }
-    pub(super) fn u32(&self, at: usize) -> Option<u32> {
-        Some(u32::from_le_bytes(self.0.get(at..at + 4)?.try_into().ok()?))
-    }
-    pub(super) fn u64(&self, at: usize) -> Option<u64> {
-        Some(u64::from_le_bytes(self.0.get(at..at + 8)?.try_into().ok()?))
-    }
-    /// Scalar field `field` of `table`, `bytes` wide, little endian (0, the default, if absent).
-    pub(super) fn scalar(&self, table: usize, field: usize, bytes: usize) -> Option<u32> {
-        let Some(at) = self.field(table, field) else {
-            return Some(0);
-        };
-        let raw = self.0.get(at..at + bytes)?;
-        Some(raw.iter().rev().fold(0u32, |v, &b| (v << 8) | u32::from(b)))
-    }
-    /// String field `field` of `table`, if present and in bounds.
-    fn string(&self, table: usize, field: usize) -> Option<String> {
-        let at = self.indirect(self.field(table, field)?)?;
-        let len = self.u32(at)? as usize;
-        Some(String::from_utf8_lossy(self.0.get(at + 4..at + 4 + len)?).into_owned())
-    }
-    pub(super) fn root(&self) -> Option<usize> {
-        Some(self.u32(0)? as usize)
-    }
-    /// The position of field `field` of `table`, if present.
-    fn field(&self, table: usize, field: usize) -> Option<usize> {
-        let vtable = (table as i64 - i64::from(self.u32(table)? as i32)) as usize;
-        let size = self.u16(vtable)? as usize;
-        let slot = 4 + 2 * field;
-        if slot + 2 > size {
-            return None;
-        }
-        let offset = self.u16(vtable + slot)? as usize;
-        (offset != 0).then_some(table + offset)
-    }
-    fn indirect(&self, at: usize) -> Option<usize> {
-        Some(at + self.u32(at)? as usize)
-    }
-    pub(super) fn table(&self, table: usize, field: usize) -> Option<usize> {
-        self.indirect(self.field(table, field)?)
-    }
-    pub(super) fn vector(&self, table: usize, field: usize) -> Option<(usize, usize)> {
-        let at = self.indirect(self.field(table, field)?)?;
-        let len = self.u32(at)? as usize;
-        // Every element takes at least one byte: a length past the end is malformed.
-        (at + 4 + len <= self.0.len()).then_some((at + 4, len))
-    }
-    pub(super) fn table_at_vector(&self, vector: (usize, usize), index: usize) -> Option<usize> {
-        (index < vector.1).then(|| self.indirect(vector.0 + 4 * index)).flatten()
-    }
+    umac_frontend::tflite::io_quantization(bytes).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -462,7 +297,7 @@ mod tests {
         let (inputs, outputs) = io_quantization(&bytes).unwrap();
         // test/models/mlperf-tiny/kws/meta.json: input scale 0.5847029089927673, zp 83;
         // output scale 0.00390625, zp -128.
-        assert_eq!(inputs, vec![Quantization { scale: vec![0.584_702_9], zero_point: vec![83] }]);
-        assert_eq!(outputs, vec![Quantization { scale: vec![0.003_906_25], zero_point: vec![-128] }]);
+        assert_eq!(inputs, vec![Quantization { scale: vec![0.584_702_9], zero_point: vec![83], dimension: 0 }]);
+        assert_eq!(outputs, vec![Quantization { scale: vec![0.003_906_25], zero_point: vec![-128], dimension: 0 }]);
     }
 }

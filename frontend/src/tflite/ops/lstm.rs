@@ -5,7 +5,7 @@
 use super::{Cx, OpResult, Value, bad, ty, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
-    model::{Operator, Options, Tensor},
+    model::{Model, Operator, Options},
 };
 
 /// Operand positions of TFLite's LSTM: the input, the state variables.
@@ -18,7 +18,7 @@ pub fn lstm(cx: &mut Cx, op: &Operator) -> OpResult {
     let Options::Lstm { activation, cell_clip, time_major, .. } = op.options else {
         return bad("its options are not an LSTM's");
     };
-    let attribute = parameters(cx, op, activation, cell_clip, time_major)?;
+    let attribute = parameters(cx.model, op, activation, cell_clip, time_major)?;
     let mut operands: Vec<Value> = Vec::with_capacity(OPERANDS);
     let mut none = None;
     for k in 0..OPERANDS {
@@ -49,10 +49,19 @@ pub fn lstm(cx: &mut Cx, op: &Operator) -> OpResult {
     cx.define(op, 0, y)
 }
 
+/// The `umac.lstm` dictionary of LSTM `op` of `model`, for the converter's TOSA, which keeps the
+/// LSTM but drops its quantization and options.
+pub fn attribute(model: &Model, op: &Operator) -> Result<String, String> {
+    let Options::Lstm { activation, cell_clip, time_major, .. } = op.options else {
+        return Err("its options are not an LSTM's".into());
+    };
+    parameters(model, op, activation, cell_clip, time_major).map_err(|e| e.message)
+}
+
 /// The `umac.lstm` dictionary (see `umac-legalize-tfl-lstm`).
-fn parameters(cx: &Cx, op: &Operator, activation: i8, cell_clip: f32, time_major: bool) -> OpResult<String> {
+fn parameters(model: &Model, op: &Operator, activation: i8, cell_clip: f32, time_major: bool) -> OpResult<String> {
     let quantization = |k: usize, what: &str| -> OpResult<Option<(f32, i64)>> {
-        let Some(t) = cx.optional(op, k) else { return Ok(None) };
+        let Some(t) = op.inputs.get(k).copied().flatten().map(|t| &model.tensors[t]) else { return Ok(None) };
         match t.quantization.as_ref().map(|q| q.single()) {
             None => Ok(None),
             Some(Some(q)) => Ok(Some(q)),
@@ -99,6 +108,5 @@ fn parameters(cx: &Cx, op: &Operator, activation: i8, cell_clip: f32, time_major
             format!("cell_scale = {} : f32", float(cell_scale)),
         ]);
     }
-    let _: Option<&Tensor> = None;
     Ok(format!("{{{}}}", entries.join(", ")))
 }

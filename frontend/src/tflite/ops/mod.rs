@@ -4,7 +4,7 @@
 
 mod conv;
 mod elementwise;
-mod lstm;
+pub(crate) mod lstm;
 mod pool;
 mod quantize;
 mod shape;
@@ -52,7 +52,7 @@ pub(crate) struct Cx<'m, 'a> {
 
 /// An operator's error: what is wrong, and whether it is only not supported (yet).
 pub(crate) struct OpError {
-    message: String,
+    pub(crate) message: String,
     unsupported: bool,
 }
 

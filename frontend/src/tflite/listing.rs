@@ -1,0 +1,123 @@
+//! What the tools need of a `.tflite` file when Arm's converter writes its TOSA: the operators'
+//! names (to locate the converter's ops at them), the inputs' and outputs' quantization, and the
+//! LSTMs' `umac.lstm` dictionaries. The listing reads only what it names, so that models the
+//! reader does not take (their tensors' types, say) still get named.
+
+use super::{
+    Error, Quantization,
+    builtin_operators::BUILTIN_OPERATORS,
+    model::{DType, read},
+    ops::lstm,
+    schema::tflite::{ModelRef, SubGraphRef},
+};
+use planus::ReadAsRoot;
+
+/// One operator of the first subgraph, as the tools name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    /// Its index in the subgraph (as Netron and TFLite Micro number it).
+    pub index: usize,
+    /// Its builtin name (`CONV_2D`) or custom code.
+    pub kind: String,
+    /// Its outputs' names.
+    pub outputs: Vec<String>,
+    /// Its outputs' element types, as TFLite names them (`INT8`).
+    pub output_types: Vec<&'static str>,
+}
+
+impl Listed {
+    /// `operator #3 (CONV_2D, output 'conv1')`.
+    pub fn label(&self) -> String {
+        match self.outputs.first() {
+            Some(tensor) => format!("operator #{} ({}, output '{tensor}')", self.index, self.kind),
+            None => format!("operator #{} ({})", self.index, self.kind),
+        }
+    }
+}
+
+fn malformed(e: impl std::fmt::Display) -> Error {
+    Error::model(format!("malformed .tflite file: {e}"))
+}
+
+fn first_subgraph(bytes: &[u8]) -> Result<(ModelRef<'_>, SubGraphRef<'_>), Error> {
+    if bytes.len() >= 8 && &bytes[4..8] != b"TFL3" {
+        return Err(Error::model("not a .tflite file (its flatbuffer identifier is not TFL3)".into()));
+    }
+    let model = ModelRef::read_as_root(bytes).map_err(malformed)?;
+    let subgraphs = model.subgraphs().map_err(malformed)?.ok_or_else(|| malformed("it has no subgraph"))?;
+    let subgraph = subgraphs.get(0).ok_or_else(|| malformed("it has no subgraph"))?.map_err(malformed)?;
+    Ok((model, subgraph))
+}
+
+/// The operators of the first subgraph, in order.
+pub fn operators(bytes: &[u8]) -> Result<Vec<Listed>, Error> {
+    let (model, subgraph) = first_subgraph(bytes)?;
+    let codes = model.operator_codes().map_err(malformed)?;
+    let tensors = subgraph.tensors().map_err(malformed)?;
+    let mut listed = Vec::new();
+    for (index, op) in subgraph.operators().map_err(malformed)?.into_iter().flatten().enumerate() {
+        let op = op.map_err(malformed)?;
+        let opcode = op.opcode_index().map_err(malformed)? as usize;
+        let code =
+            codes.and_then(|c| c.get(opcode)).transpose().map_err(malformed)?.ok_or_else(|| {
+                malformed(format!("operator #{index} has operator code {opcode}, which the model lacks"))
+            })?;
+        let builtin =
+            code.builtin_code().map_err(malformed)?.max(i32::from(code.deprecated_builtin_code().map_err(malformed)?));
+        let kind = match (builtin, code.custom_code().map_err(malformed)?) {
+            (32, Some(custom)) => custom.to_string(),
+            (builtin, _) => usize::try_from(builtin)
+                .ok()
+                .and_then(|c| BUILTIN_OPERATORS.get(c))
+                .map_or_else(|| format!("builtin operator {builtin}"), |name| name.to_string()),
+        };
+        let (mut outputs, mut output_types) = (Vec::new(), Vec::new());
+        for t in op.outputs().map_err(malformed)?.into_iter().flatten() {
+            let tensor = tensors
+                .and_then(|v| usize::try_from(t).ok().and_then(|t| v.get(t)))
+                .transpose()
+                .map_err(malformed)?
+                .ok_or_else(|| malformed(format!("operator #{index} writes tensor {t}, which the model lacks")))?;
+            outputs.push(tensor.name().map_err(malformed)?.unwrap_or_default().to_string());
+            output_types.push(DType::name_of(tensor.type_().map_err(malformed)?));
+        }
+        listed.push(Listed { index, kind, outputs, output_types });
+    }
+    Ok(listed)
+}
+
+/// The quantization of the first subgraph's inputs and outputs, in order (empty for float ones).
+pub fn io_quantization(bytes: &[u8]) -> Result<(Vec<Quantization>, Vec<Quantization>), Error> {
+    let (_, subgraph) = first_subgraph(bytes)?;
+    let tensors = subgraph.tensors().map_err(malformed)?;
+    let read_list = |list: Option<planus::Vector<'_, i32>>| -> Result<Vec<Quantization>, Error> {
+        list.into_iter()
+            .flatten()
+            .map(|t| {
+                let tensor = tensors
+                    .and_then(|v| usize::try_from(t).ok().and_then(|t| v.get(t)))
+                    .transpose()
+                    .map_err(malformed)?
+                    .ok_or_else(|| malformed(format!("the subgraph names tensor {t}, which it lacks")))?;
+                let Some(q) = tensor.quantization().map_err(malformed)? else { return Ok(Quantization::default()) };
+                Ok(Quantization {
+                    scale: q.scale().map_err(malformed)?.into_iter().flatten().collect(),
+                    zero_point: q.zero_point().map_err(malformed)?.into_iter().flatten().collect(),
+                    dimension: usize::try_from(q.quantized_dimension().map_err(malformed)?).unwrap_or(0),
+                })
+            })
+            .collect()
+    };
+    Ok((read_list(subgraph.inputs().map_err(malformed)?)?, read_list(subgraph.outputs().map_err(malformed)?)?))
+}
+
+/// The `umac.lstm` dictionary of operator `index`, an UNIDIRECTIONAL_SEQUENCE_LSTM.
+pub fn lstm_attribute(bytes: &[u8], index: usize) -> Result<String, Error> {
+    let model = read(bytes)?;
+    let op = model.operators.get(index).ok_or_else(|| Error::model(format!("it has no operator #{index}")))?;
+    lstm::attribute(&model, op).map_err(|message| Error {
+        operator: Some(op.label(&model)),
+        message,
+        unsupported: false,
+    })
+}
