@@ -85,6 +85,29 @@ fn the_native_reader_matches_tflite_micro_and_the_converter() {
     }
 }
 
+/// Without the converter (no venv): a model the reader takes compiles; one with an operator it
+/// does not take is an error naming that operator, exit code 1.
+#[test]
+fn no_python_is_needed_for_what_the_reader_takes() {
+    let models = umac_runtime::testdata::dir("models");
+    let compile = |model: &str| {
+        let out = std::env::temp_dir().join(format!("umac-no-venv-{}-{}", std::process::id(), model.replace('/', "-")));
+        Command::new(env!("CARGO_BIN_EXE_umac"))
+            .env("UMAC_TFLITE_CONVERTER", "/nonexistent/tosa-converter-for-tflite")
+            .args(["compile", models.join(model).to_str().unwrap(), "--target=cortex-m55", "-o"])
+            .arg(&out)
+            .output()
+            .expect("umac starts")
+    };
+    let output = compile("mlperf-tiny/kws/model.tflite");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = compile("ops-16x8/quantize.tflite");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("quantize.tflite: operator #0 (QUANTIZE, output '"), "{stderr}");
+    assert!(stderr.contains("the converter failed"), "{stderr}");
+}
+
 /// The reader's errors name the operator by index and builtin name; a model it cannot take
 /// without the converter is an error at that operator.
 #[test]

@@ -117,7 +117,7 @@ pub fn tflite_to_tosa(path: &Path, raw: &[u8]) -> Result<Vec<u8>, String> {
         Ok(text) => Ok(text.into_bytes()),
         Err(e) if e.unsupported && converter().is_ok() => {
             eprintln!("{display}: note: {e}; converting the model with tosa-converter-for-tflite instead");
-            convert(path)
+            convert(path).map_err(|converter| format!("{display}: {e}; and the converter failed: {converter}"))
         }
         Err(e) => Err(format!("{display}: {e}")),
     }
