@@ -5,11 +5,13 @@
 mod conv;
 mod elementwise;
 pub(crate) mod lstm;
+mod movement;
 mod pool;
 mod quantize;
 mod shape;
 mod softmax;
 mod transpose_conv;
+mod unary;
 
 use crate::tflite::{
     Error,
@@ -21,25 +23,64 @@ use crate::tflite::{
 /// The operators this reader legalizes and the element types of their data operands, for
 /// the docs: (builtin name, types).
 pub const SUPPORTED: &[(&str, &str)] = &[
+    ("ABS", "int8, int16, float32"),
     ("ADD", "int8, int16, float32"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
+    ("BROADCAST_TO", "any (constant shape)"),
+    ("CEIL", "float32"),
+    ("CONCATENATION", "any (int8 inputs quantized as the output)"),
     ("CONV_2D", "int8, int16 (16x8), float32"),
+    ("COS", "float32"),
     ("DEPTHWISE_CONV_2D", "int8, int16 (16x8), float32"),
+    ("DEPTH_TO_SPACE", "any"),
     ("DEQUANTIZE", "int8, int16 to float32"),
+    ("DIV", "float32"),
+    ("ELU", "float32"),
+    ("EXP", "float32"),
+    ("EXPAND_DIMS", "any (constant axis)"),
+    ("FILL", "int8, int32, float32 (constant dims)"),
+    ("FLOOR", "float32"),
     ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
+    ("GATHER", "any (constant INT32 indices)"),
+    ("HARD_SWISH", "float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
+    ("LOG", "float32"),
+    ("LOGISTIC", "float32"),
+    ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8, float32"),
+    ("MINIMUM", "int8, int16, int32, float32"),
     ("MUL", "int8, int16, float32"),
+    ("NEG", "float32"),
+    ("PACK", "any"),
     ("PAD", "int8, int16, int32, float32 (constant paddings)"),
     ("PADV2", "int8, int16, float32 (constant pad value)"),
     ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
+    ("RELU", "int8, int16, float32"),
+    ("RELU6", "int8, int16, float32"),
     ("RESHAPE", "any"),
+    ("REVERSE_V2", "any (constant contiguous axes)"),
+    ("ROUND", "float32"),
+    ("RSQRT", "float32"),
+    ("SHAPE", "any (INT32 output)"),
+    ("SIN", "float32"),
+    ("SLICE", "any (constant begin and size)"),
     ("SOFTMAX", "int8, int16, float32"),
+    ("SPACE_TO_DEPTH", "any"),
+    ("SPLIT", "any (constant axis)"),
+    ("SPLIT_V", "any (constant axis)"),
+    ("SQRT", "float32"),
+    ("SQUARE", "float32"),
+    ("SQUARED_DIFFERENCE", "float32"),
+    ("SQUEEZE", "any"),
     ("STRIDED_SLICE", "any (positive strides)"),
     ("SUB", "int8, int16, float32"),
+    ("TANH", "float32"),
+    ("TRANSPOSE", "any (constant permutation)"),
     ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),
+    ("UNPACK", "any"),
+    ("ZEROS_LIKE", "int8, int32, int64, float32"),
 ];
 
 /// The legalization in progress: the function being written and the value of each tensor.
@@ -137,6 +178,23 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "STRIDED_SLICE" => shape::strided_slice(cx, op),
         "SOFTMAX" => softmax::softmax(cx, op),
         "UNIDIRECTIONAL_SEQUENCE_LSTM" => lstm::lstm(cx, op),
+        "CONCATENATION" => movement::concatenation(cx, op),
+        "TRANSPOSE" => movement::transpose(cx, op),
+        "SQUEEZE" | "EXPAND_DIMS" => movement::reshape_like(cx, op),
+        "PACK" => movement::pack(cx, op),
+        "UNPACK" => movement::unpack(cx, op),
+        "SPLIT" | "SPLIT_V" => movement::split(cx, op),
+        "SLICE" => movement::slice_op(cx, op),
+        "GATHER" => movement::gather(cx, op),
+        "SPACE_TO_DEPTH" | "DEPTH_TO_SPACE" => movement::space_depth(cx, op),
+        "REVERSE_V2" => movement::reverse(cx, op),
+        "BROADCAST_TO" => movement::broadcast_to(cx, op),
+        "ZEROS_LIKE" => movement::zeros_like(cx, op),
+        "FILL" => movement::fill(cx, op),
+        "SHAPE" => movement::shape(cx, op),
+        "ABS" | "NEG" | "EXP" | "LOG" | "SQRT" | "RSQRT" | "FLOOR" | "CEIL" | "ROUND" | "SIN" | "COS" | "TANH"
+        | "LOGISTIC" | "RELU" | "RELU6" | "HARD_SWISH" | "ELU" | "SQUARE" => unary::float_unary(cx, op),
+        "MAXIMUM" | "MINIMUM" | "DIV" | "SQUARED_DIFFERENCE" => unary::binary(cx, op),
         _ => unsupported("umac's .tflite reader does not legalize this operator"),
     }
 }
