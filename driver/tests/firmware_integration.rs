@@ -13,16 +13,20 @@ use umac_backend::Cpu;
 use umac_backend::cpu::{CORTEX_M0PLUS, CORTEX_M4, CORTEX_M55, RV32IM};
 use umac_driver::firmware::{Firmware, FirmwareOptions, output};
 use umac_runtime::firmware::{
-    CORTEX_M0PLUS_ON_AN385, MPS2_AN386, MPS3_AN547, Platform, RISCV_VIRT_RV32IM, build_program, run,
+    CORTEX_M0PLUS_ON_AN385, Case, MPS2_AN386, MPS3_AN547, Platform, RISCV_VIRT_RV32IM, build_program, run,
 };
 
 /// `<name>_inputs` and `<name>_expected`: the five reference cases of a model with one input and
 /// one output, as C arrays (in the large memory's `.testdata`, as the harness puts them).
 fn cases_c(name: &str, dir: &std::path::Path) -> String {
+    cases_array_c(name, &cases(dir))
+}
+
+/// [`cases_c`] for the cases `cases`.
+fn cases_array_c(name: &str, cases: &[Case]) -> String {
     let mut c = format!("#include <stdint.h>\n#include \"{name}.h\"\n");
     let upper = name.to_ascii_uppercase();
     let bytes = |data: &[u8]| data.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
-    let cases = cases(dir);
     for (array, size, pick) in [("inputs", "INPUT", 0), ("expected", "OUTPUT", 1)] {
         let rows: Vec<String> = cases
             .iter()
@@ -98,9 +102,20 @@ fn run_program(
     firmware: &Firmware,
     main_c: &str,
 ) -> String {
+    run_program_on(platform, work, (name, &cases(dir)), firmware, main_c)
+}
+
+/// [`run_program`] for the cases `cases`.
+fn run_program_on(
+    platform: Platform,
+    work: &Path,
+    (name, cases): (&str, &[Case]),
+    firmware: &Firmware,
+    main_c: &str,
+) -> String {
     let written = output::write(&work.join(name), name, firmware).unwrap();
     let cases_file = format!("cases_{name}.c");
-    let sources = [("main.c", main_c.to_string()), (cases_file.as_str(), cases_c(name, dir))];
+    let sources = [("main.c", main_c.to_string()), (cases_file.as_str(), cases_array_c(name, cases))];
     let include = written.header.parent().unwrap().to_path_buf();
     let program = build_program(platform, work, "program", &sources, &[], &[&written.object], &[include]).unwrap();
     let outcome = run(platform, &program, Duration::from_secs(300)).unwrap();
@@ -326,4 +341,145 @@ fn float_twins_on_the_simulator() {
             assert_close(&floats(&run.outputs[0].data), &floats(&case.expected[0]), &what);
         }
     }
+}
+
+/// Float LOG, SIN and COS as a model (66 values: Helium's vectors of 4 and a scalar tail).
+const FLOAT_MATH: &str = "func.func @main(%x: tensor<1x66xf32>) -> tensor<3x66xf32> {
+  %l = tosa.log %x : (tensor<1x66xf32>) -> tensor<1x66xf32>
+  %s = tosa.sin %x : (tensor<1x66xf32>) -> tensor<1x66xf32>
+  %c = tosa.cos %x : (tensor<1x66xf32>) -> tensor<1x66xf32>
+  %y = tosa.concat %l, %s, %c {axis = 0 : i32} : (tensor<1x66xf32>, tensor<1x66xf32>, tensor<1x66xf32>) -> tensor<3x66xf32>
+  return %y : tensor<3x66xf32>
+}
+";
+
+/// The five inputs of [`FLOAT_MATH`]: special values, subnormals, the octants' edges and values
+/// past 8192 first; then, alternately, floats of every magnitude (by their bits) and values in
+/// [-8192, 8192].
+fn float_math_inputs() -> Vec<Vec<f32>> {
+    let pi_4 = std::f64::consts::FRAC_PI_4;
+    let mut first = vec![0.0, -0.0, -1.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX];
+    first.extend([f32::from_bits(1), f32::from_bits(0x0000_0FFF), f32::from_bits(0x007F_FFFF), f32::MIN_POSITIVE]);
+    first.extend([std::f32::consts::E, std::f32::consts::FRAC_1_SQRT_2, std::f32::consts::SQRT_2, 1e-30, 1e30, 3e38]);
+    first.extend((1..=24).map(|k| (f64::from(k * 427 - 5000) * pi_4) as f32));
+    first.extend([8192.0, -8191.9, 8200.5, 65536.0, -1e5, 1e6, 16_777_215.0, 16_777_216.0, 1e10, -1e20]);
+    first.resize(66, 0.5);
+    let mut inputs = vec![first];
+    for case in 1..5 {
+        let random = support::lcg(case, 66);
+        let values = random.iter().enumerate().map(|(i, &r)| {
+            if i % 2 == 0 {
+                f32::from_bits((r as u32) % 0x7F80_0000)
+            } else {
+                (r % 16_385 - 8192) as f32 + 0.125 * (r % 7) as f32
+            }
+        });
+        inputs.push(values.collect());
+    }
+    inputs
+}
+
+/// Whether `got` is within the bounds of `umac-expand-log-sin-cos` of `exact` (f64) at `x`: NaN
+/// and infinities exactly; log within 1 ulp; sin and cos within 2^-23 for |x| ≤ 8192, 1e-6 to
+/// 65536, (1/2 + 2^-10) ulp of `x` to 2^24 - 1, and 0 above.
+fn float_math_close(x: f32, got: f32, exact: f64, log: bool) -> bool {
+    let want = exact as f32;
+    if !want.is_finite() {
+        return got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+    }
+    let ulp = |v: f32| f64::from(f32::from_bits(v.abs().to_bits() + 1) - v.abs());
+    let error = (f64::from(got) - exact).abs();
+    let a = x.abs();
+    if log {
+        (got.to_bits() as i64 - want.to_bits() as i64).abs() <= 1
+    } else if a <= 8192.0 {
+        error <= 2f64.powi(-23)
+    } else if a <= 65536.0 {
+        error <= 1e-6
+    } else if a <= 16_777_215.0 {
+        error <= (0.5 + 2f64.powi(-10)) * ulp(x)
+    } else {
+        got == 0.0
+    }
+}
+
+/// Float LOG, SIN and COS on firmware (`umac-expand-log-sin-cos`: firmware imports no `logf`,
+/// `sinf` or `cosf`, nothing but the memory functions and, without an FPU, libgcc's soft-float
+/// helpers): the five cases of [`float_math_inputs`], every output within the pass's bounds of
+/// the exact function (see [`float_math_close`]).
+fn float_math(cpu: Cpu, platform: Platform) {
+    let work = std::env::temp_dir().join(format!("umac-float-math-{}-{}", std::process::id(), cpu.name));
+    let context = umac_driver::create_context(Default::default());
+    let mut module = umac_dialects::source::parse_module(&context, "model.mlir", FLOAT_MATH.as_bytes()).unwrap();
+    let firmware = umac_driver::firmware::compile(&context, &mut module, "main", cpu, &options("model", "", false))
+        .unwrap_or_else(|e| panic!("float math for {}: {e}", cpu.name));
+    let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
+    let libm = ["logf", "sinf", "cosf", "expf", "log", "sin", "cos"];
+    assert!(firmware.imports.iter().all(|i| !libm.contains(&i.as_str())), "{:?}", firmware.imports);
+    assert!(
+        firmware
+            .imports
+            .iter()
+            .all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem") || soft_float.contains(&i.as_str())),
+        "{:?}",
+        firmware.imports
+    );
+    assert_eq!(soft_float.is_empty(), cpu.has_fpu(), "{:?}", firmware.imports);
+    let inputs = float_math_inputs();
+    let exact = |x: f32, row: usize| match row {
+        0 => f64::from(x).ln(),
+        1 => f64::from(x).sin(),
+        _ => f64::from(x).cos(),
+    };
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let cases: Vec<Case> = inputs
+        .iter()
+        .map(|xs| {
+            let expected: Vec<f32> = (0..3).flat_map(|row| xs.iter().map(move |&x| exact(x, row) as f32)).collect();
+            Case { inputs: vec![bytes(xs)], expected: vec![bytes(&expected)] }
+        })
+        .collect();
+    let main_c = include_str!("firmware_programs/float_outputs.c");
+    let output = run_program_on(platform, &work, ("model", &cases), &firmware, main_c);
+    let mut wrong = Vec::new();
+    for (c, xs) in inputs.iter().enumerate() {
+        let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
+        let got: Vec<f32> = line
+            .split_whitespace()
+            .skip(2)
+            .map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap()))
+            .collect();
+        assert_eq!(got.len(), 3 * xs.len());
+        for (row, name) in ["log", "sin", "cos"].iter().enumerate() {
+            for (i, &x) in xs.iter().enumerate() {
+                let (got, exact) = (got[row * xs.len() + i], exact(x, row));
+                if !float_math_close(x, got, exact, row == 0) {
+                    wrong.push(format!("case {c}: {name}({x:e}) = {got:e}, exactly {exact:e}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "on {}:\n{}", cpu.name, wrong.join("\n"));
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn float_math_cortex_m55() {
+    float_math(CORTEX_M55, MPS3_AN547);
+}
+
+#[test]
+fn float_math_cortex_m4() {
+    float_math(CORTEX_M4, MPS2_AN386);
+}
+
+/// Without an FPU: the same arithmetic in libgcc's soft-float helpers.
+#[test]
+fn float_math_cortex_m0plus() {
+    float_math(CORTEX_M0PLUS, CORTEX_M0PLUS_ON_AN385);
+}
+
+#[test]
+fn float_math_rv32im() {
+    float_math(RV32IM, RISCV_VIRT_RV32IM);
 }

@@ -75,6 +75,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::recompute_elementwise::INFO,
     passes::expand_roundeven::INFO,
     passes::expand_exp_tanh::INFO,
+    passes::expand_log_sin_cos::INFO,
     passes::fold_padding::INFO,
     passes::im2col::INFO,
     passes::im2col::COLLAPSE_INFO,

@@ -143,8 +143,13 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     } else {
         (String::new(), String::new())
     };
-    // No libm: float rounding as additions, exponentials and tanh as polynomials.
-    let rounding = if options.expand_rounding { ",umac-expand-roundeven,umac-expand-exp-tanh" } else { "" };
+    // No libm: float rounding as additions; exponentials, tanh, logarithms, sines and cosines as
+    // polynomials.
+    let rounding = if options.expand_rounding {
+        ",umac-expand-roundeven,umac-expand-exp-tanh,umac-expand-log-sin-cos"
+    } else {
+        ""
+    };
     // Without an FPU LLVM calls libm for the float minimum and maximum (fminimumf): comparisons
     // and selects instead, whose arithmetic is libgcc's soft-float helpers like the rest.
     let soft_float = if options.soft_float && !options.structured { ",arith-expand" } else { "" };
@@ -291,7 +296,9 @@ pub struct OperatorOptions {
     /// float model input quantized (TOSA's cast) rounds so. For firmware, which links no libm
     /// and runs on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call
     /// `roundevenf`). Exponentials and tanh (float sigmoids, softmaxes and LSTMs) become float
-    /// arithmetic too (`umac-expand-exp-tanh`): firmware links no `expf` or `tanhf`.
+    /// arithmetic too (`umac-expand-exp-tanh`), and so do logarithms (float LOG, LOG_SOFTMAX),
+    /// sines and cosines (`umac-expand-log-sin-cos`): firmware links no `expf`, `tanhf`, `logf`,
+    /// `sinf` or `cosf`.
     pub expand_rounding: bool,
     /// Stop at structured loops (`scf`) for a printer of source code: no lowering to `cf`.
     pub structured: bool,

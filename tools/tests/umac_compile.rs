@@ -489,9 +489,10 @@ fn bad_names_and_shapes_are_rejected() {
     assert_eq!(m["batch_fixed_to_1"], false);
 }
 
-/// Exponentials, sigmoids and tanhs become float arithmetic on firmware (`umac-expand-exp-tanh`):
-/// the conformance tests' float `exp` compiles for Cortex-M4 importing no libm function. A float
-/// math function umac does not expand (`log`) is named: firmware links no libm.
+/// Exponentials, sigmoids, tanhs, logarithms, sines and cosines become float arithmetic on
+/// firmware (`umac-expand-exp-tanh`, `umac-expand-log-sin-cos`): the conformance tests' float
+/// `exp` and a `log` compile for Cortex-M4 importing no libm function. A float math function umac
+/// does not expand (`pow`) is named: firmware links no libm.
 #[test]
 fn a_float_math_function_is_named() {
     let suite = umac_runtime::testdata::dir("tosa-conformance");
@@ -508,8 +509,19 @@ fn a_float_math_function_is_named() {
     );
     let out = temp("float-log");
     let (code, stderr) = compile(&model, "cortex-m4", &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let imports = metadata(&out)["imports"].clone();
+    assert!(imports.as_array().unwrap().iter().all(|i| i.as_str().unwrap().starts_with("mem")), "{imports}");
+    let (_, model) = model_in(
+        "float-pow-input",
+        "pow.mlir",
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.pow %x, %x : (tensor<4xf32>, \
+         tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n",
+    );
+    let out = temp("float-pow");
+    let (code, stderr) = compile(&model, "cortex-m4", &out, &[]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("the generated code calls logf, which firmware output does not provide"), "{stderr}");
+    assert!(stderr.contains("the generated code calls powf, which firmware output does not provide"), "{stderr}");
     // Host objects are held to the same rule (they link into the same kind of program).
     let (code, stderr) = compile(&model, "host", &out, &[]);
     assert_eq!(code, 1, "{stderr}");

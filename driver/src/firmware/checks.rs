@@ -225,8 +225,8 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
         return Err(Error::Compile(format!(
             "the generated code calls {}, which firmware output does not provide (it links against nothing but \
              memcpy/memset/memmove, the toolchain's integer and soft-float helpers and the accelerators' kernels; \
-             umac computes exp and tanh itself, other floating-point functions such as logf or powf are not \
-             supported in firmware yet)",
+             umac computes exp, tanh, log, sin and cos itself, other floating-point functions such as powf are \
+             not supported in firmware yet)",
             names.join(", ")
         )));
     }

@@ -22,6 +22,7 @@
 // The coefficients are written as Cephes publishes them (each rounds to the f32 used).
 #![allow(clippy::excessive_precision)]
 
+use super::float_text::{Text, expand_f32};
 use crate::{
     Error,
     pass::{UmacPass, boxed, rewrite_each},
@@ -29,10 +30,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use umac_dialects::{
-    ir::{element_type, op_name, type_text},
-    text::float_literal,
-};
+use umac_dialects::ir::op_name;
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -65,54 +63,7 @@ pub const TANH_POLYNOMIAL: [f32; 5] =
 pub const EXP_LOW: f32 = -104.0;
 pub const EXP_HIGH: f32 = 89.0;
 
-/// Writes MLIR text for a function body; values are `%e<n>`.
-struct Text<'a> {
-    body: String,
-    next: usize,
-    /// The float type, its i32 twin and i1 twin (a vector or not).
-    float: &'a str,
-    int: String,
-    bool: String,
-    vector: bool,
-}
-
 impl Text<'_> {
-    fn op(&mut self, text: &str) -> String {
-        let name = format!("%e{}", self.next);
-        self.next += 1;
-        self.body.push_str(&format!("  {name} = {text}\n"));
-        name
-    }
-    fn float_constant(&mut self, value: f32) -> String {
-        let (literal, t) = (float_literal(value), self.float.to_string());
-        if self.vector {
-            self.op(&format!("arith.constant dense<{literal}> : {t}"))
-        } else {
-            self.op(&format!("arith.constant {literal} : {t}"))
-        }
-    }
-    fn int_constant(&mut self, value: i32) -> String {
-        let t = self.int.clone();
-        if self.vector {
-            self.op(&format!("arith.constant dense<{value}> : {t}"))
-        } else {
-            self.op(&format!("arith.constant {value} : {t}"))
-        }
-    }
-    fn binary(&mut self, op: &str, a: &str, b: &str) -> String {
-        let t = self.float.to_string();
-        self.op(&format!("{op} {a}, {b} : {t}"))
-    }
-    /// `a·x + b` evaluated by Horner's rule from `coefficients`, highest degree first.
-    fn horner(&mut self, x: &str, coefficients: &[f32]) -> String {
-        let mut acc = self.float_constant(coefficients[0]);
-        for &c in &coefficients[1..] {
-            let product = self.binary("arith.mulf", &acc, x);
-            let c = self.float_constant(c);
-            acc = self.binary("arith.addf", &product, &c);
-        }
-        acc
-    }
     /// `2^k` for an integer tensor `k` in [-126, 127], from its exponent bits.
     fn power_of_two(&mut self, k: &str) -> String {
         let (int, float) = (self.int.clone(), self.float.to_string());
@@ -195,28 +146,8 @@ impl Text<'_> {
 /// `raw` must be live.
 unsafe fn expand(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
     unsafe {
-        let x = mlirOperationGetOperand(raw, 0);
-        let ty = mlirValueGetType(x);
-        let vector = mlirTypeIsAVector(ty);
-        let element = if mlirTypeIsAShaped(ty) { element_type(ty) } else { ty };
-        if !mlirTypeIsAF32(element) || (mlirTypeIsAShaped(ty) && !vector) {
-            return None;
-        }
-        let float = type_text(ty);
-        let mut text = Text {
-            body: String::new(),
-            next: 0,
-            int: float.replace("f32", "i32"),
-            bool: float.replace("f32", "i1"),
-            float: &float,
-            vector,
-        };
-        let result = if umac_dialects::ir::name(raw) == "math.exp" { text.exp("%x") } else { text.tanh("%x") };
-        let body = text.body;
-        Some((
-            format!("func.func @expand(%x: {float}) -> {float} {{\n{body}  return {result} : {float}\n}}\n"),
-            vec![x],
-        ))
+        let exp = umac_dialects::ir::name(raw) == "math.exp";
+        expand_f32(raw, |text, x| if exp { text.exp(x) } else { text.tanh(x) })
     }
 }
 

@@ -1,14 +1,17 @@
 //! umac passes written in Rust, one file each, named after the pass (`umac-fold-padding` is
 //! `fold_padding.rs`). A pass is defined through [`crate::pass::UmacPass`]; shared IR helpers live
-//! in `umac_dialects::ir`, so no pass imports another.
+//! in `umac_dialects::ir`, so no pass imports another (the float-arithmetic expansions share
+//! `float_text`, which writes their MLIR text).
 
 pub mod apply_scale_32;
 pub mod channels_innermost;
 pub mod decompose_transpose_conv2d;
 pub mod elide_output_copies;
 pub mod expand_exp_tanh;
+pub mod expand_log_sin_cos;
 pub mod expand_roundeven;
 pub mod expose_intermediates;
+mod float_text;
 pub mod fold_padding;
 pub mod fold_zero_points;
 pub mod im2col;
