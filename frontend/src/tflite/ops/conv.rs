@@ -157,13 +157,7 @@ fn convolution(cx: &mut Cx, op: &Operator, kind: Kind) -> OpResult {
             let wzp = cx.func.scalar("i8", 0);
             let attributes = format!("acc_type = {acc}, {attributes}");
             let y = cx.func.op(name, &[&x, &weights, &bias, &izp, &wzp], &attributes, Ty::new(&conv_out_shape, acc));
-            let multipliers: Vec<(i32, i8)> = filter_scales
-                .iter()
-                .map(|&s| {
-                    let scale = f64::from(in_scale) * f64::from(s) / f64::from(out_scale);
-                    if wide { multiplier16(scale) } else { multiplier32(scale) }
-                })
-                .collect();
+            let multipliers = conv_multipliers(in_scale, &filter_scales, out_scale, wide);
             let y = cx.rescale(&y, output.dtype.mlir(), &multipliers, 0, out_zp, !wide, !wide);
             let y = cx.quantized_activation(&y, activation, output)?;
             cx.func.reshape(&y, &output.shape)
@@ -171,6 +165,18 @@ fn convolution(cx: &mut Cx, op: &Operator, kind: Kind) -> OpResult {
         (a, b) => return unsupported(format!("{} inputs with {} weights", a.name(), b.name())),
     };
     cx.define(op, 0, result)
+}
+
+/// TFLite Micro's per-channel multipliers of a convolution: `input_scale · filter_scale[c] /
+/// output_scale` in double, 32-bit (16-bit for 16x8's 64-bit accumulators).
+pub(super) fn conv_multipliers(in_scale: f32, filter_scales: &[f32], out_scale: f32, wide: bool) -> Vec<(i32, i8)> {
+    filter_scales
+        .iter()
+        .map(|&s| {
+            let scale = f64::from(in_scale) * f64::from(s) / f64::from(out_scale);
+            if wide { multiplier16(scale) } else { multiplier32(scale) }
+        })
+        .collect()
 }
 
 pub(super) fn dims4(tensor: &Tensor) -> OpResult<[i64; 4]> {

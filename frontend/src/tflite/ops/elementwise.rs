@@ -1,17 +1,7 @@
 //! ADD, SUB and MUL (with broadcasting), and LEAKY_RELU.
 
-use super::{Cx, OpResult, Value, bad, per_tensor, scale32, ty, unsupported};
+use super::{Cx, OpResult, Value, bad, per_tensor, scale32, to_rank, ty, unsupported};
 use crate::tflite::model::{DType, Operator, Options, Tensor};
-
-/// `x` reshaped to `rank` dimensions with leading ones (TOSA broadcasts equal ranks only).
-fn to_rank(cx: &mut Cx, x: &Value, rank: usize) -> Value {
-    if x.ty.rank() >= rank {
-        return x.clone();
-    }
-    let mut shape = vec![1; rank - x.ty.rank()];
-    shape.extend_from_slice(&x.ty.shape);
-    cx.func.reshape(x, &shape)
-}
 
 /// The fused activation of ADD, SUB or MUL (none when the options table is absent).
 fn arithmetic_activation(op: &Operator) -> OpResult<i8> {

@@ -48,7 +48,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("LOGISTIC", "float32"),
     ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
-    ("MEAN", "int8, float32"),
+    ("MEAN", "int8 (one quantization in and out), float32"),
     ("MINIMUM", "int8, int16, int32, float32"),
     ("MUL", "int8, int16, float32"),
     ("NEG", "float32"),
@@ -73,7 +73,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("SQUARE", "float32"),
     ("SQUARED_DIFFERENCE", "float32"),
     ("SQUEEZE", "any"),
-    ("STRIDED_SLICE", "any (positive strides)"),
+    ("STRIDED_SLICE", "any (unit strides)"),
     ("SUB", "int8, int16, float32"),
     ("TANH", "float32"),
     ("TRANSPOSE", "any (constant permutation)"),
@@ -337,6 +337,30 @@ pub(crate) fn per_tensor(tensor: &Tensor, what: &str) -> OpResult<(f32, i64)> {
         Some(None) => unsupported(format!("{what} ('{}') is quantized per channel here", tensor.name)),
         None => bad(format!("{what} ('{}') is {} without quantization", tensor.name, tensor.dtype.name())),
     }
+}
+
+/// The integers of a constant INT32 (or INT64) operand.
+pub(crate) fn constant_ints(tensor: &Tensor) -> OpResult<Vec<i64>> {
+    match (tensor.data, tensor.dtype) {
+        (Some(data), DType::I32) => {
+            Ok(data.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+        }
+        (Some(data), DType::I64) => {
+            Ok(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect())
+        }
+        (Some(_), other) => bad(format!("'{}' is {}, not INT32", tensor.name, other.name())),
+        (None, _) => unsupported(format!("'{}' is not a constant", tensor.name)),
+    }
+}
+
+/// `x` reshaped to `rank` dimensions with leading ones (TOSA broadcasts equal ranks only).
+pub(crate) fn to_rank(cx: &mut Cx, x: &Value, rank: usize) -> Value {
+    if x.ty.rank() >= rank {
+        return x.clone();
+    }
+    let mut shape = vec![1; rank - x.ty.rank()];
+    shape.extend_from_slice(&x.ty.shape);
+    cx.func.reshape(x, &shape)
 }
 
 /// The multiplier and shift of a real scale (see [`multiplier32`]).

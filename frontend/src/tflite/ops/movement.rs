@@ -5,25 +5,11 @@
 //! every element type. Shape operands must be constants (TFLite Micro requires most of them to
 //! be); a legalization checks its result's shape against the model's.
 
-use super::{Cx, OpResult, Value, bad, per_tensor, ty, unsupported};
+use super::{Cx, OpResult, Value, bad, constant_ints, per_tensor, ty, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
-    model::{DType, Operator, Options, Tensor},
+    model::{DType, Operator, Options},
 };
-
-/// The integers of a constant INT32 (or INT64) operand.
-fn constant_ints(tensor: &Tensor) -> OpResult<Vec<i64>> {
-    match (tensor.data, tensor.dtype) {
-        (Some(data), DType::I32) => {
-            Ok(data.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
-        }
-        (Some(data), DType::I64) => {
-            Ok(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect())
-        }
-        (Some(_), other) => bad(format!("'{}' is {}, not INT32", tensor.name, other.name())),
-        (None, _) => unsupported(format!("'{}' is not a constant", tensor.name)),
-    }
-}
 
 /// `axis` of a rank-`rank` tensor made non-negative (a negative axis counts from the end), checked.
 fn positive_axis(axis: i64, rank: usize) -> OpResult<usize> {

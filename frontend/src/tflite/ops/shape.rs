@@ -1,9 +1,9 @@
 //! RESHAPE, STRIDED_SLICE and PAD: data movement, the same for every element type.
 
-use super::{Cx, OpResult, bad, per_tensor, unsupported};
+use super::{Cx, OpResult, bad, constant_ints, per_tensor, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
-    model::{DType, Operator, Options, Tensor},
+    model::{DType, Operator, Options},
 };
 
 pub fn reshape(cx: &mut Cx, op: &Operator) -> OpResult {
@@ -15,20 +15,6 @@ pub fn reshape(cx: &mut Cx, op: &Operator) -> OpResult {
     let x = cx.value(op, 0)?;
     let y = cx.func.reshape(&x, &output.shape);
     cx.define(op, 0, y)
-}
-
-/// The integers of a constant INT32 (or INT64) operand.
-fn constant_ints(tensor: &Tensor) -> OpResult<Vec<i64>> {
-    match (tensor.data, tensor.dtype) {
-        (Some(data), DType::I32) => {
-            Ok(data.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
-        }
-        (Some(data), DType::I64) => {
-            Ok(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect())
-        }
-        (Some(_), other) => bad(format!("'{}' is {}, not INT32", tensor.name, other.name())),
-        (None, _) => unsupported(format!("'{}' is not a constant", tensor.name)),
-    }
 }
 
 /// STRIDED_SLICE with unit strides, as TFLite Micro's kernel reads its begin, end and masks

@@ -144,6 +144,8 @@ fn int16(cx: &mut Cx, x: &Value, axis: usize, reduced: &[i64], in_scale: f32, ou
     let rank = diff.ty.rank();
     let offset = cx.func.broadcast(rank, "i32", 32767);
     let index = binary(cx, "add", &diff, &offset);
+    // TFLite Micro saturates the index: differences below the table's -10 take its first entry.
+    let index = cx.clamp_int(&index, -32768, 32767);
     let index = cx.func.op("cast", &[&index], "", index.ty.with_elem("i16"));
     let exp = table(cx, &index, &int16_exp_table());
     let exp = shift(cx, &exp, -7);

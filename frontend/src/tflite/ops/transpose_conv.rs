@@ -2,13 +2,12 @@
 
 use super::{
     Cx, OpResult, bad,
-    conv::{dims4, filter_scales, integer_bias, padding},
+    conv::{conv_multipliers, dims4, filter_scales, integer_bias, padding},
     per_tensor, unsupported,
 };
 use crate::tflite::{
     emit::Ty,
     model::{DType, Operator, Options},
-    quant::{multiplier16, multiplier32},
 };
 
 /// TRANSPOSE_CONV (operands: output shape, filter `[O, KH, KW, I]`, input, optional bias).
@@ -76,13 +75,7 @@ pub fn transpose_conv(cx: &mut Cx, op: &Operator) -> OpResult {
     );
     let y =
         cx.func.op("transpose_conv2d", &[&x, &weights, &bias, &izp, &wzp], &attributes, Ty::new(&output.shape, acc));
-    let multipliers: Vec<(i32, i8)> = filter_scales
-        .iter()
-        .map(|&s| {
-            let scale = f64::from(in_scale) * f64::from(s) / f64::from(out_scale);
-            if wide { multiplier16(scale) } else { multiplier32(scale) }
-        })
-        .collect();
+    let multipliers = conv_multipliers(in_scale, &filter_scales, out_scale, wide);
     let y = cx.rescale(&y, output.dtype.mlir(), &multipliers, 0, out_zp, !wide, !wide);
     let y = cx.quantized_activation(&y, activation, output)?;
     cx.define(op, 0, y)

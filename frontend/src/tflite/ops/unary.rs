@@ -7,7 +7,7 @@
 //! `cos`, `tanh`), and where TOSA has no single op, a few ulp: SQRT is `1 / rsqrt(x)`, DIV
 //! `a · (1 / b)`, HARD_SWISH's `/ 6` a product by `1 / 6`, ELU's `expm1` a polynomial near 0.
 
-use super::{Cx, OpResult, Value, bad, int_range, per_tensor, scale32, ty, unsupported};
+use super::{Cx, OpResult, Value, bad, int_range, per_tensor, scale32, to_rank, ty, unsupported};
 use crate::tflite::{
     emit::float,
     model::{DType, Operator, Options, Tensor},
@@ -196,16 +196,6 @@ fn rescale_multiplier(ratio: f32, span: i64) -> OpResult<(i32, i8)> {
         return unsupported(format!("a scale ratio of {ratio} (TFLite Micro's 32-bit left shift overflows)"));
     }
     Ok((m, shift))
-}
-
-/// `x` reshaped to `rank` dimensions with leading ones (TOSA broadcasts equal ranks only).
-fn to_rank(cx: &mut Cx, x: &Value, rank: usize) -> Value {
-    if x.ty.rank() >= rank {
-        return x.clone();
-    }
-    let mut shape = vec![1; rank - x.ty.rank()];
-    shape.extend_from_slice(&x.ty.shape);
-    cx.func.reshape(x, &shape)
 }
 
 /// MAXIMUM, MINIMUM, DIV and SQUARED_DIFFERENCE, with broadcasting (up to TFLite Micro's 5

@@ -1,0 +1,132 @@
+"""Runs every case of cases.json through `umac run` (target/debug/umac, both engines) and compares
+with TFLite Micro's outputs: prints each case that differs (how many elements, the largest
+difference) and each case the native reader does not take. What tools/tests/tflite_ops.rs checks,
+but reporting everything at once, to update NOT_NATIVE and KNOWN_FAILURES in gen.py.
+
+    .venv-models/bin/python test/models/tflite-ops/check.py [--stats] [--more N] [CASE_OR_OP...]
+
+--stats prints how varied each case's reference outputs are (distinct values, saturation);
+--more N also runs N fresh random inputs per case (seeded) through TFLite Micro and umac (both
+engines, one `umac run --sequence` each), which finds rarer differences than the committed 3.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+UMAC = os.path.join(ROOT, "target", "debug", "umac")
+
+
+def run(case, engine, tmp):
+    d = os.path.join(HERE, case["ref"])
+    results = []
+    native = True
+    for k in range(3):
+        args = ["--input", os.path.join(d, f"input_{k}.npy")]
+        for j in range(1, case["inputs"]):
+            args += ["--input", os.path.join(d, f"input_{k}_{j}.npy")]
+        out = os.path.join(tmp, f"{case['file']}-{engine}-{k}.npy")
+        r = subprocess.run([UMAC, "run", os.path.join(HERE, case["file"]), *args, "--output", out, "--engine", engine],
+                           capture_output=True, text=True)
+        if "converting the model with" in r.stderr:
+            native = False
+        if r.returncode:
+            return native, f"umac failed: {r.stderr.strip()[-300:]}"
+        got, want = np.load(out), np.load(os.path.join(d, f"output_{k}.npy"))
+        if got.shape != want.shape or got.dtype != want.dtype:
+            results.append(f"input {k}: {got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
+            continue
+        if want.dtype == np.float32:
+            diff = np.abs(got.astype(np.float64) - want)
+            bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
+        else:
+            diff = np.abs(got.astype(np.int64) - want)
+            bad = diff != 0
+        if bad.any():
+            results.append(f"input {k}: {int(bad.sum())}/{bad.size} differ, max |diff| {diff.max():.6g}")
+    return native, "; ".join(results)
+
+
+def more(case, engine, n, tmp):
+    """`n` fresh inputs through TFLite Micro and umac: how the outputs differ ("" if not)."""
+    sys.path.insert(0, HERE)
+    import gen
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_file(os.path.join(HERE, case["file"]), arena_size=1 << 18)
+    rng = np.random.default_rng(12345)
+    xs, ys = [], []
+    for _ in range(n):
+        row = []
+        for j in range(case["inputs"]):
+            d = interp.get_input_details(j)
+            row.append(gen.random_input(rng, d["shape"], d["dtype"]))
+            interp.set_input(row[-1], j)
+        interp.invoke()
+        ys.append(interp.get_output(0).copy())
+        xs.append(row)
+    args = []
+    for j in range(case["inputs"]):
+        path = os.path.join(tmp, f"more-{case['file']}-{engine}-{j}.npy")
+        np.save(path, np.stack([r[j] for r in xs]))
+        args += ["--input", path]
+    out = os.path.join(tmp, f"more-{case['file']}-{engine}.npy")
+    r = subprocess.run([UMAC, "run", "--sequence", "--engine", engine, os.path.join(HERE, case["file"]), *args,
+                        "--output", out], capture_output=True, text=True)
+    if r.returncode:
+        return f"umac failed: {r.stderr.strip()[-300:]}"
+    got, want = np.load(out), np.stack(ys)
+    if want.dtype == np.float32:
+        diff = np.abs(got.astype(np.float64) - want)
+        bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
+    else:
+        diff = np.abs(got.astype(np.int64) - want)
+        bad = diff != 0
+    return f"{int(bad.sum())}/{bad.size} elements differ over {n} inputs, max |diff| {diff.max():.6g}" if bad.any() else ""
+
+
+def main():
+    argv = sys.argv[1:]
+    n_more = 0
+    if "--more" in argv:
+        i = argv.index("--more")
+        n_more = int(argv[i + 1])
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    stats = "--stats" in argv
+    cases = json.load(open(os.path.join(HERE, "cases.json")))["cases"]
+    cases = [c for c in cases if not args or c["file"][:-7] in args or c["op"] in args]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
+        jobs = [(c, e, pool.submit(run, c, e, tmp)) for c in cases for e in ["cranelift", "llvm"]]
+        for c, e, j in jobs:
+            native, diff = j.result()
+            name = c["file"][:-7]
+            if not native:
+                print(f"NOT NATIVE {name} ({e})")
+            if diff:
+                print(f"DIFFERS {name} ({e}): {diff}  [{c['variant']}]")
+            if stats and e == "llvm":
+                ys = np.concatenate([np.load(os.path.join(HERE, c["ref"], f"output_{k}.npy")).ravel() for k in range(3)])
+                if ys.dtype != np.float32:
+                    info = np.iinfo(ys.dtype)
+                    sat = np.mean((ys == info.min) | (ys == info.max))
+                    print(f"  {name}: {len(np.unique(ys))} distinct of {ys.size}, saturated {sat:.0%}, "
+                          f"range [{ys.min()}, {ys.max()}]")
+                else:
+                    print(f"  {name}: {len(np.unique(ys))} distinct of {ys.size}, range [{ys.min():.3g}, {ys.max():.3g}]")
+        if n_more:
+            for c in cases:
+                for e in ["cranelift", "llvm"]:
+                    diff = more(c, e, n_more, tmp)
+                    if diff:
+                        print(f"DIFFERS ON MORE INPUTS {c['file'][:-7]} ({e}): {diff}  [{c['variant']}]")
+
+
+if __name__ == "__main__":
+    main()
