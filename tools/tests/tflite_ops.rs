@@ -17,6 +17,7 @@ struct Case {
     model: PathBuf,
     refs: PathBuf,
     inputs: usize,
+    outputs: usize,
     native: bool,
     known_failure: Option<String>,
 }
@@ -36,6 +37,7 @@ fn cases(dir: &Path) -> (Vec<Case>, usize) {
                 model: dir.join(file),
                 refs: dir.join(c["ref"].as_str().unwrap()),
                 inputs: c["inputs"].as_u64().unwrap() as usize,
+                outputs: c.get("outputs").and_then(|n| n.as_u64()).unwrap_or(1) as usize,
                 native: c["native"].as_bool().unwrap(),
                 known_failure: c.get("known_failure").and_then(|r| r.as_str()).map(String::from),
             }
@@ -72,28 +74,39 @@ fn difference(got: &Tensor, want: &Tensor) -> Option<String> {
 /// Runs the case's inferences as one `umac run --sequence` on `engine`: how it differs from
 /// TFLite Micro (`Err`: umac failed), and whether it fell back to the converter.
 fn run(case: &Case, per_case: usize, engine: &str, tmp: &Path) -> (Result<Option<String>, String>, bool) {
-    let ref_file = |k: usize, j: usize| {
-        case.refs.join(if j == 0 { format!("input_{k}.npy") } else { format!("input_{k}_{j}.npy") })
+    // Inference k's input (or output) j: input_k.npy for the first, input_k_j.npy after it.
+    let ref_file = |what: &str, k: usize, j: usize| {
+        case.refs.join(if j == 0 { format!("{what}_{k}.npy") } else { format!("{what}_{k}_{j}.npy") })
     };
     let mut command = Command::new(env!("CARGO_BIN_EXE_umac"));
     command.args(["run", "--sequence", "--engine", engine]).arg(&case.model);
     for j in 0..case.inputs {
-        let parts: Vec<Tensor> = (0..per_case).map(|k| read_npy(&ref_file(k, j)).unwrap()).collect();
+        let parts: Vec<Tensor> = (0..per_case).map(|k| read_npy(&ref_file("input", k, j)).unwrap()).collect();
         let path = tmp.join(format!("{}-{engine}-input{j}.npy", case.name));
         write_npy(&path, &Tensor::stack(&parts).unwrap()).unwrap();
         command.arg("--input").arg(path);
     }
-    let out = tmp.join(format!("{}-{engine}-output.npy", case.name));
-    let output = command.arg("--output").arg(&out).env_remove("UMAC_TFLITE_READER").output().expect("umac starts");
+    let outs: Vec<PathBuf> =
+        (0..case.outputs).map(|j| tmp.join(format!("{}-{engine}-output{j}.npy", case.name))).collect();
+    for out in &outs {
+        command.arg("--output").arg(out);
+    }
+    let output = command.env_remove("UMAC_TFLITE_READER").output().expect("umac starts");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let fell_back = stderr.contains("converting the model with");
     if !output.status.success() {
         return (Err(stderr.trim().lines().last().unwrap_or("").to_string()), fell_back);
     }
-    let got = read_npy(&out).unwrap();
-    let want: Vec<Tensor> =
-        (0..per_case).map(|k| read_npy(&case.refs.join(format!("output_{k}.npy"))).unwrap()).collect();
-    (Ok(difference(&got, &Tensor::stack(&want).unwrap())), fell_back)
+    let differences: Vec<String> = outs
+        .iter()
+        .enumerate()
+        .filter_map(|(j, out)| {
+            let want: Vec<Tensor> = (0..per_case).map(|k| read_npy(&ref_file("output", k, j)).unwrap()).collect();
+            let diff = difference(&read_npy(out).unwrap(), &Tensor::stack(&want).unwrap());
+            diff.map(|d| if case.outputs > 1 { format!("output {j}: {d}") } else { d })
+        })
+        .collect();
+    (Ok((!differences.is_empty()).then(|| differences.join("; "))), fell_back)
 }
 
 #[test]

@@ -321,7 +321,11 @@ pub fn read(bytes: &[u8]) -> Result<Model<'_>, Error> {
             .map(|raw| if raw == -1 { Ok(None) } else { tensor_index(raw, &format!("operator #{index}")).map(Some) })
             .collect::<Result<Vec<_>, _>>()?;
         let op_outputs = indices(op.outputs().map_err(at)?, &format!("operator #{index}"))?;
-        let options = options(op.builtin_options().map_err(at)?).map_err(at)?;
+        let options = match op.builtin_options() {
+            // Options of a kind newer than the schema umac has: not ones umac reads.
+            Err(e) if matches!(e.error_kind, planus::errors::ErrorKind::UnknownUnionTag { .. }) => Options::Other,
+            read => options(read.map_err(at)?).map_err(at)?,
+        };
         operators.push(Operator { index, code: builtin, kind, inputs: op_inputs, outputs: op_outputs, options });
     }
     Ok(Model { tensors, operators, inputs, outputs, subgraphs: subgraphs.len() })

@@ -31,25 +31,28 @@ def run(case, engine, tmp):
         args = ["--input", os.path.join(d, f"input_{k}.npy")]
         for j in range(1, case["inputs"]):
             args += ["--input", os.path.join(d, f"input_{k}_{j}.npy")]
-        out = os.path.join(tmp, f"{case['file']}-{engine}-{k}.npy")
-        r = subprocess.run([UMAC, "run", os.path.join(HERE, case["file"]), *args, "--output", out, "--engine", engine],
+        outs = [os.path.join(tmp, f"{case['file']}-{engine}-{k}-{j}.npy") for j in range(case.get("outputs", 1))]
+        r = subprocess.run([UMAC, "run", os.path.join(HERE, case["file"]), *args,
+                            *[a for o in outs for a in ("--output", o)], "--engine", engine],
                            capture_output=True, text=True)
         if "converting the model with" in r.stderr:
             native = False
         if r.returncode:
             return native, f"umac failed: {r.stderr.strip()[-300:]}"
-        got, want = np.load(out), np.load(os.path.join(d, f"output_{k}.npy"))
-        if got.shape != want.shape or got.dtype != want.dtype:
-            results.append(f"input {k}: {got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
-            continue
-        if want.dtype == np.float32:
-            diff = np.abs(got.astype(np.float64) - want)
-            bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
-        else:
-            diff = np.abs(got.astype(np.int64) - want)
-            bad = diff != 0
-        if bad.any():
-            results.append(f"input {k}: {int(bad.sum())}/{bad.size} differ, max |diff| {diff.max():.6g}")
+        for j, out in enumerate(outs):
+            what = f"input {k}" + (f" output {j}" if len(outs) > 1 else "")
+            got, want = np.load(out), np.load(os.path.join(d, f"output_{k}.npy" if j == 0 else f"output_{k}_{j}.npy"))
+            if got.shape != want.shape or got.dtype != want.dtype:
+                results.append(f"{what}: {got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
+                continue
+            if want.dtype == np.float32:
+                diff = np.abs(got.astype(np.float64) - want)
+                bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
+            else:
+                diff = np.abs(got.astype(np.int64) - want)
+                bad = diff != 0
+            if bad.any():
+                results.append(f"{what}: {int(bad.sum())}/{bad.size} differ, max |diff| {diff.max():.6g}")
     return native, "; ".join(results)
 
 
@@ -69,19 +72,21 @@ def more(case, engine, n, tmp):
             row.append(gen.random_input(rng, d["shape"], d["dtype"]))
             interp.set_input(row[-1], j)
         interp.invoke()
-        ys.append(interp.get_output(0).copy())
+        ys.append([interp.get_output(j).copy() for j in range(case.get("outputs", 1))])
         xs.append(row)
     args = []
     for j in range(case["inputs"]):
         path = os.path.join(tmp, f"more-{case['file']}-{engine}-{j}.npy")
         np.save(path, np.stack([r[j] for r in xs]))
         args += ["--input", path]
-    out = os.path.join(tmp, f"more-{case['file']}-{engine}.npy")
+    outs = [os.path.join(tmp, f"more-{case['file']}-{engine}-out{j}.npy") for j in range(case.get("outputs", 1))]
     r = subprocess.run([UMAC, "run", "--sequence", "--engine", engine, os.path.join(HERE, case["file"]), *args,
-                        "--output", out], capture_output=True, text=True)
+                        *[a for o in outs for a in ("--output", o)]], capture_output=True, text=True)
     if r.returncode:
         return f"umac failed: {r.stderr.strip()[-300:]}"
-    got, want = np.load(out), np.stack(ys)
+    # every output, flattened one after the other
+    got = np.concatenate([np.load(o).ravel() for o in outs])
+    want = np.concatenate([np.stack([y[j] for y in ys]).ravel() for j in range(len(outs))])
     if want.dtype == np.float32:
         diff = np.abs(got.astype(np.float64) - want)
         bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
@@ -112,7 +117,9 @@ def main():
             if diff:
                 print(f"DIFFERS {name} ({e}): {diff}  [{c['variant']}]")
             if stats and e == "llvm":
-                ys = np.concatenate([np.load(os.path.join(HERE, c["ref"], f"output_{k}.npy")).ravel() for k in range(3)])
+                ys = np.concatenate([np.load(os.path.join(HERE, c["ref"], f)).ravel()
+                                     for f in sorted(os.listdir(os.path.join(HERE, c["ref"])))
+                                     if f.startswith("output_")])
                 if ys.dtype != np.float32:
                     info = np.iinfo(ys.dtype)
                     sat = np.mean((ys == info.min) | (ys == info.max))

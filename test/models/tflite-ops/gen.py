@@ -29,7 +29,7 @@ INPUTS = 3  # inferences per case
 
 F32, I32, I64, I16, I8 = s.TensorType.FLOAT32, s.TensorType.INT32, s.TensorType.INT64, s.TensorType.INT16, s.TensorType.INT8
 NP = {F32: np.float32, I32: np.int32, I64: np.int64, I16: np.int16, I8: np.int8}
-TYPE = {"int8": I8, "int16": I16, "float32": F32, "int32": I32}
+TYPE = {"int8": I8, "int16": I16, "float32": F32, "int32": I32, "int64": I64}
 ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
 SAME, VALID = s.Padding.SAME, s.Padding.VALID
 PAD_NAME = {SAME: "SAME", VALID: "VALID"}
@@ -92,16 +92,19 @@ class Model:
         return i
 
     def op(self, code, inputs, output, options_type=0, options=None):
+        """`output`: a tensor, or a list of them for an operator with several outputs."""
         if code not in self.codes:
             self.codes.append(code)
+        outputs = output if isinstance(output, list) else [output]
         o = s.OperatorT()
         o.opcodeIndex = self.codes.index(code)
         o.inputs = list(inputs)
-        o.outputs = [output]
+        o.outputs = outputs
         o.builtinOptionsType = options_type
         o.builtinOptions = options
         self.ops.append(o)
-        self.tensors[output].name = "output"
+        for j, t in enumerate(outputs):
+            self.tensors[t].name = "output" if len(outputs) == 1 else f"output{j}"
 
     def finish(self):
         m = s.ModelT()
@@ -119,7 +122,7 @@ class Model:
         sg = s.SubGraphT()
         sg.tensors = self.tensors
         sg.inputs = self.inputs
-        sg.outputs = [self.ops[-1].outputs[0]]
+        sg.outputs = list(self.ops[-1].outputs)
         sg.operators = self.ops
         sg.name = "main"
         m.subgraphs = [sg]
@@ -560,6 +563,147 @@ def float_binary(code, cls, otype):
     return build
 
 
+# ---- data movement --------------------------------------------------------------------------
+# TFLite Micro copies raw elements: every data operand and result shares one quantization (int16:
+# zero point 0). Shape operands (axes, permutations, begin and size, indices, dims) are constants.
+
+
+def moved(rng, ty, v):
+    """The (scale, zero point) of a data-movement operator's tensors (None for int32, float32)."""
+    return (act_scale(ty, v.get("scale", 0.05)), zero_point(rng, ty)) if ty in (I8, I16) else (None, None)
+
+
+def ints(m, values, name, scalar=False):
+    a = np.array(values, np.int32)
+    return m.tensor([] if scalar else list(a.shape), I32, a, name=name)
+
+
+def one_to_one(code, otype=0, cls=None):
+    """The operators of one data input, then constant int32 operands, and one output, whose shape
+    the variant's `out` gives: `consts` lists the operands (name, values[, True for a scalar]),
+    `opt` the options (`table`: other options than the operator's)."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        q = moved(rng, ty, v)
+        x = m.input(v["in"], ty, *q)
+        rest = [ints(m, c[1], c[0], *c[2:]) for c in v.get("consts", [])]
+        y = m.tensor(v["out"], ty, scale=q[0], zp=q[1])
+        ot, oc = v.get("table", (otype, cls))
+        m.op(code, [x] + rest, y, ot, opts(oc, **v.get("opt", {})) if oc else None)
+        what = "".join(f", {c[0]} {c[1]}" for c in v.get("consts", []))
+        what += "".join(f", {k} {o}" for k, o in v.get("opt", {}).items())
+        return m, f"{v['in']}{what} to {v['out']}" + (
+            "" if q[0] is None else f", scale {q[0]:.6g} zero point {q[1]}") + (
+            f", with a {oc.__name__[:-1]} table" if "table" in v else "")
+    return build
+
+
+def concatenation(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    ins = []
+    for k, shape in enumerate(v["ins"]):
+        if k in v.get("const", ()):
+            ins.append(m.tensor(shape, ty, random_input(rng, shape, NP[ty]), *q, name=f"constant{k}"))
+        else:
+            ins.append(m.input(shape, ty, *q))
+    rank = len(v["ins"][0])
+    axis = v["axis"] % rank
+    out = list(v["ins"][0])
+    out[axis] = sum(sh[axis] for sh in v["ins"])
+    y = m.tensor(out, ty, scale=q[0], zp=q[1])
+    m.op(s.BuiltinOperator.CONCATENATION, ins, y, OPTIONS.ConcatenationOptions,
+         opts(s.ConcatenationOptionsT, axis=v["axis"], fusedActivationFunction=0))
+    consts = "".join(f", input {k} constant" for k in v.get("const", ()))
+    return m, f"{' + '.join(str(sh) for sh in v['ins'])} along axis {v['axis']}{consts}" + (
+        "" if q[0] is None else f", one quantization (scale {q[0]:.6g} zero point {q[1]})")
+
+
+def pack(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    ins = [m.input(v["in"], ty, *q) for _ in range(v["n"])]
+    out = list(v["in"])
+    out.insert(v["axis"] % (len(out) + 1), v["n"])
+    y = m.tensor(out, ty, scale=q[0], zp=q[1])
+    m.op(s.BuiltinOperator.PACK, ins, y, OPTIONS.PackOptions, opts(s.PackOptionsT, valuesCount=v["n"], axis=v["axis"]))
+    return m, f"{v['n']} x {v['in']} along axis {v['axis']} to {out}" + (
+        "" if q[0] is None else f", scale {q[0]:.6g} zero point {q[1]}")
+
+
+def several_outputs(code):
+    """UNPACK (`axis`), SPLIT (`n` parts along the constant `axis`) and SPLIT_V (constant `sizes`
+    along the constant `axis`): one output per part."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        q = moved(rng, ty, v)
+        shape = list(v["in"])
+        rank = len(shape)
+        axis = v["axis"] % rank
+        if code == s.BuiltinOperator.UNPACK:
+            x = m.input(shape, ty, *q)
+            ins, n = [x], shape[axis]
+            outs = [shape[:axis] + shape[axis + 1:]] * n
+            o, ot = opts(s.UnpackOptionsT, num=n, axis=v["axis"]), OPTIONS.UnpackOptions
+            what = f"{shape} along axis {v['axis']} into {n}"
+        elif code == s.BuiltinOperator.SPLIT:
+            a = ints(m, v["axis"], "axis", True)
+            x = m.input(shape, ty, *q)
+            ins, n = [a, x], v["n"]
+            outs = [shape[:axis] + [shape[axis] // n] + shape[axis + 1:]] * n
+            o, ot = opts(s.SplitOptionsT, numSplits=n), OPTIONS.SplitOptions
+            what = f"{shape} along axis {v['axis']} into {n}"
+        else:
+            x = m.input(shape, ty, *q)
+            sizes = list(v["sizes"])
+            ins = [x, ints(m, sizes, "size_splits"), ints(m, v["axis"], "axis", True)]
+            if -1 in sizes:
+                sizes[sizes.index(-1)] = shape[axis] - (sum(sizes) + 1)
+            n = len(sizes)
+            outs = [shape[:axis] + [k] + shape[axis + 1:] for k in sizes]
+            o, ot = opts(s.SplitVOptionsT, numSplits=n), OPTIONS.SplitVOptions
+            what = f"{shape} along axis {v['axis']} into sizes {v['sizes']}"
+        ys = [m.tensor(sh, ty, scale=q[0], zp=q[1]) for sh in outs]
+        m.op(code, ins, ys, ot, o)
+        return m, what + f" ({n} outputs)" + ("" if q[0] is None else f", scale {q[0]:.6g} zero point {q[1]}")
+    return build
+
+
+def fill(rng, tname, v):
+    """FILL: the constant dims, the (scalar) value an input."""
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    d = ints(m, v["dims"], "dims")
+    x = m.input([], ty, *q)
+    y = m.tensor(v["dims"], ty, scale=q[0], zp=q[1])
+    m.op(s.BuiltinOperator.FILL, [d, x], y, OPTIONS.FillOptions, s.FillOptionsT())
+    return m, f"dims {v['dims']}, the scalar value an input" + ("" if q[0] is None else f", scale {q[0]:.6g}")
+
+
+def shape_op(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    x = m.input(v["in"], ty, *moved(rng, ty, v))
+    y = m.tensor([len(v["in"])], I32)
+    m.op(s.BuiltinOperator.SHAPE, [x], y, OPTIONS.ShapeOptions, opts(s.ShapeOptionsT, outType=I32))
+    return m, f"{v['in']} to its int32 shape"
+
+
+def zeros_like(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    x = m.input(v["in"], ty, *q)
+    y = m.tensor(v["in"], ty, scale=q[0], zp=q[1])
+    m.op(s.BuiltinOperator.ZEROS_LIKE, [x], y, OPTIONS.ZerosLikeOptions, s.ZerosLikeOptionsT())
+    return m, f"{v['in']}" + ("" if q[0] is None else f", zero point {q[1]} (TFLite Micro writes raw 0)")
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -692,6 +836,123 @@ OPS.append(("DIV", BIN.DIV, ("float32",), float_binary(BIN.DIV, s.DivOptionsT, O
 OPS.append(("SQUARED_DIFFERENCE", BIN.SQUARED_DIFFERENCE, ("float32",), float_binary(BIN.SQUARED_DIFFERENCE, None, 0),
             binary_variants()))
 
+
+# Data movement: the types TFLite Micro's kernel takes. The kernels copy elements whatever their
+# type, so only their size matters: int8 runs every variant, each other type one (`spread`), to
+# keep the suite small (SHAPE and ZEROS_LIKE, whose outputs do not depend on the input's values:
+# every type one).
+ALL4 = ("int8", "int16", "int32", "float32")
+
+
+def spread(types, vs, float32=(0,), int8=None):
+    """`vs` for int8 (or `int8`'s), variant 1 for int16 and int64, 2 for int32, `float32`'s for
+    float32: each variant's `only` lists the types that run it."""
+    which = {"int8": range(len(vs)) if int8 is None else int8, "int16": (1,), "int32": (2,), "int64": (1,),
+             "float32": float32}
+    return [dict(v, only=tuple(t for t in types if n in which[t])) for n, v in enumerate(vs)]
+
+
+MOVE = [
+    ("BROADCAST_TO", ALL4, one_to_one(BIN.BROADCAST_TO), spread(ALL4, [
+        dict(**{"in": [3, 1]}, consts=[("shape", [2, 3, 4])], out=[2, 3, 4]),
+        dict(**{"in": [1, 3, 1, 2]}, consts=[("shape", [2, 3, 4, 2])], out=[2, 3, 4, 2], scale=0.003),
+        dict(**{"in": [5]}, consts=[("shape", [3, 1, 5])], out=[3, 1, 5], scale=0.9),
+    ]) + [
+        # what TFLite's own tests write: a BroadcastToOptions table (union tag 104)
+        dict(**{"in": [3, 1]}, consts=[("shape", [2, 3, 4])], out=[2, 3, 4], only=("int8",),
+             table=(OPTIONS.BroadcastToOptions, s.BroadcastToOptionsT)),
+    ]),
+    ("CONCATENATION", ALL4, concatenation, spread(ALL4, [
+        dict(ins=[[1, 3, 3, 2], [1, 3, 3, 3]], axis=3),
+        dict(ins=[[2, 2, 3], [2, 1, 3], [2, 3, 3]], axis=-2, scale=0.003),
+        dict(ins=[[2, 5], [1, 5], [1, 5], [3, 5]], axis=0, const=(2,), scale=0.9),
+    ])),
+    ("DEPTH_TO_SPACE", ("int8", "float32"), one_to_one(BIN.DEPTH_TO_SPACE, OPTIONS.DepthToSpaceOptions,
+                                                       s.DepthToSpaceOptionsT), spread(("int8", "float32"), [
+        dict(**{"in": [1, 2, 3, 8]}, opt=dict(blockSize=2), out=[1, 4, 6, 2]),
+        dict(**{"in": [2, 2, 1, 9]}, opt=dict(blockSize=3), out=[2, 6, 3, 1], scale=0.003),
+        dict(**{"in": [1, 2, 2, 12]}, opt=dict(blockSize=2), out=[1, 4, 4, 3], scale=0.9),
+    ], float32=(1,))),
+    ("EXPAND_DIMS", INT_FLOAT, one_to_one(BIN.EXPAND_DIMS, OPTIONS.ExpandDimsOptions, s.ExpandDimsOptionsT),
+     spread(INT_FLOAT, [
+         dict(**{"in": [3, 4]}, consts=[("axis", 0, True)], out=[1, 3, 4]),
+         dict(**{"in": [2, 3, 5]}, consts=[("axis", -1, True)], out=[2, 3, 5, 1], scale=0.003),
+         dict(**{"in": [4, 6]}, consts=[("axis", [1])], out=[4, 1, 6], scale=0.9),
+     ], float32=(2,))),
+    ("FILL", ("int8", "int32", "float32"), fill, spread(("int8", "int32", "float32"), [
+        dict(dims=[2, 3]),
+        dict(dims=[1, 3, 4, 2], scale=0.003),
+        dict(dims=[7], scale=0.9),
+    ], float32=(1,))),
+    ("GATHER", ("int8", "float32"), one_to_one(BIN.GATHER, OPTIONS.GatherOptions, s.GatherOptionsT),
+     spread(("int8", "float32"), [
+         dict(**{"in": [5, 4]}, consts=[("indices", [4, 0, 2])], opt=dict(axis=0), out=[3, 4]),
+         dict(**{"in": [2, 6, 3]}, consts=[("indices", [[5, 0], [1, 1]])], opt=dict(axis=-2), out=[2, 2, 2, 3],
+              scale=0.003),
+         dict(**{"in": [2, 5, 3]}, consts=[("indices", [[4, 1, 1, 0], [0, 3, 2, 4]])],
+              opt=dict(axis=1, batchDims=1), out=[2, 4, 3], scale=0.9),
+     ], float32=(2,))),
+    ("PACK", ALL4, pack, spread(ALL4, [
+        dict(**{"in": [3, 4]}, n=2, axis=0),
+        dict(**{"in": [2, 5]}, n=3, axis=-1, scale=0.003),
+        dict(**{"in": [1, 3, 2]}, n=4, axis=1, scale=0.9),
+    ])),
+    ("REVERSE_V2", ALL4, one_to_one(BIN.REVERSE_V2, OPTIONS.ReverseV2Options, s.ReverseV2OptionsT), spread(ALL4, [
+        dict(**{"in": [2, 5]}, consts=[("axes", [1])], out=[2, 5]),
+        dict(**{"in": [1, 4, 3, 2]}, consts=[("axes", [1, 2])], out=[1, 4, 3, 2], scale=0.003),
+        dict(**{"in": [3, 4, 2]}, consts=[("axes", [-3])], out=[3, 4, 2], scale=0.9),
+    ])),
+    ("SHAPE", ALL4, shape_op, spread(ALL4, [
+        dict(**{"in": [1, 3, 3, 2]}),
+        dict(**{"in": [2, 7]}),
+        dict(**{"in": [3, 1, 2, 1, 2]}),
+    ], int8=(0,))),
+    ("SLICE", ALL4, one_to_one(BIN.SLICE, OPTIONS.SliceOptions, s.SliceOptionsT), spread(ALL4, [
+        dict(**{"in": [1, 5, 4, 3]}, consts=[("begin", [0, 1, 2, 0]), ("size", [1, 3, 2, 3])], out=[1, 3, 2, 3]),
+        dict(**{"in": [3, 7]}, consts=[("begin", [1, 2]), ("size", [-1, 4])], out=[2, 4], scale=0.003),
+        dict(**{"in": [2, 4, 3, 2]}, consts=[("begin", [1, 0, 1, 1]), ("size", [1, -1, 2, 1])], out=[1, 4, 2, 1],
+             scale=0.9),
+    ])),
+    ("SPACE_TO_DEPTH", ("int8", "float32"), one_to_one(BIN.SPACE_TO_DEPTH, OPTIONS.SpaceToDepthOptions,
+                                                       s.SpaceToDepthOptionsT), spread(("int8", "float32"), [
+        dict(**{"in": [1, 4, 6, 2]}, opt=dict(blockSize=2), out=[1, 2, 3, 8]),
+        dict(**{"in": [2, 6, 3, 1]}, opt=dict(blockSize=3), out=[2, 2, 1, 9], scale=0.003),
+        dict(**{"in": [1, 4, 4, 3]}, opt=dict(blockSize=4), out=[1, 1, 1, 48], scale=0.9),
+    ], float32=(1,))),
+    ("SPLIT", ALL4, several_outputs(BIN.SPLIT), spread(ALL4, [
+        dict(**{"in": [1, 3, 4, 3]}, axis=3, n=3),
+        dict(**{"in": [6, 5]}, axis=0, n=2, scale=0.003),
+        dict(**{"in": [2, 3, 6]}, axis=-1, n=3, scale=0.9),
+    ])),
+    ("SPLIT_V", ALL4, several_outputs(BIN.SPLIT_V), spread(ALL4, [
+        dict(**{"in": [1, 3, 2, 5]}, axis=3, sizes=[2, 3]),
+        dict(**{"in": [7, 4]}, axis=0, sizes=[1, 4, 2], scale=0.003),
+        dict(**{"in": [2, 9, 3]}, axis=-2, sizes=[3, -1, 2], scale=0.9),
+    ])),
+    ("SQUEEZE", ALL4, one_to_one(BIN.SQUEEZE, OPTIONS.SqueezeOptions, s.SqueezeOptionsT), spread(ALL4, [
+        dict(**{"in": [1, 4, 1, 3]}, out=[4, 3]),
+        dict(**{"in": [2, 1, 5, 1]}, opt=dict(squeezeDims=[1]), out=[2, 5, 1], scale=0.003),
+        dict(**{"in": [1, 3, 1, 1, 2]}, opt=dict(squeezeDims=[-2, 0]), out=[3, 1, 2], scale=0.9),
+    ])),
+    ("TRANSPOSE", INT_FLOAT, one_to_one(BIN.TRANSPOSE, OPTIONS.TransposeOptions, s.TransposeOptionsT),
+     spread(INT_FLOAT, [
+         dict(**{"in": [1, 3, 4, 2]}, consts=[("perm", [0, 3, 1, 2])], out=[1, 2, 3, 4]),
+         dict(**{"in": [3, 7]}, consts=[("perm", [1, 0])], out=[7, 3], scale=0.003),
+         dict(**{"in": [2, 1, 3, 4, 2]}, consts=[("perm", [4, 2, 0, 3, 1])], out=[2, 3, 2, 4, 1], scale=0.9),
+     ], float32=(2,))),
+    ("UNPACK", ALL4, several_outputs(BIN.UNPACK), spread(ALL4, [
+        dict(**{"in": [3, 4]}, axis=0),
+        dict(**{"in": [2, 5, 3]}, axis=-1, scale=0.003),
+        dict(**{"in": [4, 2, 3]}, axis=1, scale=0.9),
+    ])),
+    ("ZEROS_LIKE", ("int8", "int32", "int64", "float32"), zeros_like, spread(("int8", "int32", "int64", "float32"), [
+        dict(**{"in": [1, 3, 3, 2]}),
+        dict(**{"in": [2, 7]}, scale=0.003),
+        dict(**{"in": [3, 1, 5]}, scale=0.9),
+    ], int8=(0,))),
+]
+OPS += [(name, getattr(BIN, name), types, build, vs) for name, types, build, vs in MOVE]
+
 QUANTIZE = {
     "int8": [dict(**{"in": [1, 4, 4, 3]}, to="int8", scales=(0.05, 0.02)),
              dict(**{"in": [2, 17]}, to="int16", scales=(0.002, 0.0001)),
@@ -710,14 +971,15 @@ def random_input(rng, shape, ty, spread=1.5, positive=False):
     return rng.integers(info.min, info.max + 1, shape).astype(ty)
 
 
-def run_tflm(model_bytes, inputs):
+def run_tflm(model_bytes, inputs, n_outputs):
+    """Each inference's outputs."""
     interp = runtime.Interpreter.from_bytes(model_bytes, arena_size=1 << 18)
     outputs = []
     for xs in inputs:
         for j, x in enumerate(xs):
             interp.set_input(x, j)
         interp.invoke()
-        outputs.append(interp.get_output(0).copy())
+        outputs.append([interp.get_output(j).copy() for j in range(n_outputs)])
     return outputs
 
 
@@ -735,7 +997,7 @@ def main():
             per_type = QUANTIZE if vs is None else vs if isinstance(vs, dict) else None
             for n, v in enumerate(per_type[tname] if per_type else vs):
                 case = f"{name.lower()}_{tname}_{n}"
-                if only and case not in only and name not in only:
+                if only and case not in only and name not in only or tname not in v.get("only", (tname,)):
                     continue
                 rng = np.random.default_rng(zlib.crc32(case.encode()))
                 model, desc = build(rng, tname, v)
@@ -746,7 +1008,8 @@ def main():
                                                 getattr(model, "input_scale", 1.5), getattr(model, "positive", False))
                                    for i in model.inputs])
                 try:
-                    outputs = run_tflm(data, inputs)
+                    n_outputs = len(model.ops[-1].outputs)
+                    outputs = run_tflm(data, inputs, n_outputs)
                 except Exception as e:  # noqa: BLE001 - TFLM refuses the model: not a test case
                     dropped.append((case, desc, str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)))
                     print("DROPPED", case, desc, e, file=sys.stderr)
@@ -755,12 +1018,15 @@ def main():
                     f.write(data)
                 d = os.path.join(ref, case)
                 os.makedirs(d, exist_ok=True)
-                for k, (xs, y) in enumerate(zip(inputs, outputs)):
+                for k, (xs, ys) in enumerate(zip(inputs, outputs)):
                     for j, x in enumerate(xs):
                         np.save(os.path.join(d, f"input_{k}.npy" if j == 0 else f"input_{k}_{j}.npy"), x)
-                    np.save(os.path.join(d, f"output_{k}.npy"), y)
+                    for j, y in enumerate(ys):
+                        np.save(os.path.join(d, f"output_{k}.npy" if j == 0 else f"output_{k}_{j}.npy"), y)
                 entry = {"file": case + ".tflite", "ref": "ref/" + case, "op": name, "type": tname,
                          "inputs": len(model.inputs), "variant": desc, "native": case not in NOT_NATIVE}
+                if n_outputs > 1:
+                    entry["outputs"] = n_outputs
                 if case in KNOWN_FAILURES:
                     entry["known_failure"] = KNOWN_FAILURES[case]
                 cases.append(entry)
