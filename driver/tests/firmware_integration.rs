@@ -240,6 +240,22 @@ fn reset_state_cortex_m4() {
     reset_state(CORTEX_M4, MPS2_AN386);
 }
 
+/// A float model's object imports nothing but the memory functions and, without an FPU,
+/// libgcc's soft-float helpers (returned), which an FPU makes unnecessary.
+fn assert_float_imports(firmware: &umac_driver::firmware::Firmware, cpu: Cpu) -> Vec<&str> {
+    let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
+    assert!(
+        firmware
+            .imports
+            .iter()
+            .all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem") || soft_float.contains(&i.as_str())),
+        "{:?}",
+        firmware.imports
+    );
+    assert_eq!(soft_float.is_empty(), cpu.has_fpu(), "{:?}", firmware.imports);
+    soft_float
+}
+
 /// Float models on firmware, whose sigmoids, tanhs and softmaxes are float arithmetic
 /// (`umac-expand-exp-tanh`: firmware links no libm; the object imports nothing but memcpy and
 /// memset): the five cases of each of `dirs` (under `test/models`) in order
@@ -258,17 +274,7 @@ fn float_models(dirs: &[&str], cpu: Cpu, platform: Platform) {
         let options =
             FirmwareOptions { constants_section: Some(".external.weights".into()), ..options("model", "", false) };
         let firmware = compile_with(&dir, cpu, &options);
-        // Nothing but the memory functions, and without an FPU libgcc's soft-float helpers.
-        let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
-        assert!(
-            firmware
-                .imports
-                .iter()
-                .all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem") || soft_float.contains(&i.as_str())),
-            "{:?}",
-            firmware.imports
-        );
-        assert_eq!(soft_float.is_empty(), cpu.has_fpu(), "{:?}", firmware.imports);
+        let soft_float = assert_float_imports(&firmware, cpu);
         let output =
             run_program(platform, &work, ("model", &dir), &firmware, include_str!("firmware_programs/float_outputs.c"));
         // The header names the soft-float helpers the object needs.
@@ -413,18 +419,9 @@ fn float_math(cpu: Cpu, platform: Platform) {
     let mut module = umac_dialects::source::parse_module(&context, "model.mlir", FLOAT_MATH.as_bytes()).unwrap();
     let firmware = umac_driver::firmware::compile(&context, &mut module, "main", cpu, &options("model", "", false))
         .unwrap_or_else(|e| panic!("float math for {}: {e}", cpu.name));
-    let soft_float = umac_driver::firmware::checks::soft_float_imports(&firmware.imports);
     let libm = ["logf", "sinf", "cosf", "expf", "log", "sin", "cos"];
     assert!(firmware.imports.iter().all(|i| !libm.contains(&i.as_str())), "{:?}", firmware.imports);
-    assert!(
-        firmware
-            .imports
-            .iter()
-            .all(|i| i.starts_with("mem") || i.starts_with("__aeabi_mem") || soft_float.contains(&i.as_str())),
-        "{:?}",
-        firmware.imports
-    );
-    assert_eq!(soft_float.is_empty(), cpu.has_fpu(), "{:?}", firmware.imports);
+    assert_float_imports(&firmware, cpu);
     let inputs = float_math_inputs();
     let exact = |x: f32, row: usize| match row {
         0 => f64::from(x).ln(),
