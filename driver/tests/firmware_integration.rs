@@ -240,6 +240,12 @@ fn reset_state_cortex_m4() {
     reset_state(CORTEX_M4, MPS2_AN386);
 }
 
+/// The floats `float_outputs.c` printed for case `c` (`case c: N bits bits ...`, hex bit patterns).
+fn printed_floats(output: &str, c: usize) -> Vec<f32> {
+    let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
+    line.split_whitespace().skip(2).map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap())).collect()
+}
+
 /// A float model's object imports nothing but the memory functions and, without an FPU,
 /// libgcc's soft-float helpers (returned), which an FPU makes unnecessary.
 fn assert_float_imports(firmware: &umac_driver::firmware::Firmware, cpu: Cpu) -> Vec<&str> {
@@ -282,12 +288,7 @@ fn float_models(dirs: &[&str], cpu: Cpu, platform: Platform) {
         assert_eq!(header.contains("soft-float helpers"), !soft_float.is_empty(), "{header}");
         assert!(soft_float.iter().all(|h| header.contains(h)), "{header}");
         for (c, case) in cases(&dir).iter().enumerate() {
-            let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
-            let got: Vec<f32> = line
-                .split_whitespace()
-                .skip(2)
-                .map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap()))
-                .collect();
+            let got = printed_floats(&output, c);
             assert_close(&got, &floats(&case.expected[0]), &format!("{} case {c} on {}", dir.display(), cpu.name));
         }
         let _ = std::fs::remove_dir_all(&work);
@@ -440,12 +441,7 @@ fn float_math(cpu: Cpu, platform: Platform) {
     let output = run_program_on(platform, &work, ("model", &cases), &firmware, main_c);
     let mut wrong = Vec::new();
     for (c, xs) in inputs.iter().enumerate() {
-        let line = output.lines().find(|l| l.starts_with(&format!("case {c}:"))).expect("the case ran");
-        let got: Vec<f32> = line
-            .split_whitespace()
-            .skip(2)
-            .map(|bits| f32::from_bits(u32::from_str_radix(bits, 16).unwrap()))
-            .collect();
+        let got = printed_floats(&output, c);
         assert_eq!(got.len(), 3 * xs.len());
         for (row, name) in ["log", "sin", "cos"].iter().enumerate() {
             for (i, &x) in xs.iter().enumerate() {

@@ -27,6 +27,10 @@ impl Error {
     pub(crate) fn model(message: String) -> Error {
         Error { operator: None, message, unsupported: false }
     }
+    /// Something the reader does not take (yet).
+    pub(crate) fn unsupported(message: String) -> Error {
+        Error { operator: None, message, unsupported: true }
+    }
 }
 
 impl std::fmt::Display for Error {

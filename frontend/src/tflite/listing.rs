@@ -115,9 +115,9 @@ pub fn io_quantization(bytes: &[u8]) -> Result<(Vec<Quantization>, Vec<Quantizat
 pub fn lstm_attribute(bytes: &[u8], index: usize) -> Result<String, Error> {
     let model = read(bytes)?;
     let op = model.operators.get(index).ok_or_else(|| Error::model(format!("it has no operator #{index}")))?;
-    lstm::attribute(&model, op).map_err(|message| Error {
+    lstm::attribute(&model, op).map_err(|e| Error {
         operator: Some(op.label(&model)),
-        message,
+        message: e.message,
         unsupported: false,
     })
 }

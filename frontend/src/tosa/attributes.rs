@@ -1,33 +1,42 @@
 //! Each op's attributes from the flatbuffer's attribute table, as TOSA MLIR writes them.
 
 use super::{element, schema::tosa::AttributeRef};
-use crate::emit::{Value, float};
+use crate::{
+    Error,
+    emit::{Value, float},
+};
 
 fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn ints(vector: planus::Result<Option<planus::Vector<'_, i32>>>) -> Result<Vec<i64>, String> {
-    Ok(vector.map_err(|e| e.to_string())?.into_iter().flatten().map(i64::from).collect())
+fn malformed(e: planus::Error) -> Error {
+    Error::model(format!("malformed attributes: {e}"))
 }
 
-fn acc_type(code: u32) -> Result<&'static str, String> {
-    element(code).ok_or_else(|| format!("accumulator type code {code} is not one umac takes"))
+fn ints(vector: planus::Result<Option<planus::Vector<'_, i32>>>) -> Result<Vec<i64>, Error> {
+    Ok(vector.map_err(malformed)?.into_iter().flatten().map(i64::from).collect())
 }
 
-fn nan_mode(code: u32) -> Result<&'static str, String> {
+fn acc_type(code: u32) -> Result<&'static str, Error> {
+    element(code).ok_or_else(|| Error::unsupported(format!("accumulator type code {code} is not one umac takes")))
+}
+
+fn nan_mode(code: u32) -> Result<&'static str, Error> {
     match code {
         0 | 1 => Ok(""),
         2 => Ok(", nan_mode = #tosa.nan_mode<IGNORE>"),
-        other => Err(format!("NaN propagation mode {other} is unknown")),
+        other => Err(Error::model(format!("NaN propagation mode {other} is unknown"))),
     }
 }
 
 /// A clamp bound of `elem` from its little-endian bytes.
-fn bound(bytes: Option<&[u8]>, elem: &str) -> Result<String, String> {
+fn bound(bytes: Option<&[u8]>, elem: &str) -> Result<String, Error> {
     let bytes = bytes.unwrap_or_default();
-    let int = |n: usize| -> Result<i64, String> {
-        let raw = bytes.get(..n).ok_or_else(|| format!("a clamp bound has {} bytes for {elem}", bytes.len()))?;
+    let int = |n: usize| -> Result<i64, Error> {
+        let raw = bytes
+            .get(..n)
+            .ok_or_else(|| Error::model(format!("a clamp bound has {} bytes for {elem}", bytes.len())))?;
         let mut value = 0i64;
         for (i, &b) in raw.iter().enumerate() {
             value |= i64::from(b) << (8 * i);
@@ -40,19 +49,19 @@ fn bound(bytes: Option<&[u8]>, elem: &str) -> Result<String, String> {
         "i16" => format!("{} : i16", int(2)?),
         "i32" => format!("{} : i32", int(4)?),
         "f32" => format!("{} : f32", float(f32::from_bits(int(4)? as u32))),
-        other => return Err(format!("umac does not read clamp bounds of {other}")),
+        other => return Err(Error::unsupported(format!("umac does not read clamp bounds of {other}"))),
     })
 }
 
 /// The attribute text of op `name` (TOSA's name, `CONV2D`) whose operands are `operands`.
-pub(super) fn attributes(name: &str, attribute: Option<AttributeRef>, operands: &[Value]) -> Result<String, String> {
-    let e = |e: planus::Error| e.to_string();
+pub(super) fn attributes(name: &str, attribute: Option<AttributeRef>, operands: &[Value]) -> Result<String, Error> {
+    let e = malformed;
     let Some(attribute) = attribute else {
         return match name {
             "CONV2D" | "CONV3D" | "DEPTHWISE_CONV2D" | "TRANSPOSE_CONV2D" | "AVG_POOL2D" | "MAX_POOL2D" | "CLAMP"
             | "RESCALE" | "TRANSPOSE" | "RESIZE" | "ARGMAX" | "CONCAT" | "REVERSE" | "CUSTOM" | "REDUCE_ALL"
             | "REDUCE_ANY" | "REDUCE_MAX" | "REDUCE_MIN" | "REDUCE_PRODUCT" | "REDUCE_SUM" => {
-                Err("its attributes are missing".into())
+                Err(Error::model("its attributes are missing".into()))
             }
             _ => Ok(String::new()),
         };
@@ -92,7 +101,7 @@ pub(super) fn attributes(name: &str, attribute: Option<AttributeRef>, operands: 
             nan_mode(a.nan_mode().map_err(e)?)?
         ),
         AttributeRef::Clamp(a) => {
-            let elem = operands.first().map(|v| v.ty.elem).ok_or("it has no input")?;
+            let elem = operands.first().map(|v| v.ty.elem).ok_or_else(|| Error::model("it has no input".into()))?;
             format!(
                 "max_val = {}, min_val = {}{}",
                 bound(a.max_val().map_err(e)?, elem)?,
@@ -117,14 +126,14 @@ pub(super) fn attributes(name: &str, attribute: Option<AttributeRef>, operands: 
         AttributeRef::Resize(a) => match a.mode().map_err(e)? {
             1 => "mode = NEAREST_NEIGHBOR".to_string(),
             2 => "mode = BILINEAR".to_string(),
-            other => return Err(format!("resize mode {other} is unknown")),
+            other => return Err(Error::model(format!("resize mode {other} is unknown"))),
         },
         AttributeRef::Rescale(a) => {
             let rounding = match a.rounding_mode().map_err(e)? {
                 1 => "SINGLE_ROUND",
                 2 => "INEXACT_ROUND",
                 3 => "DOUBLE_ROUND",
-                other => return Err(format!("rounding mode {other} is unknown")),
+                other => return Err(Error::model(format!("rounding mode {other} is unknown"))),
             };
             format!(
                 "input_unsigned = {}, output_unsigned = {}, per_channel = {}, rounding_mode = {rounding}, scale32 = {}",

@@ -180,12 +180,18 @@ fn declarations<'a>(block: &TosaBasicBlockRef<'a>) -> Result<HashMap<&'a str, De
         let code = tensor.type_().map_err(malformed)?;
         let data = tensor.data().map_err(malformed)?.filter(|d| !d.is_empty());
         let declaration = if code == SHAPE {
-            Declared { ty: Ty::new(&[], "index"), shape_rank: Some(shape.first().copied().unwrap_or(0) as usize), data }
+            let rank = shape.first().copied().unwrap_or(0) as usize;
+            if data.is_some_and(|d| d.len() != 8 * rank) {
+                return Err(at(format!("its data is not {rank} 64-bit values")));
+            }
+            Declared { ty: Ty::new(&[], "index"), shape_rank: Some(rank), data }
         } else {
             let elem = element(code).ok_or_else(|| at(format!("umac does not take its element type (code {code})")))?;
             let ty = Ty::new(&shape, elem);
             let data = match data {
-                Some(data) => Some(data_of(&ty, data).map_err(at)?),
+                Some(data) => Some(data_of(&ty, data).ok_or_else(|| {
+                    at(format!("its data has {} bytes, fewer than its type {} takes", data.len(), ty.text()))
+                })?),
                 None => None,
             };
             Declared { ty, shape_rank: None, data }
@@ -207,8 +213,8 @@ fn declarations<'a>(block: &TosaBasicBlockRef<'a>) -> Result<HashMap<&'a str, De
 
 /// The bytes of a constant's elements. Longer data is cut to the type's size, as tosa-tools'
 /// deserializer reads it (ExecuTorch writes a weight zero point of type `tensor<1xi8>` with one
-/// byte per output channel); shorter data is an error.
-fn data_of<'a>(ty: &Ty, data: &'a [u8]) -> Result<&'a [u8], String> {
+/// byte per output channel); `None` for shorter data.
+fn data_of<'a>(ty: &Ty, data: &'a [u8]) -> Option<&'a [u8]> {
     let width = match ty.elem {
         "i1" | "i8" => 1,
         "i16" | "f16" | "bf16" => 2,
@@ -220,10 +226,7 @@ fn data_of<'a>(ty: &Ty, data: &'a [u8]) -> Result<&'a [u8], String> {
     for &d in &ty.shape {
         bytes = bytes.saturating_mul(d as u64);
     }
-    if (data.len() as u64) < bytes {
-        return Err(format!("its data has {} bytes, its type {} takes {bytes}", data.len(), ty.text()));
-    }
-    Ok(&data[..bytes as usize])
+    data.get(..usize::try_from(bytes).ok()?)
 }
 
 fn write_block(block: &TosaBasicBlockRef, file: &str) -> Result<String, Error> {
@@ -255,7 +258,7 @@ fn write_block(block: &TosaBasicBlockRef, file: &str) -> Result<String, Error> {
         };
         func.set_location(format!("\"{}\"(\"{}\":0:{index})", escape(&label), escape(file)));
         let at = |message: String, unsupported: bool| Error { operator: Some(label.clone()), message, unsupported };
-        write_op(&mut func, &op, code, &declared, &mut values, &outputs).map_err(|(m, u)| at(m, u))?;
+        write_op(&mut func, &op, code, &declared, &mut values, &outputs).map_err(|e| at(e.message, e.unsupported))?;
     }
     let mut results = Vec::new();
     for name in names(block.outputs().map_err(malformed)?)? {
@@ -268,9 +271,6 @@ fn write_block(block: &TosaBasicBlockRef, file: &str) -> Result<String, Error> {
     Ok(func.finish(&arguments, &results, &entry))
 }
 
-/// An op's error: the message, and whether it is only unsupported.
-type OpError = (String, bool);
-
 fn write_op(
     func: &mut Func,
     op: &TosaOperatorRef,
@@ -278,8 +278,8 @@ fn write_op(
     declared: &HashMap<&str, Declared>,
     values: &mut HashMap<String, Value>,
     outputs: &[String],
-) -> Result<(), OpError> {
-    let bad = |m: String| (m, false);
+) -> Result<(), Error> {
+    let bad = Error::model;
     let [output] = outputs else { return Err(bad(format!("it has {} outputs; TOSA ops have one", outputs.len()))) };
     if values.contains_key(output) {
         return Err(bad(format!("its output '{output}' is already written")));
@@ -289,7 +289,7 @@ fn write_op(
     let value = match name.as_str() {
         "CONST" | "CONST_SHAPE" => constant(func, output, result)?,
         _ if code as usize > LAST_READ || code == 0 => {
-            return Err((format!("umac does not read {name} ops"), true));
+            return Err(Error::unsupported(format!("umac does not read {name} ops")));
         }
         _ => {
             let mut operands = Vec::new();
@@ -306,7 +306,7 @@ fn write_op(
                 operands.push(value);
             }
             let attribute = op.attr().map_err(|e| bad(e.to_string()))?;
-            let attributes = attributes(&name, attribute, &operands).map_err(bad)?;
+            let attributes = attributes(&name, attribute, &operands)?;
             let operands: Vec<&Value> = operands.iter().collect();
             let mlir = name.to_ascii_lowercase();
             if result.shape_rank.is_some() {
@@ -320,8 +320,8 @@ fn write_op(
 }
 
 /// A `tosa.const` or `tosa.const_shape` of a declared tensor or shape with data.
-fn constant(func: &mut Func, name: &str, declared: &Declared) -> Result<Value, OpError> {
-    let Some(data) = declared.data else { return Err((format!("the constant '{name}' has no data"), false)) };
+fn constant(func: &mut Func, name: &str, declared: &Declared) -> Result<Value, Error> {
+    let Some(data) = declared.data else { return Err(Error::model(format!("the constant '{name}' has no data"))) };
     match declared.shape_rank {
         Some(_) => {
             let dims: Vec<i64> =
@@ -330,7 +330,9 @@ fn constant(func: &mut Func, name: &str, declared: &Declared) -> Result<Value, O
         }
         None if declared.ty.elem == "i1" => match data {
             [b] => Ok(func.constant(declared.ty.clone(), (if *b != 0 { "true" } else { "false" }).to_string())),
-            _ => Err((format!("the boolean constant '{name}' has several elements, which umac does not read"), true)),
+            _ => Err(Error::unsupported(format!(
+                "the boolean constant '{name}' has several elements, which umac does not read"
+            ))),
         },
         None => Ok(func.bytes(declared.ty.clone(), data)),
     }

@@ -35,14 +35,24 @@ fn symmetric16(q: &Quantization3) -> OpResult {
 /// every scaling TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp (a double-rounding
 /// `rescale`), then the activation's clamp. TFLite Micro takes this path for int16 whatever
 /// `pot_scale_int16` says.
-pub fn add_sub(cx: &mut Cx, op: &Operator, subtract: bool) -> OpResult {
+/// A binary operator's inputs and output, its fused activation, and its operands' values at the
+/// output's rank (TOSA broadcasts equal ranks only).
+#[allow(clippy::type_complexity)]
+fn binary_operands<'m, 'a>(
+    cx: &mut Cx<'m, 'a>,
+    op: &Operator,
+) -> OpResult<(&'m Tensor<'a>, &'m Tensor<'a>, &'m Tensor<'a>, i8, Value, Value)> {
     let (a, b, out) = (cx.tensor(op, 0)?, cx.tensor(op, 1)?, cx.output(op, 0)?);
     let activation = arithmetic_activation(op)?;
-    let name = if subtract { "sub" } else { "add" };
     let rank = out.shape.len();
     let x = cx.value(op, 0)?;
     let y = cx.value(op, 1)?;
-    let (x, y) = (to_rank(cx, &x, rank), to_rank(cx, &y, rank));
+    Ok((a, b, out, activation, to_rank(cx, &x, rank), to_rank(cx, &y, rank)))
+}
+
+pub fn add_sub(cx: &mut Cx, op: &Operator, subtract: bool) -> OpResult {
+    let (a, b, out, activation, x, y) = binary_operands(cx, op)?;
+    let name = if subtract { "sub" } else { "add" };
     let result = match (a.dtype, b.dtype, out.dtype) {
         (DType::F32, DType::F32, DType::F32) => {
             let z = cx.func.op(name, &[&x, &y], "", ty(out));
@@ -60,7 +70,7 @@ pub fn add_sub(cx: &mut Cx, op: &Operator, subtract: bool) -> OpResult {
                 let wide = if wide16 {
                     // As the converter writes it: widen, then shift left by 15.
                     let wide = cx.func.op("cast", &[v], "", v.ty.with_elem("i32"));
-                    let by = cx.func.broadcast(rank, "i32", left_shift);
+                    let by = cx.func.broadcast(out.shape.len(), "i32", left_shift);
                     cx.func.op("logical_left_shift", &[&wide, &by], "", wide.ty.clone())
                 } else {
                     // (q - zp) · 2^30 · 2^-10 = (q - zp) · 2^20, exactly.
@@ -85,12 +95,7 @@ pub fn add_sub(cx: &mut Cx, op: &Operator, subtract: bool) -> OpResult {
 /// double; MultiplyByQuantizedMultiplier, a double-rounding `rescale`) plus the output zero
 /// point, then the activation's clamp.
 pub fn mul(cx: &mut Cx, op: &Operator) -> OpResult {
-    let (a, b, out) = (cx.tensor(op, 0)?, cx.tensor(op, 1)?, cx.output(op, 0)?);
-    let activation = arithmetic_activation(op)?;
-    let rank = out.shape.len();
-    let x = cx.value(op, 0)?;
-    let y = cx.value(op, 1)?;
-    let (x, y) = (to_rank(cx, &x, rank), to_rank(cx, &y, rank));
+    let (a, b, out, activation, x, y) = binary_operands(cx, op)?;
     let result = match (a.dtype, b.dtype, out.dtype) {
         (DType::F32, DType::F32, DType::F32) => {
             let shift = cx.func.scalar("i8", 0);

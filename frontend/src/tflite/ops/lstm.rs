@@ -51,11 +51,11 @@ pub fn lstm(cx: &mut Cx, op: &Operator) -> OpResult {
 
 /// The `umac.lstm` dictionary of LSTM `op` of `model`, for the converter's TOSA, which keeps the
 /// LSTM but drops its quantization and options.
-pub fn attribute(model: &Model, op: &Operator) -> Result<String, String> {
+pub fn attribute(model: &Model, op: &Operator) -> OpResult<String> {
     let Options::Lstm { activation, cell_clip, time_major, .. } = op.options else {
-        return Err("its options are not an LSTM's".into());
+        return bad("its options are not an LSTM's");
     };
-    parameters(model, op, activation, cell_clip, time_major).map_err(|e| e.message)
+    parameters(model, op, activation, cell_clip, time_major)
 }
 
 /// The `umac.lstm` dictionary (see `umac-legalize-tfl-lstm`).
