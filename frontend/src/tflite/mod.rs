@@ -14,6 +14,7 @@ mod builtin_operators;
 mod listing;
 pub mod model;
 mod ops;
+mod fixed_point;
 mod quant;
 #[allow(dead_code)]
 mod softmax_tables;

@@ -41,7 +41,7 @@ fn multiplier(scale: f64, bits: i32) -> (i32, i8) {
 }
 
 /// `value = mantissa · 2^exponent`, the mantissa in [0.5, 1) (C's frexp, for positive normal values).
-fn frexp(value: f64) -> (f64, i32) {
+pub(crate) fn frexp(value: f64) -> (f64, i32) {
     let bits = value.to_bits();
     let exponent = ((bits >> 52) & 0x7ff) as i32;
     if exponent == 0 {

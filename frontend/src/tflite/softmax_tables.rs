@@ -25,94 +25,7 @@
 //! - from the output scale: the final rescale, scale `(1 / s_out) / 32768` (1073741824/30 for
 //!   the usual `s_out = 2^-15`), to `zp_out`.
 
-/// gemmlowp's `SaturatingRoundingDoublingHighMul`: round(a * b / 2^31), saturating MIN * MIN.
-fn doubling_high_mul(a: i32, b: i32) -> i32 {
-    if a == i32::MIN && b == i32::MIN {
-        return i32::MAX;
-    }
-    let ab = i64::from(a) * i64::from(b);
-    let nudge = if ab >= 0 { 1i64 << 30 } else { 1 - (1i64 << 30) };
-    // i64 `/` truncates towards zero, as C++ does.
-    ((ab + nudge) / (1i64 << 31)) as i32
-}
-
-/// gemmlowp's `RoundingDivideByPOT`: x / 2^exponent rounded half away from zero.
-fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
-    let mask = (1i32 << exponent) - 1;
-    let threshold = (mask >> 1) + i32::from(x < 0);
-    (x >> exponent) + i32::from((x & mask) > threshold)
-}
-
-/// gemmlowp's `exp_on_interval_between_negative_one_quarter_and_0_excl` on a Q0.31 raw value:
-/// a 4th-order Taylor expansion of exp around -1/8, result in Q0.31.
-fn exp_on_quarter_interval(a: i32) -> i32 {
-    const EXP_MINUS_ONE_EIGHTH: i32 = 1895147668;
-    const ONE_THIRD: i32 = 715827883;
-    let x = a.wrapping_add(1 << 28);
-    let x2 = doubling_high_mul(x, x);
-    let x3 = doubling_high_mul(x2, x);
-    let x4 = doubling_high_mul(x2, x2);
-    let x4_over_4 = rounding_divide_by_pot(x4, 2);
-    let cubic = doubling_high_mul(x4_over_4.wrapping_add(x3), ONE_THIRD).wrapping_add(x2);
-    let poly = rounding_divide_by_pot(cubic, 1);
-    EXP_MINUS_ONE_EIGHTH.wrapping_add(doubling_high_mul(EXP_MINUS_ONE_EIGHTH, x.wrapping_add(poly)))
-}
-
-/// gemmlowp's `exp_on_negative_values` for a Q5.26 input (`FixedPoint<int32_t, 5>`), result in
-/// Q0.31. Like upstream it is total: positive inputs give the same (meaningless) bits as the
-/// C++ compiled with wrapping arithmetic.
-fn exp_on_negative_values_q5_26(a: i32) -> i32 {
-    const FRACTIONAL_BITS: u32 = 26;
-    const ONE_QUARTER: i32 = 1 << (FRACTIONAL_BITS - 2);
-    let a_mod_quarter_minus_quarter = (a & (ONE_QUARTER - 1)) - ONE_QUARTER;
-    // Rescale<0>: Q5.26 -> Q0.31, a saturating left shift by 5 (never saturates here).
-    let rescaled = (i64::from(a_mod_quarter_minus_quarter) << 5).clamp(i64::from(i32::MIN), i64::from(i32::MAX));
-    let mut result = exp_on_quarter_interval(rescaled as i32);
-    let remainder = a_mod_quarter_minus_quarter.wrapping_sub(a);
-    // exp(-2^k) in Q0.31 for k = -2..=4, applied for each set bit of the remainder.
-    const BARREL: [(i32, i32); 7] =
-        [(-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535), (3, 720401), (4, 242)];
-    for (exponent, multiplier) in BARREL {
-        let bit = 1i32 << (FRACTIONAL_BITS as i32 + exponent);
-        if remainder & bit != 0 {
-            result = doubling_high_mul(result, multiplier);
-        }
-    }
-    if a == 0 { i32::MAX } else { result }
-}
-
-/// C's `frexp` for finite positive `x`: `(m, e)` with `x = m * 2^e`, `m` in [0.5, 1).
-fn frexp(x: f64) -> (f64, i32) {
-    if x == 0.0 || !x.is_finite() {
-        return (x, 0);
-    }
-    let bits = x.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        // Subnormal: scale into the normal range first.
-        let (m, e) = frexp(x * f64::from_bits(0x4350_0000_0000_0000)); // 2^54
-        return (m, e - 54);
-    }
-    let mantissa = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
-    (mantissa, biased - 1022)
-}
-
-/// TFLite's `QuantizeMultiplier`: `d = m * 2^shift / 2^31` with `m` in [2^30, 2^31).
-fn quantize_multiplier(d: f64) -> (i32, i32) {
-    if d == 0.0 {
-        return (0, 0);
-    }
-    let (q, mut shift) = frexp(d);
-    let mut q_fixed = (q * (1u64 << 31) as f64).round() as i64;
-    if q_fixed == 1i64 << 31 {
-        q_fixed /= 2;
-        shift += 1;
-    }
-    if shift < -31 {
-        return (0, 0);
-    }
-    (q_fixed as i32, shift)
-}
+use crate::tflite::fixed_point::{doubling_high_mul, exp_on_negative_values, quantize_multiplier};
 
 /// The four 513-entry tables of the converter's int8 softmax (`getTosaConst32bitSoftmaxExpTable`),
 /// in the order its `tosa.table` ops use them: bits 31..24, 23..16, 15..8 and 7..0 of the Q0.31
@@ -146,7 +59,7 @@ pub fn int8_exp_tables(beta: f32, input_scale: f32) -> [Vec<i16>; 4] {
     for d in -256i32..=256 {
         let exp = if d >= diff_min {
             let rescaled = doubling_high_mul(d.wrapping_mul(1i32.wrapping_shl(left_shift as u32)), multiplier);
-            exp_on_negative_values_q5_26(rescaled)
+            exp_on_negative_values(rescaled, 5)
         } else {
             0
         };

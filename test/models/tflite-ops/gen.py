@@ -530,6 +530,29 @@ def unary(code, name):
     return build
 
 
+# The kernels' own output quantization for int8 LOGISTIC and TANH (TFLite Micro requires the
+# zero point -128 for LOGISTIC and ignores TANH's; int16 requires 2^-15).
+ACTIVATION_OUT = {"LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0)}
+
+
+def quantized_activation(code, name):
+    """LOGISTIC, TANH, HARD_SWISH, ELU on int8 (any input quantization) and int16 (LOGISTIC and
+    TANH: zero points 0, input scale a power of two or not)."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        if ty == I8:
+            si, zi = v["scale"], zero_point(rng, ty)
+            so, zo = ACTIVATION_OUT.get(name, (v["scale"] * v.get("out", 1.0), zero_point(rng, ty)))
+        else:
+            si, zi, so, zo = v["scale16"], 0, 2.0 ** -15, 0
+        x = m.input(v["in"], ty, si, zi)
+        y = m.tensor(v["in"], ty, scale=so, zp=zo)
+        m.op(code, [x], y)
+        return m, f"{v['in']}, input scale {si:.6g} zero point {zi}, output scale {so:.6g} zero point {zo}"
+    return build
+
+
 def min_max(code):
     """MAXIMUM, MINIMUM: TFLite Micro does not rescale, so every operand is quantized alike."""
     def build(rng, tname, v):
@@ -825,6 +848,15 @@ for _name in ["ABS", "CEIL", "COS", "ELU", "EXP", "FLOOR", "HARD_SWISH", "LOG", 
     _types = ("int8", "int16", "float32") if _name in ("ABS", "RELU", "RELU6") else ("float32",)
     OPS.append((_name, getattr(BIN, _name), _types, unary(getattr(BIN, _name), _name),
                 {t: (UNARY_FLOAT if t == "float32" else UNARY_INT) for t in _types}))
+ACTIVATION_VARIANTS = [
+    dict(**{"in": [4, 64]}, scale=0.06, out=0.5, scale16=2.0 ** -12),
+    dict(**{"in": [1, 5, 7, 3]}, scale=0.02, out=0.3, scale16=0.0007),
+    dict(**{"in": [2, 17]}, scale=0.3, out=1.0, scale16=2.0 ** -11),
+]
+for _name in ["LOGISTIC", "TANH", "HARD_SWISH", "ELU"]:
+    _types = ("int8", "int16") if _name in ("LOGISTIC", "TANH") else ("int8",)
+    OPS.append((_name, getattr(BIN, _name), _types, quantized_activation(getattr(BIN, _name), _name),
+                ACTIVATION_VARIANTS))
 for _name in ["MAXIMUM", "MINIMUM"]:
     OPS.append((_name, getattr(BIN, _name), ("int8", "int16", "int32", "float32"), min_max(getattr(BIN, _name)), [
         dict(a=[1, 4, 4, 3], b=[1, 4, 4, 3], scales=(0.05,)),

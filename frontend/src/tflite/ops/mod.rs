@@ -2,6 +2,7 @@
 //! kernel computes: the integer ones as its fixed-point arithmetic (TOSA `rescale` with the
 //! multipliers it derives from the same scales), the float ones as its float math.
 
+mod activation;
 mod conv;
 mod elementwise;
 pub(crate) mod lstm;
@@ -35,17 +36,17 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("DEPTH_TO_SPACE", "any"),
     ("DEQUANTIZE", "int8, int16 to float32"),
     ("DIV", "float32"),
-    ("ELU", "float32"),
+    ("ELU", "int8, float32"),
     ("EXP", "float32"),
     ("EXPAND_DIMS", "any (constant axis)"),
     ("FILL", "int8, int32, float32 (constant dims)"),
     ("FLOOR", "float32"),
     ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
     ("GATHER", "any (constant INT32 indices)"),
-    ("HARD_SWISH", "float32"),
+    ("HARD_SWISH", "int8, float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
     ("LOG", "float32"),
-    ("LOGISTIC", "float32"),
+    ("LOGISTIC", "int8, int16, float32"),
     ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8 (one quantization in and out), float32"),
@@ -75,7 +76,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("SQUEEZE", "any"),
     ("STRIDED_SLICE", "any (unit strides)"),
     ("SUB", "int8, int16, float32"),
-    ("TANH", "float32"),
+    ("TANH", "int8, int16, float32"),
     ("TRANSPOSE", "any (constant permutation)"),
     ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),

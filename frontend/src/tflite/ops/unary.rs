@@ -28,6 +28,7 @@ pub fn float_unary(cx: &mut Cx, op: &Operator) -> OpResult {
     if (input.dtype, out.dtype) != (DType::F32, DType::F32) {
         return match op.kind.as_str() {
             "RELU" | "RELU6" | "ABS" => quantized_unary(cx, op, input, out),
+            "LOGISTIC" | "TANH" | "HARD_SWISH" | "ELU" => super::activation::quantized(cx, op),
             _ => unsupported(format!("{} to {} (only float32 is read)", input.dtype.name(), out.dtype.name())),
         };
     }

@@ -1,0 +1,243 @@
+//! gemmlowp's fixed-point arithmetic and TFLite's multiplier helpers, bit for bit: what TFLite
+//! Micro's integer kernels compute, evaluated at compile time to build their tables (softmax's
+//! exp, the int8 activations' lookup tables).
+//!
+//! A gemmlowp `FixedPoint<int32_t, k>` is an i32 `raw` meaning `raw / 2^(31 - k)`; functions take
+//! `k` as `integer_bits`. Arithmetic wraps where the C++ relies on two's complement.
+
+/// `SaturatingRoundingDoublingHighMul`: round(a * b / 2^31), saturating MIN * MIN.
+pub(crate) fn doubling_high_mul(a: i32, b: i32) -> i32 {
+    if a == i32::MIN && b == i32::MIN {
+        return i32::MAX;
+    }
+    let ab = i64::from(a) * i64::from(b);
+    let nudge = if ab >= 0 { 1i64 << 30 } else { 1 - (1i64 << 30) };
+    // i64 `/` truncates towards zero, as C++ does.
+    ((ab + nudge) / (1i64 << 31)) as i32
+}
+
+/// The int16 `SaturatingRoundingDoublingHighMul`: round(a * b / 2^15), saturating MIN * MIN.
+pub(crate) fn doubling_high_mul_16(a: i16, b: i16) -> i16 {
+    if a == i16::MIN && b == i16::MIN {
+        return i16::MAX;
+    }
+    let ab = i32::from(a) * i32::from(b);
+    let nudge = if ab >= 0 { 1 << 14 } else { 1 - (1 << 14) };
+    ((ab + nudge) / (1 << 15)) as i16
+}
+
+/// `RoundingDivideByPOT`: x / 2^exponent rounded half away from zero.
+pub(crate) fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
+    if exponent == 0 {
+        return x;
+    }
+    let mask = ((1i64 << exponent) - 1) as i32;
+    let threshold = (mask >> 1) + i32::from(x < 0);
+    (x >> exponent.min(31)) + i32::from((x & mask) > threshold)
+}
+
+/// `SaturatingRoundingMultiplyByPOT<exponent>`: a left shift saturating at the i32 range, or a
+/// rounding right shift.
+pub(crate) fn multiply_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent >= 0 {
+        (i64::from(x) << exponent).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    } else {
+        rounding_divide_by_pot(x, exponent.unsigned_abs())
+    }
+}
+
+/// `Rescale<to_bits>` of a `FixedPoint<int32_t, from_bits>`.
+fn rescale(raw: i32, from_bits: i32, to_bits: i32) -> i32 {
+    multiply_by_pot(raw, from_bits - to_bits)
+}
+
+/// `RoundingHalfSum`: (a + b) / 2 rounded half away from zero.
+fn rounding_half_sum(a: i32, b: i32) -> i32 {
+    let sum = i64::from(a) + i64::from(b);
+    ((sum + if sum >= 0 { 1 } else { -1 }) / 2) as i32
+}
+
+/// TFLite's `MultiplyByQuantizedMultiplier` (double rounding): `x · 2^max(shift, 0)`, the
+/// doubling high product with `multiplier`, then a rounding right shift by `max(-shift, 0)`.
+pub(crate) fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left = x.wrapping_mul(1i32.wrapping_shl(shift.max(0) as u32));
+    rounding_divide_by_pot(doubling_high_mul(left, multiplier), (-shift).max(0) as u32)
+}
+
+/// `exp_on_interval_between_negative_one_quarter_and_0_excl` on a Q0.31 raw value: a 4th-order
+/// Taylor expansion of exp around -1/8, result in Q0.31.
+fn exp_on_quarter_interval(a: i32) -> i32 {
+    const EXP_MINUS_ONE_EIGHTH: i32 = 1895147668;
+    const ONE_THIRD: i32 = 715827883;
+    let x = a.wrapping_add(1 << 28);
+    let x2 = doubling_high_mul(x, x);
+    let x3 = doubling_high_mul(x2, x);
+    let x4 = doubling_high_mul(x2, x2);
+    let x4_over_4 = rounding_divide_by_pot(x4, 2);
+    let cubic = doubling_high_mul(x4_over_4.wrapping_add(x3), ONE_THIRD).wrapping_add(x2);
+    let poly = rounding_divide_by_pot(cubic, 1);
+    EXP_MINUS_ONE_EIGHTH.wrapping_add(doubling_high_mul(EXP_MINUS_ONE_EIGHTH, x.wrapping_add(poly)))
+}
+
+/// `exp_on_negative_values` of a `FixedPoint<int32_t, integer_bits>`, result in Q0.31. Like
+/// upstream it is total: positive inputs give the same (meaningless) bits as the C++.
+pub(crate) fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
+    let fractional_bits = 31 - integer_bits;
+    let one_quarter = 1i32 << (fractional_bits - 2);
+    let a_mod_quarter_minus_quarter = (a & (one_quarter - 1)) - one_quarter;
+    let mut result = exp_on_quarter_interval(rescale(a_mod_quarter_minus_quarter, integer_bits, 0));
+    let remainder = a_mod_quarter_minus_quarter.wrapping_sub(a);
+    // exp(-2^e) in Q0.31 for e = -2..=4, applied for each set bit of the remainder that the
+    // input's integer bits can hold.
+    const BARREL: [(i32, i32); 7] =
+        [(-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535), (3, 720401), (4, 242)];
+    for (exponent, multiplier) in BARREL {
+        if integer_bits > exponent && remainder & (1i32 << (fractional_bits + exponent)) != 0 {
+            result = doubling_high_mul(result, multiplier);
+        }
+    }
+    if integer_bits > 5 && a < -(1i32 << (36 - integer_bits)) {
+        result = 0;
+    }
+    if a == 0 { i32::MAX } else { result }
+}
+
+/// The Newton-Raphson reciprocal both sigmoid helpers share: `x ≈ 1 / half_denominator` in
+/// Q2.29, `half_denominator = (a + 1) / 2` in Q0.31.
+fn newton_reciprocal(half_denominator: i32) -> i32 {
+    const FORTY_EIGHT_SEVENTEENTHS: i32 = 1515870810; // Q2.29
+    const MINUS_THIRTY_TWO_SEVENTEENTHS: i32 = -1010580540;
+    const ONE_Q2: i32 = 1 << 29;
+    let mut x = FORTY_EIGHT_SEVENTEENTHS.wrapping_add(doubling_high_mul(half_denominator, MINUS_THIRTY_TWO_SEVENTEENTHS));
+    for _ in 0..3 {
+        let half_denominator_times_x = doubling_high_mul(half_denominator, x);
+        let one_minus = ONE_Q2.wrapping_sub(half_denominator_times_x);
+        x = x.wrapping_add(rescale(doubling_high_mul(x, one_minus), 4, 2));
+    }
+    x
+}
+
+/// `one_over_one_plus_x_for_x_in_0_1`: 1 / (1 + a) for a Q0.31 `a` in [0, 1], in Q0.31.
+fn one_over_one_plus_x(a: i32) -> i32 {
+    let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
+    // ExactMulByPot<-1> reads the Q2.29 raw as Q1.30; Rescale<0> doubles it, saturating.
+    rescale(x, 1, 0)
+}
+
+/// `one_minus_x_over_one_plus_x_for_x_in_0_1`: (1 - a) / (1 + a) for a Q0.31 `a`, in Q0.31.
+fn one_minus_x_over_one_plus_x(a: i32) -> i32 {
+    let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
+    rescale(x.wrapping_sub(1 << 29), 2, 0)
+}
+
+/// gemmlowp's `logistic` of a `FixedPoint<int32_t, integer_bits>`, in Q0.31.
+pub(crate) fn logistic(a: i32, integer_bits: i32) -> i32 {
+    if a == 0 {
+        return 1 << 30;
+    }
+    let abs = if a > 0 { a } else { a.wrapping_neg() };
+    let positive = one_over_one_plus_x(exp_on_negative_values(abs.wrapping_neg(), integer_bits));
+    if a > 0 { positive } else { i32::MAX.wrapping_sub(positive) }
+}
+
+/// gemmlowp's `tanh` of a `FixedPoint<int32_t, integer_bits>`, in Q0.31.
+pub(crate) fn tanh(a: i32, integer_bits: i32) -> i32 {
+    if a == 0 {
+        return 0;
+    }
+    let negative = if a < 0 { a } else { a.wrapping_neg() };
+    // neg_tanh_on_negative_values: ExactMulByPot<1> reads the raw with one more integer bit.
+    let t = one_minus_x_over_one_plus_x(exp_on_negative_values(negative, integer_bits + 1));
+    if a < 0 { t.wrapping_neg() } else { t }
+}
+
+/// TFLite's `QuantizeMultiplier`: `d = m · 2^shift / 2^31` with `m` in [2^30, 2^31) (0 for 0),
+/// `shift` the exponent (positive for a left shift).
+pub(crate) fn quantize_multiplier(d: f64) -> (i32, i32) {
+    if d == 0.0 {
+        return (0, 0);
+    }
+    let (q, mut shift) = crate::tflite::quant::frexp(d);
+    let mut q_fixed = (q * (1u64 << 31) as f64).round() as i64;
+    if q_fixed == 1i64 << 31 {
+        q_fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        return (0, 0);
+    }
+    (q_fixed as i32, shift)
+}
+
+/// TFLite's `CalculateInputRadius`: the largest input magnitude, after `left_shift`, whose
+/// rescaled value stays below the fixed-point range of `integer_bits` integer bits.
+pub(crate) fn input_radius(integer_bits: i32, left_shift: i32) -> i32 {
+    let max = ((1i64 << integer_bits) - 1) as f64 * (1i64 << (31 - integer_bits)) as f64 / 2f64.powi(left_shift);
+    max.floor() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const Q31: f64 = 2147483648.0;
+
+    #[test]
+    fn rounding() {
+        assert_eq!(rounding_divide_by_pot(5, 1), 3);
+        assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+        assert_eq!(rounding_divide_by_pot(-6, 2), -2);
+        assert_eq!(rounding_divide_by_pot(7, 0), 7);
+        assert_eq!(multiply_by_pot(1 << 30, 1), i32::MAX);
+        assert_eq!(multiply_by_pot(-(1 << 30), 2), i32::MIN);
+        assert_eq!(multiply_by_pot(12, -2), 3);
+        assert_eq!(doubling_high_mul(1 << 30, 1 << 30), 1 << 29);
+        assert_eq!(doubling_high_mul(i32::MIN, i32::MIN), i32::MAX);
+        assert_eq!(doubling_high_mul_16(i16::MIN, i16::MIN), i16::MAX);
+        assert_eq!(doubling_high_mul_16(1 << 14, -(1 << 14)), -(1 << 13));
+        assert_eq!(rounding_half_sum(3, 4), 4);
+        assert_eq!(rounding_half_sum(-3, -4), -4);
+        // 100 · 0.75 with the multiplier 0.75 · 2^31, no shift; 100 · 3 = 100 · 0.75 · 2^2.
+        assert_eq!(multiply_by_quantized_multiplier(100, 3 << 29, 0), 75);
+        assert_eq!(multiply_by_quantized_multiplier(100, 3 << 29, 2), 300);
+        assert_eq!(multiply_by_quantized_multiplier(100, 3 << 29, -3), 9);
+    }
+
+    #[test]
+    fn functions_approximate_their_real_values() {
+        for k in [0, 3, 4, 5] {
+            for real in [-7.5f64, -3.0, -1.0, -0.3, -0.01, 0.02, 0.4, 1.0, 2.5, 7.9] {
+                if real.abs() >= f64::from(1 << k) {
+                    continue;
+                }
+                let raw = (real * 2f64.powi(31 - k)).round() as i32;
+                if real < 0.0 {
+                    let exp = f64::from(exp_on_negative_values(raw, k)) / Q31;
+                    assert!((exp - real.exp()).abs() < 1e-6, "exp({real}) Q{k}: {exp}");
+                }
+                let sigmoid = f64::from(logistic(raw, k)) / Q31;
+                assert!((sigmoid - 1.0 / (1.0 + (-real).exp())).abs() < 1e-6, "logistic({real}) Q{k}: {sigmoid}");
+                let t = f64::from(tanh(raw, k)) / Q31;
+                assert!((t - real.tanh()).abs() < 1e-6, "tanh({real}) Q{k}: {t}");
+            }
+        }
+        assert_eq!(logistic(0, 4), 1 << 30);
+        assert_eq!(tanh(0, 4), 0);
+        assert_eq!(exp_on_negative_values(0, 4), i32::MAX);
+        // Odd symmetry is exact: tanh(-x) = -tanh(x), logistic(-x) = 1 - logistic(x).
+        assert_eq!(tanh(-12345678, 4), -tanh(12345678, 4));
+        assert_eq!(logistic(-12345678, 4), i32::MAX - logistic(12345678, 4));
+    }
+
+    #[test]
+    fn multipliers_and_radius() {
+        assert_eq!(quantize_multiplier(0.5), (1 << 30, 0));
+        assert_eq!(quantize_multiplier(3.0), (3 << 29, 2));
+        assert_eq!(quantize_multiplier(0.0), (0, 0));
+        // TFLite's int8 LOGISTIC at input scale 1/16: 2^27 / 16 = 2^23 = 0.5 · 2^24.
+        let (m, shift) = quantize_multiplier(f64::from(1u32 << 27) / 16.0);
+        assert_eq!((m, shift), (1 << 30, 24));
+        // 15 · 2^27 / 2^24 = 120: inputs beyond ±120 steps of 1/16 (±7.5) saturate.
+        assert_eq!(input_radius(4, shift), 120);
+    }
+}
