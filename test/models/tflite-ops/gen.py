@@ -28,8 +28,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = 3  # inferences per case
 
 F32, I32, I64, I16, I8 = s.TensorType.FLOAT32, s.TensorType.INT32, s.TensorType.INT64, s.TensorType.INT16, s.TensorType.INT8
-NP = {F32: np.float32, I32: np.int32, I64: np.int64, I16: np.int16, I8: np.int8}
-TYPE = {"int8": I8, "int16": I16, "float32": F32, "int32": I32, "int64": I64}
+BOOL = s.TensorType.BOOL
+NP = {F32: np.float32, I32: np.int32, I64: np.int64, I16: np.int16, I8: np.int8, BOOL: np.bool_}
+TYPE = {"int8": I8, "int16": I16, "float32": F32, "int32": I32, "int64": I64, "bool": BOOL}
 ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
 SAME, VALID = s.Padding.SAME, s.Padding.VALID
 PAD_NAME = {SAME: "SAME", VALID: "VALID"}
@@ -42,9 +43,6 @@ NOT_NATIVE = {
     "strided_slice_int8_3", "strided_slice_int16_3", "strided_slice_int32_3", "strided_slice_float32_3",
     # beta 0.5: "only 1 is read"
     "softmax_int8_1", "softmax_int16_1",
-    # MEAN rescaled to another quantization: umac's multiplier is not TFLite Micro's (the
-    # converter's is)
-    "mean_int8_1", "mean_int8_2",
 }
 # Cases whose umac outputs currently differ from TFLite Micro's: case -> short reason. The test
 # requires that they still differ, so that a fix is noticed (and the entry removed).
@@ -386,26 +384,6 @@ def leaky_relu(rng, tname, v):
     return m, f"{v['in']} alpha {v['alpha']}" + ("" if ty == F32 else f", scales {si} to {so}")
 
 
-def mean(rng, tname, v):
-    ty = TYPE[tname]
-    m = Model()
-    si, so = v["scales"] if ty != F32 else (None, None)
-    zi = int(rng.integers(-20, 21)) if ty == I8 else 0
-    x = m.input(v["in"], ty, si, zi)
-    axes = m.tensor([len(v["axes"])], I32, np.array(v["axes"]), name="axes")
-    keep = v["keep"]
-    oshape = [1 if i in v["axes"] else d for i, d in enumerate(v["in"])]
-    if not keep:
-        oshape = [d for i, d in enumerate(v["in"]) if i not in v["axes"]]
-    # centred: the mean of full-range inputs is near the middle of the range
-    zo = zi if (ty != F32 and si == so) else (int(np.clip(round(zi * si / so) + rng.integers(-8, 9), -128, 127))
-                                               if ty == I8 else 0)
-    y = m.tensor(oshape, ty, scale=so, zp=zo if ty != F32 else None)
-    m.op(s.BuiltinOperator.MEAN, [x, axes], y, OPTIONS.ReducerOptions, opts(s.ReducerOptionsT, keepDims=keep))
-    return m, (f"{v['in']} over axes {v['axes']}, keep_dims {keep}"
-               + ("" if ty == F32 else (", same quantization in and out" if si == so else f", scales {si} to {so}")))
-
-
 def pad_op(v2):
     def build(rng, tname, v):
         ty = TYPE[tname]
@@ -727,6 +705,116 @@ def zeros_like(rng, tname, v):
     return m, f"{v['in']}" + ("" if q[0] is None else f", zero point {q[1]} (TFLite Micro writes raw 0)")
 
 
+# ---- reductions, comparisons and logic --------------------------------------------------------
+
+
+def reducer(code):
+    """MEAN, SUM, REDUCE_MAX, REDUCE_MIN over constant axes. MEAN and SUM rescale to the output's
+    quantization; TFLite Micro requires REDUCE_MAX and REDUCE_MIN to keep the input's."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        si, so = (act_scale(ty, v["scales"][0]), act_scale(ty, v["scales"][1])) if ty != F32 else (None, None)
+        if code in (BIN.REDUCE_MAX, BIN.REDUCE_MIN):
+            so = si
+        zi = int(rng.integers(-20, 21)) if ty == I8 else 0
+        x = m.input(v["in"], ty, si, zi)
+        axes = m.tensor([len(v["axes"])], I32, np.array(v["axes"]), name="axes")
+        keep = v["keep"]
+        reduced = [i % len(v["in"]) for i in v["axes"]]
+        oshape = [1 if i in reduced else d for i, d in enumerate(v["in"])]
+        if not keep:
+            oshape = [d for i, d in enumerate(v["in"]) if i not in reduced]
+        if ty != I8 or si == so:
+            zo = zi if ty == I8 else 0
+        elif code == BIN.SUM:
+            zo = int(rng.integers(-20, 21))
+        else:  # centred: the mean of full-range inputs is near the middle of the range
+            zo = int(np.clip(round(zi * si / so) + rng.integers(-8, 9), -128, 127))
+        y = m.tensor(oshape, ty, scale=so, zp=zo if ty != F32 else None)
+        m.op(code, [x, axes], y, OPTIONS.ReducerOptions, opts(s.ReducerOptionsT, keepDims=keep))
+        return m, (f"{v['in']} over axes {v['axes']}, keep_dims {keep}"
+                   + ("" if ty == F32 else (", same quantization in and out" if si == so else
+                                            f", scales {si:.6g} to {so:.6g}")))
+    return build
+
+
+def arg_min_max(code, cls, otype):
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        x = m.input(v["in"], ty, *((v["scale"], zero_point(rng, ty)) if ty == I8 else (None, None)))
+        axis = m.tensor([1], I32, np.array([v["axis"]]), name="axis")
+        oshape = [d for i, d in enumerate(v["in"]) if i != v["axis"] % len(v["in"])]
+        y = m.tensor(oshape, I32)
+        m.op(code, [x, axis], y, otype, opts(cls, outputType=I32))
+        m.whole = True  # ties: the first index wins
+        return m, f"{v['in']} along axis {v['axis']}" + (", integer-valued inputs (ties)" if ty == F32 else "")
+    return build
+
+
+def comparison(code):
+    """int8 operands of different quantizations compare by value (TFLite Micro rescales both)."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        qa = (v["scales"][0], zero_point(rng, ty)) if ty == I8 else (None, None)
+        qb = (v["scales"][1], zero_point(rng, ty)) if ty == I8 else (None, None)
+        a = m.input(v["a"], ty, *qa)
+        if v.get("const"):
+            b = m.tensor(v["b"], ty, random_input(rng, v["b"], NP[ty], whole=True), *qb, name="constant")
+        else:
+            b = m.input(v["b"], ty, *qb)
+        y = m.tensor(list(np.broadcast_shapes(tuple(v["a"]), tuple(v["b"]))), BOOL)
+        m.op(code, [a, b], y)
+        m.whole = True  # equal values occur
+        return m, (f"{v['a']} and {v['b']}{' (constant)' if v.get('const') else ''}"
+                   + (f", scales {qa[0]} and {qb[0]}" if ty == I8 else ""))
+    return build
+
+
+def select_v2(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = (act_scale(ty, 0.05), zero_point(rng, ty)) if ty in (I8, I16) else (None, None)
+    c = m.input(v["cond"], BOOL)
+    a = m.input(v["a"], ty, *q)
+    if v.get("const"):
+        b = m.tensor(v["b"], ty, random_input(rng, v["b"], NP[ty]), *q, name="constant")
+    else:
+        b = m.input(v["b"], ty, *q)
+    shape = list(np.broadcast_shapes(tuple(v["cond"]), tuple(v["a"]), tuple(v["b"])))
+    y = m.tensor(shape, ty, scale=q[0], zp=q[1])
+    m.op(BIN.SELECT_V2, [c, a, b], y, OPTIONS.SelectV2Options, s.SelectV2OptionsT())
+    return m, f"condition {v['cond']}, {v['a']} and {v['b']}{' (constant)' if v.get('const') else ''}"
+
+
+def logical(code):
+    def build(rng, tname, v):
+        m = Model()
+        if code == BIN.LOGICAL_NOT:
+            x = m.input(v["a"], BOOL)
+            y = m.tensor(v["a"], BOOL)
+            m.op(code, [x], y)
+            return m, f"{v['a']}"
+        a, b = m.input(v["a"], BOOL), m.input(v["b"], BOOL)
+        y = m.tensor(list(np.broadcast_shapes(tuple(v["a"]), tuple(v["b"]))), BOOL)
+        m.op(code, [a, b], y)
+        return m, f"{v['a']} and {v['b']}"
+    return build
+
+
+def cast(rng, tname, v):
+    """C++'s static_cast: floats to integers truncate (inputs kept in the target's range)."""
+    ty, to = TYPE[tname], TYPE[v["to"]]
+    m = Model()
+    x = m.input(v["in"], ty)
+    y = m.tensor(v["in"], to)
+    m.op(BIN.CAST, [x], y, OPTIONS.CastOptions, opts(s.CastOptionsT, inDataType=ty, outDataType=to))
+    m.input_scale = v.get("spread", 1.5)
+    return m, f"{v['in']} to {v['to']}" + (f", inputs x{m.input_scale}" if ty == F32 else "")
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -791,7 +879,7 @@ OPS = [
     ("TRANSPOSE_CONV", BIN.TRANSPOSE_CONV, ("int8", "int16"), transpose_conv, variants(TCONV)),
     ("AVERAGE_POOL_2D", BIN.AVERAGE_POOL_2D, INT_FLOAT, pool(BIN.AVERAGE_POOL_2D), variants(AVG)),
     ("MAX_POOL_2D", BIN.MAX_POOL_2D, INT_FLOAT, pool(BIN.MAX_POOL_2D), variants(AVG)),
-    ("MEAN", BIN.MEAN, ("int8", "float32"), mean, variants(MEAN)),
+    ("MEAN", BIN.MEAN, INT_FLOAT, reducer(BIN.MEAN), variants(MEAN)),
     ("LEAKY_RELU", BIN.LEAKY_RELU, INT_FLOAT, leaky_relu, [
         dict(**{"in": [1, 4, 4, 3]}, alpha=0.2, scales=(0.05, 0.03)),
         dict(**{"in": [2, 17]}, alpha=0.01, scales=(0.002, 0.001)),
@@ -867,6 +955,59 @@ OPS.append(("DIV", BIN.DIV, ("float32",), float_binary(BIN.DIV, s.DivOptionsT, O
             [dict(v, act=act) for v, act in zip(binary_variants(), ["NONE", "RELU", "RELU6"])]))
 OPS.append(("SQUARED_DIFFERENCE", BIN.SQUARED_DIFFERENCE, ("float32",), float_binary(BIN.SQUARED_DIFFERENCE, None, 0),
             binary_variants()))
+
+
+REDUCE = [
+    dict(**{"in": [1, 4, 5, 3]}, axes=[1, 2], keep=True, scales=(0.05, 0.05)),
+    dict(**{"in": [2, 4, 5, 8]}, axes=[1, 2], keep=False, scales=(0.02, 0.007)),
+    dict(**{"in": [2, 3, 7]}, axes=[-1], keep=True, scales=(0.5, 0.9)),
+]
+SUM = [
+    dict(**{"in": [1, 4, 5, 3]}, axes=[1, 2], keep=True, scales=(0.05, 0.3)),
+    dict(**{"in": [2, 4, 5, 8]}, axes=[0, 3], keep=False, scales=(0.02, 0.1)),
+    dict(**{"in": [2, 3, 7]}, axes=[2], keep=True, scales=(0.5, 2.5)),
+]
+for _name, _types, _vs in [("SUM", INT_FLOAT, SUM), ("REDUCE_MAX", ("int8", "float32"), REDUCE),
+                           ("REDUCE_MIN", ("int8", "float32"), REDUCE)]:
+    OPS.append((_name, getattr(BIN, _name), _types, reducer(getattr(BIN, _name)), _vs))
+for _name, _cls, _otype in [("ARG_MAX", s.ArgMaxOptionsT, OPTIONS.ArgMaxOptions),
+                            ("ARG_MIN", s.ArgMinOptionsT, OPTIONS.ArgMinOptions)]:
+    OPS.append((_name, getattr(BIN, _name), ("int8", "float32"), arg_min_max(getattr(BIN, _name), _cls, _otype), [
+        dict(**{"in": [1, 4, 4, 3]}, axis=3, scale=0.05),
+        dict(**{"in": [2, 17]}, axis=-1, scale=0.5),
+        dict(**{"in": [2, 3, 5]}, axis=1, scale=0.9),
+    ]))
+COMPARE = [
+    dict(a=[1, 4, 4, 3], b=[1, 4, 4, 3], scales=(0.05, 0.05)),
+    dict(a=[1, 5, 3, 3], b=[1, 1, 1, 3], scales=(0.02, 0.05)),
+    dict(a=[2, 1, 5], b=[3, 1], scales=(0.9, 0.3), const=True),
+]
+for _name in ["EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL"]:
+    _types = ("int8", "int32", "float32") + (("bool",) if _name in ("EQUAL", "NOT_EQUAL") else ())
+    OPS.append((_name, getattr(BIN, _name), _types, comparison(getattr(BIN, _name)), COMPARE))
+OPS.append(("SELECT_V2", BIN.SELECT_V2, INT_FLOAT, select_v2, [
+    dict(cond=[1, 4, 4, 3], a=[1, 4, 4, 3], b=[1, 4, 4, 3]),
+    dict(cond=[1, 1, 3], a=[2, 4, 3], b=[2, 4, 3]),
+    dict(cond=[3, 1], a=[1, 5], b=[3, 5], const=True),
+]))
+for _name in ["LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT"]:
+    OPS.append((_name, getattr(BIN, _name), ("bool",), logical(getattr(BIN, _name)), [
+        dict(a=[1, 4, 4, 3], b=[1, 4, 4, 3]),
+        dict(a=[2, 5, 3], b=[1, 1, 3]),
+    ]))
+OPS.append(("CAST", BIN.CAST, ("int8", "int16", "int32", "float32", "bool"), cast, {
+    "int8": [dict(**{"in": [2, 17]}, to="int32"), dict(**{"in": [3, 5]}, to="float32"),
+             dict(**{"in": [4, 3]}, to="int16")],
+    "int16": [dict(**{"in": [2, 17]}, to="int8"), dict(**{"in": [3, 5]}, to="float32")],
+    "int32": [dict(**{"in": [2, 17]}, to="int8"), dict(**{"in": [3, 5]}, to="float32"),
+              dict(**{"in": [4, 3]}, to="int16")],
+    "float32": [dict(**{"in": [2, 17]}, to="int32", spread=1000.0), dict(**{"in": [3, 5]}, to="int8", spread=30.0),
+                dict(**{"in": [4, 3]}, to="int16", spread=3.0)],
+    "bool": [dict(**{"in": [2, 17]}, to="int32"), dict(**{"in": [3, 5]}, to="float32")],
+}))
+for _name in ["FLOOR_DIV", "FLOOR_MOD"]:
+    OPS.append((_name, getattr(BIN, _name), ("float32",), float_binary(getattr(BIN, _name), None, 0),
+                binary_variants()))
 
 
 # Data movement: the types TFLite Micro's kernel takes. The kernels copy elements whatever their
@@ -995,10 +1136,18 @@ QUANTIZE = {
 }
 
 
-def random_input(rng, shape, ty, spread=1.5, positive=False):
+def random_input(rng, shape, ty, spread=1.5, positive=False, whole=False):
+    """Random values of numpy type `ty`: floats normal times `spread` (`positive`: |x| + 0.01),
+    integers over their whole range, bools fair. `whole`: floats rounded to integers and int32
+    in [-4, 4], so that comparisons find equal values."""
     if ty == np.float32:
         x = rng.standard_normal(shape) * spread
+        x = np.round(x) if whole else x
         return (np.abs(x) + 0.01 if positive else x).astype(np.float32)
+    if ty == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if whole and ty == np.int32:
+        return rng.integers(-4, 5, shape).astype(ty)
     info = np.iinfo(ty)
     return rng.integers(info.min, info.max + 1, shape).astype(ty)
 
@@ -1037,7 +1186,8 @@ def main():
                 inputs = []
                 for _ in range(INPUTS):
                     inputs.append([random_input(rng, model.tensors[i].shape, NP[model.tensors[i].type],
-                                                getattr(model, "input_scale", 1.5), getattr(model, "positive", False))
+                                                getattr(model, "input_scale", 1.5), getattr(model, "positive", False),
+                                                getattr(model, "whole", False))
                                    for i in model.inputs])
                 try:
                     n_outputs = len(model.ops[-1].outputs)

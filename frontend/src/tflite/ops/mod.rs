@@ -3,12 +3,14 @@
 //! multipliers it derives from the same scales), the float ones as its float math.
 
 mod activation;
+mod compare;
 mod conv;
 mod elementwise;
 pub(crate) mod lstm;
 mod movement;
 mod pool;
 mod quantize;
+mod reduce;
 mod shape;
 mod softmax;
 mod transpose_conv;
@@ -26,8 +28,11 @@ use crate::tflite::{
 pub const SUPPORTED: &[(&str, &str)] = &[
     ("ABS", "int8, int16, float32"),
     ("ADD", "int8, int16, float32"),
+    ("ARG_MAX", "int8, float32 (constant axis)"),
+    ("ARG_MIN", "int8, float32 (constant axis)"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
     ("BROADCAST_TO", "any (constant shape)"),
+    ("CAST", "int8, int16, int32, float32, bool to int8, int16, int32, float32"),
     ("CEIL", "float32"),
     ("CONCATENATION", "any (int8 inputs quantized as the output)"),
     ("CONV_2D", "int8, int16 (16x8), float32"),
@@ -37,32 +42,47 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("DEQUANTIZE", "int8, int16 to float32"),
     ("DIV", "float32"),
     ("ELU", "int8, float32"),
+    ("EQUAL", "int8, int32, float32, bool"),
     ("EXP", "float32"),
     ("EXPAND_DIMS", "any (constant axis)"),
     ("FILL", "int8, int32, float32 (constant dims)"),
     ("FLOOR", "float32"),
+    ("FLOOR_DIV", "float32"),
+    ("FLOOR_MOD", "float32"),
     ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
     ("GATHER", "any (constant INT32 indices)"),
+    ("GREATER", "int8, int32, float32"),
+    ("GREATER_EQUAL", "int8, int32, float32"),
     ("HARD_SWISH", "int8, float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
+    ("LESS", "int8, int32, float32"),
+    ("LESS_EQUAL", "int8, int32, float32"),
     ("LOG", "float32"),
+    ("LOGICAL_AND", "bool"),
+    ("LOGICAL_NOT", "bool"),
+    ("LOGICAL_OR", "bool"),
     ("LOGISTIC", "int8, int16, float32"),
     ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
-    ("MEAN", "int8 (one quantization in and out), float32"),
+    ("MEAN", "int8, int16, float32"),
     ("MINIMUM", "int8, int16, int32, float32"),
     ("MUL", "int8, int16, float32"),
     ("NEG", "float32"),
+    ("NOT_EQUAL", "int8, int32, float32, bool"),
     ("PACK", "any"),
     ("PAD", "int8, int16, int32, float32 (constant paddings)"),
     ("PADV2", "int8, int16, float32 (constant pad value)"),
     ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
+    ("REDUCE_MAX", "int8, float32 (constant axes)"),
+    ("REDUCE_MIN", "int8, float32 (constant axes)"),
     ("RELU", "int8, int16, float32"),
     ("RELU6", "int8, int16, float32"),
     ("RESHAPE", "any"),
     ("REVERSE_V2", "any (constant contiguous axes)"),
     ("ROUND", "float32"),
     ("RSQRT", "float32"),
+    ("SELECT", "int8, int16, float32"),
+    ("SELECT_V2", "int8, int16, float32"),
     ("SHAPE", "any (INT32 output)"),
     ("SIN", "float32"),
     ("SLICE", "any (constant begin and size)"),
@@ -76,6 +96,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("SQUEEZE", "any"),
     ("STRIDED_SLICE", "any (unit strides)"),
     ("SUB", "int8, int16, float32"),
+    ("SUM", "int8, int16, float32 (constant axes)"),
     ("TANH", "int8, int16, float32"),
     ("TRANSPOSE", "any (constant permutation)"),
     ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
@@ -166,7 +187,13 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "FULLY_CONNECTED" => conv::fully_connected(cx, op),
         "AVERAGE_POOL_2D" => pool::pool(cx, op, true),
         "MAX_POOL_2D" => pool::pool(cx, op, false),
-        "MEAN" => pool::mean(cx, op),
+        "MEAN" | "SUM" | "REDUCE_MAX" | "REDUCE_MIN" => reduce::reduce(cx, op),
+        "ARG_MAX" | "ARG_MIN" => reduce::arg(cx, op),
+        "EQUAL" | "NOT_EQUAL" | "GREATER" | "GREATER_EQUAL" | "LESS" | "LESS_EQUAL" => compare::comparison(cx, op),
+        "SELECT" | "SELECT_V2" => compare::select(cx, op),
+        "LOGICAL_AND" | "LOGICAL_OR" | "LOGICAL_NOT" => compare::logical(cx, op),
+        "CAST" => compare::cast(cx, op),
+        "FLOOR_DIV" | "FLOOR_MOD" => compare::floor_div_mod(cx, op),
         "ADD" => elementwise::add_sub(cx, op, false),
         "SUB" => elementwise::add_sub(cx, op, true),
         "MUL" => elementwise::mul(cx, op),
@@ -227,6 +254,12 @@ impl<'m, 'a> Cx<'m, 'a> {
         }
         let tensor = &self.model.tensors[*t];
         match tensor.data {
+            // MLIR's hex form of i1 is not a byte per element: a BOOL constant is written as
+            // i8 (TFLite's bools are bytes 0 or 1) and cast.
+            Some(data) if tensor.dtype == DType::Bool => {
+                let bytes = self.func.bytes(ty(tensor).with_elem("i8"), data);
+                Ok(self.func.op("cast", &[&bytes], "", ty(tensor)))
+            }
             Some(data) => Ok(self.func.bytes(ty(tensor), data)),
             None => bad(format!("its operand #{k} ('{}') is computed by no earlier operator", tensor.name)),
         }
@@ -362,6 +395,30 @@ pub(crate) fn to_rank(cx: &mut Cx, x: &Value, rank: usize) -> Value {
     let mut shape = vec![1; rank - x.ty.rank()];
     shape.extend_from_slice(&x.ty.shape);
     cx.func.reshape(x, &shape)
+}
+
+/// `axis` of a rank-`rank` tensor made non-negative (a negative axis counts from the end), checked.
+pub(crate) fn positive_axis(axis: i64, rank: usize) -> OpResult<usize> {
+    let fixed = if axis < 0 { axis + rank as i64 } else { axis };
+    match usize::try_from(fixed) {
+        Ok(a) if a < rank => Ok(a),
+        _ => bad(format!("axis {axis} is out of range for rank {rank}")),
+    }
+}
+
+/// Output `k` must be `shape` of the input's element type.
+pub(crate) fn check_output(cx: &Cx, op: &Operator, k: usize, shape: &[i64], dtype: DType) -> OpResult {
+    let out = cx.output(op, k)?;
+    if out.shape != shape || out.dtype != dtype {
+        return bad(format!(
+            "its output '{}' is {:?} {}, TFLite Micro writes {shape:?} {}",
+            out.name,
+            out.shape,
+            out.dtype.name(),
+            dtype.name()
+        ));
+    }
+    Ok(())
 }
 
 /// The multiplier and shift of a real scale (see [`multiplier32`]).

@@ -5,35 +5,11 @@
 //! every element type. Shape operands must be constants (TFLite Micro requires most of them to
 //! be); a legalization checks its result's shape against the model's.
 
-use super::{Cx, OpResult, Value, bad, constant_ints, per_tensor, ty, unsupported};
+use super::{Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, ty, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
     model::{DType, Operator, Options},
 };
-
-/// `axis` of a rank-`rank` tensor made non-negative (a negative axis counts from the end), checked.
-fn positive_axis(axis: i64, rank: usize) -> OpResult<usize> {
-    let fixed = if axis < 0 { axis + rank as i64 } else { axis };
-    match usize::try_from(fixed) {
-        Ok(a) if a < rank => Ok(a),
-        _ => bad(format!("axis {axis} is out of range for rank {rank}")),
-    }
-}
-
-/// Output `k` must be `shape` of the input's element type.
-fn check_output(cx: &Cx, op: &Operator, k: usize, shape: &[i64], dtype: DType) -> OpResult {
-    let out = cx.output(op, k)?;
-    if out.shape != shape || out.dtype != dtype {
-        return bad(format!(
-            "its output '{}' is {:?} {}, TFLite Micro writes {shape:?} {}",
-            out.name,
-            out.shape,
-            out.dtype.name(),
-            dtype.name()
-        ));
-    }
-    Ok(())
-}
 
 /// `tosa.slice` of `x` from `start`, `size` elements along each dimension.
 fn slice(cx: &mut Cx, x: &Value, start: &[i64], size: &[i64]) -> Value {

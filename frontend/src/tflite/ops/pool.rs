@@ -1,9 +1,9 @@
-//! AVERAGE_POOL_2D, MAX_POOL_2D and MEAN.
+//! AVERAGE_POOL_2D and MAX_POOL_2D.
 
 use super::{
     Cx, OpResult, bad,
     conv::{fit_to_stride, padding},
-    per_tensor, unsupported,
+    unsupported,
 };
 use crate::tflite::{
     emit::Ty,
@@ -66,68 +66,4 @@ fn dims(shape: &[i64]) -> OpResult<[i64; 4]> {
         [a, b, c, d] => Ok([*a, *b, *c, *d]),
         _ => bad(format!("a pooling takes 4-D tensors, not {shape:?}")),
     }
-}
-
-/// MEAN over constant axes. Integer, one quantization in and out: the input less its zero point
-/// summed in 32 bits, then divided by the element count as a multiplier `⌊2^s / count⌋`; float: a
-/// sum times `1 / count`.
-pub fn mean(cx: &mut Cx, op: &Operator) -> OpResult {
-    let input = cx.tensor(op, 0)?;
-    let axes_tensor = cx.tensor(op, 1)?;
-    let output = cx.output(op, 0)?;
-    let Some(data) = axes_tensor.data else { return unsupported("its axes are not a constant") };
-    let rank = input.shape.len() as i64;
-    let mut axes: Vec<i64> = match axes_tensor.dtype {
-        DType::I32 => data.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect(),
-        _ => return bad("its axes are not INT32"),
-    };
-    for axis in &mut axes {
-        if *axis < -rank || *axis >= rank {
-            return bad(format!("axis {axis} is outside a rank-{rank} input"));
-        }
-        *axis = axis.rem_euclid(rank);
-    }
-    axes.sort_unstable();
-    axes.dedup();
-    let count: i64 = axes.iter().map(|&a| input.shape[a as usize]).product();
-    if count <= 0 {
-        return bad("it averages over no element");
-    }
-    let x = cx.value(op, 0)?;
-    let sum = |cx: &mut Cx, mut y: super::Value| {
-        for &axis in &axes {
-            let mut shape = y.ty.shape.clone();
-            shape[axis as usize] = 1;
-            let result = Ty::new(&shape, y.ty.elem);
-            y = cx.func.op("reduce_sum", &[&y], &format!("axis = {axis} : i32"), result);
-        }
-        y
-    };
-    let y = match input.dtype {
-        DType::F32 => {
-            let total = sum(cx, x);
-            let rank = total.ty.rank();
-            let shift = cx.func.scalar("i8", 0);
-            let factor = cx.func.broadcast_f32(rank, 1.0 / count as f32);
-            cx.func.op("mul", &[&total, &factor, &shift], "", total.ty.clone())
-        }
-        DType::I8 | DType::I16 => {
-            let (in_scale, in_zp) = per_tensor(input, "its input")?;
-            let (out_scale, out_zp) = per_tensor(output, "its output")?;
-            let wide = cx.rescale(&x, "i32", &[(1 << 30, 30)], in_zp, 0, true, true);
-            let total = sum(cx, wide);
-            if in_scale != out_scale {
-                // TFLite Micro's multiplier for a rescaling mean is not reproduced yet.
-                return unsupported("MEAN into another quantization than its input's");
-            }
-            // The sum divided by the count as `⌊2^s / count⌋`.
-            let bits = 64 - (count as u64).leading_zeros() as i64;
-            let shift = 29 + bits;
-            let multiplier = (((1i64 << shift) / count) as i32, shift as i8);
-            cx.rescale(&total, output.dtype.mlir(), &[multiplier], 0, out_zp, true, true)
-        }
-        other => return unsupported(format!("MEAN of {}", other.name())),
-    };
-    let y = cx.func.reshape(&y, &output.shape);
-    cx.define(op, 0, y)
 }
