@@ -815,6 +815,24 @@ def cast(rng, tname, v):
     return m, f"{v['in']} to {v['to']}" + (f", inputs x{m.input_scale}" if ty == F32 else "")
 
 
+def resize(code, cls, otype):
+    """RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR: TFLite Micro interpolates raw values, so input
+    and output share a quantization."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        q = (act_scale(ty, 0.05), zero_point(rng, ty)) if ty in (I8, I16) else (None, None)
+        x = m.input(v["in"], ty, *q)
+        size = m.tensor([2], I32, np.array(v["size"]), name="size")
+        n, _, _, c = v["in"]
+        y = m.tensor([n, *v["size"], c], ty, scale=q[0], zp=q[1])
+        m.op(code, [x, size], y, otype, opts(cls, alignCorners=v.get("align", False),
+                                               halfPixelCenters=v.get("half", False)))
+        return m, (f"{v['in']} to {v['size']}" + (", align_corners" if v.get("align") else "")
+                   + (", half_pixel_centers" if v.get("half") else ""))
+    return build
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -1008,6 +1026,18 @@ OPS.append(("CAST", BIN.CAST, ("int8", "int16", "int32", "float32", "bool"), cas
 for _name in ["FLOOR_DIV", "FLOOR_MOD"]:
     OPS.append((_name, getattr(BIN, _name), ("float32",), float_binary(getattr(BIN, _name), None, 0),
                 binary_variants()))
+
+
+RESIZE = [
+    dict(**{"in": [1, 3, 4, 2]}, size=[6, 8]),
+    dict(**{"in": [1, 4, 4, 3]}, size=[7, 5], align=True),
+    dict(**{"in": [2, 5, 3, 2]}, size=[3, 7], half=True),
+]
+OPS.append(("RESIZE_BILINEAR", BIN.RESIZE_BILINEAR, ("int8", "float32"),
+            resize(BIN.RESIZE_BILINEAR, s.ResizeBilinearOptionsT, OPTIONS.ResizeBilinearOptions), RESIZE))
+OPS.append(("RESIZE_NEAREST_NEIGHBOR", BIN.RESIZE_NEAREST_NEIGHBOR, INT_FLOAT,
+            resize(BIN.RESIZE_NEAREST_NEIGHBOR, s.ResizeNearestNeighborOptionsT,
+                   OPTIONS.ResizeNearestNeighborOptions), RESIZE))
 
 
 # Data movement: the types TFLite Micro's kernel takes. The kernels copy elements whatever their

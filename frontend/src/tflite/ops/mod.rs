@@ -11,6 +11,7 @@ mod movement;
 mod pool;
 mod quantize;
 mod reduce;
+mod resize;
 mod shape;
 mod softmax;
 mod transpose_conv;
@@ -78,6 +79,8 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("RELU", "int8, int16, float32"),
     ("RELU6", "int8, int16, float32"),
     ("RESHAPE", "any"),
+    ("RESIZE_BILINEAR", "int8, float32 (constant size)"),
+    ("RESIZE_NEAREST_NEIGHBOR", "int8, int16, float32 (constant size)"),
     ("REVERSE_V2", "any (constant contiguous axes)"),
     ("ROUND", "float32"),
     ("RSQRT", "float32"),
@@ -193,6 +196,7 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "SELECT" | "SELECT_V2" => compare::select(cx, op),
         "LOGICAL_AND" | "LOGICAL_OR" | "LOGICAL_NOT" => compare::logical(cx, op),
         "CAST" => compare::cast(cx, op),
+        "RESIZE_BILINEAR" | "RESIZE_NEAREST_NEIGHBOR" => resize::resize(cx, op),
         "FLOOR_DIV" | "FLOOR_MOD" => compare::floor_div_mod(cx, op),
         "ADD" => elementwise::add_sub(cx, op, false),
         "SUB" => elementwise::add_sub(cx, op, true),
