@@ -374,6 +374,44 @@ def binary(code, cls, otype):
     return build
 
 
+def squared_difference_q(rng, tname, v):
+    """Quantized SQUARED_DIFFERENCE (int16: zero points 0)."""
+    ty = TYPE[tname]
+    m = Model()
+    sa, sb = [act_scale(ty, x) for x in v["scales"]]
+    a = m.input(v["a"], ty, sa, zero_point(rng, ty))
+    if v.get("const"):
+        b = m.tensor(v["b"], ty, random_input(rng, v["b"], NP[ty]), sb, zero_point(rng, ty), name="constant")
+    else:
+        b = m.input(v["b"], ty, sb, zero_point(rng, ty))
+    so = (max(sa, sb) * RSTD[ty]) ** 2 / QSTD[ty] / 2
+    y = m.tensor(list(np.broadcast_shapes(tuple(v["a"]), tuple(v["b"]))), ty, scale=so, zp=zero_point(rng, ty))
+    m.op(BIN.SQUARED_DIFFERENCE, [a, b], y)
+    return m, f"{v['a']} and {v['b']}{' (constant)' if v.get('const') else ''}, scales {sa} and {sb} to {so:.6g}"
+
+
+def prelu(rng, tname, v):
+    """PRELU: alpha int8 for int8 and int16 inputs (TFLite Micro's kernel), a constant or not."""
+    ty = TYPE[tname]
+    m = Model()
+    si = act_scale(ty, v["scale"]) if ty != F32 else None
+    x = m.input(v["in"], ty, si, zero_point(rng, ty) if ty != F32 else None)
+    aty = F32 if ty == F32 else I8
+    qa = (v["alpha_scale"], zero_point(rng, I8)) if ty != F32 else (None, None)
+    if v.get("const"):
+        data = rng.uniform(-0.5, 1.5, v["alpha"]).astype(np.float32) if ty == F32 else \
+            rng.integers(-128, 128, v["alpha"]).astype(np.int8)
+        alpha = m.tensor(v["alpha"], aty, data, *qa, name="alpha")
+    else:
+        alpha = m.input(v["alpha"], aty, *qa)
+    shape = list(np.broadcast_shapes(tuple(v["in"]), tuple(v["alpha"])))
+    so = act_scale(ty, v["scale"] * v.get("ofac", 1.0)) if ty != F32 else None
+    y = m.tensor(shape, ty, scale=so, zp=zero_point(rng, ty) if ty != F32 else None)
+    m.op(BIN.PRELU, [x, alpha], y)
+    return m, (f"{v['in']}, alpha {v['alpha']}{' (constant)' if v.get('const') else ''}"
+               + ("" if ty == F32 else f", scales {si:.6g} to {so:.6g}, alpha scale {qa[0]}"))
+
+
 def leaky_relu(rng, tname, v):
     ty = TYPE[tname]
     m = Model()
@@ -520,7 +558,8 @@ def quantized_activation(code, name):
         ty = TYPE[tname]
         m = Model()
         if ty == I8:
-            si, zi = v["scale"], zero_point(rng, ty)
+            # RSQRT: TFLite Micro stops at a value below the zero point, so it is the lowest.
+            si, zi = v["scale"], (-128 if name == "RSQRT" else zero_point(rng, ty))
             so, zo = ACTIVATION_OUT.get(name, (v["scale"] * v.get("out", 1.0), zero_point(rng, ty)))
         else:
             si, zi, so, zo = v["scale16"], 0, 2.0 ** -15, 0
@@ -959,7 +998,7 @@ ACTIVATION_VARIANTS = [
     dict(**{"in": [1, 5, 7, 3]}, scale=0.02, out=0.3, scale16=0.0007),
     dict(**{"in": [2, 17]}, scale=0.3, out=1.0, scale16=2.0 ** -11),
 ]
-for _name in ["LOGISTIC", "TANH", "HARD_SWISH", "ELU"]:
+for _name in ["LOGISTIC", "TANH", "HARD_SWISH", "ELU", "RSQRT"]:
     _types = ("int8", "int16") if _name in ("LOGISTIC", "TANH") else ("int8",)
     OPS.append((_name, getattr(BIN, _name), _types, quantized_activation(getattr(BIN, _name), _name),
                 ACTIVATION_VARIANTS))
@@ -1038,6 +1077,18 @@ OPS.append(("RESIZE_BILINEAR", BIN.RESIZE_BILINEAR, ("int8", "float32"),
 OPS.append(("RESIZE_NEAREST_NEIGHBOR", BIN.RESIZE_NEAREST_NEIGHBOR, INT_FLOAT,
             resize(BIN.RESIZE_NEAREST_NEIGHBOR, s.ResizeNearestNeighborOptionsT,
                    OPTIONS.ResizeNearestNeighborOptions), RESIZE))
+
+
+OPS.append(("SQUARED_DIFFERENCE", BIN.SQUARED_DIFFERENCE, ("int8", "int16"), squared_difference_q, [
+    dict(a=[1, 4, 4, 3], b=[1, 4, 4, 3], scales=(0.05, 0.02)),
+    dict(a=[1, 5, 3, 3], b=[1, 1, 1, 3], scales=(0.002, 0.0011)),
+    dict(a=[2, 1, 5], b=[3, 1], scales=(0.9, 0.6), const=True),
+]))
+OPS.append(("PRELU", BIN.PRELU, INT_FLOAT, prelu, [
+    dict(**{"in": [1, 4, 4, 3]}, alpha=[1, 1, 3], scale=0.05, alpha_scale=0.01, const=True),
+    dict(**{"in": [1, 5, 3, 3]}, alpha=[1, 5, 3, 3], scale=0.002, alpha_scale=0.004, ofac=0.7),
+    dict(**{"in": [2, 3, 5]}, alpha=[5], scale=0.9, alpha_scale=0.02, ofac=1.3, const=True),
+]))
 
 
 # Data movement: the types TFLite Micro's kernel takes. The kernels copy elements whatever their

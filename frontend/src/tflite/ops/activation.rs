@@ -1,5 +1,5 @@
 //! Quantized activations as TFLite Micro's kernels compute them:
-//! - int8 LOGISTIC, TANH, HARD_SWISH and ELU: each maps the 256 int8 values through a function
+//! - int8 LOGISTIC, TANH, HARD_SWISH, ELU and RSQRT: each maps the 256 int8 values through a function
 //!   of the quantization, so umac evaluates TFLite Micro's kernel on every value at compile time
 //!   (its gemmlowp fixed point, [`crate::tflite::fixed_point`], or ELU's float table) and writes
 //!   a `tosa.table`. Exact by construction.
@@ -11,13 +11,13 @@ use super::{Cx, OpResult, Value, bad, per_tensor, unsupported};
 use crate::tflite::{
     emit::Ty,
     fixed_point::{
-        doubling_high_mul_16, input_radius, logistic, multiply_by_quantized_multiplier, quantize_multiplier,
-        rounding_divide_by_pot, tanh,
+        doubling_high_mul, doubling_high_mul_16, input_radius, logistic, multiply_by_pot,
+        multiply_by_quantized_multiplier, quantize_multiplier, rounding_divide_by_pot, tanh,
     },
     model::{DType, Operator},
 };
 
-/// LOGISTIC, TANH, HARD_SWISH or ELU on int8 or int16.
+/// LOGISTIC, TANH, HARD_SWISH, ELU or RSQRT on int8, LOGISTIC or TANH on int16.
 pub fn quantized(cx: &mut Cx, op: &Operator) -> OpResult {
     let (input, out) = (cx.tensor(op, 0)?, cx.output(op, 0)?);
     if input.shape != out.shape || input.dtype != out.dtype {
@@ -42,6 +42,7 @@ pub fn quantized(cx: &mut Cx, op: &Operator) -> OpResult {
                     None => return bad("its output scale is below its input scale / 128, which TFLite Micro refuses"),
                 },
                 "ELU" => elu_int8(in_scale, in_zp, out_scale, out_zp),
+                "RSQRT" => rsqrt_int8(in_scale, in_zp, out_scale, out_zp),
                 _ => return unsupported("int8 (only float32 is read)"),
             };
             let bytes: Vec<u8> = table.iter().map(|&v| v as u8).collect();
@@ -152,6 +153,59 @@ pub(crate) fn elu_int8(in_scale: f32, in_zp: i32, out_scale: f32, out_zp: i32) -
         let quantized = ((transformed * inverse_scale).round() + out_zp as f32) as i32;
         quantized.clamp(-128, 127) as i8
     })
+}
+
+/// TFLite Micro's int8 RSQRT (`RsqrtEvalQuantized`): `1 / sqrt(q - zp)` from TFLite's
+/// fixed-point inverse square root (`GetInvSqrtQuantizedMultiplierExp`), scaled by
+/// `1 / (sqrt(s_in) · s_out)`; `q = zp` gives 127. Values below the zero point, for which TFLite
+/// Micro stops the inference with an error, give the value of `q - zp = 1`.
+pub(crate) fn rsqrt_int8(in_scale: f32, in_zp: i32, out_scale: f32, out_zp: i32) -> [i8; 256] {
+    const SHIFT: i32 = 20;
+    let (multiplier, shift) = quantize_multiplier(1.0 / f64::from(in_scale.sqrt() * out_scale));
+    std::array::from_fn(|i| {
+        let value = i as i32 - 128 - in_zp;
+        if value == 0 {
+            return 127;
+        }
+        let (inv_sqrt, inv_shift) = inv_sqrt_multiplier(value);
+        let data = multiply_by_quantized_multiplier(1, inv_sqrt, inv_shift + SHIFT);
+        let output = multiply_by_quantized_multiplier(data, multiplier, shift - SHIFT) + out_zp;
+        output.clamp(-128, 127) as i8
+    })
+}
+
+/// TFLite's `GetInvSqrtQuantizedMultiplierExp(input, -1)`: `1 / sqrt(input)` as a multiplier and
+/// a left shift, by five Newton-Raphson steps in gemmlowp's Q3.28.
+fn inv_sqrt_multiplier(mut input: i32) -> (i32, i32) {
+    if input <= 1 {
+        return (i32::MAX, 0);
+    }
+    let mut shift = 11;
+    while input >= 1 << 29 {
+        input /= 4;
+        shift += 1;
+    }
+    let max_left_shift_bits = (input as u32).leading_zeros() as i32 - 1;
+    let left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+    shift -= left_shift_bit_pairs;
+    input <<= 2 * left_shift_bit_pairs;
+    // Q3.28 (gemmlowp `FixedPoint<int32_t, 3>`); products of two Q3 are Q6, of three Q9.
+    let fixed_input = input >> 1;
+    let half_input = rounding_divide_by_pot(fixed_input, 1);
+    let half_three = (1 << 28) + (1 << 27);
+    let mut x = 1 << 28;
+    for _ in 0..5 {
+        let x3 = multiply_by_pot(doubling_high_mul(doubling_high_mul(x, x), x), 6);
+        let difference = doubling_high_mul(half_three, x).wrapping_sub(doubling_high_mul(half_input, x3));
+        x = multiply_by_pot(difference, 3);
+    }
+    const HALF_SQRT_2: i32 = 1518500250;
+    let mut inv_sqrt = doubling_high_mul(x, HALF_SQRT_2);
+    if shift < 0 {
+        inv_sqrt <<= -shift;
+        shift = 0;
+    }
+    (inv_sqrt, -shift)
 }
 
 /// The int16 kernels' input rescale `(multiplier, right shift)` onto the table's grid (3 · 4096
@@ -321,6 +375,19 @@ mod tests {
         assert_eq!(at(&e, 32), 32);
         assert_eq!(at(&e, -16), -10); // exp(-1) - 1 = -0.632 · 16 = -10.1
         assert_eq!(at(&e, -128), -16); // exp(-8) - 1 ≈ -1
+    }
+
+    #[test]
+    fn int8_rsqrt() {
+        // Input scale 1/16, output 1/64: x = q / 16, 1 / sqrt(x) = 4 / sqrt(q), · 64 = 256 / sqrt(q).
+        let r = rsqrt_int8(1.0 / 16.0, 0, 1.0 / 64.0, 0);
+        assert_eq!(at(&r, 0), 127);
+        assert_eq!(at(&r, 16), 64); // 256 / 4
+        assert_eq!(at(&r, 100), 26); // 25.6
+        assert_eq!(at(&r, 127), 23); // 22.72
+        // 1 / sqrt(q) itself in Q31 for q = 4: 0.5.
+        let (m, shift) = inv_sqrt_multiplier(4);
+        assert!((f64::from(m) * 2f64.powi(shift) / 2147483648.0 - 0.5).abs() < 1e-6, "{m} {shift}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! ADD, SUB and MUL (with broadcasting), and LEAKY_RELU.
+//! ADD, SUB, MUL, PRELU and quantized SQUARED_DIFFERENCE (with broadcasting), and LEAKY_RELU.
 
 use super::{Cx, OpResult, Value, bad, per_tensor, scale32, to_rank, ty, unsupported};
 use crate::tflite::model::{DType, Operator, Options, Tensor};
@@ -166,4 +166,80 @@ pub fn leaky_relu(cx: &mut Cx, op: &Operator) -> OpResult {
         (a, o) => return unsupported(format!("{} to {}", a.name(), o.name())),
     };
     cx.define(op, 0, result)
+}
+
+/// PRELU (with broadcasting). Float: TFLite Micro's `x >= 0 ? x : x · alpha`. int8 (int8
+/// alpha) and int16 (int8 alpha): its `BroadcastPrelu4DSlow`: `q - zp_in` scaled by
+/// `s_in / s_out` where it is not negative, else `(q - zp_in) · (alpha - zp_alpha)` scaled by
+/// `s_in · s_alpha / s_out` (each a double-rounding `rescale`), plus the output zero point,
+/// saturated.
+pub fn prelu(cx: &mut Cx, op: &Operator) -> OpResult {
+    let (input, alpha, out) = (cx.tensor(op, 0)?, cx.tensor(op, 1)?, cx.output(op, 0)?);
+    let rank = out.shape.len();
+    let x = cx.value(op, 0)?;
+    let a = cx.value(op, 1)?;
+    if x.ty.rank() > rank || a.ty.rank() > rank {
+        return bad(format!("its operands {:?} and {:?} have more dimensions than its output", x.ty.shape, a.ty.shape));
+    }
+    let (x, a) = (to_rank(cx, &x, rank), to_rank(cx, &a, rank));
+    let shift = cx.func.scalar("i8", 0);
+    let result = match (input.dtype, alpha.dtype, out.dtype) {
+        (DType::F32, DType::F32, DType::F32) => {
+            let zero = cx.func.broadcast_f32(rank, 0.0);
+            let keep = cx.func.op("greater_equal", &[&x, &zero], "", x.ty.with_elem("i1"));
+            let scaled = cx.func.op("mul", &[&x, &a, &shift], "", ty(out));
+            cx.func.op("select", &[&keep, &x, &scaled], "", ty(out))
+        }
+        (DType::I8, DType::I8, DType::I8) | (DType::I16, DType::I8, DType::I16) => {
+            let [(si, zi), (sa, za), (so, zo)] = quantization3(input, alpha, out)?;
+            if input.dtype == DType::I16 && (zi != 0 || zo != 0) {
+                return unsupported("int16 with a nonzero zero point");
+            }
+            let elem = out.dtype.mlir();
+            let v = cx.rescale(&x, "i32", &[(1 << 30, 30)], zi, 0, true, true);
+            let w = cx.rescale(&a, "i32", &[(1 << 30, 30)], za, 0, true, true);
+            let product = cx.func.op("mul", &[&v, &w, &shift], "", ty(out).with_elem("i32"));
+            let identity = cx.rescale(&v, elem, &[scale32(f64::from(si) / f64::from(so))], 0, zo, true, true);
+            let multiplier = scale32(f64::from(si) * f64::from(sa) / f64::from(so));
+            let scaled = cx.rescale(&product, elem, &[multiplier], 0, zo, true, true);
+            let zero = cx.func.broadcast(rank, "i32", 0);
+            let keep = cx.func.op("greater_equal", &[&v, &zero], "", v.ty.with_elem("i1"));
+            cx.func.op("select", &[&keep, &identity, &scaled], "", ty(out))
+        }
+        (i, a, o) => return unsupported(format!("{}, alpha {} to {}", i.name(), a.name(), o.name())),
+    };
+    cx.define(op, 0, result)
+}
+
+/// Quantized SQUARED_DIFFERENCE (int8, int16; broadcasting): TFLite Micro's kernel, each input
+/// `(q - zp) · 2^left_shift` (7 for int8, 0 for int16) scaled by `scale / (2 · max input scale)`,
+/// the difference squared in 32 bits and scaled by `(2 · max input scale)² / (2^(2 · left_shift) ·
+/// s_out)` plus the output zero point, saturated.
+pub fn squared_difference(cx: &mut Cx, op: &Operator) -> OpResult {
+    let (a, b, out, _, x, y) = binary_operands(cx, op)?;
+    if a.dtype != out.dtype || b.dtype != out.dtype || !matches!(out.dtype, DType::I8 | DType::I16) {
+        return unsupported(format!("{} and {} to {}", a.dtype.name(), b.dtype.name(), out.dtype.name()));
+    }
+    let q @ [(sa, za), (sb, zb), (so, zo)] = quantization3(a, b, out)?;
+    let wide16 = out.dtype == DType::I16;
+    if wide16 {
+        symmetric16(&q)?;
+    }
+    let left_shift = if wide16 { 0 } else { 7 };
+    let twice_max = 2.0 * f64::from(sa.max(sb));
+    let scaled = |cx: &mut Cx, v: &Value, zp: i64, scale: f32| {
+        // (q - zp) · 2^30 · 2^-(30 - left_shift) = (q - zp) · 2^left_shift, exactly.
+        let shifted = cx.rescale(v, "i32", &[(1 << 30, 30 - left_shift)], zp, 0, true, true);
+        cx.rescale(&shifted, "i32", &[scale32(f64::from(scale) / twice_max)], 0, 0, true, true)
+    };
+    let x = scaled(cx, &x, za, sa);
+    let y = scaled(cx, &y, zb, sb);
+    let t = ty(out).with_elem("i32");
+    let difference = cx.func.op("sub", &[&x, &y], "", t.clone());
+    let shift = cx.func.scalar("i8", 0);
+    let square = cx.func.op("mul", &[&difference, &difference, &shift], "", t);
+    // The kernel multiplies the int power of two by the f32 output scale in f32.
+    let denominator = f64::from((1u32 << (2 * left_shift)) as f32 * so);
+    let z = cx.rescale(&square, out.dtype.mlir(), &[scale32(twice_max * twice_max / denominator)], 0, zo, true, true);
+    cx.define(op, 0, z)
 }

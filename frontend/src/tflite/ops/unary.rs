@@ -28,7 +28,7 @@ pub fn float_unary(cx: &mut Cx, op: &Operator) -> OpResult {
     if (input.dtype, out.dtype) != (DType::F32, DType::F32) {
         return match op.kind.as_str() {
             "RELU" | "RELU6" | "ABS" => quantized_unary(cx, op, input, out),
-            "LOGISTIC" | "TANH" | "HARD_SWISH" | "ELU" => super::activation::quantized(cx, op),
+            "LOGISTIC" | "TANH" | "HARD_SWISH" | "ELU" | "RSQRT" => super::activation::quantized(cx, op),
             _ => unsupported(format!("{} to {} (only float32 is read)", input.dtype.name(), out.dtype.name())),
         };
     }
@@ -232,6 +232,7 @@ pub fn binary(cx: &mut Cx, op: &Operator) -> OpResult {
             }
             cx.func.op(&op.kind.to_lowercase(), &[&x, &y], "", t)
         }
+        "SQUARED_DIFFERENCE" if !float => return super::elementwise::squared_difference(cx, op),
         _ if !float => return unsupported(format!("{} of {} (only float32 is read)", op.kind, out.dtype.name())),
         "DIV" => {
             let activation = match op.options {
