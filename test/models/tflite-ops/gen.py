@@ -39,8 +39,6 @@ OPTIONS = s.BuiltinOptions
 # Cases the native reader does not take (umac falls back to tosa-converter-for-tflite): they are
 # still compared with TFLite Micro. Found by check.py; see README.md.
 NOT_NATIVE = {
-    # strides other than 1: "only unit strides are read"
-    "strided_slice_int8_3", "strided_slice_int16_3", "strided_slice_int32_3", "strided_slice_float32_3",
     # beta 0.5: "only 1 is read"
     "softmax_int8_1", "softmax_int16_1",
 }
@@ -498,16 +496,12 @@ def strided_slice(rng, tname, v):
     e = m.tensor([r], I32, np.array(v["end"]), name="end")
     st = m.tensor([r], I32, np.array(v["strides"]), name="strides")
     bm, em, sm = v.get("begin_mask", 0), v.get("end_mask", 0), v.get("shrink", 0)
-    out = []
-    for i, d in enumerate(v["in"]):
-        lo, hi, step = v["begin"][i], v["end"][i], v["strides"][i]
-        lo = 0 if bm >> i & 1 else (lo + d if lo < 0 else lo)
-        hi = d if em >> i & 1 else (hi + d if hi < 0 else hi)
-        lo, hi = min(max(lo, 0), d), min(max(hi, 0), d)
-        if sm >> i & 1:
-            continue
-        out.append(max(0, -(-(hi - lo) // step)))
-    y = m.tensor(out, ty, scale=q[0], zp=q[1])
+    # numpy's basic slicing has TensorFlow's semantics (negative indices, clamping, masks as
+    # open ends, a shrunk axis as an index)
+    index = tuple(v["begin"][i] if sm >> i & 1 else
+                  slice(None if bm >> i & 1 else v["begin"][i], None if em >> i & 1 else v["end"][i], v["strides"][i])
+                  for i in range(r))
+    y = m.tensor(list(np.empty(v["in"])[index].shape), ty, scale=q[0], zp=q[1])
     o = opts(s.StridedSliceOptionsT, beginMask=bm, endMask=em, shrinkAxisMask=sm)
     m.op(s.BuiltinOperator.STRIDED_SLICE, [x, b, e, st], y, OPTIONS.StridedSliceOptions, o)
     return m, (f"{v['in']} begin {v['begin']} end {v['end']} strides {v['strides']}"
@@ -975,6 +969,9 @@ OPS = [
         dict(**{"in": [3, 9]}, begin=[1, 2], end=[2, -1], strides=[1, 1], shrink=1),
         dict(**{"in": [1, 7, 8, 4]}, begin=[0, 1, -6, 1], end=[0, -1, 0, 4], strides=[1, 2, 3, 2], begin_mask=1,
              end_mask=5),
+        # negative strides: reversed, with masks and a shrunk axis
+        dict(**{"in": [2, 7, 8, 4]}, begin=[1, 6, -2, 0], end=[0, 0, 0, 4], strides=[1, -2, -3, 1], end_mask=2,
+             shrink=1),
     ]),
 ]
 

@@ -427,6 +427,47 @@ pub(crate) fn check_output(cx: &Cx, op: &Operator, k: usize, shape: &[i64], dtyp
     Ok(())
 }
 
+/// `x` at `indices` along `axis`: a `tosa.gather` on `x` as `[1, dim, rest]`, the axis first
+/// (transposed there and back when it is not), so that the index table holds `indices` once.
+pub(crate) fn gather_along(cx: &mut Cx, x: &Value, axis: usize, indices: &[i64]) -> Value {
+    let shape = x.ty.shape.clone();
+    let outer: i64 = shape[..axis].iter().product();
+    let count = indices.len() as i64;
+    let table: Vec<u8> = indices.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect();
+    let table = cx.func.bytes(Ty::new(&[1, count], "i32"), &table);
+    // The axis first: perms [axis, 0, 1, ..] (nothing to move when only ones precede it).
+    let mut perms: Vec<usize> = (0..shape.len()).collect();
+    let moved = if outer == 1 {
+        x.clone()
+    } else {
+        perms.remove(axis);
+        perms.insert(0, axis);
+        transpose_value(cx, x, &perms)
+    };
+    let rest: i64 = moved.ty.shape.iter().product::<i64>() / shape[axis].max(1);
+    let values = cx.func.reshape(&moved, &[1, shape[axis], rest]);
+    let gathered = cx.func.op("gather", &[&values, &table], "", x.ty.with_shape(&[1, count, rest]));
+    let mut moved_shape = moved.ty.shape.clone();
+    moved_shape[if outer == 1 { axis } else { 0 }] = count;
+    let result = cx.func.reshape(&gathered, &moved_shape);
+    if outer == 1 {
+        return result;
+    }
+    let mut inverse = vec![0; perms.len()];
+    for (i, &p) in perms.iter().enumerate() {
+        inverse[p] = i;
+    }
+    transpose_value(cx, &result, &inverse)
+}
+
+/// `tosa.transpose` by `perms` (output dimension `i` is input dimension `perms[i]`).
+pub(crate) fn transpose_value(cx: &mut Cx, x: &Value, perms: &[usize]) -> Value {
+    let shape: Vec<i64> = perms.iter().map(|&p| x.ty.shape[p]).collect();
+    let list = perms.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+    cx.func.op("transpose", &[x], &format!("perms = array<i32: {list}>"), x.ty.with_shape(&shape))
+}
+
+
 /// The multiplier and shift of a real scale (see [`multiplier32`]).
 pub(crate) fn scale32(scale: f64) -> (i32, i8) {
     multiplier32(scale)

@@ -5,7 +5,9 @@
 //! every element type. Shape operands must be constants (TFLite Micro requires most of them to
 //! be); a legalization checks its result's shape against the model's.
 
-use super::{Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, ty, unsupported};
+use super::{
+    Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, transpose_value, ty, unsupported,
+};
 use crate::tflite::{
     emit::{Ty, float},
     model::{DType, Operator, Options},
@@ -30,13 +32,6 @@ fn concat(cx: &mut Cx, values: &[Value], axis: usize) -> Value {
     shape[axis] = values.iter().map(|v| v.ty.shape[axis]).sum();
     let operands: Vec<&Value> = values.iter().collect();
     cx.func.op("concat", &operands, &format!("axis = {axis} : i32"), values[0].ty.with_shape(&shape))
-}
-
-/// `tosa.transpose` by `perms` (output dimension `i` is input dimension `perms[i]`).
-fn transpose_value(cx: &mut Cx, x: &Value, perms: &[usize]) -> Value {
-    let shape: Vec<i64> = perms.iter().map(|&p| x.ty.shape[p]).collect();
-    let list = perms.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
-    cx.func.op("transpose", &[x], &format!("perms = array<i32: {list}>"), x.ty.with_shape(&shape))
 }
 
 /// CONCATENATION: TFLite Micro's `Concatenation` copies each input's raw elements. It refuses

@@ -9,7 +9,7 @@
 //! - float bilinear: `a·(1-dy)·(1-dx) + b·dy·(1-dx) + c·(1-dy)·dx + d·dy·dx` in TFLite Micro's
 //!   order of operations.
 
-use super::{Cx, OpResult, Value, bad, check_output, constant_ints, unsupported};
+use super::{Cx, OpResult, Value, bad, check_output, constant_ints, gather_along, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
     model::{DType, Operator, Options},
@@ -38,8 +38,8 @@ pub fn resize(cx: &mut Cx, op: &Operator) -> OpResult {
     let y = if op.kind == "RESIZE_NEAREST_NEIGHBOR" {
         let rows: Vec<i64> = (0..oh).map(|y| nearest(y, h, oh, align_corners, half_pixel_centers)).collect();
         let columns: Vec<i64> = (0..ow).map(|x| nearest(x, w, ow, align_corners, half_pixel_centers)).collect();
-        let picked = gather(cx, &x, 1, &rows);
-        gather(cx, &picked, 2, &columns)
+        let picked = gather_along(cx, &x, 1, &rows);
+        gather_along(cx, &picked, 2, &columns)
     } else {
         match input.dtype {
             DType::I8 => {
@@ -171,13 +171,13 @@ fn weights(cx: &mut Cx, weights: &[Weight], dim: usize, elem: &'static str) -> V
 /// + x[upper_y, upper_x]·wy1·wx1`, each product left to right and the sum in that order.
 fn weighted_corners(cx: &mut Cx, x: &Value, rows: &Axis, columns: &Axis) -> Value {
     let elem = x.ty.elem;
-    let y0 = gather(cx, x, 1, &rows.lower);
-    let y1 = gather(cx, x, 1, &rows.upper);
+    let y0 = gather_along(cx, x, 1, &rows.lower);
+    let y1 = gather_along(cx, x, 1, &rows.upper);
     let corners = [
-        gather(cx, &y0, 2, &columns.lower),
-        gather(cx, &y1, 2, &columns.lower),
-        gather(cx, &y0, 2, &columns.upper),
-        gather(cx, &y1, 2, &columns.upper),
+        gather_along(cx, &y0, 2, &columns.lower),
+        gather_along(cx, &y1, 2, &columns.lower),
+        gather_along(cx, &y0, 2, &columns.upper),
+        gather_along(cx, &y1, 2, &columns.upper),
     ];
     let wy = [weights(cx, &rows.lower_weight, 1, elem), weights(cx, &rows.upper_weight, 1, elem)];
     let wx = [weights(cx, &columns.lower_weight, 2, elem), weights(cx, &columns.upper_weight, 2, elem)];
@@ -193,21 +193,6 @@ fn weighted_corners(cx: &mut Cx, x: &Value, rows: &Axis, columns: &Axis) -> Valu
         });
     }
     sum.unwrap_or_else(|| unreachable!("four corners"))
-}
-
-/// `x` (NHWC) at `indices` along `axis` (1 or 2): a `tosa.gather` on `x` as `[outer, dim, inner]`.
-fn gather(cx: &mut Cx, x: &Value, axis: usize, indices: &[i64]) -> Value {
-    let shape = &x.ty.shape;
-    let outer: i64 = shape[..axis].iter().product();
-    let inner: i64 = shape[axis + 1..].iter().product();
-    let values = cx.func.reshape(x, &[outer, shape[axis], inner]);
-    let count = indices.len() as i64;
-    let table: Vec<u8> = (0..outer).flat_map(|_| indices.iter().flat_map(|&i| (i as i32).to_le_bytes())).collect();
-    let table = cx.func.bytes(Ty::new(&[outer, count], "i32"), &table);
-    let gathered = cx.func.op("gather", &[&values, &table], "", x.ty.with_shape(&[outer, count, inner]));
-    let mut result = shape.clone();
-    result[axis] = count;
-    cx.func.reshape(&gathered, &result)
 }
 
 #[cfg(test)]

@@ -38,39 +38,61 @@ pub fn strided_slice(cx: &mut Cx, op: &Operator) -> OpResult {
     if begin.len() != rank || end.len() != rank || strides.len() != rank {
         return bad(format!("its begin, end and strides do not have {rank} values"));
     }
-    if strides.iter().any(|&s| s != 1) {
-        return unsupported(format!("strides {strides:?} (only unit strides are read)"));
+    if strides.contains(&0) {
+        return bad("a stride is 0");
     }
     // Its masks are 32 bits (TFLite Micro slices at most 5 dimensions).
     if rank > 5 {
         return unsupported(format!("a rank-{rank} input (TFLite Micro slices at most 5 dimensions)"));
     }
-    let mut start = Vec::with_capacity(rank);
-    let mut size = Vec::with_capacity(rank);
-    for (d, &dim) in input.shape.iter().enumerate() {
-        let fix = |v: i64| if v < 0 { v + dim } else { v };
-        let b = if begin_mask >> d & 1 == 1 { 0 } else { fix(begin[d]).clamp(0, dim) };
-        let e = if shrink_axis_mask >> d & 1 == 1 {
-            b + 1
-        } else if end_mask >> d & 1 == 1 {
-            dim
-        } else if offset {
-            (b + end[d]).clamp(0, dim)
+    // Each axis's indices, as TFLite Micro's StridedSliceStartForAxis / EndForAxis and its
+    // loop `for (i = start; stride > 0 ? i < stop : i > stop; i += stride)` take them.
+    // (first index, stride, count) per axis.
+    let mut picked: Vec<(i64, i64, i64)> = Vec::with_capacity(rank);
+    for (d, &size) in input.shape.iter().enumerate() {
+        let stride = strides[d];
+        let clamp = |v: i64| if stride > 0 { v.clamp(0, size) } else { v.clamp(-1, size - 1) };
+        let mut start = clamp(if begin[d] < 0 { begin[d] + size } else { begin[d] });
+        if begin_mask >> d & 1 == 1 {
+            start = if stride > 0 { 0 } else { size - 1 };
+        }
+        let stop = if shrink_axis_mask >> d & 1 == 1 {
+            if start >= size { start } else { start + 1 }
         } else {
-            fix(end[d]).clamp(0, dim)
+            let end = if offset { end[d] + start } else { end[d] };
+            let mut stop = clamp(if end < 0 { end + size } else { end });
+            if end_mask >> d & 1 == 1 {
+                stop = if stride > 0 { size } else { -1 };
+            }
+            stop
         };
-        start.push(b);
-        size.push((e - b).max(0));
+        // How many of start, start + stride, ... lie before stop.
+        let span = if stride > 0 { stop - start } else { start - stop };
+        let count = if span > 0 { (span + stride.abs() - 1) / stride.abs() } else { 0 };
+        picked.push((start, stride, count));
     }
+    let size: Vec<i64> = picked.iter().map(|p| p.2).collect();
     let expected: Vec<i64> =
         size.iter().enumerate().filter(|(d, _)| shrink_axis_mask >> d & 1 == 0).map(|(_, &s)| s).collect();
     if expected != output.shape {
         return bad(format!("it slices {size:?} of {:?}, but its output is {:?}", input.shape, output.shape));
     }
+    if size.contains(&0) {
+        return unsupported("an empty slice");
+    }
+    // The bounding box as a slice, then a gather along each axis whose stride is not 1.
+    let low: Vec<i64> = picked.iter().map(|&(s, stride, n)| if stride > 0 { s } else { s + stride * (n - 1) }).collect();
+    let extent: Vec<i64> = picked.iter().map(|&(_, stride, n)| stride.abs() * (n - 1) + 1).collect();
     let x = cx.value(op, 0)?;
-    let start = cx.func.shape(&start);
-    let sizes = cx.func.shape(&size);
-    let y = cx.func.op("slice", &[&x, &start, &sizes], "", x.ty.with_shape(&size));
+    let low_shape = cx.func.shape(&low);
+    let extent_shape = cx.func.shape(&extent);
+    let mut y = cx.func.op("slice", &[&x, &low_shape, &extent_shape], "", x.ty.with_shape(&extent));
+    for (d, &(start, stride, count)) in picked.iter().enumerate() {
+        if stride != 1 {
+            let relative: Vec<i64> = (0..count).map(|k| start + k * stride - low[d]).collect();
+            y = super::gather_along(cx, &y, d, &relative);
+        }
+    }
     let y = cx.func.reshape(&y, &output.shape);
     cx.define(op, 0, y)
 }
