@@ -108,7 +108,8 @@ fn newton_reciprocal(half_denominator: i32) -> i32 {
     const FORTY_EIGHT_SEVENTEENTHS: i32 = 1515870810; // Q2.29
     const MINUS_THIRTY_TWO_SEVENTEENTHS: i32 = -1010580540;
     const ONE_Q2: i32 = 1 << 29;
-    let mut x = FORTY_EIGHT_SEVENTEENTHS.wrapping_add(doubling_high_mul(half_denominator, MINUS_THIRTY_TWO_SEVENTEENTHS));
+    let mut x =
+        FORTY_EIGHT_SEVENTEENTHS.wrapping_add(doubling_high_mul(half_denominator, MINUS_THIRTY_TWO_SEVENTEENTHS));
     for _ in 0..3 {
         let half_denominator_times_x = doubling_high_mul(half_denominator, x);
         let one_minus = ONE_Q2.wrapping_sub(half_denominator_times_x);

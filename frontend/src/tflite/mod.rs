@@ -11,10 +11,10 @@
 //! operator (`operator #3 (CUMSUM): ...`), never a guess.
 
 mod builtin_operators;
+mod fixed_point;
 mod listing;
 pub mod model;
 mod ops;
-mod fixed_point;
 mod quant;
 #[allow(dead_code)]
 mod softmax_tables;

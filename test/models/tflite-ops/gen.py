@@ -866,6 +866,51 @@ def resize(code, cls, otype):
     return build
 
 
+def space_batch(code):
+    """SPACE_TO_BATCH_ND (paddings) and BATCH_TO_SPACE_ND (crops): raw elements, one
+    quantization."""
+    def build(rng, tname, v):
+        ty = TYPE[tname]
+        m = Model()
+        q = moved(rng, ty, v)
+        if code == BIN.SPACE_TO_BATCH_ND and np.any(v["pads"]) and q[0] is not None:
+            # TFLite Micro pads with a value it never sets (0 in a fresh arena, stale bytes
+            # after other use); umac pads with the zero point, which is 0 here.
+            q = (q[0], 0)
+        x = m.input(v["in"], ty, *q)
+        spatial = len(v["block"])
+        block = m.tensor([spatial], I32, np.array(v["block"]), name="block_shape")
+        pads = m.tensor([spatial, 2], I32, np.array(v["pads"]), name="paddings" if code == BIN.SPACE_TO_BATCH_ND else "crops")
+        shape = list(v["in"])
+        if code == BIN.SPACE_TO_BATCH_ND:
+            for i, (b, (p0, p1)) in enumerate(zip(v["block"], v["pads"])):
+                shape[1 + i] = (shape[1 + i] + p0 + p1) // b
+            shape[0] *= int(np.prod(v["block"]))
+            otype, o = OPTIONS.SpaceToBatchNDOptions, s.SpaceToBatchNDOptionsT()
+        else:
+            for i, (b, (p0, p1)) in enumerate(zip(v["block"], v["pads"])):
+                shape[1 + i] = shape[1 + i] * b - p0 - p1
+            shape[0] //= int(np.prod(v["block"]))
+            otype, o = OPTIONS.BatchToSpaceNDOptions, s.BatchToSpaceNDOptionsT()
+        y = m.tensor(shape, ty, scale=q[0], zp=q[1])
+        m.op(code, [x, block, pads], y, otype, o)
+        return m, f"{v['in']} block {v['block']} {'paddings' if code == BIN.SPACE_TO_BATCH_ND else 'crops'} {v['pads']}"
+    return build
+
+
+def mirror_pad(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    x = m.input(v["in"], ty, *q)
+    pads = m.tensor([len(v["in"]), 2], I32, np.array(v["pads"]), name="paddings")
+    shape = [d + p0 + p1 for d, (p0, p1) in zip(v["in"], v["pads"])]
+    y = m.tensor(shape, ty, scale=q[0], zp=q[1])
+    m.op(BIN.MIRROR_PAD, [x, pads], y, OPTIONS.MirrorPadOptions,
+         opts(s.MirrorPadOptionsT, mode=s.MirrorPadMode.SYMMETRIC if v["symmetric"] else s.MirrorPadMode.REFLECT))
+    return m, f"{v['in']} {'SYMMETRIC' if v['symmetric'] else 'REFLECT'} {v['pads']}"
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -1202,7 +1247,26 @@ MOVE = [
         dict(**{"in": [3, 1, 5]}, scale=0.9),
     ], int8=(0,))),
 ]
+
+MOVE += [
+    ("SPACE_TO_BATCH_ND", ("int8", "float32"), space_batch(BIN.SPACE_TO_BATCH_ND), spread(("int8", "float32"), [
+        dict(**{"in": [1, 4, 6, 3]}, block=[2, 2], pads=[[0, 0], [0, 0]]),
+        dict(**{"in": [2, 5, 3, 2]}, block=[2, 3], pads=[[1, 0], [2, 1]], scale=0.003),
+        dict(**{"in": [1, 5, 2]}, block=[3], pads=[[2, 2]], scale=0.9),
+    ], float32=(1,))),
+    ("BATCH_TO_SPACE_ND", ("int8", "float32"), space_batch(BIN.BATCH_TO_SPACE_ND), spread(("int8", "float32"), [
+        dict(**{"in": [4, 2, 3, 3]}, block=[2, 2], pads=[[0, 0], [0, 0]]),
+        dict(**{"in": [12, 3, 2, 2]}, block=[2, 3], pads=[[1, 0], [2, 1]], scale=0.003),
+        dict(**{"in": [6, 3, 2]}, block=[3], pads=[[2, 1]], scale=0.9),
+    ], float32=(1,))),
+    ("MIRROR_PAD", ("int8", "float32"), mirror_pad, spread(("int8", "float32"), [
+        dict(**{"in": [1, 4, 5, 3]}, pads=[[0, 0], [1, 2], [2, 0], [0, 0]], symmetric=False),
+        dict(**{"in": [1, 4, 5, 3]}, pads=[[0, 0], [3, 4], [1, 5], [0, 0]], symmetric=True, scale=0.003),
+        dict(**{"in": [3, 6]}, pads=[[2, 2], [5, 3]], symmetric=False, scale=0.9),
+    ], float32=(2,))),
+]
 OPS += [(name, getattr(BIN, name), types, build, vs) for name, types, build, vs in MOVE]
+
 
 QUANTIZE = {
     "int8": [dict(**{"in": [1, 4, 4, 3]}, to="int8", scales=(0.05, 0.02)),

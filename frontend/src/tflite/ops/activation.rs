@@ -21,7 +21,13 @@ use crate::tflite::{
 pub fn quantized(cx: &mut Cx, op: &Operator) -> OpResult {
     let (input, out) = (cx.tensor(op, 0)?, cx.output(op, 0)?);
     if input.shape != out.shape || input.dtype != out.dtype {
-        return bad(format!("it maps {} {:?} to {} {:?}", input.dtype.name(), input.shape, out.dtype.name(), out.shape));
+        return bad(format!(
+            "it maps {} {:?} to {} {:?}",
+            input.dtype.name(),
+            input.shape,
+            out.dtype.name(),
+            out.shape
+        ));
     }
     let (in_scale, in_zp) = per_tensor(input, "its input")?;
     let (out_scale, out_zp) = per_tensor(out, "its output")?;

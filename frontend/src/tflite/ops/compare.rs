@@ -161,7 +161,12 @@ pub fn cast(cx: &mut Cx, op: &Operator) -> OpResult {
 pub fn floor_div_mod(cx: &mut Cx, op: &Operator) -> OpResult {
     let (a, b, out) = (cx.tensor(op, 0)?, cx.tensor(op, 1)?, cx.output(op, 0)?);
     if (a.dtype, b.dtype, out.dtype) != (DType::F32, DType::F32, DType::F32) {
-        return unsupported(format!("{} of {} and {} (TFLite Micro takes float32)", op.kind, a.dtype.name(), b.dtype.name()));
+        return unsupported(format!(
+            "{} of {} and {} (TFLite Micro takes float32)",
+            op.kind,
+            a.dtype.name(),
+            b.dtype.name()
+        ));
     }
     if let Some(data) = b.data
         && data.chunks_exact(4).any(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) == 0.0)

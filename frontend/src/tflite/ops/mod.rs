@@ -3,6 +3,7 @@
 //! multipliers it derives from the same scales), the float ones as its float math.
 
 mod activation;
+mod batch_space;
 mod compare;
 mod conv;
 mod elementwise;
@@ -32,6 +33,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("ARG_MAX", "int8, float32 (constant axis)"),
     ("ARG_MIN", "int8, float32 (constant axis)"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
+    ("BATCH_TO_SPACE_ND", "any (constant block and crops)"),
     ("BROADCAST_TO", "any (constant shape)"),
     ("CAST", "int8, int16, int32, float32, bool to int8, int16, int32, float32"),
     ("CEIL", "float32"),
@@ -67,6 +69,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8, int16, float32"),
     ("MINIMUM", "int8, int16, int32, float32"),
+    ("MIRROR_PAD", "any (constant paddings)"),
     ("MUL", "int8, int16, float32"),
     ("NEG", "float32"),
     ("NOT_EQUAL", "int8, int32, float32, bool"),
@@ -91,6 +94,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("SIN", "float32"),
     ("SLICE", "any (constant begin and size)"),
     ("SOFTMAX", "int8, int16, float32"),
+    ("SPACE_TO_BATCH_ND", "int8, int16, int32, float32 (constant block and paddings)"),
     ("SPACE_TO_DEPTH", "any"),
     ("SPLIT", "any (constant axis)"),
     ("SPLIT_V", "any (constant axis)"),
@@ -207,6 +211,9 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "QUANTIZE" => quantize::quantize(cx, op),
         "DEQUANTIZE" => quantize::dequantize(cx, op),
         "PAD" | "PADV2" => shape::pad(cx, op),
+        "MIRROR_PAD" => shape::mirror_pad(cx, op),
+        "SPACE_TO_BATCH_ND" => batch_space::space_to_batch(cx, op),
+        "BATCH_TO_SPACE_ND" => batch_space::batch_to_space(cx, op),
         "TRANSPOSE_CONV" => transpose_conv::transpose_conv(cx, op),
         "RESHAPE" => shape::reshape(cx, op),
         "STRIDED_SLICE" => shape::strided_slice(cx, op),
@@ -466,7 +473,6 @@ pub(crate) fn transpose_value(cx: &mut Cx, x: &Value, perms: &[usize]) -> Value 
     let list = perms.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
     cx.func.op("transpose", &[x], &format!("perms = array<i32: {list}>"), x.ty.with_shape(&shape))
 }
-
 
 /// The multiplier and shift of a real scale (see [`multiplier32`]).
 pub(crate) fn scale32(scale: f64) -> (i32, i8) {

@@ -78,7 +78,10 @@ pub fn reduce(cx: &mut Cx, op: &Operator) -> OpResult {
             let (multiplier, exponent) = output_multiplier(in_scale, out_scale, (kind == "MEAN").then_some(count));
             let shift = 31 - exponent;
             if !(2..=62).contains(&shift) {
-                return unsupported(format!("a scale ratio of {} (outside what TOSA's rescale takes)", in_scale / out_scale));
+                return unsupported(format!(
+                    "a scale ratio of {} (outside what TOSA's rescale takes)",
+                    in_scale / out_scale
+                ));
             }
             cx.rescale(&total, output.dtype.mlir(), &[(multiplier, shift as i8)], 0, out_zp, true, true)
         }

@@ -67,7 +67,9 @@ pub fn resize(cx: &mut Cx, op: &Operator) -> OpResult {
                 );
                 weighted_corners(cx, &x, &rows, &columns)
             }
-            other => return unsupported(format!("RESIZE_BILINEAR of {} (TFLite Micro takes int8, float32)", other.name())),
+            other => {
+                return unsupported(format!("RESIZE_BILINEAR of {} (TFLite Micro takes int8, float32)", other.name()));
+            }
         }
     };
     cx.define(op, 0, y)

@@ -1,6 +1,7 @@
-//! RESHAPE, STRIDED_SLICE and PAD: data movement, the same for every element type.
+//! RESHAPE, STRIDED_SLICE, PAD, PADV2 and MIRROR_PAD: data movement, the same for every element
+//! type.
 
-use super::{Cx, OpResult, bad, constant_ints, per_tensor, unsupported};
+use super::{Cx, OpResult, bad, check_output, constant_ints, per_tensor, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
     model::{DType, Operator, Options},
@@ -81,7 +82,8 @@ pub fn strided_slice(cx: &mut Cx, op: &Operator) -> OpResult {
         return unsupported("an empty slice");
     }
     // The bounding box as a slice, then a gather along each axis whose stride is not 1.
-    let low: Vec<i64> = picked.iter().map(|&(s, stride, n)| if stride > 0 { s } else { s + stride * (n - 1) }).collect();
+    let low: Vec<i64> =
+        picked.iter().map(|&(s, stride, n)| if stride > 0 { s } else { s + stride * (n - 1) }).collect();
     let extent: Vec<i64> = picked.iter().map(|&(_, stride, n)| stride.abs() * (n - 1) + 1).collect();
     let x = cx.value(op, 0)?;
     let low_shape = cx.func.shape(&low);
@@ -152,5 +154,51 @@ pub fn pad(cx: &mut Cx, op: &Operator) -> OpResult {
     let x = cx.value(op, 0)?;
     let padding = cx.func.shape(&paddings);
     let y = cx.func.op("pad", &[&x, &padding, &value], "", Ty::new(&output.shape, elem));
+    cx.define(op, 0, y)
+}
+
+/// MIRROR_PAD (REFLECT or SYMMETRIC, constant paddings): TFLite Micro's `GetInputDimension`
+/// picks each padded index's source; the model gathers them along each padded axis. Raw
+/// elements, any type.
+pub fn mirror_pad(cx: &mut Cx, op: &Operator) -> OpResult {
+    let Options::MirrorPad { symmetric } = op.options else { return bad("its options are not MIRROR_PAD's") };
+    let input = cx.tensor(op, 0)?;
+    let paddings = constant_ints(cx.tensor(op, 1)?)?;
+    let rank = input.shape.len();
+    if paddings.len() != 2 * rank {
+        return bad(format!("its paddings have {} values for {rank} dimensions", paddings.len()));
+    }
+    // REFLECT leaves the edge out (offset 1), SYMMETRIC repeats it (offset 0).
+    let offset = i64::from(!symmetric);
+    for (d, &size) in input.shape.iter().enumerate() {
+        let (before, after) = (paddings[2 * d], paddings[2 * d + 1]);
+        if before < 0 || after < 0 || before > size - offset || after > size - offset {
+            return bad(format!("padding {before} and {after} of a dimension of {size} (at most {})", size - offset));
+        }
+    }
+    let shape: Vec<i64> =
+        input.shape.iter().enumerate().map(|(d, &n)| n + paddings[2 * d] + paddings[2 * d + 1]).collect();
+    check_output(cx, op, 0, &shape, input.dtype)?;
+    let mut y = cx.value(op, 0)?;
+    for (d, &size) in input.shape.iter().enumerate() {
+        let (before, after) = (paddings[2 * d], paddings[2 * d + 1]);
+        if before == 0 && after == 0 {
+            continue;
+        }
+        let source = |i: i64| -> i64 {
+            if i < before {
+                let original = before + offset - 1;
+                return original - i.min(original - offset);
+            }
+            let i = i - before;
+            if i >= size {
+                let original = size - (1 + offset);
+                return original - (i - size).min(original);
+            }
+            i
+        };
+        let indices: Vec<i64> = (0..size + before + after).map(source).collect();
+        y = super::gather_along(cx, &y, d, &indices);
+    }
     cx.define(op, 0, y)
 }
