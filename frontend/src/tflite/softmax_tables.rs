@@ -2,9 +2,10 @@
 //! `legalize_common.cc`, tables from `legalize_utils.cc`), computed bit for bit as
 //! `tosa-converter-for-tflite` writes them.
 //!
-//! The converter legalizes SOFTMAX only for `beta == 1.0`; any other beta leaves `tfl.softmax`
-//! unlegalized. The int16 path therefore never looks at beta; the int8 path passes it to the
-//! table computation (as upstream does), where 1.0 is the only value it can take.
+//! The converter legalizes SOFTMAX only for `beta == 1.0`; umac takes any beta as TFLite Micro
+//! does: the int8 exp tables are computed from `beta · s_in`, the int16 rescale of `x - max(x)`
+//! is `s_in · beta / (10 / 65535)`. (The hashes below were checked against the converter at
+//! beta 1; beta 0.5 against TFLite Micro in test/models/tflite-ops.)
 //!
 //! int8 input (`s_in`, `zp_in`), int8 output (`zp_out`):
 //! - fixed: rescale i8->i32 multiplier 1073741824 shift 30 (scale 1.0; its input zero point is
@@ -21,7 +22,7 @@
 //!   1/(1+x) table ([`int16_reciprocal_table`]); + 32767, >> 7, clz - 1, - 2^30, >> 14,
 //!   - 32768, >> 7, 31 - clz.
 //! - from the input scale: the DOUBLE_ROUND rescale of x - max(x) onto the exp table's input,
-//!   see [`int16_diff_rescale`] (scale `s_in / (10 / 65535)`).
+//!   see [`int16_diff_rescale`] (scale `s_in · beta / (10 / 65535)`).
 //! - from the output scale: the final rescale, scale `(1 / s_out) / 32768` (1073741824/30 for
 //!   the usual `s_out = 2^-15`), to `zp_out`.
 
@@ -70,26 +71,29 @@ pub fn int8_exp_tables(beta: f32, input_scale: f32) -> [Vec<i16>; 4] {
     tables
 }
 
-/// The converter's `getTosaConst16bitTable<double>`, i.e. TFLite's `LUTPopulateInt16`/`gen_lut`:
-/// 512 samples of `f` over the int16 input range `[s_in * (-32768 - zp_in), s_in * (32767 - zp_in)]`
-/// scaled by `65536 / (output range)`, each biased by half the error of linear interpolation at
-/// the segment midpoint, plus the exact value at the top end; all in f64, saturated to i16.
-fn lut_populate_int16(in_scale: f64, in_zp: i32, out_scale: f64, out_zp: i32, f: impl Fn(f64) -> f64) -> Vec<i16> {
-    let input_min = in_scale * f64::from(-32768 - in_zp);
-    let input_max = in_scale * f64::from(32767 - in_zp);
-    let output_min = out_scale * f64::from(-32768 - out_zp);
-    let output_max = out_scale * f64::from(32767 - out_zp);
+/// TFLite Micro's `LUTPopulateInt16<float>` (`gen_lut`): 512 samples of `f` over the int16 input
+/// range `[s_in · (-32768 - zp_in), s_in · (32767 - zp_in)]` scaled by `65536 / (output range)`,
+/// each biased by half the error of linear interpolation at the segment midpoint, plus the value
+/// at the top end; all in f32 as TFLite Micro computes it (the converter's `<double>` tables
+/// differ in a few entries, which made rare outputs one step off), saturated to i16.
+fn lut_populate_int16(in_scale: f32, in_zp: i32, out_scale: f32, out_zp: i32, f: impl Fn(f32) -> f32) -> Vec<i16> {
+    let input_min = in_scale * (-32768 - in_zp) as f32;
+    let input_max = in_scale * (32767 - in_zp) as f32;
+    let output_min = out_scale * (-32768 - out_zp) as f32;
+    let output_max = out_scale * (32767 - out_zp) as f32;
     let step = (input_max - input_min) / 512.0;
     let half_step = step / 2.0;
     let inv = 65536.0 / (output_max - output_min);
-    let saturate = |v: f64| v.clamp(-32768.0, 32767.0) as i16;
+    let saturate = |v: f32| v.clamp(-32768.0, 32767.0) as i16;
     let mut table: Vec<i16> = (0..512)
         .map(|i| {
-            let x = input_min + f64::from(i) * step;
-            let sample = (f(x) * inv).round();
-            let interp = ((f(input_min + f64::from(i + 1) * step) * inv + sample) / 2.0).round();
-            let midpoint = (f(x + half_step) * inv).round();
-            let bias = ((interp - midpoint) / 2.0).round();
+            let val = f(input_min + i as f32 * step);
+            let val_midpoint = f(input_min + i as f32 * step + half_step);
+            let val_next = f(input_min + (i + 1) as f32 * step);
+            let sample = (val * inv).round();
+            let interpolated = ((val_next * inv + (val * inv).round()) / 2.0).round();
+            let midpoint = (val_midpoint * inv).round();
+            let bias = ((interpolated - midpoint) / 2.0).round();
             saturate(sample - bias)
         })
         .collect();
@@ -97,26 +101,25 @@ fn lut_populate_int16(in_scale: f64, in_zp: i32, out_scale: f64, out_zp: i32, f:
     table
 }
 
-/// The int16 softmax exp table: TFLite's `gen_lut` of `exp(x)` over x in [-10, 0] (input scale
-/// 10/65535, zero point 32767) to [-1, 1) in Q0.15 (output scale 2/65535, zero point 0),
-/// through [`lut_populate_int16`]. Independent of the model.
+/// The int16 softmax exp table: `exp(x)` over x in [-10, 0] (input scale 10/65535, zero point
+/// 32767) to Q0.15 (output scale 2/65535, zero point 0), as TFLite Micro's `SoftmaxPrepare`
+/// populates it. Independent of the model.
 pub fn int16_exp_table() -> Vec<i16> {
-    lut_populate_int16(10.0 / 65535.0, 32767, 2.0 / 65535.0, 0, f64::exp)
+    lut_populate_int16(10.0 / 65535.0, 32767, 2.0 / 65535.0, 0, f32::exp)
 }
 
-/// The int16 softmax reciprocal table: TFLite's `gen_lut` of `1 / (1 + x)` over x in [0, 1]
-/// (input scale 1/65535, zero point -32768) to Q0.15 (output scale 2/65535, zero point 0),
-/// through [`lut_populate_int16`]. Independent of the model.
+/// The int16 softmax reciprocal table: `1 / (1 + x)` over x in [0, 1] (input scale 1/65535, zero
+/// point -32768) to Q0.15 (output scale 2/65535, zero point 0), as TFLite Micro populates it.
 pub fn int16_reciprocal_table() -> Vec<i16> {
     lut_populate_int16(1.0 / 65535.0, -32768, 2.0 / 65535.0, 0, |x| 1.0 / (1.0 + x))
 }
 
 /// Multiplier and shift of the int16 softmax's DOUBLE_ROUND, scale32 rescale of `x - max(x)`
-/// onto the exp table's input grid: scale `s_in / (10 / 65535)` (f64, `s_in` widened from the
-/// flatbuffer's f32), split as MLIR's `computeMultiplierAndShiftTosaScale32` does
-/// ([`crate::tflite::quant::multiplier32`]). Beta is not an input: the converter only legalizes beta 1.0.
-pub fn int16_diff_rescale(input_scale: f32) -> (i32, i8) {
-    crate::tflite::quant::multiplier32(f64::from(input_scale) / (10.0 / 65535.0))
+/// onto the exp table's input grid: scale `s_in · beta / (10 / 65535)` (in f64 from the
+/// flatbuffer's f32 values, as TFLite Micro's `SoftmaxPrepare` computes it), split as MLIR's
+/// `computeMultiplierAndShiftTosaScale32` does ([`crate::tflite::quant::multiplier32`]).
+pub fn int16_diff_rescale(input_scale: f32, beta: f32) -> (i32, i8) {
+    crate::tflite::quant::multiplier32(f64::from(input_scale) * f64::from(beta) / (10.0 / 65535.0))
 }
 
 #[cfg(test)]
@@ -205,8 +208,10 @@ mod tests {
     }
 
     #[test]
-    fn int16_tables_match_the_converter() {
-        // test/models/ops-16x8/softmax.tflite; identical for every input scale tried.
+    fn int16_tables_are_tflite_micros() {
+        // The converter's tables (test/models/ops-16x8/softmax.tflite, identical for every input
+        // scale tried), computed in f64; TFLite Micro's are f32, which moves two entries of the
+        // reciprocal table by one (the exp table is the same).
         let exp = int16_exp_table();
         assert_eq!(exp.len(), 513);
         assert_eq!(fnv1a(&exp), 0x9bfe1d2e58c8973c);
@@ -216,7 +221,10 @@ mod tests {
 
         let reciprocal = int16_reciprocal_table();
         assert_eq!(reciprocal.len(), 513);
-        assert_eq!(fnv1a(&reciprocal), 0x36a151aaadbcd5e2);
+        assert_eq!((reciprocal[160], reciprocal[294]), (24966, 20816));
+        let mut converters = reciprocal.clone();
+        (converters[160], converters[294]) = (24967, 20815);
+        assert_eq!(fnv1a(&converters), 0x36a151aaadbcd5e2);
         assert_eq!(reciprocal[..8], [32767, 32704, 32640, 32578, 32514, 32451, 32388, 32326]);
         // 1 / 1.5 = 21845.33 / 32768.
         assert_eq!(reciprocal[254..259], [21902, 21874, 21845, 21817, 21788]);
@@ -237,7 +245,7 @@ mod tests {
             (0x38000000, 1717960704, 33),
         ];
         for (scale, multiplier, shift) in cases {
-            assert_eq!(int16_diff_rescale(f32::from_bits(scale)), (multiplier, shift), "{}", f32::from_bits(scale));
+            assert_eq!(int16_diff_rescale(f32::from_bits(scale), 1.0), (multiplier, shift), "{}", f32::from_bits(scale));
         }
     }
 }

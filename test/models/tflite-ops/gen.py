@@ -39,15 +39,10 @@ OPTIONS = s.BuiltinOptions
 # Cases the native reader does not take (umac falls back to tosa-converter-for-tflite): they are
 # still compared with TFLite Micro. Found by check.py; see README.md.
 NOT_NATIVE = {
-    # beta 0.5: "only 1 is read"
-    "softmax_int8_1", "softmax_int16_1",
 }
 # Cases whose umac outputs currently differ from TFLite Micro's: case -> short reason. The test
 # requires that they still differ, so that a fix is noticed (and the entry removed).
-KNOWN_FAILURES = {
-    "softmax_int8_1": "beta 0.5 is not native and the converter leaves SOFTMAX unconverted: umac errors",
-    "softmax_int16_1": "beta 0.5 is not native and the converter leaves SOFTMAX unconverted: umac errors",
-}
+KNOWN_FAILURES = {}
 
 
 class Model:

@@ -43,9 +43,6 @@ pub fn softmax(cx: &mut Cx, op: &Operator) -> OpResult {
                     "its output is not quantized with scale 1/256 and zero point -128, as TFLite Micro requires",
                 );
             }
-            if beta != 1.0 {
-                return unsupported(format!("beta {beta} on int8 (only 1 is read)"));
-            }
             int8(cx, &x, axis, &reduced, in_zp, int8_exp_tables(beta, in_scale))
         }
         (DType::I16, DType::I16) => {
@@ -54,10 +51,7 @@ pub fn softmax(cx: &mut Cx, op: &Operator) -> OpResult {
             if in_zp != 0 || out_zp != 0 {
                 return bad("its int16 input or output has a nonzero zero point");
             }
-            if beta != 1.0 {
-                return unsupported(format!("beta {beta} on int16 (only 1 is read)"));
-            }
-            int16(cx, &x, axis, &reduced, in_scale, out_scale)
+            int16(cx, &x, axis, &reduced, (in_scale, beta), out_scale)
         }
         (a, b) => return unsupported(format!("SOFTMAX from {} to {}", a.name(), b.name())),
     };
@@ -136,11 +130,11 @@ fn int8(cx: &mut Cx, x: &Value, axis: usize, reduced: &[i64], zp: i64, tables: [
 
 /// TFLite Micro's int16 softmax: `exp(x - max)` from a 513-entry table over [-10, 0], the sum's
 /// reciprocal from a table of `1 / (1 + x)` over [0, 1].
-fn int16(cx: &mut Cx, x: &Value, axis: usize, reduced: &[i64], in_scale: f32, out_scale: f32) -> Value {
+fn int16(cx: &mut Cx, x: &Value, axis: usize, reduced: &[i64], (in_scale, beta): (f32, f32), out_scale: f32) -> Value {
     let wide = cx.rescale(x, "i32", &[(1 << 30, 30)], 0, 0, false, true);
     let max = cx.func.op("reduce_max", &[&wide], &format!("axis = {axis} : i32"), Ty::new(reduced, "i32"));
     let diff = binary(cx, "sub", &wide, &max);
-    let diff = cx.rescale(&diff, "i32", &[int16_diff_rescale(in_scale)], 0, 0, true, true);
+    let diff = cx.rescale(&diff, "i32", &[int16_diff_rescale(in_scale, beta)], 0, 0, true, true);
     let rank = diff.ty.rank();
     let offset = cx.func.broadcast(rank, "i32", 32767);
     let index = binary(cx, "add", &diff, &offset);
