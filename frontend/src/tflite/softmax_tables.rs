@@ -245,7 +245,12 @@ mod tests {
             (0x38000000, 1717960704, 33),
         ];
         for (scale, multiplier, shift) in cases {
-            assert_eq!(int16_diff_rescale(f32::from_bits(scale), 1.0), (multiplier, shift), "{}", f32::from_bits(scale));
+            assert_eq!(
+                int16_diff_rescale(f32::from_bits(scale), 1.0),
+                (multiplier, shift),
+                "{}",
+                f32::from_bits(scale)
+            );
         }
     }
 }

@@ -906,6 +906,35 @@ def mirror_pad(rng, tname, v):
     return m, f"{v['in']} {'SYMMETRIC' if v['symmetric'] else 'REFLECT'} {v['pads']}"
 
 
+def batch_matmul(rng, tname, v):
+    """BATCH_MATMUL: both operands of the data type (int16: zero points 0), broadcast batch
+    dimensions, adj_x / adj_y, a constant right-hand side."""
+    ty = TYPE[tname]
+    m = Model()
+    ql = (act_scale(ty, v["scales"][0]), zero_point(rng, ty)) if ty != F32 else (None, None)
+    qr = (act_scale(ty, v["scales"][1]), zero_point(rng, ty)) if ty != F32 else (None, None)
+    a = m.input(v["a"], ty, *ql)
+    if v.get("const"):
+        b = m.tensor(v["b"], ty, random_input(rng, v["b"], NP[ty]), *qr, name="constant")
+    else:
+        b = m.input(v["b"], ty, *qr)
+    la, lb = list(v["a"]), list(v["b"])
+    if v.get("adj_x"):
+        la[-2], la[-1] = la[-1], la[-2]
+    if v.get("adj_y"):
+        lb[-2], lb[-1] = lb[-1], lb[-2]
+    shape = list(np.broadcast_shapes(tuple(la[:-2]), tuple(lb[:-2]))) + [la[-2], lb[-1]]
+    if ty == F32:
+        y = m.tensor(shape, F32)
+    else:
+        so = ql[0] * qr[0] * RSTD[ty] ** 2 * np.sqrt(la[-1]) / QSTD[ty]
+        y = m.tensor(shape, ty, scale=so, zp=zero_point(rng, ty))
+    m.op(BIN.BATCH_MATMUL, [a, b], y, OPTIONS.BatchMatMulOptions,
+         opts(s.BatchMatMulOptionsT, adjX=bool(v.get("adj_x")), adjY=bool(v.get("adj_y"))))
+    return m, (f"{v['a']} x {v['b']}{' (constant)' if v.get('const') else ''}"
+               + (" adj_x" if v.get("adj_x") else "") + (" adj_y" if v.get("adj_y") else ""))
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -1125,6 +1154,13 @@ OPS.append(("PRELU", BIN.PRELU, INT_FLOAT, prelu, [
     dict(**{"in": [1, 4, 4, 3]}, alpha=[1, 1, 3], scale=0.05, alpha_scale=0.01, const=True),
     dict(**{"in": [1, 5, 3, 3]}, alpha=[1, 5, 3, 3], scale=0.002, alpha_scale=0.004, ofac=0.7),
     dict(**{"in": [2, 3, 5]}, alpha=[5], scale=0.9, alpha_scale=0.02, ofac=1.3, const=True),
+]))
+
+
+OPS.append(("BATCH_MATMUL", BIN.BATCH_MATMUL, INT_FLOAT, batch_matmul, [
+    dict(a=[2, 3, 4], b=[2, 4, 5], scales=(0.05, 0.02)),
+    dict(a=[1, 2, 3, 4], b=[4, 5], scales=(0.002, 0.01), const=True),
+    dict(a=[3, 4, 2], b=[1, 5, 4], scales=(0.9, 0.3), adj_x=True, adj_y=True),
 ]))
 
 

@@ -8,6 +8,7 @@ mod compare;
 mod conv;
 mod elementwise;
 pub(crate) mod lstm;
+mod matmul;
 mod movement;
 mod pool;
 mod quantize;
@@ -33,6 +34,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("ARG_MAX", "int8, float32 (constant axis)"),
     ("ARG_MIN", "int8, float32 (constant axis)"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
+    ("BATCH_MATMUL", "int8, int16, float32"),
     ("BATCH_TO_SPACE_ND", "any (constant block and crops)"),
     ("BROADCAST_TO", "any (constant shape)"),
     ("CAST", "int8, int16, int32, float32, bool to int8, int16, int32, float32"),
@@ -193,6 +195,7 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "CONV_2D" => conv::conv2d(cx, op),
         "DEPTHWISE_CONV_2D" => conv::depthwise(cx, op),
         "FULLY_CONNECTED" => conv::fully_connected(cx, op),
+        "BATCH_MATMUL" => matmul::batch_matmul(cx, op),
         "AVERAGE_POOL_2D" => pool::pool(cx, op, true),
         "MAX_POOL_2D" => pool::pool(cx, op, false),
         "MEAN" | "SUM" | "REDUCE_MAX" | "REDUCE_MIN" => reduce::reduce(cx, op),
@@ -472,6 +475,26 @@ pub(crate) fn transpose_value(cx: &mut Cx, x: &Value, perms: &[usize]) -> Value 
     let shape: Vec<i64> = perms.iter().map(|&p| x.ty.shape[p]).collect();
     let list = perms.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
     cx.func.op("transpose", &[x], &format!("perms = array<i32: {list}>"), x.ty.with_shape(&shape))
+}
+
+/// `x` repeated to `shape` (its rank, every dimension 1 or that of `shape`).
+pub(crate) fn tile_to(cx: &mut Cx, x: &Value, shape: &[i64]) -> OpResult<Value> {
+    let mut ones = vec![1; shape.len() - x.ty.rank()];
+    ones.extend_from_slice(&x.ty.shape);
+    let x = cx.func.reshape(x, &ones);
+    let mut multiples = Vec::with_capacity(shape.len());
+    for (&have, &want) in ones.iter().zip(shape) {
+        match have {
+            _ if have == want => multiples.push(1),
+            1 => multiples.push(want),
+            _ => return bad(format!("{:?} does not broadcast to {shape:?}", x.ty.shape)),
+        }
+    }
+    if multiples.iter().all(|&m| m == 1) {
+        return Ok(x);
+    }
+    let multiples = cx.func.shape(&multiples);
+    Ok(cx.func.op("tile", &[&x, &multiples], "", x.ty.with_shape(shape)))
 }
 
 /// The multiplier and shift of a real scale (see [`multiplier32`]).

@@ -6,7 +6,8 @@
 //! be); a legalization checks its result's shape against the model's.
 
 use super::{
-    Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, transpose_value, ty, unsupported,
+    Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, tile_to, transpose_value, ty,
+    unsupported,
 };
 use crate::tflite::{
     emit::{Ty, float},
@@ -332,26 +333,6 @@ pub fn reverse(cx: &mut Cx, op: &Operator) -> OpResult {
         y = cx.func.op("reverse", &[&y], &format!("axis = {a} : i32"), y.ty.clone());
     }
     cx.define(op, 0, y)
-}
-
-/// `x` repeated to `shape` (its rank, every dimension 1 or that of `shape`).
-fn tile_to(cx: &mut Cx, x: &Value, shape: &[i64]) -> OpResult<Value> {
-    let mut ones = vec![1; shape.len() - x.ty.rank()];
-    ones.extend_from_slice(&x.ty.shape);
-    let x = cx.func.reshape(x, &ones);
-    let mut multiples = Vec::with_capacity(shape.len());
-    for (&have, &want) in ones.iter().zip(shape) {
-        match have {
-            _ if have == want => multiples.push(1),
-            1 => multiples.push(want),
-            _ => return bad(format!("{:?} does not broadcast to {shape:?}", x.ty.shape)),
-        }
-    }
-    if multiples.iter().all(|&m| m == 1) {
-        return Ok(x);
-    }
-    let multiples = cx.func.shape(&multiples);
-    Ok(cx.func.op("tile", &[&x, &multiples], "", x.ty.with_shape(shape)))
 }
 
 /// BROADCAST_TO a constant shape (at most 5 dimensions, as TFLite Micro's).
