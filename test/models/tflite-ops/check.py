@@ -71,7 +71,10 @@ def more(case, engine, n, tmp):
             d = interp.get_input_details(j)
             row.append(gen.random_input(rng, d["shape"], d["dtype"]))
             interp.set_input(row[-1], j)
-        interp.invoke()
+        try:
+            interp.invoke()
+        except RuntimeError:  # inputs with a meaning (EMBEDDING_LOOKUP's ids, BROADCAST_ARGS' shapes)
+            return "not run: TensorFlow Lite Micro refuses random inputs for this operator"
         ys.append([interp.get_output(j).copy() for j in range(case.get("outputs", 1))])
         xs.append(row)
     args = []

@@ -935,6 +935,72 @@ def batch_matmul(rng, tname, v):
                + (" adj_x" if v.get("adj_x") else "") + (" adj_y" if v.get("adj_y") else ""))
 
 
+def add_n(rng, tname, v):
+    """ADD_N: int8 operands quantized alike (TFLite Micro requires it)."""
+    ty = TYPE[tname]
+    m = Model()
+    q = (v["scale"], zero_point(rng, ty)) if ty == I8 else (None, None)
+    xs = [m.input(v["in"], ty, *q) for _ in range(v["n"])]
+    qo = (v["scale"] * np.sqrt(v["n"]) * 1.2, zero_point(rng, ty)) if ty == I8 else (None, None)
+    y = m.tensor(v["in"], ty, scale=qo[0], zp=qo[1])
+    m.op(BIN.ADD_N, xs, y, OPTIONS.AddNOptions, s.AddNOptionsT())
+    return m, f"{v['n']} x {v['in']}" + (f", scale {q[0]} to {qo[0]:.6g}" if ty == I8 else "")
+
+
+def float_last_axis(code):
+    """LOG_SOFTMAX, L2_NORMALIZATION on float32 over the last dimension."""
+    def build(rng, tname, v):
+        m = Model()
+        x = m.input(v["in"], F32)
+        y = m.tensor(v["in"], F32)
+        if code == BIN.LOG_SOFTMAX:
+            m.op(code, [x], y, OPTIONS.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
+        else:
+            m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
+        m.input_scale = v.get("spread", 1.5)
+        return m, f"{v['in']}, inputs x{m.input_scale}"
+    return build
+
+
+def gather_nd(rng, tname, v):
+    ty = TYPE[tname]
+    m = Model()
+    q = moved(rng, ty, v)
+    x = m.input(v["in"], ty, *q)
+    idx = np.array(v["indices"], np.int32)
+    i = m.tensor(list(idx.shape), I32, idx, name="indices")
+    shape = list(idx.shape[:-1]) + list(v["in"][idx.shape[-1]:])
+    y = m.tensor(shape, ty, scale=q[0], zp=q[1])
+    m.op(BIN.GATHER_ND, [x, i], y, OPTIONS.GatherNdOptions, s.GatherNdOptionsT())
+    return m, f"{v['in']} at {idx.shape} indices"
+
+
+def embedding_lookup(rng, tname, v):
+    """EMBEDDING_LOOKUP: the ids are the model's input (in range), the table a constant."""
+    ty, to = TYPE[tname], TYPE[v.get("to", tname)]
+    m = Model()
+    ids = m.input([v["ids"]], I32)
+    q = (v["scale"], 0 if to == F32 else zero_point(rng, ty)) if ty == I8 else (None, None)
+    table = m.tensor(v["table"], ty, random_input(rng, v["table"], NP[ty]), *q, name="table")
+    out_q = (None, None) if to == F32 else q
+    y = m.tensor([v["ids"]] + v["table"][1:], to, scale=out_q[0], zp=out_q[1])
+    m.op(BIN.EMBEDDING_LOOKUP, [ids, table], y)
+    m.make_input = lambda r: [r.integers(0, v["table"][0], [v["ids"]]).astype(np.int32)]
+    return m, f"{v['ids']} ids into {v['table']}" + (f" to {v['to']}" if "to" in v else "")
+
+
+def broadcast_args(rng, tname, v):
+    """BROADCAST_ARGS of an input shape (random valid dims) and a constant one."""
+    m = Model()
+    a = m.input([len(v["a"])], I32)
+    b = m.tensor([len(v["b"])], I32, np.array(v["b"]), name="shape")
+    y = m.tensor([max(len(v["a"]), len(v["b"]))], I32)
+    m.op(BIN.BROADCAST_ARGS, [a, b], y)
+    # each dimension of `a`: its own value or 1 (where `b` broadcasts to it, any size)
+    m.make_input = lambda r: [np.array([d if r.random() < 0.5 else 1 for d in v["a"]], np.int32)]
+    return m, f"input like {v['a']} with {v['b']}"
+
+
 # ---- the cases ------------------------------------------------------------------------------
 
 BIN = s.BuiltinOperator
@@ -1164,6 +1230,28 @@ OPS.append(("BATCH_MATMUL", BIN.BATCH_MATMUL, INT_FLOAT, batch_matmul, [
 ]))
 
 
+OPS.append(("ADD_N", BIN.ADD_N, ("int8", "float32"), add_n, [
+    dict(**{"in": [1, 4, 4, 3]}, n=3, scale=0.05),
+    dict(**{"in": [2, 17]}, n=2, scale=0.002),
+    dict(**{"in": [1, 3, 5, 2]}, n=4, scale=0.9),
+]))
+OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
+for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
+    OPS.append((_name, getattr(BIN, _name), ("float32",), float_last_axis(getattr(BIN, _name)), [
+        dict(**{"in": [1, 10]}, spread=1.5),
+        dict(**{"in": [2, 3, 7]}, spread=4.0),
+        dict(**{"in": [1, 4, 4, 12]}, spread=0.3),
+    ]))
+OPS.append(("EMBEDDING_LOOKUP", BIN.EMBEDDING_LOOKUP, ("int8", "float32"), embedding_lookup, {
+    "int8": [dict(ids=5, table=[10, 4], scale=0.05), dict(ids=7, table=[6, 2, 3], scale=0.02, to="float32")],
+    "float32": [dict(ids=4, table=[9, 5])],
+}))
+OPS.append(("BROADCAST_ARGS", BIN.BROADCAST_ARGS, ("int32",), broadcast_args, [
+    dict(a=[2, 3, 4], b=[1, 4]),
+    dict(a=[5, 1], b=[3, 1, 6]),
+]))
+
+
 # Data movement: the types TFLite Micro's kernel takes. The kernels copy elements whatever their
 # type, so only their size matters: int8 runs every variant, each other type one (`spread`), to
 # keep the suite small (SHAPE and ZEROS_LIKE, whose outputs do not depend on the input's values:
@@ -1290,6 +1378,11 @@ MOVE += [
         dict(**{"in": [12, 3, 2, 2]}, block=[2, 3], pads=[[1, 0], [2, 1]], scale=0.003),
         dict(**{"in": [6, 3, 2]}, block=[3], pads=[[2, 1]], scale=0.9),
     ], float32=(1,))),
+    ("GATHER_ND", ("int8", "float32"), gather_nd, spread(("int8", "float32"), [
+        dict(**{"in": [4, 3, 2]}, indices=[[0, 1], [3, 2], [1, 0]]),
+        dict(**{"in": [5, 4]}, indices=[[[4], [0]], [[2], [2]]], scale=0.003),
+        dict(**{"in": [2, 3, 4]}, indices=[[1, 2, 3], [0, 0, 0]], scale=0.9),
+    ], float32=(1,))),
     ("MIRROR_PAD", ("int8", "float32"), mirror_pad, spread(("int8", "float32"), [
         dict(**{"in": [1, 4, 5, 3]}, pads=[[0, 0], [1, 2], [2, 0], [0, 0]], symmetric=False),
         dict(**{"in": [1, 4, 5, 3]}, pads=[[0, 0], [3, 4], [1, 5], [0, 0]], symmetric=True, scale=0.003),
@@ -1358,6 +1451,9 @@ def main():
                 data = model.finish()
                 inputs = []
                 for _ in range(INPUTS):
+                    if hasattr(model, "make_input"):  # inputs with a meaning (ids, shapes)
+                        inputs.append(model.make_input(rng))
+                        continue
                     inputs.append([random_input(rng, model.tensors[i].shape, NP[model.tensors[i].type],
                                                 getattr(model, "input_scale", 1.5), getattr(model, "positive", False),
                                                 getattr(model, "whole", False))

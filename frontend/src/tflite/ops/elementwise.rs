@@ -1,4 +1,4 @@
-//! ADD, SUB, MUL, PRELU and quantized SQUARED_DIFFERENCE (with broadcasting), and LEAKY_RELU.
+//! ADD, SUB, MUL, PRELU and quantized SQUARED_DIFFERENCE (with broadcasting), ADD_N and LEAKY_RELU.
 
 use super::{Cx, OpResult, Value, bad, per_tensor, scale32, to_rank, ty, unsupported};
 use crate::tflite::model::{DType, Operator, Options, Tensor};
@@ -241,5 +241,61 @@ pub fn squared_difference(cx: &mut Cx, op: &Operator) -> OpResult {
     // The kernel multiplies the int power of two by the f32 output scale in f32.
     let denominator = f64::from((1u32 << (2 * left_shift)) as f32 * so);
     let z = cx.rescale(&square, out.dtype.mlir(), &[scale32(twice_max * twice_max / denominator)], 0, zo, true, true);
+    cx.define(op, 0, z)
+}
+
+/// ADD_N: float32 summed in order; int8 (every input quantized alike) as TFLite Micro's
+/// `AddN`: each `(q - zp) · 2^20` halved (its multiplier for `s / (2 s)`), summed after the
+/// kernel's own start value (`-zp · 2^20` halved: it starts from the input offset, not 0), the
+/// sum scaled by `2 s / (2^20 · s_out)` to the output zero point, saturated.
+pub fn add_n(cx: &mut Cx, op: &Operator) -> OpResult {
+    let out = cx.output(op, 0)?;
+    let n = op.inputs.len();
+    if n == 0 {
+        return bad("it has no operands");
+    }
+    let first = cx.tensor(op, 0)?;
+    for k in 0..n {
+        let t = cx.tensor(op, k)?;
+        if t.shape != out.shape || t.dtype != out.dtype {
+            return bad(format!(
+                "its operand #{k} is {} {:?}, its output {} {:?}",
+                t.dtype.name(),
+                t.shape,
+                out.dtype.name(),
+                out.shape
+            ));
+        }
+        if out.dtype == DType::I8 && per_tensor(t, "an operand")? != per_tensor(first, "its first operand")? {
+            return bad("its int8 operands are quantized differently, which TFLite Micro refuses");
+        }
+    }
+    let t = ty(out);
+    let z = match out.dtype {
+        DType::F32 => {
+            let mut sum = cx.value(op, 0)?;
+            for k in 1..n {
+                let v = cx.value(op, k)?;
+                sum = cx.func.op("add", &[&sum, &v], "", t.clone());
+            }
+            sum
+        }
+        DType::I8 => {
+            let (s, zp) = per_tensor(first, "its first operand")?;
+            let (so, zo) = per_tensor(out, "its output")?;
+            let half = scale32(0.5);
+            // The start value: (-zp · 2^20) halved, exactly.
+            let mut sum = cx.func.broadcast(out.shape.len(), "i32", -zp * (1 << 19));
+            for k in 0..n {
+                let v = cx.value(op, k)?;
+                let shifted = cx.rescale(&v, "i32", &[(1 << 30, 10)], zp, 0, true, true);
+                let halved = cx.rescale(&shifted, "i32", &[half], 0, 0, true, true);
+                sum = cx.func.op("add", &[&sum, &halved], "", t.with_elem("i32"));
+            }
+            let multiplier = scale32(2.0 * f64::from(s) / (f64::from(1u32 << 20) * f64::from(so)));
+            cx.rescale(&sum, "i8", &[multiplier], 0, zo, true, true)
+        }
+        other => return unsupported(format!("ADD_N of {} (TFLite Micro takes float32 and int8)", other.name())),
+    };
     cx.define(op, 0, z)
 }

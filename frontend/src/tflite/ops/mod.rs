@@ -7,6 +7,7 @@ mod batch_space;
 mod compare;
 mod conv;
 mod elementwise;
+mod gather;
 pub(crate) mod lstm;
 mod matmul;
 mod movement;
@@ -31,11 +32,13 @@ use crate::tflite::{
 pub const SUPPORTED: &[(&str, &str)] = &[
     ("ABS", "int8, int16, float32"),
     ("ADD", "int8, int16, float32"),
+    ("ADD_N", "int8, float32"),
     ("ARG_MAX", "int8, float32 (constant axis)"),
     ("ARG_MIN", "int8, float32 (constant axis)"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
     ("BATCH_MATMUL", "int8, int16, float32"),
     ("BATCH_TO_SPACE_ND", "any (constant block and crops)"),
+    ("BROADCAST_ARGS", "INT32, INT64 (INT64 constant)"),
     ("BROADCAST_TO", "any (constant shape)"),
     ("CAST", "int8, int16, int32, float32, bool to int8, int16, int32, float32"),
     ("CEIL", "float32"),
@@ -47,6 +50,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("DEQUANTIZE", "int8, int16 to float32"),
     ("DIV", "float32"),
     ("ELU", "int8, float32"),
+    ("EMBEDDING_LOOKUP", "float32, int8, int8 to float32"),
     ("EQUAL", "int8, int32, float32, bool"),
     ("EXP", "float32"),
     ("EXPAND_DIMS", "any (constant axis)"),
@@ -56,9 +60,12 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("FLOOR_MOD", "float32"),
     ("FULLY_CONNECTED", "int8, int16 (16x8), float32"),
     ("GATHER", "any (constant INT32 indices)"),
+    ("GATHER_ND", "any (constant INT32 indices)"),
     ("GREATER", "int8, int32, float32"),
     ("GREATER_EQUAL", "int8, int32, float32"),
     ("HARD_SWISH", "int8, float32"),
+    ("L2_NORMALIZATION", "float32"),
+    ("L2_POOL_2D", "float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
     ("LESS", "int8, int32, float32"),
     ("LESS_EQUAL", "int8, int32, float32"),
@@ -67,6 +74,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("LOGICAL_NOT", "bool"),
     ("LOGICAL_OR", "bool"),
     ("LOGISTIC", "int8, int16, float32"),
+    ("LOG_SOFTMAX", "float32"),
     ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8, int16, float32"),
@@ -196,8 +204,7 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "DEPTHWISE_CONV_2D" => conv::depthwise(cx, op),
         "FULLY_CONNECTED" => conv::fully_connected(cx, op),
         "BATCH_MATMUL" => matmul::batch_matmul(cx, op),
-        "AVERAGE_POOL_2D" => pool::pool(cx, op, true),
-        "MAX_POOL_2D" => pool::pool(cx, op, false),
+        "AVERAGE_POOL_2D" | "MAX_POOL_2D" | "L2_POOL_2D" => pool::pool(cx, op),
         "MEAN" | "SUM" | "REDUCE_MAX" | "REDUCE_MIN" => reduce::reduce(cx, op),
         "ARG_MAX" | "ARG_MIN" => reduce::arg(cx, op),
         "EQUAL" | "NOT_EQUAL" | "GREATER" | "GREATER_EQUAL" | "LESS" | "LESS_EQUAL" => compare::comparison(cx, op),
@@ -211,6 +218,12 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "MUL" => elementwise::mul(cx, op),
         "LEAKY_RELU" => elementwise::leaky_relu(cx, op),
         "PRELU" => elementwise::prelu(cx, op),
+        "ADD_N" => elementwise::add_n(cx, op),
+        "GATHER_ND" => gather::gather_nd(cx, op),
+        "EMBEDDING_LOOKUP" => gather::embedding_lookup(cx, op),
+        "BROADCAST_ARGS" => movement::broadcast_args(cx, op),
+        "LOG_SOFTMAX" => softmax::log_softmax(cx, op),
+        "L2_NORMALIZATION" => reduce::l2_normalization(cx, op),
         "QUANTIZE" => quantize::quantize(cx, op),
         "DEQUANTIZE" => quantize::dequantize(cx, op),
         "PAD" | "PADV2" => shape::pad(cx, op),

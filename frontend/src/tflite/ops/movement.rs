@@ -1,6 +1,6 @@
 //! Data movement: CONCATENATION, TRANSPOSE, SQUEEZE, EXPAND_DIMS, PACK, UNPACK, SPLIT, SPLIT_V,
-//! SLICE, GATHER, SPACE_TO_DEPTH, DEPTH_TO_SPACE, REVERSE_V2, BROADCAST_TO, ZEROS_LIKE, FILL and
-//! SHAPE. TFLite Micro's kernels copy raw elements (a quantized tensor's integers as they are,
+//! SLICE, GATHER, SPACE_TO_DEPTH, DEPTH_TO_SPACE, REVERSE_V2, BROADCAST_TO, ZEROS_LIKE, FILL,
+//! SHAPE and BROADCAST_ARGS. TFLite Micro's kernels copy raw elements (a quantized tensor's integers as they are,
 //! whatever the quantization of their output says), and so does each legalization here: exact for
 //! every element type. Shape operands must be constants (TFLite Micro requires most of them to
 //! be); a legalization checks its result's shape against the model's.
@@ -388,6 +388,54 @@ pub fn shape(cx: &mut Cx, op: &Operator) -> OpResult {
     check_output(cx, op, 0, &[rank], DType::I32)?;
     let y = cx.func.constant(Ty::new(&[rank], "i32"), ints_literal(&input.shape));
     cx.define(op, 0, y)
+}
+
+/// BROADCAST_ARGS: the shape two shapes broadcast to. Constant shapes are folded (an
+/// incompatible pair is an error); INT32 shapes computed by the model are left-padded with ones
+/// and combined with `maximum`, which is the broadcast of compatible shapes without zero sizes.
+pub fn broadcast_args(cx: &mut Cx, op: &Operator) -> OpResult {
+    let (a, b, out) = (cx.tensor(op, 0)?, cx.tensor(op, 1)?, cx.output(op, 0)?);
+    if a.shape.len() != 1 || b.shape.len() != 1 || a.dtype != b.dtype || out.dtype != a.dtype {
+        return bad(format!("its shapes are {} {:?} and {} {:?}", a.dtype.name(), a.shape, b.dtype.name(), b.shape));
+    }
+    let rank = a.shape[0].max(b.shape[0]);
+    check_output(cx, op, 0, &[rank], a.dtype)?;
+    if a.data.is_some() && b.data.is_some() {
+        let (x, y) = (constant_ints(a)?, constant_ints(b)?);
+        let pad = |v: &[i64]| -> Vec<i64> {
+            let mut p = vec![1; rank as usize - v.len()];
+            p.extend_from_slice(v);
+            p
+        };
+        let (x, y) = (pad(&x), pad(&y));
+        let mut result = Vec::with_capacity(x.len());
+        for (&p, &q) in x.iter().zip(&y) {
+            result.push(match (p, q) {
+                _ if p == q => p,
+                (1, _) => q,
+                (_, 1) => p,
+                _ => return bad(format!("shapes {x:?} and {y:?} do not broadcast")),
+            });
+        }
+        let z = cx.func.constant(Ty::new(&[rank], a.dtype.mlir()), ints_literal(&result));
+        return cx.define(op, 0, z);
+    }
+    if a.dtype != DType::I32 {
+        return unsupported("INT64 shapes computed by the model");
+    }
+    let mut padded = Vec::with_capacity(2);
+    for k in 0..2 {
+        let v = cx.value(op, k)?;
+        let missing = rank - v.ty.shape[0];
+        padded.push(if missing > 0 {
+            let ones = cx.func.ints(&[missing], "i32", &vec![1; missing as usize]);
+            concat(cx, &[ones, v], 0)
+        } else {
+            v
+        });
+    }
+    let z = cx.func.op("maximum", &[&padded[0], &padded[1]], "", Ty::new(&[rank], "i32"));
+    cx.define(op, 0, z)
 }
 
 /// A dense literal of integers (`[1, 2]`; `[]` for none).

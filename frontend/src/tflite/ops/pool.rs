@@ -1,4 +1,4 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D.
+//! AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D.
 
 use super::{
     Cx, OpResult, bad,
@@ -12,8 +12,10 @@ use crate::tflite::{
 
 /// A 2-D pooling: TOSA's `avg_pool2d` (which, like TFLite Micro, averages over the window's
 /// elements inside the input only and rounds the integer average half away from zero) or
-/// `max_pool2d`, then the fused activation.
-pub fn pool(cx: &mut Cx, op: &Operator, average: bool) -> OpResult {
+/// `max_pool2d`, or for L2_POOL_2D the square root of the average of squares; then the fused
+/// activation.
+pub fn pool(cx: &mut Cx, op: &Operator) -> OpResult {
+    let average = op.kind == "AVERAGE_POOL_2D";
     let input = cx.tensor(op, 0)?;
     let output = cx.output(op, 0)?;
     let Options::Pool { same, stride, filter, activation } = op.options else {
@@ -33,6 +35,20 @@ pub fn pool(cx: &mut Cx, op: &Operator, average: bool) -> OpResult {
     }
     let result_ty = Ty::new(&output.shape, output.dtype.mlir());
     let y = match (input.dtype, average) {
+        (DType::F32, _) if op.kind == "L2_POOL_2D" => {
+            // TFLite Micro's `sqrt(Σ x² / count)` over the window's elements inside the input:
+            // the average of the squares, its square root as 1 / rsqrt (0 at 0).
+            let shift = cx.func.scalar("i8", 0);
+            let squares = cx.func.op("mul", &[&x, &x, &shift], "", x.ty.clone());
+            let zero = cx.func.constant(Ty::new(&[1], "f32"), "0.000000e+00".into());
+            let mean =
+                cx.func.op("avg_pool2d", &[&squares, &zero, &zero], &format!("acc_type = f32, {window}"), result_ty);
+            let inverse = cx.func.op("rsqrt", &[&mean], "", mean.ty.clone());
+            cx.func.op("reciprocal", &[&inverse], "", mean.ty.clone())
+        }
+        (_, _) if op.kind == "L2_POOL_2D" => {
+            return unsupported(format!("L2_POOL_2D of {} (TFLite Micro takes float32)", input.dtype.name()));
+        }
         (DType::F32, true) => {
             let zero = cx.func.constant(Ty::new(&[1], "f32"), "0.000000e+00".into());
             cx.func.op("avg_pool2d", &[&x, &zero, &zero], &format!("acc_type = f32, {window}"), result_ty)

@@ -1,4 +1,5 @@
-//! Reductions over constant axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, and ARG_MAX, ARG_MIN.
+//! Reductions over constant axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN, and
+//! L2_NORMALIZATION over the last one.
 //!
 //! Quantized MEAN and SUM are TFLite Micro's `QuantizedMeanOrSum`: the raw values summed in 32
 //! bits less `zero point · count`, scaled by `s_in / s_out` (TFLite's QuantizeMultiplier) whose
@@ -97,6 +98,32 @@ pub fn reduce(cx: &mut Cx, op: &Operator) -> OpResult {
         (other, _) => return unsupported(format!("{kind} of {}", other.name())),
     };
     let y = cx.func.reshape(&y, &output.shape);
+    cx.define(op, 0, y)
+}
+
+/// L2_NORMALIZATION on float32, over the last dimension: TFLite Micro's
+/// `x / max(sqrt(Σ x²), 1e-6)`, the square root as 1 / rsqrt and the division as a product by
+/// the reciprocal (a few ulp).
+pub fn l2_normalization(cx: &mut Cx, op: &Operator) -> OpResult {
+    let input = cx.tensor(op, 0)?;
+    check_output(cx, op, 0, &input.shape, input.dtype)?;
+    if input.dtype != DType::F32 {
+        return unsupported(format!("L2_NORMALIZATION of {} (only float32 is read)", input.dtype.name()));
+    }
+    if input.shape.is_empty() {
+        return bad("its input is a scalar");
+    }
+    let x = cx.value(op, 0)?;
+    let axis = input.shape.len() - 1;
+    let shift = cx.func.scalar("i8", 0);
+    let squares = cx.func.op("mul", &[&x, &x, &shift], "", x.ty.clone());
+    let sum = reduce_each(cx, &squares, "reduce_sum", &[axis], "");
+    let inverse = cx.func.op("rsqrt", &[&sum], "", sum.ty.clone());
+    let norm = cx.func.op("reciprocal", &[&inverse], "", sum.ty.clone());
+    let epsilon = cx.func.broadcast_f32(sum.ty.rank(), 1e-6);
+    let norm = cx.func.op("maximum", &[&norm, &epsilon], "", sum.ty.clone());
+    let scale = cx.func.op("reciprocal", &[&norm], "", sum.ty.clone());
+    let y = cx.func.op("mul", &[&x, &scale, &shift], "", x.ty.clone());
     cx.define(op, 0, y)
 }
 

@@ -1,4 +1,4 @@
-//! SOFTMAX over the last dimension.
+//! SOFTMAX and LOG_SOFTMAX over the last dimension.
 
 use super::{Cx, OpResult, Value, bad, per_tensor, unsupported};
 use crate::tflite::{
@@ -162,4 +162,26 @@ fn int16(cx: &mut Cx, x: &Value, axis: usize, reduced: &[i64], (in_scale, beta):
     let y = cx.func.op("arithmetic_right_shift", &[&product, &right], "round = true", product.ty.clone());
     let scale = (1.0 / f64::from(out_scale)) / 32768.0;
     cx.rescale(&y, "i16", &[multiplier32(scale)], 0, 0, false, true)
+}
+
+/// LOG_SOFTMAX on float32: TFLite Micro's `x - max - log(Σ exp(x - max))`.
+pub fn log_softmax(cx: &mut Cx, op: &Operator) -> OpResult {
+    let (input, output) = (cx.tensor(op, 0)?, cx.output(op, 0)?);
+    if input.shape != output.shape || input.shape.is_empty() || input.dtype != output.dtype {
+        return bad(format!("it maps {:?} to {:?}", input.shape, output.shape));
+    }
+    if input.dtype != DType::F32 {
+        return unsupported(format!("LOG_SOFTMAX of {} (only float32 is read)", input.dtype.name()));
+    }
+    let x = cx.value(op, 0)?;
+    let axis = input.shape.len() - 1;
+    let mut reduced = input.shape.clone();
+    reduced[axis] = 1;
+    let max = cx.func.op("reduce_max", &[&x], &format!("axis = {axis} : i32"), Ty::new(&reduced, "f32"));
+    let d = cx.func.op("sub", &[&x, &max], "", x.ty.clone());
+    let e = cx.func.op("exp", &[&d], "", x.ty.clone());
+    let sum = cx.func.op("reduce_sum", &[&e], &format!("axis = {axis} : i32"), Ty::new(&reduced, "f32"));
+    let log = cx.func.op("log", &[&sum], "", sum.ty.clone());
+    let y = cx.func.op("sub", &[&d, &log], "", x.ty.clone());
+    cx.define(op, 0, y)
 }
