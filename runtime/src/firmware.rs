@@ -296,21 +296,36 @@ pub fn run(platform: Platform, program: &Path, timeout: Duration) -> Result<Outc
     let mut command = qemu_command(platform, program).unwrap_or_else(|| Command::new(program));
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().map_err(|e| harness(format!("cannot start {command:?}: {e}")))?;
-    let started = std::time::Instant::now();
-    loop {
-        match child.try_wait().map_err(|e| Error::Harness(e.to_string()))? {
-            Some(status) => {
-                let output = child.wait_with_output().map_err(|e| Error::Harness(e.to_string()))?;
-                let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-                text.push_str(&String::from_utf8_lossy(&output.stderr));
-                return Ok(Outcome { status: status.code(), output: text });
+    // Both pipes are drained while the program runs: a program that prints more than a pipe
+    // holds would otherwise block, or lose what it prints (QEMU's semihosting writes are
+    // non-blocking).
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
             }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|e| Error::Harness(e.to_string()))? {
+            Some(status) => break Some(status),
             None if started.elapsed() > timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Ok(Outcome { status: None, output: format!("timed out after {timeout:?}") });
+                break None;
             }
             None => std::thread::sleep(Duration::from_millis(10)),
         }
+    };
+    let mut text = String::from_utf8_lossy(&stdout.join().unwrap_or_default()).into_owned();
+    text.push_str(&String::from_utf8_lossy(&stderr.join().unwrap_or_default()));
+    match status {
+        Some(status) => Ok(Outcome { status: status.code(), output: text }),
+        None => Ok(Outcome { status: None, output: format!("timed out after {timeout:?}") }),
     }
 }
