@@ -73,7 +73,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::fold_zero_points::INFO,
     passes::narrow_reduction_inputs::INFO,
     passes::recompute_elementwise::INFO,
-    passes::expand_roundeven::INFO,
+    passes::expand_rounding::INFO,
     passes::expand_exp_tanh::INFO,
     passes::expand_log_sin_cos::INFO,
     passes::fold_padding::INFO,

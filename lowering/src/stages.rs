@@ -145,11 +145,8 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     };
     // No libm: float rounding as additions; exponentials, tanh, logarithms, sines and cosines as
     // polynomials.
-    let rounding = if options.expand_rounding {
-        ",umac-expand-roundeven,umac-expand-exp-tanh,umac-expand-log-sin-cos"
-    } else {
-        ""
-    };
+    let rounding =
+        if options.expand_rounding { ",umac-expand-rounding,umac-expand-exp-tanh,umac-expand-log-sin-cos" } else { "" };
     // Without an FPU LLVM calls libm for the float minimum and maximum (fminimumf): comparisons
     // and selects instead, whose arithmetic is libgcc's soft-float helpers like the rest.
     let soft_float = if options.soft_float && !options.structured { ",arith-expand" } else { "" };
@@ -292,10 +289,11 @@ pub struct OperatorOptions {
     /// The vector registers' width for elementwise loops (0: 128 bits, every vector CPU's); the
     /// host takes its widest (AVX-512: 512).
     pub vector_bits: u32,
-    /// Float rounding to the nearest (even) integer as plain float additions (`umac-expand-roundeven`): a
-    /// float model input quantized (TOSA's cast) rounds so. For firmware, which links no libm
-    /// and runs on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call
-    /// `roundevenf`). Exponentials and tanh (float sigmoids, softmaxes and LSTMs) become float
+    /// Float rounding to the nearest (even) integer, floor and ceil as plain float additions
+    /// (`umac-expand-rounding`): a float model input quantized (TOSA's cast) rounds so, TFLite's
+    /// FLOOR, CEIL, ROUND, FLOOR_DIV and CAST floor. For firmware, which links no libm and runs
+    /// on FPUs without a rounding instruction (Cortex-M4's FPv4: LLVM would call `roundevenf`,
+    /// `floorf`, `ceilf`). Exponentials and tanh (float sigmoids, softmaxes and LSTMs) become float
     /// arithmetic too (`umac-expand-exp-tanh`), and so do logarithms (float LOG, LOG_SOFTMAX),
     /// sines and cosines (`umac-expand-log-sin-cos`): firmware links no `expf`, `tanhf`, `logf`,
     /// `sinf` or `cosf`.

@@ -47,7 +47,7 @@ pub const TOSA_OPS: &[TosaOp] = &[
     op("tosa.argmax", ""),
     op("tosa.arithmetic_right_shift", ""),
     op("tosa.avg_pool2d", POOLING),
-    op("tosa.cast", "float to integer rounds in integer arithmetic on firmware (`umac-expand-roundeven`: no libm)"),
+    op("tosa.cast", "float to integer rounds in integer arithmetic on firmware (`umac-expand-rounding`: no libm)"),
     op("tosa.clamp", ""),
     op("tosa.clz", ""),
     op("tosa.concat", ""),

@@ -1,18 +1,24 @@
-//! `umac-expand-roundeven`: `math.roundeven` on `f32` or `f64` (scalars or vectors) becomes float
-//! arithmetic every FPU has: for |x| below 2^23 (2^52 for `f64`), adding 2^23 and subtracting it
-//! again leaves x rounded to the nearest integer, ties to even (the FPU's default rounding), and
-//! the sign is put back (`-0.0` stays `-0.0`); larger magnitudes are integers already, and NaN
+//! `umac-expand-rounding`: `math.roundeven`, `math.floor` and `math.ceil` on `f32` or `f64`
+//! (scalars or vectors) become float arithmetic every FPU has: for |x| below 2^23 (2^52 for
+//! `f64`), adding 2^23 and subtracting it again leaves x rounded to the nearest integer, ties to
+//! even (the FPU's default rounding), and the sign is put back (`-0.0` stays `-0.0`); `floor`
+//! then steps down by one where that went above x, `ceil` up where it went below, the sign of x
+//! put back once more (ceil(-0.5) is -0.0). Larger magnitudes are integers already, and NaN
 //! passes through. Exact, as the IEEE 754 additions are; firmware links no libm, and Cortex-M4's
-//! FPv4 has no rounding instruction (LLVM would call `roundevenf`). A float model input quantized
-//! by TOSA's cast rounds so. Upstream's `math-expand-ops{ops=roundeven}` goes through `math.round`,
-//! whose expansion converts through 64-bit integers (`__fixsfdi` on Cortex-M).
+//! FPv4 has no rounding instruction (LLVM would call `roundevenf`, `floorf`, `ceilf`). A float
+//! model input quantized by TOSA's cast rounds so; TFLite's FLOOR, CEIL, ROUND, FLOOR_DIV and
+//! CAST use floor and ceil. Upstream's `math-expand-ops{ops=roundeven}` goes through
+//! `math.round`, whose expansion converts through 64-bit integers (`__fixsfdi` on Cortex-M).
 //! ```mlir
-//! %r = math.roundeven %x : f32
+//! %r = math.floor %x : f32
 //! // becomes
 //! %a = math.absf %x : f32
-//! %big = arith.cmpf oge, %a, %two23 : f32       // or NaN: unordered, then x as it is
+//! %big = arith.cmpf uge, %a, %two23 : f32       // or NaN: unordered, then x as it is
 //! %s = arith.subf (arith.addf %a, %two23), %two23 : f32
-//! %r = arith.select %big, %x, (math.copysign %s, %x) : f32
+//! %n = math.copysign %s, %x : f32               // x to the nearest, ties to even
+//! %over = arith.cmpf ogt, %n, %x : f32          // ceil: olt, and addf
+//! %f = math.copysign (arith.select %over, (arith.subf %n, %one), %n), %x : f32
+//! %r = arith.select %big, %x, %f : f32
 //! ```
 
 use crate::{
@@ -22,27 +28,32 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use umac_dialects::ir::{element_type, op_name, type_text};
+use umac_dialects::ir::{element_type, name, op_name, type_text};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
-    name: "umac-expand-roundeven",
-    summary: "Rewrite math.roundeven on f32/f64 as exact float additions (no libm call, no rounding instruction)",
+    name: "umac-expand-rounding",
+    summary: "Rewrite math.roundeven, math.floor and math.ceil on f32/f64 as exact float additions (no libm call, no rounding instruction)",
     anchor: "any",
     options: &[],
-    kind: PassKind::Pass(|_| boxed(ExpandRoundeven)),
+    kind: PassKind::Pass(|_| boxed(ExpandRounding)),
 };
 
-struct ExpandRoundeven;
+struct ExpandRounding;
 
-impl UmacPass for ExpandRoundeven {
+impl UmacPass for ExpandRounding {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        rewrite_each(operation, |op| op_name(op) == "math.roundeven", INFO.name, expand)
+        rewrite_each(
+            operation,
+            |op| ["math.roundeven", "math.floor", "math.ceil"].contains(&op_name(op).as_str()),
+            INFO.name,
+            expand,
+        )
     }
 }
 
-/// The replacement of the `math.roundeven` `raw`, or `None` for an element type other than
-/// `f32` and `f64`.
+/// The replacement of the `math.roundeven`, `math.floor` or `math.ceil` `raw`, or `None` for an
+/// element type other than `f32` and `f64`.
 ///
 /// # Safety
 /// `raw` must be live.
@@ -60,19 +71,36 @@ unsafe fn expand(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
             return None;
         };
         let (t, scalar) = (type_text(ty), type_text(element));
-        let (constant, condition) = if mlirTypeIsAVector(ty) {
-            let shape = type_text(ty).replace(&scalar, "i1");
-            (format!("dense<{limit}> : {t}"), shape)
-        } else {
-            (format!("{limit} : {t}"), "i1".to_string())
+        let splat = |value: &str| {
+            if mlirTypeIsAVector(ty) { format!("dense<{value}> : {t}") } else { format!("{value} : {t}") }
         };
-        let text = format!(
-            "func.func @roundeven(%x: {t}) -> {t} {{\n  %limit = arith.constant {constant}\n  \
+        let condition = if mlirTypeIsAVector(ty) { type_text(ty).replace(&scalar, "i1") } else { "i1".to_string() };
+        // floor: one less where the nearest integer is above x; ceil: one more where below.
+        let step = match name(raw).as_str() {
+            "math.floor" => Some(("ogt", "subf")),
+            "math.ceil" => Some(("olt", "addf")),
+            _ => None,
+        };
+        let (limit, one) = (splat(limit), splat("1.0"));
+        let mut text = format!(
+            "func.func @rounding(%x: {t}) -> {t} {{\n  %limit = arith.constant {limit}\n  \
              %a = math.absf %x : {t}\n  %big = arith.cmpf uge, %a, %limit : {t}\n  \
              %up = arith.addf %a, %limit : {t}\n  %down = arith.subf %up, %limit : {t}\n  \
-             %signed = math.copysign %down, %x : {t}\n  %r = arith.select %big, %x, %signed : {condition}, {t}\n  \
-             return %r : {t}\n}}\n"
+             %near = math.copysign %down, %x : {t}\n"
         );
+        let result = match step {
+            None => "%near",
+            Some((predicate, arith)) => {
+                text.push_str(&format!(
+                    "  %one = arith.constant {one}\n  %past = arith.cmpf {predicate}, %near, %x : {t}\n  \
+                     %stepped = arith.{arith} %near, %one : {t}\n  \
+                     %chosen = arith.select %past, %stepped, %near : {condition}, {t}\n  \
+                     %signed = math.copysign %chosen, %x : {t}\n"
+                ));
+                "%signed"
+            }
+        };
+        text.push_str(&format!("  %r = arith.select %big, %x, {result} : {condition}, {t}\n  return %r : {t}\n}}\n"));
         Some((text, vec![x]))
     }
 }
@@ -88,13 +116,31 @@ mod tests {
         if a >= limit || a.is_nan() { x } else { ((a + limit) - limit).copysign(x) }
     }
 
+    /// The pass's floor (`down`) or ceil, from [`expanded`].
+    fn stepped(x: f32, down: bool) -> f32 {
+        let limit = 8_388_608.0_f32;
+        if x.abs() >= limit || x.is_nan() {
+            return x;
+        }
+        let near = expanded(x);
+        let past = if down { near > x } else { near < x };
+        let chosen = if past { if down { near - 1.0 } else { near + 1.0 } } else { near };
+        chosen.copysign(x)
+    }
+
     fn check(x: f32) {
-        let (got, want) = (expanded(x), x.round_ties_even());
-        assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{x:e}: {got:e}, want {want:e}");
+        for (got, want) in
+            [(expanded(x), x.round_ties_even()), (stepped(x, true), x.floor()), (stepped(x, false), x.ceil())]
+        {
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{x:e}: {got:e}, want {want:e}"
+            );
+        }
     }
 
     #[test]
-    fn ties_to_even_on_halves_signs_and_every_exponent() {
+    fn nearest_floor_and_ceil_on_halves_signs_and_every_exponent() {
         // Every half-integer and integer up to 2^21 in magnitude, both signs (ties: 0.5 -> 0,
         // 1.5 -> 2, 2.5 -> 2), and around the limit, where the additions lose the last bits.
         for k in -(1i32 << 22)..=(1 << 22) {

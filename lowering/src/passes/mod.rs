@@ -9,7 +9,7 @@ pub mod decompose_transpose_conv2d;
 pub mod elide_output_copies;
 pub mod expand_exp_tanh;
 pub mod expand_log_sin_cos;
-pub mod expand_roundeven;
+pub mod expand_rounding;
 pub mod expose_intermediates;
 mod float_text;
 pub mod fold_padding;
