@@ -10,78 +10,19 @@ use std::{
     process::Command,
     sync::{Mutex, atomic::AtomicUsize, atomic::Ordering},
 };
-use umac_runtime::{DType, Tensor, read_npy, write_npy};
-
-struct Case {
-    name: String,
-    model: PathBuf,
-    refs: PathBuf,
-    inputs: usize,
-    outputs: usize,
-    native: bool,
-    known_failure: Option<String>,
-}
-
-fn cases(dir: &Path) -> (Vec<Case>, usize) {
-    let text = std::fs::read_to_string(dir.join("cases.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let per_case = json["inputs_per_case"].as_u64().unwrap() as usize;
-    let cases = json["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let file = c["file"].as_str().unwrap();
-            Case {
-                name: file.trim_end_matches(".tflite").to_string(),
-                model: dir.join(file),
-                refs: dir.join(c["ref"].as_str().unwrap()),
-                inputs: c["inputs"].as_u64().unwrap() as usize,
-                outputs: c.get("outputs").and_then(|n| n.as_u64()).unwrap_or(1) as usize,
-                native: c["native"].as_bool().unwrap(),
-                known_failure: c.get("known_failure").and_then(|r| r.as_str()).map(String::from),
-            }
-        })
-        .collect();
-    (cases, per_case)
-}
-
-/// How `got` differs from `want` (`None`: it does not): integers byte for byte, floats within
-/// 1e-5 of the larger magnitude or 1e-6 absolute.
-fn difference(got: &Tensor, want: &Tensor) -> Option<String> {
-    if (got.dtype, &got.shape) != (want.dtype, &want.shape) {
-        return Some(format!("{} {:?} instead of {} {:?}", got.dtype, got.shape, want.dtype, want.shape));
-    }
-    if want.dtype != DType::F32 {
-        let size = want.dtype.size();
-        let differ = got.data.chunks_exact(size).zip(want.data.chunks_exact(size)).filter(|(a, b)| a != b).count();
-        return (differ > 0).then(|| format!("{differ} of {} elements differ", want.len()));
-    }
-    let floats = |t: &Tensor| -> Vec<f32> {
-        t.data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-    };
-    let (mut differ, mut worst) = (0, 0f32);
-    for (x, y) in floats(got).into_iter().zip(floats(want)) {
-        let d = (x - y).abs();
-        if d.is_nan() || d > (1e-5 * x.abs().max(y.abs())).max(1e-6) {
-            differ += 1;
-            worst = worst.max(d);
-        }
-    }
-    (differ > 0).then(|| format!("{differ} of {} elements differ, by up to {worst}", want.len()))
-}
+use umac_runtime::{
+    Tensor, read_npy,
+    testdata::tflite_ops::{Case, cases, difference},
+    write_npy,
+};
 
 /// Runs the case's inferences as one `umac run --sequence` on `engine`: how it differs from
 /// TFLite Micro (`Err`: umac failed), and whether it fell back to the converter.
 fn run(case: &Case, per_case: usize, engine: &str, tmp: &Path) -> (Result<Option<String>, String>, bool) {
-    // Inference k's input (or output) j: input_k.npy for the first, input_k_j.npy after it.
-    let ref_file = |what: &str, k: usize, j: usize| {
-        case.refs.join(if j == 0 { format!("{what}_{k}.npy") } else { format!("{what}_{k}_{j}.npy") })
-    };
     let mut command = Command::new(env!("CARGO_BIN_EXE_umac"));
     command.args(["run", "--sequence", "--engine", engine]).arg(&case.model);
     for j in 0..case.inputs {
-        let parts: Vec<Tensor> = (0..per_case).map(|k| read_npy(&ref_file("input", k, j)).unwrap()).collect();
+        let parts: Vec<Tensor> = (0..per_case).map(|k| case.reference("input", k, j)).collect();
         let path = tmp.join(format!("{}-{engine}-input{j}.npy", case.name));
         write_npy(&path, &Tensor::stack(&parts).unwrap()).unwrap();
         command.arg("--input").arg(path);
@@ -101,7 +42,7 @@ fn run(case: &Case, per_case: usize, engine: &str, tmp: &Path) -> (Result<Option
         .iter()
         .enumerate()
         .filter_map(|(j, out)| {
-            let want: Vec<Tensor> = (0..per_case).map(|k| read_npy(&ref_file("output", k, j)).unwrap()).collect();
+            let want: Vec<Tensor> = (0..per_case).map(|k| case.reference("output", k, j)).collect();
             let diff = difference(&read_npy(out).unwrap(), &Tensor::stack(&want).unwrap());
             diff.map(|d| if case.outputs > 1 { format!("output {j}: {d}") } else { d })
         })
