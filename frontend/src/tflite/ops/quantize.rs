@@ -93,7 +93,7 @@ pub(crate) fn int8_thresholds(scale: f32, zp: i64) -> Vec<f32> {
 
 /// [`quantize`] from float32 to int8.
 fn from_float_to_int8(cx: &mut Cx, x: &Value, scale: f32, zp: i64) -> OpResult<Value> {
-    if !(scale.is_finite() && scale > 0.0) || !(-128..=127).contains(&zp) {
+    if !(scale.is_finite() && scale > 0.0 && (-128..=127).contains(&zp)) {
         return bad(format!("its output scale {scale} and zero point {zp} are not an int8 quantization"));
     }
     let rank = x.ty.rank();
