@@ -212,10 +212,10 @@ mod tests {
         // Every threshold is where the value steps: just below it the value is one less.
         for scale in [0.5f32, 0.1, 0.0073, 3.7] {
             let t = int8_thresholds(scale, -5);
-            for v in 1..256usize {
-                let before = from_order_key(order_key(t[v]) - 1);
-                assert_eq!(affine_quantize(t[v], scale, -5), v as i64 - 128, "{scale} {v}");
-                assert_eq!(affine_quantize(before, scale, -5), v as i64 - 129, "{scale} {v}");
+            for (v, &at) in (-127i64..=127).zip(&t[1..256]) {
+                let before = from_order_key(order_key(at) - 1);
+                assert_eq!(affine_quantize(at, scale, -5), v, "{scale} {v}");
+                assert_eq!(affine_quantize(before, scale, -5), v - 1, "{scale} {v}");
             }
         }
     }
