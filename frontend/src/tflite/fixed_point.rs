@@ -26,21 +26,23 @@ pub(crate) fn doubling_high_mul_16(a: i16, b: i16) -> i16 {
     ((ab + nudge) / (1 << 15)) as i16
 }
 
-/// `RoundingDivideByPOT`: x / 2^exponent rounded half away from zero.
+/// `RoundingDivideByPOT`: x / 2^exponent rounded half away from zero (an exponent above 31,
+/// undefined in C, divides by 2^31).
 pub(crate) fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
     if exponent == 0 {
         return x;
     }
+    let exponent = exponent.min(31);
     let mask = ((1i64 << exponent) - 1) as i32;
     let threshold = (mask >> 1) + i32::from(x < 0);
-    (x >> exponent.min(31)) + i32::from((x & mask) > threshold)
+    (x >> exponent) + i32::from((x & mask) > threshold)
 }
 
 /// `SaturatingRoundingMultiplyByPOT<exponent>`: a left shift saturating at the i32 range, or a
 /// rounding right shift.
 pub(crate) fn multiply_by_pot(x: i32, exponent: i32) -> i32 {
     if exponent >= 0 {
-        (i64::from(x) << exponent).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+        (i64::from(x) << exponent.min(32)).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
     } else {
         rounding_divide_by_pot(x, exponent.unsigned_abs())
     }

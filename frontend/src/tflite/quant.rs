@@ -40,8 +40,12 @@ fn multiplier(scale: f64, bits: i32) -> (i32, i8) {
     (m as i32, shift as i8)
 }
 
-/// `value = mantissa · 2^exponent`, the mantissa in [0.5, 1) (C's frexp, for positive normal values).
+/// `value = mantissa · 2^exponent`, the mantissa in [0.5, 1) (C's frexp; 0, infinities and NaN
+/// come back as they are, with exponent 0).
 pub(crate) fn frexp(value: f64) -> (f64, i32) {
+    if value == 0.0 || !value.is_finite() {
+        return (value, 0);
+    }
     let bits = value.to_bits();
     let exponent = ((bits >> 52) & 0x7ff) as i32;
     if exponent == 0 {

@@ -396,7 +396,14 @@ pub(crate) fn int_range(dtype: DType) -> OpResult<(i64, i64)> {
 /// The per-tensor scale and zero point of `tensor`.
 pub(crate) fn per_tensor(tensor: &Tensor, what: &str) -> OpResult<(f32, i64)> {
     match tensor.quantization.as_ref().map(|q| q.single()) {
-        Some(Some(q)) => Ok(q),
+        Some(Some((scale, zp))) => {
+            // A zero point its type cannot hold (TFLite Micro truncates it to 32 bits).
+            let (low, high) = int_range(tensor.dtype).unwrap_or((i64::from(i32::MIN), i64::from(i32::MAX)));
+            if !(low..=high).contains(&zp) {
+                return bad(format!("{what} ('{}') has zero point {zp}, outside {}", tensor.name, tensor.dtype.name()));
+            }
+            Ok((scale, zp))
+        }
         Some(None) => unsupported(format!("{what} ('{}') is quantized per channel here", tensor.name)),
         None => bad(format!("{what} ('{}') is {} without quantization", tensor.name, tensor.dtype.name())),
     }
