@@ -1,6 +1,6 @@
 //! Every single-operator model of test/models/tflite-ops that umac's own `.tflite` reader takes,
-//! compiled for Cortex-M55 and Cortex-M4, linked in batches into bare-metal programs and run
-//! under QEMU (mps3-an547, mps2-an386) on its inferences: integer outputs must be TensorFlow Lite Micro's bytes, float
+//! compiled for Cortex-M55, Cortex-M4 and RV32IM, linked in batches into bare-metal programs and
+//! run under QEMU (mps3-an547, mps2-an386, virt) on its inferences: integer outputs must be TensorFlow Lite Micro's bytes, float
 //! outputs within 1e-5 relative (1e-6 absolute), as on the host (tools/tests/tflite_ops.rs). The
 //! programs print every output byte; this test compares.
 
@@ -15,7 +15,7 @@ use std::{
 use support::options;
 use umac_backend::{
     Cpu,
-    cpu::{CORTEX_M4, CORTEX_M55},
+    cpu::{CORTEX_M4, CORTEX_M55, RV32IM},
 };
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
@@ -24,7 +24,7 @@ use umac_driver::{
 };
 use umac_runtime::{
     Tensor,
-    firmware::{MPS2_AN386, MPS3_AN547, Platform, build_program, run},
+    firmware::{MPS2_AN386, MPS3_AN547, Platform, RISCV_VIRT_RV32IM, build_program, run},
     testdata::tflite_ops::{Case, cases, difference},
 };
 
@@ -149,6 +149,12 @@ fn every_native_operator_on_cortex_m55_matches_tflite_micro() {
 #[test]
 fn every_native_operator_on_cortex_m4_matches_tflite_micro() {
     every_native_operator(CORTEX_M4, MPS2_AN386);
+}
+
+/// RV32IM: no FPU (float through libgcc's soft-float helpers), no DSP instructions.
+#[test]
+fn every_native_operator_on_rv32im_matches_tflite_micro() {
+    every_native_operator(RV32IM, RISCV_VIRT_RV32IM);
 }
 
 /// Compiles every native case for `cpu`, runs them on `platform` and compares.

@@ -76,6 +76,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::expand_rounding::INFO,
     passes::expand_exp_tanh::INFO,
     passes::expand_log_sin_cos::INFO,
+    passes::expand_sqrt::INFO,
     passes::fold_padding::INFO,
     passes::im2col::INFO,
     passes::im2col::COLLAPSE_INFO,

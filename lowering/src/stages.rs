@@ -147,9 +147,10 @@ fn lower_to_cf(options: OperatorOptions) -> String {
     // polynomials.
     let rounding =
         if options.expand_rounding { ",umac-expand-rounding,umac-expand-exp-tanh,umac-expand-log-sin-cos" } else { "" };
-    // Without an FPU LLVM calls libm for the float minimum and maximum (fminimumf): comparisons
-    // and selects instead, whose arithmetic is libgcc's soft-float helpers like the rest.
-    let soft_float = if options.soft_float && !options.structured { ",arith-expand" } else { "" };
+    // Without an FPU LLVM calls libm for the float minimum and maximum (fminimumf) and square
+    // roots (sqrtf): comparisons and selects, and Newton's steps, instead, whose arithmetic is
+    // libgcc's soft-float helpers like the rest.
+    let soft_float = if options.soft_float && !options.structured { ",arith-expand,umac-expand-sqrt" } else { "" };
     // Structured loops keep the accelerators' calls as `umac.call_extern` (a printer calls the
     // kernels itself).
     let (calls, end) = if options.structured {

@@ -10,6 +10,7 @@ pub mod elide_output_copies;
 pub mod expand_exp_tanh;
 pub mod expand_log_sin_cos;
 pub mod expand_rounding;
+pub mod expand_sqrt;
 pub mod expose_intermediates;
 mod float_text;
 pub mod fold_padding;
