@@ -22,7 +22,6 @@ use crate::{
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
 use umac_dialects::ir::op_name;
 
 /// The registry entry.
