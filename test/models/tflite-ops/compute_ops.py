@@ -585,3 +585,19 @@ def float_last_axis(code):
         m.input_scale = v.get("spread", 1.5)
         return m, f"{v['in']}, inputs x{m.input_scale}"
     return build
+
+
+def cumsum(rng, tname, v):
+    """CUMSUM along a constant axis, exclusive and reverse as options; int8 into a wider scale."""
+    ty = TYPE[tname]
+    m = Model()
+    q = (v["scale"], zero_point(rng, ty)) if ty == I8 else (None, None)
+    x = m.input(v["in"], ty, *q)
+    axis = m.tensor([1], I32, np.array([v["axis"]]), name="axis")
+    length = v["in"][v["axis"]]
+    qo = (v["scale"] * np.sqrt(length) * 1.5, zero_point(rng, ty)) if ty == I8 else (None, None)
+    y = m.tensor(v["in"], ty, scale=qo[0], zp=qo[1])
+    m.op(BIN.CUMSUM, [x, axis], y, OPTIONS.CumsumOptions,
+         opts(s.CumsumOptionsT, exclusive=v.get("exclusive", False), reverse=v.get("reverse", False)))
+    return m, (f"{v['in']} along axis {v['axis']}" + (" exclusive" if v.get("exclusive") else "")
+               + (" reverse" if v.get("reverse") else ""))

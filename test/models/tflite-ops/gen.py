@@ -276,6 +276,13 @@ OPS.append(("ADD_N", BIN.ADD_N, ("int8", "float32"), add_n, [
     dict(**{"in": [2, 17]}, n=2, scale=0.002),
     dict(**{"in": [1, 3, 5, 2]}, n=4, scale=0.9),
 ]))
+OPS.append(("CUMSUM", BIN.CUMSUM, ("int8", "float32"), cumsum, [
+    dict(**{"in": [2, 5, 3]}, axis=1, scale=0.05),
+    dict(**{"in": [1, 4, 6]}, axis=-1, scale=0.02, exclusive=True),
+    dict(**{"in": [7, 3]}, axis=0, scale=0.3, exclusive=True, reverse=True),
+    # a longer axis (int8 sums in log2 steps of shifted copies; float32 runs only up to 64)
+    dict(**{"in": [2, 300]}, axis=1, scale=0.01, reverse=True, only=("int8",)),
+]))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
     OPS.append((_name, getattr(BIN, _name), ("float32",), float_last_axis(getattr(BIN, _name)), [

@@ -44,6 +44,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("CEIL", "float32"),
     ("CONCATENATION", "any (int8 inputs quantized as the output)"),
     ("CONV_2D", "int8, int16 (16x8), float32"),
+    ("CUMSUM", "int8, float32 (constant axis)"),
     ("COS", "float32"),
     ("DEPTHWISE_CONV_2D", "int8, int16 (16x8), float32"),
     ("DEPTH_TO_SPACE", "any"),
@@ -207,6 +208,7 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "AVERAGE_POOL_2D" | "MAX_POOL_2D" | "L2_POOL_2D" => pool::pool(cx, op),
         "MEAN" | "SUM" | "REDUCE_MAX" | "REDUCE_MIN" => reduce::reduce(cx, op),
         "ARG_MAX" | "ARG_MIN" => reduce::arg(cx, op),
+        "CUMSUM" => reduce::cumsum(cx, op),
         "EQUAL" | "NOT_EQUAL" | "GREATER" | "GREATER_EQUAL" | "LESS" | "LESS_EQUAL" => compare::comparison(cx, op),
         "SELECT" | "SELECT_V2" => compare::select(cx, op),
         "LOGICAL_AND" | "LOGICAL_OR" | "LOGICAL_NOT" => compare::logical(cx, op),
@@ -515,6 +517,27 @@ pub(crate) fn tile_to(cx: &mut Cx, x: &Value, shape: &[i64]) -> OpResult<Value> 
     }
     let multiples = cx.func.shape(&multiples);
     Ok(cx.func.op("tile", &[&x, &multiples], "", x.ty.with_shape(shape)))
+}
+
+/// `tosa.concat` along `axis` (nothing to write for one operand).
+pub(crate) fn concat(cx: &mut Cx, values: &[Value], axis: usize) -> Value {
+    if let [single] = values {
+        return single.clone();
+    }
+    let mut shape = values[0].ty.shape.clone();
+    shape[axis] = values.iter().map(|v| v.ty.shape[axis]).sum();
+    let operands: Vec<&Value> = values.iter().collect();
+    cx.func.op("concat", &operands, &format!("axis = {axis} : i32"), values[0].ty.with_shape(&shape))
+}
+
+/// `tosa.slice` of `x` from `start`, `size` elements along each dimension.
+pub(crate) fn slice(cx: &mut Cx, x: &Value, start: &[i64], size: &[i64]) -> Value {
+    if start.iter().all(|&s| s == 0) && size == x.ty.shape {
+        return x.clone();
+    }
+    let start = cx.func.shape(start);
+    let sizes = cx.func.shape(size);
+    cx.func.op("slice", &[x, &start, &sizes], "", x.ty.with_shape(size))
 }
 
 /// The multiplier and shift of a real scale (see [`multiplier32`]).

@@ -6,34 +6,13 @@
 //! be); a legalization checks its result's shape against the model's.
 
 use super::{
-    Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, tile_to, transpose_value, ty,
-    unsupported,
+    Cx, OpResult, bad, check_output, concat, constant_ints, per_tensor, positive_axis, slice, tile_to, transpose_value,
+    ty, unsupported,
 };
 use crate::tflite::{
     emit::{Ty, float},
     model::{DType, Operator, Options},
 };
-
-/// `tosa.slice` of `x` from `start`, `size` elements along each dimension.
-fn slice(cx: &mut Cx, x: &Value, start: &[i64], size: &[i64]) -> Value {
-    if start.iter().all(|&s| s == 0) && size == x.ty.shape {
-        return x.clone();
-    }
-    let start = cx.func.shape(start);
-    let sizes = cx.func.shape(size);
-    cx.func.op("slice", &[x, &start, &sizes], "", x.ty.with_shape(size))
-}
-
-/// `tosa.concat` along `axis` (nothing to write for one operand).
-fn concat(cx: &mut Cx, values: &[Value], axis: usize) -> Value {
-    if let [single] = values {
-        return single.clone();
-    }
-    let mut shape = values[0].ty.shape.clone();
-    shape[axis] = values.iter().map(|v| v.ty.shape[axis]).sum();
-    let operands: Vec<&Value> = values.iter().collect();
-    cx.func.op("concat", &operands, &format!("axis = {axis} : i32"), values[0].ty.with_shape(&shape))
-}
 
 /// CONCATENATION: TFLite Micro's `Concatenation` copies each input's raw elements. It refuses
 /// a fused activation, int8 inputs quantized unlike the output (it never rescales) and int16

@@ -1,5 +1,5 @@
-//! Reductions over constant axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN, and
-//! L2_NORMALIZATION over the last one.
+//! Reductions over constant axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN, CUMSUM,
+//! and L2_NORMALIZATION over the last one.
 //!
 //! Quantized MEAN and SUM are TFLite Micro's `QuantizedMeanOrSum`: the raw values summed in 32
 //! bits less `zero point · count`, scaled by `s_in / s_out` (TFLite's QuantizeMultiplier) whose
@@ -9,11 +9,14 @@
 //! out to share a quantization). ARG_MAX and ARG_MIN give the first index of the extreme value,
 //! as TFLite Micro's strict comparison does.
 
-use super::{Cx, OpResult, Value, bad, check_output, constant_ints, per_tensor, positive_axis, unsupported};
+use super::{
+    Cx, OpResult, Value, bad, check_output, concat, constant_ints, per_tensor, positive_axis, scale32, slice,
+    unsupported,
+};
 use crate::tflite::{
     emit::Ty,
     fixed_point::quantize_multiplier,
-    model::{DType, Operator},
+    model::{DType, Operator, Options},
 };
 
 /// The reduced axes of operand 1 (constant INT32), non-negative, sorted, without repeats.
@@ -125,6 +128,109 @@ pub fn l2_normalization(cx: &mut Cx, op: &Operator) -> OpResult {
     let scale = cx.func.op("reciprocal", &[&norm], "", sum.ty.clone());
     let y = cx.func.op("mul", &[&x, &scale, &shift], "", x.ty.clone());
     cx.define(op, 0, y)
+}
+
+/// The longest axis a float CUMSUM sums (one slice and one addition per position).
+const MAX_RUNNING_SUM: i64 = 64;
+
+/// CUMSUM along one constant axis, `exclusive` (each position the sum before it) and `reverse`
+/// (summing from the end) as options. float32: TFLite Micro's running sum, added in its order
+/// (one slice and one addition per position, for axes up to [`MAX_RUNNING_SUM`] long). int8 (TFLite Micro's kernel, as ADD_N's):
+/// each `(q - zp) · 2^20` halved, summed exactly in 32 bits in log2 steps after its start value
+/// (`-zp · 2^20` halved), scaled by `2 s / (2^20 · s_out)` to the output zero point, saturated.
+pub fn cumsum(cx: &mut Cx, op: &Operator) -> OpResult {
+    let (exclusive, reverse) = match op.options {
+        Options::Cumsum { exclusive, reverse } => (exclusive, reverse),
+        Options::None => (false, false),
+        _ => return bad("its options are not CUMSUM's"),
+    };
+    let input = cx.tensor(op, 0)?;
+    let rank = input.shape.len();
+    let axis = match constant_ints(cx.tensor(op, 1)?)?.as_slice() {
+        &[axis] => positive_axis(axis, rank)?,
+        other => return bad(format!("it takes one axis, not {other:?}")),
+    };
+    check_output(cx, op, 0, &input.shape, input.dtype)?;
+    let mut x = cx.value(op, 0)?;
+    if reverse {
+        x = cx.func.op("reverse", &[&x], &format!("axis = {axis} : i32"), x.ty.clone());
+    }
+    let y = match input.dtype {
+        DType::F32 if input.shape[axis] <= MAX_RUNNING_SUM => running_sum(cx, &x, axis, exclusive),
+        DType::F32 => {
+            // Summed in another order, the partial sums would round differently from TFLite
+            // Micro's (beyond 1e-5 where they cancel): not written.
+            return unsupported(format!(
+                "a float32 CUMSUM over {} elements (at most {MAX_RUNNING_SUM})",
+                input.shape[axis]
+            ));
+        }
+        DType::I8 => {
+            let (scale, zp) = per_tensor(input, "its input")?;
+            let (out_scale, out_zp) = per_tensor(cx.output(op, 0)?, "its output")?;
+            let shifted = cx.rescale(&x, "i32", &[(1 << 30, 10)], zp, 0, true, true);
+            let halved = cx.rescale(&shifted, "i32", &[scale32(0.5)], 0, 0, true, true);
+            let mut sum = prefix_sums(cx, &halved, axis);
+            if exclusive {
+                sum = cx.func.op("sub", &[&sum, &halved], "", sum.ty.clone());
+            }
+            let start = cx.func.broadcast(rank, "i32", -zp * (1 << 19));
+            let total = cx.func.op("add", &[&sum, &start], "", sum.ty.clone());
+            let multiplier = scale32(2.0 * f64::from(scale) / (f64::from(1u32 << 20) * f64::from(out_scale)));
+            cx.rescale(&total, "i8", &[multiplier], 0, out_zp, true, true)
+        }
+        other => return unsupported(format!("CUMSUM of {} (TFLite Micro takes float32 and int8)", other.name())),
+    };
+    let y = if reverse { cx.func.op("reverse", &[&y], &format!("axis = {axis} : i32"), y.ty.clone()) } else { y };
+    cx.define(op, 0, y)
+}
+
+/// The float running sum along `axis` in TFLite Micro's order: `acc = 0; acc += x[k]`, each
+/// position taking `acc` after (or, `exclusive`, before) its addition.
+fn running_sum(cx: &mut Cx, x: &Value, axis: usize, exclusive: bool) -> Value {
+    let mut size = x.ty.shape.clone();
+    let length = size[axis];
+    size[axis] = 1;
+    let zero = cx.func.constant(Ty::new(&size, "f32"), crate::tflite::emit::float(0.0));
+    let mut accumulator = zero.clone();
+    let mut parts = Vec::with_capacity(length as usize);
+    for k in 0..length {
+        let mut start = vec![0; size.len()];
+        start[axis] = k;
+        let element = slice(cx, x, &start, &size);
+        if exclusive {
+            parts.push(accumulator.clone());
+        }
+        accumulator = cx.func.op("add", &[&accumulator, &element], "", accumulator.ty.clone());
+        if !exclusive {
+            parts.push(accumulator.clone());
+        }
+    }
+    concat(cx, &parts, axis)
+}
+
+/// Inclusive prefix sums along `axis` in log2 steps: `x += x shifted by 1, 2, 4, ...` (the
+/// shifted copy zero-filled at the front).
+fn prefix_sums(cx: &mut Cx, x: &Value, axis: usize) -> Value {
+    let length = x.ty.shape[axis];
+    let mut sum = x.clone();
+    let mut step = 1;
+    while step < length {
+        let mut kept = sum.ty.shape.clone();
+        kept[axis] = length - step;
+        let head = slice(cx, &sum, &vec![0; kept.len()], &kept);
+        let mut zeros_shape = sum.ty.shape.clone();
+        zeros_shape[axis] = step;
+        let zeros = if sum.ty.elem == "f32" {
+            cx.func.constant(Ty::new(&zeros_shape, "f32"), crate::tflite::emit::float(0.0))
+        } else {
+            cx.func.constant(Ty::new(&zeros_shape, sum.ty.elem), "0".into())
+        };
+        let shifted = concat(cx, &[zeros, head], axis);
+        sum = cx.func.op("add", &[&sum, &shifted], "", sum.ty.clone());
+        step *= 2;
+    }
+    sum
 }
 
 /// TFLite Micro's multiplier and exponent for a quantized SUM (`count` none) or MEAN over
