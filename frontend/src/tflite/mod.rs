@@ -12,6 +12,7 @@
 
 mod builtin_operators;
 mod fixed_point;
+pub use fixed_point::SIGMOID_TABLE;
 mod listing;
 pub mod model;
 mod ops;

@@ -91,6 +91,19 @@ pub(crate) fn int8_thresholds(scale: f32, zp: i64) -> Vec<f32> {
     table
 }
 
+/// `x · (1 / scale)` with NaN as 0, clamped to `[-bound, bound]` (so that a cast to i32 is
+/// defined).
+fn scaled_number(cx: &mut Cx, x: &Value, scale: f32, bound: f32) -> Value {
+    let rank = x.ty.rank();
+    let is_number = cx.func.op("equal", &[x, x], "", x.ty.with_elem("i1"));
+    let zero = cx.func.broadcast_f32(rank, 0.0);
+    let number = cx.func.op("select", &[&is_number, x, &zero], "", x.ty.clone());
+    let inverse = cx.func.broadcast_f32(rank, 1.0 / scale);
+    let shift = cx.func.scalar("i8", 0);
+    let product = cx.func.op("mul", &[&number, &inverse, &shift], "", x.ty.clone());
+    cx.clamp_f32(&product, -bound, bound)
+}
+
 /// [`quantize`] from float32 to int8.
 fn from_float_to_int8(cx: &mut Cx, x: &Value, scale: f32, zp: i64) -> OpResult<Value> {
     if !(scale.is_finite() && scale > 0.0 && (-128..=127).contains(&zp)) {
@@ -99,15 +112,9 @@ fn from_float_to_int8(cx: &mut Cx, x: &Value, scale: f32, zp: i64) -> OpResult<V
     let rank = x.ty.rank();
     let bool_ty = x.ty.with_elem("i1");
     let i32_ty = x.ty.with_elem("i32");
-    let shift = cx.func.scalar("i8", 0);
-    // The candidate: NaN as 0, x / scale approximated and kept within i32, rounded, plus zp,
-    // saturated, as an index 0..=255 into the thresholds.
-    let is_number = cx.func.op("equal", &[x, x], "", bool_ty.clone());
-    let zero = cx.func.broadcast_f32(rank, 0.0);
-    let number = cx.func.op("select", &[&is_number, x, &zero], "", x.ty.clone());
-    let inverse = cx.func.broadcast_f32(rank, 1.0 / scale);
-    let approximate = cx.func.op("mul", &[&number, &inverse, &shift], "", x.ty.clone());
-    let bounded = cx.clamp_f32(&approximate, -1024.0, 1024.0);
+    // The candidate: x / scale approximated and kept within i32, rounded, plus zp, saturated,
+    // as an index 0..=255 into the thresholds.
+    let bounded = scaled_number(cx, x, scale, 1024.0);
     let rounded = cx.func.op("cast", &[&bounded], "", i32_ty.clone());
     let offset = cx.func.broadcast(rank, "i32", zp + 128);
     let shifted = cx.func.op("add", &[&rounded, &offset], "", i32_ty.clone());
@@ -141,13 +148,8 @@ fn from_float_by_power_of_two(cx: &mut Cx, x: &Value, scale: f32) -> Value {
     let rank = x.ty.rank();
     let bool_ty = x.ty.with_elem("i1");
     let i32_ty = x.ty.with_elem("i32");
-    let shift = cx.func.scalar("i8", 0);
-    let is_number = cx.func.op("equal", &[x, x], "", bool_ty.clone());
+    let y = scaled_number(cx, x, scale, 65536.0);
     let zero = cx.func.broadcast_f32(rank, 0.0);
-    let number = cx.func.op("select", &[&is_number, x, &zero], "", x.ty.clone());
-    let inverse = cx.func.broadcast_f32(rank, 1.0 / scale);
-    let exact = cx.func.op("mul", &[&number, &inverse, &shift], "", x.ty.clone());
-    let y = cx.clamp_f32(&exact, -65536.0, 65536.0);
     let even = cx.func.op("cast", &[&y], "", i32_ty.clone());
     let back = cx.func.op("cast", &[&even], "", x.ty.clone());
     let rest = cx.func.op("sub", &[&y, &back], "", x.ty.clone());
