@@ -68,6 +68,7 @@ const SEEDS: &[(&str, bool)] = &[
     ("tflite-ops/floor_mod_float32_2.tflite", true),
     ("tflite-ops/squared_difference_int16_2.tflite", true),
     ("tflite-ops/l2_pool_2d_float32_1.tflite", true),
+    ("tflite-ops/l2_normalization_int8_1.tflite", true),
 ];
 /// Mutated copies of each seed.
 const MUTANTS: usize = 250;

@@ -573,9 +573,15 @@ def add_n(rng, tname, v):
 
 
 def float_last_axis(code):
-    """LOG_SOFTMAX, L2_NORMALIZATION on float32 over the last dimension."""
+    """LOG_SOFTMAX, L2_NORMALIZATION on float32 over the last dimension (L2_NORMALIZATION also
+    int8: its output scale 1/128, zero point 0, as TFLite Micro computes it)."""
     def build(rng, tname, v):
         m = Model()
+        if tname == "int8":
+            x = m.input(v["in"], I8, v["scale"], zero_point(rng, I8))
+            y = m.tensor(v["in"], I8, scale=1 / 128, zp=0)
+            m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
+            return m, f"{v['in']}, input scale {v['scale']}"
         x = m.input(v["in"], F32)
         y = m.tensor(v["in"], F32)
         if code == BIN.LOG_SOFTMAX:

@@ -285,10 +285,11 @@ OPS.append(("CUMSUM", BIN.CUMSUM, ("int8", "float32"), cumsum, [
 ]))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
-    OPS.append((_name, getattr(BIN, _name), ("float32",), float_last_axis(getattr(BIN, _name)), [
-        dict(**{"in": [1, 10]}, spread=1.5),
-        dict(**{"in": [2, 3, 7]}, spread=4.0),
-        dict(**{"in": [1, 4, 4, 12]}, spread=0.3),
+    OPS.append((_name, getattr(BIN, _name), ("float32",) + (("int8",) if _name == "L2_NORMALIZATION" else ()),
+                float_last_axis(getattr(BIN, _name)), [
+        dict(**{"in": [1, 10]}, spread=1.5, scale=0.05),
+        dict(**{"in": [2, 3, 7]}, spread=4.0, scale=0.3),
+        dict(**{"in": [1, 4, 4, 12]}, spread=0.3, scale=0.002),
     ]))
 OPS.append(("EMBEDDING_LOOKUP", BIN.EMBEDDING_LOOKUP, ("int8", "float32"), embedding_lookup, {
     "int8": [dict(ids=5, table=[10, 4], scale=0.05), dict(ids=7, table=[6, 2, 3], scale=0.02, to="float32")],

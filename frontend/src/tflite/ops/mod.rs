@@ -8,6 +8,7 @@ mod compare;
 mod conv;
 mod elementwise;
 mod gather;
+mod l2_int8;
 pub(crate) mod lstm;
 mod matmul;
 mod movement;
@@ -65,7 +66,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("GREATER", "int8, int32, float32"),
     ("GREATER_EQUAL", "int8, int32, float32"),
     ("HARD_SWISH", "int8, float32"),
-    ("L2_NORMALIZATION", "float32"),
+    ("L2_NORMALIZATION", "int8, float32"),
     ("L2_POOL_2D", "float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
     ("LESS", "int8, int32, float32"),

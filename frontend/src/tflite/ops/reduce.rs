@@ -104,20 +104,28 @@ pub fn reduce(cx: &mut Cx, op: &Operator) -> OpResult {
     cx.define(op, 0, y)
 }
 
-/// L2_NORMALIZATION on float32, over the last dimension: TFLite Micro's
+/// L2_NORMALIZATION over the last dimension. int8: see [`super::l2_int8`]. float32: TFLite Micro's
 /// `x / max(sqrt(Σ x²), 1e-6)`, the square root as 1 / rsqrt and the division as a product by
 /// the reciprocal (a few ulp).
 pub fn l2_normalization(cx: &mut Cx, op: &Operator) -> OpResult {
     let input = cx.tensor(op, 0)?;
     check_output(cx, op, 0, &input.shape, input.dtype)?;
-    if input.dtype != DType::F32 {
-        return unsupported(format!("L2_NORMALIZATION of {} (only float32 is read)", input.dtype.name()));
-    }
     if input.shape.is_empty() {
         return bad("its input is a scalar");
     }
     let x = cx.value(op, 0)?;
     let axis = input.shape.len() - 1;
+    match input.dtype {
+        DType::F32 => {}
+        DType::I8 => {
+            let (_, zp) = per_tensor(input, "its input")?;
+            let y = super::l2_int8::l2_normalization_int8(cx, &x, zp);
+            return cx.define(op, 0, y);
+        }
+        other => {
+            return unsupported(format!("L2_NORMALIZATION of {} (TFLite Micro takes int8, float32)", other.name()));
+        }
+    }
     let shift = cx.func.scalar("i8", 0);
     let squares = cx.func.op("mul", &[&x, &x, &shift], "", x.ty.clone());
     let sum = reduce_each(cx, &squares, "reduce_sum", &[axis], "");
