@@ -28,6 +28,16 @@ UMAC = os.path.join(ROOT, "target", "debug", "umac")
 MEANINGFUL_INPUTS = {"EMBEDDING_LOOKUP", "BROADCAST_ARGS"}
 
 
+def compare(got, want):
+    """|got - want| and where it is too large: integers exactly, floats within 1e-5 of the larger
+    magnitude or 1e-6 absolute (as tools/tests/tflite_ops.rs)."""
+    if want.dtype == np.float32:
+        diff = np.abs(got.astype(np.float64) - want)
+        return diff, diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
+    diff = np.abs(got.astype(np.int64) - want)
+    return diff, diff != 0
+
+
 def run(case, engine, tmp):
     d = os.path.join(HERE, case["ref"])
     results = []
@@ -50,12 +60,7 @@ def run(case, engine, tmp):
             if got.shape != want.shape or got.dtype != want.dtype:
                 results.append(f"{what}: {got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
                 continue
-            if want.dtype == np.float32:
-                diff = np.abs(got.astype(np.float64) - want)
-                bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
-            else:
-                diff = np.abs(got.astype(np.int64) - want)
-                bad = diff != 0
+            diff, bad = compare(got, want)
             if bad.any():
                 results.append(f"{what}: {int(bad.sum())}/{bad.size} differ, max |diff| {diff.max():.6g}")
     return native, "; ".join(results)
@@ -94,12 +99,7 @@ def more(case, engine, n, tmp):
     # every output, flattened one after the other
     got = np.concatenate([np.load(o).ravel() for o in outs])
     want = np.concatenate([np.stack([y[j] for y in ys]).ravel() for j in range(len(outs))])
-    if want.dtype == np.float32:
-        diff = np.abs(got.astype(np.float64) - want)
-        bad = diff > np.maximum(1e-5 * np.maximum(np.abs(got), np.abs(want)), 1e-6)
-    else:
-        diff = np.abs(got.astype(np.int64) - want)
-        bad = diff != 0
+    diff, bad = compare(got, want)
     return f"{int(bad.sum())}/{bad.size} elements differ over {n} inputs, max |diff| {diff.max():.6g}" if bad.any() else ""
 
 

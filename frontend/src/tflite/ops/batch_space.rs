@@ -40,7 +40,10 @@ pub fn space_to_batch(cx: &mut Cx, op: &Operator) -> OpResult {
     if hp % bh != 0 || wp % bw != 0 {
         return bad(format!("block {bh}x{bw} does not divide the padded {hp}x{wp}"));
     }
-    let mut out_shape = vec![n * bh * bw, hp / bh, wp / bw, c];
+    let Some(batch) = n.checked_mul(bh).and_then(|b| b.checked_mul(bw)) else {
+        return bad(format!("block {bh}x{bw} of batch {n} overflows"));
+    };
+    let mut out_shape = vec![batch, hp / bh, wp / bw, c];
     if input.shape.len() == 3 {
         out_shape.remove(2);
     }
@@ -72,7 +75,10 @@ pub fn batch_to_space(cx: &mut Cx, op: &Operator) -> OpResult {
         return bad(format!("block {bh}x{bw} of batch {n} with crops {:?}", [top, bottom, left, right]));
     }
     let batch = n / (bh * bw);
-    let (hs, ws) = (h * bh - top - bottom, w * bw - left - right);
+    let (Some(high), Some(wide)) = (h.checked_mul(bh), w.checked_mul(bw)) else {
+        return bad(format!("block {bh}x{bw} of {h}x{w} overflows"));
+    };
+    let (hs, ws) = (high - top - bottom, wide - left - right);
     if hs < 1 || ws < 1 {
         return bad(format!("its crops leave {hs}x{ws}"));
     }
@@ -84,7 +90,7 @@ pub fn batch_to_space(cx: &mut Cx, op: &Operator) -> OpResult {
     let x = cx.value(op, 0)?;
     let six = cx.func.reshape(&x, &[bh, bw, batch, h, w, c]);
     let moved = transpose_value(cx, &six, &[2, 3, 0, 4, 1, 5]);
-    let spread = cx.func.reshape(&moved, &[batch, h * bh, w * bw, c]);
+    let spread = cx.func.reshape(&moved, &[batch, high, wide, c]);
     let start = cx.func.shape(&[0, top, left, 0]);
     let size = cx.func.shape(&[batch, hs, ws, c]);
     let cropped = cx.func.op("slice", &[&spread, &start, &size], "", spread.ty.with_shape(&[batch, hs, ws, c]));

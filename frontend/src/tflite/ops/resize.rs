@@ -15,6 +15,9 @@ use crate::tflite::{
     model::{DType, Operator, Options},
 };
 
+/// The largest output side read (no microcontroller image is larger).
+const MAX_SIZE: i64 = 1 << 16;
+
 /// RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR.
 pub fn resize(cx: &mut Cx, op: &Operator) -> OpResult {
     let Options::Resize { align_corners, half_pixel_centers } = op.options else {
@@ -32,6 +35,10 @@ pub fn resize(cx: &mut Cx, op: &Operator) -> OpResult {
     let &[oh, ow] = constant_ints(size)?.as_slice() else { return bad("its size does not have 2 values") };
     if oh < 1 || ow < 1 || h < 1 || w < 1 {
         return bad(format!("it resizes {:?} to {oh}x{ow}", input.shape));
+    }
+    // Each output row and column gets its indices and weights computed here.
+    if oh > MAX_SIZE || ow > MAX_SIZE {
+        return unsupported(format!("an output of {oh}x{ow} (at most {MAX_SIZE} a side)"));
     }
     check_output(cx, op, 0, &[n, oh, ow, c], input.dtype)?;
     let x = cx.value(op, 0)?;
