@@ -71,8 +71,11 @@ impl<'a> EntrySteps<'a> {
     fn text(&self) -> String {
         let entry = quote(self.entry);
         let mut steps = vec![
-            // TFLite operators the converter left (LSTMs) become TOSA first.
+            // TFLite operators the converter left (LSTMs) become TOSA first; TOSA's variables
+            // (state a model carries between inferences) become `ml_program` globals.
             "umac-legalize-tfl-lstm".to_string(),
+            "tosa-to-mlprogram".to_string(),
+            "umac-isolate-global-values".to_string(),
             stages::specialize_entry(self.entry, self.shapes),
             format!("umac-strip-entry-attributes{{entry={entry}}}"),
         ];
@@ -252,12 +255,12 @@ mod tests {
         assert_eq!(names, [ENTRY, PRE_PARTITION, ACCELERATORS, OPERATORS, LLVM]);
         assert_eq!(
             pipeline.parts[0].text,
-            "umac-legalize-tfl-lstm,umac-specialize-entry{entry=main shapes=2x4},\
+            "umac-legalize-tfl-lstm,tosa-to-mlprogram,umac-isolate-global-values,umac-specialize-entry{entry=main shapes=2x4},\
              umac-strip-entry-attributes{entry=main},umac-rename-entry{entry=main name=kws}"
         );
         assert!(pipeline.parts[1].text.is_empty() && pipeline.parts[2].text.is_empty(), "no accelerators, no part");
         let text = pipeline.text();
-        assert!(text.starts_with("builtin.module(umac-legalize-tfl-lstm,umac-specialize-entry{"), "{text}");
+        assert!(text.starts_with("builtin.module(umac-legalize-tfl-lstm,tosa-to-mlprogram,umac-isolate-global-values,umac-specialize-entry{"), "{text}");
         assert!(!text.contains(",,"), "empty parts leave no gap: {text}");
         assert!(text.contains("umac-split-borders") && text.contains("index-bitwidth=32"), "{text}");
         let host = CompilePipeline::new(
@@ -270,6 +273,8 @@ mod tests {
         assert!(host.text().contains("channel-offsets=true}"));
         assert!(host.text().contains("umac-im2col{all-windows=true}"));
         assert!(host.text().contains("umac-tile-and-fuse{vectors=true pixels=true}"));
-        assert!(host.text().starts_with("builtin.module(umac-legalize-tfl-lstm,umac-resolve-slice-sizes,"));
+        assert!(host.text().starts_with(
+            "builtin.module(umac-legalize-tfl-lstm,tosa-to-mlprogram,umac-isolate-global-values,umac-resolve-slice-sizes,"
+        ));
     }
 }

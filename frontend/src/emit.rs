@@ -1,9 +1,13 @@
 //! Writes TOSA MLIR text: one `func.func @main`, each op in TOSA's custom form
 //! (`%3 = tosa.add %1, %2 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32> loc(#loc2)`), located
-//! at the TFLite operator it was legalized from. The tools parse the text with MLIR, which checks
+//! at the TFLite operator it was legalized from, and the `tosa.variable`s holding a model's state
+//! from one inference to the next. The tools parse the text with MLIR, which checks
 //! every op; this module only spells it.
 
-use std::{collections::HashMap, fmt::Write as _};
+use std::{
+    collections::{HashMap, HashSet},
+    fmt::Write as _,
+};
 
 /// A ranked tensor type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -78,11 +82,22 @@ pub struct Func {
     location: usize,
     /// Constants already written, by their attribute text (a constant is written once).
     constants: HashMap<(String, String), Value>,
+    /// The `tosa.variable` declarations, written before `@main`, and their symbols.
+    variables: Vec<String>,
+    symbols: HashSet<String>,
 }
 
 impl Func {
     pub fn new(file_location: &str) -> Func {
-        let mut func = Func { body: String::new(), next: 0, locations: vec![], location: 0, constants: HashMap::new() };
+        let mut func = Func {
+            body: String::new(),
+            next: 0,
+            locations: vec![],
+            location: 0,
+            constants: HashMap::new(),
+            variables: vec![],
+            symbols: HashSet::new(),
+        };
         func.locations.push(file_location.to_string());
         func
     }
@@ -202,6 +217,34 @@ impl Func {
         self.op("reshape", &[input, &target], "", Ty::new(shape, input.ty.elem))
     }
 
+    /// Declares a `tosa.variable` of `ty` holding `initial` (a dense literal's contents) before the
+    /// first inference; returns its symbol: `@umac_<name>` with every character other than ASCII
+    /// letters, digits and `_` as `_` (a C identifier: the C printer and the objects' symbol
+    /// tables name globals so), made unique with `_<k>`.
+    pub fn variable(&mut self, name: &str, ty: &Ty, initial: &str) -> String {
+        let base: String =
+            format!("umac_{name}").chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let mut symbol = format!("@{base}");
+        let mut k = 1;
+        while !self.symbols.insert(symbol.clone()) {
+            symbol = format!("@{base}_{k}");
+            k += 1;
+        }
+        let ty = ty.text();
+        self.variables.push(format!("  tosa.variable {symbol} = dense<{initial}> : {ty} loc(#loc{})", self.location));
+        symbol
+    }
+
+    /// `tosa.variable_read` of variable `symbol` of type `ty`.
+    pub fn variable_read(&mut self, symbol: &str, ty: &Ty) -> Value {
+        self.raw(&format!("tosa.variable_read {symbol} : {}", ty.text()), ty.clone())
+    }
+
+    /// `tosa.variable_write` of `value` into variable `symbol`.
+    pub fn variable_write(&mut self, symbol: &str, value: &Value) {
+        self.line(&format!("tosa.variable_write {symbol}, {} : {}", value.name, value.ty.text()));
+    }
+
     /// The module: `@main(arguments) -> results` with this body.
     pub fn finish(self, arguments: &[Value], results: &[Value], entry_function: &str) -> String {
         let mut text = String::new();
@@ -212,6 +255,9 @@ impl Func {
         let args: Vec<String> = arguments.iter().map(|a| format!("{}: {} loc(#loc0)", a.name, a.ty.text())).collect();
         let result_types: Vec<String> = results.iter().map(|r| r.ty.text()).collect();
         let _ = writeln!(text, "module {{");
+        for variable in &self.variables {
+            let _ = writeln!(text, "{variable}");
+        }
         let _ = writeln!(
             text,
             "  func.func @main({}) -> ({}) attributes {{tf.entry_function = {entry_function}}} {{",

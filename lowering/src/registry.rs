@@ -58,6 +58,7 @@ pub fn registry() -> Vec<PassInfo> {
 const BUILTIN: &[PassInfo] = &[
     passes::verify::INFO,
     passes::legalize_tfl_lstm::INFO,
+    passes::isolate_global_values::INFO,
     passes::set_entry_shapes::INFO,
     passes::resolve_slice_sizes::INFO,
     passes::refine_entry_results::INFO,

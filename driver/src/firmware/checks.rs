@@ -191,7 +191,7 @@ pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, E
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString | SectionKind::ReadOnlyDataWithRel => {
                 &mut sizes.rodata
             }
-            // The model's state (an LSTM's hidden and cell state), which persists between calls.
+            // The model's state (its variables), which persists between calls.
             SectionKind::Data | SectionKind::UninitializedData => &mut sizes.state,
             _ => continue,
         };

@@ -92,12 +92,13 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         let sections: Vec<&str> = firmware.sections.iter().filter(|(n, _)| state(n)).map(|(n, _)| n.as_str()).collect();
         let place = if sections.is_empty() { "static data".to_string() } else { sections.join(", ") };
         h.push_str(&format!(
-            " *\n * State: {upper}_STATE_SIZE bytes ({place}): an LSTM's hidden and cell state,\n \
-             * TFLite's variable tensors. It persists from one call of {name}_run() to the next, as in\n \
-             * TensorFlow Lite Micro: each call continues the sequence the calls before it began.\n \
-             * {name}_reset_state() gives it its initial value again (TFLite Micro's\n \
-             * ResetVariableTensors()), e.g. before an independent sequence. It lives in RAM with the\n \
-             * program's other data, so {name}_run() is not reentrant.\n"
+            " *\n * State: {upper}_STATE_SIZE bytes ({place}): the model's variables (an LSTM's\n \
+             * hidden and cell state, an SVDF's activation state, TFLite's resource variables). They\n \
+             * persist from one call of {name}_run() to the next, as in TensorFlow Lite Micro: each\n \
+             * call continues the sequence the calls before it began. {name}_reset_state() gives\n \
+             * them their initial values again (TFLite Micro's ResetVariableTensors()), e.g. before an\n \
+             * independent sequence. They live in RAM with the program's other data, so\n \
+             * {name}_run() is not reentrant.\n"
         ));
     }
     let soft_float = super::checks::soft_float_imports(&firmware.imports);

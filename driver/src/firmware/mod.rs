@@ -107,8 +107,9 @@ pub struct Firmware {
     pub text_bytes: u64,
     /// Bytes of read-only data (constants).
     pub rodata_bytes: u64,
-    /// Bytes of writable data: the model's state (an LSTM's hidden and cell state, TFLite's
-    /// variable tensors), which persists between calls; `N_reset_state()` resets it.
+    /// Bytes of writable data: the model's state (TFLite's variable tensors and resource
+    /// variables: an LSTM's or SVDF's state), which persists between calls; `N_reset_state()`
+    /// resets it.
     pub state_bytes: u64,
     /// Bytes per loaded section of the object (`.text`, `.rodata`, the constants' own section).
     pub sections: Vec<(String, u64)>,

@@ -231,6 +231,12 @@ pub enum Options {
         adj_x: bool,
         adj_y: bool,
     },
+    Svdf {
+        rank: i64,
+        activation: i8,
+        /// Hybrid (float32 input, int8 weights) quantizes its input asymmetrically.
+        asymmetric: bool,
+    },
     /// Options of a kind umac does not read.
     Other,
 }
@@ -484,6 +490,11 @@ fn options(options: Option<BuiltinOptionsRef<'_>>) -> planus::Result<Options> {
         BuiltinOptionsRef::Gather(o) => Options::Gather { axis: o.axis()?.into(), batch_dims: o.batch_dims()?.into() },
         BuiltinOptionsRef::MirrorPad(o) => Options::MirrorPad { symmetric: o.mode()? == 1 },
         BuiltinOptionsRef::Cumsum(o) => Options::Cumsum { exclusive: o.exclusive()?, reverse: o.reverse()? },
+        BuiltinOptionsRef::Svdf(o) => Options::Svdf {
+            rank: o.rank()?.into(),
+            activation: o.fused_activation_function()?,
+            asymmetric: o.asymmetric_quantize_inputs()?,
+        },
         BuiltinOptionsRef::BatchMatMul(o) => Options::BatchMatMul { adj_x: o.adj_x()?, adj_y: o.adj_y()? },
         _ => Options::Other,
     })

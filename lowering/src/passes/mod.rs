@@ -16,6 +16,7 @@ mod float_text;
 pub mod fold_padding;
 pub mod fold_zero_points;
 pub mod im2col;
+pub mod isolate_global_values;
 pub mod legalize_tfl_lstm;
 pub mod lower_call_extern;
 pub mod narrow_reduction_inputs;

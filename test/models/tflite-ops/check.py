@@ -21,6 +21,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 UMAC = os.path.join(ROOT, "target", "debug", "umac")
+INFERENCES = json.load(open(os.path.join(HERE, "cases.json")))["inputs_per_case"]
 
 
 # Operators whose inputs must mean something (ids in range, broadcastable shapes): TFLite Micro
@@ -39,24 +40,28 @@ def compare(got, want):
 
 
 def run(case, engine, tmp):
+    """The case's inferences in order, as one `umac run --sequence` (state carried, as TFLite
+    Micro's interpreter carries it): whether umac read it natively, and how it differs."""
     d = os.path.join(HERE, case["ref"])
+    n = INFERENCES
+    args = []
+    for j in range(case["inputs"]):
+        path = os.path.join(tmp, f"{case['file']}-{engine}-in{j}.npy")
+        np.save(path, np.stack([np.load(os.path.join(d, f"input_{k}.npy" if j == 0 else f"input_{k}_{j}.npy"))
+                                for k in range(n)]))
+        args += ["--input", path]
+    outs = [os.path.join(tmp, f"{case['file']}-{engine}-out{j}.npy") for j in range(case.get("outputs", 1))]
+    r = subprocess.run([UMAC, "run", "--sequence", os.path.join(HERE, case["file"]), *args,
+                        *[a for o in outs for a in ("--output", o)], "--engine", engine],
+                       capture_output=True, text=True)
+    native = "converting the model with" not in r.stderr
+    if r.returncode:
+        return native, f"umac failed: {r.stderr.strip()[-300:]}"
     results = []
-    native = True
-    for k in range(3):
-        args = ["--input", os.path.join(d, f"input_{k}.npy")]
-        for j in range(1, case["inputs"]):
-            args += ["--input", os.path.join(d, f"input_{k}_{j}.npy")]
-        outs = [os.path.join(tmp, f"{case['file']}-{engine}-{k}-{j}.npy") for j in range(case.get("outputs", 1))]
-        r = subprocess.run([UMAC, "run", os.path.join(HERE, case["file"]), *args,
-                            *[a for o in outs for a in ("--output", o)], "--engine", engine],
-                           capture_output=True, text=True)
-        if "converting the model with" in r.stderr:
-            native = False
-        if r.returncode:
-            return native, f"umac failed: {r.stderr.strip()[-300:]}"
-        for j, out in enumerate(outs):
+    for j, out in enumerate(outs):
+        for k, got in enumerate(np.load(out)):
             what = f"input {k}" + (f" output {j}" if len(outs) > 1 else "")
-            got, want = np.load(out), np.load(os.path.join(d, f"output_{k}.npy" if j == 0 else f"output_{k}_{j}.npy"))
+            want = np.load(os.path.join(d, f"output_{k}.npy" if j == 0 else f"output_{k}_{j}.npy"))
             if got.shape != want.shape or got.dtype != want.dtype:
                 results.append(f"{what}: {got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
                 continue

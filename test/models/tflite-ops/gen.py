@@ -22,6 +22,7 @@ import numpy as np
 
 from compute_ops import *  # noqa: F401,F403
 from movement_ops import *  # noqa: F401,F403
+from stateful_ops import *  # noqa: F401,F403
 from tflite_builder import *  # noqa: F401,F403
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -283,6 +284,13 @@ OPS.append(("CUMSUM", BIN.CUMSUM, ("int8", "float32"), cumsum, [
     # a longer axis (int8 sums in log2 steps of shifted copies; float32 runs only up to 64)
     dict(**{"in": [2, 300]}, axis=1, scale=0.01, reverse=True, only=("int8",)),
 ]))
+OPS.append(("SVDF", BIN.SVDF, ("int8", "float32"), svdf, {
+    "int8": [dict(**{"in": [1, 12]}, filters=8, rank=2, memory=3, scale=0.05),
+             dict(**{"in": [2, 7]}, filters=6, rank=1, memory=2, scale=0.003, state="int8"),
+             dict(**{"in": [1, 20]}, filters=4, rank=4, memory=1, scale=0.5, wscale=0.002)],
+    "float32": [dict(**{"in": [2, 9]}, filters=6, rank=3, memory=2, act="RELU"),
+                dict(**{"in": [1, 16]}, filters=8, rank=1, memory=3)],
+}))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
     OPS.append((_name, getattr(BIN, _name), ("float32",) + (("int8",) if _name == "L2_NORMALIZATION" else ()),

@@ -18,6 +18,7 @@ mod reduce;
 mod resize;
 mod shape;
 mod softmax;
+mod svdf;
 mod transpose_conv;
 mod unary;
 
@@ -117,6 +118,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("STRIDED_SLICE", "any (unit strides)"),
     ("SUB", "int8, int16, float32"),
     ("SUM", "int8, int16, float32 (constant axes)"),
+    ("SVDF", "int8 (int16 or int8 state), float32"),
     ("TANH", "int8, int16, float32"),
     ("TRANSPOSE", "any (constant permutation)"),
     ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
@@ -238,6 +240,7 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "STRIDED_SLICE" => shape::strided_slice(cx, op),
         "SOFTMAX" => softmax::softmax(cx, op),
         "UNIDIRECTIONAL_SEQUENCE_LSTM" => lstm::lstm(cx, op),
+        "SVDF" => svdf::svdf(cx, op),
         "CONCATENATION" => movement::concatenation(cx, op),
         "TRANSPOSE" => movement::transpose(cx, op),
         "SQUEEZE" | "EXPAND_DIMS" => movement::reshape_like(cx, op),
