@@ -136,6 +136,29 @@ impl Func {
         value
     }
 
+    /// An op without results, written as given and located (`tosa.variable_write ...`, the end of
+    /// a region op: `}) : (tensor<i1>) -> ()`).
+    pub fn statement(&mut self, text: &str) {
+        self.line(text);
+    }
+
+    /// A line written as given, unlocated: where a region op opens (`"tosa.cond_if"(%0) ({`) or
+    /// turns to its next region (`}, {`).
+    pub fn open(&mut self, text: &str) {
+        let _ = writeln!(self.body, "    {text}");
+    }
+
+    /// Locates the ops written from now on at the location `index` of [`Func::location`] gave.
+    pub fn restore_location(&mut self, index: usize) {
+        self.location = index;
+        self.constants.clear();
+    }
+
+    /// The current location's index (for [`Func::restore_location`]).
+    pub fn location(&self) -> usize {
+        self.location
+    }
+
     /// Any op, written as given (`text` without the result name), with result type `result`.
     pub fn raw(&mut self, text: &str, result: Ty) -> Value {
         let value = Value { name: self.fresh(), ty: result, shape_rank: None };
@@ -161,13 +184,7 @@ impl Func {
 
     /// A constant from raw little-endian bytes.
     pub fn bytes(&mut self, ty: Ty, data: &[u8]) -> Value {
-        let mut hex = String::with_capacity(2 * data.len() + 4);
-        hex.push_str("\"0x");
-        for byte in data {
-            let _ = write!(hex, "{byte:02X}");
-        }
-        hex.push('"');
-        self.constant(ty, hex)
+        self.constant(ty, hex(data))
     }
 
     /// A constant of integers (`elem` an integer type).
@@ -242,7 +259,7 @@ impl Func {
 
     /// `tosa.variable_write` of `value` into variable `symbol`.
     pub fn variable_write(&mut self, symbol: &str, value: &Value) {
-        self.line(&format!("tosa.variable_write {symbol}, {} : {}", value.name, value.ty.text()));
+        self.statement(&format!("tosa.variable_write {symbol}, {} : {}", value.name, value.ty.text()));
     }
 
     /// The module: `@main(arguments) -> results` with this body.
@@ -276,6 +293,18 @@ impl Func {
     pub fn argument(index: usize, ty: Ty) -> Value {
         Value { name: format!("%arg{index}"), ty, shape_rank: None }
     }
+}
+
+/// Bytes as a dense literal's hex form (`"0x0102"`, little endian, row major; one element's bytes
+/// are a splat).
+pub fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(2 * bytes.len() + 4);
+    text.push_str("\"0x");
+    for byte in bytes {
+        let _ = write!(text, "{byte:02X}");
+    }
+    text.push('"');
+    text
 }
 
 /// An f32 as an MLIR literal that reads back as the same float (hex when it is not finite).

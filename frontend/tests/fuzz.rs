@@ -69,6 +69,9 @@ const SEEDS: &[(&str, bool)] = &[
     ("tflite-ops/squared_difference_int16_2.tflite", true),
     ("tflite-ops/l2_pool_2d_float32_1.tflite", true),
     ("tflite-ops/l2_normalization_int8_1.tflite", true),
+    // State: a variable tensor, resource variables over two subgraphs (CALL_ONCE).
+    ("tflite-ops/svdf_int8_1.tflite", true),
+    ("tflite-ops/call_once_int8_1.tflite", true),
 ];
 /// Mutated copies of each seed.
 const MUTANTS: usize = 250;
@@ -592,6 +595,27 @@ fn shared_constant() {
     link(&mut b, &[(fields[4], buffers), (buffer[0], empty), (buffer[1], data), (data_fields[0], bytes)]);
     b[bytes..bytes + 4].copy_from_slice(&size.to_le_bytes());
     b.extend((0..size).map(|i| i as u8));
-    assert_eq!(umac_frontend::tflite::read(&b).map(|m| m.operators.len()), Ok(n));
+    assert_eq!(umac_frontend::tflite::read(&b).map(|m| m.main().operators.len()), Ok(n));
     check("a constant shared by 2000 operators", &b);
+}
+
+/// One subgraph listed 4000 times, its tensor list 4000 slots of one tensor of 64 dimensions: a
+/// file of 33 KB describing 16 million tensors. Reading it stops at a bound, with an error.
+#[test]
+fn shared_tables() {
+    let n = 4000;
+    let mut b = [0, 0, 0, 0].iter().chain(b"TFL3").copied().collect::<Vec<u8>>();
+    let (model, fields) = table(&mut b, &[None, None, Some(0)]);
+    let (subgraphs, subgraph) = words(&mut b, &vec![0; n]);
+    let (at, subgraph_fields) = table(&mut b, &[Some(0)]);
+    link(&mut b, &[(0, model), (fields[2], subgraphs)]);
+    link(&mut b, &subgraph.iter().map(|&s| (s, at)).collect::<Vec<_>>());
+    let (tensors, tensor) = words(&mut b, &vec![0; n]);
+    let (one, one_fields) = table(&mut b, &[Some(0), Some(9)]);
+    let shape = words(&mut b, &[1; 64]).0;
+    link(&mut b, &[(subgraph_fields[0], tensors), (one_fields[0], shape)]);
+    link(&mut b, &tensor.iter().map(|&t| (t, one)).collect::<Vec<_>>());
+    let error = umac_frontend::tflite::read(&b).map(|m| m.subgraphs.len()).unwrap_err();
+    assert!(error.message.contains("more than 16 times its size"), "{error:?}");
+    assert!(check("one subgraph and one tensor shared 4000 times each", &b));
 }

@@ -78,9 +78,9 @@ macro_rules! tosa_to_linalg {
     ($rescale:literal) => {
         concat!(
             "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,",
-            "tosa-to-linalg-named,tosa-to-linalg,",
+            "tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,",
             $rescale,
-            ",tosa-to-tensor,tosa-to-scf,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
+            ",tosa-to-tensor,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
             "linalg-fuse-elementwise-ops,umac-narrow-reduction-inputs),canonicalize"
         )
     };

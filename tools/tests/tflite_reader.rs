@@ -122,3 +122,31 @@ fn errors_name_the_operator() {
     let error = umac_frontend::tflite::to_tosa(b"not a flatbuffer at all", "x.tflite").unwrap_err();
     assert!(error.message.contains("not a .tflite file"), "{error}");
 }
+
+/// Models the reader must refuse (test/models/tflite-ops/invalid, written by gen.py): `umac
+/// compile` exits with 1 and an error at the operator, `file: operator #k (KIND...): ...`.
+#[test]
+fn invalid_models_are_errors_at_the_operator() {
+    let dir = umac_runtime::testdata::dir("models/tflite-ops/invalid");
+    let list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("invalid.json")).unwrap()).expect("invalid.json parses");
+    let cases = list.as_array().expect("a list");
+    assert!(cases.len() >= 4, "{} invalid models", cases.len());
+    let out = std::env::temp_dir().join(format!("umac-tflite-invalid-{}", std::process::id()));
+    for case in cases {
+        let (file, operator, message) =
+            (case["file"].as_str().unwrap(), case["operator"].as_str().unwrap(), case["message"].as_str().unwrap());
+        let output = Command::new(env!("CARGO_BIN_EXE_umac"))
+            .arg("compile")
+            .arg(dir.join(file))
+            .args(["--target=cortex-m55", "-o"])
+            .arg(&out)
+            .output()
+            .expect("umac starts");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{file}: {stderr}");
+        assert!(stderr.contains(&format!("{file}: {operator}")), "{file}: wanted '{operator}' in {stderr}");
+        assert!(stderr.contains(message), "{file}: wanted '{message}' in {stderr}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

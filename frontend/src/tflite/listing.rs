@@ -114,9 +114,10 @@ pub fn io_quantization(bytes: &[u8]) -> Result<(Vec<Quantization>, Vec<Quantizat
 /// The `umac.lstm` dictionary of operator `index`, an UNIDIRECTIONAL_SEQUENCE_LSTM.
 pub fn lstm_attribute(bytes: &[u8], index: usize) -> Result<String, Error> {
     let model = read(bytes)?;
-    let op = model.operators.get(index).ok_or_else(|| Error::model(format!("it has no operator #{index}")))?;
-    lstm::attribute(&model, op).map_err(|e| Error {
-        operator: Some(op.label(&model)),
+    let main = model.main();
+    let op = main.operators.get(index).ok_or_else(|| Error::model(format!("it has no operator #{index}")))?;
+    lstm::attribute(main, op).map_err(|e| Error {
+        operator: Some(op.label(main)),
         message: e.message,
         unsupported: false,
     })

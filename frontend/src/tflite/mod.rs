@@ -29,13 +29,13 @@ pub use crate::Error;
 pub(crate) use crate::emit;
 pub use builtin_operators::BUILTIN_OPERATORS;
 pub use listing::{Listed, io_quantization, lstm_attribute, operators};
-pub use model::{DType, Model, Operator, Quantization, Tensor, read};
+pub use model::{DType, Model, Operator, Quantization, Subgraph, Tensor, read};
 pub use ops::SUPPORTED;
 
 impl Operator {
     /// How umac names it: `operator #3 (CONV_2D, output 'conv1')`.
-    pub fn label(&self, model: &Model) -> String {
-        match self.outputs.first().map(|&t| &model.tensors[t].name) {
+    pub fn label(&self, graph: &Subgraph) -> String {
+        match self.outputs.first().map(|&t| &graph.tensors[t].name) {
             Some(tensor) => format!("operator #{} ({}, output '{tensor}')", self.index, self.kind),
             None => format!("operator #{} ({})", self.index, self.kind),
         }
@@ -49,8 +49,9 @@ pub fn to_tosa(bytes: &[u8], file: &str) -> Result<String, Error> {
     let model = read(bytes)?;
     // Each operator writes its constant operands' data: many operators sharing one constant
     // would make the text quadratic in the file's size.
-    let operands = model.operators.iter().flat_map(|op| op.inputs.iter().flatten());
-    let constants: usize = operands.map(|&t| model.tensors[t].data.map_or(0, <[u8]>::len)).sum();
+    let main = model.main();
+    let operands = main.operators.iter().flat_map(|op| op.inputs.iter().flatten());
+    let constants: usize = operands.map(|&t| main.tensors[t].data.map_or(0, <[u8]>::len)).sum();
     if constants > 16 * bytes.len() {
         return Err(Error::model(format!(
             "its operators read {constants} bytes of constants, over 16 times the file's size (each writes its own)"

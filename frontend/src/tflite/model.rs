@@ -1,4 +1,4 @@
-//! A `.tflite` model as umac uses it: the first subgraph's tensors (shape, element type,
+//! A `.tflite` model as umac uses it: each subgraph's tensors (shape, element type,
 //! quantization, constant data) and operators (builtin code, operands, options), read through
 //! the planus accessors of `schema/tflite.fbs` and checked on the way.
 //!
@@ -10,7 +10,7 @@
 
 use crate::tflite::{
     BUILTIN_OPERATORS, Error,
-    schema::tflite::{BufferRef, BuiltinOptionsRef, ModelRef, TensorRef},
+    schema::tflite::{BufferRef, BuiltinOptionsRef, ModelRef, OperatorCodeRef, SubGraphRef, TensorRef},
 };
 use planus::ReadAsRoot;
 
@@ -26,6 +26,8 @@ pub enum DType {
     I8,
     I64,
     Bool,
+    /// A resource variable's handle (VAR_HANDLE's output): no data umac computes with.
+    Resource,
 }
 
 impl DType {
@@ -37,6 +39,7 @@ impl DType {
             6 => DType::Bool,
             7 => DType::I16,
             9 => DType::I8,
+            13 => DType::Resource,
             _ => return None,
         })
     }
@@ -74,6 +77,7 @@ impl DType {
             DType::I8 => "INT8",
             DType::I64 => "INT64",
             DType::Bool => "BOOL",
+            DType::Resource => "RESOURCE",
         }
     }
     /// The MLIR element type.
@@ -85,6 +89,7 @@ impl DType {
             DType::I8 => "i8",
             DType::I64 => "i64",
             DType::Bool => "i1",
+            DType::Resource => "none",
         }
     }
     /// Bytes per element.
@@ -93,6 +98,8 @@ impl DType {
             DType::F32 | DType::I32 => 4,
             DType::I16 => 2,
             DType::I8 | DType::Bool => 1,
+            // TFLite Micro keeps a resource's id.
+            DType::Resource => 4,
             DType::I64 => 8,
         }
     }
@@ -237,8 +244,29 @@ pub enum Options {
         /// Hybrid (float32 input, int8 weights) quantizes its input asymmetrically.
         asymmetric: bool,
     },
+    /// VAR_HANDLE: which resource variable.
+    VarHandle {
+        container: String,
+        shared_name: String,
+    },
+    /// CALL_ONCE: the subgraph it runs on the first inference.
+    CallOnce {
+        init: i64,
+    },
     /// Options of a kind umac does not read.
     Other,
+}
+
+impl Options {
+    /// The bytes its vectors and strings hold.
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Options::Reshape { new_shape } => 8 * new_shape.as_ref().map_or(0, Vec::len),
+            Options::Squeeze { dims } => 8 * dims.len(),
+            Options::VarHandle { container, shared_name } => container.len() + shared_name.len(),
+            _ => 0,
+        }
+    }
 }
 
 /// One operator of the subgraph.
@@ -256,15 +284,27 @@ pub struct Operator {
     pub options: Options,
 }
 
-/// A model's first subgraph.
+/// One subgraph: its tensors and operators, and which tensors are its inputs and outputs.
 #[derive(Clone, Debug)]
-pub struct Model<'a> {
+pub struct Subgraph<'a> {
     pub tensors: Vec<Tensor<'a>>,
     pub operators: Vec<Operator>,
     pub inputs: Vec<usize>,
     pub outputs: Vec<usize>,
-    /// How many subgraphs the file has (umac runs the first; others are control flow bodies).
-    pub subgraphs: usize,
+}
+
+/// A model: its subgraphs. TFLite runs the first; the others are what control flow (CALL_ONCE,
+/// IF, WHILE) invokes.
+#[derive(Clone, Debug)]
+pub struct Model<'a> {
+    pub subgraphs: Vec<Subgraph<'a>>,
+}
+
+impl<'a> Model<'a> {
+    /// The subgraph TFLite runs.
+    pub fn main(&self) -> &Subgraph<'a> {
+        &self.subgraphs[0]
+    }
 }
 
 fn malformed(what: impl std::fmt::Display) -> Error {
@@ -279,15 +319,56 @@ pub fn read(bytes: &[u8]) -> Result<Model<'_>, Error> {
     let model = ModelRef::read_as_root(bytes).map_err(malformed)?;
     let buffers = model.buffers().map_err(malformed)?;
     let subgraphs = model.subgraphs().map_err(malformed)?.ok_or_else(|| malformed("it has no subgraph"))?;
-    let subgraph = subgraphs.get(0).ok_or_else(|| malformed("it has no subgraph"))?.map_err(malformed)?;
+    if subgraphs.is_empty() {
+        return Err(malformed("it has no subgraph"));
+    }
     let codes = model.operator_codes().map_err(malformed)?;
+    let mut read_subgraphs = Vec::new();
+    let mut budget = Budget(16 * bytes.len() + (1 << 20));
+    for (index, subgraph) in subgraphs.iter().enumerate() {
+        let subgraph = subgraph.map_err(malformed)?;
+        let graph =
+            read_subgraph(&subgraph, buffers.as_ref(), codes.as_ref(), &mut budget).map_err(|e| match index {
+                0 => e,
+                _ => Error { message: format!("subgraph #{index}: {}", e.message), ..e },
+            })?;
+        read_subgraphs.push(graph);
+    }
+    Ok(Model { subgraphs: read_subgraphs })
+}
 
+/// The memory reading a file may take, in bytes. A flatbuffer may point many times at one table
+/// (one subgraph listed a million times, one tensor or operator with a long shape or operand list
+/// in every slot), so what it describes can be quadratic in its size: each tensor and operator
+/// read is charged what it holds, and a file whose tables add up to more than 16 times its size
+/// is refused.
+struct Budget(usize);
+
+impl Budget {
+    fn charge(&mut self, bytes: usize) -> Result<(), Error> {
+        self.0 = self.0.checked_sub(bytes).ok_or_else(|| {
+            malformed("its tables describe more than 16 times its size (tables shared many times over)")
+        })?;
+        Ok(())
+    }
+}
+
+/// Reads one subgraph, checked.
+fn read_subgraph<'a>(
+    subgraph: &SubGraphRef<'a>,
+    buffers: Option<&planus::Vector<'a, planus::Result<BufferRef<'a>>>>,
+    codes: Option<&planus::Vector<'a, planus::Result<OperatorCodeRef<'a>>>>,
+    budget: &mut Budget,
+) -> Result<Subgraph<'a>, Error> {
     let mut tensors = Vec::new();
     for (index, tensor) in subgraph.tensors().map_err(malformed)?.into_iter().flatten().enumerate() {
         let tensor = tensor.map_err(malformed)?;
         let name = tensor.name().map_err(malformed)?.unwrap_or_default().to_string();
         let at = |message: String| Error::model(format!("tensor #{index} ('{name}'): {message}"));
-        tensors.push(read_tensor(&tensor, buffers.as_ref(), &name).map_err(at)?);
+        let tensor = read_tensor(&tensor, buffers, &name).map_err(at)?;
+        let quantized = tensor.quantization.as_ref().map_or(0, |q| 12 * q.scale.len().max(q.zero_point.len()));
+        budget.charge(std::mem::size_of::<Tensor>() + 8 * tensor.shape.len() + name.len() + quantized)?;
+        tensors.push(tensor);
     }
     let tensor_index = |raw: i32, what: &str| -> Result<usize, Error> {
         usize::try_from(raw)
@@ -300,6 +381,7 @@ pub fn read(bytes: &[u8]) -> Result<Model<'_>, Error> {
     };
     let inputs = indices(subgraph.inputs().map_err(malformed)?, "an input of the subgraph")?;
     let outputs = indices(subgraph.outputs().map_err(malformed)?, "an output of the subgraph")?;
+    budget.charge(8 * (inputs.len() + outputs.len()))?;
 
     let mut operators = Vec::new();
     for (index, op) in subgraph.operators().map_err(malformed)?.into_iter().flatten().enumerate() {
@@ -332,9 +414,11 @@ pub fn read(bytes: &[u8]) -> Result<Model<'_>, Error> {
             Err(e) if matches!(e.error_kind, planus::errors::ErrorKind::UnknownUnionTag { .. }) => Options::Other,
             read => options(read.map_err(at)?).map_err(at)?,
         };
+        let held = kind.len() + 16 * op_inputs.len() + 8 * op_outputs.len() + options.heap_bytes();
+        budget.charge(std::mem::size_of::<Operator>() + held)?;
         operators.push(Operator { index, code: builtin, kind, inputs: op_inputs, outputs: op_outputs, options });
     }
-    Ok(Model { tensors, operators, inputs, outputs, subgraphs: subgraphs.len() })
+    Ok(Subgraph { tensors, operators, inputs, outputs })
 }
 
 fn read_tensor<'a>(
@@ -495,6 +579,11 @@ fn options(options: Option<BuiltinOptionsRef<'_>>) -> planus::Result<Options> {
             activation: o.fused_activation_function()?,
             asymmetric: o.asymmetric_quantize_inputs()?,
         },
+        BuiltinOptionsRef::VarHandle(o) => Options::VarHandle {
+            container: o.container()?.unwrap_or_default().to_string(),
+            shared_name: o.shared_name()?.unwrap_or_default().to_string(),
+        },
+        BuiltinOptionsRef::CallOnce(o) => Options::CallOnce { init: o.init_subgraph_index()?.into() },
         BuiltinOptionsRef::BatchMatMul(o) => Options::BatchMatMul { adj_x: o.adj_x()?, adj_y: o.adj_y()? },
         _ => Options::Other,
     })

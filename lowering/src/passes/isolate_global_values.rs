@@ -8,9 +8,12 @@
 //! - a loaded value read after a store to its global would read the stored bytes. Such a load
 //!   gets a copy right after it, which every reader uses;
 //! - the stored value's buffer may be overwritten in place by another reader of it (an
-//!   elementwise op reusing it as its output) before the store copies it, or, when it is read
-//!   after the store, the store gets a fresh, uninitialized buffer. A store whose value (or a
-//!   value it is a view of: reshape, slice, cast) has any other reader stores a copy of its own.
+//!   elementwise op reusing it as its output) before the store copies it; when it is read after
+//!   the store, or cannot be written (a constant, what canonicalization folds to one, a loaded
+//!   global, a select of them), the store gets a fresh, uninitialized buffer instead. So every
+//!   store stores a copy of its own, but the result of a loop computed for it alone (an LSTM's
+//!   state, carried through its time loop from the loaded value: bufferization writes the loop's
+//!   buffers in place, copying the loaded value first).
 //!
 //! ```mlir
 //! %s = ml_program.global_load @state : tensor<4xi32>
@@ -24,9 +27,8 @@
 //! %y = tosa.add %0, %x ...
 //! ```
 //! Loads and stores are compared within one function; a store or a reader in another block than
-//! the load or store it is compared with counts as coming after it. A value computed for the
-//! store alone (an LSTM's state: loaded before its time loop, carried through it, stored after
-//! it) keeps no copy.
+//! the load or store it is compared with counts as coming after it. A stored value that already
+//! is a copy made for its store keeps it (the pass can run again).
 
 use crate::{
     Error,
@@ -81,11 +83,10 @@ impl UmacPass for IsolateGlobalValues {
             }
             for &store in &stores {
                 let value = mlirOperationGetOperand(store, 0);
-                let mut root = value;
-                while let Some(view) = producer(root).filter(|&p| is_view(p)) {
-                    root = mlirOperationGetOperand(view, 0);
-                }
-                if readers(root).iter().any(|&reader| reader.ptr != store.ptr) {
+                let alone = readers(value).len() == 1;
+                let own = producer(value)
+                    .is_some_and(|p| alone && matches!(name(p).as_str(), "scf.for" | "bufferization.alloc_tensor"));
+                if !own {
                     let copy = copy_of(value, store);
                     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(store), store, copy);
                     mlirOperationSetOperand(store, 0, mlirOperationGetResult(copy, 0));

@@ -291,6 +291,16 @@ OPS.append(("SVDF", BIN.SVDF, ("int8", "float32"), svdf, {
     "float32": [dict(**{"in": [2, 9]}, filters=6, rank=3, memory=2, act="RELU"),
                 dict(**{"in": [1, 16]}, filters=8, rank=1, memory=3)],
 }))
+OPS.append(("ASSIGN_VARIABLE", BIN.ASSIGN_VARIABLE, ("int8", "float32"), variables, [
+    dict(**{"in": [1, 6]}),
+    dict(**{"in": [2, 3, 4]}, reread=True, second=True, scale=0.02),
+]))
+OPS.append(("CALL_ONCE", BIN.CALL_ONCE, ("int8", "float32"), variables, [
+    dict(**{"in": [1, 6]}, init=True),
+    dict(**{"in": [3, 5]}, init=True, reread=True, second=True, scale=0.3),
+    dict(**{"in": [2, 4]}, init=True, init_computes=True, scale=0.02),
+    dict(**{"in": [1, 7]}, init=True, late_call=True, reread=True),
+]))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
     OPS.append((_name, getattr(BIN, _name), ("float32",) + (("int8",) if _name == "L2_NORMALIZATION" else ()),
@@ -463,6 +473,27 @@ QUANTIZE = {
 }
 
 
+# Models the reader must refuse: name -> (the operator's label, part of the message).
+INVALID = {
+    "svdf_state_not_variable": ("operator #0 (SVDF", "not a variable tensor"),
+    "call_once_cycle": ("operator #0 (CALL_ONCE)", "already running"),
+    "call_once_bad_index": ("operator #0 (CALL_ONCE)", "is not one of the model's subgraphs 1 to 1"),
+    "read_never_assigned": ("operator #1 (READ_VARIABLE", "never assigned"),
+}
+
+
+def write_invalid():
+    d = os.path.join(HERE, "invalid")
+    os.makedirs(d, exist_ok=True)
+    for name, (operator, message) in INVALID.items():
+        with open(os.path.join(d, name + ".tflite"), "wb") as f:
+            f.write(invalid_state(name).finish())
+    with open(os.path.join(d, "invalid.json"), "w") as f:
+        json.dump([{"file": name + ".tflite", "operator": op, "message": msg} for name, (op, msg) in INVALID.items()],
+                  f, indent=1)
+        f.write("\n")
+
+
 def main():
     only = sys.argv[1:]
     ref = os.path.join(HERE, "ref")
@@ -492,7 +523,7 @@ def main():
                                                 getattr(model, "whole", False))
                                    for i in model.inputs])
                 try:
-                    n_outputs = len(model.ops[-1].outputs)
+                    n_outputs = len(model.output_tensors())
                     outputs = run_tflm(data, inputs, n_outputs)
                 except Exception as e:  # noqa: BLE001 - TFLM refuses the model: not a test case
                     dropped.append((case, desc, str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)))
@@ -516,6 +547,7 @@ def main():
                 cases.append(entry)
                 print(case, desc)
     if not only:
+        write_invalid()
         with open(os.path.join(HERE, "cases.json"), "w") as f:
             json.dump({"inputs_per_case": INPUTS, "cases": cases,
                        "dropped": [{"case": c, "variant": d, "why": w} for c, d, w in dropped]}, f, indent=1)

@@ -1,5 +1,6 @@
 """gen.py's builders of the operators with state carried from one inference to the next: SVDF
-(a variable tensor). Each takes (rng, type name, variant) and returns (Model, description); the
+(a variable tensor), resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) and CALL_ONCE
+(their initial values). Each takes (rng, type name, variant) and returns (Model, description); the
 three inferences of a case run in order on one interpreter, so the state they see is the one the
 earlier inferences left."""
 import numpy as np
@@ -52,3 +53,112 @@ def svdf(rng, tname, v):
     o = opts(s.SVDFOptionsT, rank=rank, fusedActivationFunction=act_opt(act))
     m.op(BIN.SVDF, [x, wf, wt, b, st], y, OPTIONS.SVDFOptions, o)
     return m, f"[{batch}, {n_in}], {filters} filters of memory {memory}, rank {rank}, {act}" + desc
+
+
+def _quant(ty, scale, zp):
+    return (None, None) if ty == F32 else (scale, zp)
+
+
+def variables(rng, tname, v):
+    """An accumulator in resource variables: y = x + state; state = y, over the inferences.
+    `init`: CALL_ONCE's init subgraph assigns the variable a constant first (else it starts at
+    TFLite Micro's default, the int8 zero point); `reread`: the variable is read again after
+    the assignment (a second output, MUL by a constant); `second`: a second variable holding the
+    previous input, subtracted (a third output)."""
+    ty = TYPE[tname]
+    m = Model()
+    shape = v["in"]
+    scale, zp = _quant(ty, v.get("scale", 0.05), zero_point(rng, ty))
+    x = m.input(shape, ty, scale, zp)
+
+    def handle(g, name):
+        h = g.tensor([], s.TensorType.RESOURCE, name=f"{name}_handle")
+        g.op(BIN.VAR_HANDLE, [], h, OPTIONS.VarHandleOptions, opts(s.VarHandleOptionsT, sharedName=name))
+        return h
+
+    def value(g, name, data=None):
+        return g.tensor(shape, ty, data, scale, zp, name=name)
+
+    desc = f"{shape}, y = x + acc; acc = y"
+    call = None
+    if v.get("init"):
+        index, init = m.subgraph()
+        start = value(init, "acc_start", random_input(rng, shape, NP[ty], 1.0))
+        if v.get("init_computes"):  # the init subgraph adds the constant to itself
+            doubled = value(init, "acc_doubled")
+            init.op(BIN.ADD, [start, start], doubled, OPTIONS.AddOptions, opts(s.AddOptionsT))
+            start = doubled
+            desc += ", acc's first value computed by CALL_ONCE's init subgraph"
+        else:
+            desc += ", acc's first value assigned by CALL_ONCE's init subgraph"
+        init.op(BIN.ASSIGN_VARIABLE, [handle(init, "acc"), start], [])
+        call = (BIN.CALL_ONCE, [], [], OPTIONS.CallOnceOptions, opts(s.CallOnceOptionsT, initSubgraphIndex=index))
+        if not v.get("late_call"):
+            m.op(*call)
+    acc = handle(m, "acc")
+    state = value(m, "acc_value")
+    m.op(BIN.READ_VARIABLE, [acc], state)
+    if v.get("late_call"):  # after the first read: the first inference reads the default
+        m.op(*call)
+        desc += " after acc's first read"
+    y = value(m, "sum")
+    m.op(BIN.ADD, [x, state], y, OPTIONS.AddOptions, opts(s.AddOptionsT))
+    m.op(BIN.ASSIGN_VARIABLE, [acc, y], [])
+    outputs = [y]
+    if v.get("reread"):
+        again = value(m, "acc_again")
+        m.op(BIN.READ_VARIABLE, [acc], again)
+        half = m.tensor([1], ty, np.array([0.5]) if ty == F32 else np.array([64]), *_quant(ty, 1 / 128, 0),
+                        name="half")
+        z = value(m, "half_acc")
+        m.op(BIN.MUL, [again, half], z, OPTIONS.MulOptions, opts(s.MulOptionsT))
+        outputs.append(z)
+        desc += ", read again after the assignment"
+    if v.get("second"):
+        prev = handle(m, "previous")
+        p = value(m, "previous_value")
+        m.op(BIN.READ_VARIABLE, [prev], p)
+        d = value(m, "difference")
+        m.op(BIN.SUB, [x, p], d, OPTIONS.SubOptions, opts(s.SubOptionsT))
+        m.op(BIN.ASSIGN_VARIABLE, [prev, x], [])
+        outputs.append(d)
+        desc += ", a second variable holding the previous input"
+    m.outputs = outputs
+    return m, desc
+
+
+def invalid_state(kind):
+    """Models umac's reader must refuse, at the operator named in gen.py's INVALID."""
+    m = Model()
+    x = m.input([1, 4], F32)
+
+    def handle(g, name="acc"):
+        h = g.tensor([], s.TensorType.RESOURCE, name=f"{name}_handle")
+        g.op(BIN.VAR_HANDLE, [], h, OPTIONS.VarHandleOptions, opts(s.VarHandleOptionsT, sharedName=name))
+        return h
+
+    if kind == "svdf_state_not_variable":
+        wf = m.tensor([2, 4], F32, np.ones((2, 4)), name="weights_feature")
+        wt = m.tensor([2, 3], F32, np.ones((2, 3)), name="weights_time")
+        b = m.tensor([2], F32, np.zeros(2), name="bias")
+        st = m.tensor([1, 6], F32, name="state")
+        m.op(BIN.SVDF, [x, wf, wt, b, st], m.tensor([1, 2], F32), OPTIONS.SVDFOptions, opts(s.SVDFOptionsT, rank=1))
+        return m
+    if kind in ("call_once_cycle", "call_once_bad_index"):
+        index, init = m.subgraph()
+        c = init.tensor([1, 4], F32, np.ones((1, 4)), name="one")
+        init.op(BIN.ASSIGN_VARIABLE, [handle(init), c], [])
+        target = index if kind == "call_once_cycle" else 5  # itself, or no subgraph
+        once = (BIN.CALL_ONCE, [], [], OPTIONS.CallOnceOptions, opts(s.CallOnceOptionsT, initSubgraphIndex=target))
+        if kind == "call_once_cycle":
+            init.op(*once)
+        m.op(*once)
+    h = handle(m)
+    v = m.tensor([1, 4], F32, name="acc_value")
+    m.op(BIN.READ_VARIABLE, [h], v)
+    y = m.tensor([1, 4], F32, name="sum")
+    m.op(BIN.ADD, [x, v], y, OPTIONS.AddOptions, opts(s.AddOptionsT))
+    if kind != "read_never_assigned":
+        m.op(BIN.ASSIGN_VARIABLE, [h, y], [])
+    m.outputs = [y]
+    return m

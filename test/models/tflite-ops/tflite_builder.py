@@ -1,5 +1,5 @@
 """What gen.py's operator builders share: the TFLite schema's Python object API (no TensorFlow),
-a one-subgraph model written as a flatbuffer, quantization helpers, random inputs, and a run of
+a model written as a flatbuffer (one subgraph, or more for CALL_ONCE), quantization helpers, random inputs, and a run of
 TensorFlow Lite Micro's reference kernels."""
 import os
 import sys
@@ -25,14 +25,25 @@ BIN = s.BuiltinOperator
 
 
 class Model:
-    """One subgraph under construction."""
+    """One subgraph under construction (the model's first, or one `subgraph()` added to it)."""
 
-    def __init__(self):
-        self.buffers = [s.BufferT()]
+    def __init__(self, parent=None):
+        self.buffers = parent.buffers if parent else [s.BufferT()]
+        self.codes = parent.codes if parent else []
         self.tensors = []
-        self.codes = []
         self.ops = []
         self.inputs = []
+        self.outputs = None  # None: the last operator's outputs
+        self.subgraphs = []  # the model's further subgraphs (parent only)
+
+    def subgraph(self):
+        """A further subgraph of the model sharing its buffers and operator codes: (index, it)."""
+        g = Model(self)
+        self.subgraphs.append(g)
+        return len(self.subgraphs), g
+
+    def output_tensors(self):
+        return self.outputs if self.outputs is not None else list(self.ops[-1].outputs)
 
     def tensor(self, shape, ty, data=None, scale=None, zp=None, qdim=0, name=None):
         t = s.TensorT()
@@ -74,7 +85,18 @@ class Model:
         o.builtinOptions = options
         self.ops.append(o)
         for j, t in enumerate(outputs):
-            self.tensors[t].name = "output" if len(outputs) == 1 else f"output{j}"
+            if self.tensors[t].name == f"t{t}":  # named by tensor(): kept
+                self.tensors[t].name = "output" if len(outputs) == 1 else f"output{j}"
+
+    def graph(self, name):
+        """This subgraph as the schema's object."""
+        sg = s.SubGraphT()
+        sg.tensors = self.tensors
+        sg.inputs = self.inputs
+        sg.outputs = self.output_tensors() if self.ops else []
+        sg.operators = self.ops
+        sg.name = name
+        return sg
 
     def finish(self):
         m = s.ModelT()
@@ -89,13 +111,7 @@ class Model:
             oc.version = 1
             codes.append(oc)
         m.operatorCodes = codes
-        sg = s.SubGraphT()
-        sg.tensors = self.tensors
-        sg.inputs = self.inputs
-        sg.outputs = list(self.ops[-1].outputs)
-        sg.operators = self.ops
-        sg.name = "main"
-        m.subgraphs = [sg]
+        m.subgraphs = [self.graph("main")] + [g.graph(f"subgraph{k + 1}") for k, g in enumerate(self.subgraphs)]
         b = flatbuffers.Builder(1024)
         b.Finish(m.Pack(b), file_identifier=b"TFL3")
         return bytes(b.Output())

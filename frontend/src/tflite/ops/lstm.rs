@@ -5,7 +5,7 @@
 use super::{Cx, OpResult, Value, bad, ty, unsupported};
 use crate::tflite::{
     emit::{Ty, float},
-    model::{Model, Operator, Options},
+    model::{Operator, Options, Subgraph},
 };
 
 /// Operand positions of TFLite's LSTM: the input, the state variables.
@@ -18,7 +18,7 @@ pub fn lstm(cx: &mut Cx, op: &Operator) -> OpResult {
     let Options::Lstm { activation, cell_clip, time_major, .. } = op.options else {
         return bad("its options are not an LSTM's");
     };
-    let attribute = parameters(cx.model, op, activation, cell_clip, time_major)?;
+    let attribute = parameters(cx.graph, op, activation, cell_clip, time_major)?;
     let mut operands: Vec<Value> = Vec::with_capacity(OPERANDS);
     let mut none = None;
     for k in 0..OPERANDS {
@@ -51,17 +51,17 @@ pub fn lstm(cx: &mut Cx, op: &Operator) -> OpResult {
 
 /// The `umac.lstm` dictionary of LSTM `op` of `model`, for the converter's TOSA, which keeps the
 /// LSTM but drops its quantization and options.
-pub fn attribute(model: &Model, op: &Operator) -> OpResult<String> {
+pub fn attribute(graph: &Subgraph, op: &Operator) -> OpResult<String> {
     let Options::Lstm { activation, cell_clip, time_major, .. } = op.options else {
         return bad("its options are not an LSTM's");
     };
-    parameters(model, op, activation, cell_clip, time_major)
+    parameters(graph, op, activation, cell_clip, time_major)
 }
 
 /// The `umac.lstm` dictionary (see `umac-legalize-tfl-lstm`).
-fn parameters(model: &Model, op: &Operator, activation: i8, cell_clip: f32, time_major: bool) -> OpResult<String> {
+fn parameters(graph: &Subgraph, op: &Operator, activation: i8, cell_clip: f32, time_major: bool) -> OpResult<String> {
     let quantization = |k: usize, what: &str| -> OpResult<Option<(f32, i64)>> {
-        let Some(t) = op.inputs.get(k).copied().flatten().map(|t| &model.tensors[t]) else { return Ok(None) };
+        let Some(t) = op.inputs.get(k).copied().flatten().map(|t| &graph.tensors[t]) else { return Ok(None) };
         match t.quantization.as_ref().map(|q| q.single()) {
             None => Ok(None),
             Some(Some(q)) => Ok(Some(q)),

@@ -21,11 +21,14 @@ mod softmax;
 mod svdf;
 mod transpose_conv;
 mod unary;
+mod variables;
+
+use variables::Variables;
 
 use crate::tflite::{
     Error,
     emit::{Func, Ty, Value, escape, float},
-    model::{DType, Model, Operator, Tensor},
+    model::{DType, Model, Operator, Subgraph, Tensor},
     quant::multiplier32,
 };
 
@@ -37,11 +40,13 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("ADD_N", "int8, float32"),
     ("ARG_MAX", "int8, float32 (constant axis)"),
     ("ARG_MIN", "int8, float32 (constant axis)"),
+    ("ASSIGN_VARIABLE", "any"),
     ("AVERAGE_POOL_2D", "int8, int16, float32"),
     ("BATCH_MATMUL", "int8, int16, float32"),
     ("BATCH_TO_SPACE_ND", "any (constant block and crops)"),
     ("BROADCAST_ARGS", "INT32, INT64 (INT64 constant)"),
     ("BROADCAST_TO", "any (constant shape)"),
+    ("CALL_ONCE", "any init subgraph (its operators in a tosa.cond_if, on the first inference)"),
     ("CAST", "int8, int16, int32, float32, bool to int8, int16, int32, float32"),
     ("CEIL", "float32"),
     ("CONCATENATION", "any (int8 inputs quantized as the output)"),
@@ -93,6 +98,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
     ("REDUCE_MAX", "int8, float32 (constant axes)"),
     ("REDUCE_MIN", "int8, float32 (constant axes)"),
+    ("READ_VARIABLE", "any"),
     ("RELU", "int8, int16, float32"),
     ("RELU6", "int8, int16, float32"),
     ("RESHAPE", "any"),
@@ -124,15 +130,22 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("TRANSPOSE_CONV", "int8, int16 (16x8)"),
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),
     ("UNPACK", "any"),
+    ("VAR_HANDLE", "resource variables"),
     ("ZEROS_LIKE", "int8, int32, int64, float32"),
 ];
 
-/// The legalization in progress: the function being written and the value of each tensor.
+/// The legalization in progress: the function being written, the value of each tensor of the
+/// subgraph it writes, and the model's resource variables.
 pub(crate) struct Cx<'m, 'a> {
     pub model: &'m Model<'a>,
+    /// The subgraph being written (the main one, or a CALL_ONCE's init subgraph inside it) and
+    /// its index.
+    pub graph: &'m Subgraph<'a>,
+    pub graph_index: usize,
     pub func: Func,
     values: Vec<Option<Value>>,
     file: String,
+    pub variables: Variables<'m, 'a>,
 }
 
 /// An operator's error: what is wrong, and whether it is only not supported (yet).
@@ -158,49 +171,81 @@ pub(crate) fn ty(tensor: &Tensor) -> Ty {
     Ty::new(&tensor.shape, tensor.dtype.mlir())
 }
 
-/// Legalizes the model's first subgraph.
+/// Legalizes the model's first subgraph (and what its CALL_ONCEs run).
 pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
     let file_location = format!("\"{}\":0:0", escape(file));
-    let mut cx =
-        Cx { model, func: Func::new(&file_location), values: vec![None; model.tensors.len()], file: file.into() };
+    let graph = model.main();
+    let mut cx = Cx {
+        model,
+        graph,
+        graph_index: 0,
+        func: Func::new(&file_location),
+        values: vec![None; graph.tensors.len()],
+        file: file.into(),
+        variables: Variables::scan(model),
+    };
     let mut arguments = Vec::new();
-    for (i, &t) in model.inputs.iter().enumerate() {
-        let value = Func::argument(i, ty(&model.tensors[t]));
+    let is_resource = |t: &&usize| graph.tensors[**t].dtype == DType::Resource;
+    if let Some(&t) = graph.inputs.iter().chain(&graph.outputs).find(is_resource) {
+        return Err(Error::model(format!("the model's input or output '{}' is a RESOURCE", graph.tensors[t].name)));
+    }
+    for (i, &t) in graph.inputs.iter().enumerate() {
+        let value = Func::argument(i, ty(&graph.tensors[t]));
         cx.values[t] = Some(value.clone());
         arguments.push(value);
     }
-    for op in &model.operators {
-        let label = op.label(model);
-        cx.func.set_location(format!("\"{}\"(\"{}\":0:{})", escape(&label), escape(&cx.file), op.index));
-        legalize_op(&mut cx, op).map_err(|e| Error {
-            operator: Some(label.clone()),
-            message: e.message,
-            unsupported: e.unsupported,
-        })?;
-    }
+    legalize_ops(&mut cx)?;
     let mut results = Vec::new();
-    for &t in &model.outputs {
+    for &t in &graph.outputs {
         match &cx.values[t] {
             Some(value) => results.push(value.clone()),
             None => {
                 return Err(Error::model(format!(
                     "the model's output '{}' (tensor #{t}) is written by no operator",
-                    model.tensors[t].name
+                    graph.tensors[t].name
                 )));
             }
         }
     }
     let names = |list: &[usize]| -> String {
-        list.iter().map(|&t| escape(&model.tensors[t].name).replace(',', "_")).collect::<Vec<_>>().join(",")
+        list.iter().map(|&t| escape(&graph.tensors[t].name).replace(',', "_")).collect::<Vec<_>>().join(",")
     };
-    let entry = format!("{{inputs = \"{}\", outputs = \"{}\"}}", names(&model.inputs), names(&model.outputs));
+    let entry = format!("{{inputs = \"{}\", outputs = \"{}\"}}", names(&graph.inputs), names(&graph.outputs));
     Ok(cx.func.finish(&arguments, &results, &entry))
+}
+
+/// Writes the operators of `cx`'s subgraph in order, each located at its index: line 0 of the file
+/// for the main subgraph, line `k` for subgraph `k`.
+fn legalize_ops(cx: &mut Cx) -> Result<(), Error> {
+    let (graph, g) = (cx.graph, cx.graph_index);
+    for op in &graph.operators {
+        let label = op.label(graph);
+        let shown = if g == 0 { label.clone() } else { format!("subgraph #{g} {label}") };
+        cx.func.set_location(format!("\"{}\"(\"{}\":{g}:{})", escape(&shown), escape(&cx.file), op.index));
+        legalize_op(cx, op).map_err(|e| Error {
+            operator: Some(label.clone()),
+            message: e.message,
+            unsupported: e.unsupported,
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes the operators of subgraph `g` where the function stands (inside a region), with its
+/// own tensor values; `cx` is as before afterwards.
+pub(crate) fn legalize_subgraph(cx: &mut Cx, g: usize) -> Result<(), Error> {
+    let graph = &cx.model.subgraphs[g];
+    let outer = (cx.graph, cx.graph_index, std::mem::replace(&mut cx.values, vec![None; graph.tensors.len()]));
+    (cx.graph, cx.graph_index) = (graph, g);
+    let result = legalize_ops(cx);
+    (cx.graph, cx.graph_index, cx.values) = outer;
+    result
 }
 
 fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
     for &output in &op.outputs {
-        if cx.values[output].is_some() || cx.model.tensors[output].data.is_some() {
-            return bad(format!("its output '{}' is already written", cx.model.tensors[output].name));
+        if cx.values[output].is_some() || cx.graph.tensors[output].data.is_some() {
+            return bad(format!("its output '{}' is already written", cx.graph.tensors[output].name));
         }
     }
     match op.kind.as_str() {
@@ -241,6 +286,10 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "SOFTMAX" => softmax::softmax(cx, op),
         "UNIDIRECTIONAL_SEQUENCE_LSTM" => lstm::lstm(cx, op),
         "SVDF" => svdf::svdf(cx, op),
+        "VAR_HANDLE" => variables::var_handle(cx, op),
+        "READ_VARIABLE" => variables::read(cx, op),
+        "ASSIGN_VARIABLE" => variables::assign(cx, op),
+        "CALL_ONCE" => variables::call_once(cx, op),
         "CONCATENATION" => movement::concatenation(cx, op),
         "TRANSPOSE" => movement::transpose(cx, op),
         "SQUEEZE" | "EXPAND_DIMS" => movement::reshape_like(cx, op),
@@ -266,18 +315,18 @@ impl<'m, 'a> Cx<'m, 'a> {
     /// Operand `k`'s tensor.
     pub fn tensor(&self, op: &Operator, k: usize) -> OpResult<&'m Tensor<'a>> {
         match op.inputs.get(k) {
-            Some(Some(t)) => Ok(&self.model.tensors[*t]),
+            Some(Some(t)) => Ok(&self.graph.tensors[*t]),
             _ => bad(format!("it has no operand #{k}")),
         }
     }
     /// Operand `k`'s tensor, `None` when absent.
     pub fn optional(&self, op: &Operator, k: usize) -> Option<&'m Tensor<'a>> {
-        op.inputs.get(k).copied().flatten().map(|t| &self.model.tensors[t])
+        op.inputs.get(k).copied().flatten().map(|t| &self.graph.tensors[t])
     }
     /// Output `k`'s tensor.
     pub fn output(&self, op: &Operator, k: usize) -> OpResult<&'m Tensor<'a>> {
         match op.outputs.get(k) {
-            Some(t) => Ok(&self.model.tensors[*t]),
+            Some(t) => Ok(&self.graph.tensors[*t]),
             None => bad(format!("it has no output #{k}")),
         }
     }
@@ -287,7 +336,7 @@ impl<'m, 'a> Cx<'m, 'a> {
         if let Some(value) = &self.values[*t] {
             return Ok(value.clone());
         }
-        let tensor = &self.model.tensors[*t];
+        let tensor = &self.graph.tensors[*t];
         match tensor.data {
             // MLIR's hex form of i1 is not a byte per element: a BOOL constant is written as
             // i8 (TFLite's bools are bytes 0 or 1) and cast.
