@@ -289,6 +289,39 @@ impl Func {
         text
     }
 
+    /// Opens a region's block with arguments of `types` (`^bb0(%7: tensor<4xf32>):`); returns them.
+    pub fn block(&mut self, types: &[Ty]) -> Vec<Value> {
+        let arguments: Vec<Value> =
+            types.iter().map(|ty| Value { name: self.fresh(), ty: ty.clone(), shape_rank: None }).collect();
+        let list: Vec<String> = arguments.iter().map(|a| format!("{}: {}", a.name, a.ty.text())).collect();
+        if !arguments.is_empty() {
+            let _ = writeln!(self.body, "    ^bb0({}):", list.join(", "));
+        }
+        arguments
+    }
+
+    /// Ends a region with `tosa.yield` of `values`.
+    pub fn yield_values(&mut self, values: &[Value]) {
+        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+        let types: Vec<String> = values.iter().map(Value::type_text).collect();
+        self.line(&format!("\"tosa.yield\"({}) : ({}) -> ()", names.join(", "), types.join(", ")));
+    }
+
+    /// The results of a region op that gives `types` (`%5:2 = "tosa.cond_if"(...)`): its name to
+    /// write before the op (`%5:2`, `%5`, or empty for none) and its results (`%5#0`, ...).
+    pub fn results(&mut self, types: &[Ty]) -> (String, Vec<Value>) {
+        let name = self.fresh();
+        let values = |i: usize| if types.len() == 1 { name.clone() } else { format!("{name}#{i}") };
+        let results =
+            types.iter().enumerate().map(|(i, ty)| Value { name: values(i), ty: ty.clone(), shape_rank: None });
+        let head = match types.len() {
+            0 => String::new(),
+            1 => format!("{name} = "),
+            n => format!("{name}:{n} = "),
+        };
+        (head, results.collect())
+    }
+
     /// An argument of `@main`.
     pub fn argument(index: usize, ty: Ty) -> Value {
         Value { name: format!("%arg{index}"), ty, shape_rank: None }

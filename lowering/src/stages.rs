@@ -102,8 +102,8 @@ const TOSA_TO_LINALG_HELIUM: &str =
 
 /// Tensors → buffers, including function boundaries (identity layouts, so memref descriptors stay
 /// plain), with deallocation of every temporary.
-const BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
-function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
+const BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map unknown-type-conversion=identity-layout-map},umac-order-constant-globals,buffer-deallocation-pipeline";
 
 /// linalg → loops → `cf`; `memref` with strided metadata expanded; `affine` gone; extern C calls
 /// as calls of declared functions. For a CPU with `vectors`, per-pixel depthwise convolutions and
@@ -178,8 +178,8 @@ const CF_TO_LLVM: &str = "finalize-memref-to-llvm,convert-to-llvm,reconcile-unre
 /// runtime owns inputs and outputs), every temporary is freed. Private functions (partitioned
 /// ones) go first, so that their callers' results are hoisted too and nothing is copied. Extern
 /// calls become plain calls first: the deallocation pipeline rejects ops with unknown effects.
-const HOST_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
-function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,\
+const HOST_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map unknown-type-conversion=identity-layout-map},umac-order-constant-globals,\
 buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 umac-lower-call-extern,buffer-deallocation-pipeline";
@@ -231,8 +231,8 @@ fn fold_and_fuse(vectors: bool, dsp: bool, jam: bool, spend_workspace: bool) -> 
 /// nothing is allocated at run time). Every bufferization orders its constant globals by first
 /// use (the same model gives the same bytes; upstream's order varies between runs when a module
 /// has several functions).
-const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{bufferize-function-boundaries \
-function-boundary-type-conversion=identity-layout-map},umac-order-constant-globals,\
+const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map unknown-type-conversion=identity-layout-map},umac-order-constant-globals,\
 buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 func.func(buffer-loop-hoisting),canonicalize,cse,umac-elide-output-copies";

@@ -86,3 +86,40 @@ func.func @views(%ws: memref<16xi8>) {
   linalg.copy ins(%c : memref<8xi8>) outs(%whole : memref<8xi8, strided<[1]>>)
   return
 }
+
+// -----
+
+// Control flow (TFLite's IF) stays in the executor; the operators in its regions are outlined
+// in their place. A buffer a region gets from its op (a loop's carried buffer) may be any
+// buffer: no llvm.noalias on it, nor on the arguments it may overlap.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @branches(
+// CHECK: scf.if
+// CHECK-NEXT: func.call @branches_op0_generic(
+// CHECK: } else {
+// CHECK-NEXT: func.call @branches_op1_copy(
+// CHECK: scf.while
+// CHECK: func.call @branches_op2_copy(
+// CHECK: func.func private @branches_op0_generic(
+// CHECK: func.func private @branches_op1_copy(
+// CHECK: func.func private @branches_op2_copy(%{{[a-z0-9]+}}: memref<8xi8>, %{{[a-z0-9]+}}: memref<8xi8>) {
+func.func @branches(%in: memref<8xi8>, %out: memref<8xi8>, %c: i1) {
+  scf.if %c {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%in : memref<8xi8>) outs(%out : memref<8xi8>) {
+    ^bb0(%a: i8, %o: i8):
+      %s = arith.addi %a, %a : i8
+      linalg.yield %s : i8
+    }
+  } else {
+    memref.copy %in, %out : memref<8xi8> to memref<8xi8>
+  }
+  %r = scf.while (%b = %in) : (memref<8xi8>) -> memref<8xi8> {
+    scf.condition(%c) %b : memref<8xi8>
+  } do {
+  ^bb0(%b: memref<8xi8>):
+    memref.copy %b, %out : memref<8xi8> to memref<8xi8>
+    scf.yield %b : memref<8xi8>
+  }
+  return
+}

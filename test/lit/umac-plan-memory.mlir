@@ -192,3 +192,35 @@ module @two {
     return
   }
 }
+
+// -----
+
+// Control flow (TFLite's WHILE): the ops in its regions are steps of their own, and a buffer
+// used inside a loop lives through all of it. %t carries a value from one iteration to the next
+// (read at the body's second step, written at its third); %w lives at the body's first step
+// only. In a straight list of steps they would share bytes, and %w would overwrite what %t
+// carries: they get 64 bytes each.
+// CHECK-LABEL: func.func @loop(
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: memref<128xi8>)
+// CHECK-SAME: umac.workspace_size = 128 : i64
+// CHECK-DAG: %[[T:.*]] = memref.view %[[WS]][%c0{{.*}}][]
+// CHECK-DAG: %[[W:.*]] = memref.view %[[WS]][%c64{{.*}}][]
+// CHECK: scf.while
+// CHECK: linalg.copy ins(%{{.*}} : memref<64xi8>) outs(%[[W]] : memref<64xi8>)
+// CHECK: linalg.copy ins(%[[T]] : memref<64xi8>)
+// CHECK-NOT: memref.alloc
+func.func @loop(%in: memref<64xi8>, %out: memref<64xi8>, %go: i1) {
+  %t = memref.alloc() : memref<64xi8>
+  %w = memref.alloc() : memref<64xi8>
+  linalg.copy ins(%in : memref<64xi8>) outs(%t : memref<64xi8>)
+  scf.while : () -> () {
+    scf.condition(%go)
+  } do {
+    linalg.copy ins(%in : memref<64xi8>) outs(%w : memref<64xi8>)
+    linalg.copy ins(%w : memref<64xi8>) outs(%out : memref<64xi8>)
+    linalg.copy ins(%t : memref<64xi8>) outs(%out : memref<64xi8>)
+    linalg.copy ins(%in : memref<64xi8>) outs(%t : memref<64xi8>)
+    scf.yield
+  }
+  return
+}

@@ -249,6 +249,16 @@ pub enum Options {
         container: String,
         shared_name: String,
     },
+    /// IF: the subgraphs it picks from.
+    If {
+        then_graph: i64,
+        else_graph: i64,
+    },
+    /// WHILE: its condition and body subgraphs.
+    While {
+        cond_graph: i64,
+        body_graph: i64,
+    },
     /// CALL_ONCE: the subgraph it runs on the first inference.
     CallOnce {
         init: i64,
@@ -583,6 +593,12 @@ fn options(options: Option<BuiltinOptionsRef<'_>>) -> planus::Result<Options> {
             container: o.container()?.unwrap_or_default().to_string(),
             shared_name: o.shared_name()?.unwrap_or_default().to_string(),
         },
+        BuiltinOptionsRef::If(o) => {
+            Options::If { then_graph: o.then_subgraph_index()?.into(), else_graph: o.else_subgraph_index()?.into() }
+        }
+        BuiltinOptionsRef::While(o) => {
+            Options::While { cond_graph: o.cond_subgraph_index()?.into(), body_graph: o.body_subgraph_index()?.into() }
+        }
         BuiltinOptionsRef::CallOnce(o) => Options::CallOnce { init: o.init_subgraph_index()?.into() },
         BuiltinOptionsRef::BatchMatMul(o) => Options::BatchMatMul { adj_x: o.adj_x()?, adj_y: o.adj_y()? },
         _ => Options::Other,

@@ -78,20 +78,46 @@ impl UmacPass for OutlineOperators {
 unsafe fn outline_function(module: MlirOperation, function: MlirOperation, name: &str) {
     unsafe {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
-        let mut candidates = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            if computes(op) {
-                candidates.push(op);
-            }
-            op = mlirOperationGetNextInBlock(op);
-        }
+        let (mut candidates, mut blocks) = (Vec::new(), Vec::new());
+        collect(block, &mut candidates, &mut blocks);
         let mut insert_after = function;
         for (index, op) in candidates.into_iter().enumerate() {
             let symbol = format!("{name}_op{index}_{}", kind(op));
             insert_after = outline(module, insert_after, op, &symbol);
         }
-        erase_dead_rebuilt(block);
+        for block in blocks {
+            erase_dead_rebuilt(block);
+        }
+    }
+}
+
+/// The model's control flow (TFLite's IF and WHILE): it stays in the executor, and the
+/// operators inside its regions are outlined as the function's own are.
+const CONTROL_FLOW: [&str; 3] = ["scf.if", "scf.while", "scf.index_switch"];
+
+/// The computing ops of `block` in order, with those inside its control flow in their place, and
+/// `block` and the blocks of that control flow.
+///
+/// # Safety
+/// `block` must be live.
+unsafe fn collect(block: MlirBlock, candidates: &mut Vec<MlirOperation>, blocks: &mut Vec<MlirBlock>) {
+    unsafe {
+        blocks.push(block);
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            if CONTROL_FLOW.contains(&name(op).as_str()) {
+                for r in 0..mlirOperationGetNumRegions(op) {
+                    let mut inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+                    while !inner.ptr.is_null() {
+                        collect(inner, candidates, blocks);
+                        inner = mlirBlockGetNextInRegion(inner);
+                    }
+                }
+            } else if computes(op) {
+                candidates.push(op);
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
     }
 }
 
@@ -274,11 +300,12 @@ type Extent = (usize, Option<(i64, i64)>);
 
 /// The buffer a memref value views and the bytes of it the view may reach: through views to a
 /// block argument or an op that is not a view, with the byte range of a `memref.view` at a
-/// constant offset on the way (the whole buffer otherwise).
+/// constant offset on the way (the whole buffer otherwise). `None` when the buffer is a block
+/// argument of control flow (a loop's carried buffer), which may be any buffer.
 ///
 /// # Safety
 /// `value` must be live.
-unsafe fn extent(value: MlirValue) -> Extent {
+unsafe fn extent(value: MlirValue) -> Option<Extent> {
     unsafe {
         let mut value = value;
         let mut range = None;
@@ -296,7 +323,14 @@ unsafe fn extent(value: MlirValue) -> Extent {
             }
             value = mlirOperationGetOperand(owner, 0);
         }
-        (value.ptr as usize, range)
+        if mlirValueIsABlockArgument(value) {
+            let block = mlirBlockArgumentGetOwner(value);
+            let holder = mlirBlockGetParentOperation(block);
+            if !holder.ptr.is_null() && name(holder) != "func.func" {
+                return None;
+            }
+        }
+        Some((value.ptr as usize, range))
     }
 }
 
@@ -308,7 +342,8 @@ unsafe fn extent(value: MlirValue) -> Extent {
 unsafe fn noalias_attributes(context: MlirContext, arguments: &[MlirValue]) -> MlirAttribute {
     unsafe {
         let memref = |v: &MlirValue| mlirTypeIsAMemRef(mlirValueGetType(*v));
-        let extents: Vec<Option<Extent>> = arguments.iter().map(|v| memref(v).then(|| extent(*v))).collect();
+        // Per argument: not a memref (`None`), a memref of unknown buffer (`Some(None)`), or its extent.
+        let extents: Vec<Option<Option<Extent>>> = arguments.iter().map(|v| memref(v).then(|| extent(*v))).collect();
         let disjoint = |a: Extent, b: Extent| match (a, b) {
             ((x, _), (y, _)) if x != y => true,
             ((_, Some((a0, a1))), (_, Some((b0, b1)))) => a1 <= b0 || b1 <= a0,
@@ -318,11 +353,10 @@ unsafe fn noalias_attributes(context: MlirContext, arguments: &[MlirValue]) -> M
             .iter()
             .enumerate()
             .map(|(i, mine)| {
-                let alone = mine.is_some_and(|mine| {
-                    extents
-                        .iter()
-                        .enumerate()
-                        .all(|(j, other)| i == j || other.is_none_or(|other| disjoint(mine, other)))
+                let alone = mine.flatten().is_some_and(|mine| {
+                    extents.iter().enumerate().all(|(j, other)| {
+                        i == j || other.is_none_or(|other| other.is_some_and(|other| disjoint(mine, other)))
+                    })
                 });
                 if alone { "{llvm.noalias}" } else { "{}" }
             })

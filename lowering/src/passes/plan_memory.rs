@@ -2,10 +2,13 @@
 //! `memref.view` into one workspace buffer, a new last argument `memref<Nxi8>` the caller
 //! provides; nothing is allocated at run time.
 //!
-//! Lifetimes are measured over the function's top-level ops in order (the AOT execution order):
-//! a buffer is alive from the first to the last top-level op that uses it or a view of it
-//! (`subview`, `collapse_shape`, `expand_shape`, `cast`, `reinterpret_cast`). Buffers allocated
-//! inside a loop nest (per-tile scratch) are alive for that nest. Offsets come from
+//! Lifetimes are measured over the executor's steps in order (the AOT execution order): the
+//! function's top-level ops, with the ops inside its control flow (`scf.if`, `scf.while`: TFLite's
+//! IF and WHILE) in their place after it. A buffer is alive from the first to the last step that
+//! uses it or a view of it (`subview`, `collapse_shape`, `expand_shape`, `cast`,
+//! `reinterpret_cast`); one used inside a `scf.while` is alive through the whole loop (the next
+//! iteration may read it). Buffers allocated inside a loop nest (per-tile scratch) are alive for
+//! that nest. Offsets come from
 //! [`crate::memory_plan::plan`] (greedy by size, then hill climbing), aligned to `alignment`.
 //!
 //! In place: an elementwise `linalg.generic` (all loops parallel, identity indexing maps) whose
@@ -172,15 +175,11 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
                 "umac-plan-memory: the function has more than one block; plan memory before lowering to cf",
             ));
         }
-        // The top-level ops in execution order.
+        // The executor's steps in execution order, and the span of steps of each loop.
         let mut steps: HashMap<usize, usize> = HashMap::new();
         let mut top = Vec::new();
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            steps.insert(op.ptr as usize, top.len());
-            top.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
+        let mut loops = Vec::new();
+        flatten(block, &mut steps, &mut top, &mut loops);
         // Every alloc, and the steps where it (or a view of it) is used.
         let mut allocs: Vec<MlirOperation> = Vec::new();
         let mut index_of: HashMap<usize, usize> = HashMap::new();
@@ -218,7 +217,7 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
                 self_copies.push(raw);
                 return WalkResult::Advance;
             }
-            let step = top_level_step(raw, function, &steps);
+            let step = step_of(raw, function, &steps);
             for i in 0..mlirOperationGetNumOperands(raw) {
                 if let Some(alloc) = root_alloc(mlirOperationGetOperand(raw, i))
                     && let (Some(&index), Some(step)) = (index_of.get(&(alloc.ptr as usize)), step)
@@ -238,6 +237,15 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
         }
         for copy in self_copies {
             mlirOperationDestroy(copy);
+        }
+        // A buffer used inside a loop lives through the whole loop (inner loops first).
+        loops.sort_by_key(|&(start, end)| end - start);
+        for &(first, last) in &loops {
+            for (start, end) in uses.iter_mut().flatten() {
+                if *start <= last && *end >= first {
+                    (*start, *end) = ((*start).min(first), (*end).max(last));
+                }
+            }
         }
         // In place: an elementwise generic overwrites an input that dies there.
         let mut merged_into: Vec<Option<usize>> = vec![None; allocs.len()];
@@ -278,7 +286,10 @@ unsafe fn plan_function(function: MlirOperation, alignment: u64, pools: &[Pool])
                         &[mlirValueGetType(mlirOperationGetResult(alloc, 0))],
                         &[("operandSegmentSizes", mlirDenseI32ArrayGet(context_of(alloc), 2, [0, 0].as_ptr()))],
                     );
-                    mlirBlockInsertOwnedOperationBefore(block, top[start], alloca);
+                    // In the function's body (not inside control flow, where an alloca would be
+                    // a dynamic one).
+                    let anchor = ancestor_in(top[start], block);
+                    mlirBlockInsertOwnedOperationBefore(block, anchor, alloca);
                     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(alloc, 0), mlirOperationGetResult(alloca, 0));
                     mlirOperationDestroy(alloc);
                 }
@@ -429,26 +440,73 @@ unsafe fn context_of(op: MlirOperation) -> MlirContext {
     unsafe { mlirOperationGetContext(op) }
 }
 
-/// The step of the top-level op that contains `op` (itself included).
+/// Control flow whose regions' ops are steps of their own; loops among it.
+const CONTROL_FLOW: [&str; 3] = ["scf.if", "scf.while", "scf.index_switch"];
+const LOOPS: [&str; 1] = ["scf.while"];
+
+/// Numbers the ops of `block` as steps in execution order, the ops in the regions of control flow
+/// after the control-flow op itself; records the span of steps of each loop.
 ///
 /// # Safety
-/// `op` must be live and nested in `function`.
-unsafe fn top_level_step(
-    mut op: MlirOperation,
-    function: MlirOperation,
-    steps: &HashMap<usize, usize>,
-) -> Option<usize> {
+/// `block` must be live.
+unsafe fn flatten(
+    block: MlirBlock,
+    steps: &mut HashMap<usize, usize>,
+    order: &mut Vec<MlirOperation>,
+    loops: &mut Vec<(usize, usize)>,
+) {
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            let first = order.len();
+            steps.insert(op.ptr as usize, first);
+            order.push(op);
+            let kind = name(op);
+            if CONTROL_FLOW.contains(&kind.as_str()) {
+                for r in 0..mlirOperationGetNumRegions(op) {
+                    let mut inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+                    while !inner.ptr.is_null() {
+                        flatten(inner, steps, order, loops);
+                        inner = mlirBlockGetNextInRegion(inner);
+                    }
+                }
+                if LOOPS.contains(&kind.as_str()) {
+                    loops.push((first, order.len() - 1));
+                }
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+}
+
+/// The step of `op`: its own, or that of the nearest op holding it that is a step.
+///
+/// # Safety
+/// `op` and `function` must be live.
+unsafe fn step_of(mut op: MlirOperation, function: MlirOperation, steps: &HashMap<usize, usize>) -> Option<usize> {
     unsafe {
         loop {
-            let parent = mlirOperationGetParentOperation(op);
-            if parent.ptr.is_null() {
+            if let Some(&step) = steps.get(&(op.ptr as usize)) {
+                return Some(step);
+            }
+            op = mlirOperationGetParentOperation(op);
+            if op.ptr.is_null() || mlirOperationEqual(op, function) {
                 return None;
             }
-            if mlirOperationEqual(parent, function) {
-                return steps.get(&(op.ptr as usize)).copied();
-            }
-            op = parent;
         }
+    }
+}
+
+/// The op of `block` that is or holds `op` (`op` is nested in `block`).
+///
+/// # Safety
+/// `op` and `block` must be live.
+unsafe fn ancestor_in(mut op: MlirOperation, block: MlirBlock) -> MlirOperation {
+    unsafe {
+        while mlirOperationGetBlock(op).ptr != block.ptr {
+            op = mlirOperationGetParentOperation(op);
+        }
+        op
     }
 }
 

@@ -30,7 +30,7 @@ use crate::{
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{body_ops, build, find_function, name},
+    ir::{build, collect, find_function, op_name},
     text::str_ref,
 };
 
@@ -68,7 +68,9 @@ impl UmacPass for ProfileHooks {
             let raw = entry.to_raw();
             let context = mlirOperationGetContext(raw);
             let i32_type = mlirIntegerTypeGet(context, 32);
-            let calls: Vec<MlirOperation> = body_ops(raw).into_iter().filter(|&op| name(op) == "func.call").collect();
+            // Every operator call, those inside the model's control flow (IF, WHILE) too, in the
+            // order the driver numbers operators.
+            let calls = collect(entry, |op| op_name(op) == "func.call");
             for (k, &call) in calls.iter().enumerate() {
                 let location = mlirOperationGetLocation(call);
                 let block = mlirOperationGetBlock(call);

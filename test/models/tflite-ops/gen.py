@@ -21,6 +21,7 @@ import zlib
 import numpy as np
 
 from compute_ops import *  # noqa: F401,F403
+from control_flow_ops import *  # noqa: F401,F403
 from movement_ops import *  # noqa: F401,F403
 from stateful_ops import *  # noqa: F401,F403
 from tflite_builder import *  # noqa: F401,F403
@@ -301,6 +302,14 @@ OPS.append(("CALL_ONCE", BIN.CALL_ONCE, ("int8", "float32"), variables, [
     dict(**{"in": [2, 4]}, init=True, init_computes=True, scale=0.02),
     dict(**{"in": [1, 7]}, init=True, late_call=True, reread=True),
 ]))
+OPS.append(("IF", BIN.IF, ("int8", "float32"), if_op, [
+    dict(**{"in": [1, 6]}),
+    dict(**{"in": [2, 3, 4]}, scale=0.02),
+]))
+OPS.append(("WHILE", BIN.WHILE, ("int8", "float32"), while_op, [
+    dict(**{"in": [1, 5]}),
+    dict(**{"in": [2, 3]}, scale=0.3),
+]))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
     OPS.append((_name, getattr(BIN, _name), ("float32",) + (("int8",) if _name == "L2_NORMALIZATION" else ()),
@@ -476,7 +485,7 @@ QUANTIZE = {
 # Models the reader must refuse: name -> (the operator's label, part of the message).
 INVALID = {
     "svdf_state_not_variable": ("operator #0 (SVDF", "not a variable tensor"),
-    "call_once_cycle": ("operator #0 (CALL_ONCE)", "already running"),
+    "call_once_cycle": ("operator #0 (CALL_ONCE)", "already being run"),
     "call_once_bad_index": ("operator #0 (CALL_ONCE)", "is not one of the model's subgraphs 1 to 1"),
     "read_never_assigned": ("operator #1 (READ_VARIABLE", "never assigned"),
 }

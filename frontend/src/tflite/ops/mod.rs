@@ -5,6 +5,7 @@
 mod activation;
 mod batch_space;
 mod compare;
+mod control_flow;
 mod conv;
 mod elementwise;
 mod gather;
@@ -72,6 +73,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("GREATER", "int8, int32, float32"),
     ("GREATER_EQUAL", "int8, int32, float32"),
     ("HARD_SWISH", "int8, float32"),
+    ("IF", "any (a one-element BOOL condition)"),
     ("L2_NORMALIZATION", "int8, float32"),
     ("L2_POOL_2D", "float32"),
     ("LEAKY_RELU", "int8, int16, float32"),
@@ -131,6 +133,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "int8, float32"),
     ("UNPACK", "any"),
     ("VAR_HANDLE", "resource variables"),
+    ("WHILE", "any"),
     ("ZEROS_LIKE", "int8, int32, int64, float32"),
 ];
 
@@ -142,6 +145,8 @@ pub(crate) struct Cx<'m, 'a> {
     /// its index.
     pub graph: &'m Subgraph<'a>,
     pub graph_index: usize,
+    /// The subgraphs whose IF, WHILE or CALL_ONCE is being written, outermost first.
+    pub active: Vec<usize>,
     pub func: Func,
     values: Vec<Option<Value>>,
     file: String,
@@ -179,6 +184,7 @@ pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
         model,
         graph,
         graph_index: 0,
+        active: Vec::new(),
         func: Func::new(&file_location),
         values: vec![None; graph.tensors.len()],
         file: file.into(),
@@ -232,12 +238,24 @@ fn legalize_ops(cx: &mut Cx) -> Result<(), Error> {
 }
 
 /// Writes the operators of subgraph `g` where the function stands (inside a region), with its
-/// own tensor values; `cx` is as before afterwards.
-pub(crate) fn legalize_subgraph(cx: &mut Cx, g: usize) -> Result<(), Error> {
+/// own tensor values, its inputs bound to `inputs`; returns the values of its outputs. `cx` is as
+/// before afterwards.
+pub(crate) fn legalize_subgraph(cx: &mut Cx, g: usize, inputs: &[Value]) -> Result<Vec<Value>, Error> {
     let graph = &cx.model.subgraphs[g];
-    let outer = (cx.graph, cx.graph_index, std::mem::replace(&mut cx.values, vec![None; graph.tensors.len()]));
+    let mut values = vec![None; graph.tensors.len()];
+    for (&t, value) in graph.inputs.iter().zip(inputs) {
+        values[t] = Some(value.clone());
+    }
+    let outer = (cx.graph, cx.graph_index, std::mem::replace(&mut cx.values, values));
     (cx.graph, cx.graph_index) = (graph, g);
-    let result = legalize_ops(cx);
+    cx.active.push(outer.1);
+    let result = legalize_ops(cx).and_then(|()| {
+        let outputs = graph.outputs.iter().map(|&t| cx.values[t].clone().ok_or(t));
+        outputs.collect::<Result<Vec<_>, _>>().map_err(|t| {
+            Error::model(format!("its output '{}' (tensor #{t}) is written by no operator", graph.tensors[t].name))
+        })
+    });
+    cx.active.pop();
     (cx.graph, cx.graph_index, cx.values) = outer;
     result
 }
@@ -290,6 +308,8 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "READ_VARIABLE" => variables::read(cx, op),
         "ASSIGN_VARIABLE" => variables::assign(cx, op),
         "CALL_ONCE" => variables::call_once(cx, op),
+        "IF" => control_flow::if_op(cx, op),
+        "WHILE" => control_flow::while_op(cx, op),
         "CONCATENATION" => movement::concatenation(cx, op),
         "TRANSPOSE" => movement::transpose(cx, op),
         "SQUEEZE" | "EXPAND_DIMS" => movement::reshape_like(cx, op),

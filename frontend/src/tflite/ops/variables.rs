@@ -27,12 +27,7 @@ pub(crate) struct Variables<'m, 'a> {
     list: Vec<Variable<'m, 'a>>,
     /// Which variable each VAR_HANDLE output is: (subgraph, tensor) → index in `list`.
     handles: HashMap<(usize, usize), usize>,
-    /// The subgraphs whose CALL_ONCE is being written (outermost first).
-    running: Vec<usize>,
 }
-
-/// How deep CALL_ONCEs may nest (each init subgraph's CALL_ONCE inside the last).
-const MAX_NESTING: usize = 8;
 
 struct Variable<'m, 'a> {
     /// `container/shared_name`, as TFLite names it.
@@ -46,7 +41,7 @@ struct Variable<'m, 'a> {
 impl<'m, 'a> Variables<'m, 'a> {
     /// Finds every variable and its first assignment.
     pub(crate) fn scan(model: &'m Model<'a>) -> Self {
-        let mut variables = Variables { list: Vec::new(), handles: HashMap::new(), running: Vec::new() };
+        let mut variables = Variables { list: Vec::new(), handles: HashMap::new() };
         let mut by_name: HashMap<(&str, &str), usize> = HashMap::new();
         for (g, graph) in model.subgraphs.iter().enumerate() {
             for op in &graph.operators {
@@ -109,39 +104,19 @@ pub fn assign(cx: &mut Cx, op: &Operator) -> OpResult {
 
 pub fn call_once(cx: &mut Cx, op: &Operator) -> OpResult {
     let Options::CallOnce { init } = op.options else { return bad("its options are not a CALL_ONCE's") };
-    let Some(g) = usize::try_from(init).ok().filter(|&g| g > 0 && g < cx.model.subgraphs.len()) else {
-        return bad(match cx.model.subgraphs.len() {
-            1 => format!("its init subgraph is {init}, and the model has no other subgraph than the main one"),
-            n => format!("its init subgraph {init} is not one of the model's subgraphs 1 to {}", n - 1),
-        });
-    };
-    if g == cx.graph_index || cx.variables.running.contains(&g) {
-        return bad(format!("its init subgraph {g} is already running (CALL_ONCEs in a cycle)"));
-    }
-    if cx.variables.running.len() >= MAX_NESTING {
-        return unsupported(format!("it is nested {MAX_NESTING} CALL_ONCEs deep"));
-    }
     // A flag of its own: whether it has run (TFLite Micro's `has_run`).
     let flag_ty = Ty::new(&[], "i1");
     let flag = cx.func.variable(&format!("call_once_{}_{}", cx.graph_index, op.index), &flag_ty, "false");
     let ran = cx.func.variable_read(&flag, &flag_ty);
     let first = cx.func.op("logical_not", &[&ran], "", flag_ty.clone());
-    let location = cx.func.location();
     cx.func.open(&format!("\"tosa.cond_if\"({}) ({{", first.name));
-    cx.variables.running.push(cx.graph_index);
-    let result = super::legalize_subgraph(cx, g);
-    cx.variables.running.pop();
-    if let Err(e) = result {
-        let at = e.operator.map(|o| format!(", {o}")).unwrap_or_default();
-        let message = format!("in its init subgraph {g}{at}: {}", e.message);
-        return if e.unsupported { unsupported(message) } else { bad(message) };
-    }
-    cx.func.restore_location(location);
+    // Its outputs, if any, go nowhere (TFLite Micro does not copy them).
+    super::control_flow::subgraph(cx, init, &[], "init subgraph")?;
     let done = cx.func.constant(flag_ty.clone(), "true".into());
     cx.func.variable_write(&flag, &done);
-    cx.func.statement("\"tosa.yield\"() : () -> ()");
+    cx.func.yield_values(&[]);
     cx.func.open("}, {");
-    cx.func.statement("\"tosa.yield\"() : () -> ()");
+    cx.func.yield_values(&[]);
     cx.func.statement(&format!("}}) : ({}) -> ()", flag_ty.text()));
     Ok(())
 }
