@@ -120,6 +120,15 @@ fn newton_reciprocal(half_denominator: i32) -> i32 {
     x
 }
 
+/// TFLite's `GetReciprocal(x, 31, &shift)` for `x > 0`: `1 / x` as a Q0.31 multiplier of
+/// [1/2, 1] and the number of bits of `x` above 1.0 (`x ≈ 2^shift / multiplier`).
+pub(crate) fn reciprocal(x: i32) -> (i32, i32) {
+    let headroom_plus_one = (x as u32).leading_zeros();
+    let shift = 31 - headroom_plus_one as i32;
+    let shifted_sum_minus_one = ((x as u32) << headroom_plus_one).wrapping_sub(1 << 31) as i32;
+    (one_over_one_plus_x(shifted_sum_minus_one), shift)
+}
+
 /// `one_over_one_plus_x_for_x_in_0_1`: 1 / (1 + a) for a Q0.31 `a` in [0, 1], in Q0.31.
 fn one_over_one_plus_x(a: i32) -> i32 {
     let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
@@ -253,6 +262,14 @@ mod tests {
         // Odd symmetry is exact: tanh(-x) = -tanh(x), logistic(-x) = 1 - logistic(x).
         assert_eq!(tanh(-12345678, 4), -tanh(12345678, 4));
         assert_eq!(logistic(-12345678, 4), i32::MAX - logistic(12345678, 4));
+        // 1/x = multiplier · 2^-shift / 2^31: 1 (2^31 - 1, 0: one unit short of 1), 3, 255.
+        assert_eq!(reciprocal(1), (i32::MAX, 0));
+        for x in [2, 3, 7, 100, 255, 1 << 20] {
+            let (multiplier, shift) = reciprocal(x);
+            let real = f64::from(multiplier) / Q31 / f64::from(1 << shift);
+            assert!((real * f64::from(x) - 1.0).abs() < 1e-8, "1/{x}: {multiplier} >> {shift}");
+            assert!(multiplier >= 1 << 30, "1/{x}: the multiplier is in [1/2, 1]");
+        }
     }
 
     #[test]

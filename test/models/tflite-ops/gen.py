@@ -22,6 +22,7 @@ import numpy as np
 
 from compute_ops import *  # noqa: F401,F403
 from control_flow_ops import *  # noqa: F401,F403
+from integer_ops import *  # noqa: F401,F403
 from movement_ops import *  # noqa: F401,F403
 from stateful_ops import *  # noqa: F401,F403
 from tflite_builder import *  # noqa: F401,F403
@@ -185,6 +186,12 @@ for _name in ["MAXIMUM", "MINIMUM"]:
     ]))
 OPS.append(("DIV", BIN.DIV, ("float32",), float_binary(BIN.DIV, s.DivOptionsT, OPTIONS.DivOptions),
             [dict(v, act=act) for v, act in zip(binary_variants(), ["NONE", "RELU", "RELU6"])]))
+OPS.append(("DIV", BIN.DIV, ("int8",), div_int8, [
+    dict(a=[1, 4, 4, 3], b=[1, 4, 4, 3], scales=(0.05, 0.05, 0.25),
+         note="output shift 5: small dividends over large divisors shift past 31 bits"),
+    dict(a=[1, 5, 3, 3], b=[1, 1, 1, 3], scales=(0.02, 0.1, 0.01), act="RELU"),
+    dict(a=[2, 1, 5], b=[3, 1], scales=(0.5, 0.005, 1.0), const=True),
+]))
 OPS.append(("SQUARED_DIFFERENCE", BIN.SQUARED_DIFFERENCE, ("float32",), float_binary(BIN.SQUARED_DIFFERENCE, None, 0),
             binary_variants()))
 

@@ -5,86 +5,11 @@
 //! MultiplyByQuantizedMultiplier with that row's multiplier and shift + 7 (the output is scale
 //! 1/128, zero point 0, whatever the model says, as in TFLite Micro), saturated to int8.
 //!
-//! The row-dependent shifts are TOSA shifts by tensors; gemmlowp's doubling high product is
-//! TOSA's `mul` with shift 31 (round half up: the same, short of `MIN · MIN`, which these values
-//! never reach); its saturating shifts are selects.
+//! The row-dependent shifts are TOSA shifts by tensors ([`Ints`]: gemmlowp's arithmetic on TOSA
+//! i32 tensors).
 
-use super::{Cx, Value};
+use super::{Cx, Value, int_ops::Ints};
 use crate::tflite::emit::Ty;
-
-/// The type of an elementwise result of `values` (of one rank, dimensions 1 or alike): the
-/// largest dimension of each axis, the first value's element type.
-fn broadcast(values: &[&Value]) -> Ty {
-    let mut shape = values[0].ty.shape.clone();
-    for v in &values[1..] {
-        for (d, &n) in shape.iter_mut().zip(&v.ty.shape) {
-            *d = (*d).max(n);
-        }
-    }
-    values[0].ty.with_shape(&shape)
-}
-
-/// TOSA i32 arithmetic on values of one rank (broadcasting dimensions of 1).
-struct Ints<'c, 'm, 'a> {
-    cx: &'c mut Cx<'m, 'a>,
-    rank: usize,
-}
-
-impl Ints<'_, '_, '_> {
-    fn c(&mut self, v: i64) -> Value {
-        self.cx.func.broadcast(self.rank, "i32", v)
-    }
-    fn op(&mut self, name: &str, a: &Value, b: &Value) -> Value {
-        let ty = broadcast(&[a, b]);
-        self.cx.func.op(name, &[a, b], "", ty)
-    }
-    fn shr(&mut self, a: &Value, b: &Value) -> Value {
-        let ty = a.ty.clone();
-        self.cx.func.op("arithmetic_right_shift", &[a, b], "round = false", ty)
-    }
-    fn compare(&mut self, name: &str, a: &Value, b: &Value) -> Value {
-        let ty = broadcast(&[a, b]).with_elem("i1");
-        self.cx.func.op(name, &[a, b], "", ty)
-    }
-    fn select(&mut self, c: &Value, a: &Value, b: &Value) -> Value {
-        let ty = broadcast(&[c, a, b]).with_elem(a.ty.elem);
-        self.cx.func.op("select", &[c, a, b], "", ty)
-    }
-    /// gemmlowp's `SaturatingRoundingDoublingHighMul`.
-    fn high_mul(&mut self, a: &Value, b: &Value) -> Value {
-        let shift = self.cx.func.scalar("i8", 31);
-        let ty = broadcast(&[a, b]);
-        self.cx.func.op("mul", &[a, b, &shift], "", ty)
-    }
-    /// gemmlowp's `SaturatingRoundingMultiplyByPOT<k>` for a left shift `k`.
-    fn saturating_shl(&mut self, x: &Value, k: i64) -> Value {
-        let threshold = (1i64 << (31 - k)) - 1;
-        let (high, low) = (self.c(threshold), self.c(-threshold));
-        let (max, min) = (self.c(i64::from(i32::MAX)), self.c(i64::from(i32::MIN)));
-        let by = self.c(k);
-        let shifted = self.op("logical_left_shift", x, &by);
-        let over = self.compare("greater", x, &high);
-        let under = self.compare("greater", &low, x);
-        let low_part = self.select(&under, &min, &shifted);
-        self.select(&over, &max, &low_part)
-    }
-    /// gemmlowp's `RoundingDivideByPOT` by a tensor of exponents in 0..=31.
-    fn rounding_divide(&mut self, x: &Value, exponent: &Value) -> Value {
-        let one = self.c(1);
-        let power = self.op("logical_left_shift", &one, exponent);
-        let mask = self.op("sub", &power, &one);
-        let remainder = self.op("bitwise_and", x, &mask);
-        let half = self.shr(&mask, &one);
-        let zero = self.c(0);
-        let negative = self.compare("greater", &zero, x);
-        let negative_one = self.cx.func.op("cast", &[&negative], "", negative.ty.with_elem("i32"));
-        let threshold = self.op("add", &half, &negative_one);
-        let up = self.compare("greater", &remainder, &threshold);
-        let up = self.cx.func.op("cast", &[&up], "", up.ty.with_elem("i32"));
-        let quotient = self.shr(x, exponent);
-        self.op("add", &quotient, &up)
-    }
-}
 
 /// int8 L2_NORMALIZATION of `x` (int8, zero point `zp`) over its last dimension.
 pub(super) fn l2_normalization_int8(cx: &mut Cx, x: &Value, zp: i64) -> Value {
@@ -96,7 +21,7 @@ pub(super) fn l2_normalization_int8(cx: &mut Cx, x: &Value, zp: i64) -> Value {
     let mut reduced = x.ty.shape.clone();
     reduced[axis] = 1;
     let acc = cx.func.op("reduce_sum", &[&squares], &format!("axis = {axis} : i32"), Ty::new(&reduced, "i32"));
-    let mut t = Ints { cx, rank };
+    let mut t = Ints::new(cx, rank);
     // GetInvSqrtQuantizedMultiplierExp(acc, -1): acc < 2^31 needs at most one division by 4.
     let limit = t.c(1 << 29);
     let (one, two) = (t.c(1), t.c(2));

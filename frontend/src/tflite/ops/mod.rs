@@ -7,8 +7,10 @@ mod batch_space;
 mod compare;
 mod control_flow;
 mod conv;
+mod div_int8;
 mod elementwise;
 mod gather;
+mod int_ops;
 mod l2_int8;
 pub(crate) mod lstm;
 mod matmul;
@@ -57,7 +59,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("DEPTHWISE_CONV_2D", "int8, int16 (16x8), float32"),
     ("DEPTH_TO_SPACE", "any"),
     ("DEQUANTIZE", "int8, int16 to float32"),
-    ("DIV", "float32"),
+    ("DIV", "int8, float32"),
     ("ELU", "int8, float32"),
     ("EMBEDDING_LOOKUP", "float32, int8, int8 to float32"),
     ("EQUAL", "int8, int32, float32, bool"),

@@ -233,6 +233,7 @@ pub fn binary(cx: &mut Cx, op: &Operator) -> OpResult {
             cx.func.op(&op.kind.to_lowercase(), &[&x, &y], "", t)
         }
         "SQUARED_DIFFERENCE" if !float => return super::elementwise::squared_difference(cx, op),
+        "DIV" if out.dtype == DType::I8 => return super::div_int8::div_int8(cx, op),
         _ if !float => return unsupported(format!("{} of {} (only float32 is read)", op.kind, out.dtype.name())),
         "DIV" => {
             let activation = match op.options {
