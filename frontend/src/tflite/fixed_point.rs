@@ -130,10 +130,55 @@ pub(crate) fn reciprocal(x: i32) -> (i32, i32) {
 }
 
 /// `one_over_one_plus_x_for_x_in_0_1`: 1 / (1 + a) for a Q0.31 `a` in [0, 1], in Q0.31.
-fn one_over_one_plus_x(a: i32) -> i32 {
+pub(crate) fn one_over_one_plus_x(a: i32) -> i32 {
     let x = newton_reciprocal(rounding_half_sum(a, i32::MAX));
     // ExactMulByPot<-1> reads the Q2.29 raw as Q1.30; Rescale<0> doubles it, saturating.
     rescale(x, 1, 0)
+}
+
+/// TFLite's `log_x_for_x_greater_than_or_equal_to_1<output_bits>` of a
+/// `FixedPoint<int32_t, input_bits>` `z ≥ 1`: ln(z) in Q`output_bits`, as TFLite computes it
+/// (log2 from the headroom, refined by a rational approximation around the fourth root of 2).
+/// The constants and every step are TFLite's; [`LOG_CONSTANTS`] names them for the TOSA version
+/// (int8 LOG_SOFTMAX), which computes the same on tensors; this scalar one is its reference.
+#[cfg(test)]
+pub(crate) fn log_x_ge_1(z: i32, input_bits: i32, output_bits: i32) -> i32 {
+    let [log_2, sqrt_sqrt_half, sqrt_half, one_quarter, alpha_n, alpha_d, alpha_i, alpha_f] = LOG_CONSTANTS;
+    let accum_bits = output_bits + 1;
+    let shifted_quarter = rescale(one_quarter, 0, accum_bits);
+    let z_a_headroom_plus_1 = (z as u32).leading_zeros() as i32;
+    let r_a_tmp = multiply_by_pot(z, z_a_headroom_plus_1 - 1);
+    let r_a = multiply_by_pot(doubling_high_mul(r_a_tmp, sqrt_half), 1);
+    let z_a_pow_2_adj =
+        saturating_add(multiply_by_pot(input_bits - z_a_headroom_plus_1, 31 - accum_bits), shifted_quarter);
+    let z_b = doubling_high_mul(z, sqrt_half);
+    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
+    let r_b = multiply_by_pot(z, z_b_headroom);
+    let z_b_pow_2_adj = saturating_add(multiply_by_pot(input_bits - z_b_headroom, 31 - accum_bits), -shifted_quarter);
+    let r = r_a.min(r_b);
+    let z_pow_2_adj = z_a_pow_2_adj.max(z_b_pow_2_adj);
+    let p = rounding_half_sum(r, sqrt_sqrt_half);
+    let q = r.wrapping_sub(sqrt_sqrt_half);
+    let q = q.wrapping_add(q);
+    let common_sq = doubling_high_mul(q, q);
+    let num = doubling_high_mul(q, r).wrapping_add(doubling_high_mul(doubling_high_mul(q, common_sq), alpha_n));
+    let inner = alpha_i.wrapping_add(q).wrapping_add(doubling_high_mul(alpha_d, common_sq));
+    let denom_minus_one = doubling_high_mul(p, inner).wrapping_add(doubling_high_mul(alpha_f, q));
+    let recip_denom = one_over_one_plus_x(denom_minus_one);
+    let num_scaled = rescale(num, 0, accum_bits);
+    let sum = doubling_high_mul(z_pow_2_adj, log_2).wrapping_add(doubling_high_mul(num_scaled, recip_denom));
+    rescale(sum, accum_bits, output_bits)
+}
+
+/// The Q0.31 constants of [`log_x_ge_1`]: ln 2, 2^-1/4, 2^-1/2, 1/4, and the rational
+/// approximation's alpha_n, alpha_d, alpha_i, alpha_f.
+pub(crate) const LOG_CONSTANTS: [i32; 8] =
+    [1488522236, 1805811301, 1518500250, 536870912, 117049297, 127690142, 1057819769, 638450708];
+
+/// `SaturatingAddNonGemmlowp`: a + b saturated to the i32 range.
+#[cfg(test)]
+fn saturating_add(a: i32, b: i32) -> i32 {
+    a.saturating_add(b)
 }
 
 /// `one_minus_x_over_one_plus_x_for_x_in_0_1`: (1 - a) / (1 + a) for a Q0.31 `a`, in Q0.31.
@@ -262,6 +307,12 @@ mod tests {
         // Odd symmetry is exact: tanh(-x) = -tanh(x), logistic(-x) = 1 - logistic(x).
         assert_eq!(tanh(-12345678, 4), -tanh(12345678, 4));
         assert_eq!(logistic(-12345678, 4), i32::MAX - logistic(12345678, 4));
+        // ln z for z ≥ 1 in Q12, to Q5: within 2^-20 of the real logarithm.
+        for real in [1.0f64, 1.0001, 1.5, 2.0, 2.718281828, 10.0, 100.5, 1234.0, 4095.9] {
+            let z = (real * f64::from(1 << 19)).round() as i32;
+            let log = f64::from(log_x_ge_1(z, 12, 5)) / f64::from(1 << 26);
+            assert!((log - real.ln()).abs() < 2f64.powi(-20), "ln({real}): {log}");
+        }
         // 1/x = multiplier · 2^-shift / 2^31: 1 (2^31 - 1, 0: one unit short of 1), 3, 255.
         assert_eq!(reciprocal(1), (i32::MAX, 0));
         for x in [2, 3, 7, 100, 255, 1 << 20] {

@@ -572,27 +572,6 @@ def add_n(rng, tname, v):
     return m, f"{v['n']} x {v['in']}" + (f", scale {q[0]} to {qo[0]:.6g}" if ty == I8 else "")
 
 
-def float_last_axis(code):
-    """LOG_SOFTMAX, L2_NORMALIZATION on float32 over the last dimension (L2_NORMALIZATION also
-    int8: its output scale 1/128, zero point 0, as TFLite Micro computes it)."""
-    def build(rng, tname, v):
-        m = Model()
-        if tname == "int8":
-            x = m.input(v["in"], I8, v["scale"], zero_point(rng, I8))
-            y = m.tensor(v["in"], I8, scale=1 / 128, zp=0)
-            m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
-            return m, f"{v['in']}, input scale {v['scale']}"
-        x = m.input(v["in"], F32)
-        y = m.tensor(v["in"], F32)
-        if code == BIN.LOG_SOFTMAX:
-            m.op(code, [x], y, OPTIONS.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
-        else:
-            m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
-        m.input_scale = v.get("spread", 1.5)
-        return m, f"{v['in']}, inputs x{m.input_scale}"
-    return build
-
-
 def cumsum(rng, tname, v):
     """CUMSUM along a constant axis, exclusive and reverse as options; int8 into a wider scale."""
     ty = TYPE[tname]

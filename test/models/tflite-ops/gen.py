@@ -319,7 +319,7 @@ OPS.append(("WHILE", BIN.WHILE, ("int8", "float32"), while_op, [
 ]))
 OPS.append(("L2_POOL_2D", BIN.L2_POOL_2D, ("float32",), pool(BIN.L2_POOL_2D), variants(AVG)))
 for _name in ["LOG_SOFTMAX", "L2_NORMALIZATION"]:
-    OPS.append((_name, getattr(BIN, _name), ("float32",) + (("int8",) if _name == "L2_NORMALIZATION" else ()),
+    OPS.append((_name, getattr(BIN, _name), ("float32", "int8"),
                 float_last_axis(getattr(BIN, _name)), [
         dict(**{"in": [1, 10]}, spread=1.5, scale=0.05),
         dict(**{"in": [2, 3, 7]}, spread=4.0, scale=0.3),

@@ -1,5 +1,7 @@
-"""gen.py's builders of int8 operators TFLite Micro computes in fixed point with shifts that depend
-on the data: DIV. Each takes (rng, type name, variant) and returns (Model, description)."""
+"""gen.py's builders of operators whose int8 kernels TFLite Micro computes in fixed point with
+shifts that depend on the data: DIV, and LOG_SOFTMAX and L2_NORMALIZATION over the last dimension
+(their float32 versions too). Each takes (rng, type name, variant) and returns (Model,
+description)."""
 import numpy as np
 
 from tflite_builder import *  # noqa: F401,F403
@@ -30,3 +32,29 @@ def div_int8(rng, tname, v):
     m.op(BIN.DIV, [a, b], y, OPTIONS.DivOptions, opts(s.DivOptionsT, fusedActivationFunction=act_opt(act)))
     return m, (f"{v['a']} / {v['b']}{' (constant)' if v.get('const') else ''}, {act}, scales {sa}, {sb} to {so}"
                + (f": {v['note']}" if "note" in v else ""))
+
+
+def float_last_axis(code):
+    """LOG_SOFTMAX, L2_NORMALIZATION over the last dimension, float32 and int8 (the output
+    quantization TFLite Micro requires: LOG_SOFTMAX scale 16/256 and zero point 127,
+    L2_NORMALIZATION 1/128 and 0)."""
+    def build(rng, tname, v):
+        m = Model()
+        if tname == "int8":
+            x = m.input(v["in"], I8, v["scale"], zero_point(rng, I8))
+            if code == BIN.LOG_SOFTMAX:
+                y = m.tensor(v["in"], I8, scale=16 / 256, zp=127)
+                m.op(code, [x], y, OPTIONS.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
+            else:
+                y = m.tensor(v["in"], I8, scale=1 / 128, zp=0)
+                m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
+            return m, f"{v['in']}, input scale {v['scale']}"
+        x = m.input(v["in"], F32)
+        y = m.tensor(v["in"], F32)
+        if code == BIN.LOG_SOFTMAX:
+            m.op(code, [x], y, OPTIONS.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
+        else:
+            m.op(code, [x], y, OPTIONS.L2NormOptions, opts(s.L2NormOptionsT, fusedActivationFunction=0))
+        m.input_scale = v.get("spread", 1.5)
+        return m, f"{v['in']}, inputs x{m.input_scale}"
+    return build

@@ -66,6 +66,26 @@ impl<'c, 'm, 'a> Ints<'c, 'm, 'a> {
         let low_part = self.select(&under, &min, &shifted);
         self.select(&over, &max, &low_part)
     }
+    /// TFLite's `SaturatingRoundingMultiplyByPOTParam` by a tensor of exponents in 0..=31: a
+    /// left shift saturating at the i32 range.
+    pub fn saturating_shl_by(&mut self, x: &Value, exponent: &Value) -> Value {
+        let (one, thirty_one) = (self.c(1), self.c(31));
+        let room = self.op("sub", &thirty_one, exponent);
+        let power = self.op("logical_left_shift", &one, &room);
+        let threshold = self.op("sub", &power, &one);
+        let zero = self.c(0);
+        let low = self.op("sub", &zero, &threshold);
+        let (max, min) = (self.c(i64::from(i32::MAX)), self.c(i64::from(i32::MIN)));
+        let shifted = self.op("logical_left_shift", x, exponent);
+        let over = self.compare("greater", x, &threshold);
+        let under = self.compare("greater", &low, x);
+        let low_part = self.select(&under, &min, &shifted);
+        self.select(&over, &max, &low_part)
+    }
+    /// Count leading zeros (32 for 0).
+    pub fn clz(&mut self, x: &Value) -> Value {
+        self.cx.func.op("clz", &[x], "", x.ty.clone())
+    }
     /// gemmlowp's `RoundingDivideByPOT` by a tensor of exponents in 0..=31.
     pub fn rounding_divide(&mut self, x: &Value, exponent: &Value) -> Value {
         let one = self.c(1);

@@ -12,6 +12,7 @@ mod elementwise;
 mod gather;
 mod int_ops;
 mod l2_int8;
+mod log_softmax_int8;
 pub(crate) mod lstm;
 mod matmul;
 mod movement;
@@ -86,7 +87,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("LOGICAL_NOT", "bool"),
     ("LOGICAL_OR", "bool"),
     ("LOGISTIC", "int8, int16, float32"),
-    ("LOG_SOFTMAX", "float32"),
+    ("LOG_SOFTMAX", "int8, float32"),
     ("MAXIMUM", "int8, int16, int32, float32"),
     ("MAX_POOL_2D", "int8, int16, float32"),
     ("MEAN", "int8, int16, float32"),

@@ -170,8 +170,11 @@ pub fn log_softmax(cx: &mut Cx, op: &Operator) -> OpResult {
     if input.shape != output.shape || input.shape.is_empty() || input.dtype != output.dtype {
         return bad(format!("it maps {:?} to {:?}", input.shape, output.shape));
     }
+    if input.dtype == DType::I8 {
+        return super::log_softmax_int8::log_softmax_int8(cx, op);
+    }
     if input.dtype != DType::F32 {
-        return unsupported(format!("LOG_SOFTMAX of {} (only float32 is read)", input.dtype.name()));
+        return unsupported(format!("LOG_SOFTMAX of {}", input.dtype.name()));
     }
     let x = cx.value(op, 0)?;
     let axis = input.shape.len() - 1;
