@@ -76,6 +76,13 @@ pub unsafe fn only_user(value: MlirValue) -> Option<MlirOperation> {
 pub const VIEW_OPS: &[&str] =
     &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast", "memref.reinterpret_cast"];
 
+/// A model's own control flow after `tosa-to-scf` (TFLite's IF and WHILE): the executor keeps it,
+/// and the ops of its regions are operators and planning steps of their own.
+pub const CONTROL_FLOW_OPS: &[&str] = &["scf.if", "scf.while", "scf.index_switch"];
+
+/// The loops among [`CONTROL_FLOW_OPS`]: a buffer used inside one lives through all of it.
+pub const LOOP_OPS: &[&str] = &["scf.while"];
+
 /// An attribute of `op` by name, `None` when absent.
 ///
 /// # Safety

@@ -40,8 +40,8 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
     ir::{
-        VIEW_OPS, build, constant_int, defined_inside, function_type_get, has_body, identity_layout, is_private, name,
-        op_name, private_function, static_memref_bits, symbol_name,
+        CONTROL_FLOW_OPS, VIEW_OPS, build, constant_int, defined_inside, function_type_get, has_body, identity_layout,
+        is_private, name, op_name, private_function, static_memref_bits, symbol_name,
     },
     text::str_ref,
 };
@@ -91,10 +91,6 @@ unsafe fn outline_function(module: MlirOperation, function: MlirOperation, name:
     }
 }
 
-/// The model's control flow (TFLite's IF and WHILE): it stays in the executor, and the
-/// operators inside its regions are outlined as the function's own are.
-const CONTROL_FLOW: [&str; 3] = ["scf.if", "scf.while", "scf.index_switch"];
-
 /// The computing ops of `block` in order, with those inside its control flow in their place, and
 /// `block` and the blocks of that control flow.
 ///
@@ -105,7 +101,8 @@ unsafe fn collect(block: MlirBlock, candidates: &mut Vec<MlirOperation>, blocks:
         blocks.push(block);
         let mut op = mlirBlockGetFirstOperation(block);
         while !op.ptr.is_null() {
-            if CONTROL_FLOW.contains(&name(op).as_str()) {
+            // The model's control flow stays in the executor; its operators are outlined in place.
+            if CONTROL_FLOW_OPS.contains(&name(op).as_str()) {
                 for r in 0..mlirOperationGetNumRegions(op) {
                     let mut inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
                     while !inner.ptr.is_null() {

@@ -51,8 +51,8 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
     ir::{
-        VIEW_OPS, attribute, build, function_type, has_body, is_private, name, op_name, set_function_type,
-        static_memref_bits, top_level_ops,
+        CONTROL_FLOW_OPS, LOOP_OPS, VIEW_OPS, attribute, build, function_type, has_body, is_private, name, op_name,
+        set_function_type, static_memref_bits, top_level_ops,
     },
     text::{attribute_text, str_ref, type_text},
     umac::{
@@ -440,10 +440,6 @@ unsafe fn context_of(op: MlirOperation) -> MlirContext {
     unsafe { mlirOperationGetContext(op) }
 }
 
-/// Control flow whose regions' ops are steps of their own; loops among it.
-const CONTROL_FLOW: [&str; 3] = ["scf.if", "scf.while", "scf.index_switch"];
-const LOOPS: [&str; 1] = ["scf.while"];
-
 /// Numbers the ops of `block` as steps in execution order, the ops in the regions of control flow
 /// after the control-flow op itself; records the span of steps of each loop.
 ///
@@ -462,7 +458,7 @@ unsafe fn flatten(
             steps.insert(op.ptr as usize, first);
             order.push(op);
             let kind = name(op);
-            if CONTROL_FLOW.contains(&kind.as_str()) {
+            if CONTROL_FLOW_OPS.contains(&kind.as_str()) {
                 for r in 0..mlirOperationGetNumRegions(op) {
                     let mut inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
                     while !inner.ptr.is_null() {
@@ -470,7 +466,7 @@ unsafe fn flatten(
                         inner = mlirBlockGetNextInRegion(inner);
                     }
                 }
-                if LOOPS.contains(&kind.as_str()) {
+                if LOOP_OPS.contains(&kind.as_str()) {
                     loops.push((first, order.len() - 1));
                 }
             }

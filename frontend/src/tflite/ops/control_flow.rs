@@ -11,17 +11,14 @@
 use super::{Cx, OpResult, bad, legalize_subgraph, ty, unsupported};
 use crate::tflite::{
     emit::{Ty, Value},
-    model::{DType, Operator},
+    model::{DType, Operator, Options},
 };
 
 /// How deep IF, WHILE and CALL_ONCE may nest.
 const MAX_NESTING: usize = 8;
 
 pub fn if_op(cx: &mut Cx, op: &Operator) -> OpResult {
-    let (then_graph, else_graph) = match op.options {
-        crate::tflite::model::Options::If { then_graph, else_graph } => (then_graph, else_graph),
-        _ => return bad("its options are not an IF's"),
-    };
+    let Options::If { then_graph, else_graph } = op.options else { return bad("its options are not an IF's") };
     let condition = condition(cx, op, 0)?;
     let operands: Vec<Value> = (1..op.inputs.len()).map(|k| cx.value(op, k)).collect::<OpResult<_>>()?;
     let types = output_types(cx, op)?;
@@ -46,10 +43,7 @@ pub fn if_op(cx: &mut Cx, op: &Operator) -> OpResult {
 }
 
 pub fn while_op(cx: &mut Cx, op: &Operator) -> OpResult {
-    let (cond_graph, body_graph) = match op.options {
-        crate::tflite::model::Options::While { cond_graph, body_graph } => (cond_graph, body_graph),
-        _ => return bad("its options are not a WHILE's"),
-    };
+    let Options::While { cond_graph, body_graph } = op.options else { return bad("its options are not a WHILE's") };
     let operands: Vec<Value> = (0..op.inputs.len()).map(|k| cx.value(op, k)).collect::<OpResult<_>>()?;
     let types: Vec<Ty> = operands.iter().map(|v| v.ty.clone()).collect();
     check_types(&operands, &output_types(cx, op)?, "its outputs are not its operands' types:")?;

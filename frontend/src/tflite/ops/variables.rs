@@ -1,5 +1,5 @@
 //! Resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) as TOSA variables, and
-//! CALL_ONCE folded into their initial values.
+//! CALL_ONCE, whose init subgraph runs on the first inference.
 //!
 //! TFLite Micro names a variable by its VAR_HANDLE's container and shared name; every handle
 //! with the same names, in any subgraph, is the same variable. Its type is that of the first
