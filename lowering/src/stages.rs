@@ -70,7 +70,9 @@ fn passes(text: &str) -> Step {
 }
 
 /// TOSA → linalg/arith/tensor/scf on tensors, with `$rescale` lowering `tosa.apply_scale` (the
-/// int8 rescale arithmetic) instead of leaving it behind; elementwise ops fused, and fused again
+/// int8 rescale arithmetic) instead of leaving it behind; `arith`/`math` ops on tensors beside
+/// TOSA (the f32 division TOSA lacks, which the `.tflite` reader writes for QUANTIZE) as
+/// `linalg.generic`s; elementwise ops fused, and fused again
 /// into each reader where recomputing them materializes fewer bytes (`umac-recompute-elementwise`);
 /// a reduction that narrows its input and widens it again split at the narrow values
 /// (`umac-narrow-reduction-inputs`).
@@ -80,7 +82,7 @@ macro_rules! tosa_to_linalg {
             "func.func(umac-decompose-transpose-conv2d,tosa-optional-decompositions,tosa-make-broadcastable,",
             "tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,",
             $rescale,
-            ",tosa-to-tensor,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
+            ",tosa-to-tensor,convert-elementwise-to-linalg,linalg-fuse-elementwise-ops,umac-recompute-elementwise,",
             "linalg-fuse-elementwise-ops,umac-narrow-reduction-inputs),canonicalize"
         )
     };

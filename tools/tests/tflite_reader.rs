@@ -1,12 +1,15 @@
 //! umac's own `.tflite` reader (`umac_frontend::tflite`, the default) on every `.tflite` model of test/:
 //! TFLite Micro's outputs through it on both engines, and the same outputs as through
-//! `tosa-converter-for-tflite` (the differential test, `UMAC_TFLITE_READER=converter`). Models the
-//! reader legalizes completely must not fall back to the converter.
+//! `tosa-converter-for-tflite` (the differential test, `UMAC_TFLITE_READER=converter`) where the
+//! converter computes as TFLite Micro does. The reader takes every model here itself: none may
+//! fall back to the converter.
 
 use std::{path::Path, process::Command};
 use umac_runtime::{Tensor, read_npy};
 
-/// (model, its TFLite Micro references, whether the native reader takes every operator).
+/// (model, its TFLite Micro references, whether the converter's TOSA gives TFLite Micro's outputs
+/// too: its float32 → int16 QUANTIZE multiplies by 1/scale and rounds half to even, one step off
+/// on rounding edges).
 const MODELS: &[(&str, &str, bool)] = &[
     ("mlperf-tiny/kws/model.tflite", "mlperf-tiny/kws/ref", true),
     ("mlperf-tiny/vww/model.tflite", "mlperf-tiny/vww/ref", true),
@@ -66,21 +69,23 @@ fn same(a: &Tensor, b: &Tensor, what: &str) {
     }
 }
 
-/// Every model: the native reader gives TFLite Micro's outputs on both engines, and the same as
-/// the converter on both engines.
+/// Every model: the native reader gives TFLite Micro's outputs on both engines without the
+/// converter, and the same as the converter on both engines where the converter is right.
 #[test]
 fn the_native_reader_matches_tflite_micro_and_the_converter() {
     let models = umac_runtime::testdata::dir("models");
-    for (i, (model, refs, complete)) in MODELS.iter().enumerate() {
+    for (i, (model, refs, converter_agrees)) in MODELS.iter().enumerate() {
         let (model, refs) = (models.join(model), models.join(refs));
         let input = refs.join("input_0.npy");
         let expected = read_npy(&refs.join("output_0.npy")).unwrap();
         for engine in ["cranelift", "llvm"] {
             let (native, stderr) = run(&model, &input, engine, "native", &format!("{i}"));
-            assert_eq!(!stderr.contains("converting the model with"), *complete, "{}: {stderr}", model.display());
+            assert!(!stderr.contains("converting the model with"), "{}: {stderr}", model.display());
             same(&native, &expected, &format!("{} on {engine}, against TFLite Micro", model.display()));
-            let (converted, _) = run(&model, &input, engine, "converter", &format!("{i}"));
-            same(&native, &converted, &format!("{} on {engine}, against the converter", model.display()));
+            if *converter_agrees {
+                let (converted, _) = run(&model, &input, engine, "converter", &format!("{i}"));
+                same(&native, &converted, &format!("{} on {engine}, against the converter", model.display()));
+            }
         }
     }
 }
@@ -102,9 +107,11 @@ fn no_python_is_needed_for_what_the_reader_takes() {
     let output = compile("mlperf-tiny/kws/model.tflite");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let output = compile("ops-16x8/quantize.tflite");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = compile("tflite-ops/invalid/svdf_hybrid.tflite");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("quantize.tflite: operator #0 (QUANTIZE, output '"), "{stderr}");
+    assert!(stderr.contains("svdf_hybrid.tflite: operator #0 (SVDF, output '"), "{stderr}");
     assert!(stderr.contains("the converter failed"), "{stderr}");
 }
 
@@ -124,7 +131,8 @@ fn errors_name_the_operator() {
 }
 
 /// Models the reader must refuse (test/models/tflite-ops/invalid, written by gen.py): `umac
-/// compile` exits with 1 and an error at the operator, `file: operator #k (KIND...): ...`.
+/// compile` without the converter exits with 1 and an error at the operator, `file: operator #k
+/// (KIND...): ...`.
 #[test]
 fn invalid_models_are_errors_at_the_operator() {
     let dir = umac_runtime::testdata::dir("models/tflite-ops/invalid");
@@ -137,6 +145,7 @@ fn invalid_models_are_errors_at_the_operator() {
         let (file, operator, message) =
             (case["file"].as_str().unwrap(), case["operator"].as_str().unwrap(), case["message"].as_str().unwrap());
         let output = Command::new(env!("CARGO_BIN_EXE_umac"))
+            .env("UMAC_TFLITE_CONVERTER", "/nonexistent/tosa-converter-for-tflite")
             .arg("compile")
             .arg(dir.join(file))
             .args(["--target=cortex-m55", "-o"])

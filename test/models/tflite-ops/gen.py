@@ -33,17 +33,10 @@ INPUTS = 3  # inferences per case
 
 # Cases the native reader does not take (umac falls back to tosa-converter-for-tflite): they are
 # still compared with TFLite Micro. Found by check.py; see README.md.
-NOT_NATIVE = {
-    # float32 to int16 at a scale that is not a power of two: "reproduces ... for int8 and for
-    # power-of-two scales"
-    "quantize_float32_2",
-}
+NOT_NATIVE = set()
 # Cases whose umac outputs currently differ from TFLite Micro's: case -> short reason. The test
 # requires that they still differ, so that a fix is noticed (and the entry removed).
-KNOWN_FAILURES = {
-    "quantize_float32_2": "the converter multiplies by 1/scale and rounds half to even: one step off on rounding "
-                          "edges (umac says so when it falls back)",
-}
+KNOWN_FAILURES = {}
 
 
 # ---- the cases ------------------------------------------------------------------------------
@@ -495,6 +488,7 @@ INVALID = {
     "call_once_cycle": ("operator #0 (CALL_ONCE)", "already being run"),
     "call_once_bad_index": ("operator #0 (CALL_ONCE)", "is not one of the model's subgraphs 1 to 1"),
     "read_never_assigned": ("operator #1 (READ_VARIABLE", "never assigned"),
+    "svdf_hybrid": ("operator #0 (SVDF", "hybrid"),
 }
 
 

@@ -128,7 +128,8 @@ def variables(rng, tname, v):
 
 
 def invalid_state(kind):
-    """Models umac's reader must refuse, at the operator named in gen.py's INVALID."""
+    """Models umac's reader must refuse, at the operator named in gen.py's INVALID (svdf_hybrid is
+    valid TFLite that the reader does not take: without the converter, an error there too)."""
     m = Model()
     x = m.input([1, 4], F32)
 
@@ -137,6 +138,13 @@ def invalid_state(kind):
         g.op(BIN.VAR_HANDLE, [], h, OPTIONS.VarHandleOptions, opts(s.VarHandleOptionsT, sharedName=name))
         return h
 
+    if kind == "svdf_hybrid":  # float32 input, int8 weights: valid, but not a kind umac reads
+        wf = m.tensor([2, 4], I8, np.ones((2, 4)), 0.01, 0, name="weights_feature")
+        wt = m.tensor([2, 3], F32, np.ones((2, 3)), name="weights_time")
+        st = m.tensor([1, 6], F32, name="state")
+        m.tensors[st].isVariable = True
+        m.op(BIN.SVDF, [x, wf, wt, -1, st], m.tensor([1, 2], F32), OPTIONS.SVDFOptions, opts(s.SVDFOptionsT, rank=1))
+        return m
     if kind == "svdf_state_not_variable":
         wf = m.tensor([2, 4], F32, np.ones((2, 4)), name="weights_feature")
         wt = m.tensor([2, 3], F32, np.ones((2, 3)), name="weights_time")

@@ -100,7 +100,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("PAD", "int8, int16, int32, float32 (constant paddings)"),
     ("PADV2", "int8, int16, float32 (constant pad value)"),
     ("PRELU", "int8, int16 (int8 alpha), float32"),
-    ("QUANTIZE", "int8, int16 to int8, int16 (not from float32)"),
+    ("QUANTIZE", "int8, int16, float32 to int8, int16"),
     ("REDUCE_MAX", "int8, float32 (constant axes)"),
     ("REDUCE_MIN", "int8, float32 (constant axes)"),
     ("READ_VARIABLE", "any"),

@@ -18,9 +18,10 @@ use crate::tflite::{
 /// time with TFLite Micro's own f32 division ([`int8_thresholds`]). The model takes the
 /// candidate `x · (1 / scale)` rounded, then moves it by one where x lies below its threshold or
 /// at or above the next one (a gather of the two from the table). NaN, which TFLite Micro casts
-/// with undefined behaviour, gives the zero point. To int16 (65,536 thresholds) umac takes
-/// power-of-two scales, where `x · (1 / scale)` is the quotient exactly; other scales are left to
-/// the converter, with a note that it can be one step off.
+/// with undefined behaviour, gives the zero point. To int16 (65,536 thresholds would be 256 KB)
+/// the quotient itself: `x · (1 / scale)` at a power-of-two scale, where it is exact, else the
+/// f32 division TOSA lacks, `arith.divf` on the tensor (upstream's
+/// `convert-elementwise-to-linalg` lowers it with the rest), then rounded half away from zero.
 pub fn quantize(cx: &mut Cx, op: &Operator) -> OpResult {
     let (input, out) = (cx.tensor(op, 0)?, cx.output(op, 0)?);
     if input.shape != out.shape {
@@ -39,16 +40,9 @@ pub fn quantize(cx: &mut Cx, op: &Operator) -> OpResult {
             cx.rescale(&x, elem, &[multiplier], zi, zo, true, true)
         }
         (DType::F32, DType::I8) => from_float_to_int8(cx, &x, so, zo)?,
-        (DType::F32, DType::I16) if so > 0.0 && so.is_finite() && so.log2().fract() == 0.0 && zo == 0 => {
-            from_float_by_power_of_two(cx, &x, so)
-        }
-        (DType::F32, _) => {
-            return unsupported(format!(
-                "QUANTIZE from float32 to {} at scale {so} (umac reproduces TFLite Micro's f32 division for int8 \
-                 and for power-of-two scales; the converter multiplies by 1/scale and rounds half to even, which \
-                 can differ by one step)",
-                out.dtype.name()
-            ));
+        (DType::F32, DType::I16) if so > 0.0 && so.is_finite() && zo == 0 => from_float_to_int16(cx, &x, so),
+        (DType::F32, DType::I16) => {
+            return unsupported(format!("QUANTIZE from float32 to int16 with scale {so} and zero point {zo}"));
         }
         (a, o) => return unsupported(format!("{} to {}", a.name(), o.name())),
     };
@@ -141,14 +135,25 @@ fn from_float_to_int8(cx: &mut Cx, x: &Value, scale: f32, zp: i64) -> OpResult<V
     Ok(cx.func.op("cast", &[&value], "", x.ty.with_elem("i8")))
 }
 
-/// [`quantize`] from float32 to int16 (zero point 0) at a power-of-two `scale`: `x · (1 / scale)`
-/// is then `x / scale` exactly; TOSA's cast rounds it half to even, and a tie (a difference of
-/// exactly 1/2, exact below 2^24) goes away from zero instead. NaN gives 0.
-fn from_float_by_power_of_two(cx: &mut Cx, x: &Value, scale: f32) -> Value {
+/// [`quantize`] from float32 to int16 (zero point 0): `x / scale` as TFLite Micro's f32 division
+/// gives it (at a power-of-two scale `x · (1 / scale)`, the same exactly; else `arith.divf`);
+/// TOSA's cast rounds it half to even, and a tie (a difference of exactly 1/2, exact below 2^24)
+/// goes away from zero instead. NaN gives 0.
+fn from_float_to_int16(cx: &mut Cx, x: &Value, scale: f32) -> Value {
     let rank = x.ty.rank();
     let bool_ty = x.ty.with_elem("i1");
     let i32_ty = x.ty.with_elem("i32");
-    let y = scaled_number(cx, x, scale, 65536.0);
+    let y = if scale.log2().fract() == 0.0 {
+        scaled_number(cx, x, scale, 65536.0)
+    } else {
+        let is_number = cx.func.op("equal", &[x, x], "", bool_ty.clone());
+        let zero = cx.func.broadcast_f32(rank, 0.0);
+        let number = cx.func.op("select", &[&is_number, x, &zero], "", x.ty.clone());
+        let divisor = cx.func.constant(x.ty.clone(), float(scale));
+        let text = format!("arith.divf {}, {} : {}", number.name, divisor.name, x.ty.text());
+        let quotient = cx.func.raw(&text, x.ty.clone());
+        cx.clamp_f32(&quotient, -65536.0, 65536.0)
+    };
     let zero = cx.func.broadcast_f32(rank, 0.0);
     let even = cx.func.op("cast", &[&y], "", i32_ty.clone());
     let back = cx.func.op("cast", &[&even], "", x.ty.clone());
