@@ -99,7 +99,7 @@ OPS = [
     ("CONV_2D", BIN.CONV_2D, INT_FLOAT, conv_like("conv"), variants(CONV)),
     ("DEPTHWISE_CONV_2D", BIN.DEPTHWISE_CONV_2D, INT_FLOAT, conv_like("depthwise"), variants(DEPTHWISE)),
     ("FULLY_CONNECTED", BIN.FULLY_CONNECTED, INT_FLOAT, fully_connected, variants(FC)),
-    ("TRANSPOSE_CONV", BIN.TRANSPOSE_CONV, ("int8", "int16"), transpose_conv, variants(TCONV)),
+    ("TRANSPOSE_CONV", BIN.TRANSPOSE_CONV, INT_FLOAT, transpose_conv, variants(TCONV)),
     ("AVERAGE_POOL_2D", BIN.AVERAGE_POOL_2D, INT_FLOAT, pool(BIN.AVERAGE_POOL_2D), variants(AVG)),
     ("MAX_POOL_2D", BIN.MAX_POOL_2D, INT_FLOAT, pool(BIN.MAX_POOL_2D), variants(AVG)),
     ("MEAN", BIN.MEAN, INT_FLOAT, reducer(BIN.MEAN), variants(MEAN)),

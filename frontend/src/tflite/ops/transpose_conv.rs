@@ -3,10 +3,10 @@
 use super::{
     Cx, OpResult, bad,
     conv::{conv_multipliers, dims4, filter_scales, integer_bias, padding},
-    per_tensor, unsupported,
+    per_tensor, ty, unsupported,
 };
 use crate::tflite::{
-    emit::Ty,
+    emit::{Ty, float},
     model::{DType, Operator, Options},
 };
 
@@ -18,8 +18,9 @@ use crate::tflite::{
 /// products. int8: 32-bit accumulators with the input zero point, the per-channel
 /// MultiplyByQuantizedMultiplier (`rescale`, double rounding); int16 (16x8): 64-bit
 /// accumulators (TOSA's i48), the 64-bit MultiplyByQuantizedMultiplier with a 16-bit multiplier
-/// (`rescale`, single rounding, as the convolutions write it); then the activation's clamp. Float sums in another
-/// order than TFLite Micro's scatter, so it is not read.
+/// (`rescale`, single rounding, as the convolutions write it); then the activation's clamp.
+/// float32: the same sums in f32 (in another order than TFLite Micro's scatter, so within
+/// rounding), then the float activation.
 pub fn transpose_conv(cx: &mut Cx, op: &Operator) -> OpResult {
     let filter = cx.tensor(op, 1)?;
     let input = cx.tensor(op, 2)?;
@@ -47,6 +48,26 @@ pub fn transpose_conv(cx: &mut Cx, op: &Operator) -> OpResult {
     if bottom <= -kh || right <= -kw {
         return unsupported(format!("an output {:?} that crops past the filter's reach", output.shape));
     }
+    let out_pad = format!(
+        "out_pad = array<i64: {}, {bottom}, {}, {right}>, stride = array<i64: {}, {}>",
+        -top, -left, stride[0], stride[1]
+    );
+    if (input.dtype, filter.dtype, output.dtype) == (DType::F32, DType::F32, DType::F32) {
+        let x = cx.value(op, 2)?;
+        let weights = cx.value(op, 1)?;
+        let bias = match cx.optional(op, 3) {
+            None => cx.func.constant(Ty::new(&[oc], "f32"), float(0.0)),
+            Some(_) => cx.value(op, 3)?,
+        };
+        if bias.ty.shape != [oc] || bias.ty.elem != "f32" {
+            return bad(format!("its bias is {}", bias.ty.text()));
+        }
+        let zero = cx.func.constant(Ty::new(&[1], "f32"), float(0.0));
+        let attributes = format!("acc_type = f32, {out_pad}");
+        let y = cx.func.op("transpose_conv2d", &[&x, &weights, &bias, &zero, &zero], &attributes, ty(output));
+        let y = cx.float_activation(&y, activation)?;
+        return cx.define(op, 0, y);
+    }
     let (in_scale, in_zp) = per_tensor(input, "its input")?;
     let (out_scale, out_zp) = per_tensor(output, "its output")?;
     let wide = match (input.dtype, filter.dtype, output.dtype) {
@@ -69,10 +90,7 @@ pub fn transpose_conv(cx: &mut Cx, op: &Operator) -> OpResult {
     let weights = cx.func.bytes(Ty::new(&filter.shape, "i8"), filter_data);
     let izp = cx.func.scalar(input.dtype.mlir(), in_zp);
     let wzp = cx.func.scalar("i8", 0);
-    let attributes = format!(
-        "acc_type = {acc}, out_pad = array<i64: {}, {bottom}, {}, {right}>, stride = array<i64: {}, {}>",
-        -top, -left, stride[0], stride[1]
-    );
+    let attributes = format!("acc_type = {acc}, {out_pad}");
     let y =
         cx.func.op("transpose_conv2d", &[&x, &weights, &bias, &izp, &wzp], &attributes, Ty::new(&output.shape, acc));
     let multipliers = conv_multipliers(in_scale, &filter_scales, out_scale, wide);
