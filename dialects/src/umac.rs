@@ -88,6 +88,15 @@ pub const POOL_SIZES_ATTR: &str = "umac.pool_sizes";
 /// On a `tfl.unidirectional_sequence_lstm`: its quantization and options from the `.tflite`
 /// file, a dictionary (`umac-legalize-tfl-lstm` reads and checks its entries).
 pub const LSTM_ATTR: &str = "umac.lstm";
+/// The TFLite op `umac-legalize-tfl-lstm` replaces, and the placeholder of its absent operands.
+pub const TFL_LSTM_OP: &str = "tfl.unidirectional_sequence_lstm";
+pub const TFL_NO_VALUE_OP: &str = "tfl.no_value";
+
+/// The profiling hooks' names for the executor `entry` (`umac-profile-hooks`): called before and
+/// after each operator.
+pub fn profile_hook_names(entry: &str) -> [String; 2] {
+    [format!("{entry}_op_begin"), format!("{entry}_op_end")]
+}
 
 /// Every discardable attribute of the dialect.
 pub const ATTRIBUTES: &[&str] = &[

@@ -20,10 +20,13 @@ pub mod pass;
 pub mod pass_manager;
 pub mod passes;
 pub mod registry;
+pub mod schedule;
 pub mod stages;
 mod stderr_capture;
 pub mod supported_ops;
 pub mod transform;
+mod unit_expansion;
+mod windows;
 
 pub use error::{Error, report};
 pub use pass_manager::PipelineError;

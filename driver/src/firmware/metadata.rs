@@ -3,7 +3,6 @@
 use super::{Firmware, FirmwareOptions, WORKSPACE_ALIGNMENT, output};
 use crate::signature::{TensorSig, dtype_of};
 use umac_backend::Cpu;
-use umac_lowering::passes::profile_hooks;
 
 /// The metadata of `firmware`, compiled as `name` from `options`.
 pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_batch: bool) -> serde_json::Value {
@@ -63,7 +62,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
             "pools": memory_pools(firmware, options),
         },
         "profile_hooks": options.profile_hooks.then(|| {
-            let [begin, end] = profile_hooks::hook_names(name);
+            let [begin, end] = umac_dialects::umac::profile_hook_names(name);
             serde_json::json!({"begin": begin, "end": end})
         }),
         "accelerators": options.accelerators.accelerators.iter().map(|c| serde_json::json!({

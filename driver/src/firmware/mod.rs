@@ -48,7 +48,6 @@ use umac_dialects::{
     umac::{WORKSPACE_LOWER_BOUND_ATTR, WORKSPACE_SIZE_ATTR, is_c_identifier},
 };
 use umac_lowering::memory_pools::Pool;
-use umac_lowering::passes::profile_hooks;
 
 /// Where the operator pipeline plans the workspace, which `--pool` gives its pools.
 const PLAN_MEMORY: &str = "umac-plan-memory,";
@@ -322,7 +321,7 @@ fn object_code(
     let run_symbol = format!("{name}_run");
     let reset_symbol = format!("{name}_reset_state");
     let operator_symbols: Vec<&str> = operators.iter().map(|o| o.function.as_str()).collect();
-    let hooks = if options.profile_hooks { profile_hooks::hook_names(name).to_vec() } else { vec![] };
+    let hooks = if options.profile_hooks { umac_dialects::umac::profile_hook_names(name).to_vec() } else { vec![] };
     let hooks: Vec<&str> = hooks.iter().map(String::as_str).collect();
     let spec = ObjectSpec {
         cpu,

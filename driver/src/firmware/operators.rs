@@ -13,7 +13,6 @@ use umac_dialects::{
     location::{FileLineCol, file_line_col, file_line_cols},
     umac::{COMPOSITE_ATTR, TARGET_ATTR},
 };
-use umac_lowering::passes::profile_hooks;
 
 /// One operator function of the executor.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -99,7 +98,7 @@ pub fn operator_call(op: &OperationRef, executor: &str) -> Option<String> {
     }
     let callee = op.attribute("callee").ok().map(umac_dialects::text::attribute_text)?;
     let callee = callee.trim_start_matches('@').to_string();
-    (!profile_hooks::hook_names(executor).contains(&callee)).then_some(callee)
+    (!umac_dialects::umac::profile_hook_names(executor).contains(&callee)).then_some(callee)
 }
 
 /// The executor's calls, in order (the profiling hooks aside), with the source ops each operator

@@ -33,6 +33,7 @@ use crate::{
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
+    schedule::MAX_JAMMED_CHANNELS,
     transform,
 };
 use melior::ir::OperationRef;
@@ -67,10 +68,6 @@ const OUTER: usize = 3;
 
 /// The window's loops: its rows and columns.
 const WINDOW: usize = 2;
-
-/// The most output channels of a convolution tile `dot-products` puts innermost: the dot
-/// products computed side by side, each carrying its sum in a register.
-pub const MAX_JAMMED_CHANNELS: i64 = 4;
 
 struct ChannelsInnermost {
     dot_products: bool,

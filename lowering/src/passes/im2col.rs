@@ -36,8 +36,9 @@ use crate::{
     linalg_kinds::{IM2COL_INPUT_CHANNELS, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed, rewrite_each},
-    passes::fold_padding::{map, padding, pair, width, window_read},
     registry::{PassInfo, PassKind},
+    schedule::PATCH_OP,
+    windows::{map, padding, pair, width, window_read},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -69,9 +70,6 @@ pub const COLLAPSE_INFO: PassInfo = PassInfo {
     options: &[],
     kind: PassKind::Pass(|_| boxed(CollapseWindow)),
 };
-
-/// What the patch's gather is named in `umac.op` (`umac-tile-and-fuse` computes it per pixel).
-pub const PATCH_OP: &str = "im2col";
 
 /// The fewest input channels the dot products take along the channel loop, and the fewest
 /// window elements worth gathering: `umac-vectorize-dot-products`' shortest loop.

@@ -52,9 +52,8 @@ pub const INFO: PassInfo = PassInfo {
     kind: PassKind::Pass(|_| boxed(LegalizeTflLstm)),
 };
 
-/// The op this pass replaces, and the placeholder of absent operands.
-pub const LSTM_OP: &str = "tfl.unidirectional_sequence_lstm";
-pub const NO_VALUE_OP: &str = "tfl.no_value";
+// The op this pass replaces, and the placeholder of absent operands.
+use umac_dialects::umac::{TFL_LSTM_OP as LSTM_OP, TFL_NO_VALUE_OP as NO_VALUE_OP};
 
 struct LegalizeTflLstm;
 

@@ -26,8 +26,8 @@
 use crate::{
     Error,
     pass::{UmacPass, boxed},
-    passes::recompute_elementwise::{bytes, kept_dimensions, unit_expansion, uses},
     registry::{PassInfo, PassKind},
+    unit_expansion::{bytes, kept_dimensions, unit_expansion, uses},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;

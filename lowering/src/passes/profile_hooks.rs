@@ -32,6 +32,7 @@ use mlir_sys::*;
 use umac_dialects::{
     ir::{build, collect, find_function, op_name},
     text::str_ref,
+    umac::profile_hook_names,
 };
 
 /// The registry entry.
@@ -47,15 +48,10 @@ struct ProfileHooks {
     entry: String,
 }
 
-/// The hooks' names for the executor `entry`: called before and after each operator.
-pub fn hook_names(entry: &str) -> [String; 2] {
-    [format!("{entry}_op_begin"), format!("{entry}_op_end")]
-}
-
 impl UmacPass for ProfileHooks {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let entry = find_entry(operation, &self.entry)?;
-        let hooks = hook_names(&self.entry);
+        let hooks = profile_hook_names(&self.entry);
         for hook in &hooks {
             if find_function(operation, hook).is_some() {
                 let message = format!("{}: the model already has a function @{hook}", INFO.name);

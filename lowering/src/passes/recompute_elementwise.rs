@@ -31,11 +31,12 @@ use crate::{
     linalg_kinds::accumulating_kind,
     pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
+    unit_expansion::{bytes, kept_dimensions, unit_expansion, uses},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, build, collect, element_type, name, op_name, scalar_bits, static_tensor_shape},
+    ir::{attribute, build, collect, name, op_name, static_tensor_shape},
     text::{attribute_text, str_ref},
 };
 
@@ -52,46 +53,6 @@ struct RecomputeElementwise;
 
 /// Reshapes between an op and a reader: views, which fusion looks through.
 const RESHAPES: [&str; 2] = ["tensor.expand_shape", "tensor.collapse_shape"];
-
-/// For a `tensor.expand_shape` that only adds unit dimensions, each source dimension's group of
-/// result dimensions (as the reassociation gives them).
-///
-/// # Safety
-/// `op` must be live.
-pub(crate) unsafe fn unit_expansion(op: MlirOperation) -> Option<Vec<Vec<usize>>> {
-    unsafe {
-        if name(op) != "tensor.expand_shape" {
-            return None;
-        }
-        let source = static_tensor_shape(mlirValueGetType(mlirOperationGetOperand(op, 0)))?;
-        let result = static_tensor_shape(mlirValueGetType(mlirOperationGetResult(op, 0)))?;
-        let groups = attribute(op, "reassociation")?;
-        let groups: Vec<Vec<usize>> = (0..mlirArrayAttrGetNumElements(groups))
-            .map(|g| {
-                let group = mlirArrayAttrGetElement(groups, g);
-                (0..mlirArrayAttrGetNumElements(group))
-                    .map(|k| mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, k)) as usize)
-                    .collect()
-            })
-            .collect();
-        // Each group keeps its source dimension's size in one result dimension, the others 1.
-        let units = groups.len() == source.len()
-            && groups.iter().zip(&source).all(|(group, size)| {
-                group.iter().filter(|d| result.get(**d) != Some(&1)).count() <= 1
-                    && group.iter().map(|d| result.get(*d).copied().unwrap_or(0)).product::<i64>() == *size
-            });
-        units.then_some(groups)
-    }
-}
-
-/// For each group of a unit expansion ([`unit_expansion`]) of a tensor into `shape`: the result
-/// dimension that keeps the source dimension's size (the last of a group of units).
-pub(crate) fn kept_dimensions(groups: &[Vec<usize>], shape: &[i64]) -> Vec<usize> {
-    groups
-        .iter()
-        .map(|group| *group.iter().rev().find(|d| shape[**d] != 1).unwrap_or(&group[group.len() - 1]))
-        .collect()
-}
 
 /// The indexing maps of the elementwise `op` computing its result expanded by `expansion` (an
 /// `expand_shape` of it, [`unit_expansion`]): a source dimension becomes its group's dimension
@@ -226,22 +187,6 @@ unsafe fn readers(op: MlirOperation) -> Vec<(MlirOperation, isize)> {
     }
 }
 
-/// The uses of `value`: (owner, operand position).
-///
-/// # Safety
-/// `value` must be live.
-pub(crate) unsafe fn uses(value: MlirValue) -> Vec<(MlirOperation, isize)> {
-    unsafe {
-        let mut found = Vec::new();
-        let mut operand = mlirValueGetFirstUse(value);
-        while !mlirOpOperandIsNull(operand) {
-            found.push((mlirOpOperandGetOwner(operand), mlirOpOperandGetOperandNumber(operand) as isize));
-            operand = mlirOpOperandGetNextUse(operand);
-        }
-        found
-    }
-}
-
 /// Whether `op`'s result takes more bytes than the inputs that only `op` reads (through
 /// reshapes), which its clones would leave materialized once fused into the readers. Accumulating
 /// ops (`umac-tile-and-fuse` fuses their one elementwise reader with them) and unknown shapes
@@ -281,13 +226,4 @@ unsafe fn worth_recomputing(op: MlirOperation) -> bool {
         }
         result > kept
     }
-}
-
-/// The bytes of a statically shaped tensor of integers or floats (an element of fewer than 8
-/// bits takes a byte).
-pub(crate) fn bytes(value: MlirValue) -> Option<i64> {
-    // SAFETY: the value and its type are live.
-    let ty = unsafe { mlirValueGetType(value) };
-    let bits = scalar_bits(element_type(ty))?;
-    Some(static_tensor_shape(ty)?.iter().product::<i64>() * ((bits + 7) / 8).max(1))
 }

@@ -35,8 +35,8 @@ use crate::{
     linalg_kinds::{IM2COL_INPUT_CHANNELS, accumulating_kind, independent_channels, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
     pass::{UmacPass, boxed},
-    passes::{im2col::PATCH_OP, vectorize_dot_products::UNROLLED_DSP_STEPS},
     registry::{PassInfo, PassKind},
+    schedule::{PATCH_OP, UNROLLED_DSP_STEPS},
     transform,
 };
 use melior::ir::{

@@ -55,8 +55,6 @@ use umac_dialects::ir::{
 
 mod dsp;
 
-pub(crate) use dsp::UNROLLED_DSP_STEPS;
-
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
     name: "umac-vectorize-dot-products",
@@ -148,7 +146,7 @@ struct Jam {
 
 /// The most dot products a jammed tile computes side by side: their sums, the shared operand's
 /// halves and the other's take the registers of a Cortex-M4 (`umac-channels-innermost`'s limit).
-const MAX_JAM: i64 = crate::passes::channels_innermost::MAX_JAMMED_CHANNELS;
+const MAX_JAM: i64 = crate::schedule::MAX_JAMMED_CHANNELS;
 
 /// The dot product `raw` (an `scf.for`) computes, if it is exactly one: step 1, constant bounds
 /// at least 8 apart, no results, a body of two int8 loads along the loop (stride 1; either may be

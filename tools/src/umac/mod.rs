@@ -146,8 +146,7 @@ pub(crate) fn with_model<T>(
 fn unsupported_ops(module: &Module) -> bool {
     use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
     // `umac-legalize-tfl-lstm` replaces LSTMs (and their operands' placeholders).
-    let legalized =
-        [umac_lowering::passes::legalize_tfl_lstm::LSTM_OP, umac_lowering::passes::legalize_tfl_lstm::NO_VALUE_OP];
+    let legalized = [umac_dialects::umac::TFL_LSTM_OP, umac_dialects::umac::TFL_NO_VALUE_OP];
     let unknown = |op: &melior::ir::OperationRef| {
         !umac_dialects::ir::is_registered(op) && !legalized.contains(&umac_dialects::ir::op_name(op).as_str())
     };

@@ -10,7 +10,7 @@ use melior::{
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
-use umac_lowering::passes::legalize_tfl_lstm::LSTM_OP;
+use umac_dialects::umac::TFL_LSTM_OP as LSTM_OP;
 
 /// Attaches `umac.lstm` to every LSTM op of `module`, located at its TFLite operator (see
 /// `tflite::name_operators`), from the model's flatbuffer `bytes`.

@@ -404,7 +404,7 @@ fn tflite_operators() -> String {
             }
         }
     }
-    let lstm = umac_lowering::passes::legalize_tfl_lstm::LSTM_OP.trim_start_matches("tfl.").to_ascii_uppercase();
+    let lstm = umac_dialects::umac::TFL_LSTM_OP.trim_start_matches("tfl.").to_ascii_uppercase();
     let rows: Vec<Vec<String>> = seen
         .iter()
         .map(|(kind, (types, models))| {

@@ -81,7 +81,7 @@ pub fn c_source(
     );
     let ops = top_level_ops(module.as_operation());
     let comment: HashMap<&str, &Operator> = operators.iter().map(|o| (o.function.as_str(), o)).collect();
-    let hooks = super::profile_hooks::hook_names(name);
+    let hooks = umac_dialects::umac::profile_hook_names(name);
     // Constants first, then prototypes, then the functions.
     let mut prototypes = Vec::new();
     let mut functions = Vec::new();

@@ -6,18 +6,9 @@
 //! and 5 per channel (13 for two channels' 8 products, 16 one at a time).
 
 use super::{Dot, Load, Signature, addresses, indices, strided_metadata};
+use crate::schedule::UNROLLED_DSP_STEPS;
 use mlir_sys::MlirValue;
 use std::fmt::Write as _;
-
-/// The most DSP steps (four channels each, counted for every dot product of a jammed tile)
-/// `unroll` unrolls fully: a pointwise convolution's 64 input channels (KWS on Cortex-M4: 8.35M
-/// -> 7.02M instructions) and a fully connected layer's 128 (AD: 634K -> 534K, .text 2.5 -> 11.2
-/// KB). Unrolled, the input's words and their sign-extended halves are the same at every output
-/// channel, and LLVM computes them once per pixel. Two output channels side by side over 128
-/// channels stay rolled: AD took 456K instructions and 17.0 KB of .text unrolled, 532K and 4.1 KB
-/// rolled (a 3x3 window over 64 channels, IC's, is unrolled: 27.27M instructions, 27.48M with
-/// half the steps).
-pub(crate) const UNROLLED_DSP_STEPS: i64 = 32;
 
 /// The replacing IR for `dot` and the values it takes: a loop of four products a step carrying
 /// each of its dot products' sums, then a scalar loop for the products left over. With `unroll`
