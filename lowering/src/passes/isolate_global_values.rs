@@ -45,7 +45,7 @@ use umac_dialects::{
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
     name: "umac-isolate-global-values",
-    summary: "Copy a loaded global read after a store to it, and a stored value read after the store \
+    summary: "Copy a loaded global read after a store to it, and give each store a copy of its own \
               (what MLIR 22's ml_program bufferization assumes away)",
     anchor: "builtin.module",
     options: &[],
