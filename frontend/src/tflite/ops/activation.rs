@@ -298,15 +298,11 @@ fn sigmoid_int16(cx: &mut Cx, x: &Value, (multiplier, shift): (i32, u32), is_tan
     cx.func.op("cast", &[&shifted], "", x.ty.clone())
 }
 
-/// `SIGMOID_TABLE[index]` for each element of the i32 `index` (TOSA `gather` on the table as
-/// `[1, 256, 1]`).
+/// `SIGMOID_TABLE[index]` for each element of the i32 `index`.
 fn gather_table(cx: &mut Cx, index: &Value) -> Value {
-    let total: i64 = index.ty.shape.iter().product();
-    let bytes: Vec<u8> = SIGMOID_TABLE.iter().flat_map(|&v| i32::from(v).to_le_bytes()).collect();
-    let table = cx.func.bytes(Ty::new(&[1, 256, 1], "i32"), &bytes);
-    let flat = cx.func.reshape(index, &[1, total]);
-    let gathered = cx.func.op("gather", &[&table, &flat], "", Ty::new(&[1, total, 1], "i32"));
-    cx.func.reshape(&gathered, &index.ty.shape)
+    let values: Vec<i32> = SIGMOID_TABLE.iter().map(|&v| i32::from(v)).collect();
+    let table = super::i32_table(cx, &values);
+    super::lookup(cx, &table, index)
 }
 
 #[cfg(test)]

@@ -16,9 +16,10 @@
 //! divisor equal to its zero point (a real 0) is left undefined by TFLite Micro too; umac gives 0
 //! over it a multiplier of 0.
 
-use super::{Cx, OpResult, Value, activation_range, bad, int_ops::Ints, per_tensor, tile_to, ty, unsupported};
+use super::{
+    Cx, OpResult, Value, activation_range, bad, i32_table, int_ops::Ints, lookup, per_tensor, tile_to, ty, unsupported,
+};
 use crate::tflite::{
-    emit::Ty,
     fixed_point::{quantize_multiplier, reciprocal},
     model::{DType, Operator, Options},
 };
@@ -49,8 +50,8 @@ pub fn div_int8(cx: &mut Cx, op: &Operator) -> OpResult {
         let divisor = q - zp2 as i32;
         let (multiplier, shift) = if divisor == 0 { (0, 0) } else { reciprocal(divisor.abs()) };
         signs.push(if divisor < 0 { -1 } else { 1 });
-        multipliers.push(i64::from(multiplier));
-        shifts.push(i64::from(shift));
+        multipliers.push(multiplier);
+        shifts.push(shift);
     }
     let shape = out.shape.clone();
     let count: i64 = shape.iter().product();
@@ -64,11 +65,9 @@ pub fn div_int8(cx: &mut Cx, op: &Operator) -> OpResult {
     let x = cx.rescale(&x, "i32", &[(1 << 30, 30)], zp1, 0, true, true);
     // The divisor's byte, from 0: the tables' index.
     let index = cx.rescale(&y, "i32", &[(1 << 30, 30)], -128, 0, true, true);
-    let mut table = |values: &[i64]| {
-        let bytes: Vec<u8> = values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect();
-        let t = cx.func.bytes(Ty::new(&[1, 256, 1], "i32"), &bytes);
-        let gathered = cx.func.op("gather", &[&t, &index], "", Ty::new(&[1, count, 1], "i32"));
-        cx.func.reshape(&gathered, &[1, count])
+    let mut table = |values: &[i32]| {
+        let t = i32_table(cx, values);
+        lookup(cx, &t, &index)
     };
     let (sign, multiplier, shift) = (table(&signs), table(&multipliers), table(&shifts));
     let mut t = Ints::new(cx, 2);
@@ -80,7 +79,7 @@ pub fn div_int8(cx: &mut Cx, op: &Operator) -> OpResult {
     let non_negative = t.compare("greater_equal", &x, &zero);
     let inverted = t.cx.func.op("bitwise_not", &[&x], "", x.ty.clone());
     let counted = t.select(&non_negative, &x, &inverted);
-    let clz = t.cx.func.op("clz", &[&counted], "", x.ty.clone());
+    let clz = t.clz(&counted);
     let headroom = t.op("sub", &clz, &one);
     let shifted = t.op("logical_left_shift", &x, &headroom);
     let unscaled = t.high_mul(&shifted, &multiplier);

@@ -30,7 +30,7 @@ pub(super) fn l2_normalization_int8(cx: &mut Cx, x: &Value, zp: i64) -> Value {
     let input = t.select(&large, &quartered, &acc);
     let (eleven, twelve) = (t.c(11), t.c(12));
     let shift = t.select(&large, &twelve, &eleven);
-    let clz = t.cx.func.op("clz", &[&input], "", input.ty.clone());
+    let clz = t.clz(&input);
     let max_left = t.op("sub", &clz, &one);
     let pairs = t.shr(&max_left, &one);
     let pairs = t.op("sub", &pairs, &one);

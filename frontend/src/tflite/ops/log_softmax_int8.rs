@@ -9,7 +9,7 @@
 //! row's adjusted `diff_min`. The output is TFLite's fixed quantization, scale 16/256 and zero
 //! point 127.
 
-use super::{Cx, OpResult, Value, bad, int_ops::Ints, per_tensor};
+use super::{Cx, OpResult, Value, bad, i32_table, int_ops::Ints, lookup, per_tensor};
 use crate::tflite::{
     emit::Ty,
     fixed_point::{self, LOG_CONSTANTS, exp_on_negative_values, multiply_by_quantized_multiplier},
@@ -58,7 +58,6 @@ pub fn log_softmax_int8(cx: &mut Cx, op: &Operator) -> OpResult {
     let axis = shape.len() - 1;
     let mut reduced = shape.clone();
     reduced[axis] = 1;
-    let count: i64 = shape.iter().product();
     let max = cx.func.op("reduce_max", &[&x], &format!("axis = {axis} : i32"), Ty::new(&reduced, "i8"));
     let x32 = cx.rescale(&x, "i32", &[(1 << 30, 30)], 0, 0, true, true);
     let max32 = cx.rescale(&max, "i32", &[(1 << 30, 30)], 0, 0, true, true);
@@ -67,12 +66,9 @@ pub fn log_softmax_int8(cx: &mut Cx, op: &Operator) -> OpResult {
     let diff = t.op("sub", &x32, &max32);
     let offset = t.c(255);
     let index = t.op("add", &diff, &offset);
-    let index = t.cx.func.reshape(&index, &[1, count]);
     let gather = |t: &mut Ints, values: &[i32]| {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let table = t.cx.func.bytes(Ty::new(&[1, 256, 1], "i32"), &bytes);
-        let gathered = t.cx.func.op("gather", &[&table, &index], "", Ty::new(&[1, count, 1], "i32"));
-        t.cx.func.reshape(&gathered, &shape)
+        let table = i32_table(t.cx, values);
+        lookup(t.cx, &table, &index)
     };
     let exp = gather(&mut t, &exps);
     let q5 = gather(&mut t, &scaled);

@@ -466,6 +466,21 @@ pub(crate) fn gather_along(cx: &mut Cx, x: &Value, axis: usize, indices: &[i64])
     transpose_value(cx, &result, &inverse)
 }
 
+/// A constant lookup table of i32 `values`, as [`lookup`] takes it (`[1, entries, 1]`).
+pub(crate) fn i32_table(cx: &mut Cx, values: &[i32]) -> Value {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    cx.func.bytes(Ty::new(&[1, values.len() as i64, 1], "i32"), &bytes)
+}
+
+/// `table[index]` for each element of the i32 `index` (every value an entry of the table): one
+/// `tosa.gather` on the `[1, entries, 1]` constant `table`, the result in `index`'s shape.
+pub(crate) fn lookup(cx: &mut Cx, table: &Value, index: &Value) -> Value {
+    let total: i64 = index.ty.shape.iter().product();
+    let flat = cx.func.reshape(index, &[1, total]);
+    let picked = cx.func.op("gather", &[table, &flat], "", Ty::new(&[1, total, 1], table.ty.elem));
+    cx.func.reshape(&picked, &index.ty.shape)
+}
+
 /// `tosa.transpose` by `perms` (output dimension `i` is input dimension `perms[i]`).
 pub(crate) fn transpose_value(cx: &mut Cx, x: &Value, perms: &[usize]) -> Value {
     let shape: Vec<i64> = perms.iter().map(|&p| x.ty.shape[p]).collect();

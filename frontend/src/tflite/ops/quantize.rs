@@ -117,13 +117,7 @@ fn from_float_to_int8(cx: &mut Cx, x: &Value, scale: f32, zp: i64) -> OpResult<V
     let next = cx.func.op("add", &[&index, &one], "", i32_ty.clone());
     let bytes: Vec<u8> = int8_thresholds(scale, zp).iter().flat_map(|t| t.to_le_bytes()).collect();
     let table = cx.func.bytes(Ty::new(&[1, 257, 1], "f32"), &bytes);
-    let total: i64 = x.ty.shape.iter().product();
-    let gather = |cx: &mut Cx, index: &Value| {
-        let flat = cx.func.reshape(index, &[1, total]);
-        let picked = cx.func.op("gather", &[&table, &flat], "", Ty::new(&[1, total, 1], "f32"));
-        cx.func.reshape(&picked, &x.ty.shape)
-    };
-    let (reach, next_reach) = (gather(cx, &index), gather(cx, &next));
+    let (reach, next_reach) = (super::lookup(cx, &table, &index), super::lookup(cx, &table, &next));
     // One down below its threshold, one up at or above the next one.
     let below = cx.func.op("greater", &[&reach, x], "", bool_ty.clone());
     let above = cx.func.op("greater_equal", &[x, &next_reach], "", bool_ty);

@@ -79,7 +79,7 @@ unsafe fn outline_function(module: MlirOperation, function: MlirOperation, name:
     unsafe {
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
         let (mut candidates, mut blocks) = (Vec::new(), Vec::new());
-        collect(block, &mut candidates, &mut blocks);
+        computing_ops(block, &mut candidates, &mut blocks);
         let mut insert_after = function;
         for (index, op) in candidates.into_iter().enumerate() {
             let symbol = format!("{name}_op{index}_{}", kind(op));
@@ -96,7 +96,7 @@ unsafe fn outline_function(module: MlirOperation, function: MlirOperation, name:
 ///
 /// # Safety
 /// `block` must be live.
-unsafe fn collect(block: MlirBlock, candidates: &mut Vec<MlirOperation>, blocks: &mut Vec<MlirBlock>) {
+unsafe fn computing_ops(block: MlirBlock, candidates: &mut Vec<MlirOperation>, blocks: &mut Vec<MlirBlock>) {
     unsafe {
         blocks.push(block);
         let mut op = mlirBlockGetFirstOperation(block);
@@ -106,7 +106,7 @@ unsafe fn collect(block: MlirBlock, candidates: &mut Vec<MlirOperation>, blocks:
                 for r in 0..mlirOperationGetNumRegions(op) {
                     let mut inner = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
                     while !inner.ptr.is_null() {
-                        collect(inner, candidates, blocks);
+                        computing_ops(inner, candidates, blocks);
                         inner = mlirBlockGetNextInRegion(inner);
                     }
                 }
