@@ -14,7 +14,7 @@ use umac_runtime::{
     firmware::{Case, Model, RISCV_VIRT_RV32IM, build, run},
     read_npy, testdata,
 };
-use umac_sim::{Exit, Machine, elf, npu::Params};
+use umac_sim::{Exit, Machine, elf};
 
 fn main() -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -70,7 +70,7 @@ fn main() -> Result<(), String> {
         }
 
         let data = std::fs::read(&program).map_err(|e| e.to_string())?;
-        let mut machine = Machine::new(Params::default());
+        let mut machine = Machine::new();
         elf::load_executable(&mut machine, model, &data).map_err(|e| e.to_string())?;
         let started = Instant::now();
         let exit = machine.run(u64::MAX).map_err(|e| format!("{model} on the simulator: {e}"))?;

@@ -16,7 +16,7 @@ use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::create_context;
 use umac_driver::{
     firmware::{FirmwareOptions, compile},
-    simulator::{npu_params, simulate},
+    simulator::{devices, simulate},
 };
 use umac_runtime::{read_npy, testdata};
 use umac_sim::report::Report;
@@ -62,7 +62,7 @@ fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> R
     let mut module = parse_module(&context, "model.mlir", &bytes).ok_or("the model does not parse")?;
     let accelerators =
         if target.is_empty() { Default::default() } else { parse_target_string(target).map_err(|e| e.to_string())? };
-    let params = npu_params(&accelerators).map_err(|e| e.to_string())?;
+    let devices = devices(&accelerators).map_err(|e| e.to_string())?;
     let options = FirmwareOptions {
         constants_section: None,
         name: model.into(),
@@ -82,7 +82,7 @@ fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> R
     let firmware = compile(&context, &mut module, "main", cpu, &options).map_err(|e| e.to_string())?;
     let input = read_npy(&dir.join("ref/input_0.npy")).map_err(|e| e.to_string())?;
     let expected = read_npy(&dir.join("ref/output_0.npy")).map_err(|e| e.to_string())?;
-    let run = simulate(&firmware, &[input], params).map_err(|e| e.to_string())?;
+    let run = simulate(&firmware, &[input], devices).map_err(|e| e.to_string())?;
     if run.outputs[0].data != expected.data {
         return Err(format!("{model} ({target}): the output differs from TFLite Micro's"));
     }

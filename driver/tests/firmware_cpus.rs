@@ -21,7 +21,7 @@ const MODELS: [&str; 4] = ["kws", "vww", "ic", "ad"];
 /// counts exactly) and exit with the same status.
 fn same_on_simulator(model: &str, run: &support::Run) {
     let data = std::fs::read(&run.program).unwrap();
-    let mut machine = umac_sim::Machine::new(umac_sim::npu::Params::default());
+    let mut machine = umac_sim::Machine::new();
     umac_sim::elf::load_executable(&mut machine, model, &data).unwrap();
     let started = std::time::Instant::now();
     let exit = machine.run(20_000_000_000).unwrap_or_else(|e| panic!("{model} on the simulator: {e}"));

@@ -343,7 +343,7 @@ fn float_twins_on_the_simulator() {
         let firmware = compile_with(&dir, RV32IM, &options("model", "", false));
         for (c, case) in cases(&dir).iter().enumerate() {
             let input = umac_runtime::read_npy(&dir.join(format!("ref/input_{c}.npy"))).unwrap();
-            let run = umac_driver::simulator::simulate(&firmware, &[input], Default::default()).unwrap();
+            let run = umac_driver::simulator::simulate(&firmware, &[input], Vec::new()).unwrap();
             let what = format!("{} case {c} on the simulator", dir.display());
             assert_close(&floats(&run.outputs[0].data), &floats(&case.expected[0]), &what);
         }

@@ -29,7 +29,6 @@ use umac_runtime::{
     firmware::{MPS2_AN386, MPS3_AN547},
     testdata::Rng,
 };
-use umac_sim::npu::Params;
 
 /// How many graphs of each element type.
 const GRAPHS: u64 = 10;
@@ -279,7 +278,7 @@ fn graphs_run_on_the_rv32_simulator() {
         let mut module = parse_module(&context, "model.mlir", graph.text.as_bytes()).unwrap();
         let firmware = compile(&context, &mut module, "main", RV32IM, &options("model", "", false))
             .unwrap_or_else(|e| panic!("{} for rv32im: {e}", graph.what));
-        let run = simulate(&firmware, std::slice::from_ref(&graph.input), Params::default())
+        let run = simulate(&firmware, std::slice::from_ref(&graph.input), Vec::new())
             .unwrap_or_else(|e| panic!("{} on the simulator: {e}", graph.what));
         assert_eq!(run.outputs[0].data, expected.data, "{} on the simulator:\n{}", graph.what, graph.text);
     }

@@ -16,12 +16,10 @@ mod support;
 use support::{cases, compile_for, models_dir};
 use umac_backend::cpu::RV32IM;
 use umac_driver::firmware::{Firmware, FirmwareOptions};
-use umac_driver::simulator::{npu_params, simulate};
+use umac_driver::simulator::{devices, simulate};
 use umac_runtime::{DType, Tensor, read_npy};
-use umac_sim::{
-    npu::{Params, params::DM_BASE},
-    report::Report,
-};
+use umac_sim::{Device, report::Report};
+use umac_tynnp_device::{Params, params::DM_BASE};
 
 #[test]
 fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
@@ -59,7 +57,7 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
-            let run = simulate(&firmware, &[tensor], Params::default()).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
+            let run = simulate(&firmware, &[tensor], npu("tynnp")).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
             assert_eq!(run.outputs[0].data, case.expected[0], "{model}: output of input {i}");
             // A convolution runs in one or more tiles (at most one per output row) on the NU;
             // every vector-unit op issues the first band of each of its tiles on VU 0.
@@ -77,7 +75,7 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
         let case = &cases(&dir)[0];
         let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
         let run_with = |target: &str| run_at(&dir, model, target, &tensor, &case.expected[0]);
-        let fast = simulate(&firmware, std::slice::from_ref(&tensor), Params::default()).unwrap().report;
+        let fast = simulate(&firmware, std::slice::from_ref(&tensor), npu("tynnp")).unwrap().report;
         // AD's fully connected layers have one output row each: one tile, nothing to overlap.
         let slow = run_with("tynnp -double-buffer=false").cycles;
         assert!(
@@ -136,15 +134,15 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
 /// the contract's costs) are at most the kernel's span in the simulator (its call to its last
 /// job) and at least a quarter of its share of the run; the shares add up to at most the run.
 /// The NPU a target string names.
-fn params_of(target: &str) -> Params {
-    npu_params(&umac_backend::parse_target_string(target).unwrap()).unwrap()
+fn npu(target: &str) -> Vec<Box<dyn Device>> {
+    devices(&umac_backend::parse_target_string(target).unwrap()).unwrap()
 }
 
 /// `model` of `dir` compiled for `target` with the RV32IM control unit and run on `tensor` on the
 /// simulator, hazard checking on: its output must be `expected`. Returns the run's report.
 fn run_at(dir: &std::path::Path, model: &str, target: &str, tensor: &Tensor, expected: &[u8]) -> Report {
     let firmware = compile_for(dir, model, RV32IM, target);
-    let run = simulate(&firmware, std::slice::from_ref(tensor), params_of(target))
+    let run = simulate(&firmware, std::slice::from_ref(tensor), npu(target))
         .unwrap_or_else(|e| panic!("{model} ({target}): {e}"));
     assert_eq!(run.outputs[0].data, expected, "{model} ({target}): the output");
     run.report
@@ -199,7 +197,7 @@ fn an_lstm_model_runs_with_the_npu() {
     let case = &cases(&dir)[0];
     let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
     let tensor = Tensor { dtype: DType::I8, shape: input.shape, data: case.inputs[0].clone() };
-    let run = simulate(&firmware, &[tensor], Params::default()).unwrap();
+    let run = simulate(&firmware, &[tensor], npu("tynnp")).unwrap();
     assert_eq!(run.outputs[0].data, case.expected[0]);
 }
 
@@ -216,11 +214,10 @@ fn models_whose_filters_exceed_dm_run_in_slices() {
         let firmware = compile_for(&dir, model, RV32IM, target);
         let concats = firmware.placements.iter().filter(|p| p.op == "tosa.concat").count();
         assert_eq!(concats, sliced, "{model}: the sliced convolutions");
-        let params = params_of(target);
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
         for (i, case) in cases(&dir).iter().take(inputs).enumerate() {
             let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
-            let run = simulate(&firmware, &[tensor], params).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
+            let run = simulate(&firmware, &[tensor], npu(target)).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
             assert_eq!(run.outputs[0].data, case.expected[0], "{model}: output of input {i}");
         }
     }
@@ -268,10 +265,10 @@ fn the_control_units_buffers_go_to_its_dmem() {
     let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
     for (i, case) in cases(&dir).iter().enumerate() {
         let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
-        let split = simulate(&firmware, std::slice::from_ref(&tensor), Params::default()).unwrap();
+        let split = simulate(&firmware, std::slice::from_ref(&tensor), npu("tynnp")).unwrap();
         assert_eq!(split.outputs[0].data, case.expected[0], "output of input {i}");
         if i == 0 {
-            let one = simulate(&whole, &[tensor], Params::default()).unwrap();
+            let one = simulate(&whole, &[tensor], npu("tynnp")).unwrap();
             assert!(
                 split.report.cycles < one.report.cycles,
                 "{} cycles, {} with one workspace",

@@ -17,7 +17,7 @@ use umac_driver::create_context;
 use umac_driver::{
     firmware::{Firmware, FirmwareOptions, compile},
     host::{self, CompileOptions, Engine},
-    simulator::{npu_params, simulate},
+    simulator::{devices, simulate},
 };
 use umac_runtime::{DType, Tensor, testdata::Rng};
 
@@ -274,7 +274,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
         let kind = round % KINDS.len();
         let target = targets[round / KINDS.len() % targets.len()];
         let accelerators = parse_target_string(target).unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (text, input_shape) = model(&mut rng, kind);
         let (dtype, width) = if kind == 7 { (DType::I16, 2) } else { (DType::I8, 1) };
         let len = input_shape.iter().product::<i64>() * width;
@@ -285,7 +285,7 @@ fn every_job_equals_the_reference_on_random_shapes() {
         folded += usize::from(contains(b"tynnp_conv2d_folded"));
         let placed = firmware.placements.iter().find(|p| p.op == KINDS[kind]).map(|p| p.target.clone());
         assert_eq!(placed.as_deref(), Some("tynnp"), "round {round} ({target}): not on the NPU\n{text}");
-        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
+        let report = assert_runs_to(&firmware, &input, npu, &expected, &format!("round {round} ({target})\n{text}"));
         // A convolution whose output pixels are packed into the NU's columns multiplies zeros too.
         packed += usize::from(report.macs > report.model_macs);
     }
@@ -311,10 +311,10 @@ fn tall_kernels_fold_into_channels_and_equal_the_reference() {
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
         let accelerators = parse_target_string("tynnp").unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         folded += usize::from(firmware.object.windows(19).any(|w| w == b"tynnp_conv2d_im2col"));
-        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{text}"));
+        assert_runs_to(&firmware, &input, npu, &expected, &format!("round {round}\n{text}"));
     }
     // Short kernels, or few output rows, do not pay for the gather.
     assert!(folded * 4 >= rounds, "only {folded} of {rounds} tall convolutions folded their kernel rows");
@@ -361,9 +361,9 @@ fn packed_pixels_with_a_filter_zero_point_equal_the_reference() {
         let data: Vec<u8> = (0..10 * 12 * ic).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype: DType::I8, shape: vec![1, 10, 12, ic as usize], data };
         let accelerators = parse_target_string("tynnp").unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
-        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("{ic} input channels\n{text}"));
+        let report = assert_runs_to(&firmware, &input, npu, &expected, &format!("{ic} input channels\n{text}"));
         // 3 pixels of 4 channels a job's pixel: a 7-column window (stride 6) for 3 of 3 columns.
         assert_eq!(report.model_macs, 5 * 6 * 9 * ic as u64 * 4, "{ic} input channels");
         assert_eq!(report.macs, 5 * 2 * 21 * ic as u64 * 12, "{ic} input channels");
@@ -384,10 +384,10 @@ fn filters_larger_than_dm_run_in_slices_of_output_channels() {
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
         let accelerators = parse_target_string("tynnp -dm-kib=8").unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         let slices = firmware.placements.iter().filter(|p| p.op == "tosa.conv2d" && p.target == "tynnp").count();
-        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{text}"));
+        let report = assert_runs_to(&firmware, &input, npu, &expected, &format!("round {round}\n{text}"));
         assert_eq!(report.kernels.len(), slices, "round {round}: one kernel a slice");
         sliced += usize::from(slices > 1);
     }
@@ -420,11 +420,11 @@ fn tiny_lookups_run_on_the_control_unit() {
         let dtype = if wide { DType::I16 } else { DType::I8 };
         let input = Tensor { dtype, shape: vec![elements as usize], data };
         let accelerators = parse_target_string("tynnp").unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         let placed = firmware.placements.iter().find(|p| p.op == "tosa.table").map(|p| p.target.as_str());
         assert_eq!(placed, Some(on), "{elements} elements of {element}");
-        let report = assert_runs_to(&firmware, &input, params, &expected, &format!("{elements} of {element}\n{text}"));
+        let report = assert_runs_to(&firmware, &input, npu, &expected, &format!("{elements} of {element}\n{text}"));
         assert_eq!(report.kernels.len(), usize::from(on == "tynnp"), "{elements} elements of {element}");
     }
 }
@@ -475,11 +475,11 @@ fn firmware_of(context: &melior::Context, text: &str, source: &str, accelerators
 fn assert_runs_to(
     firmware: &Firmware,
     input: &Tensor,
-    params: umac_sim::npu::Params,
+    npu: Vec<Box<dyn umac_sim::Device>>,
     expected: &Tensor,
     what: &str,
 ) -> umac_sim::report::Report {
-    let run = simulate(firmware, std::slice::from_ref(input), params).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let run = simulate(firmware, std::slice::from_ref(input), npu).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(run.outputs[0].data, expected.data, "{what}: the NPU differs from the reference");
     run.report
 }
@@ -567,12 +567,12 @@ fn chains_of_kernels_equal_the_reference() {
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype: DType::I8, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
         let accelerators = parse_target_string(target).unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (firmware, expected) = compile_both(&text, &input, accelerators);
         prefetched += usize::from(firmware.object.windows(3).any(|w| w == b"_pf"));
         // The earlier output kept in DM for both its readers: the add reads both operands there.
         residuals += usize::from(residual && firmware.object.windows(6).any(|w| w == b"_rx_ry"));
-        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round} ({target})\n{text}"));
+        assert_runs_to(&firmware, &input, npu, &expected, &format!("round {round} ({target})\n{text}"));
     }
     assert!(prefetched >= 10, "only {prefetched} chains prefetched a kernel's constants");
     assert!(residuals >= 1, "only {residuals} chains read an earlier kernel's output again from DM");
@@ -759,7 +759,7 @@ fn edited_schedules_equal_the_reference() {
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let input = Tensor { dtype, shape: input_shape.iter().map(|&d| d as usize).collect(), data };
         let accelerators = parse_target_string("tynnp").unwrap();
-        let params = npu_params(&accelerators).unwrap();
+        let npu = devices(&accelerators).unwrap();
         let (_, expected) = compile_both(&text, &input, accelerators.clone());
         // Scheduled, then each schedule replaced.
         let context = create_context(ContextOptions::default());
@@ -791,7 +791,7 @@ fn edited_schedules_equal_the_reference() {
         }
         let rescheduled = lines.join("\n");
         let firmware = firmware_of(&context, &rescheduled, "scheduled.mlir", accelerators);
-        assert_runs_to(&firmware, &input, params, &expected, &format!("round {round}\n{rescheduled}"));
+        assert_runs_to(&firmware, &input, npu, &expected, &format!("round {round}\n{rescheduled}"));
     }
     assert!(edited >= 60, "only {edited} schedules edited");
     assert!(handed >= 3, "only {handed} edited schedules hand their jobs on");

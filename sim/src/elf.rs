@@ -4,7 +4,7 @@
 
 use crate::{
     machine::{Function, Machine},
-    npu::params::{DDR_BASE, IMEM_BASE, IMEM_BYTES},
+    memory::{DDR_BASE, IMEM_BASE, IMEM_BYTES},
 };
 use object::{
     Architecture, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionFlags, SectionIndex,

@@ -1,10 +1,7 @@
 //! Every RV32IM computational, load/store and branch instruction, executed by the machine on
 //! random and edge-case operands, against a plain reference written with wide arithmetic.
 
-use crate::{
-    machine::Machine,
-    npu::{Params, params::DMEM_BASE},
-};
+use crate::{machine::Machine, memory::DMEM_BASE};
 use umac_runtime::testdata::Rng;
 
 /// Random 32-bit operands, often an edge value.
@@ -77,7 +74,7 @@ fn reference_r(funct7: u32, funct3: u32, a: u32, b: u32) -> u32 {
 #[test]
 fn register_register_instructions_match_the_reference() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut m = Machine::new(Params::default());
+    let mut m = Machine::new();
     let ops = [(0, 0), (0x20, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0x20, 5), (0, 6), (0, 7)];
     let m_ops = (0..8).map(|f3| (1, f3));
     for (funct7, funct3) in ops.into_iter().chain(m_ops) {
@@ -94,7 +91,7 @@ fn register_register_instructions_match_the_reference() {
 #[test]
 fn register_immediate_instructions_match_the_reference() {
     let mut rng = Rng(0x0123_4567_89ab_cdef);
-    let mut m = Machine::new(Params::default());
+    let mut m = Machine::new();
     for funct3 in [0, 2, 3, 4, 6, 7, 1, 5] {
         for round in 0..2000 {
             let a = operand(&mut rng);
@@ -126,7 +123,7 @@ fn register_immediate_instructions_match_the_reference() {
 #[test]
 fn loads_and_stores_match_a_byte_array() {
     let mut rng = Rng(0xdead_beef_cafe_f00d);
-    let mut m = Machine::new(Params::default());
+    let mut m = Machine::new();
     for _ in 0..3000 {
         m.pc = 0;
         let mut bytes = [0u8; 16];
@@ -168,7 +165,7 @@ fn loads_and_stores_match_a_byte_array() {
 #[test]
 fn branches_and_jumps_go_where_the_reference_says() {
     let mut rng = Rng(0x5151_5151_aaaa_0001);
-    let mut m = Machine::new(Params::default());
+    let mut m = Machine::new();
     for funct3 in [0, 1, 4, 5, 6, 7] {
         for _ in 0..2000 {
             let (a, b) = (operand(&mut rng), operand(&mut rng));

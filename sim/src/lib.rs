@@ -1,18 +1,21 @@
-//! umac-sim: the tynnp NPU (docs/tynnp/isa.md) and its RV32IM(C) control unit, cycle by cycle.
+//! umac-sim: an RV32IM(C) machine, cycle by cycle, hosting the devices targets supply.
 //!
-//! `rv32` decodes and executes the control unit's instructions, `npu` models the asynchronous
-//! units behind the custom instructions, and `machine` puts them together with the memory map,
-//! ELF loading and semihosting.
+//! `rv32` decodes the core's instructions, `memory` is the map of regions, `device` the trait a
+//! device (an NPU behind the custom instructions, or one behind mapped registers) implements,
+//! and `machine` puts them together with ELF loading and semihosting. It names no device: a
+//! target supplies its own (tynnp's is in `targets/tynnp/device`).
 
+pub mod device;
 pub mod elf;
 pub mod machine;
 pub mod memory;
-pub mod npu;
 pub mod report;
 pub mod rv32;
 pub mod semihost;
+pub mod testing;
 
-pub use machine::{Exit, Machine, Stop};
+pub use device::Device;
+pub use machine::{AttachError, Exit, Machine, Stop};
 
 #[cfg(test)]
 mod exec_tests;

@@ -1,10 +1,11 @@
 //! The simulated machine: the CU (an RV32IM(C) core with the timing of docs/tynnp/isa.md,
-//! section 3), the memory map and the NPU behind the custom instructions. Runs whole programs
-//! (until they exit through semihosting) or calls one function.
+//! section 3), the memory map and the devices it hosts (behind the custom instructions or
+//! mapped registers, see `device.rs`). Runs whole programs (until they exit through
+//! semihosting) or calls one function.
 
 use crate::{
-    memory::{Fault, Kind, Memory},
-    npu::{Npu, Params},
+    device::{Device, DeviceError, Instruction, Work},
+    memory::{Fault, MapError, Memory, core_regions},
     rv32::{Inst, decode},
 };
 use std::fmt;
@@ -53,12 +54,12 @@ pub struct Function {
     /// Instructions retired and cycles spent with the pc inside it.
     pub instret: u64,
     pub cycles: u64,
-    /// Of those cycles, the ones spent waiting for the NPU (queue full, `npu.wait`).
+    /// Of those cycles, the ones spent waiting for devices (a full queue, a wait).
     pub npu_stalls: u64,
 }
 
-/// One call of a function that issued NPU instructions itself: an NPU kernel, with what it cost
-/// (the NPU instructions it issued, the MACs and DDR bytes of its jobs). It runs from its call
+/// One call of a function that issued custom instructions itself: a kernel, with what it cost
+/// (the instructions it issued, the MACs and DDR bytes of the devices' work). It runs from its call
 /// (`start`) until it returned and its jobs completed (`end`); kernels may run at once (a kernel
 /// returning before its jobs complete, the next one's jobs running beside them), so `cycles`
 /// counts the part of that span after the kernel before's: from its call, or from the end of
@@ -80,8 +81,7 @@ struct Frame {
     callee: u32,
     return_to: u32,
     cycles: u64,
-    macs: u64,
-    ddr_bytes: u64,
+    work: Work,
     npu_instructions: u64,
     /// When the last of the jobs it issued completes.
     jobs_end: u64,
@@ -108,7 +108,14 @@ const NONE: u32 = u32::MAX;
 /// The machine.
 pub struct Machine {
     pub memory: Memory,
-    pub npu: Npu,
+    /// The devices it hosts, in the order they were attached.
+    pub devices: Vec<Box<dyn Device>>,
+    /// For each custom opcode, the device that decodes it.
+    custom: [Option<u8>; 4],
+    /// Devices' register windows: `[start, end)` and the device.
+    windows: Vec<(u32, u32, usize)>,
+    /// Whether any device started work (from then on, core accesses are checked against it).
+    started: bool,
     /// Integer registers (`x[0]` is always 0).
     pub x: [u32; 32],
     pub pc: u32,
@@ -128,18 +135,39 @@ pub struct Machine {
     code: Vec<Code>,
     /// The code range of the last fetch.
     hint: usize,
-    ddr_access: u32,
+}
+
+/// A device that cannot join the machine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AttachError {
+    #[error("{device}: {source}")]
+    Region { device: String, source: MapError },
+    #[error("{device} and {other} both decode custom-{custom}")]
+    Custom { device: String, other: String, custom: u8 },
+    #[error("{device}: custom-{custom} does not exist (0 to 3)")]
+    NoCustom { device: String, custom: u8 },
+    #[error("{device}'s registers [{start:#010x}, {end:#010x}) overlap a memory or another device's")]
+    Registers { device: String, start: u32, end: u32 },
 }
 
 /// Names of the control and status registers the core has besides the counters.
 const MACHINE_CSRS: &[u16] = &[0x300, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344, 0x310, 0x30a];
 
+impl Default for Machine {
+    fn default() -> Self {
+        Machine::new()
+    }
+}
+
 impl Machine {
-    /// A machine with the given NPU parameters, memory zeroed, pc 0.
-    pub fn new(params: Params) -> Machine {
+    /// The core alone with its memories (zeroed), pc 0.
+    pub fn new() -> Machine {
         Machine {
-            memory: Memory::new(&params),
-            npu: Npu::new(params),
+            memory: Memory::default(),
+            devices: Vec::new(),
+            custom: [None; 4],
+            windows: Vec::new(),
+            started: false,
             x: [0; 32],
             pc: 0,
             cycles: 0,
@@ -152,8 +180,73 @@ impl Machine {
             csrs: MACHINE_CSRS.iter().map(|&c| (c, 0)).collect(),
             code: Vec::new(),
             hint: 0,
-            ddr_access: params.ddr_latency / 4,
         }
+    }
+
+    /// The machine with `devices` attached.
+    pub fn with(devices: Vec<Box<dyn Device>>) -> Result<Machine, AttachError> {
+        let mut m = Machine::new();
+        for device in devices {
+            m.attach(device)?;
+        }
+        Ok(m)
+    }
+
+    /// Attaches a device: its memories join the map, its custom opcodes and registers route to
+    /// it. Attach before loading a program.
+    pub fn attach(&mut self, device: Box<dyn Device>) -> Result<(), AttachError> {
+        let index = self.devices.len();
+        let name = device.name().to_string();
+        for &custom in device.custom_opcodes() {
+            let slot =
+                self.custom.get(usize::from(custom)).ok_or(AttachError::NoCustom { device: name.clone(), custom })?;
+            if let Some(other) = slot {
+                let other = self.devices[usize::from(*other)].name().to_string();
+                return Err(AttachError::Custom { device: name, other, custom });
+            }
+        }
+        if let Some((start, end)) = device.registers() {
+            let in_memory = (start..end)
+                .step_by(1 << crate::memory::PAGE_BITS)
+                .chain([end.saturating_sub(1)])
+                .any(|a| self.memory.region_of(a).is_some());
+            let in_window = self.windows.iter().any(|&(s, e, _)| start < e && s < end);
+            if start >= end || in_memory || in_window {
+                return Err(AttachError::Registers { device: name, start, end });
+            }
+            self.windows.push((start, end, index));
+        }
+        for spec in device.regions() {
+            self.memory.add(spec).map_err(|source| AttachError::Region { device: name.clone(), source })?;
+        }
+        if let Some(latency) = device.ddr_latency() {
+            for spec in core_regions(latency).into_iter().filter(|r| r.name == "ddr") {
+                self.memory.set_timing(&spec.name, spec.load_cycles, spec.fetch_cycles);
+            }
+        }
+        for &custom in device.custom_opcodes() {
+            self.custom[usize::from(custom)] = Some(index as u8);
+        }
+        self.devices.push(device);
+        Ok(())
+    }
+
+    /// The first device of type `T`.
+    pub fn device<T: Device>(&self) -> Option<&T> {
+        self.devices.iter().find_map(|d| d.downcast_ref::<T>())
+    }
+
+    /// The work all devices did so far.
+    pub fn work(&self) -> Work {
+        self.devices
+            .iter()
+            .map(|d| d.work())
+            .fold(Work::default(), |a, w| Work { macs: a.macs + w.macs, ddr_bytes: a.ddr_bytes + w.ddr_bytes })
+    }
+
+    /// The cycle the devices' last work completes (0 without any).
+    pub fn devices_busy_until(&self) -> u64 {
+        self.devices.iter().map(|d| d.busy_until()).max().unwrap_or(0)
     }
 
     /// Marks `[start, end)` as code: its instructions are decoded once (stores into it undo that).
@@ -220,7 +313,8 @@ impl Machine {
         if !pc.is_multiple_of(2) {
             return Err(self.stop(pc, "instruction address is not 2-byte aligned".into()));
         }
-        let (low, kind) = self.memory.load(pc, 2).map_err(|f| self.fault(pc, "instruction fetch", f))?;
+        let (low, region) = self.memory.load(pc, 2).map_err(|f| self.fault(pc, "instruction fetch", f))?;
+        let fetch_cycles = region.fetch_cycles;
         let word = if low & 3 == 3 {
             let (high, _) = self.memory.load(pc + 2, 2).map_err(|f| self.fault(pc, "instruction fetch", f))?;
             low | high << 16
@@ -228,7 +322,6 @@ impl Machine {
             low
         };
         let inst = decode(word).map_err(|raw| self.stop(pc, format!("illegal instruction {raw:#010x}")))?;
-        let fetch_cycles = if kind == Kind::Ddr { self.ddr_access } else { 0 };
         let function = self.function_index(pc);
         let d = Decoded { inst, fetch_cycles, function };
         if let Some((c, i)) = slot {
@@ -237,26 +330,64 @@ impl Machine {
         Ok(d)
     }
 
-    /// Extra cycles of a CU load from a region of this kind.
-    fn load_cycles(&self, kind: Kind) -> u64 {
-        match kind {
-            Kind::Imem | Kind::Dmem => 1,
-            Kind::Dm | Kind::Vm => 2,
-            Kind::Ddr => u64::from(self.ddr_access),
+    fn device_error(&self, pc: u32, e: DeviceError) -> Stop {
+        self.stop(pc, e.0)
+    }
+
+    /// Checks a core access against the devices' work in flight.
+    fn check(&self, pc: u32, addr: u32, len: u32, write: bool) -> Result<(), Stop> {
+        for d in &self.devices {
+            d.check_access(addr, len, write, pc).map_err(|e| self.device_error(pc, e))?;
         }
+        Ok(())
+    }
+
+    /// The device whose registers hold `addr`.
+    fn window(&self, addr: u32) -> Option<usize> {
+        self.windows.iter().find(|&&(s, e, _)| addr >= s && addr < e).map(|w| w.2)
+    }
+
+    /// A core access to a device's registers: its value and cycles.
+    #[cold]
+    fn register_access(
+        &mut self,
+        pc: u32,
+        device: usize,
+        addr: u32,
+        len: u32,
+        value: Option<u32>,
+    ) -> Result<(u32, u64), Stop> {
+        let now = self.cycles;
+        let outcome = self.devices[device]
+            .access(&mut self.memory, addr, len, value, now)
+            .map_err(|e| self.device_error(pc, e))?;
+        self.started = true;
+        Ok((outcome.value, outcome.cycles))
     }
 
     fn load(&mut self, pc: u32, addr: u32, len: u32) -> Result<(u32, u64), Stop> {
-        let (value, kind) = self.memory.load(addr, len).map_err(|f| self.fault(pc, "load", f))?;
-        if !self.npu.jobs.is_empty() {
-            self.npu.check_cu(addr, len, false, pc).map_err(|m| self.stop(pc, m))?;
+        let (value, cycles) = match self.memory.load(addr, len) {
+            Ok((value, region)) => (value, region.load_cycles),
+            Err(f) => match self.window(addr) {
+                Some(device) => return self.register_access(pc, device, addr, len, None),
+                None => return Err(self.fault(pc, "load", f)),
+            },
+        };
+        if self.started {
+            self.check(pc, addr, len, false)?;
         }
-        Ok((value, self.load_cycles(kind)))
+        Ok((value, cycles))
     }
 
-    fn store(&mut self, pc: u32, addr: u32, len: u32, value: u32) -> Result<(), Stop> {
-        if !self.npu.jobs.is_empty() {
-            self.npu.check_cu(addr, len, true, pc).map_err(|m| self.stop(pc, m))?;
+    /// A core store; its extra cycles (a device register's).
+    fn store(&mut self, pc: u32, addr: u32, len: u32, value: u32) -> Result<u64, Stop> {
+        if self.memory.locate(addr, len).is_err()
+            && let Some(device) = self.window(addr)
+        {
+            return self.register_access(pc, device, addr, len, Some(value)).map(|(_, cycles)| cycles);
+        }
+        if self.started {
+            self.check(pc, addr, len, true)?;
         }
         self.memory.store(addr, len, value).map_err(|f| self.fault(pc, "store", f))?;
         for code in &mut self.code {
@@ -269,7 +400,7 @@ impl Machine {
                 }
             }
         }
-        Ok(())
+        Ok(0)
     }
 
     fn csr_read(&self, pc: u32, csr: u16) -> Result<u32, Stop> {
@@ -332,20 +463,16 @@ impl Machine {
         }
         self.pc = entry;
         match self.run(limit)? {
-            Exit::Returned if self.npu.last_end() > self.cycles => {
-                let pending =
-                    self.npu.jobs.iter().filter(|j| j.end > self.cycles).max_by_key(|j| j.end).expect("a job");
-                Err(self.stop(
-                    pending.pc,
-                    format!(
-                        "the call returned at cycle {} while {} (token {:#010x}, issued here) runs until cycle {}: \
-                         wait for every job (npu.waitall) before returning",
-                        self.cycles,
-                        pending.job.mnemonic(),
-                        pending.token,
-                        pending.end
-                    ),
-                ))
+            Exit::Returned if self.devices_busy_until() > self.cycles => {
+                let now = self.cycles;
+                let (pc, what) = self
+                    .devices
+                    .iter()
+                    .filter(|d| d.busy_until() > now)
+                    .max_by_key(|d| d.busy_until())
+                    .and_then(|d| d.pending(now))
+                    .unwrap_or((self.pc, "a device's work".into()));
+                Err(self.stop(pc, format!("the call returned at cycle {now} while {what}")))
             }
             Exit::Returned => Ok(self.x[10]),
             Exit::Exited(status) => {
@@ -419,7 +546,7 @@ impl Machine {
                     Sh => 2,
                     _ => 4,
                 };
-                self.store(pc, a.wrapping_add(imm as u32), size, b)?;
+                extra += self.store(pc, a.wrapping_add(imm as u32), size, b)?;
                 None
             }
             Addi => Some(a.wrapping_add(imm as u32)),
@@ -498,7 +625,7 @@ impl Machine {
             }
             ScW => {
                 // One hart, no interrupts: the reservation always holds.
-                self.store(pc, a, 4, b)?;
+                extra += self.store(pc, a, 4, b)?;
                 Some(0)
             }
             AmoswapW | AmoaddW | AmoxorW | AmoandW | AmoorW | AmominW | AmomaxW | AmominuW | AmomaxuW => {
@@ -515,30 +642,26 @@ impl Machine {
                     AmominuW => old.min(b),
                     _ => old.max(b),
                 };
-                self.store(pc, a, 4, new)?;
+                extra += self.store(pc, a, 4, new)?;
                 Some(old)
             }
             Custom { k, funct3, funct7 } => {
-                let insn = crate::npu::Instruction {
-                    opcode: [0x0B, 0x2B, 0x5B, 0x7B][k as usize],
-                    funct3,
-                    funct7,
-                    rs1: a,
-                    rs2: b,
-                    pc,
+                let Some(device) = self.custom[usize::from(k & 3)] else {
+                    return Err(self.stop(pc, format!("illegal instruction: no device decodes custom-{k}")));
                 };
+                let insn = Instruction { custom: k, funct3, funct7, rs1: a, rs2: b, pc };
                 let now = self.cycles;
-                let outcome = self.npu.execute(&mut self.memory, insn, now).map_err(|m| self.stop(pc, m))?;
-                // DMA, NU and VU instructions issue a job and return its token.
-                let job_end = (k < 3).then(|| self.npu.end_of(outcome.rd)).flatten().unwrap_or(0);
+                let outcome = self.devices[usize::from(device)]
+                    .execute(&mut self.memory, insn, now)
+                    .map_err(|e| self.device_error(pc, e))?;
+                self.started = true;
                 if let Some(frame) = self.frames.last_mut() {
                     frame.npu_instructions += 1;
-                    frame.jobs_end = frame.jobs_end.max(job_end);
+                    frame.jobs_end = frame.jobs_end.max(outcome.completes.unwrap_or(0));
                 }
-                let words = crate::npu::desc::descriptor_words(insn.opcode, funct3).unwrap_or(0) as u64;
-                stall = outcome.cycles.saturating_sub(words);
+                stall = outcome.stall;
                 extra += outcome.cycles;
-                Some(outcome.rd)
+                Some(outcome.value)
             }
         };
         if let Some(v) = value
@@ -562,10 +685,9 @@ impl Machine {
     /// A call of `target` returning to `link`.
     fn enter(&mut self, target: u32, link: u32) {
         let callee = self.function_index(target);
-        let c = &self.npu.counters;
-        let (macs, ddr_bytes) = (c.macs, c.ddr_bytes);
+        let work = if self.devices.is_empty() { Work::default() } else { self.work() };
         let cycles = self.cycles;
-        self.frames.push(Frame { callee, return_to: link, cycles, macs, ddr_bytes, npu_instructions: 0, jobs_end: 0 });
+        self.frames.push(Frame { callee, return_to: link, cycles, work, npu_instructions: 0, jobs_end: 0 });
     }
 
     /// Whether `target` is inside function `function` (an index, or NONE).
@@ -587,14 +709,14 @@ impl Machine {
     }
 
     /// A return to `target`, `cost` cycles from now: the calls returning there end (a tail call
-    /// returns for its caller too), and those that issued NPU instructions are kernels.
+    /// returns for its caller too), and those that issued custom instructions are kernels.
     fn leave(&mut self, target: u32, cost: u64) {
         let Some(depth) = self.frames.iter().rposition(|f| f.return_to == target) else { return };
+        let c = if self.frames[depth..].iter().any(|f| f.npu_instructions > 0) { self.work() } else { Work::default() };
         for frame in self.frames.drain(depth..).rev() {
             if frame.npu_instructions == 0 {
                 continue;
             }
-            let c = &self.npu.counters;
             let end = (self.cycles + cost).max(frame.jobs_end);
             let before = self.kernels.iter().map(|k| k.end).max().unwrap_or(0);
             let after = before.clamp(frame.cycles, end);
@@ -604,8 +726,8 @@ impl Machine {
                 start: frame.cycles,
                 end,
                 cycles: end - after,
-                macs: c.macs - frame.macs,
-                ddr_bytes: c.ddr_bytes - frame.ddr_bytes,
+                macs: c.macs - frame.work.macs,
+                ddr_bytes: c.ddr_bytes - frame.work.ddr_bytes,
             });
         }
     }

@@ -3,53 +3,162 @@
 //! kernel whose schedule is computed by hand (then broken on purpose to see the hazard).
 
 use crate::{
+    device::{Device, DeviceError, Instruction, Outcome},
     elf::{Layout, link},
     machine::{Exit, Machine},
-    npu::{
-        Params,
-        engine_tests::{conv, copy},
-        params::{DDR_BASE, DM_BASE, DMEM_BASE},
-    },
+    memory::{DDR_BASE, Memory, RegionSpec},
+    testing::{STACK, assemble, call, load},
 };
-use std::{path::PathBuf, process::Command};
 
-const LLVM_MC: &str = "/usr/lib/llvm-22/bin/llvm-mc";
-const STACK: u32 = DMEM_BASE + 0x4_0000;
-
-/// Assembles `source` for RV32 with the given extensions (`+m,+a`, `+m,+a,+c`) into an object.
-fn assemble(source: &str, attrs: &str) -> Vec<u8> {
-    let dir: PathBuf = std::env::temp_dir().join(format!("umac-sim-mc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let name = format!("{:016x}{attrs}", fxhash(source));
-    let (input, output) = (dir.join(format!("{name}.s")), dir.join(format!("{name}.o")));
-    std::fs::write(&input, source).unwrap();
-    let status = Command::new(LLVM_MC)
-        .args(["--triple=riscv32", &format!("-mattr={attrs}"), "-filetype=obj", "-o"])
-        .arg(&output)
-        .arg(&input)
-        .status()
-        .unwrap_or_else(|e| panic!("{LLVM_MC} is needed by this test (scripts/bootstrap installs it): {e}"));
-    assert!(status.success(), "llvm-mc failed on:\n{source}");
-    let object = std::fs::read(&output).unwrap();
-    let _ = (std::fs::remove_file(input), std::fs::remove_file(output));
-    object
-}
-
-fn fxhash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
-/// A machine with `source` linked in (code in IMEM, data in DDR).
+/// A machine with `source` linked in (code in IMEM, data in DDR), and a 256 KiB `dm` at
+/// 0x1000_0000 from [`Waiter`].
 fn machine(source: &str, attrs: &str) -> (Machine, crate::elf::Program) {
-    let object = assemble(source, attrs);
-    let mut m = Machine::new(Params::default());
-    let program = link(&mut m, &[("test.o", &object)], Layout::default()).unwrap();
-    (m, program)
+    load(Machine::with(vec![Box::new(Waiter::default())]).unwrap(), source, attrs)
 }
 
-fn call(m: &mut Machine, program: &crate::elf::Program, f: &str, args: &[u32]) -> u32 {
-    let entry = program.symbol(f).unwrap();
-    m.call(entry, args, STACK, 1_000_000).unwrap_or_else(|e| panic!("{e}"))
+/// A toy device: custom-3 funct3 0 starts work of `rs1` cycles, funct3 2 waits for all of it;
+/// a memory of its own.
+#[derive(Default)]
+struct Waiter {
+    until: u64,
+    started_at: u32,
+}
+
+impl Device for Waiter {
+    fn name(&self) -> &str {
+        "waiter"
+    }
+    fn regions(&self) -> Vec<RegionSpec> {
+        vec![RegionSpec { name: "dm".into(), base: 0x1000_0000, size: 256 << 10, load_cycles: 2, fetch_cycles: 0 }]
+    }
+    fn custom_opcodes(&self) -> &[u8] {
+        &[3]
+    }
+    fn execute(&mut self, _: &mut Memory, insn: Instruction, now: u64) -> Result<Outcome, DeviceError> {
+        match insn.funct3 {
+            0 => {
+                let end = now + u64::from(insn.rs1);
+                self.until = self.until.max(end);
+                self.started_at = insn.pc;
+                Ok(Outcome { value: insn.rs1, completes: Some(end), ..Outcome::default() })
+            }
+            2 => {
+                let stall = self.until.saturating_sub(now);
+                Ok(Outcome { value: 0, cycles: stall, stall, completes: None })
+            }
+            f => Err(DeviceError(format!("no funct3 {f}"))),
+        }
+    }
+    fn busy_until(&self) -> u64 {
+        self.until
+    }
+    fn pending(&self, now: u64) -> Option<(u32, String)> {
+        (self.until > now).then(|| (self.started_at, format!("the work started here runs until cycle {}", self.until)))
+    }
+}
+
+/// A toy memory-mapped device with a clock of its own at half the core's: its register at
+/// 0x4000_0000 reads that clock, a store to it takes the stored value of extra cycles.
+struct Clock;
+
+impl Device for Clock {
+    fn name(&self) -> &str {
+        "clock"
+    }
+    fn registers(&self) -> Option<(u32, u32)> {
+        Some((0x4000_0000, 0x4000_0004))
+    }
+    fn access(&mut self, _: &mut Memory, _: u32, _: u32, value: Option<u32>, now: u64) -> Result<Outcome, DeviceError> {
+        Ok(match value {
+            None => Outcome { value: (now / 2) as u32, ..Outcome::default() },
+            Some(v) => Outcome { cycles: u64::from(v), ..Outcome::default() },
+        })
+    }
+}
+
+#[test]
+fn devices_attach_to_the_map_and_the_custom_opcodes() {
+    let mut m = Machine::with(vec![Box::new(Waiter::default())]).unwrap();
+    let err = m.attach(Box::new(Waiter::default())).unwrap_err().to_string();
+    assert_eq!(err, "waiter and waiter both decode custom-3");
+    struct Overlapping;
+    impl Device for Overlapping {
+        fn name(&self) -> &str {
+            "overlapping"
+        }
+        fn regions(&self) -> Vec<RegionSpec> {
+            vec![RegionSpec { name: "buf".into(), base: 0x1000_0000, size: 16, load_cycles: 0, fetch_cycles: 0 }]
+        }
+    }
+    let err = m.attach(Box::new(Overlapping)).unwrap_err().to_string();
+    assert!(err.starts_with("overlapping: region buf ([0x10000000, +0x10)) overlaps dm"), "{err}");
+    // Registers inside a memory are refused.
+    struct Inside;
+    impl Device for Inside {
+        fn name(&self) -> &str {
+            "inside"
+        }
+        fn registers(&self) -> Option<(u32, u32)> {
+            Some((0x1000_0100, 0x1000_0104))
+        }
+    }
+    assert!(matches!(m.attach(Box::new(Inside)), Err(crate::AttachError::Registers { .. })));
+    assert!(m.device::<Waiter>().is_some());
+}
+
+#[test]
+fn a_call_returning_while_device_work_runs_is_an_error_where_it_started() {
+    let source = "
+        .globl f
+        .type f, @function
+        f:
+        li t0, 500
+        .insn r CUSTOM_3, 0, 0, x0, t0, x0
+        WAIT
+        ret
+        .size f, . - f";
+    let (mut m, p) = machine(&source.replace("WAIT", ""), "+m,+a");
+    let f = p.symbol("f").unwrap();
+    let err = m.call(f, &[], STACK, 100).unwrap_err();
+    assert_eq!((err.pc, err.function.as_deref()), (f + 4, Some("f")));
+    assert!(
+        err.message.starts_with("the call returned at cycle 4 while the work started here runs until cycle 501"),
+        "{}",
+        err.message
+    );
+    // Waiting stalls the core until the work completes: 1 + 1 + (1 + 499) + 2 cycles.
+    let (mut m, p) = machine(&source.replace("WAIT", ".insn r CUSTOM_3, 2, 0, x0, x0, x0"), "+m,+a");
+    call(&mut m, &p, "f", &[]);
+    assert_eq!((m.cycles, m.functions[0].npu_stalls), (504, 499));
+}
+
+#[test]
+fn memory_mapped_devices_answer_loads_and_stores_on_their_own_clock() {
+    let source = "
+        .globl f
+        .type f, @function
+        f:
+        lui t0, 0x40000
+        nop
+        nop
+        lw a0, 0(t0)
+        li t1, 10
+        sw t1, 0(t0)
+        lw a1, 0(t0)
+        add a0, a0, a1
+        ret
+        .size f, . - f";
+    let (mut m, p) = load(Machine::with(vec![Box::new(Clock)]).unwrap(), source, "+m,+a");
+    // The first load at cycle 3 reads 1; the store takes 1 + 10; the second load at cycle 16 reads 8.
+    assert_eq!(call(&mut m, &p, "f", &[]), 9);
+    // A load beside the registers is a fault as before.
+    let (mut m, p) = load(
+        Machine::with(vec![Box::new(Clock)]).unwrap(),
+        ".globl f\nf:\nlui t0, 0x40000\nlw a0, 4(t0)\nret",
+        "+m,+a",
+    );
+    let err = m.call(p.symbol("f").unwrap(), &[], STACK, 100).unwrap_err();
+    assert_eq!(err.message, "load of 4 bytes at 0x40000004, which is in no memory");
 }
 
 #[test]
@@ -209,7 +318,7 @@ fn faults_name_the_pc_and_function() {
     assert_eq!(err.pc, f + 4);
     assert_eq!(err.function.as_deref(), Some("f"));
     assert_eq!(err.message, "load of 4 bytes at 0x40000000, which is in no memory");
-    let err = m.call(f, &[DM_BASE + (256 << 10) - 2], STACK, 100).unwrap_err();
+    let err = m.call(f, &[0x1000_0000 + (256 << 10) - 2], STACK, 100).unwrap_err();
     assert_eq!(err.message, "load of 4 bytes at 0x1003fffe crosses the end of dm");
     // A program that never ends is stopped by the limit, not by hanging.
     let (mut m, p) = machine(".globl f\nf:\nj f", "+m,+a");
@@ -219,84 +328,13 @@ fn faults_name_the_pc_and_function() {
     let (mut m, p) = machine(".globl f\nf:\n.word 0xffffffff", "+m,+a");
     let err = m.call(p.symbol("f").unwrap(), &[], STACK, 1000).unwrap_err();
     assert_eq!(err.message, "illegal instruction 0xffffffff");
-}
-
-/// The CU side of the schedule in `engine_tests::dma_and_compute_overlap_as_computed_by_hand`:
-/// load the input and the filter on two DMA channels, convolve when both arrived (tokens as
-/// dependencies, written into the convolution's descriptor by the CU), copy the result back,
-/// wait, read one byte of it.
-const KERNEL: &str = "
-    .globl kernel
-    .type kernel, @function
-    kernel:
-    .insn r CUSTOM_0, 0, 0, t1, a0, x0    # dma.copy input, channel 0: 1 + 11
-    li t2, 1                              # 1
-    .insn r CUSTOM_0, 0, 0, t3, a1, t2    # dma.copy filter, channel 1: 1 + 11
-    sw t1, 0(a2)                          # 1
-    sw t3, 4(a2)                          # 1
-    .insn r CUSTOM_1, 0, 0, t4, a2, x0    # nu.conv: 1 + 30
-    sw t4, 0(a3)                          # 1
-    .insn r CUSTOM_0, 0, 0, t5, a3, x0    # dma.copy output: 1 + 11
-    WAIT
-    lb a0, 0(a4)                          # 1 + 16 (DDR)
-    ret                                   # 2
-    .size kernel, . - kernel
-";
-
-fn npu_kernel(wait: bool) -> (Machine, Result<u32, crate::Stop>, u32) {
-    let source = KERNEL.replace("WAIT", if wait { ".insn r CUSTOM_3, 0, 0, x0, t5, x0" } else { "" });
-    let (mut m, p) = machine(&source, "+m,+a");
-    for i in 0..1024u32 {
-        m.memory.write_bytes(DDR_BASE + 0x10_0000 + i, &[(i * 7 % 251) as u8]).unwrap();
-    }
-    for i in 0..256u32 {
-        m.memory.write_bytes(DDR_BASE + 0x10_1000 + i, &[(i % 5) as u8]).unwrap();
-    }
-    let d = [DMEM_BASE, DMEM_BASE + 64, DMEM_BASE + 128, DMEM_BASE + 256];
-    copy(&mut m.memory, d[0], [0, 0], DDR_BASE + 0x10_0000, DM_BASE, 1024);
-    copy(&mut m.memory, d[1], [0, 0], DDR_BASE + 0x10_1000, DM_BASE + 0x1000, 256);
-    conv(&mut m.memory, d[2], [0, 0]);
-    copy(&mut m.memory, d[3], [0, 0], DM_BASE + 0x2000, DDR_BASE + 0x10_8000, 1024);
-    let entry = p.symbol("kernel").unwrap();
-    let result = m.call(entry, &[d[0], d[1], d[2], d[3], DDR_BASE + 0x10_8000], STACK, 1000);
-    (m, result, entry)
-}
-
-#[test]
-fn an_npu_kernel_runs_on_the_schedule_computed_by_hand() {
-    let (m, result, _) = npu_kernel(true);
-    // Input: issued at 0, [0, 129). Filter: issued at 13, port after the input's: [13, 145).
-    // The CU stores the tokens (26, 27) and issues the convolution at 27: [145, 305). The copy
-    // back, issued at 59: [305, 434). The wait at 71 stalls 434 - 71 = 363 cycles and ends at
-    // 435; the DDR load takes 17, the return 2: 454 cycles, 11 instructions.
-    let units: Vec<(u64, u64)> = m.npu.jobs.iter().map(|j| (j.start, j.end)).collect();
-    assert_eq!(units, [(0, 129), (13, 145), (145, 305), (305, 434)]);
-    assert_eq!((m.cycles, m.instret), (454, 11));
-    // The first output byte: channel 0 of pixel 0, (sum x[c] * (c % 5) + 4) >> 3.
-    let acc: i64 = (0..16u32).map(|c| i64::from(((c * 7 % 251) as u8) as i8) * i64::from(c % 5)).sum();
-    assert_eq!(i64::from(result.unwrap() as i32), ((acc + 4) >> 3).clamp(-128, 127));
-    let f = &m.functions[0];
-    assert_eq!((f.name.as_str(), f.cycles, f.npu_stalls), ("kernel", 454, 363));
-    let report = crate::report::report(&m, (0, 0), &[], None);
-    assert_eq!((report.cycles, report.macs, report.ddr_bytes), (454, 16384, 2304));
-    // max(16384 / 256, 2304 / 16) = 144.
-    assert_eq!(report.roofline_cycles, 144);
-    // The model's MACs, when the caller counts them, bound the run instead of the jobs' (which
-    // multiply the zeros of a packed filter too): max(65536 / 256, 144) = 256; the jobs' MACs
-    // stay as they were.
-    let report = crate::report::report(&m, (0, 0), &[], Some(65536));
-    assert_eq!((report.macs, report.model_macs, report.roofline_cycles), (16384, 65536, 256));
-    assert!(report.text.contains("roofline bound 256 cycles = max(65536 MACs of the model / 256"), "{}", report.text);
-}
-
-#[test]
-fn a_missing_wait_is_a_hazard_at_the_load() {
-    let (_, result, entry) = npu_kernel(false);
-    let err = result.unwrap_err();
-    // The load is the ninth instruction: 8 of 4 bytes.
-    assert_eq!((err.pc, err.function.as_deref()), (entry + 32, Some("kernel")));
-    assert!(err.message.starts_with("hazard (read-after-write): the CU at pc"), "{}", err.message);
-    assert!(err.message.contains("which dma.copy (token 0x00000002"), "{}", err.message);
+    // So are custom instructions no device decodes, and those the device rejects.
+    let (mut m, p) = machine(".globl f\nf:\n.insn r CUSTOM_0, 0, 0, x0, x0, x0", "+m,+a");
+    let err = m.call(p.symbol("f").unwrap(), &[], STACK, 1000).unwrap_err();
+    assert_eq!(err.message, "illegal instruction: no device decodes custom-0");
+    let (mut m, p) = machine(".globl f\nf:\n.insn r CUSTOM_3, 1, 0, x0, x0, x0", "+m,+a");
+    let err = m.call(p.symbol("f").unwrap(), &[], STACK, 1000).unwrap_err();
+    assert_eq!(err.message, "no funct3 1");
 }
 
 #[test]
@@ -314,9 +352,9 @@ fn malformed_objects_are_errors_not_panics() {
             let at = rng.below(bytes.len());
             bytes[at] = rng.next() as u8;
         }
-        let mut m = Machine::new(Params::default());
+        let mut m = Machine::new();
         let _ = link(&mut m, &[("mutated.o", &bytes)], Layout::default());
-        let mut m = Machine::new(Params::default());
+        let mut m = Machine::new();
         let _ = crate::elf::load_executable(&mut m, "mutated.o", &bytes);
     }
 }

@@ -1,28 +1,47 @@
-//! The memory map of docs/tynnp/isa.md, section 2: IMEM, DMEM, DM, the VMs and the DDR window,
-//! each a flat byte array (zero-filled pages cost nothing until touched).
+//! The machine's memory map: regions, each a flat byte array at a base address, with what a core
+//! access to it costs. The core brings its own (IMEM, DMEM and the DDR window of
+//! docs/tynnp/isa.md, section 2); devices add theirs (an NPU's on-chip buffers). Zero-filled pages
+//! of a large region cost nothing until touched.
 
-use crate::npu::{
-    Bus, Params,
-    params::{DMEM_BASE, VM_BASE, VM_SPACING},
-};
+/// Base of the core's instruction memory.
+pub const IMEM_BASE: u32 = 0x0000_0000;
+/// Size of the core's instruction memory.
+pub const IMEM_BYTES: u32 = 256 << 10;
+/// Base of the core's data memory (stack, descriptors).
+pub const DMEM_BASE: u32 = 0x0010_0000;
+/// Size of the core's data memory.
+pub const DMEM_BYTES: u32 = 256 << 10;
+/// Base of off-chip memory.
+pub const DDR_BASE: u32 = 0x8000_0000;
+/// Size of the off-chip memory window.
+pub const DDR_BYTES: u32 = 1 << 30;
+/// DDR latency in cycles unless a device models the DDR port and says otherwise.
+pub const DDR_LATENCY: u32 = 64;
 
-/// What kind of memory a region is: it decides the CU's load latency and who may reach it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Imem,
-    Dmem,
-    Dm,
-    Vm,
-    Ddr,
+/// Regions start on a page and no two share one: the page of an address says which region
+/// holds it.
+pub const PAGE_BITS: u32 = 20;
+
+/// A region as a device or the core declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionSpec {
+    /// `imem`, `dmem`, `ddr`, or a device's (`dm`, `vm0`, ...).
+    pub name: String,
+    pub base: u32,
+    pub size: u32,
+    /// Cycles a core load from it takes beyond the instruction's own.
+    pub load_cycles: u64,
+    /// Cycles fetching an instruction from it takes beyond the instruction's own.
+    pub fetch_cycles: u32,
 }
 
 /// One region.
 pub struct Region {
-    /// `imem`, `dmem`, `dm`, `vm0`, ..., `ddr`.
     pub name: String,
-    pub kind: Kind,
     pub base: u32,
     pub bytes: Vec<u8>,
+    pub load_cycles: u64,
+    pub fetch_cycles: u32,
 }
 
 impl Region {
@@ -41,54 +60,104 @@ pub struct Fault {
     pub len: u32,
 }
 
+/// A region that cannot join the map.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    #[error("region {name} at {base:#010x} does not start on a {} KiB page", (1u32 << PAGE_BITS) >> 10)]
+    Unaligned { name: String, base: u32 },
+    #[error("region {name} ([{base:#010x}, +{size:#x})) overlaps {other} or shares a page with it")]
+    Overlap { name: String, base: u32, size: u32, other: String },
+    #[error("region {name} is empty or runs past the end of the address space")]
+    Size { name: String },
+    #[error("the map holds at most 255 regions")]
+    Full,
+}
+
+/// No region.
+const NO_REGION: u8 = u8::MAX;
+
 /// The whole memory map.
 pub struct Memory {
     pub regions: Vec<Region>,
+    /// For each page, the region holding it.
+    pages: Vec<u8>,
+}
+
+impl Default for Memory {
+    /// The core's memories: IMEM, DMEM and the DDR window with the default DDR latency.
+    fn default() -> Memory {
+        let mut memory = Memory { regions: Vec::new(), pages: vec![NO_REGION; 1 << (32 - PAGE_BITS)] };
+        for spec in core_regions(DDR_LATENCY) {
+            memory.add(spec).expect("the core's regions fit");
+        }
+        memory
+    }
+}
+
+/// The core's regions, with a core access to DDR costing a quarter of its latency (the core's
+/// line fill overlaps the rest).
+pub fn core_regions(ddr_latency: u32) -> Vec<RegionSpec> {
+    let ddr = ddr_latency / 4;
+    let region = |name: &str, base, size, load_cycles, fetch_cycles| RegionSpec {
+        name: name.into(),
+        base,
+        size,
+        load_cycles,
+        fetch_cycles,
+    };
+    vec![
+        region("imem", IMEM_BASE, IMEM_BYTES, 1, 0),
+        region("dmem", DMEM_BASE, DMEM_BYTES, 1, 0),
+        region("ddr", DDR_BASE, DDR_BYTES, u64::from(ddr), ddr),
+    ]
 }
 
 impl Memory {
-    /// The regions `params` describe.
-    pub fn new(params: &Params) -> Memory {
-        let regions = params
-            .regions()
-            .into_iter()
-            .map(|(name, base, size)| {
-                let kind = match name.as_str() {
-                    "imem" => Kind::Imem,
-                    "dmem" => Kind::Dmem,
-                    "dm" => Kind::Dm,
-                    "ddr" => Kind::Ddr,
-                    _ => Kind::Vm,
-                };
-                Region { name, kind, base, bytes: vec![0; size as usize] }
-            })
-            .collect();
-        Memory { regions }
+    /// Adds a region (zero-filled).
+    pub fn add(&mut self, spec: RegionSpec) -> Result<(), MapError> {
+        let RegionSpec { name, base, size, load_cycles, fetch_cycles } = spec;
+        if !base.is_multiple_of(1 << PAGE_BITS) {
+            return Err(MapError::Unaligned { name, base });
+        }
+        let end = u64::from(base) + u64::from(size);
+        if size == 0 || end > 1 << 32 {
+            return Err(MapError::Size { name });
+        }
+        let index = u8::try_from(self.regions.len()).ok().filter(|&i| i != NO_REGION).ok_or(MapError::Full)?;
+        let pages = (base >> PAGE_BITS) as usize..end.div_ceil(1 << PAGE_BITS) as usize;
+        if let Some(&other) = self.pages[pages.clone()].iter().find(|&&p| p != NO_REGION) {
+            let other = self.regions[usize::from(other)].name.clone();
+            return Err(MapError::Overlap { name, base, size, other });
+        }
+        self.pages[pages].fill(index);
+        self.regions.push(Region { name, base, bytes: vec![0; size as usize], load_cycles, fetch_cycles });
+        Ok(())
     }
 
-    /// Index of the region holding all of `[addr, addr + len)`, and the offset in it. The
-    /// regions are in the order of `Params::regions` (IMEM, DMEM, DM, VM 0.., DDR), so the
-    /// address's top bits say which one to look at.
+    /// Replaces the timing of region `name`.
+    pub fn set_timing(&mut self, name: &str, load_cycles: u64, fetch_cycles: u32) {
+        if let Some(r) = self.regions.iter_mut().find(|r| r.name == name) {
+            r.load_cycles = load_cycles;
+            r.fetch_cycles = fetch_cycles;
+        }
+    }
+
+    /// Index of the region holding all of `[addr, addr + len)`, and the offset in it.
     #[inline]
     pub fn locate(&self, addr: u32, len: u32) -> Result<(usize, usize), Fault> {
-        let last = self.regions.len() - 1;
-        let index = match addr >> 28 {
-            0 if addr < DMEM_BASE => 0,
-            0 => 1,
-            1 => 2,
-            2 => (3 + ((addr - VM_BASE) / VM_SPACING) as usize).min(last),
-            8..=0xb => last,
-            _ => return Err(Fault { addr, len }),
-        };
-        match self.regions[index].offset(addr, len) {
-            Some(offset) => Ok((index, offset)),
+        let index = self.pages[(addr >> PAGE_BITS) as usize];
+        if index == NO_REGION {
+            return Err(Fault { addr, len });
+        }
+        match self.regions[usize::from(index)].offset(addr, len) {
+            Some(offset) => Ok((usize::from(index), offset)),
             None => Err(Fault { addr, len }),
         }
     }
 
-    /// Reads a little-endian value of `len` (1, 2 or 4) bytes.
+    /// Reads a little-endian value of `len` (1, 2 or 4) bytes, with its region.
     #[inline]
-    pub fn load(&self, addr: u32, len: u32) -> Result<(u32, Kind), Fault> {
+    pub fn load(&self, addr: u32, len: u32) -> Result<(u32, &Region), Fault> {
         let (i, o) = self.locate(addr, len)?;
         let r = &self.regions[i];
         let b = &r.bytes[o..o + len as usize];
@@ -97,16 +166,15 @@ impl Memory {
             2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
             _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
         };
-        Ok((value, r.kind))
+        Ok((value, r))
     }
 
     /// Writes the low `len` (1, 2 or 4) bytes of `value`.
     #[inline]
-    pub fn store(&mut self, addr: u32, len: u32, value: u32) -> Result<Kind, Fault> {
+    pub fn store(&mut self, addr: u32, len: u32, value: u32) -> Result<(), Fault> {
         let (i, o) = self.locate(addr, len)?;
-        let r = &mut self.regions[i];
-        r.bytes[o..o + len as usize].copy_from_slice(&value.to_le_bytes()[..len as usize]);
-        Ok(r.kind)
+        self.regions[i].bytes[o..o + len as usize].copy_from_slice(&value.to_le_bytes()[..len as usize]);
+        Ok(())
     }
 
     /// `len` bytes at `addr`.
@@ -142,37 +210,43 @@ impl Memory {
     }
 }
 
-impl Bus for Memory {
-    fn region(&self, addr: u32) -> Option<(String, u32, u32)> {
-        self.region_of(addr).map(|r| (r.name.clone(), r.base, r.bytes.len() as u32))
-    }
-    fn read(&self, addr: u32, len: u32) -> Option<Vec<u8>> {
-        self.bytes(addr, len).ok().map(<[u8]>::to_vec)
-    }
-    fn write(&mut self, addr: u32, data: &[u8]) -> bool {
-        self.write_bytes(addr, data).is_ok()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn region(name: &str, base: u32, size: u32) -> RegionSpec {
+        RegionSpec { name: name.into(), base, size, load_cycles: 2, fetch_cycles: 0 }
+    }
+
     #[test]
     fn regions_bounds_and_endianness() {
-        let mut m = Memory::new(&Params::default());
-        assert_eq!(m.store(0x0010_0000, 4, 0x1122_3344), Ok(Kind::Dmem));
-        assert_eq!(m.load(0x0010_0000, 1), Ok((0x44, Kind::Dmem)));
-        assert_eq!(m.load(0x0010_0002, 2), Ok((0x1122, Kind::Dmem)));
+        let mut m = Memory::default();
+        m.add(region("dm", 0x1000_0000, 256 << 10)).unwrap();
+        m.add(region("vm3", 0x2030_0000, 32 << 10)).unwrap();
+        m.store(0x0010_0000, 4, 0x1122_3344).unwrap();
+        assert_eq!(m.load(0x0010_0000, 1).map(|(v, r)| (v, r.name.as_str())), Ok((0x44, "dmem")));
+        assert_eq!(m.load(0x0010_0002, 2).map(|(v, _)| v), Ok(0x1122));
         // The last word of DM is inside; one byte further crosses its end.
         let end = 0x1000_0000 + (256 << 10);
         assert!(m.store(end - 4, 4, 7).is_ok());
-        assert_eq!(m.load(end - 2, 4), Err(Fault { addr: end - 2, len: 4 }));
-        assert_eq!(m.load(0x4000_0000, 4), Err(Fault { addr: 0x4000_0000, len: 4 }));
+        assert_eq!(m.load(end - 2, 4).err(), Some(Fault { addr: end - 2, len: 4 }));
+        assert_eq!(m.load(0x4000_0000, 4).err(), Some(Fault { addr: 0x4000_0000, len: 4 }));
         assert_eq!(m.region_of(0x2030_0010).map(|r| r.name.as_str()), Some("vm3"));
         assert!(m.region_of(0x2040_0000).is_none());
-        assert_eq!(m.load(0xbfff_fffc, 4), Ok((0, Kind::Ddr)));
+        assert_eq!(m.load(0xbfff_fffc, 4).map(|(v, r)| (v, r.load_cycles)), Ok((0, 16)));
         m.write_bytes(0x8000_0000, b"hi\0").unwrap();
         assert_eq!(m.c_string(0x8000_0000, 16).unwrap(), b"hi");
+    }
+
+    #[test]
+    fn regions_must_start_on_a_page_and_not_share_one() {
+        let mut m = Memory::default();
+        assert!(matches!(m.add(region("a", 0x1000_0400, 16)), Err(MapError::Unaligned { .. })));
+        // DMEM ends at 0x0014_0000, inside the page of 0x0010_0000.
+        assert!(matches!(m.add(region("b", 0x0010_0000, 16)), Err(MapError::Overlap { other, .. }) if other == "dmem"));
+        assert!(matches!(m.add(region("c", 0xfff0_0000, 2 << 20)), Err(MapError::Size { .. })));
+        assert!(matches!(m.add(region("d", 0x1000_0000, 0)), Err(MapError::Size { .. })));
+        m.add(region("e", 0xfff0_0000, 1 << 20)).unwrap();
+        assert_eq!(m.region_of(0xffff_ffff).map(|r| r.name.as_str()), Some("e"));
     }
 }

@@ -1,7 +1,11 @@
 //! What a run cost (docs/tynnp/isa.md, section 8): cycles and instructions, per CU function,
-//! per NPU unit, bytes moved, MACs, and the roofline bound the run is measured against.
+//! per kernel, and what the devices report (per unit, bytes moved, MACs), with the roofline
+//! bound the run is measured against.
 
-use crate::machine::{Kernel, Machine};
+use crate::{
+    device::Figures,
+    machine::{Kernel, Machine},
+};
 use std::fmt::Write as _;
 
 /// The run's figures.
@@ -16,7 +20,8 @@ pub struct Report {
     /// constants were packed with zeros (output pixels packed into the NU's columns).
     pub model_macs: u64,
     pub ddr_bytes: u64,
-    /// `max(model MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)`.
+    /// `max(model MACs / peak MACs per cycle, DDR bytes / peak DDR bytes per cycle)`, the
+    /// devices' peaks added.
     pub roofline_cycles: u64,
     /// Per unit: name, jobs, busy cycles.
     pub units: Vec<(String, u64, u64)>,
@@ -32,7 +37,7 @@ pub struct KernelFigures {
     /// What it computes (the caller's label), else the CU function.
     pub label: String,
     pub kernel: Kernel,
-    /// `max(MACs / (nu-rows · nu-cols), DDR bytes / ddr-bw)` of the kernel alone.
+    /// `max(MACs / peak MACs per cycle, DDR bytes / peak DDR bytes per cycle)` of the kernel alone.
     pub roofline_cycles: u64,
 }
 
@@ -41,10 +46,12 @@ pub struct KernelFigures {
 /// the model's multiply-accumulates, bound the run (else the jobs' do). A kernel's roofline
 /// counts the MACs its jobs did.
 pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Option<u64>) -> Report {
-    let npu = &m.npu;
-    let p = &npu.params;
+    let cycles = m.cycles.max(m.devices_busy_until()) - start.0;
+    let devices: Vec<Figures> = m.devices.iter().map(|d| d.figures(cycles)).collect();
+    let macs_per_cycle: u64 = devices.iter().map(|f| f.macs_per_cycle).sum();
+    let ddr_bytes_per_cycle: u64 = devices.iter().map(|f| f.ddr_bytes_per_cycle).sum();
     let bound =
-        |macs: u64, bytes: u64| macs.div_ceil(p.macs_per_cycle()).max(bytes.div_ceil(u64::from(p.ddr_bytes_per_cycle)));
+        |macs: u64, bytes: u64| macs.div_ceil(macs_per_cycle.max(1)).max(bytes.div_ceil(ddr_bytes_per_cycle.max(1)));
     let named = labels.len() == m.kernels.len();
     let kernels: Vec<KernelFigures> = m
         .kernels
@@ -56,11 +63,10 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Opt
             roofline_cycles: bound(k.macs, k.ddr_bytes),
         })
         .collect();
-    let cycles = m.cycles.max(npu.last_end()) - start.0;
     let instret = m.instret - start.1;
-    let counters = &npu.counters;
-    let model_macs = model_macs.unwrap_or(counters.macs);
-    let roofline = bound(model_macs, counters.ddr_bytes);
+    let work = m.work();
+    let model_macs = model_macs.unwrap_or(work.macs);
+    let roofline = bound(model_macs, work.ddr_bytes);
     let mut text = String::new();
     let _ = writeln!(text, "cycles {cycles}, instructions {instret} (CU)");
     if !m.functions.is_empty() {
@@ -95,34 +101,25 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Opt
              span after the kernel before's, its share of the run; ratio: cycles / roofline)"
         );
     }
-    if !npu.jobs.is_empty() {
-        text.push_str(&npu.summary(cycles));
-        for ((from, to), bytes) in &counters.moved {
-            let _ = writeln!(text, "  dma {from} -> {to}: {bytes} bytes");
-        }
-        let _ = writeln!(
-            text,
-            "  MACs {}, DDR bytes {}, CU waiting {} cycles (jobs) + {} (full queues)",
-            counters.macs, counters.ddr_bytes, counters.wait_stalls, counters.queue_stalls
-        );
+    let busy = m.devices_busy_until() > 0;
+    for figures in &devices {
+        text.push_str(&figures.text);
     }
-    if !npu.jobs.is_empty() {
+    if busy {
         let share = if cycles == 0 { 0.0 } else { 100.0 * roofline as f64 / cycles as f64 };
         let _ = writeln!(
             text,
-            "roofline bound {roofline} cycles = max({model_macs} MACs of the model / {}, DDR bytes / {}): the run takes {:.2}x of it ({share:.1}%)",
-            p.macs_per_cycle(),
-            p.ddr_bytes_per_cycle,
+            "roofline bound {roofline} cycles = max({model_macs} MACs of the model / {macs_per_cycle}, DDR bytes / {ddr_bytes_per_cycle}): the run takes {:.2}x of it ({share:.1}%)",
             cycles as f64 / roofline.max(1) as f64
         );
     }
-    let units = npu.units.iter().map(|u| (u.name.clone(), u.count, u.busy)).collect();
+    let units = devices.into_iter().flat_map(|f| f.units).collect();
     Report {
         cycles,
         instret,
-        macs: counters.macs,
+        macs: work.macs,
         model_macs,
-        ddr_bytes: counters.ddr_bytes,
+        ddr_bytes: work.ddr_bytes,
         roofline_cycles: roofline,
         units,
         kernels,

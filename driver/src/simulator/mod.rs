@@ -1,5 +1,6 @@
 //! Running a firmware compile on umac's simulator (umac-sim, docs/tynnp/isa.md): the object is
-//! linked in the simulated machine (code in the CU's instruction memory, constants in DDR) with
+//! linked in the simulated machine, hosting the devices the target's accelerators supply
+//! (`Backend::device`), (code in the CU's instruction memory, constants in DDR) with
 //! the C library functions it imports, inputs, outputs and workspace are placed in DDR (a pool
 //! only the CPU reaches, `--pool NAME:SIZE:cpu`, in the control unit's DMEM below the stack), and
 //! `N_run` is called on the RV32 control unit, cycle by cycle.
@@ -13,12 +14,9 @@ use crate::{
 use umac_codegen_llvm as llvm;
 use umac_runtime::Tensor;
 use umac_sim::{
-    Machine,
+    Device, Machine,
     elf::{Layout, link},
-    npu::{
-        Params,
-        params::{DMEM_BASE, DMEM_BYTES},
-    },
+    memory::{DMEM_BASE, DMEM_BYTES},
     report::{Report, report},
 };
 
@@ -47,22 +45,20 @@ fn run_error(message: String) -> Error {
     Error::Run(message)
 }
 
-/// The NPU the simulator models for `targets`: tynnp's hardware attributes when the target
-/// names it (they are the contract's parameters, by the same names; the others, such as
-/// `-double-buffer`, choose how the compiler uses the hardware), else the defaults.
-pub fn npu_params(targets: &umac_backend::TargetSet) -> Result<Params, Error> {
-    let Some(tynnp) = targets.accelerators.iter().find(|a| a.backend.name() == "tynnp") else {
-        return Ok(Params::default());
-    };
-    let values = tynnp.attributes.values();
-    let hardware = values.iter().filter(|(name, _)| Params::is_parameter(name));
-    let text: Vec<String> = hardware.map(|(name, value)| format!("-{name}={value}")).collect();
-    Params::parse(&text.join(" ")).map_err(|e| Error::Usage(format!("tynnp: {e}")))
+/// The devices the simulator hosts for `targets`: each accelerator's, built for its attributes
+/// (`Backend::device`).
+pub fn devices(targets: &umac_backend::TargetSet) -> Result<Vec<Box<dyn Device>>, Error> {
+    let mut devices = Vec::new();
+    for accelerator in &targets.accelerators {
+        let device = accelerator.backend.device(&accelerator.attributes).map_err(|e| Error::Usage(e.to_string()))?;
+        devices.extend(device);
+    }
+    Ok(devices)
 }
 
-/// Runs `firmware` (compiled for an RV32 CPU) on the simulator with `params`.
-pub fn simulate(firmware: &Firmware, inputs: &[Tensor], params: Params) -> Result<SimulatedRun, Error> {
-    let mut run = simulate_sequence(firmware, std::slice::from_ref(&inputs.to_vec()), params)?;
+/// Runs `firmware` (compiled for an RV32 CPU) on the simulator, hosting `devices`.
+pub fn simulate(firmware: &Firmware, inputs: &[Tensor], devices: Vec<Box<dyn Device>>) -> Result<SimulatedRun, Error> {
+    let mut run = simulate_sequence(firmware, std::slice::from_ref(&inputs.to_vec()), devices)?;
     Ok(SimulatedRun { outputs: run.outputs.remove(0), report: run.report })
 }
 
@@ -81,7 +77,7 @@ pub struct SimulatedSequence {
 pub fn simulate_sequence(
     firmware: &Firmware,
     inferences: &[Vec<Tensor>],
-    params: Params,
+    devices: Vec<Box<dyn Device>>,
 ) -> Result<SimulatedSequence, Error> {
     let signature = &firmware.signature;
     let Some(inputs) = inferences.first() else {
@@ -107,7 +103,7 @@ pub fn simulate_sequence(
         }
     }
     let support = llvm::object_from_ir(SUPPORT, "support.ll", &llvm_target(&firmware.cpu), llvm::OptLevel::Speed)?;
-    let mut m = Machine::new(params);
+    let mut m = Machine::with(devices).map_err(|e| run_error(e.to_string()))?;
     let mut objects = vec![("the model's object".to_string(), firmware.object.clone()), ("support.ll".into(), support)];
     // libgcc's helpers (64-bit division, floats without an FPU), as a firmware link takes them.
     let helpers = crate::firmware::checks::libgcc_imports(&firmware.imports);

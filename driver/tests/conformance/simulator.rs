@@ -11,9 +11,12 @@ use serde_json::Value;
 use std::path::Path;
 use umac_backend::cpu::RV32IM;
 use umac_dialects::{ContextOptions, source::parse_module};
-use umac_driver::{create_context, firmware::compile, simulator::simulate};
+use umac_driver::{
+    create_context,
+    firmware::compile,
+    simulator::{devices, simulate},
+};
 use umac_runtime::{Tensor, read_npy};
-use umac_sim::npu::Params;
 
 /// Whether every input and expected result of the case is an integer tensor (counted apart).
 fn integer_case(case: &Path, desc: &Value, inputs: &[Tensor]) -> bool {
@@ -30,9 +33,10 @@ fn run_on_simulator(case: &Path, inputs: &[Tensor]) -> Result<Vec<Tensor>, Strin
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let context = create_context(ContextOptions { allow_unregistered_dialects: false, threading: false });
     let mut module = parse_module(&context, &path.display().to_string(), &bytes).ok_or("does not parse")?;
-    let firmware = compile(&context, &mut module, "main", RV32IM, &options("main", "tynnp", false))
-        .map_err(|e| format!("compile: {e}"))?;
-    Ok(simulate(&firmware, inputs, Params::default()).map_err(|e| e.to_string())?.outputs)
+    let options = options("main", "tynnp", false);
+    let firmware = compile(&context, &mut module, "main", RV32IM, &options).map_err(|e| format!("compile: {e}"))?;
+    let devices = devices(&options.accelerators).map_err(|e| e.to_string())?;
+    Ok(simulate(&firmware, inputs, devices).map_err(|e| e.to_string())?.outputs)
 }
 
 #[test]

@@ -329,6 +329,14 @@ pub trait Backend: Send + Sync {
     fn kernels(&self) -> Vec<Kernel> {
         Vec::new()
     }
+
+    /// The device the simulator hosts for this accelerator, built for these attributes: what
+    /// `umac run` on a simulated CPU and the cycle reports run the compiled code against. Its
+    /// memories join the machine's map and its custom instructions or registers route to it;
+    /// the machine knows no device by name. `None` (the default): the accelerator has none.
+    fn device(&self, _attributes: &TargetAttrs) -> Result<Option<Box<dyn umac_sim::Device>>, Error> {
+        Ok(None)
+    }
 }
 
 /// The ops of one matched composite, for [`Backend::strategy`].

@@ -14,7 +14,7 @@ use crate::{
 };
 use std::collections::{BTreeMap, HashMap};
 use umac_backend::ExternCallSite;
-use umac_sim::npu::{Params, cost, desc};
+use umac_tynnp_device::{Params, cost, desc};
 
 /// The description of `call`, with `scalars` its arguments (`None` for buffers); `None` when the
 /// callee is not a tynnp job or an argument is not a compile-time value.

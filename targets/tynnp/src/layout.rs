@@ -7,7 +7,7 @@ use crate::{
     tiling::{self, Place},
 };
 use umac_backend::Error;
-use umac_sim::npu::{Params, params::DM_BASE};
+use umac_tynnp_device::{Params, params::DM_BASE};
 
 /// What a job's regions may take: `budget` bytes of DM (what the kernels around it leave), its
 /// tiles double-buffered or not; `preloaded`: its constant record is in DM already (copied by

@@ -44,7 +44,7 @@ use umac_backend::{
     Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase,
     PhasePass, Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
 };
-use umac_sim::npu::{Params, params::DM_BASE};
+use umac_tynnp_device::{Params, params::DM_BASE};
 
 /// The target's name.
 const NAME: &str = "tynnp";
@@ -127,6 +127,10 @@ impl Backend for Tynnp {
 
     fn cpu(&self) -> Option<&'static str> {
         Some("rv32im")
+    }
+
+    fn device(&self, attributes: &TargetAttrs) -> Result<Option<Box<dyn umac_sim::Device>>, Error> {
+        Ok(Some(Box::new(umac_tynnp_device::Npu::new(params(attributes)?))))
     }
 
     fn attributes(&self) -> Vec<TargetAttr> {

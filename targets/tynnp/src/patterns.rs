@@ -3,7 +3,7 @@
 
 use crate::{NAME, jobs};
 use umac_backend::{OpPattern, OpView, Pattern, constant, op, requantize_to_int8};
-use umac_sim::npu::Params;
+use umac_tynnp_device::Params;
 
 /// Every composite pattern, in priority order, for the NPU `params` describes.
 pub fn all(params: Params) -> Vec<Pattern> {

@@ -23,7 +23,7 @@
 
 use crate::jobs::{CONV, Job};
 use umac_backend::Error;
-use umac_sim::npu::Params;
+use umac_tynnp_device::Params;
 
 /// The attribute of a primitive `tynnp.conv2d` whose output pixels are packed: how many.
 pub const PIXELS: &str = "pixels";

@@ -235,14 +235,14 @@ impl Handed {
     /// the kernel `ahead` kernels on (1: the follower, 2: the one after).
     pub fn copy_token(&self, ahead: usize) -> i64 {
         let word = crate::schedule::copy_token(self.ends.len() * self.bands, ahead);
-        i64::from(umac_sim::npu::params::DM_BASE) + self.table + 4 * word as i64
+        i64::from(umac_tynnp_device::params::DM_BASE) + self.table + 4 * word as i64
     }
 
     /// The DM address of the row of the first tile through which `need` bytes of the output are
     /// written (the last row when `need` is all of it).
     pub fn row(&self, need: i64) -> i64 {
         let tile = self.ends.iter().position(|&end| end >= need).unwrap_or(self.ends.len().saturating_sub(1));
-        i64::from(umac_sim::npu::params::DM_BASE) + self.table + 4 * (tile * self.bands) as i64
+        i64::from(umac_tynnp_device::params::DM_BASE) + self.table + 4 * (tile * self.bands) as i64
     }
 }
 
@@ -347,7 +347,7 @@ mod tests {
         // Tiles writing the output through bytes 16, 32 and 48, two bands each, the table at 100:
         // a row of two tokens (8 bytes) a tile.
         let handed = Handed { table: 100, bands: 2, ends: vec![16, 32, 48], far: false };
-        let row = |need: i64| handed.row(need) - i64::from(umac_sim::npu::params::DM_BASE);
+        let row = |need: i64| handed.row(need) - i64::from(umac_tynnp_device::params::DM_BASE);
         assert_eq!((row(1), row(16), row(17), row(32), row(48)), (100, 100, 108, 108, 116));
         // All of it, or more: the last row.
         assert_eq!(row(i64::MAX), 116);

@@ -43,7 +43,7 @@
 
 use crate::jobs::Job;
 use umac_backend::OpView;
-use umac_sim::npu::Params;
+use umac_tynnp_device::Params;
 
 /// The attribute holding a primitive op's schedule.
 pub const ATTRIBUTE: &str = "tynnp.schedule";

@@ -30,7 +30,7 @@ use crate::{
     schedule::{self, Records, Schedule, TOKENS, UNPLACED},
 };
 use umac_backend::{Composite, Error, ScheduleStep, TargetAttrs};
-use umac_sim::npu::Params;
+use umac_tynnp_device::Params;
 
 /// The steps, in the order they run.
 pub const STEPS: [ScheduleStep; 4] = [

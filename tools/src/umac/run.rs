@@ -9,7 +9,7 @@ use umac_driver::{
     Error,
     firmware::{self, FirmwareOptions, c_identifier},
     host::{CompileOptions, Engine, HostProgram, compile, pipeline},
-    simulator::{npu_params, simulate_sequence},
+    simulator::{devices, simulate_sequence},
 };
 use umac_runtime::{Tensor, read_npy, write_npy};
 
@@ -121,7 +121,7 @@ fn run_on_simulator(
     cpu: Cpu,
 ) -> Result<(Vec<String>, Vec<Vec<Tensor>>), String> {
     let inputs = &steps[0];
-    let params = npu_params(&loaded.targets).map_err(|e| e.to_string())?;
+    let devices = devices(&loaded.targets).map_err(|e| e.to_string())?;
     for (flag, given) in [
         ("--engine both", args.engine == EngineArg::Both),
         ("--benchmark", args.benchmark.is_some()),
@@ -164,7 +164,7 @@ fn run_on_simulator(
             kernel.symbol
         ));
     }
-    let run = simulate_sequence(&firmware, steps, params).map_err(|e| e.to_string())?;
+    let run = simulate_sequence(&firmware, steps, devices).map_err(|e| e.to_string())?;
     if args.report {
         eprint!("{}", super::placement_report(&firmware.placements, cpu.name));
         eprint!("simulator ({}): {}", cpu.name, run.report.text);

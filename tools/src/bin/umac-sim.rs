@@ -1,5 +1,6 @@
-//! `umac-sim PROGRAM.elf [--npu ATTRIBUTES] [--report] [--limit N]`: runs an RV32 executable on
-//! the tynnp machine (the CU, its memories and the NPU) until it exits through semihosting, as
+//! `umac-sim PROGRAM.elf [--target TARGETS] [--report] [--limit N]`: runs an RV32 executable on
+//! umac-sim's machine (an RV32IM(C) core, its memories and the devices the named accelerators
+//! supply, e.g. `--target="tynnp -vu=2"`) until it exits through semihosting, as
 //! `qemu-system-riscv32 -M virt -bios none -semihosting` would run it. The program's output goes
 //! to standard output, its exit status becomes ours; with `--report` the cycle report follows on
 //! standard error. A fault, an illegal instruction or a hazard stops the run with status 1 and a
@@ -7,16 +8,20 @@
 
 use clap::Parser;
 use std::{io::Write, process::ExitCode};
-use umac_sim::{Exit, Machine, elf, npu::Params, report::report};
+use umac_sim::{Exit, Machine, elf, report::report};
 
 #[derive(Parser)]
-#[command(name = "umac-sim", about = "Runs an RV32 program on the tynnp NPU's control unit (docs/tynnp/isa.md)")]
+#[command(
+    name = "umac-sim",
+    about = "Runs an RV32 program on umac-sim's machine, with the devices of the accelerators named"
+)]
 struct Args {
     /// The program: an RV32IM(C) ELF executable.
     program: std::path::PathBuf,
-    /// NPU parameters as a target string gives them, e.g. "-vu=2 -dm-kib=128".
+    /// Accelerators whose devices the machine hosts, with their attributes, as `umac compile
+    /// --target` names them (e.g. "tynnp -vu=2 -dm-kib=128"). None: the core alone.
     #[arg(long, default_value = "", allow_hyphen_values = true)]
-    npu: String,
+    target: String,
     /// Print the cycle report (per function, per unit, roofline) to standard error.
     #[arg(long)]
     report: bool,
@@ -31,15 +36,23 @@ fn main() -> ExitCode {
         eprintln!("umac-sim: error: {message}");
         ExitCode::from(1)
     };
-    let params = match Params::parse(&args.npu) {
-        Ok(p) => p,
-        Err(e) => return fail(format!("--npu: {e}")),
+    umac_driver::register_targets();
+    let targets = match args.target.trim() {
+        "" => Ok(Default::default()),
+        text => umac_backend::parse_target_string(text).map_err(|e| e.to_string()),
+    };
+    let devices = match targets.and_then(|t| umac_driver::simulator::devices(&t).map_err(|e| e.to_string())) {
+        Ok(devices) => devices,
+        Err(e) => return fail(format!("--target: {e}")),
     };
     let data = match std::fs::read(&args.program) {
         Ok(d) => d,
         Err(e) => return fail(format!("{}: {e}", args.program.display())),
     };
-    let mut machine = Machine::new(params);
+    let mut machine = match Machine::with(devices) {
+        Ok(m) => m,
+        Err(e) => return fail(format!("--target: {e}")),
+    };
     if let Err(e) = elf::load_executable(&mut machine, &args.program.display().to_string(), &data) {
         return fail(e.to_string());
     }

@@ -2,25 +2,15 @@
 
 use std::fmt;
 
-/// Base of the CU's instruction memory.
-pub const IMEM_BASE: u32 = 0x0000_0000;
-/// Size of the CU's instruction memory.
-pub const IMEM_BYTES: u32 = 256 << 10;
-/// Base of the CU's data memory (stack, descriptors).
-pub const DMEM_BASE: u32 = 0x0010_0000;
-/// Size of the CU's data memory.
-pub const DMEM_BYTES: u32 = 256 << 10;
+use umac_sim::memory::RegionSpec;
+pub use umac_sim::memory::{DDR_BASE, DDR_BYTES, DMEM_BASE, DMEM_BYTES, IMEM_BASE, IMEM_BYTES};
+
 /// Base of the global on-chip buffer.
 pub const DM_BASE: u32 = 0x1000_0000;
 /// Base of VU 0's buffer; VU k's is `k · VM_SPACING` above.
 pub const VM_BASE: u32 = 0x2000_0000;
 /// Address distance between two VUs' buffers.
 pub const VM_SPACING: u32 = 0x0010_0000;
-/// Base of off-chip memory.
-pub const DDR_BASE: u32 = 0x8000_0000;
-/// Size of the off-chip memory window.
-pub const DDR_BYTES: u32 = 1 << 30;
-
 /// The hardware's parameters; `Default` is the reference configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
@@ -154,16 +144,22 @@ impl Params {
         VM_BASE + k * VM_SPACING
     }
 
+    /// The NPU's own memories, as the machine maps them: DM, then each VU's VM (a CU load from
+    /// them takes 2 cycles beyond the instruction's).
+    pub fn device_regions(&self) -> Vec<RegionSpec> {
+        let region = |name: String, base, size| RegionSpec { name, base, size, load_cycles: 2, fetch_cycles: 0 };
+        let mut regions = vec![region("dm".into(), DM_BASE, self.dm_bytes)];
+        for k in 0..self.vu_count {
+            regions.push(region(format!("vm{k}"), self.vm_base(k), self.vm_bytes));
+        }
+        regions
+    }
+
     /// Every memory region as `(name, base, bytes)`: IMEM, DMEM, DM, VM0.., DDR.
     pub fn regions(&self) -> Vec<(String, u32, u32)> {
-        let mut regions = vec![
-            ("imem".to_string(), IMEM_BASE, IMEM_BYTES),
-            ("dmem".to_string(), DMEM_BASE, DMEM_BYTES),
-            ("dm".to_string(), DM_BASE, self.dm_bytes),
-        ];
-        for k in 0..self.vu_count {
-            regions.push((format!("vm{k}"), self.vm_base(k), self.vm_bytes));
-        }
+        let mut regions =
+            vec![("imem".to_string(), IMEM_BASE, IMEM_BYTES), ("dmem".to_string(), DMEM_BASE, DMEM_BYTES)];
+        regions.extend(self.device_regions().into_iter().map(|r| (r.name, r.base, r.size)));
         regions.push(("ddr".to_string(), DDR_BASE, DDR_BYTES));
         regions
     }

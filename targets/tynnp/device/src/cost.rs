@@ -84,7 +84,7 @@ pub fn macs(job: &Job) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npu::desc::{Conv, Copy, OutBlock, Window};
+    use crate::desc::{Conv, Copy, OutBlock, Window};
 
     #[test]
     fn hand_computed_costs() {

@@ -58,6 +58,20 @@ fn runs_a_program_to_its_exit() {
 }
 
 #[test]
+fn devices_come_from_the_target() {
+    // npu.waitall, then npu.param 4 (the number of vector units).
+    let source = "int main(void) {\n  unsigned vus;\n  asm volatile(\".insn r CUSTOM_3, 2, 0, x0, x0, x0\");\n  \
+                  asm volatile(\".insn r CUSTOM_3, 3, 0, %0, %1, x0\" : \"=r\"(vus) : \"r\"(4));\n  return vus;\n}\n";
+    let elf = build("waitall", source);
+    let _cleanup = Cleanup(vec![elf.clone()]);
+    let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("(in main): illegal instruction: no device decodes custom-3"), "{stderr}");
+    let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap(), "--target=tynnp -vu=3"]);
+    assert_eq!(code, 3, "{stderr}");
+}
+
+#[test]
 fn errors_name_the_pc_and_function() {
     let elf = build("fault", "int main(void) { *(volatile int *)0x40000000 = 1; return 0; }\n");
     let text = temp().join("text.elf");
@@ -75,8 +89,13 @@ fn errors_name_the_pc_and_function() {
     let (code, _, stderr) = umac_sim(&[text.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(stderr.contains("not an ELF file"), "{stderr}");
-    let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap(), "--npu=-vu=0"]);
-    assert_eq!((code, stderr.trim()), (1, "umac-sim: error: --npu: -vu=0: expected an integer from 1 to 16"));
+    let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap(), "--target=tynnp -vu=0"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("umac-sim: error: --target: "), "{stderr}");
+    assert!(stderr.contains("-vu"), "{stderr}");
+    let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap(), "--target=frob"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("umac-sim: error: --target: "), "{stderr}");
     let (code, _, stderr) = umac_sim(&[elf.to_str().unwrap(), "--limit=100"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("no exit after 100 instructions"), "{stderr}");

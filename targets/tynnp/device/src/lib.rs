@@ -1,0 +1,26 @@
+//! tynnp's NPU as a device of umac-sim (docs/tynnp/isa.md): DMA channels, the neural unit and the
+//! vector units as timed, asynchronous queues behind custom-0..3; jobs decoded from descriptors
+//! in memory, computed as the hardware computes them, and checked for hazards against
+//! happens-before. The compiler (`umac-tynnp`) takes its parameters, descriptor layouts and cost
+//! model from here, so that what it encodes is what the device decodes.
+
+pub mod compute;
+pub mod cost;
+pub mod desc;
+mod device;
+pub mod engine;
+pub mod hazard;
+pub mod params;
+pub mod quant;
+
+#[cfg(test)]
+pub(crate) mod engine_tests;
+#[cfg(test)]
+mod machine_tests;
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod tests;
+
+pub use engine::{Bus, Instruction, Npu, Outcome};
+pub use params::Params;
