@@ -67,14 +67,25 @@ fn main() -> Result<(), String> {
     let cpus: Option<Vec<String>> = list("UMAC_BENCH_CPUS");
     for reference in REFERENCES.iter().filter(|r| only.as_ref().is_none_or(|o| o.iter().any(|m| m == r.model))) {
         let dir = models.join(reference.model);
-        // The last configuration runs the convolutions in the vanilla accelerator's C kernel
-        // (a plain loop nest compiled by arm-none-eabi-gcc -O2): the cost of the extern-call path.
-        for (target, cpu, platform, tflm) in [
-            ("cortex-m55", "cortex-m55", MPS3_AN547, reference.m55),
-            ("cortex-m4", "cortex-m4", MPS2_AN386, reference.m4),
-            ("vanilla,cortex-m55", "cortex-m55+vanilla", MPS3_AN547, reference.m55),
-        ] {
-            if cpus.as_ref().is_some_and(|c| !c.iter().any(|c| c == cpu)) {
+        // The last configurations run the convolutions in the C kernels of each accelerator
+        // that has them and no CPU of its own (vanilla's: a plain loop nest compiled by
+        // arm-none-eabi-gcc -O2): the cost of the extern-call path.
+        let mut configurations = vec![
+            ("cortex-m55".to_string(), "cortex-m55".to_string(), MPS3_AN547, reference.m55),
+            ("cortex-m4".into(), "cortex-m4".into(), MPS2_AN386, reference.m4),
+        ];
+        umac_driver::register_targets();
+        for backend in umac_backend::backends().iter().filter(|b| b.cpu().is_none() && !b.kernels().is_empty()) {
+            let name = backend.name();
+            configurations.push((
+                format!("{name},cortex-m55"),
+                format!("cortex-m55+{name}"),
+                MPS3_AN547,
+                reference.m55,
+            ));
+        }
+        for (target, cpu, platform, tflm) in configurations {
+            if cpus.as_ref().is_some_and(|c| !c.iter().any(|c| *c == cpu)) {
                 continue;
             }
             let out: PathBuf = work.join(format!("{}-{cpu}", reference.model));

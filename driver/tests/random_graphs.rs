@@ -228,8 +228,11 @@ fn every_target_compiles_every_graph() {
     let mut compiled = 0;
     for graph in graphs() {
         let mut targets: Vec<(Cpu, &str)> = CPUS.iter().map(|&cpu| (cpu, "")).collect();
-        targets.push((CORTEX_M55, "vanilla"));
-        targets.push((RV32IM, "tynnp"));
+        // Every accelerator, with the CPU it comes with (else a Cortex-M55).
+        for backend in umac_backend::backends() {
+            let cpu = backend.cpu().and_then(Cpu::find).unwrap_or(CORTEX_M55);
+            targets.push((cpu, backend.name()));
+        }
         for (cpu, accelerators) in targets {
             let context = create_context(ContextOptions::default());
             let mut module = parse_module(&context, "model.mlir", graph.text.as_bytes()).unwrap();

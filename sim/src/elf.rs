@@ -1,4 +1,4 @@
-//! Loading programs (docs/tynnp/isa.md, section 8): RV32 executables are loaded where they are
+//! Loading programs (targets/tynnp/docs/isa.md, section 8): RV32 executables are loaded where they are
 //! linked; relocatable objects (what `umac compile` writes) are placed and linked here, code in
 //! IMEM and everything else in DDR.
 

@@ -1,14 +1,18 @@
-//! The simulated machine: the CU (an RV32IM(C) core with the timing of docs/tynnp/isa.md,
+//! The simulated machine: the CU (an RV32IM(C) core with the timing of targets/tynnp/docs/isa.md,
 //! section 3), the memory map and the devices it hosts (behind the custom instructions or
 //! mapped registers, see `device.rs`). Runs whole programs (until they exit through
 //! semihosting) or calls one function.
 
 use crate::{
-    device::{Device, DeviceError, Instruction, Work},
-    memory::{Fault, MapError, Memory, core_regions},
+    device::{Device, Instruction, Work},
+    memory::{Fault, Memory},
     rv32::{Inst, decode},
 };
 use std::fmt;
+
+mod devices;
+
+pub use devices::AttachError;
 
 /// The address `call` puts in `ra`: returning there ends the call. It is in no memory.
 pub const RETURN_ADDRESS: u32 = 0xffff_fff0;
@@ -137,19 +141,6 @@ pub struct Machine {
     hint: usize,
 }
 
-/// A device that cannot join the machine.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum AttachError {
-    #[error("{device}: {source}")]
-    Region { device: String, source: MapError },
-    #[error("{device} and {other} both decode custom-{custom}")]
-    Custom { device: String, other: String, custom: u8 },
-    #[error("{device}: custom-{custom} does not exist (0 to 3)")]
-    NoCustom { device: String, custom: u8 },
-    #[error("{device}'s registers [{start:#010x}, {end:#010x}) overlap a memory or another device's")]
-    Registers { device: String, start: u32, end: u32 },
-}
-
 /// Names of the control and status registers the core has besides the counters.
 const MACHINE_CSRS: &[u16] = &[0x300, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344, 0x310, 0x30a];
 
@@ -181,72 +172,6 @@ impl Machine {
             code: Vec::new(),
             hint: 0,
         }
-    }
-
-    /// The machine with `devices` attached.
-    pub fn with(devices: Vec<Box<dyn Device>>) -> Result<Machine, AttachError> {
-        let mut m = Machine::new();
-        for device in devices {
-            m.attach(device)?;
-        }
-        Ok(m)
-    }
-
-    /// Attaches a device: its memories join the map, its custom opcodes and registers route to
-    /// it. Attach before loading a program.
-    pub fn attach(&mut self, device: Box<dyn Device>) -> Result<(), AttachError> {
-        let index = self.devices.len();
-        let name = device.name().to_string();
-        for &custom in device.custom_opcodes() {
-            let slot =
-                self.custom.get(usize::from(custom)).ok_or(AttachError::NoCustom { device: name.clone(), custom })?;
-            if let Some(other) = slot {
-                let other = self.devices[usize::from(*other)].name().to_string();
-                return Err(AttachError::Custom { device: name, other, custom });
-            }
-        }
-        if let Some((start, end)) = device.registers() {
-            let in_memory = (start..end)
-                .step_by(1 << crate::memory::PAGE_BITS)
-                .chain([end.saturating_sub(1)])
-                .any(|a| self.memory.region_of(a).is_some());
-            let in_window = self.windows.iter().any(|&(s, e, _)| start < e && s < end);
-            if start >= end || in_memory || in_window {
-                return Err(AttachError::Registers { device: name, start, end });
-            }
-            self.windows.push((start, end, index));
-        }
-        for spec in device.regions() {
-            self.memory.add(spec).map_err(|source| AttachError::Region { device: name.clone(), source })?;
-        }
-        if let Some(latency) = device.ddr_latency() {
-            for spec in core_regions(latency).into_iter().filter(|r| r.name == "ddr") {
-                self.memory.set_timing(&spec.name, spec.load_cycles, spec.fetch_cycles);
-            }
-        }
-        for &custom in device.custom_opcodes() {
-            self.custom[usize::from(custom)] = Some(index as u8);
-        }
-        self.devices.push(device);
-        Ok(())
-    }
-
-    /// The first device of type `T`.
-    pub fn device<T: Device>(&self) -> Option<&T> {
-        self.devices.iter().find_map(|d| d.downcast_ref::<T>())
-    }
-
-    /// The work all devices did so far.
-    pub fn work(&self) -> Work {
-        self.devices
-            .iter()
-            .map(|d| d.work())
-            .fold(Work::default(), |a, w| Work { macs: a.macs + w.macs, ddr_bytes: a.ddr_bytes + w.ddr_bytes })
-    }
-
-    /// The cycle the devices' last work completes (0 without any).
-    pub fn devices_busy_until(&self) -> u64 {
-        self.devices.iter().map(|d| d.busy_until()).max().unwrap_or(0)
     }
 
     /// Marks `[start, end)` as code: its instructions are decoded once (stores into it undo that).
@@ -328,41 +253,6 @@ impl Machine {
             self.code[c].slots[i as usize] = Some(d);
         }
         Ok(d)
-    }
-
-    fn device_error(&self, pc: u32, e: DeviceError) -> Stop {
-        self.stop(pc, e.0)
-    }
-
-    /// Checks a core access against the devices' work in flight.
-    fn check(&self, pc: u32, addr: u32, len: u32, write: bool) -> Result<(), Stop> {
-        for d in &self.devices {
-            d.check_access(addr, len, write, pc).map_err(|e| self.device_error(pc, e))?;
-        }
-        Ok(())
-    }
-
-    /// The device whose registers hold `addr`.
-    fn window(&self, addr: u32) -> Option<usize> {
-        self.windows.iter().find(|&&(s, e, _)| addr >= s && addr < e).map(|w| w.2)
-    }
-
-    /// A core access to a device's registers: its value and cycles.
-    #[cold]
-    fn register_access(
-        &mut self,
-        pc: u32,
-        device: usize,
-        addr: u32,
-        len: u32,
-        value: Option<u32>,
-    ) -> Result<(u32, u64), Stop> {
-        let now = self.cycles;
-        let outcome = self.devices[device]
-            .access(&mut self.memory, addr, len, value, now)
-            .map_err(|e| self.device_error(pc, e))?;
-        self.started = true;
-        Ok((outcome.value, outcome.cycles))
     }
 
     fn load(&mut self, pc: u32, addr: u32, len: u32) -> Result<(u32, u64), Stop> {

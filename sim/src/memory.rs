@@ -1,6 +1,6 @@
 //! The machine's memory map: regions, each a flat byte array at a base address, with what a core
 //! access to it costs. The core brings its own (IMEM, DMEM and the DDR window of
-//! docs/tynnp/isa.md, section 2); devices add theirs (an NPU's on-chip buffers). Zero-filled pages
+//! targets/tynnp/docs/isa.md, section 2); devices add theirs (an NPU's on-chip buffers). Zero-filled pages
 //! of a large region cost nothing until touched.
 
 /// Base of the core's instruction memory.

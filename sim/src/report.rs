@@ -1,4 +1,4 @@
-//! What a run cost (docs/tynnp/isa.md, section 8): cycles and instructions, per CU function,
+//! What a run cost (targets/tynnp/docs/isa.md, section 8): cycles and instructions, per CU function,
 //! per kernel, and what the devices report (per unit, bytes moved, MACs), with the roofline
 //! bound the run is measured against.
 

@@ -2,7 +2,10 @@
 //! - no pass imports another pass: what two passes share lives in a named module of its own
 //!   (`lowering/src/schedule.rs`, `windows.rs`, `unit_expansion.rs`, `umac_dialects::ir`);
 //! - outside the passes, a pass is reached only through its registry entries (`INFO`);
-//! - no source file outside tests is over 700 lines.
+//! - no source file outside tests is over 700 lines;
+//! - no backend is named outside `targets/`: the code of the other crates (tests aside) reaches
+//!   accelerators through the `Backend` trait and the registry, and no crate outside `targets/`
+//!   depends on one.
 //!
 //! Each finding names the file and line.
 
@@ -131,8 +134,90 @@ fn no_source_file_outside_tests_is_over_700_lines() {
     assert!(long.is_empty(), "over {MAX_LINES} lines:\n{}", long.join("\n"));
 }
 
+/// The accelerators of the registry (`umac-<name>` lines of targets/registry/Cargo.toml).
+fn backend_names(root: &Path) -> Vec<String> {
+    let manifest = std::fs::read_to_string(root.join("targets/registry/Cargo.toml")).unwrap();
+    let begin = manifest.find("# accelerators begin").expect("the registry's list");
+    let end = manifest.find("# accelerators end").expect("the registry's list");
+    manifest[begin..end]
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.trim().strip_prefix("umac-"))
+        .map(|l| l.split([' ', '=', '.']).next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Whether `line` holds `word` as a whole word (not inside an identifier).
+fn names_word(line: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(at, _)| {
+        line[..at].chars().last().is_none_or(|c| !is_ident(c))
+            && line[at + word.len()..].chars().next().is_none_or(|c| !is_ident(c))
+    })
+}
+
+/// The code lines of a source file before its unit-test module (`#[cfg(test)]` then `mod`).
+fn code_before_tests(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let tests = lines.windows(2).position(|w| w[0].trim() == "#[cfg(test)]" && w[1].trim_start().starts_with("mod "));
+    code_lines(text).take_while(|(n, _)| tests.is_none_or(|t| *n <= t)).collect()
+}
+
+#[test]
+fn no_backend_is_named_outside_targets() {
+    let root = root();
+    let names = backend_names(&root);
+    assert!(names.len() >= 2, "the registry lists {names:?}");
+    let mut findings = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let dir = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !dir.join("Cargo.toml").is_file() || name == "targets" {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        for (number, line) in manifest.lines().enumerate() {
+            for backend in &names {
+                if line.trim_start().starts_with(&format!("umac-{backend}")) {
+                    findings.push(format!("{name}/Cargo.toml:{}: depends on the accelerator {backend}", number + 1));
+                }
+            }
+        }
+        let mut files = Vec::new();
+        for code in ["src", "examples", "build.rs"] {
+            let path = dir.join(code);
+            if path.is_file() {
+                files.push(path);
+            } else {
+                sources(&path, &mut files);
+            }
+        }
+        for file in files {
+            let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let relative = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+            if file_name == "tests.rs" || file_name.ends_with("_tests.rs") || relative.contains("/tests/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in code_before_tests(&text) {
+                for backend in names.iter().filter(|b| names_word(line, b)) {
+                    findings.push(format!("{relative}:{number}: names the accelerator {backend} (`{}`)", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(findings.is_empty(), "house rules:\n{}", findings.join("\n"));
+}
+
 #[test]
 fn the_rules_see_what_they_forbid() {
+    assert!(names_word(r#"a.backend.name() == "tynnp""#, "tynnp"));
+    assert!(names_word("(\"tynnp -vu=1\", x)", "tynnp"));
+    assert!(!names_word("umac_tynnp_device::Params", "tynnp"));
+    assert_eq!(
+        code_before_tests("fn a() {}\n// tynnp\nfn b() {}\n#[cfg(test)]\nmod tests {\n  tynnp\n}\n"),
+        [(1, "fn a() {}"), (3, "fn b() {}")]
+    );
     assert_eq!(
         items_after("passes::linalg::im2col::COLLAPSE_INFO, x::im2col::{PATCH_OP}", "im2col"),
         ["COLLAPSE_INFO", "PATCH_OP"]

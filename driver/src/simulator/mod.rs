@@ -1,4 +1,4 @@
-//! Running a firmware compile on umac's simulator (umac-sim, docs/tynnp/isa.md): the object is
+//! Running a firmware compile on umac's simulator (umac-sim, targets/tynnp/docs/isa.md): the object is
 //! linked in the simulated machine, hosting the devices the target's accelerators supply
 //! (`Backend::device`), (code in the CU's instruction memory, constants in DDR) with
 //! the C library functions it imports, inputs, outputs and workspace are placed in DDR (a pool

@@ -6,7 +6,7 @@
 //! place and an output kept for the next kernel written there in place: neither is copied, and
 //! the kernel then waits for its last job). Descriptors are written word by
 //! word into a stack buffer (the stack is in DMEM, where descriptors may live) by the NPU
-//! instructions of docs/tynnp/isa.md as `tynnp` ops (`instructions.rs`), which
+//! instructions of targets/tynnp/docs/isa.md as `tynnp` ops (`instructions.rs`), which
 //! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
 //! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
 

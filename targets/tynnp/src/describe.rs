@@ -1,7 +1,7 @@
 //! What a tynnp call does, for `metadata.json`: the DM regions it uses (its constants, its tile
 //! buffers, activations kept from or for the kernels around it, the next kernel's constants) and
 //! the cycles it should take. Every job of the call is costed as the simulator costs it
-//! (docs/tynnp/isa.md, section 5: the descriptors are rebuilt from the call's arguments and
+//! (targets/tynnp/docs/isa.md, section 5: the descriptors are rebuilt from the call's arguments and
 //! decoded by the simulator's own decoder), and so is every copy on its DMA channel and through
 //! the DDR port; the expected cycles are the busiest of those: what the kernel takes when the
 //! work of every other unit overlaps it, so the simulated kernel never takes less. Its MACs and

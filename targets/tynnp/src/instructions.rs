@@ -1,4 +1,4 @@
-//! The `tynnp` dialect's low-level ops: one per NPU instruction of docs/tynnp/isa.md, the level
+//! The `tynnp` dialect's low-level ops: one per NPU instruction of targets/tynnp/docs/isa.md, the level
 //! the control unit's kernels are written in (`codegen.rs`).
 //!
 //! ```mlir

@@ -1,4 +1,4 @@
-//! The jobs tynnp runs a composite as (docs/tynnp/isa.md, section 5): `nu.conv` for a
+//! The jobs tynnp runs a composite as (targets/tynnp/docs/isa.md, section 5): `nu.conv` for a
 //! convolution, `vu.dwconv` for a depthwise convolution, `vu.pool` for average and max pooling —
 //! the descriptor each needs, taken from the composite's shapes, attributes and constants, and
 //! the job's constants (filter, bias, multipliers, shifts) packed at compile time into one

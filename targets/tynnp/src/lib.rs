@@ -1,4 +1,4 @@
-//! tynnp: umac's TY-NNP-style NPU (docs/tynnp/isa.md), driven by its RV32 control unit.
+//! tynnp: umac's TY-NNP-style NPU (targets/tynnp/docs/isa.md), driven by its RV32 control unit.
 //!
 //! Each composite becomes one NPU kernel: an int8 convolution (`tosa.conv2d` with its bias, an
 //! optional `tosa.rescale` to int8 and `tosa.clamp`; fully connected layers arrive as 1x1
@@ -14,7 +14,7 @@
 //! compiled into the model's RV32 object (`codegen.rs`; the composites are in `patterns.rs`, the
 //! descriptors in `jobs.rs`, the splits in `tiling.rs`, the DM layout in `layout.rs`). A job
 //! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
-//! docs/tynnp/compiler.md). Ops the NPU does not take run on the control unit.
+//! targets/tynnp/docs/compiler.md). Ops the NPU does not take run on the control unit.
 
 mod agree;
 mod body;

@@ -1,4 +1,4 @@
-//! The composites tynnp takes (docs/tynnp/compiler.md lists them) and the predicates that keep
+//! The composites tynnp takes (targets/tynnp/docs/compiler.md lists them) and the predicates that keep
 //! each within what its job computes bit for bit.
 
 use crate::{NAME, jobs};

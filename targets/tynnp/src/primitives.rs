@@ -1,4 +1,4 @@
-//! The `tynnp` dialect: one primitive op per kind of NPU job (docs/tynnp/isa.md, section 5),
+//! The `tynnp` dialect: one primitive op per kind of NPU job (targets/tynnp/docs/isa.md, section 5),
 //! on tensors. Each op's operands are the tensors the job copies in tile by tile, then its
 //! constants (filter, bias, multipliers, shifts, table) as the job reads them in DM; its integer
 //! attributes are the descriptor's fields that the types do not give, by the contract's names.

@@ -1,4 +1,4 @@
-//! How a job is split (docs/tynnp/compiler.md): a convolution into tiles of output rows on the
+//! How a job is split (targets/tynnp/docs/compiler.md): a convolution into tiles of output rows on the
 //! NU (with its kernel columns folded into its input channels when that saves NU passes); a
 //! depthwise convolution or pooling into tiles of output rows, an elementwise job into tiles of
 //! whole vectors, each tile in bands over the vector units; the arguments each tile and band

@@ -1,5 +1,5 @@
 // The tynnp ops' verifier: types, shapes, attributes and the hardware contract's limits
-// (docs/tynnp/isa.md, section 5), each a located error at the op.
+// (targets/tynnp/docs/isa.md, section 5), each a located error at the op.
 // RUN: umac-opt %s --split-input-file --verify-diagnostics
 
 func.func @filter_channels(%x: tensor<1x8x8x4xi8>, %w: tensor<4x3x3x5xi8>, %b: tensor<4xi32>, %m: tensor<1xi32>, %s: tensor<1xi8>) -> tensor<1x8x8x4xi8> {

@@ -1,6 +1,6 @@
 // umac-convert-tynnp-to-llvm: each NPU instruction op writes its descriptor's words (dependency
 // tokens first) at the descriptor buffer, one store each, and issues the instruction as
-// `.insn r CUSTOM_k, funct3, funct7` with the buffer's address and the unit (docs/tynnp/isa.md,
+// `.insn r CUSTOM_k, funct3, funct7` with the buffer's address and the unit (targets/tynnp/docs/isa.md,
 // section 5); `tynnp.wait` is npu.wait. The asm has side effects and clobbers memory, so LLVM
 // keeps it after the stores and in order.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-convert-tynnp-to-llvm)' | FileCheck %s

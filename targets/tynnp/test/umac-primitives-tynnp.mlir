@@ -1,6 +1,6 @@
 // umac-primitives-tynnp: each composite becomes the tynnp op of the job it runs as, its operands
 // the tensors the job copies in tile by tile and then its constants as the job reads them in DM,
-// its attributes the descriptor's fields the types do not give (docs/tynnp/isa.md, section 5).
+// its attributes the descriptor's fields the types do not give (targets/tynnp/docs/isa.md, section 5).
 // Output pixels stay unpacked here (-pack-pixels=false; packing: umac-primitives-tynnp-pixels.mlir).
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"})' | FileCheck %s
 // The primitive ops lower to the same calls as the composites they came from.

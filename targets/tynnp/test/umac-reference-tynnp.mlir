@@ -1,5 +1,5 @@
 // umac-reference-tynnp: each tynnp op becomes the TOSA ops computing what its job computes
-// (docs/tynnp/isa.md, section 5), and tynnp's functions are inlined back into their callers, so
+// (targets/tynnp/docs/isa.md, section 5), and tynnp's functions are inlined back into their callers, so
 // the host runs a partitioned model as the NPU will.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-reference-tynnp)' | FileCheck %s
 

@@ -37,7 +37,7 @@ pub struct RunArgs {
     dump_intermediates: Option<PathBuf>,
     /// Accelerators to partition the model for, as in `umac compile` (`"vanilla -dimension=8"`),
     /// with their kernels on the host; or an RV32 CPU (`rv32im`, `rv32imc`): the model is
-    /// compiled as for firmware and runs on umac's cycle-level simulator (docs/tynnp/isa.md).
+    /// compiled as for firmware and runs on umac's cycle-level simulator (targets/tynnp/docs/isa.md).
     #[arg(long, value_name = "TARGETS")]
     target: Option<String>,
     /// Print which target runs each op (and why an op that almost matched a pattern did not).

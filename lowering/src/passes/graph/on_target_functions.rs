@@ -49,7 +49,9 @@ struct OnTargetFunctions {
 impl UmacPass for OnTargetFunctions {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         if self.target.is_empty() {
-            return Err(Error::Invalid("target= is empty (e.g. umac-on-target-functions{target=vanilla ...})".into()));
+            return Err(Error::Invalid(
+                "target= is empty (name an accelerator: umac-on-target-functions{target=NAME ...})".into(),
+            ));
         }
         with_context(&operation, |context| {
             // Parsed once, before any function changes: a bad pipeline fails the pass with nothing

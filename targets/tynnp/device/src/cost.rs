@@ -1,4 +1,4 @@
-//! How many cycles each job keeps its unit busy (docs/tynnp/isa.md, section 5). A DMA job that
+//! How many cycles each job keeps its unit busy (targets/tynnp/docs/isa.md, section 5). A DMA job that
 //! touches DDR also needs the DDR port for `ceil(bytes / ddr-bw)` cycles after its latency; the
 //! engine schedules that part (`ddr_transfer`).
 

@@ -1,4 +1,4 @@
-//! Job descriptors as docs/tynnp/isa.md (section 5) lays them out in memory, decoded and checked
+//! Job descriptors as targets/tynnp/docs/isa.md (section 5) lays them out in memory, decoded and checked
 //! when the CU issues the instruction.
 
 /// The output-stage block `OUT` (seven words).

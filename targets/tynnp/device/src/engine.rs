@@ -1,4 +1,4 @@
-//! The NPU's units as timed, asynchronous queues (docs/tynnp/isa.md, section 4): the CU issues
+//! The NPU's units as timed, asynchronous queues (targets/tynnp/docs/isa.md, section 4): the CU issues
 //! jobs, each unit starts its jobs in order when their dependencies have completed, DMA jobs
 //! share one DDR port, and every access is checked against happens-before.
 

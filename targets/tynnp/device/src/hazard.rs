@@ -1,5 +1,5 @@
 //! Happens-before between jobs and the CU (vector clocks), and the shadow memory that finds
-//! accesses it does not order (docs/tynnp/isa.md, section 4).
+//! accesses it does not order (targets/tynnp/docs/isa.md, section 4).
 //!
 //! Every unit's jobs complete in issue order, so knowing a unit's job `s` means knowing all its
 //! jobs before `s`: a clock is one sequence number per unit. Jobs are executed functionally at

@@ -1,4 +1,4 @@
-//! tynnp's NPU as a device of umac-sim (docs/tynnp/isa.md): DMA channels, the neural unit and the
+//! tynnp's NPU as a device of umac-sim (targets/tynnp/docs/isa.md): DMA channels, the neural unit and the
 //! vector units as timed, asynchronous queues behind custom-0..3; jobs decoded from descriptors
 //! in memory, computed as the hardware computes them, and checked for hazards against
 //! happens-before. The compiler (`umac-tynnp`) takes its parameters, descriptor layouts and cost

@@ -1,4 +1,4 @@
-//! The NPU's parameters and memory map (docs/tynnp/isa.md, sections 1 and 2).
+//! The NPU's parameters and memory map (targets/tynnp/docs/isa.md, sections 1 and 2).
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! The arithmetic every int8 output stage shares (docs/tynnp/isa.md, section 5): TOSA's
+//! The arithmetic every int8 output stage shares (targets/tynnp/docs/isa.md, section 5): TOSA's
 //! `apply_scale_32`, `reciprocal_scale` for average pooling, and the output stage itself.
 
 /// TOSA `apply_scale_32`: `(value · multiplier + round) >> shift` in 64 bits, `round` being half

@@ -1,4 +1,4 @@
-//! The plain formulas of docs/tynnp/isa.md section 5, written as directly as possible (64-bit
+//! The plain formulas of targets/tynnp/docs/isa.md section 5, written as directly as possible (64-bit
 //! accumulation, no tiling), against which the simulator's units are tested on random operands.
 
 use super::{

@@ -1,5 +1,5 @@
 //! The verifier of the `tynnp` ops: operand and result types and shapes, the attributes each
-//! needs, and the hardware contract's limits on them (docs/tynnp/isa.md, section 5), so what
+//! needs, and the hardware contract's limits on them (targets/tynnp/docs/isa.md, section 5), so what
 //! verifies is a job the NPU runs as the op says.
 
 use super::{attribute_names, code_of, tiled};

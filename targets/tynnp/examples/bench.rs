@@ -94,7 +94,7 @@ fn ratio(report: &Report) -> f64 {
 }
 
 fn main() -> Result<(), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let models = testdata::dir("models/mlperf-tiny");
     println!(
         "{:<5} {:>12} {:>10} {:>7} {:>6} {:>6} {:>6} {:>9} {:>12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",

@@ -11,6 +11,7 @@
 //! instead of handing them on to the next (`-overlap=false`). Each kernel's plan in the metadata
 //! expects no more cycles than its span, and no fewer than a quarter of its share of the run.
 
+#[path = "../../../driver/tests/support/mod.rs"]
 mod support;
 
 use support::{cases, compile_for, models_dir};
@@ -186,7 +187,7 @@ fn expected_cycles_bound_the_kernels(model: &str, firmware: &Firmware, report: &
 /// the initial state on the simulator, hazard checking on, gives TFLite Micro's first output.
 #[test]
 fn an_lstm_model_runs_with_the_npu() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/models/lstm/lstm_stack_int8");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/models/lstm/lstm_stack_int8");
     let firmware = compile_for(&dir, "lstm", RV32IM, "tynnp");
     assert!(
         firmware.placements.iter().any(|p| p.op == "tosa.conv2d" && p.target == "tynnp"),
