@@ -85,7 +85,7 @@ fn main() -> Result<(), String> {
             ));
         }
         for (target, cpu, platform, tflm) in configurations {
-            if cpus.as_ref().is_some_and(|c| !c.iter().any(|c| *c == cpu)) {
+            if cpus.as_ref().is_some_and(|c| !c.contains(&cpu)) {
                 continue;
             }
             let out: PathBuf = work.join(format!("{}-{cpu}", reference.model));
