@@ -105,7 +105,7 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Opt
     for figures in &devices {
         text.push_str(&figures.text);
     }
-    if busy {
+    if busy && macs_per_cycle + ddr_bytes_per_cycle > 0 {
         let share = if cycles == 0 { 0.0 } else { 100.0 * roofline as f64 / cycles as f64 };
         let _ = writeln!(
             text,
