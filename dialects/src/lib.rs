@@ -34,4 +34,7 @@ pub enum Error {
     /// umac built IR that MLIR rejected: a bug in umac, not in the input.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The IR is not what a rewrite works on (its words).
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -115,14 +115,14 @@ pub unsafe fn carry_further(for_op: MlirOperation, carried: &[usize], distance: 
 ///
 /// # Safety
 /// `op` must be live, directly in the body of a live `scf.for`.
-pub unsafe fn sink_to_yield(op: MlirOperation) -> Result<(), String> {
+pub unsafe fn sink_to_yield(op: MlirOperation) -> Result<(), crate::Error> {
     // SAFETY: the caller's contract; nothing changes until every result is checked.
     unsafe {
         let body = mlirOperationGetBlock(op);
         let yield_op = mlirBlockGetTerminator(body);
         let loop_op = mlirBlockGetParentOperation(body);
         if name(loop_op) != "scf.for" || name(yield_op) != "scf.yield" {
-            return Err("it is not in the body of an scf.for".into());
+            return Err(crate::Error::Invalid("it is not in the body of an scf.for".into()));
         }
         let yielded: Vec<MlirValue> =
             (0..mlirOperationGetNumOperands(yield_op)).map(|k| mlirOperationGetOperand(yield_op, k)).collect();
@@ -133,7 +133,11 @@ pub unsafe fn sink_to_yield(op: MlirOperation) -> Result<(), String> {
             match at {
                 Some(k) => carried.push((result, mlirBlockGetArgument(body, 1 + k as isize))),
                 None if mlirValueGetFirstUse(result).ptr.is_null() => {}
-                None => return Err(format!("its result #{r} is used but not yielded, so not carried")),
+                None => {
+                    return Err(crate::Error::Invalid(format!(
+                        "its result #{r} is used but not yielded, so not carried"
+                    )));
+                }
             }
         }
         mlirOperationMoveBefore(op, yield_op);

@@ -24,6 +24,7 @@ impl From<umac_dialects::Error> for Error {
         match error {
             umac_dialects::Error::Reported => Error::Reported,
             umac_dialects::Error::Internal(message) => Error::Internal(message),
+            umac_dialects::Error::Invalid(message) => Error::Invalid(message),
         }
     }
 }

@@ -34,13 +34,29 @@ impl Pool {
     }
 }
 
+/// A pool list that does not parse, or a workspace that does not fit its pools.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    #[error("pool '{0}': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)")]
+    Syntax(String),
+    #[error("pool '{0}': the name must be a C identifier")]
+    Name(String),
+    #[error("pool '{0}' is given twice")]
+    Twice(String),
+    #[error(
+        "the workspace does not fit the pools {pools}: a {size}-byte buffer{reached} fits in none of them after the \
+         more accessed ones, and the buffers alive at the busiest point take {bound} bytes"
+    )]
+    DoesNotFit { pools: String, size: u64, reached: &'static str, bound: u64 },
+}
+
 /// Parses `name:size[:fast][:cpu]` pools separated by commas (`dtcm:65536:fast:cpu,sram:524288`;
 /// sizes may end in `K` or `M`, binary).
-pub fn parse_pools(text: &str) -> Result<Vec<Pool>, String> {
+pub fn parse_pools(text: &str) -> Result<Vec<Pool>, PoolError> {
     let mut pools: Vec<Pool> = Vec::new();
     for spec in text.split(',').filter(|s| !s.is_empty()) {
         let parts: Vec<&str> = spec.split(':').collect();
-        let bad = || format!("pool '{spec}': expected NAME:SIZE[:fast][:cpu] (e.g. dtcm:64K:fast:cpu)");
+        let bad = || PoolError::Syntax(spec.to_string());
         let (name, size, flags) = match parts.as_slice() {
             [name, size, flags @ ..] => (*name, *size, flags),
             _ => return Err(bad()),
@@ -52,7 +68,7 @@ pub fn parse_pools(text: &str) -> Result<Vec<Pool>, String> {
         let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid_name {
-            return Err(format!("pool '{spec}': the name must be a C identifier"));
+            return Err(PoolError::Name(spec.to_string()));
         }
         let (digits, scale) = match size.as_bytes().last() {
             Some(b'K' | b'k') => (&size[..size.len() - 1], 1024),
@@ -61,7 +77,7 @@ pub fn parse_pools(text: &str) -> Result<Vec<Pool>, String> {
         };
         let capacity = digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)).ok_or_else(bad)?;
         if pools.iter().any(|p| p.name == name) {
-            return Err(format!("pool '{name}' is given twice"));
+            return Err(PoolError::Twice(name.to_string()));
         }
         pools.push(Pool { name: name.to_string(), capacity, fast: flag("fast") == 1, cpu_only: flag("cpu") == 1 });
     }
@@ -89,7 +105,7 @@ pub fn plan_pools(
     reaches: &[bool],
     pools: &[Pool],
     alignment: u64,
-) -> Result<PoolPlan, String> {
+) -> Result<PoolPlan, PoolError> {
     let mut pool_order: Vec<usize> = (0..pools.len()).collect();
     pool_order.sort_by_key(|&p| !pools[p].fast);
     let mut order: Vec<usize> = (0..buffers.len()).collect();
@@ -115,13 +131,12 @@ pub fn plan_pools(
             let listed: Vec<String> = pools.iter().map(|p| format!("{} ({} bytes)", p.name, p.capacity)).collect();
             let reached =
                 if reaches[buffer] { " (an accelerator reads or writes it: not in a CPU-only pool)" } else { "" };
-            return Err(format!(
-                "the workspace does not fit the pools {}: a {}-byte buffer{reached} fits in none of them after the \
-                 more accessed ones, and the buffers alive at the busiest point take {} bytes",
-                listed.join(", "),
-                buffers[buffer].size,
-                liveness_lower_bound(&aligned)
-            ));
+            return Err(PoolError::DoesNotFit {
+                pools: listed.join(", "),
+                size: buffers[buffer].size,
+                reached,
+                bound: liveness_lower_bound(&aligned),
+            });
         };
         pool_of[buffer] = pool;
     }
@@ -200,6 +215,15 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             error,
+            PoolError::DoesNotFit {
+                pools: "a (1024 bytes), b (4096 bytes)".into(),
+                size: 8000,
+                reached: "",
+                bound: 16000
+            }
+        );
+        assert_eq!(
+            error.to_string(),
             "the workspace does not fit the pools a (1024 bytes), b (4096 bytes): a 8000-byte buffer fits in none \
              of them after the more accessed ones, and the buffers alive at the busiest point take 16000 bytes"
         );
@@ -219,7 +243,7 @@ mod tests {
         let planned = plan_pools(&buffers, &weights, &reaches, &pools, 16).unwrap();
         assert_eq!(planned.pool_of, [0, 1, 0, 0]);
         assert_eq!(planned.members, [vec![0, 2, 3], vec![1]]);
-        let error = plan_pools(&buffers, &weights, &reaches, &[tcm], 16).unwrap_err();
+        let error = plan_pools(&buffers, &weights, &reaches, &[tcm], 16).unwrap_err().to_string();
         assert!(
             error.contains("a 8000-byte buffer (an accelerator reads or writes it: not in a CPU-only pool)"),
             "{error}"

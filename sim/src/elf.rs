@@ -163,12 +163,18 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
                     layout.code_end - layout.code
                 )));
             }
+            // A section without contents (`.bss`) is zeroed: memory starts as garbage.
             let bytes = section.data().map_err(|e| error(format!("{name}: {e}")))?;
-            if !bytes.is_empty() {
-                m.memory.write_bytes(at, bytes).map_err(|f| {
-                    error(format!("{name}: section at {:#010x} (+{}) is outside memory", f.addr, f.len))
-                })?;
-            }
+            let zeros;
+            let bytes = if bytes.is_empty() {
+                zeros = vec![0; size as usize];
+                &zeros[..]
+            } else {
+                bytes
+            };
+            m.memory
+                .write_bytes(at, bytes)
+                .map_err(|f| error(format!("{name}: section at {:#010x} (+{}) is outside memory", f.addr, f.len)))?;
             here.insert(section.index(), at);
         }
         placed.push(here);

@@ -151,10 +151,15 @@ impl Default for Machine {
 }
 
 impl Machine {
-    /// The core alone with its memories (zeroed), pc 0.
+    /// The core alone with its memories (garbage from the default seed), pc 0.
     pub fn new() -> Machine {
+        Machine::seeded(crate::memory::DEFAULT_SEED)
+    }
+
+    /// The core alone with its memories, their garbage from `seed`, pc 0.
+    pub fn seeded(seed: u64) -> Machine {
         Machine {
-            memory: Memory::default(),
+            memory: Memory::seeded(seed),
             devices: Vec::new(),
             custom: [None; 4],
             windows: Vec::new(),

@@ -1,7 +1,12 @@
 //! The machine's memory map: regions, each a flat byte array at a base address, with what a core
 //! access to it costs. The core brings its own (IMEM, DMEM and the DDR window of
-//! targets/tynnp/docs/isa.md, section 2); devices add theirs (an NPU's on-chip buffers). Zero-filled pages
-//! of a large region cost nothing until touched.
+//! targets/tynnp/docs/isa.md, section 2); devices add theirs (an NPU's on-chip buffers).
+//!
+//! Memory is as strict as hardware: a region starts as garbage from a seed (the DDR window, too
+//! large to fill, starts zeroed), and every byte remembers whether anyone wrote it since (the
+//! loader, the core, a device, the host placing tensors), so that a device reading a byte no one
+//! wrote is an error rather than a silent zero. Untouched pages of the large region and of its
+//! record cost nothing.
 
 /// Base of the core's instruction memory.
 pub const IMEM_BASE: u32 = 0x0000_0000;
@@ -17,6 +22,10 @@ pub const DDR_BASE: u32 = 0x8000_0000;
 pub const DDR_BYTES: u32 = 1 << 30;
 /// DDR latency in cycles unless a device models the DDR port and says otherwise.
 pub const DDR_LATENCY: u32 = 64;
+/// The seed of a machine's garbage unless one is given.
+pub const DEFAULT_SEED: u64 = 0x243f_6a88_85a3_08d3;
+/// Regions up to this size start as garbage; larger ones (the DDR window) start zeroed.
+pub const GARBAGE_LIMIT: u32 = 16 << 20;
 
 /// Regions start on a page and no two share one: the page of an address says which region
 /// holds it.
@@ -42,9 +51,40 @@ pub struct Region {
     pub bytes: Vec<u8>,
     pub load_cycles: u64,
     pub fetch_cycles: u32,
+    /// One bit per byte: written since the region was made.
+    written: Vec<u64>,
+}
+
+/// The bits of `[offset, offset + len)` in a one-bit-per-byte record, as (word, mask) pairs.
+fn bit_words(offset: usize, len: usize) -> impl Iterator<Item = (usize, u64)> {
+    let end = offset + len;
+    let mut i = offset;
+    std::iter::from_fn(move || {
+        (i < end).then(|| {
+            let (word, bit) = (i / 64, i % 64);
+            let n = (64 - bit).min(end - i);
+            i += n;
+            (word, if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit })
+        })
+    })
 }
 
 impl Region {
+    /// Records `[offset, offset + len)` as written.
+    #[inline]
+    fn mark(&mut self, offset: usize, len: usize) {
+        for (word, mask) in bit_words(offset, len) {
+            self.written[word] |= mask;
+        }
+    }
+
+    /// The offset of the first byte of `[offset, offset + len)` no one wrote.
+    fn first_unwritten(&self, offset: usize, len: usize) -> Option<usize> {
+        bit_words(offset, len)
+            .find(|&(word, mask)| !self.written[word] & mask != 0)
+            .map(|(word, mask)| word * 64 + (!self.written[word] & mask).trailing_zeros() as usize)
+    }
+
     /// Offset of `[addr, addr + len)` inside this region, if it lies wholly inside.
     #[inline]
     fn offset(&self, addr: u32, len: u32) -> Option<usize> {
@@ -81,17 +121,30 @@ pub struct Memory {
     pub regions: Vec<Region>,
     /// For each page, the region holding it.
     pages: Vec<u8>,
+    /// Where each region's garbage comes from.
+    seed: u64,
 }
 
 impl Default for Memory {
-    /// The core's memories: IMEM, DMEM and the DDR window with the default DDR latency.
+    /// The core's memories with the default seed.
     fn default() -> Memory {
-        let mut memory = Memory { regions: Vec::new(), pages: vec![NO_REGION; 1 << (32 - PAGE_BITS)] };
-        for spec in core_regions(DDR_LATENCY) {
-            memory.add(spec).expect("the core's regions fit");
-        }
-        memory
+        Memory::seeded(DEFAULT_SEED)
     }
+}
+
+/// `size` bytes of garbage for the region at `base`: splitmix64 from the seed and the base.
+fn garbage(seed: u64, base: u32, size: u32) -> Vec<u8> {
+    let mut state = seed ^ u64::from(base).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut bytes = Vec::with_capacity(size as usize + 8);
+    while bytes.len() < size as usize {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        bytes.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    bytes.truncate(size as usize);
+    bytes
 }
 
 /// The core's regions, with a core access to DDR costing a quarter of its latency (the core's
@@ -113,7 +166,18 @@ pub fn core_regions(ddr_latency: u32) -> Vec<RegionSpec> {
 }
 
 impl Memory {
-    /// Adds a region (zero-filled).
+    /// The core's memories (IMEM, DMEM and the DDR window with the default DDR latency), their
+    /// garbage from `seed`.
+    pub fn seeded(seed: u64) -> Memory {
+        let mut memory = Memory { regions: Vec::new(), pages: vec![NO_REGION; 1 << (32 - PAGE_BITS)], seed };
+        for spec in core_regions(DDR_LATENCY) {
+            memory.add(spec).expect("the core's regions fit");
+        }
+        memory
+    }
+
+    /// Adds a region: garbage from the seed, or zeroed when larger than [`GARBAGE_LIMIT`]; no
+    /// byte written yet.
     pub fn add(&mut self, spec: RegionSpec) -> Result<(), MapError> {
         let RegionSpec { name, base, size, load_cycles, fetch_cycles } = spec;
         if !base.is_multiple_of(1 << PAGE_BITS) {
@@ -130,7 +194,9 @@ impl Memory {
             return Err(MapError::Overlap { name, base, size, other });
         }
         self.pages[pages].fill(index);
-        self.regions.push(Region { name, base, bytes: vec![0; size as usize], load_cycles, fetch_cycles });
+        let bytes = if size <= GARBAGE_LIMIT { garbage(self.seed, base, size) } else { vec![0; size as usize] };
+        let written = vec![0; (size as usize).div_ceil(64)];
+        self.regions.push(Region { name, base, bytes, load_cycles, fetch_cycles, written });
         Ok(())
     }
 
@@ -173,7 +239,9 @@ impl Memory {
     #[inline]
     pub fn store(&mut self, addr: u32, len: u32, value: u32) -> Result<(), Fault> {
         let (i, o) = self.locate(addr, len)?;
-        self.regions[i].bytes[o..o + len as usize].copy_from_slice(&value.to_le_bytes()[..len as usize]);
+        let r = &mut self.regions[i];
+        r.bytes[o..o + len as usize].copy_from_slice(&value.to_le_bytes()[..len as usize]);
+        r.mark(o, len as usize);
         Ok(())
     }
 
@@ -187,8 +255,17 @@ impl Memory {
     pub fn write_bytes(&mut self, addr: u32, data: &[u8]) -> Result<(), Fault> {
         let len = u32::try_from(data.len()).map_err(|_| Fault { addr, len: u32::MAX })?;
         let (i, o) = self.locate(addr, len)?;
-        self.regions[i].bytes[o..o + data.len()].copy_from_slice(data);
+        let r = &mut self.regions[i];
+        r.bytes[o..o + data.len()].copy_from_slice(data);
+        r.mark(o, data.len());
         Ok(())
+    }
+
+    /// The first address of `[addr, addr + len)` no one wrote (`None`: all written, or not in
+    /// one region: [`Memory::locate`] tells).
+    pub fn first_unwritten(&self, addr: u32, len: u32) -> Option<u32> {
+        let (i, o) = self.locate(addr, len).ok()?;
+        self.regions[i].first_unwritten(o, len as usize).map(|offset| self.regions[i].base + offset as u32)
     }
 
     /// The NUL-terminated string at `addr` (at most `limit` bytes).
@@ -236,6 +313,28 @@ mod tests {
         assert_eq!(m.load(0xbfff_fffc, 4).map(|(v, r)| (v, r.load_cycles)), Ok((0, 16)));
         m.write_bytes(0x8000_0000, b"hi\0").unwrap();
         assert_eq!(m.c_string(0x8000_0000, 16).unwrap(), b"hi");
+    }
+
+    #[test]
+    fn memory_starts_as_seeded_garbage_and_remembers_what_was_written() {
+        let (a, b) = (Memory::seeded(1), Memory::seeded(2));
+        let dmem = |m: &Memory| m.bytes(DMEM_BASE, 64).unwrap().to_vec();
+        assert_eq!(dmem(&a), dmem(&Memory::seeded(1)), "the same seed, the same garbage");
+        assert_ne!(dmem(&a), dmem(&b));
+        assert!(dmem(&a).iter().filter(|&&x| x == 0).count() < 8, "garbage, not zeros");
+        // The DDR window is too large to fill.
+        assert_eq!(a.bytes(DDR_BASE, 4).unwrap(), [0; 4]);
+        let mut m = Memory::seeded(1);
+        assert_eq!(m.first_unwritten(DMEM_BASE, 4), Some(DMEM_BASE));
+        m.store(DMEM_BASE + 1, 2, 0x1234).unwrap();
+        m.write_bytes(DMEM_BASE + 60, &[1; 70]).unwrap();
+        assert_eq!(m.first_unwritten(DMEM_BASE + 1, 2), None);
+        assert_eq!(m.first_unwritten(DMEM_BASE + 1, 3), Some(DMEM_BASE + 3));
+        // Across the record's 64-bit words: bytes 60..130 are written, 130 is not.
+        assert_eq!(m.first_unwritten(DMEM_BASE + 60, 70), None);
+        assert_eq!(m.first_unwritten(DMEM_BASE + 60, 71), Some(DMEM_BASE + 130));
+        assert_eq!(m.first_unwritten(DMEM_BASE, 1), Some(DMEM_BASE));
+        assert_eq!(m.first_unwritten(DDR_BASE, 8), Some(DDR_BASE));
     }
 
     #[test]

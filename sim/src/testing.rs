@@ -19,7 +19,10 @@ pub const STACK: u32 = DMEM_BASE + 0x4_0000;
 pub fn assemble(source: &str, attrs: &str) -> Vec<u8> {
     let dir: PathBuf = std::env::temp_dir().join(format!("umac-sim-mc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let name = format!("{:016x}{attrs}", fnv(source));
+    // Tests run in parallel and may assemble the same source: each call has its own files.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("{:016x}{attrs}-{call}", fnv(source));
     let (input, output) = (dir.join(format!("{name}.s")), dir.join(format!("{name}.o")));
     std::fs::write(&input, source).unwrap();
     let status = Command::new(LLVM_MC)

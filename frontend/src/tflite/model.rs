@@ -374,7 +374,7 @@ fn read_subgraph<'a>(
     for (index, tensor) in subgraph.tensors().map_err(malformed)?.into_iter().flatten().enumerate() {
         let tensor = tensor.map_err(malformed)?;
         let name = tensor.name().map_err(malformed)?.unwrap_or_default().to_string();
-        let at = |message: String| Error::model(format!("tensor #{index} ('{name}'): {message}"));
+        let at = |e: Error| Error { message: format!("tensor #{index} ('{name}'): {}", e.message), ..e };
         let tensor = read_tensor(&tensor, buffers, &name).map_err(at)?;
         let quantized = tensor.quantization.as_ref().map_or(0, |q| 12 * q.scale.len().max(q.zero_point.len()));
         budget.charge(std::mem::size_of::<Tensor>() + 8 * tensor.shape.len() + name.len() + quantized)?;
@@ -435,23 +435,25 @@ fn read_tensor<'a>(
     tensor: &TensorRef<'a>,
     buffers: Option<&planus::Vector<'a, planus::Result<BufferRef<'a>>>>,
     name: &str,
-) -> Result<Tensor<'a>, String> {
-    let e = |e: planus::Error| format!("malformed: {e}");
+) -> Result<Tensor<'a>, Error> {
+    let e = |e: planus::Error| Error::model(format!("malformed: {e}"));
     let code = tensor.type_().map_err(e)?;
-    let dtype = DType::from_code(code).ok_or_else(|| format!("umac does not take {} tensors", DType::name_of(code)))?;
+    let dtype = DType::from_code(code)
+        .ok_or_else(|| Error::model(format!("umac does not take {} tensors", DType::name_of(code))))?;
     if tensor.sparsity().map_err(e)?.is_some() {
-        return Err("it is sparse, which umac does not read (TFLite Micro does not either)".into());
+        return Err(Error::model("it is sparse, which umac does not read (TFLite Micro does not either)".into()));
     }
     let shape: Vec<i64> = tensor.shape().map_err(e)?.into_iter().flatten().map(i64::from).collect();
     // Empty dimensions count as one in `extent`, so that no product of dimensions overflows.
     let (mut bytes, mut extent) = (dtype.bytes(), dtype.bytes());
     for &dim in &shape {
-        let dim = u64::try_from(dim).map_err(|_| format!("its shape {shape:?} has a negative dimension"))?;
+        let dim =
+            u64::try_from(dim).map_err(|_| Error::model(format!("its shape {shape:?} has a negative dimension")))?;
         bytes = bytes.saturating_mul(dim);
         extent = extent.saturating_mul(dim.max(1));
     }
     if extent > MAX_TENSOR_BYTES {
-        return Err(format!("its shape {shape:?} takes more than {MAX_TENSOR_BYTES} bytes"));
+        return Err(Error::model(format!("its shape {shape:?} takes more than {MAX_TENSOR_BYTES} bytes")));
     }
     let quantization = match tensor.quantization().map_err(e)? {
         None => None,
@@ -459,9 +461,9 @@ fn read_tensor<'a>(
             let scale: Vec<f32> = q.scale().map_err(e)?.into_iter().flatten().collect();
             let zero_point: Vec<i64> = q.zero_point().map_err(e)?.into_iter().flatten().collect();
             let dimension = usize::try_from(q.quantized_dimension().map_err(e)?)
-                .map_err(|_| "its quantized dimension is negative".to_string())?;
+                .map_err(|_| Error::model("its quantized dimension is negative".into()))?;
             if q.details().map_err(e)?.is_some() {
-                return Err("it has custom quantization, which umac does not read".into());
+                return Err(Error::model("it has custom quantization, which umac does not read".into()));
             }
             (!scale.is_empty()).then_some(Quantization { scale, zero_point, dimension })
         }
@@ -472,23 +474,29 @@ fn read_tensor<'a>(
         (index, Some(buffers)) => {
             let buffer = buffers
                 .get(index)
-                .ok_or_else(|| format!("its buffer {index} is not in the model's {} buffers", buffers.len()))?
+                .ok_or_else(|| {
+                    Error::model(format!("its buffer {index} is not in the model's {} buffers", buffers.len()))
+                })?
                 .map_err(e)?;
             if buffer.offset().map_err(e)? > 1 {
-                return Err("its data lies outside the flatbuffer (a model over 2 GB), which umac does not read".into());
+                return Err(Error::model(
+                    "its data lies outside the flatbuffer (a model over 2 GB), which umac does not read".into(),
+                ));
             }
             buffer.data().map_err(e)?.filter(|d| !d.is_empty())
         }
-        (index, None) => return Err(format!("its buffer {index} is not in the model, which has no buffers")),
+        (index, None) => {
+            return Err(Error::model(format!("its buffer {index} is not in the model, which has no buffers")));
+        }
     };
     if let Some(data) = data
         && data.len() as u64 != bytes
     {
-        return Err(format!(
+        return Err(Error::model(format!(
             "its data has {} bytes, its shape {shape:?} of {} takes {bytes}",
             data.len(),
             dtype.name()
-        ));
+        )));
     }
     Ok(Tensor {
         name: name.to_string(),

@@ -73,7 +73,7 @@ fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> R
         source: "model.mlir".into(),
         source_sha256: None,
         profile_hooks: false,
-        pools: umac_lowering::memory_pools::parse_pools(pools)?,
+        pools: umac_lowering::memory_pools::parse_pools(pools).map_err(|e| e.to_string())?,
         emit_c: false,
         shared_with: vec![],
         accelerators,

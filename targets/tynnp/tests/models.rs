@@ -2,7 +2,8 @@
 //! and fully connected layers as neural-unit jobs, depthwise convolutions, pooling, the softmax's
 //! table lookups and IC's three residual adds as jobs of the vector units, the rest on the RV32
 //! control unit) and run on the simulator, hazard checking
-//! on: every output byte equals TFLite Micro's on all five reference inputs, and every one of
+//! on: every output byte equals TFLite Micro's on all five reference inputs, run one after
+//! another on one machine with nothing reset between them, and every one of
 //! those ops ran as one NPU kernel (its jobs in tiles on the NU or the vector units). Single-
 //! buffered (`-double-buffer=false`, the benchmark's baseline for what double buffering earns)
 //! the first input gives the same bytes, in more cycles where a kernel has several tiles; and so
@@ -17,7 +18,7 @@ mod support;
 use support::{cases, compile_for, models_dir};
 use umac_backend::cpu::RV32IM;
 use umac_driver::firmware::{Firmware, FirmwareOptions};
-use umac_driver::simulator::{devices, simulate};
+use umac_driver::simulator::{devices, simulate, simulate_sequence};
 use umac_runtime::{DType, Tensor, read_npy};
 use umac_sim::{Device, report::Report};
 use umac_tynnp_device::{Params, params::DM_BASE};
@@ -55,28 +56,35 @@ fn mlperf_tiny_on_the_npu_equals_tflite_micro() {
                 firmware.placements.iter().filter(|p| p.op == "tosa.conv2d").map(|p| p.function.clone()).collect();
             assert_eq!(functions.len(), 1, "{model}: the layers in {functions:?}");
         }
+        // The five inputs one after another on one machine, nothing reset between them (the
+        // memories keep what the inference before left, the NPU its jobs and their hazards).
         let input = read_npy(&dir.join("ref/input_0.npy")).unwrap();
-        for (i, case) in cases(&dir).iter().enumerate() {
-            let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
-            let run = simulate(&firmware, &[tensor], npu("tynnp")).unwrap_or_else(|e| panic!("{model} #{i}: {e}"));
-            assert_eq!(run.outputs[0].data, case.expected[0], "{model}: output of input {i}");
-            // A convolution runs in one or more tiles (at most one per output row) on the NU;
-            // every vector-unit op issues the first band of each of its tiles on VU 0.
-            let jobs = |unit: &str| run.report.units.iter().find(|u| u.0 == unit).map_or(0, |u| u.1);
-            assert!(
-                jobs("nu") >= convs as u64 && jobs("vu0") >= vector as u64,
-                "{model}: tiles of {convs} convolutions and of {vector} depthwise convolutions, poolings or adds\n{}",
-                run.report.text
-            );
-            assert_eq!(run.report.kernels.len(), convs + vector, "{model}: one kernel per composite");
-            if i == 0 {
-                expected_cycles_bound_the_kernels(model, &firmware, &run.report);
-            }
+        let cases = cases(&dir);
+        let tensor = |case: &umac_runtime::firmware::Case| Tensor {
+            dtype: DType::I8,
+            shape: input.shape.clone(),
+            data: case.inputs[0].clone(),
+        };
+        let steps: Vec<Vec<Tensor>> = cases.iter().map(|case| vec![tensor(case)]).collect();
+        let run = simulate_sequence(&firmware, &steps, npu("tynnp")).unwrap_or_else(|e| panic!("{model}: {e}"));
+        for (i, (outputs, case)) in run.outputs.iter().zip(&cases).enumerate() {
+            assert_eq!(outputs[0].data, case.expected[0], "{model}: output of input {i}");
         }
-        let case = &cases(&dir)[0];
+        // A convolution runs in one or more tiles (at most one per output row) on the NU;
+        // every vector-unit op issues the first band of each of its tiles on VU 0.
+        let n = cases.len() as u64;
+        let jobs = |unit: &str| run.report.units.iter().find(|u| u.0 == unit).map_or(0, |u| u.1);
+        assert!(
+            jobs("nu") >= n * convs as u64 && jobs("vu0") >= n * vector as u64,
+            "{model}: tiles of {convs} convolutions and of {vector} depthwise convolutions, poolings or adds\n{}",
+            run.report.text
+        );
+        assert_eq!(run.report.kernels.len(), cases.len() * (convs + vector), "{model}: one kernel per composite");
+        let case = &cases[0];
         let tensor = Tensor { dtype: DType::I8, shape: input.shape.clone(), data: case.inputs[0].clone() };
         let run_with = |target: &str| run_at(&dir, model, target, &tensor, &case.expected[0]);
         let fast = simulate(&firmware, std::slice::from_ref(&tensor), npu("tynnp")).unwrap().report;
+        expected_cycles_bound_the_kernels(model, &firmware, &fast);
         // AD's fully connected layers have one output row each: one tile, nothing to overlap.
         let slow = run_with("tynnp -double-buffer=false").cycles;
         assert!(

@@ -87,7 +87,7 @@ pub const INFO: PassInfo = PassInfo {
         let alignment = u64::try_from(given).ok().filter(|a| a.is_power_of_two() && *a <= 4096).ok_or_else(|| {
             Error::Invalid(format!("option 'alignment' must be a power of two from 1 to 4096, got {given}"))
         })?;
-        let pools = parse_pools(options.string("pools")).map_err(Error::Invalid)?;
+        let pools = parse_pools(options.string("pools")).map_err(|e| Error::Invalid(e.to_string()))?;
         boxed(PlanMemory { alignment, pools })
     }),
 };

@@ -74,7 +74,7 @@ impl UmacPass for LegalizeTflLstm {
             let lstm = match read(&op, globals) {
                 Ok(lstm) => lstm,
                 Err(message) => {
-                    report(op.location(), &message);
+                    report(op.location(), &message.to_string());
                     failed = true;
                     continue;
                 }
@@ -138,43 +138,46 @@ fn global_text(lstm: &Lstm, hidden: bool) -> String {
 }
 
 /// The static shape and element type of operand `i`, `None` if it is absent (`none`).
-fn operand(op: &OperationRef, i: usize) -> Result<Option<(Vec<i64>, String)>, String> {
+fn operand(op: &OperationRef, i: usize) -> Result<Option<(Vec<i64>, String)>, Error> {
     // SAFETY: the op is alive and has at least `i + 1` operands (checked by the caller).
     let ty = unsafe { mlirValueGetType(mlirOperationGetOperand(op.to_raw(), i as isize)) };
     // SAFETY: a type of a live value.
     if unsafe { mlirTypeIsANone(ty) } {
         return Ok(None);
     }
-    let shape = static_tensor_shape(ty).ok_or_else(|| format!("operand #{i} must be a tensor of static shape"))?;
+    let shape = static_tensor_shape(ty)
+        .ok_or_else(|| Error::Invalid(format!("operand #{i} must be a tensor of static shape")))?;
     Ok(Some((shape, type_text(element_type(ty)))))
 }
 
 /// The LSTM `op` computes, from its operands' types and its `umac.lstm` attribute.
-fn read(op: &OperationRef, globals: [String; 2]) -> Result<Lstm, String> {
+fn read(op: &OperationRef, globals: [String; 2]) -> Result<Lstm, Error> {
     if op.operand_count() != 24 || op.result_count() != 1 {
-        return Err(format!("'{LSTM_OP}' must have 24 operands and one result"));
+        return Err(Error::Invalid(format!("'{LSTM_OP}' must have 24 operands and one result")));
     }
     for (i, what) in [(9, "peephole"), (10, "peephole"), (11, "peephole"), (16, "projection"), (17, "projection")]
         .into_iter()
         .chain((20..24).map(|i| (i, "layer normalization")))
     {
         if operand(op, i)?.is_some() {
-            return Err(format!(
+            return Err(Error::Invalid(format!(
                 "an LSTM with {what} weights (operand #{i}) is not supported yet (nor by TFLite Micro)"
-            ));
+            )));
         }
     }
-    let Some((x, element)) = operand(op, 0)? else { return Err("the LSTM has no input".into()) };
+    let Some((x, element)) = operand(op, 0)? else { return Err(Error::Invalid("the LSTM has no input".into())) };
     let weights: Vec<(Vec<i64>, String)> = (1..=8)
         .map(|i| {
             operand(op, i)?.ok_or_else(|| {
-                format!(
+                Error::Invalid(format!(
                     "operand #{i} is absent: an LSTM with coupled input and forget gates (CIFG) is not supported yet"
-                )
+                ))
             })
         })
         .collect::<Result<_, _>>()?;
-    let [a, b, features] = x[..] else { return Err(format!("the LSTM's input must be rank 3, not {x:?}")) };
+    let [a, b, features] = x[..] else {
+        return Err(Error::Invalid(format!("the LSTM's input must be rank 3, not {x:?}")));
+    };
     let state = weights[0].0[0];
     // SAFETY: the op is alive and has one result.
     let result_type = unsafe { mlirValueGetType(mlirOperationGetResult(op.to_raw(), 0)) };
@@ -184,53 +187,62 @@ fn read(op: &OperationRef, globals: [String; 2]) -> Result<Lstm, String> {
     for (k, (shape, _)) in weights.iter().enumerate() {
         let expected = [state, if k < 4 { features } else { state }];
         if shape[..] != expected {
-            return Err(format!("weights #{} have shape {shape:?}, expected {expected:?}", k + 1));
+            return Err(Error::Invalid(format!("weights #{} have shape {shape:?}, expected {expected:?}", k + 1)));
         }
     }
     if static_tensor_shape(result_type).as_deref() != Some(&[a, b, state][..]) {
-        return Err(format!("the LSTM's result must be {a}x{b}x{state}"));
+        return Err(Error::Invalid(format!("the LSTM's result must be {a}x{b}x{state}")));
     }
     let Some(dict) = dict else {
-        return Err("the LSTM has no 'umac.lstm' attribute (its quantization and options, which umac reads from the .tflite file)".into());
+        return Err(Error::Invalid("the LSTM has no 'umac.lstm' attribute (its quantization and options, which umac reads from the .tflite file)".into()));
     };
     let cell_tanh = match string_entry(dict, "cell_activation").as_deref() {
         Some("tanh") | None => true,
         Some("sigmoid") => false,
-        Some(other) => return Err(format!("the cell gate's activation '{other}' is not supported (tanh or sigmoid)")),
+        Some(other) => {
+            return Err(Error::Invalid(format!(
+                "the cell gate's activation '{other}' is not supported (tanh or sigmoid)"
+            )));
+        }
     };
     let cell_clip = float_entry(dict, "cell_clip").unwrap_or(0.0) as f32;
     let quantized = match element.as_str() {
         "f32" => None,
         "i8" => Some(quantized(dict, cell_clip)?),
         other => {
-            return Err(format!(
+            return Err(Error::Invalid(format!(
                 "an LSTM with {other} activations is not supported yet (int8 with an int16 cell, or float32)"
-            ));
+            )));
         }
     };
     for (shape, ty) in &weights {
         let expected = if quantized.is_some() { "i8" } else { "f32" };
         if ty != expected {
-            return Err(format!("weights of {shape:?} are {ty}, expected {expected} for {element} activations"));
+            return Err(Error::Invalid(format!(
+                "weights of {shape:?} are {ty}, expected {expected} for {element} activations"
+            )));
         }
     }
     Ok(Lstm { batch, steps, features, state, time_major, cell_tanh, quantized, cell_clip, globals })
 }
 
 /// The integer parameters, computed as TFLite Micro's `PrepareGateParametersInteger` does.
-fn quantized(dict: MlirAttribute, cell_clip: f32) -> Result<Quantized, String> {
-    let need = |name: &str| float_entry(dict, name).ok_or_else(|| format!("'umac.lstm' has no '{name}'"));
-    let need_int = |name: &str| int_entry(dict, name).ok_or_else(|| format!("'umac.lstm' has no '{name}'"));
+fn quantized(dict: MlirAttribute, cell_clip: f32) -> Result<Quantized, Error> {
+    let need =
+        |name: &str| float_entry(dict, name).ok_or_else(|| Error::Invalid(format!("'umac.lstm' has no '{name}'")));
+    let need_int =
+        |name: &str| int_entry(dict, name).ok_or_else(|| Error::Invalid(format!("'umac.lstm' has no '{name}'")));
     let (input_scale, hidden_scale, cell_scale) =
         (need("input_scale")? as f32, need("hidden_scale")? as f32, need("cell_scale")? as f32);
     let weight_scales = f32_array_entry(dict, "weight_scales")
         .filter(|s| s.len() == 8)
-        .ok_or("'umac.lstm' needs 'weight_scales', 8 per-tensor scales")?;
+        .ok_or_else(|| Error::Invalid("'umac.lstm' needs 'weight_scales', 8 per-tensor scales".into()))?;
     if cell_scale <= 0.0 || hidden_scale <= 0.0 || input_scale <= 0.0 {
-        return Err("the LSTM's scales must be positive".into());
+        return Err(Error::Invalid("the LSTM's scales must be positive".into()));
     }
     let multiplier = |real: f64| {
-        quantize_multiplier(real).ok_or_else(|| format!("a rescale by {real} is out of the range TOSA can express"))
+        quantize_multiplier(real)
+            .ok_or_else(|| Error::Invalid(format!("a rescale by {real} is out of the range TOSA can express")))
     };
     // Fully connected layers to the gates' 2^-12 (TFLite: the float product of the scales).
     let gate_scale = 2f64.powi(-12);
@@ -242,9 +254,9 @@ fn quantized(dict: MlirAttribute, cell_clip: f32) -> Result<Quantized, String> {
     let cell = f64::from(cell_scale);
     let power = (cell_scale.ln() * (1.0 / 2f32.ln())).round();
     if ((cell_scale.ln() * (1.0 / 2f32.ln())) - power).abs() >= 1e-3 {
-        return Err(format!(
+        return Err(Error::Invalid(format!(
             "the cell state's scale {cell_scale} must be a power of two (TFLite Micro's integer LSTM)"
-        ));
+        )));
     }
     let clip = f64::from(cell_clip) / cell;
     Ok(Quantized {
@@ -260,7 +272,7 @@ fn quantized(dict: MlirAttribute, cell_clip: f32) -> Result<Quantized, String> {
     })
 }
 
-fn collect_array(values: [Result<(i32, i8), String>; 4]) -> Result<[(i32, i8); 4], String> {
+fn collect_array(values: [Result<(i32, i8), Error>; 4]) -> Result<[(i32, i8); 4], Error> {
     let [a, b, c, d] = values;
     Ok([a?, b?, c?, d?])
 }

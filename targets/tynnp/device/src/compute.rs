@@ -8,11 +8,12 @@ use super::{
     params::Params,
     quant::{OutputStage, apply_scale_32, reciprocal_scale},
 };
+use crate::error::NpuError;
 
 /// Memory as a job sees it.
 pub trait Space {
     /// `len` bytes at `addr`, or why they cannot be read.
-    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, String>;
+    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, NpuError>;
 }
 
 /// What a job did: the ranges it read, the bytes it writes, and the MACs it did.
@@ -32,17 +33,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn bytes(&mut self, addr: u32, len: u32) -> Result<Vec<u8>, String> {
+    fn bytes(&mut self, addr: u32, len: u32) -> Result<Vec<u8>, NpuError> {
         let data = self.space.read(addr, len)?;
         self.reads.push((addr, len));
         Ok(data)
     }
-    fn i32s(&mut self, addr: u32, count: u32) -> Result<Vec<i32>, String> {
+    fn i32s(&mut self, addr: u32, count: u32) -> Result<Vec<i32>, NpuError> {
         let bytes = self.bytes(addr, count * 4)?;
         Ok(bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
     /// The output stage of `out` for `channels` channels.
-    fn stage(&mut self, out: &OutBlock, channels: u32) -> Result<OutputStage, String> {
+    fn stage(&mut self, out: &OutBlock, channels: u32) -> Result<OutputStage, NpuError> {
         let (multipliers, shifts) = if out.raw() {
             (Vec::new(), Vec::new())
         } else {
@@ -62,9 +63,11 @@ impl Reader<'_> {
     }
 }
 
-fn scaled(stage: &OutputStage, acc: i32, channel: usize) -> Result<i32, String> {
+fn scaled(stage: &OutputStage, acc: i32, channel: usize) -> Result<i32, NpuError> {
     stage.apply(acc, channel).ok_or_else(|| {
-        format!("output stage of channel {channel}: multiplier/shift outside TOSA's contract (or an int32 overflow)")
+        NpuError::Arithmetic(format!(
+            "output stage of channel {channel}: multiplier/shift outside TOSA's contract (or an int32 overflow)"
+        ))
     })
 }
 
@@ -72,7 +75,7 @@ fn lines(rows: u32, planes: u32, row: i32, plane: i32, base: u32) -> impl Iterat
     (0..planes).flat_map(move |p| (0..rows).map(move |r| base.wrapping_add((p as i32 * plane + r as i32 * row) as u32)))
 }
 
-fn copy(d: &Copy, r: &mut Reader) -> Result<Vec<(u32, Vec<u8>)>, String> {
+fn copy(d: &Copy, r: &mut Reader) -> Result<Vec<(u32, Vec<u8>)>, NpuError> {
     let sources = lines(d.rows, d.planes, d.src_row_stride, d.src_plane_stride, d.src);
     let targets = lines(d.rows, d.planes, d.dst_row_stride, d.dst_plane_stride, d.dst);
     sources.zip(targets).map(|(s, t)| Ok((t, r.bytes(s, d.row_bytes)?))).collect()
@@ -94,7 +97,7 @@ fn tap_value(input: &[u8], w: &Window, at: (i64, i64), channels: u32, channel: u
 }
 
 /// Runs `job` against `space`: its reads, its writes and its MACs.
-pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, String> {
+pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, NpuError> {
     let mut r = Reader { space, reads: Vec::new() };
     let writes = match job {
         Job::Copy(d) => copy(d, &mut r)?,
@@ -232,12 +235,13 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                                 }
                             }
                             let value = if count == 0 {
-                                return Err(format!(
+                                return Err(NpuError::Malformed(format!(
                                     "pooling window of output ({y}, {x}) lies entirely in the padding"
-                                ));
+                                )));
                             } else if d.average {
                                 let (m, s) = reciprocal_scale(count);
-                                let v = apply_scale_32(sum, m, s, false).ok_or("average out of int32")?;
+                                let v = apply_scale_32(sum, m, s, false)
+                                    .ok_or_else(|| NpuError::Arithmetic("average out of int32".into()))?;
                                 v.saturating_add(d.output_zp).clamp(d.min, d.max)
                             } else {
                                 best.clamp(d.min, d.max)
@@ -250,18 +254,20 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
             vec![(d.output, out)]
         }
         Job::Eltwise(d) => {
-            let fetch = |r: &mut Reader, o: &super::desc::Operand| -> Result<Vec<i32>, String> {
+            let fetch = |r: &mut Reader, o: &super::desc::Operand| -> Result<Vec<i32>, NpuError> {
                 let values = r.bytes(o.addr, if o.stride == 0 { 1 } else { d.count })?;
                 values
                     .iter()
                     .map(|&b| {
-                        let v = i32::try_from((i64::from(b as i8) - i64::from(o.zp)) << o.left_shift)
-                            .map_err(|_| format!("(input - {}) << {} overflows int32", o.zp, o.left_shift))?;
+                        let v =
+                            i32::try_from((i64::from(b as i8) - i64::from(o.zp)) << o.left_shift).map_err(|_| {
+                                NpuError::Arithmetic(format!("(input - {}) << {} overflows int32", o.zp, o.left_shift))
+                            })?;
                         if o.shift == 0 {
                             Ok(v)
                         } else {
                             apply_scale_32(v, o.multiplier, o.shift, d.out.double_round())
-                                .ok_or_else(|| "input rescale outside TOSA's contract".to_string())
+                                .ok_or_else(|| NpuError::Arithmetic("input rescale outside TOSA's contract".into()))
                         }
                     })
                     .collect()

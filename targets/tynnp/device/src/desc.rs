@@ -1,6 +1,8 @@
 //! Job descriptors as targets/tynnp/docs/isa.md (section 5) lays them out in memory, decoded and checked
 //! when the CU issues the instruction.
 
+use crate::error::NpuError;
+
 /// The output-stage block `OUT` (seven words).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutBlock {
@@ -281,21 +283,21 @@ fn out_block(w: Words, at: usize) -> OutBlock {
     }
 }
 
-fn positive(name: &str, value: u32) -> Result<u32, String> {
-    if value == 0 { Err(format!("{name} is 0")) } else { Ok(value) }
+fn positive(name: &str, value: u32) -> Result<u32, NpuError> {
+    if value == 0 { Err(NpuError::Malformed(format!("{name} is 0"))) } else { Ok(value) }
 }
 
-fn check_out(out: &OutBlock) -> Result<(), String> {
+fn check_out(out: &OutBlock) -> Result<(), NpuError> {
     if out.flags & !7 != 0 {
-        return Err(format!("reserved output-stage flags {:#x}", out.flags));
+        return Err(NpuError::Malformed(format!("reserved output-stage flags {:#x}", out.flags)));
     }
     if !(out.raw() || (-128 <= out.min && out.min <= out.max && out.max <= 127)) {
-        return Err(format!("clamp [{}, {}] is not within int8", out.min, out.max));
+        return Err(NpuError::Malformed(format!("clamp [{}, {}] is not within int8", out.min, out.max)));
     }
     Ok(())
 }
 
-fn window(w: Words, ih: usize, oh: usize, kh: usize, strides: usize, pads: usize) -> Result<Window, String> {
+fn window(w: Words, ih: usize, oh: usize, kh: usize, strides: usize, pads: usize) -> Result<Window, NpuError> {
     let window = Window {
         ih: positive("ih", w[ih])?,
         iw: positive("iw", w[ih + 1])?,
@@ -315,7 +317,7 @@ fn window(w: Words, ih: usize, oh: usize, kh: usize, strides: usize, pads: usize
 
 /// Decodes the descriptor of instruction `(opcode, funct3, funct7)` from its words (index 0 is
 /// `deps[0]`). Returns the dependencies and the job, or what is wrong with the descriptor.
-pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2], Job), String> {
+pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2], Job), NpuError> {
     let deps = [w[0], w[1]];
     let flags_bias = |at: usize, bias: u32| if w[at] & 1 != 0 { Some(bias) } else { None };
     let job = match (opcode, funct3, funct7) {
@@ -361,7 +363,7 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
             let k = positive("k", w[4])?;
             let a_row_stride = w[6];
             if a_row_stride < k {
-                return Err(format!("a_row_stride {a_row_stride} is less than k {k}"));
+                return Err(NpuError::Malformed(format!("a_row_stride {a_row_stride} is less than k {k}")));
             }
             Job::Matmul(Matmul {
                 a: w[2],
@@ -396,7 +398,7 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
         (0x5B, 1, mode @ (0 | 1)) => {
             let (min, max) = (w[17] as i32, w[18] as i32);
             if !(-128 <= min && min <= max && max <= 127) {
-                return Err(format!("clamp [{min}, {max}] is not within int8"));
+                return Err(NpuError::Malformed(format!("clamp [{min}, {max}] is not within int8")));
             }
             Job::Pool(Pool {
                 average: mode == 1,
@@ -413,14 +415,14 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
         (0x5B, 2, op @ 0..=4) => {
             let out = out_block(w, 16);
             check_out(&out)?;
-            let operand = |at: usize, name: &str| -> Result<Operand, String> {
+            let operand = |at: usize, name: &str| -> Result<Operand, NpuError> {
                 let stride = w[at + 1];
                 if stride > 1 {
-                    return Err(format!("{name}_stride {stride} is not 0 or 1"));
+                    return Err(NpuError::Malformed(format!("{name}_stride {stride} is not 0 or 1")));
                 }
                 let left_shift = w[at + 3] as i32;
                 if !(0..=30).contains(&left_shift) {
-                    return Err(format!("{name}_left_shift {left_shift} is not in 0..=30"));
+                    return Err(NpuError::Malformed(format!("{name}_left_shift {left_shift} is not in 0..=30")));
                 }
                 Ok(Operand {
                     addr: w[at],
@@ -460,7 +462,11 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
                 out,
             })
         }
-        _ => return Err(format!("no NPU instruction has opcode {opcode:#04x}, funct3 {funct3}, funct7 {funct7}")),
+        _ => {
+            return Err(NpuError::Malformed(format!(
+                "no NPU instruction has opcode {opcode:#04x}, funct3 {funct3}, funct7 {funct7}"
+            )));
+        }
     };
     Ok((deps, job))
 }

@@ -22,6 +22,9 @@ impl Bus for Memory {
     fn write(&mut self, addr: u32, data: &[u8]) -> bool {
         self.write_bytes(addr, data).is_ok()
     }
+    fn first_unwritten(&self, addr: u32, len: u32) -> Option<u32> {
+        Memory::first_unwritten(self, addr, len)
+    }
 }
 
 impl Device for Npu {

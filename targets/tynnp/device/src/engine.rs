@@ -9,6 +9,7 @@ use super::{
     hazard::{Agent, Clock, Conflict, Shadow},
     params::Params,
 };
+use crate::error::NpuError;
 use std::fmt::Write as _;
 
 /// Memory as the NPU sees it: regions by name, bytes in and out.
@@ -19,6 +20,11 @@ pub trait Bus {
     fn read(&self, addr: u32, len: u32) -> Option<Vec<u8>>;
     /// Writes `data` at `addr` (`false` outside memory).
     fn write(&mut self, addr: u32, data: &[u8]) -> bool;
+    /// The first address of `[addr, addr + len)` no one wrote, if the memory keeps that record.
+    fn first_unwritten(&self, addr: u32, len: u32) -> Option<u32> {
+        let _ = (addr, len);
+        None
+    }
 }
 
 /// One unit.
@@ -131,21 +137,67 @@ struct View<'a> {
 }
 
 impl Space for View<'_> {
-    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, String> {
+    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, NpuError> {
         check_range(self.bus, addr, len, self.allowed, self.what)?;
-        self.bus.read(addr, len).ok_or_else(|| format!("{} reads outside memory at {addr:#010x}", self.what))
+        check_written(self.bus, addr, len, self.what)?;
+        self.bus
+            .read(addr, len)
+            .ok_or_else(|| NpuError::Memory(format!("{} reads outside memory at {addr:#010x}", self.what)))
     }
 }
 
-fn check_range(bus: &dyn Bus, addr: u32, len: u32, allowed: &dyn Fn(&str) -> bool, what: &str) -> Result<(), String> {
+/// A copy whose source and destination overlap is undefined (isa.md, section 5): an error naming
+/// the first byte both touch.
+fn check_disjoint(reads: &[(u32, u32)], writes: &[(u32, Vec<u8>)], what: &str) -> Result<(), NpuError> {
+    // The sources as sorted, disjoint intervals: their ends are sorted too.
+    let mut sources: Vec<(u64, u64)> =
+        reads.iter().map(|&(a, n)| (u64::from(a), u64::from(a) + u64::from(n))).collect();
+    sources.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sources.len());
+    for (s, e) in sources {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    for (addr, data) in writes {
+        let (start, end) = (u64::from(*addr), u64::from(*addr) + data.len() as u64);
+        let first = merged.partition_point(|m| m.1 <= start);
+        if let Some(&(s, _)) = merged.get(first).filter(|m| m.0 < end) {
+            return Err(NpuError::Hazard(format!(
+                "{what}: its source and its destination [{start:#010x}, {end:#010x}) overlap at {:#010x}, which \
+                 the contract leaves undefined",
+                s.max(start)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reading a byte no one wrote is an error: on hardware it would be whatever the memory held.
+fn check_written(bus: &dyn Bus, addr: u32, len: u32, what: &str) -> Result<(), NpuError> {
+    match bus.first_unwritten(addr, len) {
+        Some(at) => {
+            let region = bus.region(at).map(|r| format!(" ({} + {:#x})", r.0, at - r.1)).unwrap_or_default();
+            Err(NpuError::Memory(format!(
+                "{what} reads [{addr:#010x}, +{len}), whose byte at {at:#010x}{region} no one wrote"
+            )))
+        }
+        None => Ok(()),
+    }
+}
+
+fn check_range(bus: &dyn Bus, addr: u32, len: u32, allowed: &dyn Fn(&str) -> bool, what: &str) -> Result<(), NpuError> {
     let Some((name, base, size)) = bus.region(addr) else {
-        return Err(format!("{what} accesses {addr:#010x}, which is in no memory"));
+        return Err(NpuError::Memory(format!("{what} accesses {addr:#010x}, which is in no memory")));
     };
     if u64::from(addr) + u64::from(len) > u64::from(base) + u64::from(size) {
-        return Err(format!("{what} accesses [{addr:#010x}, +{len}), which crosses the end of {name}"));
+        return Err(NpuError::Memory(format!(
+            "{what} accesses [{addr:#010x}, +{len}), which crosses the end of {name}"
+        )));
     }
     if !allowed(&name) {
-        return Err(format!("{what} accesses {addr:#010x} in {name}, which it cannot reach"));
+        return Err(NpuError::Memory(format!("{what} accesses {addr:#010x} in {name}, which it cannot reach")));
     }
     Ok(())
 }
@@ -200,8 +252,8 @@ impl Npu {
         format!("{} (token {:#010x}, issued at pc {:#010x})", job.job.mnemonic(), job.token, job.pc)
     }
 
-    fn conflict(&self, who: &str, access: &str, c: Conflict) -> String {
-        format!(
+    fn conflict(&self, who: &str, access: &str, c: Conflict) -> NpuError {
+        NpuError::Hazard(format!(
             "hazard ({}): {who} {access} [{:#010x}, {:#010x}), which {} {} and which did not happen before it \
              (no dependency token or wait orders them)",
             c.kind,
@@ -209,7 +261,7 @@ impl Npu {
             c.end,
             self.describe(&c.other),
             if c.kind == "write-after-read" { "reads" } else { "writes" }
-        )
+        ))
     }
 
     /// The earliest time at or after `ready` when the DDR port is free for `length` cycles;
@@ -228,19 +280,22 @@ impl Npu {
     }
 
     /// Executes an NPU instruction the CU issues at cycle `now`. Errors stop the run.
-    pub fn execute(&mut self, bus: &mut dyn Bus, insn: Instruction, now: u64) -> Result<Outcome, String> {
+    pub fn execute(&mut self, bus: &mut dyn Bus, insn: Instruction, now: u64) -> Result<Outcome, NpuError> {
         let Instruction { opcode, funct3, funct7, rs1, rs2, pc } = insn;
         if opcode == 0x7B {
             return self.sync(funct3, funct7, rs1, now);
         }
-        let words = descriptor_words(opcode, funct3)
-            .ok_or_else(|| format!("no NPU instruction has opcode {opcode:#04x} and funct3 {funct3}"))?;
+        let words = descriptor_words(opcode, funct3).ok_or_else(|| {
+            NpuError::Malformed(format!("no NPU instruction has opcode {opcode:#04x} and funct3 {funct3}"))
+        })?;
         if rs1 % 4 != 0 {
-            return Err(format!("descriptor address {rs1:#010x} is not 4-byte aligned"));
+            return Err(NpuError::Malformed(format!("descriptor address {rs1:#010x} is not 4-byte aligned")));
         }
         let descriptor_place = |name: &str| name == "dmem" || name == "dm";
         check_range(bus, rs1, 4 * words as u32, &descriptor_place, "the descriptor")?;
-        let raw = bus.read(rs1, 4 * words as u32).ok_or("descriptor outside memory")?;
+        check_written(bus, rs1, 4 * words as u32, "the NPU reading the descriptor")?;
+        let raw =
+            bus.read(rs1, 4 * words as u32).ok_or_else(|| NpuError::Memory("descriptor outside memory".into()))?;
         let w: Vec<u32> = raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         if let Some(conflict) = self.shadow.check_read(rs1, 4 * words as u32, &self.cu, None) {
             return Err(self.conflict("the CU", "reads the descriptor at", conflict));
@@ -250,11 +305,16 @@ impl Npu {
         let unit = match kind {
             UnitKind::Dma if rs2 < self.params.dma_channels => rs2 as usize,
             UnitKind::Dma => {
-                return Err(format!("DMA channel {rs2} does not exist ({} channels)", self.params.dma_channels));
+                return Err(NpuError::Malformed(format!(
+                    "DMA channel {rs2} does not exist ({} channels)",
+                    self.params.dma_channels
+                )));
             }
             UnitKind::Nu => self.params.dma_channels as usize,
             UnitKind::Vu if rs2 < self.params.vu_count => (self.params.dma_channels + 1 + rs2) as usize,
-            UnitKind::Vu => return Err(format!("VU {rs2} does not exist ({} VUs)", self.params.vu_count)),
+            UnitKind::Vu => {
+                return Err(NpuError::Malformed(format!("VU {rs2} does not exist ({} VUs)", self.params.vu_count)));
+            }
         };
         let what = format!("{} on {}", job.mnemonic(), self.units[unit].name);
         // What the unit can reach.
@@ -280,7 +340,9 @@ impl Npu {
         let mut clock = self.cu.clone();
         let mut ready = now.max(self.units[unit].busy_until);
         for dep in deps.into_iter().filter(|&d| d != 0) {
-            let j = self.job_of(dep).ok_or_else(|| format!("dependency token {dep:#010x} was never issued"))?;
+            let j = self
+                .job_of(dep)
+                .ok_or_else(|| NpuError::Malformed(format!("dependency token {dep:#010x} was never issued")))?;
             let dep = &self.jobs[j];
             clock.join(&dep.clock);
             clock.learn(dep.unit, dep.seq);
@@ -293,10 +355,15 @@ impl Npu {
         }
         // The data: read at issue (see hazard.rs), checked and recorded.
         let effect = execute(&job, &self.params, &View { bus, allowed: &allowed, what: &what })?;
+        if matches!(job, Job::Copy(_)) {
+            check_disjoint(&effect.reads, &effect.writes, &what)?;
+        }
         let index = self.jobs.len();
         let seq = self.units[unit].next_seq;
         if seq > 0x00ff_ffff {
-            return Err(format!("{what}: more than 2^24 - 1 jobs on one unit (their tokens would collide)"));
+            return Err(NpuError::Limit(format!(
+                "{what}: more than 2^24 - 1 jobs on one unit (their tokens would collide)"
+            )));
         }
         let agent = Agent { job: index, unit, seq };
         for &(addr, len) in &effect.reads {
@@ -317,7 +384,7 @@ impl Npu {
         for (addr, data) in &effect.writes {
             self.shadow.record_write(*addr, data.len() as u32, agent);
             if !bus.write(*addr, data) {
-                return Err(format!("{what} writes outside memory at {addr:#010x}"));
+                return Err(NpuError::Memory(format!("{what} writes outside memory at {addr:#010x}")));
             }
         }
         if let Some((bytes, _)) = dma_shape(&job) {
@@ -361,11 +428,13 @@ impl Npu {
     }
 
     /// `npu.wait`, `npu.poll`, `npu.waitall`, `npu.param`.
-    fn sync(&mut self, funct3: u8, funct7: u8, rs1: u32, now: u64) -> Result<Outcome, String> {
+    fn sync(&mut self, funct3: u8, funct7: u8, rs1: u32, now: u64) -> Result<Outcome, NpuError> {
         if funct7 != 0 {
-            return Err(format!("reserved funct7 {funct7} of a synchronisation instruction"));
+            return Err(NpuError::Malformed(format!("reserved funct7 {funct7} of a synchronisation instruction")));
         }
-        let job = |npu: &Npu| npu.job_of(rs1).ok_or_else(|| format!("token {rs1:#010x} was never issued"));
+        let job = |npu: &Npu| {
+            npu.job_of(rs1).ok_or_else(|| NpuError::Malformed(format!("token {rs1:#010x} was never issued")))
+        };
         match funct3 {
             0 => {
                 let j = job(self)?;
@@ -393,7 +462,7 @@ impl Npu {
                 Ok(Outcome { rd: 0, cycles: stall })
             }
             3 => Ok(Outcome { rd: self.params.param(rs1), cycles: 0 }),
-            _ => Err(format!("no synchronisation instruction has funct3 {funct3}")),
+            _ => Err(NpuError::Malformed(format!("no synchronisation instruction has funct3 {funct3}"))),
         }
     }
 
@@ -405,7 +474,7 @@ impl Npu {
 
     /// Checks a CU load (`write` false) or store of `[addr, addr + len)` against the jobs the CU
     /// has not synchronised with.
-    pub fn check_cu(&self, addr: u32, len: u32, write: bool, pc: u32) -> Result<(), String> {
+    pub fn check_cu(&self, addr: u32, len: u32, write: bool, pc: u32) -> Result<(), NpuError> {
         if self.shadow.is_empty() {
             return Ok(());
         }

@@ -130,6 +130,8 @@ fn missing_synchronisation_is_a_hazard() {
     let (input, _) = setup(&mut npu, &mut bus);
     let d = conv(&mut bus, DESC + 128, [input, 0]);
     let err = npu.execute(&mut bus, insn(0x2B, 0, d, 0), 40).unwrap_err();
+    assert!(matches!(err, crate::NpuError::Hazard(_)), "{err:?}");
+    let err = err.to_string();
     assert!(
         err.contains(
             "hazard (read-after-write): nu.conv on nu (issued at pc 0x00000100) reads [0x10001000, 0x10001100)"
@@ -145,14 +147,14 @@ fn missing_synchronisation_is_a_hazard() {
     let d = conv(&mut bus, DESC + 128, [input, 0]);
     let nu = npu.execute(&mut bus, insn(0x2B, 0, d, 0), 200).unwrap().rd;
     // The CU reads the output before waiting for the NU: read-after-write.
-    let err = npu.check_cu(DM_BASE + 0x2010, 4, false, 0x300).unwrap_err();
+    let err = npu.check_cu(DM_BASE + 0x2010, 4, false, 0x300).unwrap_err().to_string();
     assert!(err.contains("the CU at pc 0x00000300 reads [0x10002010, 0x10002014)"), "{err}");
     // The CU overwrites the input the NU may still be reading: write-after-read.
-    let err = npu.check_cu(DM_BASE + 8, 1, true, 0x304).unwrap_err();
+    let err = npu.check_cu(DM_BASE + 8, 1, true, 0x304).unwrap_err().to_string();
     assert!(err.starts_with("hazard (write-after-read)"), "{err}");
     // A DMA reloading the input without the NU's token: write-after-read as well.
     let d = copy(&mut bus, DESC + 256, [0, 0], DDR_BASE, DM_BASE, 64);
-    let err = npu.execute(&mut bus, insn(0x0B, 0, d, 1), 220).unwrap_err();
+    let err = npu.execute(&mut bus, insn(0x0B, 0, d, 1), 220).unwrap_err().to_string();
     assert!(err.starts_with("hazard (write-after-read)") && err.contains("nu.conv"), "{err}");
     // After the wait, all of it is fine.
     npu.execute(&mut bus, insn(0x7B, 0, nu, 0), 230).unwrap();
@@ -177,11 +179,25 @@ fn a_full_queue_stalls_the_cu_and_rules_are_enforced() {
     assert_eq!(npu.counters.queue_stalls, 6);
     // Units only reach their memories; tokens must exist; units must exist.
     let d = copy(&mut bus, DESC, [0, 0], DMEM_BASE + 0x1000, DM_BASE, 16);
-    assert!(npu.execute(&mut bus, insn(0x0B, 0, d, 0), 30).unwrap_err().contains("in dmem, which it cannot reach"));
+    assert!(
+        npu.execute(&mut bus, insn(0x0B, 0, d, 0), 30)
+            .unwrap_err()
+            .to_string()
+            .contains("in dmem, which it cannot reach")
+    );
     let d = copy(&mut bus, DESC, [0x0100_0009, 0], DM_BASE, DM_BASE + 0x10, 16);
-    assert!(npu.execute(&mut bus, insn(0x0B, 0, d, 0), 30).unwrap_err().contains("0x01000009 was never issued"));
-    assert!(npu.execute(&mut bus, insn(0x0B, 0, d, 7), 30).unwrap_err().contains("DMA channel 7 does not exist"));
-    assert!(npu.execute(&mut bus, insn(0x7B, 0, 0x2000_0001, 0), 30).unwrap_err().contains("never issued"));
+    assert!(
+        npu.execute(&mut bus, insn(0x0B, 0, d, 0), 30).unwrap_err().to_string().contains("0x01000009 was never issued")
+    );
+    assert!(
+        npu.execute(&mut bus, insn(0x0B, 0, d, 7), 30)
+            .unwrap_err()
+            .to_string()
+            .contains("DMA channel 7 does not exist")
+    );
+    assert!(npu.execute(&mut bus, insn(0x7B, 0, 0x2000_0001, 0), 30).unwrap_err().to_string().contains("never issued"));
     assert_eq!(npu.execute(&mut bus, insn(0x7B, 3, 1, 0), 30).unwrap().rd, 16);
-    assert!(npu.execute(&mut bus, insn(0x0B, 0, DESC + 2, 0), 30).unwrap_err().contains("not 4-byte aligned"));
+    assert!(
+        npu.execute(&mut bus, insn(0x0B, 0, DESC + 2, 0), 30).unwrap_err().to_string().contains("not 4-byte aligned")
+    );
 }

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod desc;
 mod device;
 pub mod engine;
+pub mod error;
 pub mod hazard;
 pub mod params;
 pub mod quant;
@@ -23,4 +24,5 @@ mod reference;
 mod tests;
 
 pub use engine::{Bus, Instruction, Npu, Outcome};
+pub use error::NpuError;
 pub use params::Params;

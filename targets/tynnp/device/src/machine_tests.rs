@@ -110,3 +110,57 @@ fn the_npu_s_memories_and_ddr_latency_join_the_map() {
         Some("vm1")
     );
 }
+
+/// One `dma.copy` issued from a kernel: `src`, `dst`, `bytes`, its descriptor at DMEM.
+fn one_copy(src: u32, dst: u32, bytes: u32, prepare: impl FnOnce(&mut Machine)) -> Result<u32, Stop> {
+    let source = "
+        .globl kernel
+        .type kernel, @function
+        kernel:
+        .insn r CUSTOM_0, 0, 0, t1, a0, x0
+        .insn r CUSTOM_3, 2, 0, x0, x0, x0
+        ret
+        .size kernel, . - kernel";
+    let (mut m, p) = machine(source, "+m,+a");
+    prepare(&mut m);
+    copy(&mut m.memory, DMEM_BASE, [0, 0], src, dst, bytes);
+    let entry = p.symbol("kernel").unwrap();
+    m.call(entry, &[DMEM_BASE], STACK, 100)
+}
+
+#[test]
+fn a_unit_reading_a_byte_no_one_wrote_stops_at_the_kernel() {
+    // DM starts as garbage: copying it out is an error naming the unit, the byte and the kernel.
+    let err = one_copy(DM_BASE + 0x100, DDR_BASE + 0x1000, 64, |_| {}).unwrap_err();
+    assert_eq!(err.function.as_deref(), Some("kernel"));
+    assert_eq!(
+        err.message,
+        "dma.copy on dma0 reads [0x10000100, +64), whose byte at 0x10000100 (dm + 0x100) no one wrote"
+    );
+    // One byte short of written is still an error, at that byte.
+    let err = one_copy(DM_BASE + 0x100, DDR_BASE + 0x1000, 64, |m| {
+        m.memory.write_bytes(DM_BASE + 0x100, &[7; 63]).unwrap();
+    })
+    .unwrap_err();
+    assert!(err.message.contains("whose byte at 0x1000013f (dm + 0x13f) no one wrote"), "{}", err.message);
+    // Written by the host, it copies.
+    one_copy(DM_BASE + 0x100, DDR_BASE + 0x1000, 64, |m| m.memory.write_bytes(DM_BASE + 0x100, &[7; 64]).unwrap())
+        .unwrap();
+    // A descriptor word the CU never wrote is an error too.
+    let (mut m, p) = machine(".globl k\nk:\n.insn r CUSTOM_0, 0, 0, t1, a0, x0\nret", "+m,+a");
+    let err = m.call(p.symbol("k").unwrap(), &[DMEM_BASE + 0x800], STACK, 100).unwrap_err();
+    assert!(err.message.starts_with("the NPU reading the descriptor reads [0x00100800, +44)"), "{}", err.message);
+}
+
+#[test]
+fn overlapping_copies_are_hazards() {
+    let fill = |m: &mut Machine| m.memory.write_bytes(DM_BASE, &[1; 256]).unwrap();
+    let err = one_copy(DM_BASE, DM_BASE + 64, 128, fill).unwrap_err();
+    assert_eq!(
+        err.message,
+        "dma.copy on dma0: its source and its destination [0x10000040, 0x100000c0) overlap at 0x10000040, which \
+         the contract leaves undefined"
+    );
+    // Adjacent is fine.
+    one_copy(DM_BASE, DM_BASE + 128, 128, fill).unwrap();
+}

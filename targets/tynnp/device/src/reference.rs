@@ -32,7 +32,7 @@ impl TestMemory {
 }
 
 impl super::compute::Space for TestMemory {
-    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, String> {
+    fn read(&self, addr: u32, len: u32) -> Result<Vec<u8>, crate::NpuError> {
         Ok(self.get(addr, len))
     }
 }
