@@ -3,6 +3,8 @@
 //!   (`lowering/src/schedule.rs`, `windows.rs`, `unit_expansion.rs`, `umac_dialects::ir`);
 //! - outside the passes, a pass is reached only through its registry entries (`INFO`);
 //! - no source file outside tests is over 700 lines;
+//! - no library crate (every crate but `tools`, the command-line programs) returns
+//!   `Result<_, String>` outside its tests: errors are typed (one `thiserror` enum per crate);
 //! - no backend is named outside `targets/`: the code of the other crates (tests aside) reaches
 //!   accelerators through the `Backend` trait and the registry, and no crate outside `targets/`
 //!   depends on one.
@@ -209,8 +211,80 @@ fn no_backend_is_named_outside_targets() {
     assert!(findings.is_empty(), "house rules:\n{}", findings.join("\n"));
 }
 
+/// Whether `line` holds a `Result<..., String>` (its last type argument `String`).
+fn string_result(line: &str) -> bool {
+    line.match_indices("Result<").any(|(at, _)| {
+        let rest = &line[at + "Result<".len()..];
+        let (mut depth, mut last_comma) = (1, None);
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return last_comma.is_some_and(|k: usize| rest[k + 1..i].trim() == "String");
+                    }
+                }
+                ',' if depth == 1 => last_comma = Some(i),
+                _ => {}
+            }
+        }
+        false
+    })
+}
+
+/// The library crates' directories: every workspace crate but `tools`.
+fn library_crates(root: &Path) -> Vec<PathBuf> {
+    let mut crates = Vec::new();
+    let mut visit = |dir: PathBuf| {
+        if dir.join("Cargo.toml").is_file() && dir.join("src").is_dir() && !dir.ends_with("tools") {
+            crates.push(dir);
+        }
+    };
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        visit(entry.path());
+    }
+    for entry in std::fs::read_dir(root.join("targets")).unwrap().flatten() {
+        visit(entry.path());
+        for inner in std::fs::read_dir(entry.path()).into_iter().flatten().flatten() {
+            visit(inner.path());
+        }
+    }
+    crates
+}
+
+#[test]
+fn library_crates_return_typed_errors() {
+    let root = root();
+    let crates = library_crates(&root);
+    assert!(crates.len() >= 10, "found {crates:?}");
+    let mut findings = Vec::new();
+    for dir in crates {
+        let mut files = Vec::new();
+        sources(&dir.join("src"), &mut files);
+        for file in files {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "tests.rs" || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let relative = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in code_before_tests(&text) {
+                if string_result(line) {
+                    findings.push(format!("{relative}:{number}: returns a String error (`{}`)", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(findings.is_empty(), "house rules (type the errors):\n{}", findings.join("\n"));
+}
+
 #[test]
 fn the_rules_see_what_they_forbid() {
+    assert!(string_result("fn f() -> Result<(), String> {"));
+    assert!(string_result("    ) -> Result<Vec<(String, u8)>, String> {"));
+    assert!(!string_result("fn f() -> Vec<Result<Option<String>, Error>> {"));
+    assert!(!string_result("fn f() -> Result<String, Error> {"));
     assert!(names_word(r#"a.backend.name() == "tynnp""#, "tynnp"));
     assert!(names_word("(\"tynnp -vu=1\", x)", "tynnp"));
     assert!(!names_word("umac_tynnp_device::Params", "tynnp"));

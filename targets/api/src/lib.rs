@@ -288,7 +288,7 @@ pub trait Backend: Send + Sync {
 
     /// Checks one of the dialect's ops wherever MLIR verifies (types, shapes, the hardware's
     /// limits); the message is reported at the op.
-    fn verify_primitive(&self, _op: &OpView) -> Result<(), String> {
+    fn verify_primitive(&self, _op: &OpView) -> Result<(), Error> {
         Ok(())
     }
 

@@ -294,7 +294,7 @@ pub(crate) fn match_at<'c, 'a>(
     for (index, chain) in &pattern.inputs {
         match producers(&view, *index, chain, claimed) {
             Ok(mut found) => ops.append(&mut found),
-            Err(failed) => return Outcome::NearMiss(failed),
+            Err(failed) => return Outcome::NearMiss(failed.to_string()),
         }
     }
     let root_index = ops.len();
@@ -320,13 +320,24 @@ pub(crate) fn match_at<'c, 'a>(
     Outcome::Matched(Match { ops, root: root_index })
 }
 
+/// Why an input chain of a pattern did not match: its text is the near miss's reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum ChainMismatch {
+    #[error("operand #{operand} comes from a {label}")]
+    OtherOp { operand: usize, label: String },
+    #[error("operand #{operand}'s {label}: {why}")]
+    FailedCheck { operand: usize, label: String, why: String },
+    #[error("operand #{operand} is the result of a {label} used only here")]
+    Missing { operand: usize, label: String },
+}
+
 /// The ops of `chain` producing operand `index` of `consumer`, in dataflow order, or what failed.
 fn producers<'c, 'a>(
     consumer: &OpView<'c, 'a>,
     index: usize,
     chain: &[(OpPattern, bool)],
     claimed: &dyn Fn(&OperationRef) -> bool,
-) -> Result<Vec<(String, OperationRef<'c, 'a>)>, String> {
+) -> Result<Vec<(String, OperationRef<'c, 'a>)>, ChainMismatch> {
     let mut found = Vec::new();
     let mut user = consumer.operation();
     let mut operand = index;
@@ -340,13 +351,13 @@ fn producers<'c, 'a>(
             }
             _ if *optional => {}
             Some(op) if !producer.names(&OpView::new(op)) => {
-                return Err(format!("operand #{operand} comes from a {}", producer.label()));
+                return Err(ChainMismatch::OtherOp { operand, label: producer.label().to_string() });
             }
             Some(op) => {
                 let why = producer.failed_check(&OpView::new(op)).unwrap_or_default();
-                return Err(format!("operand #{operand}'s {}: {why}", producer.label()));
+                return Err(ChainMismatch::FailedCheck { operand, label: producer.label().to_string(), why });
             }
-            None => return Err(format!("operand #{operand} is the result of a {} used only here", producer.label())),
+            None => return Err(ChainMismatch::Missing { operand, label: producer.label().to_string() }),
         }
     }
     found.reverse();

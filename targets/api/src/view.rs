@@ -1,7 +1,10 @@
 //! Read access to ops for patterns' predicates and backends' strategies: [`OpView`] and the
 //! [`TensorType`] of its operands and results.
 
-use crate::pattern::{is_constant_op, single_user, uses};
+use crate::{
+    Error,
+    pattern::{is_constant_op, single_user, uses},
+};
 use melior::ir::{
     Attribute, AttributeLike, OperationRef, Type, TypeLike, Value, ValueLike,
     operation::{OperationLike, OperationResult},
@@ -60,12 +63,13 @@ pub type IntEntries = Vec<(String, Vec<i64>)>;
 ///
 /// # Safety
 /// `raw` must be a live attribute.
-unsafe fn flatten(raw: mlir_sys::MlirAttribute, prefix: &str, out: &mut Vec<(String, Vec<i64>)>) -> Result<(), String> {
+unsafe fn flatten(raw: mlir_sys::MlirAttribute, prefix: &str, out: &mut Vec<(String, Vec<i64>)>) -> Result<(), Error> {
     use mlir_sys::*;
     // SAFETY: the caller's contract; elements are read after the kind checks, within the counts.
     unsafe {
         if !mlirAttributeIsADictionary(raw) {
-            return Err(format!("{} is not a dictionary", if prefix.is_empty() { "the attribute" } else { prefix }));
+            let what = if prefix.is_empty() { "the attribute" } else { prefix };
+            return Err(Error::Invalid(format!("{what} is not a dictionary")));
         }
         for i in 0..mlirDictionaryAttrGetNumElements(raw) {
             let entry = mlirDictionaryAttrGetElement(raw, i);
@@ -83,7 +87,9 @@ unsafe fn flatten(raw: mlir_sys::MlirAttribute, prefix: &str, out: &mut Vec<(Str
                 let n = mlirDenseArrayGetNumElements(value);
                 out.push((name, (0..n).map(|k| mlirDenseI64ArrayGetElement(value, k)).collect()));
             } else {
-                return Err(format!("'{name}' is neither an integer, an array<i64>, a unit nor a dictionary"));
+                return Err(Error::Invalid(format!(
+                    "'{name}' is neither an integer, an array<i64>, a unit nor a dictionary"
+                )));
             }
         }
     }
@@ -170,7 +176,7 @@ impl<'c, 'a> OpView<'c, 'a> {
     /// entry's name and its integers (one for an integer or boolean, none for a unit), in the dictionary's
     /// (sorted) order. `None` when the op has no such attribute; `Err` names an entry of another
     /// kind, or says the attribute is no dictionary.
-    pub fn int_dict(&self, name: &str) -> Option<Result<IntEntries, String>> {
+    pub fn int_dict(&self, name: &str) -> Option<Result<IntEntries, Error>> {
         let raw = self.attribute(name)?.to_raw();
         let mut entries = Vec::new();
         // SAFETY: the attribute is alive for the call.

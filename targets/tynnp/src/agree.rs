@@ -2,6 +2,7 @@
 //! output, a prefetched record, its jobs still running) is where, and while, the others expect
 //! it (`schedule.rs` checks each kernel alone).
 
+use crate::error::TynnpError;
 use crate::{
     resident,
     schedule::{ATTRIBUTE, Range, Schedule, TOKENS},
@@ -33,7 +34,7 @@ pub fn check_function(
         let next = (i + 1 < n).then(|| ok(&schedules[i + 1])).flatten();
         let before = (i > 0).then(|| ok(&schedules[i - 1])).flatten();
         if let Some(at) = this.kept_output {
-            errors.extend(kept_across(composites, schedules, ranges, i, at).err().map(|e| (i, e)));
+            errors.extend(kept_across(composites, schedules, ranges, i, at).err().map(|e| (i, e.to_string())));
         }
         for (k, at) in this.kept_inputs.iter().enumerate() {
             let Some(at) = at else { continue };
@@ -133,9 +134,10 @@ fn kept_across(
     ranges: &[Option<Vec<Range>>],
     i: usize,
     at: i64,
-) -> Result<(), String> {
-    let readers = resident::readers(composites, i)
-        .ok_or_else(|| format!("kept.output is {at}, but no later kernel of the function alone reads it"))?;
+) -> Result<(), TynnpError> {
+    let readers = resident::readers(composites, i).ok_or_else(|| {
+        TynnpError::Schedule(format!("kept.output is {at}, but no later kernel of the function alone reads it"))
+    })?;
     let bytes = ranges[i].iter().flatten().find(|r| r.0 == "kept.output").map_or(0, |r| r.2);
     let last = readers.iter().map(|r| r.0).max().unwrap_or(i);
     for &(j, k) in &readers {
@@ -143,19 +145,19 @@ fn kept_across(
             && reader.kept_inputs[k] != Some(at)
         {
             let which = if j == i + 1 { "the next kernel".to_string() } else { format!("kernel {j} of the function") };
-            return Err(format!("kept.output is {at}, but {which} does not read it from there"));
+            return Err(TynnpError::Schedule(format!("kept.output is {at}, but {which} does not read it from there")));
         }
     }
     let this_tensor = |r: &&Range| r.0.starts_with("kept.") && r.0 != "kept.output" && r.1 == at;
     for (m, between) in ranges.iter().enumerate().take(last).skip(i + 1) {
         for (name, start, length) in between.iter().flatten().filter(|r| !this_tensor(r)) {
             if *start < at + bytes && at < start + length {
-                return Err(format!(
+                return Err(TynnpError::Schedule(format!(
                     "kept.output [{at}, {}) lives until kernel {last} of the function, but kernel {m}'s {name} [{start}, {}) \
                      lies over it",
                     at + bytes,
                     start + length
-                ));
+                )));
             }
         }
     }

@@ -36,6 +36,7 @@
 //! the tiles do rotate through that many buffers (legalization's contract; the simulator's
 //! hazard checker finds a loop that does not); a drained loop rotates through two.
 
+use crate::error::TynnpError;
 use melior::ir::{Location, OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use umac_backend::{Error, KernelStep};
@@ -82,45 +83,48 @@ fn run(module: OperationRef) -> Result<(), Error> {
 ///
 /// # Safety
 /// `loop_op` must be a live `scf.for`.
-unsafe fn double_buffer(loop_op: MlirOperation) -> Result<(), String> {
+unsafe fn double_buffer(loop_op: MlirOperation) -> Result<(), TynnpError> {
     // SAFETY: the caller's contract; every op read is in the loop, alive until it is rebuilt.
     unsafe {
         let buffers = attribute(loop_op, BUFFERS)
             .filter(|a| mlirAttributeIsAInteger(*a))
             .map(|a| mlirIntegerAttrGetValueInt(a))
             .filter(|n| (1..=16).contains(n))
-            .ok_or(format!("has a {BUFFERS} that is not a buffer count (1 to 16)"))?;
+            .ok_or_else(|| TynnpError::Loop(format!("has a {BUFFERS} that is not a buffer count (1 to 16)")))?;
         let reuse = match attribute(loop_op, REUSE) {
             None => Vec::new(),
-            Some(a) => i64_array(a).ok_or(format!("has a {REUSE} that is not an array<i64>"))?,
+            Some(a) => {
+                i64_array(a).ok_or_else(|| TynnpError::Loop(format!("has a {REUSE} that is not an array<i64>")))?
+            }
         };
         let carried = mlirOperationGetNumResults(loop_op);
         let mut positions: Vec<usize> = Vec::new();
         for &k in &reuse {
             if !(0..carried as i64).contains(&k) || positions.contains(&(k as usize)) {
-                return Err(format!(
+                return Err(TynnpError::Loop(format!(
                     "lists {k} in {REUSE}, which is not one of its {carried} iteration arguments once"
-                ));
+                )));
             }
             positions.push(k as usize);
         }
         let drains: Vec<MlirOperation> =
             body_ops(loop_op).into_iter().filter(|op| attribute(*op, DRAIN).is_some()).collect();
         if let [_, _, ..] = drains[..] {
-            return Err(format!("has {} ops marked {DRAIN}, not at most one", drains.len()));
+            return Err(TynnpError::Loop(format!("has {} ops marked {DRAIN}, not at most one", drains.len())));
         }
         if let Some(&drain) = drains.first() {
             if name(drain) != "scf.if" {
-                return Err(format!("marks a {} as {DRAIN}, which must be an scf.if", name(drain)));
+                return Err(TynnpError::Loop(format!("marks a {} as {DRAIN}, which must be an scf.if", name(drain))));
             }
             if buffers > 2 {
-                return Err(format!(
+                return Err(TynnpError::Loop(format!(
                     "drains the tile before ({DRAIN}), which double-buffers (2 buffers) but not {buffers}"
-                ));
+                )));
             }
             if buffers == 2 {
-                sink_to_yield(drain)
-                    .map_err(|e| format!("drains the tile before in an scf.if that cannot move: {e}"))?;
+                sink_to_yield(drain).map_err(|e| {
+                    TynnpError::Loop(format!("drains the tile before in an scf.if that cannot move: {e}"))
+                })?;
             }
             mlirOperationRemoveAttributeByName(drain, str_ref(DRAIN));
         }

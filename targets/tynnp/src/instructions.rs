@@ -14,6 +14,7 @@
 //! `llvm.inline_asm has_side_effects ".insn r CUSTOM_k, funct3, funct7, ..."` with a memory
 //! clobber.
 
+use crate::error::TynnpError;
 use umac_backend::{Error, OpView};
 
 /// An NPU instruction.
@@ -64,27 +65,30 @@ pub fn is_instruction(name: &str) -> bool {
 }
 
 /// Checks an instruction op: its operands, result and `funct7`.
-pub fn verify(op: &OpView) -> Result<(), String> {
+pub fn verify(op: &OpView) -> Result<(), TynnpError> {
     let types: Vec<String> = (0..op.operand_count()).filter_map(|i| op.operand_type_text(i)).collect();
     if op.name() == WAIT {
         return if types == ["i32"] && op.result_count() == 0 {
             Ok(())
         } else {
-            Err("takes one i32 token and gives nothing".into())
+            Err(TynnpError::Contract("takes one i32 token and gives nothing".into()))
         };
     }
-    let instruction = named(&op.name()).ok_or("is no NPU instruction")?;
+    let instruction = named(&op.name()).ok_or_else(|| TynnpError::Contract("is no NPU instruction".into()))?;
     let expected = 2 + instruction.words;
     let words_ok = types.len() == expected && types[0] == "!llvm.ptr" && types[1..].iter().all(|t| t == "i32");
     if !words_ok || op.result_count() != 1 {
-        return Err(format!(
+        return Err(TynnpError::Contract(format!(
             "takes the descriptor's address (!llvm.ptr), the unit and the descriptor's {} words (i32), and gives a token",
             instruction.words
-        ));
+        )));
     }
     let funct7 = op.int("funct7").unwrap_or(0);
     if !(0..=i64::from(instruction.funct7)).contains(&funct7) {
-        return Err(format!("has funct7 {funct7}; this instruction takes 0 to {}", instruction.funct7));
+        return Err(TynnpError::Contract(format!(
+            "has funct7 {funct7}; this instruction takes 0 to {}",
+            instruction.funct7
+        )));
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ mod body;
 mod codegen;
 mod describe;
 mod double_buffer;
+mod error;
 mod im2col;
 mod instructions;
 mod jobs;
@@ -248,8 +249,8 @@ impl Backend for Tynnp {
         &DIALECT
     }
 
-    fn verify_primitive(&self, op: &OpView) -> Result<(), String> {
-        if instructions::is_instruction(&op.name()) { instructions::verify(op) } else { primitives::verify(op) }
+    fn verify_primitive(&self, op: &OpView) -> Result<(), Error> {
+        Ok(if instructions::is_instruction(&op.name()) { instructions::verify(op) } else { primitives::verify(op) }?)
     }
 
     fn primitive(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {

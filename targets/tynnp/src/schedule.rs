@@ -41,6 +41,7 @@
 //! ranges of every kernel it lives across; a kernel handing its jobs on keeps its ranges apart
 //! from the next kernel's (`agree.rs`).
 
+use crate::error::TynnpError;
 use crate::jobs::Job;
 use umac_backend::OpView;
 use umac_tynnp_device::Params;
@@ -191,28 +192,29 @@ impl Schedule {
 
     /// The schedule attached to `op`, if any, read as `job` runs (every entry known, each of the
     /// right kind).
-    pub fn attached(op: &OpView, job: &Job) -> Option<Result<Schedule, String>> {
+    pub fn attached(op: &OpView, job: &Job) -> Option<Result<Schedule, TynnpError>> {
         let entries = match op.int_dict(ATTRIBUTE)? {
             Ok(entries) => entries,
-            Err(e) => return Some(Err(format!("{ATTRIBUTE}: {e}"))),
+            Err(e) => return Some(Err(TynnpError::Schedule(format!("{ATTRIBUTE}: {e}")))),
         };
-        Some(Self::read(&entries, job).map_err(|e| format!("{ATTRIBUTE}: {e}")))
+        Some(Self::read(&entries, job).map_err(|e| TynnpError::Schedule(format!("{ATTRIBUTE}: {e}"))))
     }
 
-    fn read(entries: &[(String, Vec<i64>)], job: &Job) -> Result<Schedule, String> {
+    fn read(entries: &[(String, Vec<i64>)], job: &Job) -> Result<Schedule, TynnpError> {
         let inputs = job.code.tile_inputs();
         let mut schedule = Schedule { buffers: 2, ..Schedule::default() };
         // A unit: decided, not placed.
         let one = |name: &str, values: &[i64]| match values {
             [value] => Ok(*value),
             [] => Ok(UNPLACED),
-            _ => Err(format!("'{name}' must be one integer")),
+            _ => Err(TynnpError::Schedule(format!("'{name}' must be one integer"))),
         };
         for (name, values) in entries {
             match name.as_str() {
                 "tiles" => schedule.tiles = values.clone(),
                 "bands" => {
-                    schedule.bands = usize::try_from(one(name, values)?).map_err(|_| "'bands' < 0".to_string())?
+                    schedule.bands =
+                        usize::try_from(one(name, values)?).map_err(|_| TynnpError::Schedule("'bands' < 0".into()))?
                 }
                 "buffers" => schedule.buffers = one(name, values)?,
                 "fold" => schedule.fold = one(name, values)? != 0,
@@ -222,18 +224,20 @@ impl Schedule {
                 "prefetch_far" => schedule.prefetch_far = Some(one(name, values)?),
                 "kept.output" => schedule.kept_output = Some(one(name, values)?),
                 kept if kept.starts_with("kept.") => {
-                    let k = inputs
-                        .iter()
-                        .position(|i| kept == format!("kept.{i}"))
-                        .ok_or_else(|| format!("'{kept}' names no tensor the {} reads tile by tile", job.code.what))?;
+                    let k = inputs.iter().position(|i| kept == format!("kept.{i}")).ok_or_else(|| {
+                        TynnpError::Schedule(format!(
+                            "'{kept}' names no tensor the {} reads tile by tile",
+                            job.code.what
+                        ))
+                    })?;
                     schedule.kept_inputs[k] = Some(one(name, values)?);
                 }
                 region if region.starts_with("dm.") => match values[..] {
                     [at, bytes] => schedule.dm.push((region[3..].to_string(), at, bytes)),
                     [] => schedule.dm.push((region[3..].to_string(), UNPLACED, 0)),
-                    _ => return Err(format!("'{region}' must be [offset, bytes]")),
+                    _ => return Err(TynnpError::Schedule(format!("'{region}' must be [offset, bytes]"))),
                 },
-                other => return Err(format!("unknown entry '{other}'")),
+                other => return Err(TynnpError::Schedule(format!("unknown entry '{other}'"))),
             }
         }
         Ok(schedule)
@@ -242,31 +246,42 @@ impl Schedule {
     /// Checks what can be checked of one kernel alone: the regions its job needs, each in DM,
     /// and no two of its ranges in DM overlapping (`record`: its constant record's bytes,
     /// `next`: the next kernel's).
-    pub fn check(&self, job: &Job, records: Records, params: &Params) -> Result<(), String> {
+    pub fn check(&self, job: &Job, records: Records, params: &Params) -> Result<(), TynnpError> {
         let Records { own: record, next, far } = records;
         let code = job.code;
         if self.tiles.is_empty() {
-            return Err("the kernel is not tiled (umac-tile-tynnp tiles it)".into());
+            return Err(TynnpError::Schedule("the kernel is not tiled (umac-tile-tynnp tiles it)".into()));
         }
         if let Some(name) = self.unplaced() {
-            return Err(format!("{name} is not placed in DM (umac-place-tynnp places it)"));
+            return Err(TynnpError::Schedule(format!("{name} is not placed in DM (umac-place-tynnp places it)")));
         }
         if !(1..=2).contains(&self.buffers) {
-            return Err(format!("buffers is {}; it must be 1 or 2", self.buffers));
+            return Err(TynnpError::Schedule(format!("buffers is {}; it must be 1 or 2", self.buffers)));
         }
         if (self.fold || self.im2col) && !code.foldable() {
-            return Err(format!("fold or im2col is set, but a {} has no kernel to fold", code.what));
+            return Err(TynnpError::Schedule(format!(
+                "fold or im2col is set, but a {} has no kernel to fold",
+                code.what
+            )));
         }
         if self.fold && self.im2col {
-            return Err("fold and im2col are both set; im2col folds the kernel columns too".into());
+            return Err(TynnpError::Schedule(
+                "fold and im2col are both set; im2col folds the kernel columns too".into(),
+            ));
         }
         let units = i64::from(params.vu_count);
         let on_units = code.units || code.elementwise();
         if on_units && !(1..=units).contains(&(self.bands as i64)) {
-            return Err(format!("bands is {}; the {} needs 1 to {units} (-vu={units})", self.bands, code.what));
+            return Err(TynnpError::Schedule(format!(
+                "bands is {}; the {} needs 1 to {units} (-vu={units})",
+                self.bands, code.what
+            )));
         }
         if !on_units && self.bands != 0 {
-            return Err(format!("bands is {}; the {} runs on the NU, in no bands", self.bands, code.what));
+            return Err(TynnpError::Schedule(format!(
+                "bands is {}; the {} runs on the NU, in no bands",
+                self.bands, code.what
+            )));
         }
         let two = self.buffers == 2 && self.tiles.len() > 2;
         let mut expected: Vec<String> = Vec::new();
@@ -284,24 +299,28 @@ impl Schedule {
         }
         if let Some((_, bytes)) = self.region(TOKENS) {
             if !writes {
-                return Err("dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into());
+                return Err(TynnpError::Schedule(
+                    "dm.tokens hands the jobs on, but the output is not kept in DM for the next kernel".into(),
+                ));
             }
             let tiles = self.tiles.len().saturating_sub(1);
             let need = 4 * token_words(tiles, self.bands) as i64;
             if bytes < need {
                 let jobs = tiles * self.bands.max(1);
-                return Err(format!(
+                return Err(TynnpError::Schedule(format!(
                     "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens and the two records' copies' need {need}"
-                ));
+                )));
             }
             expected.push(TOKENS.into());
         } else if self.prefetch_far.is_some() {
-            return Err(
-                "prefetch_far is set, but the kernel hands no jobs on (no dm.tokens) to hand the copy on".into()
-            );
+            return Err(TynnpError::Schedule(
+                "prefetch_far is set, but the kernel hands no jobs on (no dm.tokens) to hand the copy on".into(),
+            ));
         }
         match (record, self.preloaded) {
-            (None, Some(_)) => return Err(format!("preloaded is set, but the {} has no constants", code.what)),
+            (None, Some(_)) => {
+                return Err(TynnpError::Schedule(format!("preloaded is set, but the {} has no constants", code.what)));
+            }
             (Some(_), None) => expected.push("constants".into()),
             _ => {}
         }
@@ -310,30 +329,47 @@ impl Schedule {
         let mut wanted: Vec<&str> = expected.iter().map(String::as_str).collect();
         wanted.sort_unstable();
         if names != wanted {
-            return Err(format!("dm has regions [{}]; this schedule needs [{}]", names.join(", "), wanted.join(", ")));
+            return Err(TynnpError::Schedule(format!(
+                "dm has regions [{}]; this schedule needs [{}]",
+                names.join(", "),
+                wanted.join(", ")
+            )));
         }
         if let (Some((_, bytes)), Some(record)) = (self.region("constants"), record)
             && bytes != record as i64
         {
-            return Err(format!("dm.constants has {bytes} bytes; the {}'s record has {record}", code.what));
+            return Err(TynnpError::Schedule(format!(
+                "dm.constants has {bytes} bytes; the {}'s record has {record}",
+                code.what
+            )));
         }
         if self.prefetch.is_some() && next.is_none() {
-            return Err("prefetch is set, but no next kernel in the function has constants to copy".into());
+            return Err(TynnpError::Schedule(
+                "prefetch is set, but no next kernel in the function has constants to copy".into(),
+            ));
         }
         if self.prefetch_far.is_some() && far.is_none() {
-            return Err("prefetch_far is set, but no kernel two on in the function has constants to copy".into());
+            return Err(TynnpError::Schedule(
+                "prefetch_far is set, but no kernel two on in the function has constants to copy".into(),
+            ));
         }
         let ranges = self.ranges(job, records)?;
         let dm = i64::from(params.dm_bytes);
         for (name, at, bytes) in &ranges {
             if *at < 0 || *bytes < 0 || at.checked_add(*bytes).is_none_or(|end| end > dm) {
-                return Err(format!("{name} at {at} ({bytes} bytes) lies outside DM's {dm} bytes"));
+                return Err(TynnpError::Schedule(format!(
+                    "{name} at {at} ({bytes} bytes) lies outside DM's {dm} bytes"
+                )));
             }
         }
         for (i, (a, a_at, a_bytes)) in ranges.iter().enumerate() {
             for (b, b_at, b_bytes) in &ranges[i + 1..] {
                 if a_at < &(b_at + b_bytes) && b_at < &(a_at + a_bytes) {
-                    return Err(format!("{a} [{a_at}, {}) overlaps {b} [{b_at}, {})", a_at + a_bytes, b_at + b_bytes));
+                    return Err(TynnpError::Schedule(format!(
+                        "{a} [{a_at}, {}) overlaps {b} [{b_at}, {})",
+                        a_at + a_bytes,
+                        b_at + b_bytes
+                    )));
                 }
             }
         }
@@ -341,12 +377,14 @@ impl Schedule {
     }
 
     /// Every range the kernel touches in DM while it runs: name, offset, bytes.
-    pub fn ranges(&self, job: &Job, Records { own: record, next, far }: Records) -> Result<Vec<Range>, String> {
+    pub fn ranges(&self, job: &Job, Records { own: record, next, far }: Records) -> Result<Vec<Range>, TynnpError> {
         let mut ranges: Vec<Range> = self.dm.iter().map(|(n, at, b)| (format!("dm.{n}"), *at, *b)).collect();
         let tiled = job.code.tile_inputs();
         for (k, at) in self.kept_inputs.iter().enumerate() {
             if let Some(at) = at {
-                let name = tiled.get(k).ok_or("kept names an input the job does not read")?;
+                let name = tiled
+                    .get(k)
+                    .ok_or_else(|| TynnpError::Schedule("kept names an input the job does not read".into()))?;
                 ranges.push((format!("kept.{name}"), *at, job.bytes[k]));
             }
         }
@@ -428,7 +466,7 @@ mod tests {
         let wrong = [("kept.x".to_string(), vec![0])];
         assert_eq!(
             Schedule::read(&wrong, &job),
-            Err("'kept.x' names no tensor the convolution reads tile by tile".into())
+            Err(TynnpError::Schedule("'kept.x' names no tensor the convolution reads tile by tile".into()))
         );
     }
 
@@ -444,7 +482,7 @@ mod tests {
         let touching = Schedule { dm, ..schedule.clone() };
         assert_eq!(
             touching.check(&job, own, &params),
-            Err("dm.input1 [196481, 196609) overlaps kept.output [196608, 196864)".into())
+            Err(TynnpError::Schedule("dm.input1 [196481, 196609) overlaps kept.output [196608, 196864)".into()))
         );
         // Ending where the kept output starts is fine.
         let mut dm = schedule.dm.clone();
@@ -455,25 +493,32 @@ mod tests {
             schedule
                 .check(&job, Records { own: Some(85), ..Records::default() }, &params)
                 .unwrap_err()
+                .to_string()
                 .contains("record has 85")
         );
         let one = Schedule { tiles: vec![0, 8], ..schedule.clone() };
-        assert!(one.check(&job, own, &params).unwrap_err().contains("needs [constants, input]"));
+        assert!(one.check(&job, own, &params).unwrap_err().to_string().contains("needs [constants, input]"));
         // Written to DDR, the output needs its tile buffers.
         let to_ddr = Schedule { kept_output: None, ..schedule.clone() };
-        assert!(to_ddr.check(&job, own, &params).unwrap_err().contains("output, output1]"));
+        assert!(to_ddr.check(&job, own, &params).unwrap_err().to_string().contains("output, output1]"));
         let single = Schedule { buffers: 1, ..schedule.clone() };
         assert!(single.check(&job, own, &params).is_err());
         // Prefetching with no next record; a range past the end of i64.
         let prefetching = Schedule { prefetch: Some(98_304), ..schedule.clone() };
-        assert!(prefetching.check(&job, own, &params).unwrap_err().starts_with("prefetch is set"));
+        assert!(prefetching.check(&job, own, &params).unwrap_err().to_string().starts_with("prefetch is set"));
         assert_eq!(prefetching.check(&job, Records { own: Some(84), next: Some(100), far: None }, &params), Ok(()));
         // im2col needs its staged input's region, and folds the columns itself.
         let im2col = Schedule { im2col: true, ..schedule.clone() };
-        assert!(im2col.check(&job, own, &params).unwrap_err().contains("needs [constants, input, input1, stage]"));
+        assert!(
+            im2col
+                .check(&job, own, &params)
+                .unwrap_err()
+                .to_string()
+                .contains("needs [constants, input, input1, stage]")
+        );
         let both = Schedule { fold: true, ..im2col };
-        assert!(both.check(&job, own, &params).unwrap_err().starts_with("fold and im2col are both set"));
+        assert!(both.check(&job, own, &params).unwrap_err().to_string().starts_with("fold and im2col are both set"));
         let far = Schedule { kept_output: Some(i64::MAX), ..schedule };
-        assert!(far.check(&job, own, &params).unwrap_err().contains("lies outside DM"));
+        assert!(far.check(&job, own, &params).unwrap_err().to_string().contains("lies outside DM"));
     }
 }

@@ -124,7 +124,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             .map(|i| {
                 let job = self.jobs[i].as_ref().map_err(Clone::clone)?;
                 match Schedule::attached(self.composites[i].last(), job) {
-                    Some(attached) => attached.map_err(Error::Unsupported),
+                    Some(attached) => attached.map_err(Error::from),
                     None => self.decide(i, Shared::default(), dm),
                 }
             })
@@ -156,9 +156,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             .map(|i| {
                 let job = self.jobs[i].as_ref().map_err(Clone::clone);
                 match job {
-                    Ok(job) => {
-                        Schedule::attached(self.composites[i].last(), job).map(|s| s.map_err(Error::Unsupported))
-                    }
+                    Ok(job) => Schedule::attached(self.composites[i].last(), job).map(|s| s.map_err(Error::from)),
                     Err(e) => Some(Err(e)),
                 }
             })
