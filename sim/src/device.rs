@@ -74,6 +74,18 @@ pub struct Figures {
     pub units: Vec<(String, u64, u64)>,
     /// Its part of the report's text (per unit, bytes moved, stalls), each line indented.
     pub text: String,
+    /// Per unit, the fewest cycles its cost contract allows for the work the unit did (one job
+    /// per kernel, each off-chip byte moved once); empty when the device gives none.
+    pub bounds: Vec<(String, u64)>,
+}
+
+/// The run a device reports on.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// Its cycles (until the core stopped and every device's work completed).
+    pub cycles: u64,
+    /// The cycles the kernels (calls that issued custom instructions) began, in order.
+    pub kernel_starts: &'a [u64],
 }
 
 /// Something the machine hosts beside its core.
@@ -145,9 +157,9 @@ pub trait Device: Any {
         Work::default()
     }
 
-    /// Its figures for a report of a run `cycles` long.
-    fn figures(&self, cycles: u64) -> Figures {
-        let _ = cycles;
+    /// Its figures for a report of `run`.
+    fn figures(&self, run: &Run) -> Figures {
+        let _ = run;
         Figures { work: self.work(), ..Figures::default() }
     }
 }

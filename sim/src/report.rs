@@ -3,7 +3,7 @@
 //! bound the run is measured against.
 
 use crate::{
-    device::Figures,
+    device::{Figures, Run},
     machine::{Kernel, Machine},
 };
 use std::fmt::Write as _;
@@ -25,6 +25,12 @@ pub struct Report {
     pub roofline_cycles: u64,
     /// Per unit: name, jobs, busy cycles.
     pub units: Vec<(String, u64, u64)>,
+    /// Per unit (the control unit `cu` first, then the devices'), the fewest cycles the devices'
+    /// cost contracts allow for its work (one job per kernel, each off-chip byte moved once);
+    /// empty when no device gives bounds.
+    pub contract_units: Vec<(String, u64)>,
+    /// The largest of them: no run of this work takes fewer cycles (0 without bounds).
+    pub contract_bound_cycles: u64,
     /// The NPU kernels in call order, with their roofline bounds and labels.
     pub kernels: Vec<KernelFigures>,
     /// The table, as text.
@@ -47,7 +53,9 @@ pub struct KernelFigures {
 /// counts the MACs its jobs did.
 pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Option<u64>) -> Report {
     let cycles = m.cycles.max(m.devices_busy_until()) - start.0;
-    let devices: Vec<Figures> = m.devices.iter().map(|d| d.figures(cycles)).collect();
+    let kernel_starts: Vec<u64> = m.kernels.iter().map(|k| k.start).collect();
+    let run = Run { cycles, kernel_starts: &kernel_starts };
+    let devices: Vec<Figures> = m.devices.iter().map(|d| d.figures(&run)).collect();
     let macs_per_cycle: u64 = devices.iter().map(|f| f.macs_per_cycle).sum();
     let ddr_bytes_per_cycle: u64 = devices.iter().map(|f| f.ddr_bytes_per_cycle).sum();
     let bound =
@@ -113,6 +121,22 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Opt
             cycles as f64 / roofline.max(1) as f64
         );
     }
+    let mut contract_units: Vec<(String, u64)> = devices.iter().flat_map(|f| f.bounds.clone()).collect();
+    if !contract_units.is_empty() {
+        // The control unit's own work: its cycles not spent waiting for a device.
+        let cu = m.functions.iter().map(|f| f.cycles - f.npu_stalls).sum();
+        contract_units.insert(0, ("cu".into(), cu));
+    }
+    let busiest = contract_units.iter().max_by_key(|u| u.1).cloned();
+    if let Some((unit, bound)) = &busiest {
+        let _ = writeln!(
+            text,
+            "contract bound {bound} cycles (the busiest unit, {unit}, doing its work as one job a kernel, each DDR \
+             byte moved once): the run takes {:.2}x of it",
+            cycles as f64 / (*bound).max(1) as f64
+        );
+    }
+    let contract_bound_cycles = busiest.map_or(0, |b| b.1);
     let units = devices.into_iter().flat_map(|f| f.units).collect();
     Report {
         cycles,
@@ -122,6 +146,8 @@ pub fn report(m: &Machine, start: (u64, u64), labels: &[String], model_macs: Opt
         ddr_bytes: work.ddr_bytes,
         roofline_cycles: roofline,
         units,
+        contract_units,
+        contract_bound_cycles,
         kernels,
         text,
     }

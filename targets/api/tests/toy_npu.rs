@@ -16,7 +16,7 @@ use umac_driver::{
 use umac_runtime::{DType, Tensor};
 use umac_sim::{
     Device,
-    device::{DeviceError, Figures, Instruction, Outcome, Work},
+    device::{DeviceError, Figures, Instruction, Outcome, Run, Work},
     memory::Memory,
 };
 
@@ -66,7 +66,7 @@ impl Device for ReluUnit {
         let &(end, pc) = self.jobs.iter().filter(|j| j.0 > now).max_by_key(|j| j.0)?;
         Some((pc, format!("a relu job runs until cycle {end}")))
     }
-    fn figures(&self, _cycles: u64) -> Figures {
+    fn figures(&self, _run: &Run) -> Figures {
         let text = format!("  toy relu unit: {} jobs, {} bytes\n", self.jobs.len(), self.bytes);
         Figures {
             work: Work::default(),

@@ -1,7 +1,8 @@
 //! tynnp benchmark (`scripts/bench tynnp`): every MLPerf Tiny model compiled for `tynnp,rv32im`
 //! and run on the simulator (first reference input): simulated cycles, the roofline bound of the
 //! whole model (`max(MACs / NU MACs per cycle, DDR bytes / DDR bytes per cycle)`) and the ratio,
-//! the busiest unit of each kind's utilisation, DDR bytes; beside it the same model on the control
+//! the contract bound (each unit's work under isa.md's costs, one job a kernel, each DDR byte
+//! moved once; the busiest unit's) and the ratio, the busiest unit of each kind's utilisation, DDR bytes; beside it the same model on the control
 //! unit alone (`rv32im`), without output pixels packed into the NU's columns, without kernels
 //! running at once (overlap), without the next kernel's constants loaded during this one, without
 //! activations kept in DM between kernels (what that fusion earns), single-buffered (what double buffering earns), with one vector unit
@@ -93,14 +94,20 @@ fn ratio(report: &Report) -> f64 {
     report.cycles as f64 / report.roofline_cycles.max(1) as f64
 }
 
+fn over_contract(report: &Report) -> f64 {
+    report.cycles as f64 / report.contract_bound_cycles.max(1) as f64
+}
+
 fn main() -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let models = testdata::dir("models/mlperf-tiny");
     println!(
-        "{:<5} {:>12} {:>10} {:>7} {:>6} {:>6} {:>6} {:>9} {:>12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:<5} {:>12} {:>10} {:>7} {:>10} {:>7} {:>6} {:>6} {:>6} {:>9} {:>12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "model",
         "cycles",
         "roofline",
+        "ratio",
+        "contract",
         "ratio",
         "NU %",
         "VU %",
@@ -139,10 +146,12 @@ fn main() -> Result<(), String> {
         let speedup = cu.cycles as f64 / npu.cycles.max(1) as f64;
         let (nu, vu, dma) = (share("nu"), share("vu"), share("dma"));
         println!(
-            "{model:<5} {:>12} {:>10} {:>6.2}x {nu:>6.1} {vu:>6.1} {dma:>6.1} {:>9} {:>12} {speedup:>7.1}x {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {vela:>9}",
+            "{model:<5} {:>12} {:>10} {:>6.2}x {:>10} {:>6.2}x {nu:>6.1} {vu:>6.1} {dma:>6.1} {:>9} {:>12} {speedup:>7.1}x {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {vela:>9}",
             npu.cycles,
             npu.roofline_cycles,
             ratio(&npu),
+            npu.contract_bound_cycles,
+            over_contract(&npu),
             npu.ddr_bytes,
             cu.cycles,
             variants[0].2.cycles,
@@ -158,6 +167,11 @@ fn main() -> Result<(), String> {
             "cycles": npu.cycles,
             "roofline_cycles": npu.roofline_cycles,
             "cycles_over_roofline": ratio(&npu),
+            "contract_bound_cycles": npu.contract_bound_cycles,
+            "cycles_over_contract_bound": over_contract(&npu),
+            "contract_units": npu.contract_units.iter().map(|(unit, cycles)| serde_json::json!({
+                "unit": unit, "cycles": cycles,
+            })).collect::<Vec<_>>(),
             "macs": npu.model_macs,
             "macs_issued": npu.macs,
             "ddr_bytes": npu.ddr_bytes,
@@ -193,6 +207,7 @@ fn main() -> Result<(), String> {
         "what": "MLPerf Tiny on the tynnp simulator (default parameters: 16x16 NU, 4 VUs, 256 KiB DM, 16 B/cycle DDR, 64 cycles latency), first reference input, outputs equal to TFLite Micro's; the same model on the RV32IM control unit alone, in the variants' configurations and with smaller DMs (dm_sizes), in the same run",
         "stage": "one kernel per composite (IC's residual adds with their rescales one vu.eltwise kernel; leading slices read in place); every kernel in tiles, written single-buffered by legalization and double-buffered by umac-double-buffer-tynnp: convolutions on the NU (kernel columns folded into input channels when few, a tall kernel's rows too: im2col from the input staged in DM; adjacent output pixels of a convolution with few output channels packed into the NU's columns, its filter packed so at compile time), depthwise convolutions, pooling and adds in tiles of bands over the vector units; each kernel's constants packed at compile time into one record, copied by one DMA on the output channel while the first tile comes in; a kernel's output read by the next kernel alone stays in DM, written and read there in place (no copies, no tile buffers), other outputs go back to DDR; a kernel copies the next kernels' records into DM where its output channel would idle (just before the first tile's copy in that waits for one of its jobs); a kernel whose kept output the next reads in place hands its jobs on (tokens in a DM table) and the next kernel's tiles depend on the tiles writing what they read, so the two run at once (such kernels run in 3 tiles); a kernel's cycles are its share of the run after the kernel before's, span_cycles from its call to its last job; what stays in DM and every region are planned per function (umac-plan-memory's algorithm, by lifetime) and attached as tynnp.schedule by umac-schedule-tynnp; int8 and int16 table lookups on the vector units when that costs less than on the control unit (patterns::table_pays)",
         "vela": "Arm Vela estimates for Ethos-U55-128, another machine and compiler: for scale only",
+        "contract_bound_cycles": "contract_bound_cycles: the largest of contract_units, each unit's fewest cycles under the contract's cost formulas (isa.md, section 5) for the work it did, as if every kernel gave it one job (the NU's fill, a vector unit's start-up, a DMA channel's latency paid once a kernel) and the DDR port moved each byte once each way; cu: the control unit's cycles not spent waiting for the NPU. No run of the same jobs takes fewer cycles",
         "macs": "macs: the model's multiply-accumulates (its source ops), which the roofline divides by the NU's rate; macs_issued: those the jobs did, the zero products of a filter packed for several output pixels included (a kernel's roofline_cycles counts these)",
         "rows": rows,
     });

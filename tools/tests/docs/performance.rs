@@ -299,7 +299,7 @@ fn sim_table(b: &Bench) -> String {
 const NEAR_U55: &str = "near Ethos-U55-128";
 
 fn tynnp_table(b: &Bench) -> String {
-    let mut out = b.description(&["what", "macs", "vela"]);
+    let mut out = b.description(&["what", "macs", "contract_bound_cycles", "vela"]);
     let rows: Vec<Vec<String>> = b
         .rows()
         .iter()
@@ -323,6 +323,8 @@ fn tynnp_table(b: &Bench) -> String {
                 thousands(cycles),
                 thousands(b.u(r, "roofline_cycles")),
                 ratio(b.f(r, "cycles_over_roofline")),
+                thousands(b.u(r, "contract_bound_cycles")),
+                ratio(b.f(r, "cycles_over_contract_bound")),
                 format!("{} ({})", thousands(b.u(pool, "cycles")), ratio(b.f(pool, "cycles_over_roofline"))),
                 thousands(b.u(r, "ddr_bytes")),
                 nu,
@@ -344,6 +346,8 @@ fn tynnp_table(b: &Bench) -> String {
             ">cycles",
             ">roofline",
             ">vs roofline",
+            ">contract bound",
+            ">vs contract bound",
             ">with a `:cpu` pool in DMEM",
             ">DDR bytes",
             ">NU busy",

@@ -8,7 +8,7 @@ use crate::{
 };
 use std::fmt::Write as _;
 use umac_sim::{
-    device::{Device, DeviceError, Figures, Outcome, Work},
+    device::{Device, DeviceError, Figures, Outcome, Run, Work},
     memory::{Memory, RegionSpec},
 };
 
@@ -91,7 +91,8 @@ impl Device for Npu {
         Work { macs: self.counters.macs, ddr_bytes: self.counters.ddr_bytes }
     }
 
-    fn figures(&self, cycles: u64) -> Figures {
+    fn figures(&self, run: &Run) -> Figures {
+        let cycles = run.cycles;
         let counters = &self.counters;
         let mut text = String::new();
         if !self.jobs.is_empty() {
@@ -110,6 +111,7 @@ impl Device for Npu {
             macs_per_cycle: self.params.macs_per_cycle(),
             ddr_bytes_per_cycle: u64::from(self.params.ddr_bytes_per_cycle),
             units: self.units.iter().map(|u| (u.name.clone(), u.count, u.busy)).collect(),
+            bounds: if self.jobs.is_empty() { Vec::new() } else { crate::bound::unit_bounds(self, run.kernel_starts) },
             text,
         }
     }

@@ -201,3 +201,32 @@ fn a_full_queue_stalls_the_cu_and_rules_are_enforced() {
         npu.execute(&mut bus, insn(0x0B, 0, DESC + 2, 0), 30).unwrap_err().to_string().contains("not 4-byte aligned")
     );
 }
+
+/// The contract bound pays a unit's per-job overhead once a kernel: two convolutions in one
+/// kernel pay the NU's fill (32) once, in two kernels twice; the same DDR bytes read twice
+/// count once.
+#[test]
+fn the_contract_bound_pays_overheads_once_a_kernel() {
+    let params = Params::default();
+    let mut npu = Npu::new(params);
+    let mut bus = TestBus::new(&params);
+    let d = copy(&mut bus, DESC, [0, 0], DDR_BASE, DM_BASE, 1024);
+    let input = npu.execute(&mut bus, insn(0x0B, 0, d, 0), 0).unwrap().rd;
+    let d = copy(&mut bus, DESC + 64, [0, 0], DDR_BASE, DM_BASE + 0x1000, 256);
+    let filter = npu.execute(&mut bus, insn(0x0B, 0, d, 0), 10).unwrap().rd;
+    let d = conv(&mut bus, DESC + 128, [input, filter]);
+    let first = npu.execute(&mut bus, insn(0x2B, 0, d, 0), 20).unwrap().rd;
+    let d = conv(&mut bus, DESC + 256, [first, 0]);
+    npu.execute(&mut bus, insn(0x2B, 0, d, 0), 400).unwrap();
+    // Each convolution costs 160 (32 of fill); both copies read the first 256 bytes of DDR.
+    let bound = |starts: &[u64]| -> Vec<(String, u64)> {
+        crate::bound::unit_bounds(&npu, starts)
+            .into_iter()
+            .filter(|(u, _)| u == "nu" || u == "dma0" || u == "ddr")
+            .collect()
+    };
+    let one = bound(&[]);
+    assert_eq!(one, [("dma0".to_string(), 64 + 1 + 1), ("nu".to_string(), 320 - 32), ("ddr".to_string(), 1024 / 16)]);
+    let two = bound(&[0, 300]);
+    assert_eq!(two[1], ("nu".to_string(), 320));
+}

@@ -4,6 +4,7 @@
 //! happens-before. The compiler (`umac-tynnp`) takes its parameters, descriptor layouts and cost
 //! model from here, so that what it encodes is what the device decodes.
 
+pub mod bound;
 pub mod compute;
 pub mod cost;
 pub mod desc;

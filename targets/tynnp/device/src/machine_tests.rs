@@ -86,6 +86,26 @@ fn an_npu_kernel_runs_on_the_schedule_computed_by_hand() {
     let report = report::report(&m, (0, 0), &[], Some(65536));
     assert_eq!((report.macs, report.model_macs, report.roofline_cycles), (16384, 65536, 256));
     assert!(report.text.contains("roofline bound 256 cycles = max(65536 MACs of the model / 256"), "{}", report.text);
+    // The contract bound: dma0's two copies through DDR as one job (65 + 65 - 64), dma1's one
+    // (64 + 1), the NU's convolution (160), DDR 1280 bytes read and 1024 written once (2304 / 16),
+    // and the control unit's 454 cycles but the 363 it waited. The NU's is the largest.
+    let units: Vec<(&str, u64)> = report.contract_units.iter().map(|(u, c)| (u.as_str(), *c)).collect();
+    assert_eq!(
+        units,
+        [
+            ("cu", 91),
+            ("dma0", 66),
+            ("dma1", 65),
+            ("nu", 160),
+            ("vu0", 0),
+            ("vu1", 0),
+            ("vu2", 0),
+            ("vu3", 0),
+            ("ddr", 144)
+        ]
+    );
+    assert_eq!(report.contract_bound_cycles, 160);
+    assert!(report.text.contains("contract bound 160 cycles (the busiest unit, nu,"), "{}", report.text);
 }
 
 #[test]
