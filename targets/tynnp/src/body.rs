@@ -7,6 +7,7 @@ use crate::{
     split::Split,
 };
 use std::{collections::HashMap, fmt::Write as _};
+use umac_tynnp_device::isa;
 
 /// The shape of a strided `dma.copy` (isa.md 5.1): `row_bytes` bytes of each of `rows` rows of
 /// each of `planes` planes, and the source's and destination's row and plane strides.
@@ -252,16 +253,55 @@ impl Body {
         shape: Strided,
     ) -> String {
         let Strided { row_bytes, rows, planes, src: [src_row, src_plane], dst: [dst_row, dst_plane] } = shape;
-        let words = [deps[0], deps[1], from, to, row_bytes, rows, src_row, dst_row, planes, src_plane, dst_plane];
-        self.issue((0, 0, 0), d, channel, &words.map(String::from))
+        let words = laid_out(
+            "dma.copy",
+            deps,
+            &[
+                ("src", from),
+                ("dst", to),
+                ("row_bytes", row_bytes),
+                ("rows", rows),
+                ("src_row_stride", src_row),
+                ("dst_row_stride", dst_row),
+                ("planes", planes),
+                ("src_plane_stride", src_plane),
+                ("dst_plane_stride", dst_plane),
+            ],
+        );
+        self.issue((0, 0, 0), d, channel, &words)
     }
 
     /// `dma.fill` of `bytes` contiguous bytes at `dst` with the input zero point (the padding of
     /// a gathered tile), on channel 0 after `deps`; `[zero, one]` are those constants.
     fn zero_point_fill(&mut self, d: &str, deps: [&str; 2], dst: &str, bytes: &str, [zero, one]: [&str; 2]) -> String {
-        let words = [deps[0], deps[1], dst, bytes, one, zero, one, zero, "%input_zp"];
-        self.issue((0, 1, 0), d, zero, &words.map(String::from))
+        let words = laid_out(
+            "dma.fill",
+            deps,
+            &[
+                ("dst", dst),
+                ("row_bytes", bytes),
+                ("rows", one),
+                ("dst_row_stride", zero),
+                ("planes", one),
+                ("dst_plane_stride", zero),
+                ("value", "%input_zp"),
+            ],
+        );
+        self.issue((0, 1, 0), d, zero, &words)
     }
+}
+
+/// The words of descriptor `mnemonic` in the layout the device decodes (`isa.rs`): `deps`, then
+/// each word's value by its name. Every word must be given.
+fn laid_out(mnemonic: &str, deps: [&str; 2], values: &[(&str, &str)]) -> Vec<String> {
+    let layout = isa::named(mnemonic).expect("a descriptor of the contract");
+    assert_eq!(values.len(), layout.words.len(), "{mnemonic}: every word given");
+    let mut words = vec![String::new(); layout.len()];
+    words[..2].clone_from_slice(&deps.map(String::from));
+    for (name, value) in values {
+        words[layout.at(name)] = value.to_string();
+    }
+    words
 }
 
 /// One tile's row of a kernel's tile table (what differs between its tiles: the descriptors'

@@ -12,6 +12,7 @@
 
 use crate::body::{Body, Row};
 use crate::{schedule::copy_token, split::Split};
+use umac_tynnp_device::isa;
 
 /// A word of a job's descriptor after its two dependency tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,8 +37,10 @@ pub struct JobCode {
     pub packed: &'static [&'static str],
     /// The descriptor's scalars, in call order after the buffers.
     pub scalars: &'static [&'static str],
-    /// The descriptor after `deps`.
-    pub descriptor: &'static [Field],
+    /// What a descriptor word holds where it is not the argument (`Dm` for an address word,
+    /// else `Scalar`) of its own name in the layout of `isa.rs`: a constant, or an argument of
+    /// another name.
+    pub aliases: &'static [(&'static str, Field)],
     /// The instruction: custom-k, funct3, funct7, and the unit index in `rs2`.
     pub insn: (u8, u8, u8, i64),
     /// The descriptor fields that differ between the tiles of a job (and the bands of a tile).
@@ -154,6 +157,18 @@ pub fn band_name(field: &Field, k: usize) -> String {
 }
 
 impl JobCode {
+    /// The descriptor's words after `deps`, in the layout the device decodes (`isa.rs`): each
+    /// word the argument of its name (its DM address for an address word), or its alias.
+    pub fn descriptor(&self) -> Vec<Field> {
+        let layout = isa::descriptor(self.insn.0, self.insn.1).expect("every job's instruction has a descriptor");
+        let field = |word: &'static str| match self.aliases.iter().find(|(name, _)| *name == word) {
+            Some(&(_, alias)) => alias,
+            None if layout.is_address(word) => Field::Dm(word),
+            None => Field::Scalar(word),
+        };
+        layout.words.iter().map(|&word| field(word)).collect()
+    }
+
     /// The per-band fields, in argument order.
     fn band_fields(&self) -> Vec<Field> {
         self.banded.iter().chain(&TILE_COPIES).copied().collect()
@@ -294,7 +309,7 @@ impl JobCode {
     /// `deps`.
     pub(crate) fn descriptor_words(&self, b: &mut Body, deps: [String; 2], row: &Row, band: usize) -> Vec<String> {
         let mut words = deps.to_vec();
-        for field in self.descriptor {
+        for field in &self.descriptor() {
             words.push(match self.field_source(field, band) {
                 Ok(_) if self.banded.contains(field) => row.field(field, band),
                 Ok(argument) => format!("%{argument}"),
@@ -472,7 +487,7 @@ impl JobCode {
         let mut b = Body::new();
         // One buffer serves every descriptor the function writes: the job's, and the 11 words
         // of a `dma.copy` (longer than a table lookup's).
-        let words = b.constant((2 + self.descriptor.len() as i64).max(COPY_WORDS));
+        let words = b.constant((2 + self.descriptor().len() as i64).max(COPY_WORDS));
         let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
         let d = descriptor.as_str();
         if self.units {

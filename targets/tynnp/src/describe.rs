@@ -63,7 +63,7 @@ fn jobs_of(code: &JobCode, split: Split, get: &dyn Fn(&str) -> Option<i64>) -> O
     let mut jobs = Vec::new();
     for k in 0..bands {
         let mut words = vec![0u32, 0];
-        for field in code.descriptor {
+        for field in &code.descriptor() {
             words.push(match code.field_source(field, k) {
                 Ok(argument) => get(&argument)? as u32,
                 Err(value) => value as u32,

@@ -16,6 +16,7 @@
 
 use crate::error::TynnpError;
 use umac_backend::{Error, OpView};
+use umac_tynnp_device::isa;
 
 /// An NPU instruction.
 pub struct Instruction {
@@ -24,28 +25,44 @@ pub struct Instruction {
     /// `CUSTOM_k`.
     pub custom: u8,
     pub funct3: u8,
-    /// The descriptor's words, the dependency tokens included.
-    pub words: usize,
     /// The largest `funct7`.
     pub funct7: u8,
+    /// The descriptor's words, the dependency tokens included (the layout of `isa.rs`).
+    pub words: usize,
 }
 
-const fn insn(name: &'static str, custom: u8, funct3: u8, bytes: usize, funct7: u8) -> Instruction {
-    Instruction { name, custom, funct3, words: bytes / 4, funct7 }
-}
-
-/// Every instruction with a descriptor (isa.md, section 5): name, opcode, descriptor bytes.
-pub const INSTRUCTIONS: [Instruction; 9] = [
-    insn("tynnp.dma_copy", 0, 0, 44, 0),
-    insn("tynnp.dma_fill", 0, 1, 36, 0),
-    insn("tynnp.nu_conv", 1, 0, 120, 0),
-    insn("tynnp.nu_matmul", 1, 1, 80, 0),
-    insn("tynnp.vu_dwconv", 2, 0, 120, 0),
-    insn("tynnp.vu_pool", 2, 1, 76, 1),
-    insn("tynnp.vu_eltwise", 2, 2, 92, 4),
-    insn("tynnp.vu_table", 2, 3, 24, 1),
-    insn("tynnp.vu_rescale", 2, 4, 56, 2),
+/// Every instruction with a descriptor (isa.md, section 5), in the order of the device's table
+/// of descriptor layouts (`isa::DESCRIPTORS`), with its largest `funct7`.
+const NAMES: [(&str, u8); 9] = [
+    ("tynnp.dma_copy", 0),
+    ("tynnp.dma_fill", 0),
+    ("tynnp.nu_conv", 0),
+    ("tynnp.nu_matmul", 0),
+    ("tynnp.vu_dwconv", 0),
+    ("tynnp.vu_pool", 1),
+    ("tynnp.vu_eltwise", 4),
+    ("tynnp.vu_table", 1),
+    ("tynnp.vu_rescale", 2),
 ];
+
+/// Every instruction with a descriptor: its op's name, opcode and descriptor words from the
+/// device's table.
+pub const INSTRUCTIONS: [Instruction; 9] = {
+    let mut all = [const { Instruction { name: "", custom: 0, funct3: 0, funct7: 0, words: 0 } }; 9];
+    let mut i = 0;
+    while i < 9 {
+        let d = &isa::DESCRIPTORS[i];
+        all[i] = Instruction {
+            name: NAMES[i].0,
+            custom: d.custom,
+            funct3: d.funct3,
+            funct7: NAMES[i].1,
+            words: 2 + d.words.len(),
+        };
+        i += 1;
+    }
+    all
+};
 
 /// The op that waits for a token.
 pub const WAIT: &str = "tynnp.wait";
@@ -142,7 +159,7 @@ mod tests {
         // Every kind of job writes the words its instruction reads.
         for code in crate::jobs::CODES {
             let found = instruction(code.insn.0, code.insn.1).unwrap();
-            assert_eq!(found.words, 2 + code.descriptor.len(), "{}", code.callee);
+            assert_eq!(found.words, 2 + code.descriptor().len(), "{}", code.callee);
             assert!(code.insn.2 <= found.funct7, "{}", code.callee);
         }
     }

@@ -7,10 +7,6 @@
 use crate::codegen::{Field, Field::*, JobCode};
 use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
 
-/// The output stage's scalars, in the order of the descriptors' `OUT` block.
-const OUT: [Field; 7] =
-    [Dm("multiplier"), Dm("shift"), Scalar("out_flags"), Scalar("output_zp"), Scalar("min"), Scalar("max"), Const(0)];
-
 /// What a window job (depthwise convolution, pooling) split into bands of output rows changes
 /// per band: where its input starts, its rows, its top padding, its output rows and where they go.
 pub(crate) const ROWS: [Field; 5] = [Dm("input"), Scalar("ih"), Scalar("pad_top"), Scalar("oh"), Dm("output")];
@@ -61,32 +57,8 @@ const CONV_CODE: JobCode = JobCode {
     what: "convolution",
     packed: &WEIGHTS,
     scalars: &CONV_SCALARS,
-    descriptor: &concat::<21, 7, 28>(
-        [
-            Dm("input"),
-            Scalar("ih"),
-            Scalar("iw"),
-            Scalar("ic"),
-            Scalar("input_zp"),
-            Dm("filter"),
-            Scalar("oc"),
-            Scalar("kh"),
-            Scalar("kw"),
-            Scalar("filter_zp"),
-            Dm("bias"),
-            Dm("output"),
-            Scalar("oh"),
-            Scalar("ow"),
-            Scalar("stride_y"),
-            Scalar("stride_x"),
-            Scalar("dilation_y"),
-            Scalar("dilation_x"),
-            Scalar("pad_top"),
-            Scalar("pad_left"),
-            Const(1), // job_flags: bias present
-        ],
-        OUT,
-    ),
+    // job_flags: bias present.
+    aliases: &[("job_flags", Const(1)), ("reserved", Const(0))],
     insn: (1, 0, 0, 0),
     banded: &ROWS,
     folded: false,
@@ -102,32 +74,7 @@ pub static DWCONV: JobCode = JobCode {
     packed: &WEIGHTS,
     // `ic` is the channel count c, `oc` the depth multiplier.
     scalars: &CONV_SCALARS,
-    descriptor: &concat::<21, 7, 28>(
-        [
-            Dm("input"),
-            Scalar("ih"),
-            Scalar("iw"),
-            Scalar("ic"),
-            Scalar("input_zp"),
-            Dm("filter"),
-            Scalar("kh"),
-            Scalar("kw"),
-            Scalar("oc"),
-            Scalar("filter_zp"),
-            Dm("bias"),
-            Dm("output"),
-            Scalar("oh"),
-            Scalar("ow"),
-            Scalar("stride_y"),
-            Scalar("stride_x"),
-            Scalar("dilation_y"),
-            Scalar("dilation_x"),
-            Scalar("pad_top"),
-            Scalar("pad_left"),
-            Const(1),
-        ],
-        OUT,
-    ),
+    aliases: &[("c", Scalar("ic")), ("mult", Scalar("oc")), ("job_flags", Const(1)), ("reserved", Const(0))],
     insn: (2, 0, 0, 0),
     banded: &ROWS,
     folded: false,
@@ -154,26 +101,6 @@ const POOL_SCALARS: [&str; 15] = [
     "max",
 ];
 
-const POOL_DESCRIPTOR: [Field; 17] = [
-    Dm("input"),
-    Scalar("ih"),
-    Scalar("iw"),
-    Scalar("c"),
-    Dm("output"),
-    Scalar("oh"),
-    Scalar("ow"),
-    Scalar("kh"),
-    Scalar("kw"),
-    Scalar("stride_y"),
-    Scalar("stride_x"),
-    Scalar("pad_top"),
-    Scalar("pad_left"),
-    Scalar("input_zp"),
-    Scalar("output_zp"),
-    Scalar("min"),
-    Scalar("max"),
-];
-
 /// `vu.pool` average (custom-2, funct3 1, funct7 1) on the vector units.
 pub static AVG_POOL: JobCode = POOL_CODE;
 
@@ -185,7 +112,7 @@ const POOL_CODE: JobCode = JobCode {
     what: "pooling",
     packed: &[],
     scalars: &POOL_SCALARS,
-    descriptor: &POOL_DESCRIPTOR,
+    aliases: &[],
     insn: (2, 1, 1, 0),
     banded: &ROWS,
     folded: false,
@@ -201,26 +128,6 @@ const Y: [&str; 4] = ["y_zp", "y_left_shift", "y_multiplier", "y_shift"];
 const ELTWISE_SCALARS: [&str; 13] =
     [X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3], "count", "out_flags", "output_zp", "min", "max"];
 
-const ELTWISE_DESCRIPTOR: [Field; 21] = concat::<14, 7, 21>(
-    [
-        Dm("x"),
-        Const(1), // x_stride: one byte per element
-        Scalar(X[0]),
-        Scalar(X[1]),
-        Scalar(X[2]),
-        Scalar(X[3]),
-        Dm("y"),
-        Const(1),
-        Scalar(Y[0]),
-        Scalar(Y[1]),
-        Scalar(Y[2]),
-        Scalar(Y[3]),
-        Dm("output"),
-        Scalar("count"),
-    ],
-    OUT,
-);
-
 /// `vu.eltwise` add (custom-2, funct3 2, funct7 0) on the vector units.
 pub static ADD: JobCode = ELTWISE_CODE;
 
@@ -232,7 +139,8 @@ const ELTWISE_CODE: JobCode = JobCode {
     what: "elementwise op",
     packed: &["multiplier", "shift"],
     scalars: &ELTWISE_SCALARS,
-    descriptor: &ELTWISE_DESCRIPTOR,
+    // One byte per element of each input.
+    aliases: &[("x_stride", Const(1)), ("y_stride", Const(1)), ("reserved", Const(0))],
     insn: (2, 2, 0, 0),
     banded: &ELEMENTS,
     folded: false,
@@ -260,7 +168,7 @@ const TABLE_CODE: JobCode = JobCode {
     what: "table lookup",
     packed: &["table"],
     scalars: &["count"],
-    descriptor: &[Dm("input"), Dm("table"), Dm("output"), Scalar("count")],
+    aliases: &[],
     insn: (2, 3, 0, 0),
     banded: &LOOKUPS,
     folded: false,
@@ -268,20 +176,6 @@ const TABLE_CODE: JobCode = JobCode {
     units: true,
     element_bytes: (1, 1),
 };
-
-const fn concat<const A: usize, const B: usize, const C: usize>(a: [Field; A], b: [Field; B]) -> [Field; C] {
-    let mut out = [Const(0); C];
-    let mut i = 0;
-    while i < A {
-        out[i] = a[i];
-        i += 1;
-    }
-    while i < C {
-        out[i] = b[i - A];
-        i += 1;
-    }
-    out
-}
 
 /// One job of a composite: its code, the tensors it copies in tile by tile, its constants, the
 /// descriptor's scalars and the bytes of each tiled tensor and of the output.

@@ -1,7 +1,7 @@
 //! Job descriptors as targets/tynnp/docs/isa.md (section 5) lays them out in memory, decoded and checked
 //! when the CU issues the instruction.
 
-use crate::error::NpuError;
+use crate::{error::NpuError, isa};
 
 /// The output-stage block `OUT` (seven words).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,18 +258,12 @@ pub type Words<'a> = &'a [u32];
 
 /// Words a descriptor of this instruction spans (`None`: not a job instruction).
 pub fn descriptor_words(opcode: u8, funct3: u8) -> Option<usize> {
-    Some(match (opcode, funct3) {
-        (0x0B, 0) => 11,
-        (0x0B, 1) => 9,
-        (0x2B, 0) => 30,
-        (0x2B, 1) => 20,
-        (0x5B, 0) => 30,
-        (0x5B, 1) => 19,
-        (0x5B, 2) => 23,
-        (0x5B, 3) => 6,
-        (0x5B, 4) => 14,
-        _ => return None,
-    })
+    isa::descriptor(custom_of(opcode)?, funct3).map(isa::Descriptor::len)
+}
+
+/// The custom opcode (0..=3) of a major opcode.
+fn custom_of(opcode: u8) -> Option<u8> {
+    [0x0B, 0x2B, 0x5B, 0x7B].iter().position(|&o| o == opcode).map(|k| k as u8)
 }
 
 fn out_block(w: Words, at: usize) -> OutBlock {
@@ -297,168 +291,181 @@ fn check_out(out: &OutBlock) -> Result<(), NpuError> {
     Ok(())
 }
 
-fn window(w: Words, ih: usize, oh: usize, kh: usize, strides: usize, pads: usize) -> Result<Window, NpuError> {
+/// The window words of a descriptor, by name (a layout without dilation words has dilation 1).
+fn window(word: &dyn Fn(&str) -> Option<u32>) -> Result<Window, NpuError> {
+    let need = |name: &str| positive(name, word(name).unwrap_or(0));
     let window = Window {
-        ih: positive("ih", w[ih])?,
-        iw: positive("iw", w[ih + 1])?,
-        oh: positive("oh", w[oh])?,
-        ow: positive("ow", w[oh + 1])?,
-        kh: positive("kh", w[kh])?,
-        kw: positive("kw", w[kh + 1])?,
-        stride_y: positive("stride_y", w[strides])?,
-        stride_x: positive("stride_x", w[strides + 1])?,
-        dilation_y: if pads == strides + 2 { 1 } else { positive("dilation_y", w[strides + 2])? },
-        dilation_x: if pads == strides + 2 { 1 } else { positive("dilation_x", w[strides + 3])? },
-        pad_top: w[pads],
-        pad_left: w[pads + 1],
+        ih: need("ih")?,
+        iw: need("iw")?,
+        oh: need("oh")?,
+        ow: need("ow")?,
+        kh: need("kh")?,
+        kw: need("kw")?,
+        stride_y: need("stride_y")?,
+        stride_x: need("stride_x")?,
+        dilation_y: positive("dilation_y", word("dilation_y").unwrap_or(1))?,
+        dilation_x: positive("dilation_x", word("dilation_x").unwrap_or(1))?,
+        pad_top: word("pad_top").unwrap_or(0),
+        pad_left: word("pad_left").unwrap_or(0),
     };
     Ok(window)
 }
 
 /// Decodes the descriptor of instruction `(opcode, funct3, funct7)` from its words (index 0 is
-/// `deps[0]`). Returns the dependencies and the job, or what is wrong with the descriptor.
+/// `deps[0]`), by the layout of `isa::DESCRIPTORS`. Returns the dependencies and the job, or
+/// what is wrong with the descriptor.
 pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2], Job), NpuError> {
+    let unknown = || {
+        NpuError::Malformed(format!("no NPU instruction has opcode {opcode:#04x}, funct3 {funct3}, funct7 {funct7}"))
+    };
+    let layout = custom_of(opcode).and_then(|custom| isa::descriptor(custom, funct3)).ok_or_else(unknown)?;
+    if w.len() < layout.len() {
+        return Err(NpuError::Malformed(format!(
+            "{} needs {} words, {} were read",
+            layout.mnemonic,
+            layout.len(),
+            w.len()
+        )));
+    }
+    let at = |name: &str| layout.at(name);
+    let word = |name: &str| w[at(name)];
     let deps = [w[0], w[1]];
-    let flags_bias = |at: usize, bias: u32| if w[at] & 1 != 0 { Some(bias) } else { None };
+    let flags_bias = || if word("job_flags") & 1 != 0 { Some(word("bias")) } else { None };
+    let windowed = || window(&|name| layout.words.contains(&name).then(|| word(name)));
+    let out = || -> Result<OutBlock, NpuError> {
+        let out = out_block(w, at("multiplier"));
+        check_out(&out)?;
+        Ok(out)
+    };
     let job = match (opcode, funct3, funct7) {
         (0x0B, 0, 0) => Job::Copy(Copy {
-            src: w[2],
-            dst: w[3],
-            row_bytes: positive("row_bytes", w[4])?,
-            rows: positive("rows", w[5])?,
-            src_row_stride: w[6] as i32,
-            dst_row_stride: w[7] as i32,
-            planes: positive("planes", w[8])?,
-            src_plane_stride: w[9] as i32,
-            dst_plane_stride: w[10] as i32,
+            src: word("src"),
+            dst: word("dst"),
+            row_bytes: positive("row_bytes", word("row_bytes"))?,
+            rows: positive("rows", word("rows"))?,
+            src_row_stride: word("src_row_stride") as i32,
+            dst_row_stride: word("dst_row_stride") as i32,
+            planes: positive("planes", word("planes"))?,
+            src_plane_stride: word("src_plane_stride") as i32,
+            dst_plane_stride: word("dst_plane_stride") as i32,
         }),
         (0x0B, 1, 0) => Job::Fill(Fill {
-            dst: w[2],
-            row_bytes: positive("row_bytes", w[3])?,
-            rows: positive("rows", w[4])?,
-            dst_row_stride: w[5] as i32,
-            planes: positive("planes", w[6])?,
-            dst_plane_stride: w[7] as i32,
-            value: w[8] as u8,
+            dst: word("dst"),
+            row_bytes: positive("row_bytes", word("row_bytes"))?,
+            rows: positive("rows", word("rows"))?,
+            dst_row_stride: word("dst_row_stride") as i32,
+            planes: positive("planes", word("planes"))?,
+            dst_plane_stride: word("dst_plane_stride") as i32,
+            value: word("value") as u8,
         }),
-        (0x2B, 0, 0) => {
-            let out = out_block(w, 23);
-            check_out(&out)?;
-            Job::Conv(Conv {
-                input: w[2],
-                ic: positive("ic", w[5])?,
-                input_zp: w[6] as i32,
-                filter: w[7],
-                oc: positive("oc", w[8])?,
-                filter_zp: w[11] as i32,
-                bias: flags_bias(22, w[12]),
-                output: w[13],
-                window: window(w, 3, 14, 9, 16, 20)?,
-                out,
-            })
-        }
+        (0x2B, 0, 0) => Job::Conv(Conv {
+            input: word("input"),
+            ic: positive("ic", word("ic"))?,
+            input_zp: word("input_zp") as i32,
+            filter: word("filter"),
+            oc: positive("oc", word("oc"))?,
+            filter_zp: word("filter_zp") as i32,
+            bias: flags_bias(),
+            output: word("output"),
+            window: windowed()?,
+            out: out()?,
+        }),
         (0x2B, 1, 0) => {
-            let out = out_block(w, 13);
-            check_out(&out)?;
-            let k = positive("k", w[4])?;
-            let a_row_stride = w[6];
+            let out = out()?;
+            let k = positive("k", word("k"))?;
+            let a_row_stride = word("a_row_stride");
             if a_row_stride < k {
                 return Err(NpuError::Malformed(format!("a_row_stride {a_row_stride} is less than k {k}")));
             }
             Job::Matmul(Matmul {
-                a: w[2],
-                m: positive("m", w[3])?,
+                a: word("a"),
+                m: positive("m", word("m"))?,
                 k,
-                a_zp: w[5] as i32,
+                a_zp: word("a_zp") as i32,
                 a_row_stride,
-                b: w[7],
-                n: positive("n", w[8])?,
-                b_zp: w[9] as i32,
-                bias: flags_bias(12, w[10]),
-                c: w[11],
+                b: word("b"),
+                n: positive("n", word("n"))?,
+                b_zp: word("b_zp") as i32,
+                bias: flags_bias(),
+                c: word("c"),
                 out,
             })
         }
-        (0x5B, 0, 0) => {
-            let out = out_block(w, 23);
-            check_out(&out)?;
-            Job::DwConv(DwConv {
-                input: w[2],
-                c: positive("c", w[5])?,
-                input_zp: w[6] as i32,
-                filter: w[7],
-                mult: positive("mult", w[10])?,
-                filter_zp: w[11] as i32,
-                bias: flags_bias(22, w[12]),
-                output: w[13],
-                window: window(w, 3, 14, 8, 16, 20)?,
-                out,
-            })
-        }
+        (0x5B, 0, 0) => Job::DwConv(DwConv {
+            input: word("input"),
+            c: positive("c", word("c"))?,
+            input_zp: word("input_zp") as i32,
+            filter: word("filter"),
+            mult: positive("mult", word("mult"))?,
+            filter_zp: word("filter_zp") as i32,
+            bias: flags_bias(),
+            output: word("output"),
+            window: windowed()?,
+            out: out()?,
+        }),
         (0x5B, 1, mode @ (0 | 1)) => {
-            let (min, max) = (w[17] as i32, w[18] as i32);
+            let (min, max) = (word("min") as i32, word("max") as i32);
             if !(-128 <= min && min <= max && max <= 127) {
                 return Err(NpuError::Malformed(format!("clamp [{min}, {max}] is not within int8")));
             }
             Job::Pool(Pool {
                 average: mode == 1,
-                input: w[2],
-                c: positive("c", w[5])?,
-                output: w[6],
-                window: window(w, 3, 7, 9, 11, 13)?,
-                input_zp: w[15] as i32,
-                output_zp: w[16] as i32,
+                input: word("input"),
+                c: positive("c", word("c"))?,
+                output: word("output"),
+                window: windowed()?,
+                input_zp: word("input_zp") as i32,
+                output_zp: word("output_zp") as i32,
                 min,
                 max,
             })
         }
         (0x5B, 2, op @ 0..=4) => {
-            let out = out_block(w, 16);
-            check_out(&out)?;
-            let operand = |at: usize, name: &str| -> Result<Operand, NpuError> {
-                let stride = w[at + 1];
+            let out = out()?;
+            let operand = |name: &str| -> Result<Operand, NpuError> {
+                let field = |suffix: &str| word(&format!("{name}_{suffix}"));
+                let stride = field("stride");
                 if stride > 1 {
                     return Err(NpuError::Malformed(format!("{name}_stride {stride} is not 0 or 1")));
                 }
-                let left_shift = w[at + 3] as i32;
+                let left_shift = field("left_shift") as i32;
                 if !(0..=30).contains(&left_shift) {
                     return Err(NpuError::Malformed(format!("{name}_left_shift {left_shift} is not in 0..=30")));
                 }
                 Ok(Operand {
-                    addr: w[at],
+                    addr: word(name),
                     stride,
-                    zp: w[at + 2] as i32,
+                    zp: field("zp") as i32,
                     left_shift,
-                    multiplier: w[at + 4] as i32,
-                    shift: w[at + 5] as i32,
+                    multiplier: field("multiplier") as i32,
+                    shift: field("shift") as i32,
                 })
             };
             Job::Eltwise(Eltwise {
                 op: [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min][op as usize],
-                x: operand(2, "x")?,
-                y: operand(8, "y")?,
-                output: w[14],
-                count: positive("count", w[15])?,
+                x: operand("x")?,
+                y: operand("y")?,
+                output: word("output"),
+                count: positive("count", word("count"))?,
                 out,
             })
         }
         (0x5B, 3, kind @ (0 | 1)) => Job::Table(Table {
             int16: kind == 1,
-            input: w[2],
-            table: w[3],
-            output: w[4],
-            count: positive("count", w[5])?,
+            input: word("input"),
+            table: word("table"),
+            output: word("output"),
+            count: positive("count", word("count"))?,
         }),
         (0x5B, 4, kind @ 0..=2) => {
-            let out = out_block(w, 7);
-            check_out(&out)?;
+            let out = out()?;
             Job::Rescale(Rescale {
                 input_bytes: [1, 2, 4][kind as usize],
-                input: w[2],
-                output: w[3],
-                count: positive("count", w[4])?,
-                channels: positive("channels", w[5])?,
-                input_zp: w[6] as i32,
+                input: word("input"),
+                output: word("output"),
+                count: positive("count", word("count"))?,
+                channels: positive("channels", word("channels"))?,
+                input_zp: word("input_zp") as i32,
                 out,
             })
         }

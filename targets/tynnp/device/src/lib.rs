@@ -12,6 +12,7 @@ mod device;
 pub mod engine;
 pub mod error;
 pub mod hazard;
+pub mod isa;
 pub mod params;
 pub mod quant;
 
