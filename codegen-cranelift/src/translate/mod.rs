@@ -1,52 +1,28 @@
-//! Module and function translation: signatures, blocks, values, and the op dispatch.
+//! Module and function translation: signatures, blocks, and the op dispatch to each dialect's
+//! translation (`arith`, `memref`, `math`), which share the state of `state.rs`.
+
+mod arith;
+mod math;
+mod memref;
+mod state;
+
+pub(crate) use state::{string_attr, unsupported};
+
+use state::{FnCx, FuncInfo, ModuleCx, Val, flat_types, key, segments};
 
 use crate::{
-    Error, Result, arith, data, math, memref,
-    types::{MemRefType, Scalar, ValType, classify},
+    Error, Result, data,
+    types::{ValType, classify},
 };
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
+    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_module::{DataId, FuncId, Linkage, Module};
-use melior::ir::{
-    AttributeLike, BlockLike, BlockRef, Location, OperationRef, RegionLike, ValueLike, operation::OperationLike,
-};
-use mlir_sys::MlirValue;
+use cranelift_module::{FuncId, Linkage, Module};
+use melior::ir::{AttributeLike, BlockLike, BlockRef, OperationRef, RegionLike, ValueLike, operation::OperationLike};
 use std::collections::HashMap;
-use umac_dialects::{emit_error, file_line_col, ir::op_name, text::attribute_text};
-
-/// One dimension of a memref descriptor: known at compile time or a run-time value.
-#[derive(Clone, Copy, Debug)]
-pub enum Dim {
-    /// A constant.
-    C(i64),
-    /// An `i64` value.
-    V(Value),
-}
-
-/// A memref value: base pointer (element 0 of the underlying buffer) plus layout.
-#[derive(Clone, Debug)]
-pub struct MemDesc {
-    /// Pointer to the buffer's element 0.
-    pub base: Value,
-    /// Offset in elements.
-    pub offset: Dim,
-    /// Sizes.
-    pub sizes: Vec<Dim>,
-    /// Strides in elements.
-    pub strides: Vec<Dim>,
-}
-
-/// A translated MLIR value.
-#[derive(Clone, Debug)]
-pub enum Val {
-    /// A scalar.
-    S(Value),
-    /// A memref.
-    M(MemDesc),
-}
+use umac_dialects::{ir::op_name, text::attribute_text};
 
 /// The entry wrapper a runtime calls: `int32_t NAME(const void *const inputs[], void *const
 /// outputs[], void *workspace)`. The workspace goes to the function's last argument when it has
@@ -61,13 +37,6 @@ pub struct EntryPoint {
     pub inputs: usize,
     /// How many are outputs (a last argument beyond them is the workspace).
     pub outputs: usize,
-}
-
-/// Function symbols and their MLIR argument/result types.
-pub(crate) struct FuncInfo {
-    pub id: FuncId,
-    pub args: Vec<ValType>,
-    pub results: Vec<ValType>,
 }
 
 /// Translates every function and global of `mlir` into `module`, plus the entry wrapper.
@@ -120,27 +89,6 @@ pub fn translate_module<M: Module>(module: &mut M, mlir: &melior::ir::Module, en
     define_entry(module, &cx, entry, &mut context, &mut builder_context)
 }
 
-/// State shared by all functions of a module.
-pub(crate) struct ModuleCx {
-    pub globals: HashMap<String, DataId>,
-    pub functions: HashMap<String, FuncInfo>,
-    /// libc/libm functions declared so far.
-    pub imports: HashMap<String, FuncId>,
-}
-
-/// Flattened Cranelift parameter types of an MLIR type.
-pub(crate) fn flat_types(ty: &ValType) -> Vec<cranelift_codegen::ir::Type> {
-    match ty {
-        ValType::Scalar(s) => vec![s.clif()],
-        ValType::MemRef(m) => {
-            let dynamic = usize::from(m.offset.is_none())
-                + m.shape.iter().filter(|d| d.is_none()).count()
-                + m.strides.iter().filter(|d| d.is_none()).count();
-            std::iter::once(types::I64).chain(std::iter::repeat_n(types::I64, dynamic)).collect()
-        }
-    }
-}
-
 fn signature<M: Module>(module: &M, args: &[ValType], results: &[ValType], op: &OperationRef) -> Result<Signature> {
     let mut sig = module.make_signature();
     sig.call_conv = CallConv::triple_default(module.isa().triple());
@@ -179,19 +127,6 @@ fn function_type(op: &OperationRef) -> Result<(Vec<ValType>, Vec<ValType>)> {
     let (n_in, n_out) =
         unsafe { (mlir_sys::mlirFunctionTypeGetNumInputs(fty), mlir_sys::mlirFunctionTypeGetNumResults(fty)) };
     Ok((get(n_in, mlir_sys::mlirFunctionTypeGetInput)?, get(n_out, mlir_sys::mlirFunctionTypeGetResult)?))
-}
-
-/// The translation state of one function.
-pub(crate) struct FnCx<'a, 'b, M: Module> {
-    pub module: &'a mut M,
-    pub mcx: &'a mut ModuleCx,
-    pub b: FunctionBuilder<'b>,
-    values: HashMap<usize, Val>,
-    blocks: HashMap<usize, Block>,
-}
-
-fn key(v: MlirValue) -> usize {
-    v.ptr as usize
 }
 
 fn translate_function<M: Module>(
@@ -337,203 +272,6 @@ fn successor<M: Module>(cx: &FnCx<M>, op: &OperationRef, index: usize) -> Result
         .ok_or_else(|| unsupported(op.location(), "branch to a block of another region"))
 }
 
-/// The `operandSegmentSizes` of an op with N operand groups.
-pub(crate) fn segments<const N: usize>(op: &OperationRef) -> Result<[usize; N]> {
-    let attr =
-        op.attribute("operandSegmentSizes").map_err(|_| unsupported(op.location(), "missing operandSegmentSizes"))?;
-    let raw = attr.to_raw();
-    let mut out = [0usize; N];
-    // SAFETY: the attribute is alive; reads are bounded by its element count.
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseI32Array(raw) || mlir_sys::mlirDenseArrayGetNumElements(raw) != N as isize {
-            return Err(unsupported(op.location(), "malformed operandSegmentSizes"));
-        }
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = usize::try_from(mlir_sys::mlirDenseI32ArrayGetElement(raw, i as isize)).unwrap_or(0);
-        }
-    }
-    Ok(out)
-}
-
-impl<M: Module> FnCx<'_, '_, M> {
-    /// Builds a value from flattened parameters of type `ty`.
-    pub(crate) fn unflatten(&mut self, ty: &ValType, flat: &[Value]) -> Val {
-        match ty {
-            ValType::Scalar(_) => Val::S(flat[0]),
-            ValType::MemRef(m) => {
-                let mut rest = flat[1..].iter().copied();
-                let mut dim = |d: Option<i64>| d.map_or_else(|| Dim::V(rest.next().unwrap_or(flat[0])), Dim::C);
-                let offset = dim(m.offset);
-                let sizes = m.shape.iter().map(|d| dim(*d)).collect();
-                let strides = m.strides.iter().map(|d| dim(*d)).collect();
-                Val::M(MemDesc { base: flat[0], offset, sizes, strides })
-            }
-        }
-    }
-
-    /// The flattened values of operand `index` (for calls, branches and returns).
-    pub(crate) fn flatten_operand(&mut self, op: &OperationRef, index: usize) -> Result<Vec<Value>> {
-        let ty = self.operand_type(op, index)?;
-        match (self.operand(op, index)?, &ty) {
-            (Val::S(v), _) => Ok(vec![v]),
-            (Val::M(desc), ValType::MemRef(m)) => {
-                let mut out = vec![desc.base];
-                if m.offset.is_none() {
-                    out.push(self.dim_value(desc.offset));
-                }
-                for (i, d) in m.shape.iter().enumerate() {
-                    if d.is_none() {
-                        out.push(self.dim_value(desc.sizes[i]));
-                    }
-                }
-                for (i, d) in m.strides.iter().enumerate() {
-                    if d.is_none() {
-                        out.push(self.dim_value(desc.strides[i]));
-                    }
-                }
-                Ok(out)
-            }
-            _ => Err(unsupported(op.location(), "memref operand with a non-memref type")),
-        }
-    }
-
-    fn block_args(&mut self, op: &OperationRef, range: std::ops::Range<usize>) -> Result<Vec<BlockArg>> {
-        let mut out = Vec::new();
-        for i in range {
-            out.extend(self.flatten_operand(op, i)?.into_iter().map(BlockArg::Value));
-        }
-        Ok(out)
-    }
-
-    /// A dimension as an `i64` value.
-    pub(crate) fn dim_value(&mut self, d: Dim) -> Value {
-        match d {
-            Dim::C(c) => self.b.ins().iconst(types::I64, c),
-            Dim::V(v) => v,
-        }
-    }
-
-    /// The translated value of operand `index`.
-    pub(crate) fn operand(&self, op: &OperationRef, index: usize) -> Result<Val> {
-        let value = op.operand(index).map_err(|e| Error::Cranelift(e.to_string()))?;
-        self.values.get(&key(value.to_raw())).cloned().ok_or_else(|| {
-            unsupported(
-                op.location(),
-                &format!("operand #{index} is defined in a way the Cranelift engine did not translate"),
-            )
-        })
-    }
-
-    /// Operand `index` as a scalar.
-    pub(crate) fn scalar(&self, op: &OperationRef, index: usize) -> Result<Value> {
-        match self.operand(op, index)? {
-            Val::S(v) => Ok(v),
-            Val::M(_) => {
-                Err(unsupported(op.location(), &format!("operand #{index} is a memref where a scalar was expected")))
-            }
-        }
-    }
-
-    /// Operand `index` as a memref.
-    pub(crate) fn memref(&self, op: &OperationRef, index: usize) -> Result<MemDesc> {
-        match self.operand(op, index)? {
-            Val::M(m) => Ok(m),
-            Val::S(_) => {
-                Err(unsupported(op.location(), &format!("operand #{index} is a scalar where a memref was expected")))
-            }
-        }
-    }
-
-    /// The type of operand `index`.
-    pub(crate) fn operand_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
-        let value = op.operand(index).map_err(|e| Error::Cranelift(e.to_string()))?;
-        classify(value.r#type()).map_err(|e| unsupported(op.location(), &e.to_string()))
-    }
-
-    /// The type of result `index`.
-    pub(crate) fn result_type(&self, op: &OperationRef, index: usize) -> Result<ValType> {
-        let value = op.result(index).map_err(|e| Error::Cranelift(e.to_string()))?;
-        classify(value.r#type()).map_err(|e| unsupported(op.location(), &e.to_string()))
-    }
-
-    /// The scalar type of result `index`.
-    pub(crate) fn result_scalar(&self, op: &OperationRef, index: usize) -> Result<Scalar> {
-        match self.result_type(op, index)? {
-            ValType::Scalar(s) => Ok(s),
-            ValType::MemRef(_) => Err(unsupported(op.location(), "expected a scalar result")),
-        }
-    }
-
-    /// The scalar type of operand `index`.
-    pub(crate) fn operand_scalar(&self, op: &OperationRef, index: usize) -> Result<Scalar> {
-        match self.operand_type(op, index)? {
-            ValType::Scalar(s) => Ok(s),
-            ValType::MemRef(_) => Err(unsupported(op.location(), "expected a scalar operand")),
-        }
-    }
-
-    /// The memref type of result `index`.
-    pub(crate) fn result_memref(&self, op: &OperationRef, index: usize) -> Result<MemRefType> {
-        match self.result_type(op, index)? {
-            ValType::MemRef(m) => Ok(m),
-            ValType::Scalar(_) => Err(unsupported(op.location(), "expected a memref result")),
-        }
-    }
-
-    /// The memref type of operand `index`.
-    pub(crate) fn operand_memref(&self, op: &OperationRef, index: usize) -> Result<MemRefType> {
-        match self.operand_type(op, index)? {
-            ValType::MemRef(m) => Ok(m),
-            ValType::Scalar(_) => Err(unsupported(op.location(), "expected a memref operand")),
-        }
-    }
-
-    /// Records the translation of result `index`.
-    pub(crate) fn set_result(&mut self, op: &OperationRef, index: usize, val: Val) {
-        if let Ok(result) = op.result(index) {
-            self.values.insert(key(result.to_raw()), val);
-        }
-    }
-
-    /// Zero of a scalar type.
-    pub(crate) fn zero(&mut self, s: Scalar) -> Value {
-        match s {
-            Scalar::F32 => self.b.ins().f32const(0.0),
-            Scalar::F64 => self.b.ins().f64const(0.0),
-            _ => self.b.ins().iconst(s.clif(), 0),
-        }
-    }
-
-    /// A reference to a libc/libm function, declared on first use.
-    pub(crate) fn libcall(
-        &mut self,
-        name: &str,
-        params: &[cranelift_codegen::ir::Type],
-        returns: &[cranelift_codegen::ir::Type],
-    ) -> Result<cranelift_codegen::ir::FuncRef> {
-        let id = match self.mcx.imports.get(name) {
-            Some(id) => *id,
-            None => {
-                let mut sig = self.module.make_signature();
-                sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-                sig.returns.extend(returns.iter().map(|t| AbiParam::new(*t)));
-                let id = self
-                    .module
-                    .declare_function(name, Linkage::Import, &sig)
-                    .map_err(|e| Error::Cranelift(e.to_string()))?;
-                self.mcx.imports.insert(name.to_string(), id);
-                id
-            }
-        };
-        Ok(self.module.declare_func_in_func(id, self.b.func))
-    }
-
-    /// Memory flags for accesses to buffers we own.
-    pub(crate) fn flags() -> MemFlagsData {
-        MemFlagsData::trusted()
-    }
-}
-
 /// Defines the wrapper `int32_t SYMBOL(const void *const inputs[], void *const outputs[], void *workspace)`.
 fn define_entry<M: Module>(
     module: &mut M,
@@ -591,19 +329,4 @@ fn define_entry<M: Module>(
     module.define_function(id, context).map_err(|e| Error::Cranelift(format!("entry: {e:?}")))?;
     module.clear_context(context);
     Ok(id)
-}
-
-/// A string attribute's value.
-pub(crate) fn string_attr(op: &OperationRef, name: &str) -> Result<String> {
-    op.attribute(name)
-        .ok()
-        .and_then(umac_dialects::ir::string_value)
-        .ok_or_else(|| unsupported(op.location(), &format!("missing string attribute '{name}'")))
-}
-
-/// Emits a located error and returns it.
-pub(crate) fn unsupported(location: Location, message: &str) -> Error {
-    emit_error(location, message);
-    let at = file_line_col(location).map(|l| format!("{l}: ")).unwrap_or_default();
-    Error::Unsupported(format!("{at}{message}"))
 }

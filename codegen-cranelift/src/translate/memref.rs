@@ -2,7 +2,7 @@
 
 use crate::{
     Result,
-    translate::{Dim, FnCx, MemDesc, Val, segments, unsupported},
+    translate::state::{Dim, FnCx, MemDesc, Val, segments, unsupported},
     types::MemRefType,
 };
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value, condcodes::IntCC, types};

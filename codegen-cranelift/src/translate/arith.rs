@@ -3,7 +3,7 @@
 
 use crate::{
     Result,
-    translate::{FnCx, Val, unsupported},
+    translate::state::{FnCx, Val, unsupported},
     types::Scalar,
 };
 use cranelift_codegen::ir::{
