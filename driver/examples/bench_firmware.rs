@@ -46,12 +46,12 @@ fn kind(function: &str) -> &str {
         .map_or(function, |(_, kind)| kind)
 }
 
-fn main() -> Result<(), String> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let models = testdata::dir("models/mlperf-tiny");
     let umac = root.join("target/release/umac");
     if !umac.is_file() {
-        return Err(format!("{} is missing: build with `cargo build --release --bin umac`", umac.display()));
+        return Err(format!("{} is missing: build with `cargo build --release --bin umac`", umac.display()).into());
     }
     let work = std::env::temp_dir().join(format!("umac-bench-firmware-{}", std::process::id()));
     let mut rows = Vec::new();
@@ -98,15 +98,13 @@ fn main() -> Result<(), String> {
                 .arg("-o")
                 .arg(&out)
                 .args(["--name", reference.model])
-                .status()
-                .map_err(|e| e.to_string())?;
+                .status()?;
             let compile_seconds = started.elapsed().as_secs_f64();
             if !status.success() {
-                return Err(format!("umac compile failed for {} on {cpu}", reference.model));
+                return Err(format!("umac compile failed for {} on {cpu}", reference.model).into());
             }
             let metadata: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(out.join("metadata.json")).map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())?;
+                serde_json::from_str(&std::fs::read_to_string(out.join("metadata.json"))?)?;
             let workspace = metadata["workspace"]["bytes"].as_u64().unwrap_or(0);
             let bound = metadata["workspace"]["liveness_lower_bound"].as_u64().unwrap_or(0);
             let output_bytes = metadata["outputs"]
@@ -116,8 +114,8 @@ fn main() -> Result<(), String> {
             let object = out.join(format!("{}.o", reference.model));
             let header = out.join(format!("{}.h", reference.model));
             let case = Case {
-                inputs: vec![read_npy(&dir.join("ref/input_0.npy")).map_err(|e| e.to_string())?.data],
-                expected: vec![read_npy(&dir.join("ref/output_0.npy")).map_err(|e| e.to_string())?.data],
+                inputs: vec![read_npy(&dir.join("ref/input_0.npy"))?.data],
+                expected: vec![read_npy(&dir.join("ref/output_0.npy"))?.data],
             };
             let spec = Model {
                 name: reference.model,
@@ -132,9 +130,9 @@ fn main() -> Result<(), String> {
                     .unwrap_or_default(),
                 include_dirs: vec![out.join("include")],
             };
-            let program = build(platform, &out, &spec, &[case]).map_err(|e| e.to_string())?;
+            let program = build(platform, &out, &spec, &[case])?;
             let Platform::Arm { board, .. } = platform else { unreachable!() };
-            let profile = profile(board, &program, Duration::from_secs(1800)).map_err(|e| e.to_string())?;
+            let profile = profile(board, &program, Duration::from_secs(1800))?;
             let instructions = profile.total;
             let mut kinds: Vec<(&str, u64)> = Vec::new();
             for (function, count) in &profile.functions {
@@ -212,8 +210,7 @@ fn main() -> Result<(), String> {
         return Ok(());
     }
     let path = root.join("bench/firmware.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n")
-        .map_err(|e| e.to_string())?;
+    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")?;
     println!("wrote {}", path.display());
     Ok(())
 }

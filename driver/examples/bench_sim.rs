@@ -16,7 +16,7 @@ use umac_runtime::{
 };
 use umac_sim::{Exit, Machine, elf};
 
-fn main() -> Result<(), String> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let models = testdata::dir("models/mlperf-tiny");
     let umac = root.join("target/release/umac");
@@ -37,12 +37,10 @@ fn main() -> Result<(), String> {
             .status()
             .map_err(|e| format!("{}: {e}", umac.display()))?;
         if !status.success() {
-            return Err(format!("umac compile failed for {model}"));
+            return Err(format!("umac compile failed for {model}").into());
         }
-        let metadata: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("metadata.json")).map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?;
-        let npy = |name: String| read_npy(&dir.join(name)).map(|t| t.data).map_err(|e| e.to_string());
+        let metadata: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metadata.json"))?)?;
+        let npy = |name: String| read_npy(&dir.join(name)).map(|t| t.data);
         let cases = (0..5)
             .map(|i| {
                 Ok(Case {
@@ -50,7 +48,7 @@ fn main() -> Result<(), String> {
                     expected: vec![npy(format!("ref/output_{i}.npy"))?],
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, umac_runtime::Error>>()?;
         let spec = Model {
             name: model,
             object: &out.join(format!("{model}.o")),
@@ -60,24 +58,24 @@ fn main() -> Result<(), String> {
             kernel_sources: Vec::new(),
             include_dirs: Vec::new(),
         };
-        let program = build(RISCV_VIRT_RV32IM, &out, &spec, &cases).map_err(|e| e.to_string())?;
+        let program = build(RISCV_VIRT_RV32IM, &out, &spec, &cases)?;
 
         let started = Instant::now();
-        let qemu = run(RISCV_VIRT_RV32IM, &program, Duration::from_secs(600)).map_err(|e| e.to_string())?;
+        let qemu = run(RISCV_VIRT_RV32IM, &program, Duration::from_secs(600))?;
         let qemu_seconds = started.elapsed().as_secs_f64();
         if qemu.status != Some(0) {
-            return Err(format!("{model} under QEMU: {}", qemu.output));
+            return Err(format!("{model} under QEMU: {}", qemu.output).into());
         }
 
-        let data = std::fs::read(&program).map_err(|e| e.to_string())?;
+        let data = std::fs::read(&program)?;
         let mut machine = Machine::new();
-        elf::load_executable(&mut machine, model, &data).map_err(|e| e.to_string())?;
+        elf::load_executable(&mut machine, model, &data)?;
         let started = Instant::now();
         let exit = machine.run(u64::MAX).map_err(|e| format!("{model} on the simulator: {e}"))?;
         let sim_seconds = started.elapsed().as_secs_f64();
         let printed = String::from_utf8_lossy(&machine.output).into_owned();
         if exit != Exit::Exited(0) || printed != qemu.output {
-            return Err(format!("{model}: the simulator printed\n{printed}\nQEMU printed\n{}", qemu.output));
+            return Err(format!("{model}: the simulator printed\n{printed}\nQEMU printed\n{}", qemu.output).into());
         }
         let first: u64 = printed
             .lines()
@@ -108,8 +106,7 @@ fn main() -> Result<(), String> {
         "rows": rows,
     });
     let path = root.join("bench/sim.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n")
-        .map_err(|e| e.to_string())?;
+    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")?;
     println!("wrote {}", path.display());
     Ok(())
 }

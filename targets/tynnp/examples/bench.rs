@@ -51,19 +51,24 @@ const DM_KIB: [u32; 4] = [32, 64, 96, 128];
 /// The control unit's own buffers in its DMEM, the rest in DDR (`--pool`).
 const CPU_POOL: &str = "dmem:128K:fast:cpu,ddr:4M";
 
-fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, String> {
+fn run(dir: &Path, model: &str, cpu: Cpu, target: &str) -> Result<Report, Box<dyn std::error::Error>> {
     run_pooled(dir, model, cpu, target, "")
 }
 
-fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> Result<Report, String> {
+fn run_pooled(
+    dir: &Path,
+    model: &str,
+    cpu: Cpu,
+    target: &str,
+    pools: &str,
+) -> Result<Report, Box<dyn std::error::Error>> {
     umac_driver::register_targets();
     let path = dir.join("model.mlir");
-    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&path)?;
     let context = create_context(ContextOptions::default());
     let mut module = parse_module(&context, "model.mlir", &bytes).ok_or("the model does not parse")?;
-    let accelerators =
-        if target.is_empty() { Default::default() } else { parse_target_string(target).map_err(|e| e.to_string())? };
-    let devices = devices(&accelerators).map_err(|e| e.to_string())?;
+    let accelerators = if target.is_empty() { Default::default() } else { parse_target_string(target)? };
+    let devices = devices(&accelerators)?;
     let options = FirmwareOptions {
         constants_section: None,
         name: model.into(),
@@ -74,18 +79,18 @@ fn run_pooled(dir: &Path, model: &str, cpu: Cpu, target: &str, pools: &str) -> R
         source: "model.mlir".into(),
         source_sha256: None,
         profile_hooks: false,
-        pools: umac_lowering::memory_pools::parse_pools(pools).map_err(|e| e.to_string())?,
+        pools: umac_lowering::memory_pools::parse_pools(pools)?,
         emit_c: false,
         shared_with: vec![],
         accelerators,
         observe: Default::default(),
     };
-    let firmware = compile(&context, &mut module, "main", cpu, &options).map_err(|e| e.to_string())?;
-    let input = read_npy(&dir.join("ref/input_0.npy")).map_err(|e| e.to_string())?;
-    let expected = read_npy(&dir.join("ref/output_0.npy")).map_err(|e| e.to_string())?;
-    let run = simulate(&firmware, &[input], devices).map_err(|e| e.to_string())?;
+    let firmware = compile(&context, &mut module, "main", cpu, &options)?;
+    let input = read_npy(&dir.join("ref/input_0.npy"))?;
+    let expected = read_npy(&dir.join("ref/output_0.npy"))?;
+    let run = simulate(&firmware, &[input], devices)?;
     if run.outputs[0].data != expected.data {
-        return Err(format!("{model} ({target}): the output differs from TFLite Micro's"));
+        return Err(format!("{model} ({target}): the output differs from TFLite Micro's").into());
     }
     Ok(run.report)
 }
@@ -98,7 +103,7 @@ fn over_contract(report: &Report) -> f64 {
     report.cycles as f64 / report.contract_bound_cycles.max(1) as f64
 }
 
-fn main() -> Result<(), String> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let models = testdata::dir("models/mlperf-tiny");
     println!(
@@ -212,8 +217,7 @@ fn main() -> Result<(), String> {
         "rows": rows,
     });
     let path = root.join("bench/tynnp.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n")
-        .map_err(|e| e.to_string())?;
+    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")?;
     println!("wrote {}", path.display());
     Ok(())
 }
