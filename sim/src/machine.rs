@@ -276,15 +276,16 @@ impl Machine {
 
     /// A core store; its extra cycles (a device register's).
     fn store(&mut self, pc: u32, addr: u32, len: u32, value: u32) -> Result<u64, Stop> {
-        if self.memory.locate(addr, len).is_err()
-            && let Some(device) = self.window(addr)
-        {
-            return self.register_access(pc, device, addr, len, Some(value)).map(|(_, cycles)| cycles);
-        }
         if self.started {
             self.check(pc, addr, len, true)?;
         }
-        self.memory.store(addr, len, value).map_err(|f| self.fault(pc, "store", f))?;
+        // One lookup: a store outside memory may be to a device's registers.
+        if let Err(f) = self.memory.store(addr, len, value) {
+            return match self.window(addr) {
+                Some(device) => self.register_access(pc, device, addr, len, Some(value)).map(|(_, cycles)| cycles),
+                None => Err(self.fault(pc, "store", f)),
+            };
+        }
         for code in &mut self.code {
             if addr < code.end && addr + len > code.base {
                 let first = (addr.max(code.base) - code.base) / 2;
