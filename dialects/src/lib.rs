@@ -8,9 +8,11 @@
 //! - [`diagnostics`] copies diagnostics out of MLIR; [`text`] prints MLIR objects without panicking.
 //! - [`native`] is the C++ glue (`cxx/`): the umac dialect registered, umac passes in MLIR's pass
 //!   registry, MLIR's mlir-opt driver and parser.
+//! - [`build`] builds a function op by op, without MLIR text.
 //! - [`ir`] holds the IR helpers every pass shares (names, attributes, shapes, building ops and
 //!   functions, replacing an op by IR written as text).
 
+pub mod build;
 pub mod context;
 pub mod diagnostics;
 pub mod ir;

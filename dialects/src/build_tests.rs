@@ -1,0 +1,146 @@
+//! The builder's ops print as the same ops written as text.
+
+use super::*;
+use crate::{ContextOptions, create_context, source::print_module};
+use melior::ir::{BlockLike, Location, Module, operation::OperationLike};
+
+/// Prints `function` in a module of its own.
+fn printed(context: &Context, function: Operation) -> String {
+    let module = Module::new(Location::unknown(context));
+    module.body().append_operation(function);
+    assert!(module.as_operation().verify());
+    print_module(&module)
+}
+
+/// `text` parsed and printed back.
+fn reprinted(context: &Context, text: &str) -> String {
+    let module = Module::parse(context, text).expect("the expected text parses");
+    print_module(&module)
+}
+
+#[test]
+fn builds_what_the_text_says() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let mut b = Builder::function(&context, "f", &[Ty::Index, Ty::I32], "test");
+    b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
+    let (address, n) = (b.arg(0), b.arg(1));
+    let base = b.index_cast(address, Ty::I32);
+    let zero = b.constant(Ty::I32, 0);
+    let one = b.constant(Ty::I32, 1);
+    let table = b.alloca(n, Ty::I32);
+    let word = b.gep(table, 3, Ty::I32);
+    b.store(base, word);
+    let bounds = [b.constant(Ty::Index, 0), b.constant(Ty::Index, 4), b.constant(Ty::Index, 1)];
+    let marks =
+        [("unroll", Attr::Parsed("#llvm.loop_annotation<unroll = <full = true>>")), ("k", Attr::Int(Ty::I64, 2))];
+    let last = b.for_loop(bounds, &[zero], &marks, |b, i, carried| {
+        let i = b.index_cast(i, Ty::I32);
+        let row = b.gep_dynamic(table, i, Ty::I32);
+        let x = b.load(row, Ty::I32);
+        let sum = b.addi(carried[0], x);
+        let big = b.cmpi(Cmp::Uge, sum, one);
+        let both = b.andi(big, big);
+        let kept = b.if_else(both, &[Ty::I32], &[("m", Attr::Unit)], |b| vec![b.muli(sum, sum)], |_| vec![sum]);
+        vec![b.select(big, kept[0], sum)]
+    });
+    let ne = b.cmpi(Cmp::Ne, last[0], zero);
+    b.when(ne, |b| {
+        let p = b.inttoptr(last[0]);
+        let q = b.ptrtoint(p, Ty::I32);
+        b.inline_asm(".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}", &[q]);
+        let r = b.inline_asm_value("mv $0, $1", "=r,r", &[q], Ty::I32);
+        b.op("test.op", &[r], &[Ty::I32], &[("a", Attr::I64Array(&[1, 2])), ("s", Attr::Str("x"))]);
+    });
+    let built = printed(&context, b.finish().unwrap());
+    let expected = r#"module {
+  func.func private @f(%a: index, %n: i32) attributes {passthrough = ["noinline"]} {
+    %base = arith.index_cast %a : index to i32
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %table = llvm.alloca %n x i32 : (i32) -> !llvm.ptr
+    %word = llvm.getelementptr %table[3] : (!llvm.ptr) -> !llvm.ptr, i32
+    llvm.store %base, %word : i32, !llvm.ptr
+    %lo = arith.constant 0 : index
+    %hi = arith.constant 4 : index
+    %step = arith.constant 1 : index
+    %last = scf.for %i = %lo to %hi step %step iter_args(%acc = %zero) -> (i32) {
+      %i32 = arith.index_cast %i : index to i32
+      %row = llvm.getelementptr %table[%i32] : (!llvm.ptr, i32) -> !llvm.ptr, i32
+      %x = llvm.load %row : !llvm.ptr -> i32
+      %sum = arith.addi %acc, %x : i32
+      %big = arith.cmpi uge, %sum, %one : i32
+      %both = arith.andi %big, %big : i1
+      %kept = scf.if %both -> (i32) {
+        %sq = arith.muli %sum, %sum : i32
+        scf.yield %sq : i32
+      } else {
+        scf.yield %sum : i32
+      } {m}
+      %next = arith.select %big, %kept, %sum : i32
+      scf.yield %next : i32
+    } {k = 2 : i64, unroll = #llvm.loop_annotation<unroll = <full = true>>}
+    %ne = arith.cmpi ne, %last, %zero : i32
+    scf.if %ne {
+      %p = llvm.inttoptr %last : i32 to !llvm.ptr
+      %q = llvm.ptrtoint %p : !llvm.ptr to i32
+      llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %q : (i32) -> ()
+      %r = llvm.inline_asm has_side_effects "mv $0, $1", "=r,r" %q : (i32) -> i32
+      %t = "test.op"(%r) {a = array<i64: 1, 2>, s = "x"} : (i32) -> i32
+    }
+    return
+  }
+}"#;
+    assert_eq!(built, reprinted(&context, expected));
+}
+
+#[test]
+fn an_attribute_that_does_not_parse_is_an_internal_error() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let mut b = Builder::function(&context, "g", &[], "test");
+    b.op("test.op", &[], &[], &[("broken", Attr::Parsed("#not<an attribute"))]);
+    assert!(matches!(b.finish(), Err(Error::Internal(e)) if e.contains("#not<an attribute")));
+}
+
+#[test]
+#[should_panic(expected = "a value of another function")]
+fn a_value_stays_in_its_function() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let mut f = Builder::function(&context, "f", &[Ty::I32], "test");
+    let mut g = Builder::function(&context, "g", &[], "test");
+    let x = f.arg(0);
+    let _ = f.constant(Ty::I32, 1);
+    g.addi(x, x);
+}
+
+#[test]
+fn writes_in_front_of_an_op_and_replaces_it() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let text = r#"func.func @f(%x: i32) -> i32 {
+  %y = "test.twice"(%x) : (i32) -> i32
+  return %y : i32
+}"#;
+    let module = Module::parse(&context, text).unwrap();
+    let function = crate::ir::find_function(module.as_operation(), "f").unwrap();
+    let twice = crate::ir::collect(function, |op| crate::ir::op_name(op) == "test.twice")[0];
+    // SAFETY: collected from the live module.
+    let twice = unsafe { melior::ir::OperationRef::from_raw(twice) };
+    let mut b = Builder::before(&context, twice);
+    let x = b.arg(0);
+    let y = b.addi(x, x);
+    b.replace(&[y]).unwrap();
+    let expected = "func.func @f(%x: i32) -> i32 {\n  %y = arith.addi %x, %x : i32\n  return %y : i32\n}";
+    assert_eq!(print_module(&module), reprinted(&context, expected));
+}
+
+#[test]
+fn a_replacement_gives_every_result() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let text = "func.func @f(%x: i32) -> i32 {\n  %y = \"test.twice\"(%x) : (i32) -> i32\n  return %y : i32\n}";
+    let module = Module::parse(&context, text).unwrap();
+    let function = crate::ir::find_function(module.as_operation(), "f").unwrap();
+    let twice = crate::ir::collect(function, |op| crate::ir::op_name(op) == "test.twice")[0];
+    // SAFETY: collected from the live module.
+    let b = Builder::before(&context, unsafe { melior::ir::OperationRef::from_raw(twice) });
+    assert!(matches!(b.replace(&[]), Err(Error::Internal(e)) if e.contains("has 1 results, replaced by 0")));
+    assert!(module.as_operation().verify(), "the op stays when its replacement is refused");
+}
