@@ -18,8 +18,8 @@ use crate::{
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
+    build::{Builder, Ty},
     ir::{name, op_name, splice, string_value, symbol_name, top_level_ops, type_text, with_context},
-    text::str_ref,
     umac::{CALL_EXTERN, TARGET_ATTR, is_c_identifier},
 };
 
@@ -280,8 +280,9 @@ fn extern_call(
             call.callee = symbol;
             false
         }
-        Some(Replacement::Definition(text)) => {
-            define(module, &call.callee, &text).map_err(|e| fail(e.to_string()))?;
+        Some(Replacement::Definition(build)) => {
+            let parameters: Vec<Ty> = types.iter().map(|t| if t == "i32" { Ty::I32 } else { Ty::Index }).collect();
+            define(module, &call.callee, &parameters, build.as_ref()).map_err(|e| fail(e.to_string()))?;
             true
         }
         None => false,
@@ -341,8 +342,8 @@ pub(crate) fn fused_location(m: &crate::pattern::Match) -> MlirLocation {
     }
 }
 
-/// Adds the backend's definition of `callee` (MLIR text) to `module`, once.
-fn define(module: OperationRef, callee: &str, text: &str) -> Result<(), Error> {
+/// Adds the backend's definition of `callee`, taking `parameters`, to `module`, once.
+fn define(module: OperationRef, callee: &str, parameters: &[Ty], build: &crate::Define) -> Result<(), Error> {
     let body = module
         .region(0)
         .ok()
@@ -351,25 +352,13 @@ fn define(module: OperationRef, callee: &str, text: &str) -> Result<(), Error> {
     if top_level_ops(module).iter().any(|op| symbol_name(op).as_deref() == Some(callee)) {
         return Ok(());
     }
-    // SAFETY: the parsed op is appended to (and owned by) the module's body.
-    unsafe {
-        let context = mlirOperationGetContext(module.to_raw());
-        let parsed = mlirOperationCreateParse(context, str_ref(text), str_ref("replace_call_extern"));
-        if parsed.ptr.is_null() {
-            return Err(Error::Invalid(format!(
-                "the definition of @{callee} given by replace_call_extern does not parse"
-            )));
-        }
-        let defined = umac_dialects::ir::attribute(parsed, "sym_name");
-        if defined.is_none_or(|n| string_value(melior::ir::Attribute::from_raw(n)).as_deref() != Some(callee)) {
-            mlirOperationDestroy(parsed);
-            return Err(Error::Invalid(format!(
-                "the definition given by replace_call_extern must be func.func @{callee}"
-            )));
-        }
-        mlirBlockAppendOwnedOperation(body.to_raw(), parsed);
-    }
-    Ok(())
+    with_context(&module, |context| {
+        let mut builder = Builder::function(context, callee, parameters, callee);
+        build(&mut builder)?;
+        let function = builder.finish().map_err(|e| Error::Invalid(format!("the definition of @{callee}: {e}")))?;
+        body.append_operation(function);
+        Ok(())
+    })
 }
 
 /// Inlines `function` (called exactly once) at its call and erases it.

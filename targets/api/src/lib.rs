@@ -46,6 +46,7 @@ pub use primitive::{Primitive, PrimitiveArg};
 pub use target_string::{
     AttrKind, AttrValue, ConfiguredBackend, TargetAttr, TargetAttrs, TargetSet, parse_target_string,
 };
+pub use umac_dialects::build::{Attr, Builder, Cmp, Ty, Value};
 pub use umac_lowering::Phase;
 
 /// A pass a backend runs at a phase: pipeline text in `umac-opt` syntax (umac passes, upstream
@@ -164,14 +165,27 @@ pub enum ExternArg {
 }
 
 /// What [`Backend::replace_call_extern`] puts in place of a call.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Replacement {
     /// Call another C symbol with the same arguments (a specialized kernel, a driver entry).
     Symbol(String),
-    /// Define the callee in the generated code: a `func.func @<callee>` in MLIR text taking the C
-    /// form of the arguments (each buffer an `index` address, then the `i32`s); it is compiled into
-    /// the object, so nothing external is called.
-    Definition(String),
+    /// Define the callee in the generated code, compiled into the object so nothing external is
+    /// called: the builder holds `func.func private @<callee>` taking the C form of the
+    /// arguments (each buffer an `index` address, each scalar an `i32`, the output's address
+    /// last); [`Define`] writes its body (`return` follows) and may set its attributes.
+    Definition(std::sync::Arc<Define>),
+}
+
+/// What writes a defined callee's body ([`Replacement::Definition`]).
+pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
+
+impl std::fmt::Debug for Replacement {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Replacement::Symbol(symbol) => f.debug_tuple("Symbol").field(symbol).finish(),
+            Replacement::Definition(_) => f.write_str("Definition(..)"),
+        }
+    }
 }
 
 /// An extern call as the codegen hook sees it.
@@ -304,9 +318,10 @@ pub trait Backend: Send + Sync {
     }
 
     /// What one of the dialect's low-level ops becomes in the llvm dialect
-    /// (`umac-convert-<name>-to-llvm`, after legalization): one `func.func @lowered` in MLIR text
-    /// taking the op's operands and returning its result, if any. `None`: not a low-level op.
-    fn lower_to_llvm(&self, _op: &OpView) -> Option<Result<String, Error>> {
+    /// (`umac-convert-<name>-to-llvm`, after legalization): the ops `builder` writes in front of
+    /// it (its arguments are the op's operands) and the values replacing its results. `None`:
+    /// not a low-level op (nothing written).
+    fn lower_to_llvm(&self, _op: &OpView, _builder: &mut Builder) -> Option<Result<Vec<Value>, Error>> {
         None
     }
 

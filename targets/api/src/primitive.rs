@@ -11,10 +11,10 @@
 //! - `umac-convert-<name>-to-llvm`: each low-level op of its dialect (an instruction its kernels
 //!   are written in) becomes the llvm dialect ops of [`Backend::lower_to_llvm`].
 
-use crate::{Backend, Error, OpView, TargetAttrs, backend, legalize};
+use crate::{Backend, Builder, Error, OpView, TargetAttrs, backend, legalize};
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
-use umac_dialects::ir::{op_name, splice, symbol_name, type_text};
+use umac_dialects::ir::{op_name, splice, symbol_name, type_text, with_context};
 
 /// The primitive op a composite becomes.
 #[derive(Clone, Debug)]
@@ -215,10 +215,24 @@ pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result
 }
 
 /// `umac-convert-<name>-to-llvm`: every low-level op of `backend`'s dialect in `module` becomes
-/// its llvm dialect ops.
+/// the llvm dialect ops [`Backend::lower_to_llvm`] builds in front of it; a failure is reported
+/// at the op.
 pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
-    let what = ("umac-convert-to-llvm", "no lowering to the llvm dialect");
-    replace_ops(module, backend, what, |op| backend.lower_to_llvm(op))
+    let prefix = format!("{}.", backend.name());
+    for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
+        // SAFETY: collected from the live module; each op is replaced once (none holds another).
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
+        with_context(&op, |context| {
+            let mut builder = Builder::before(context, op);
+            match backend.lower_to_llvm(&OpView::new(op), &mut builder) {
+                None => Ok(()),
+                Some(Err(e)) => Err(fail(format!("no lowering to the llvm dialect: {e}"))),
+                Some(Ok(results)) => builder.replace(&results).map_err(|e| fail(e.to_string())),
+            }
+        })?;
+    }
+    Ok(())
 }
 
 /// Replaces each op of `backend`'s dialect in `module` for which `lower` gives MLIR text (one

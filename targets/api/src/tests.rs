@@ -3,8 +3,8 @@
 //! through the same pipeline text `umac compile` builds.
 
 use crate::{
-    Backend, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, Kernel, Param,
-    Phase, PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
+    Attr, Backend, Builder, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, GraphStep,
+    Kernel, Param, Phase, PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
     flow::{Runs, accelerator_steps, extern_functions, fill_hooks, pre_partition_steps},
     kernel::Scalar,
     op,
@@ -27,8 +27,9 @@ pub(crate) struct Abs {
     reference: bool,
     /// A schedule (with `reference`): `Strategy::Schedule`.
     schedule: &'static str,
-    /// `replace_call_extern`: a symbol to call instead, or (starting with `func.func`) a definition.
+    /// `replace_call_extern`: a symbol to call instead, or a definition.
     replace: Option<&'static str>,
+    define: Option<DefineFn>,
     passes: &'static [(Phase, &'static str)],
     /// The parameter names the call binds (the prototype's are `x`, `n`, `y`).
     names: [&'static str; 2],
@@ -85,9 +86,10 @@ impl Backend for Abs {
             (call.callee.as_str(), call.composite.as_str()),
             ("abs_kernel", format!("{}.abs", self.name).as_str())
         );
-        self.replace.map(|r| {
-            if r.starts_with("func.func") { Replacement::Definition(r.into()) } else { Replacement::Symbol(r.into()) }
-        })
+        match self.define {
+            Some(define) => Some(Replacement::Definition(std::sync::Arc::new(define))),
+            None => self.replace.map(|r| Replacement::Symbol(r.into())),
+        }
     }
     fn kernels(&self) -> Vec<Kernel> {
         vec![abs_kernel("abs_kernel"), abs_kernel("abs_kernel_v2")]
@@ -156,7 +158,16 @@ fn clz_to_abs(module: melior::ir::OperationRef, attributes: &TargetAttrs) -> Res
 }
 
 const fn abs(name: &'static str) -> Abs {
-    Abs { name, merge: true, reference: false, schedule: "", replace: None, passes: &[], names: ["x", "n"] }
+    Abs {
+        name,
+        merge: true,
+        reference: false,
+        schedule: "",
+        replace: None,
+        define: None,
+        passes: &[],
+        names: ["x", "n"],
+    }
 }
 
 static FIRST: Abs = abs("first");
@@ -167,15 +178,25 @@ static REFERENCE: Abs = Abs { reference: true, ..abs("reference") };
 static SCHEDULED: Abs = Abs { reference: true, schedule: "tosa-to-linalg", ..abs("scheduled") };
 static BROKEN: Abs = Abs { reference: true, schedule: "no-such-pass", ..abs("broken") };
 static RENAMED: Abs = Abs { replace: Some("abs_kernel_v2"), ..abs("renamed") };
-static DEFINED: Abs = Abs {
-    replace: Some("func.func private @abs_kernel(%in: index, %n: i32, %out: index) { return }"),
-    ..abs("defined")
+/// Defines the kernel as a function that returns at once.
+static DEFINED: Abs = Abs { define: Some(|_| Ok(())), ..abs("defined") };
+/// Defines it with an attribute that does not parse.
+static MISDEFINED: Abs = Abs {
+    define: Some(|b| {
+        b.set_function_attribute("broken", Attr::Parsed("#not<an"));
+        Ok(())
+    }),
+    ..abs("misdefined")
 };
-static MISNAMED: Abs = Abs { replace: Some("func.func private @other(%in: index) { return }"), ..abs("misnamed") };
+/// Cannot define it.
+static UNDEFINED: Abs = Abs { define: Some(|_| Err(Error::Unsupported("no".into()))), ..abs("undefined") };
 static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
 static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
 static PHASED: Abs = Abs { passes: &[(Phase::Loop2, "strip-debuginfo")], ..abs("phased") };
 static GRAPHED: Graphed = Graphed;
+
+/// A test backend's definition of its kernel.
+type DefineFn = fn(&mut Builder) -> Result<(), Error>;
 
 /// Registers every test backend (once per test process: the registry is set once).
 pub(crate) fn register_test_backends() {
@@ -189,7 +210,8 @@ pub(crate) fn register_test_backends() {
         &BROKEN,
         &RENAMED,
         &DEFINED,
-        &MISNAMED,
+        &MISDEFINED,
+        &UNDEFINED,
         &UNDECLARED,
         &WRONG_NAMES,
         &PHASED,
@@ -389,7 +411,7 @@ fn extern_calls_and_the_replace_hook() {
         assert!(extern_functions(module).is_empty(), "the object defines it: nothing to link");
         assert!(text(module).contains("func.func private @abs_kernel(%arg0: index, %arg1: i32, %arg2: index)"));
     });
-    for rejected in [&MISNAMED, &UNDECLARED] {
+    for rejected in [&MISDEFINED, &UNDEFINED, &UNDECLARED] {
         with_module(SINGLE, |context, module| {
             assert!(partition_and_legalize(context, module, &set(vec![rejected])).is_err(), "{}", rejected.name);
         });

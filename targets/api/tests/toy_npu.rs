@@ -4,8 +4,10 @@
 //! a function issuing the unit's instructions and supplies the device, and a model compiled for
 //! `toy,rv32im` and run on the simulator, byte for byte, with the unit's work in the report.
 
+use std::sync::Arc;
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, Pattern, Replacement, Strategy, TargetAttrs, op,
+    Attr, Backend, Builder, Composite, Error, ExternArg, ExternCall, ExternCallSite, Pattern, Replacement, Strategy,
+    TargetAttrs, Ty, op,
 };
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
@@ -97,7 +99,7 @@ impl Backend for Toy {
         Ok(Strategy::Extern(ExternCall::new("toy_relu").arg("input", input).arg("len", ExternArg::I32(len))))
     }
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        (call.callee == "toy_relu").then(|| Replacement::Definition(RELU.into()))
+        (call.callee == "toy_relu").then(|| Replacement::Definition(Arc::new(relu)))
     }
     fn device(&self, _: &TargetAttrs) -> Result<Option<Box<dyn Device>>, Error> {
         Ok(Some(Box::new(ReluUnit::default())))
@@ -106,15 +108,18 @@ impl Backend for Toy {
 
 static TOY: Toy = Toy;
 
-/// The call, defined as the control unit's code: length, start, wait.
-const RELU: &str = r#"func.func private @toy_relu(%input: index, %len: i32, %output: index) attributes {passthrough = ["noinline"]} {
-  %src = arith.index_cast %input : index to i32
-  %dst = arith.index_cast %output : index to i32
-  llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 1, 0, x0, $0, x0", "r,~{memory}" %len : (i32) -> ()
-  %token = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %src, %dst : (i32, i32) -> i32
-  llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 2, 0, x0, $0, x0", "r,~{memory}" %token : (i32) -> ()
-  return
-}"#;
+/// The call (`toy_relu(input, len, output)`), defined as the control unit's code: length, start,
+/// wait.
+fn relu(b: &mut Builder) -> Result<(), Error> {
+    b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
+    let (input, len, output) = (b.arg(0), b.arg(1), b.arg(2));
+    let src = b.index_cast(input, Ty::I32);
+    let dst = b.index_cast(output, Ty::I32);
+    b.inline_asm(".insn r CUSTOM_1, 1, 0, x0, $0, x0", "r,~{memory}", &[len]);
+    let token = b.inline_asm_value(".insn r CUSTOM_1, 0, 0, $0, $1, $2", "=r,r,r,~{memory}", &[src, dst], Ty::I32);
+    b.inline_asm(".insn r CUSTOM_1, 2, 0, x0, $0, x0", "r,~{memory}", &[token]);
+    Ok(())
+}
 
 const MODEL: &str = "func.func @main(%x: tensor<1x100xi8>) -> tensor<1x100xi8> {
   %0 = tosa.clamp %x {min_val = 0 : i8, max_val = 127 : i8} : (tensor<1x100xi8>) -> tensor<1x100xi8>

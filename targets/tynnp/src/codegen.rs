@@ -12,6 +12,7 @@
 
 use crate::body::{Body, Row};
 use crate::{schedule::copy_token, split::Split};
+use umac_backend::{Attr, Builder, Cmp, Error, Ty, Value};
 use umac_tynnp_device::isa;
 
 /// A word of a job's descriptor after its two dependency tokens.
@@ -307,12 +308,12 @@ impl JobCode {
 
     /// The descriptor of the tile's band `band` (its banded fields from the tile's `row`) after
     /// `deps`.
-    pub(crate) fn descriptor_words(&self, b: &mut Body, deps: [String; 2], row: &Row, band: usize) -> Vec<String> {
+    pub(crate) fn descriptor_words(&self, b: &mut Body, deps: [Value; 2], row: &Row, band: usize) -> Vec<Value> {
         let mut words = deps.to_vec();
         for field in &self.descriptor() {
             words.push(match self.field_source(field, band) {
                 Ok(_) if self.banded.contains(field) => row.field(field, band),
-                Ok(argument) => format!("%{argument}"),
+                Ok(argument) => b.arg(&argument),
                 Err(value) => b.constant(value),
             });
         }
@@ -334,28 +335,26 @@ impl JobCode {
     /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
     /// copy (0 without constants: what the first tile's job waits for besides its input), and
     /// the input's and output's addresses.
-    pub(crate) fn tile_preamble(&self, b: &mut Body, d: &str, split: Split) -> [String; 4] {
+    pub(crate) fn tile_preamble(&self, b: &mut Body, d: Value, split: Split) -> [Value; 4] {
         let zero = b.constant(0);
         let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
             Some(first) => {
-                let src = b.value("arith.index_cast %weights : index to i32");
-                b.copy(
-                    d,
-                    &zero,
-                    &src,
-                    &format!("%dm_{first}"),
-                    &format!("%{WEIGHTS_BYTES}"),
-                    &format!("%{OUT_CHANNEL}"),
-                )
+                let src = b.address("weights");
+                let (dst, bytes, channel) = (b.arg(&format!("dm_{first}")), b.arg(WEIGHTS_BYTES), b.arg(OUT_CHANNEL));
+                b.copy(d, zero, src, dst, bytes, channel)
             }
             // Copied by the kernel before, which handed its copy on when it handed its jobs on.
-            None if split.preloaded && split.follows > 0 => b.load_token(&format!("%{AFTER_WEIGHTS}"), 0),
-            None => zero.clone(),
+            None if split.preloaded && split.follows > 0 => {
+                let table = b.arg(AFTER_WEIGHTS);
+                b.load_token(table, 0)
+            }
+            None => zero,
         };
-        let input = b.value(&format!("arith.index_cast %{} : index to i32", self.tile_inputs()[0]));
-        let output = b.value("arith.index_cast %output : index to i32");
-        let input = b.in_dm_or(&format!("%{IN_DM}"), &input, &zero);
-        let output = b.in_dm_or(&format!("%{OUT_DM}"), &output, &zero);
+        let input = b.address(self.tile_inputs()[0]);
+        let output = b.address("output");
+        let (in_dm, out_dm) = (b.arg(IN_DM), b.arg(OUT_DM));
+        let input = b.in_dm_or(in_dm, input, zero);
+        let output = b.in_dm_or(out_dm, output, zero);
         [zero, weights, input, output]
     }
 
@@ -375,19 +374,24 @@ impl JobCode {
     /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
     /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
     /// depend on it), then the kernel before's jobs when it follows one.
-    pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<String>; 2]) {
+    pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<Value>; 2]) {
         let jobs = split.bands * split.units.max(1);
         // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
-        let relayed = split.relays.then(|| b.load_token(&format!("%{AFTER_FAR}"), 0));
+        let relayed = split.relays.then(|| {
+            let table = b.arg(AFTER_FAR);
+            b.load_token(table, 0)
+        });
         for token in [next, relayed].into_iter().flatten() {
             if split.hands {
-                b.store_token(&format!("%{DM_TOKENS}"), copy_token(jobs, 1), &token);
+                let tokens = b.arg(DM_TOKENS);
+                b.store_token(tokens, copy_token(jobs, 1), token);
             } else {
-                b.wait(&token);
+                b.wait(token);
             }
         }
         if let Some(far) = far {
-            b.store_token(&format!("%{DM_TOKENS}"), copy_token(jobs, 2), &far);
+            let tokens = b.arg(DM_TOKENS);
+            b.store_token(tokens, copy_token(jobs, 2), far);
         }
         self.wait_kernel_before(b, split);
     }
@@ -403,15 +407,15 @@ impl JobCode {
         b: &mut Body,
         split: Split,
         row: &Row,
-        deps: [String; 2],
-        [zero, weights]: [&str; 2],
-        fresh: Option<&String>,
-    ) -> [String; 2] {
+        deps: [Value; 2],
+        [zero, weights]: [Value; 2],
+        fresh: Option<Value>,
+    ) -> [Value; 2] {
         let [mut first, mut second] = deps;
         let mut first_free = first == zero;
         let mut second_free = true;
         for u in 0..split.follows {
-            let token = b.load_token(&row.get(&format!("{AFTER}_t0")), u);
+            let token = b.load_token(row.get(&format!("{AFTER}_t0")), u);
             if first_free {
                 first = token;
                 first_free = false;
@@ -421,16 +425,16 @@ impl JobCode {
                 second_free = false;
                 let fresh =
                     fresh.expect("a kernel following another carries whether its slot holds the constants' copy");
-                let early = b.value(&format!("arith.cmpi ne, {fresh}, {zero} : i32"));
-                let late = b.value(&format!("arith.cmpi eq, {fresh}, {zero} : i32"));
+                let early = b.b.cmpi(Cmp::Ne, fresh, zero);
+                let late = b.b.cmpi(Cmp::Eq, fresh, zero);
                 if weights != zero {
-                    let held = second.clone();
-                    b.when(&early, |b| b.wait(&held));
+                    let held = second;
+                    b.when(early, |b| b.wait(held));
                 }
-                b.when(&late, |b| b.wait(&token));
-                second = b.value(&format!("arith.select {early}, {token}, {second} : i32"));
+                b.when(late, |b| b.wait(token));
+                second = b.b.select(early, token, second);
             } else {
-                b.wait(&token);
+                b.wait(token);
             }
         }
         [first, second]
@@ -445,8 +449,9 @@ impl JobCode {
         let rows = [(AFTER_END, before), (AFTER_END_TWO, split.waits_two)];
         for (row, bands) in rows {
             for u in 0..bands {
-                let token = b.load_token(&format!("%{row}"), u);
-                b.wait(&token);
+                let table = b.arg(row);
+                let token = b.load_token(table, u);
+                b.wait(token);
             }
         }
     }
@@ -467,44 +472,49 @@ impl JobCode {
     /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
     /// it copies nothing else, then those of the kernel after next when it copies them too;
     /// returns the copies' tokens.
-    pub(crate) fn prefetch(&self, b: &mut Body, d: &str, split: Split, zero: &str) -> [Option<String>; 2] {
+    pub(crate) fn prefetch(&self, b: &mut Body, d: Value, split: Split, zero: Value) -> [Option<Value>; 2] {
         let mut copy = |on: bool, [buffer, dm, bytes]: [&str; 3]| {
             on.then(|| {
-                let src = b.value(&format!("arith.index_cast %{buffer} : index to i32"));
-                b.copy(d, zero, &src, &format!("%{dm}"), &format!("%{bytes}"), zero)
+                let src = b.address(buffer);
+                let (dst, bytes) = (b.arg(dm), b.arg(bytes));
+                b.copy(d, zero, src, dst, bytes, zero)
             })
         };
         let next = copy(split.prefetch, [NEXT_WEIGHTS, DM_NEXT, NEXT_BYTES]);
         [next, copy(split.prefetch_far, [FAR_WEIGHTS, DM_FAR, FAR_BYTES])]
     }
 
-    /// `func.func private @<symbol>` for `bands` bands: the copies in, the job (or one band per
-    /// vector unit, the CU waiting for all of them), the copy out and the wait for it.
-    pub fn definition(&self, split: Split) -> String {
-        let mut params: Vec<String> = self.buffers(split).iter().map(|b| format!("%{b}: index")).collect();
-        params.extend(self.trailing(split).iter().map(|s| format!("%{s}: i32")));
-        params.push("%output: index".into());
-        let mut b = Body::new();
-        // One buffer serves every descriptor the function writes: the job's, and the 11 words
-        // of a `dma.copy` (longer than a table lookup's).
-        let words = b.constant((2 + self.descriptor().len() as i64).max(COPY_WORDS));
-        let descriptor = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
-        let d = descriptor.as_str();
-        if self.units {
-            self.unit_tiles(&mut b, d, split);
-        } else {
-            self.tiles(&mut b, d, split);
-        }
-        self.function(split, &params, &b.text)
+    /// The names of the function's arguments for `split`: the buffers, the trailing scalars, the
+    /// output.
+    pub fn parameters(&self, split: Split) -> Vec<String> {
+        let buffers = self.buffers(split).into_iter().map(String::from);
+        buffers.chain(self.trailing(split)).chain(["output".to_string()]).collect()
     }
 
-    /// The function around `body`: never inlined, so each call is one kernel in the simulator's
-    /// report.
-    fn function(&self, split: Split, params: &[String], body: &str) -> String {
-        format!(
-            "func.func private @{}({}) attributes {{passthrough = [\"noinline\"]}} {{\n{body}  return\n}}",
-            self.symbol(split),
-            params.join(", ")
-        )
+    /// The function for `split` (`b` holds it, taking [`JobCode::parameters`]): the copies in, the
+    /// job (or one band per vector unit, the CU waiting for all of them), the copy out and the
+    /// wait for it. It is never inlined, so each call is one kernel in the simulator's report.
+    pub fn define(&self, split: Split, b: &mut Builder) -> Result<(), Error> {
+        let names = self.parameters(split);
+        if names.len() != b.arg_count() {
+            return Err(Error::Invalid(format!(
+                "{}: the call passes {} arguments, the kernel takes {}",
+                self.symbol(split),
+                b.arg_count(),
+                names.len()
+            )));
+        }
+        b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
+        let mut body = Body::new(b, &names);
+        // One buffer serves every descriptor the function writes: the job's, and the 11 words
+        // of a `dma.copy` (longer than a table lookup's).
+        let words = body.constant((2 + self.descriptor().len() as i64).max(COPY_WORDS));
+        let descriptor = body.b.alloca(words, Ty::I32);
+        if self.units {
+            self.unit_tiles(&mut body, descriptor, split);
+        } else {
+            self.tiles(&mut body, descriptor, split);
+        }
+        Ok(())
     }
 }

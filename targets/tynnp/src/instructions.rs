@@ -15,7 +15,7 @@
 //! clobber.
 
 use crate::error::TynnpError;
-use umac_backend::{Error, OpView};
+use umac_backend::{Builder, OpView, Ty, Value};
 use umac_tynnp_device::isa;
 
 /// An NPU instruction.
@@ -110,31 +110,26 @@ pub fn verify(op: &OpView) -> Result<(), TynnpError> {
     Ok(())
 }
 
-/// What an instruction op becomes in the llvm dialect (`None`: not an instruction op).
-pub fn lower(op: &OpView) -> Option<Result<String, Error>> {
+/// What an instruction op becomes in the llvm dialect, written by `b` in front of it (`None`:
+/// not an instruction op): its descriptor's words stored at its descriptor address, one store
+/// each, then `.insn r CUSTOM_k, funct3, funct7` with that address and the unit, whose result is
+/// the token; `tynnp.wait` is npu.wait. The op is verified ([`verify`]): its operands are there.
+pub fn lower(op: &OpView, b: &mut Builder) -> Option<Vec<Value>> {
     if op.name() == WAIT {
-        return Some(Ok("func.func @lowered(%token: i32) {\n  \
-             llvm.inline_asm has_side_effects \".insn r CUSTOM_3, 0, 0, x0, $0, x0\", \"r,~{memory}\" %token : (i32) -> ()\n  \
-             return\n}"
-            .to_string()));
+        b.inline_asm(".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}", &[b.arg(0)]);
+        return Some(Vec::new());
     }
     let instruction = named(&op.name())?;
     let funct7 = op.int("funct7").unwrap_or(0);
-    let mut lines = Vec::new();
+    let descriptor = b.arg(0);
     for k in 0..instruction.words {
-        lines.push(format!("%p{k} = llvm.getelementptr %descriptor[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
-        lines.push(format!("llvm.store %w{k}, %p{k} : i32, !llvm.ptr"));
+        let word = b.gep(descriptor, k as i32, Ty::I32);
+        b.store(b.arg(2 + k), word);
     }
-    let words: Vec<String> = (0..instruction.words).map(|k| format!("%w{k}: i32")).collect();
+    let address = b.ptrtoint(descriptor, Ty::I32);
     let (custom, funct3) = (instruction.custom, instruction.funct3);
-    Some(Ok(format!(
-        "func.func @lowered(%descriptor: !llvm.ptr, %unit: i32, {}) -> i32 {{\n  {}\n  \
-         %address = llvm.ptrtoint %descriptor : !llvm.ptr to i32\n  \
-         %token = llvm.inline_asm has_side_effects \".insn r CUSTOM_{custom}, {funct3}, {funct7}, $0, $1, $2\", \
-         \"=r,r,r,~{{memory}}\" %address, %unit : (i32, i32) -> i32\n  return %token : i32\n}}",
-        words.join(", "),
-        lines.join("\n  ")
-    )))
+    let asm = format!(".insn r CUSTOM_{custom}, {funct3}, {funct7}, $0, $1, $2");
+    Some(vec![b.inline_asm_value(&asm, "=r,r,r,~{memory}", &[address, b.arg(1)], Ty::I32)])
 }
 
 #[cfg(test)]

@@ -42,8 +42,8 @@ use resident::Handed;
 use schedule::Schedule;
 use split::Split;
 use umac_backend::{
-    Backend, Composite, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase,
-    PhasePass, Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs,
+    Backend, Builder, Composite, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, KernelStep, OpView, Pattern,
+    Phase, PhasePass, Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
 };
 use umac_tynnp_device::{Params, params::DM_BASE};
 
@@ -261,14 +261,15 @@ impl Backend for Tynnp {
         primitives::reference(op)
     }
 
-    fn lower_to_llvm(&self, op: &OpView) -> Option<Result<String, Error>> {
-        instructions::lower(op)
+    fn lower_to_llvm(&self, op: &OpView, builder: &mut Builder) -> Option<Result<Vec<Value>, Error>> {
+        instructions::lower(op, builder).map(Ok)
     }
 
     fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
         jobs::CODES
             .into_iter()
-            .find_map(|code| code.split_of(&call.callee).map(|split| Replacement::Definition(code.definition(split))))
+            .find_map(|code| code.split_of(&call.callee).map(|split| (code, split)))
+            .map(|(code, split)| Replacement::Definition(std::sync::Arc::new(move |b| code.define(split, b))))
     }
 
     fn describe_call(

@@ -9,20 +9,21 @@ use crate::{
     double_buffer::{BUFFERS, DRAIN, REUSE},
     split::Split,
 };
-use std::fmt::Write as _;
+use umac_backend::{Attr, Cmp, Ty, Value};
 
 impl JobCode {
     /// The kernel's tile table: its tiles' arguments ([`JobCode::tile_row`]) stored row by row
     /// into a stack buffer, which the loop over the tiles indexes; returns it (an `!llvm.ptr`). (As
     /// arguments, values the same at every call are propagated into the function by LLVM, and
     /// once it unrolls the loop, the table folds away.)
-    pub(crate) fn tile_table(&self, b: &mut Body, split: Split) -> String {
+    pub(crate) fn tile_table(&self, b: &mut Body, split: Split) -> Value {
         let rows: Vec<Vec<String>> = (0..split.bands).map(|t| self.tile_row(split, t)).collect();
         let words = b.constant(rows.iter().map(Vec::len).sum::<usize>() as i64);
-        let table = b.value(&format!("llvm.alloca {words} x i32 : (i32) -> !llvm.ptr"));
+        let table = b.b.alloca(words, Ty::I32);
         for (k, name) in rows.iter().flatten().enumerate() {
-            let word = b.value(&format!("llvm.getelementptr {table}[{k}] : (!llvm.ptr) -> !llvm.ptr, i32"));
-            let _ = writeln!(b.text, "  llvm.store %{name}, {word} : i32, !llvm.ptr");
+            let word = b.b.gep(table, k as i32, Ty::I32);
+            let value = b.arg(name);
+            b.b.store(value, word);
         }
         table
     }
@@ -42,12 +43,15 @@ impl JobCode {
     /// copied in: the job waits for nothing but the output side; an output written in place
     /// (`_wo`) is not copied out: the job stands for its copy out (a later job on the unit
     /// follows it anyway) and the CU waits for the last job.
-    pub(crate) fn tiles(&self, b: &mut Body, d: &str, split: Split) {
+    pub(crate) fn tiles(&self, b: &mut Body, d: Value, split: Split) {
         let tiles = split.bands;
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         // An im2col convolution stages its whole input in DM first, on channel 0.
-        let staged = self.im2col.then(|| b.copy(d, &zero, &input, "%dm_stage", "%stage_bytes", &zero));
-        let out_channel = format!("%{OUT_CHANNEL}");
+        let staged = self.im2col.then(|| {
+            let (stage, bytes) = (b.arg("dm_stage"), b.arg("stage_bytes"));
+            b.copy(d, zero, input, stage, bytes, zero)
+        });
+        let out_channel = b.arg(OUT_CHANNEL);
         let (k, funct3, funct7, unit) = self.insn;
         let unit = b.constant(unit);
         // The next kernels' records are copied on channel 0 where it would idle: first, when
@@ -55,7 +59,7 @@ impl JobCode {
         // buffer's reuse), which waits on the channel until that job completes; after the
         // last copy in when none does (too few tiles).
         let copies_in = !split.reads_kept[0] && !self.copies_nothing(split);
-        let early = (!copies_in).then(|| self.prefetch(b, d, split, &zero));
+        let early = (!copies_in).then(|| self.prefetch(b, d, split, zero));
         let prefetches = usize::from(split.prefetch) + usize::from(split.prefetch_far);
         let within = if copies_in { prefetches } else { 0 };
         let table = self.tile_table(b, split);
@@ -63,84 +67,86 @@ impl JobCode {
         // reused yet), when a kernel before's tokens or the records' copy need it.
         let fresh = (split.follows > 0 || within > 0).then(|| b.constant(1));
         // Then whether the records were copied yet, and their copies' tokens.
-        let pending: Vec<String> = if within > 0 { vec![zero.clone(); 1 + within] } else { Vec::new() };
-        let reuse: Vec<String> = [zero.clone(), weights.clone()].into_iter().chain(fresh).collect();
+        let pending: Vec<Value> = if within > 0 { vec![zero; 1 + within] } else { Vec::new() };
+        let reuse: Vec<Value> = [zero, weights].into_iter().chain(fresh).collect();
         // Where the records' state starts among the carried values (after the reuse values).
         let at = reuse.len();
-        let (t, carried) = b.begin_loop(tiles, &[reuse, pending].concat());
-        let (job_before, out_before, fresh) = (&carried[0], &carried[1], carried[2..at].first());
-        let records = match fresh.filter(|_| within > 0) {
-            Some(fresh) => {
-                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", carried[at]));
-                let reusing = b.value(&format!("arith.cmpi eq, {fresh}, {zero} : i32"));
-                let now = b.value(&format!("arith.andi {not_yet}, {reusing} : i1"));
-                let copy = |b: &mut Body| {
-                    let one = b.constant(1);
-                    [one].into_iter().chain(self.prefetch(b, d, split, &zero).into_iter().flatten()).collect()
-                };
-                b.if_else(&now, copy, &carried[at..], "")
-            }
-            None => Vec::new(),
-        };
-        let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
-        let buffer = row.field(&Field::Dm("input"), 0);
-        let loaded = if split.reads_kept[0] {
-            // Read where the kernel before left it: nothing to copy or wait for.
-            zero.clone()
-        } else if let Some(staged) = &staged {
-            b.im2col(d, [job_before, staged], &buffer, &row, split)
-        } else {
-            let src = b.value(&format!("arith.addi {input}, {} : i32", row.field(&TILE_COPIES[0], 0)));
-            if self.folded {
-                b.gather(d, job_before, &src, &buffer, &row, split)
+        let marks = Self::double_buffered(split, &(0..at as i64).collect::<Vec<_>>());
+        let tile = |b: &mut Body, t: Value, carried: &[Value]| {
+            let (job_before, out_before, fresh) = (carried[0], carried[1], carried[2..at].first().copied());
+            let records = match fresh.filter(|_| within > 0) {
+                Some(fresh) => {
+                    let not_yet = b.b.cmpi(Cmp::Eq, carried[at], zero);
+                    let reusing = b.b.cmpi(Cmp::Eq, fresh, zero);
+                    let now = b.b.andi(not_yet, reusing);
+                    let copy = |b: &mut Body| {
+                        let one = b.constant(1);
+                        [one].into_iter().chain(self.prefetch(b, d, split, zero).into_iter().flatten()).collect()
+                    };
+                    b.if_else(now, copy, &carried[at..], &[])
+                }
+                None => Vec::new(),
+            };
+            let row = Row::load(b, table, t, &self.tile_row(split, 0));
+            let buffer = row.field(&Field::Dm("input"), 0);
+            let loaded = if split.reads_kept[0] {
+                // Read where the kernel before left it: nothing to copy or wait for.
+                zero
+            } else if let Some(staged) = staged {
+                b.im2col(d, [job_before, staged], buffer, &row, split)
             } else {
-                b.copy(d, job_before, &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero)
+                let src = b.b.addi(input, row.field(&TILE_COPIES[0], 0));
+                if self.folded {
+                    b.gather(d, job_before, src, buffer, &row, split)
+                } else {
+                    b.copy(d, job_before, src, buffer, row.field(&TILE_COPIES[1], 0), zero)
+                }
+            };
+            // The first jobs wait for the constants too (later ones follow them on the unit).
+            let deps = self.after_kernel_before(b, split, &row, [loaded, out_before], [zero, weights], fresh);
+            let words = self.descriptor_words(b, deps, &row, 0);
+            let job = b.issue((k, funct3, funct7), d, unit, &words);
+            if split.hands {
+                let tokens = b.arg(DM_TOKENS);
+                b.store_token_at(tokens, t, job);
             }
+            let out = if split.writes_kept {
+                // Written where the next kernel reads it: the job is the last thing to wait for.
+                job
+            } else {
+                let dst = b.b.addi(output, row.field(&TILE_COPIES[2], 0));
+                let from = row.field(&Field::Dm("output"), 0);
+                b.copy(d, job, from, dst, row.field(&TILE_COPIES[3], 0), out_channel)
+            };
+            let yields: Vec<Value> = [job, out].into_iter().chain(fresh.map(|_| zero)).collect();
+            [yields, records].concat()
         };
-        // The first jobs wait for the constants too (later ones follow them on the unit).
-        let reused = out_before.clone();
-        let deps = self.after_kernel_before(b, split, &row, [loaded, reused], [&zero, &weights], fresh);
-        let words = self.descriptor_words(b, deps, &row, 0);
-        let job = b.issue((k, funct3, funct7), d, &unit, &words);
-        if split.hands {
-            b.store_token_at(&format!("%{DM_TOKENS}"), &t, &job);
-        }
-        let out = if split.writes_kept {
-            // Written where the next kernel reads it: the job is the last thing to wait for.
-            job.clone()
-        } else {
-            let dst = b.value(&format!("arith.addi {output}, {} : i32", row.field(&TILE_COPIES[2], 0)));
-            let from = row.field(&Field::Dm("output"), 0);
-            b.copy(d, &job, &from, &dst, &row.field(&TILE_COPIES[3], 0), &out_channel)
-        };
-        let yields: Vec<String> = [job, out].into_iter().chain(fresh.map(|_| zero.clone())).collect();
-        let reuse: Vec<usize> = (0..at).collect();
-        let last = b.end_loop(&[yields, records].concat(), &Self::double_buffered(split, &reuse));
+        let marks: Vec<(&str, Attr)> = marks.iter().map(|(name, value)| (*name, value.attr())).collect();
+        let last = b.for_tiles(tiles, &[reuse, pending].concat(), &marks, tile);
         let next = match early {
             Some(early) => early,
             None if within == 0 => [None, None],
             None => {
                 // Copied after the loop when no copy in waited for a job.
-                let not_yet = b.value(&format!("arith.cmpi eq, {}, {zero} : i32", last[at]));
-                let copy = |b: &mut Body| self.prefetch(b, d, split, &zero).into_iter().flatten().collect();
-                let mut tokens = b.if_else(&not_yet, copy, &last[at + 1..], "").into_iter();
+                let not_yet = b.b.cmpi(Cmp::Eq, last[at], zero);
+                let copy = |b: &mut Body| self.prefetch(b, d, split, zero).into_iter().flatten().collect();
+                let mut tokens = b.if_else(not_yet, copy, &last[at + 1..], &[]).into_iter();
                 [split.prefetch.then(|| tokens.next()), split.prefetch_far.then(|| tokens.next())].map(Option::flatten)
             }
         };
         if !split.hands {
-            b.wait(&last[1]);
+            b.wait(last[1]);
         }
         self.finish(b, split, next);
     }
 
     /// The markers of a loop `umac-double-buffer-tynnp` double-buffers (none single-buffered):
     /// two buffers, and the iteration arguments `reuse` a tile waits for to reuse one.
-    fn double_buffered(split: Split, reuse: &[usize]) -> String {
-        let reuse: Vec<String> = reuse.iter().map(usize::to_string).collect();
+    fn double_buffered(split: Split, reuse: &[i64]) -> Vec<(&'static str, Mark)> {
         match (split.single, reuse.is_empty()) {
-            (true, _) => String::new(),
-            (false, true) => format!("{BUFFERS} = 2 : i64"),
-            (false, false) => format!("{BUFFERS} = 2 : i64, {REUSE} = array<i64: {}>", reuse.join(", ")),
+            (true, _) => Vec::new(),
+            (false, true) => vec![(BUFFERS, Mark::Buffers(2))],
+            (false, false) => vec![(BUFFERS, Mark::Buffers(2)), (REUSE, Mark::Reuse(reuse.to_vec()))],
         }
     }
 
@@ -158,12 +164,12 @@ impl JobCode {
     /// Inputs read in place (`_rx`, `_ry`) are not copied in; with the output written in place
     /// (`_wo`) the CU still waits for each tile's bands (its input buffers are then free again)
     /// but copies nothing out, and a tile's bands follow the last band two tiles back.
-    pub(crate) fn unit_tiles(&self, b: &mut Body, d: &str, split: Split) {
+    pub(crate) fn unit_tiles(&self, b: &mut Body, d: Value, split: Split) {
         let (tiles, units) = (split.bands, split.units);
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
-        let out_channel = format!("%{OUT_CHANNEL}");
+        let out_channel = b.arg(OUT_CHANNEL);
         let (k, funct3, funct7, _) = self.insn;
-        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, &zero));
+        let early = self.copies_nothing(split).then(|| self.prefetch(b, d, split, zero));
         // The CU waits for a tile's bands (so its buffers are free again), then copies its output
         // out, unless the bands wrote it in place for the next kernel.
         // Nothing to free when every input is read in place and the output written in place: the
@@ -171,78 +177,100 @@ impl JobCode {
         // even for those when the kernel hands its jobs on.
         let buffered = !self.reads_all_in_place(split);
         // `place`: the tile's output buffer, where its rows go and their bytes.
-        let copy_out = |b: &mut Body, last: bool, tokens: &[String], place: &[String]| {
+        let copy_out = |b: &mut Body, last: bool, tokens: &[Value], place: &[Value]| {
             if buffered || !split.writes_kept || (last && !split.hands) {
                 for token in tokens {
-                    b.wait(token);
+                    b.wait(*token);
                 }
             }
             if split.writes_kept {
-                return tokens[tokens.len() - 1].clone();
+                return tokens[tokens.len() - 1];
             }
-            let dst = b.value(&format!("arith.addi {output}, {} : i32", place[1]));
-            b.copy(d, &zero, &place[0], &dst, &place[2], &out_channel)
+            let dst = b.b.addi(output, place[1]);
+            b.copy(d, zero, place[0], dst, place[2], out_channel)
         };
         let mut sources = vec![input];
         for name in &self.tile_inputs()[1..] {
-            let ddr = b.value(&format!("arith.index_cast %{name} : index to i32"));
-            sources.push(b.in_dm_or(&format!("%{IN_DM_Y}"), &ddr, &zero));
+            let ddr = b.address(name);
+            let kept = b.arg(IN_DM_Y);
+            sources.push(b.in_dm_or(kept, ddr, zero));
         }
         let table = self.tile_table(b, split);
         let units_constant = b.constant(units as i64);
         let one = b.constant(1);
         // Carried: the tile before's bands' tokens, its output's place, the last copy out, and
         // whether that is still the constants' copy.
-        let fresh = (split.follows > 0).then(|| one.clone());
-        let inits: Vec<String> =
-            [vec![zero.clone(); units + 3], vec![weights.clone()]].concat().into_iter().chain(fresh).collect();
-        let (t, carried) = b.begin_loop(tiles, &inits);
-        let (before, place_before, last) = (&carried[..units], &carried[units..units + 3], &carried[units + 3..]);
-        let after_first = b.value(&format!("arith.cmpi uge, {t}, {one} : i32"));
-        let drain = |b: &mut Body| {
-            let out = copy_out(b, false, before, place_before);
-            [out].into_iter().chain(last.get(1).map(|_| zero.clone())).collect()
-        };
-        let drained = b.if_else(&after_first, drain, last, &Self::drain_mark(split));
-        let row = Row::load(b, &table, &t, &self.tile_row(split, 0));
-        let mut loaded = zero.clone();
-        // An input kept in DM by the kernel before is read there in place.
-        let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
-        for ((name, source), _) in copied {
-            let src = b.value(&format!("arith.addi {source}, {} : i32", row.field(&TILE_COPIES[0], 0)));
-            let buffer = row.field(&Field::Dm(name), 0);
-            loaded = b.copy(d, &zero, &src, &buffer, &row.field(&TILE_COPIES[1], 0), &zero);
-        }
-        // The first bands wait for the constants too (later ones follow them on their unit).
-        let reused = drained[0].clone();
-        let deps = self.after_kernel_before(b, split, &row, [loaded, reused], [&zero, &weights], drained.get(1));
-        let mut issued = Vec::new();
-        let first_band = b.value(&format!("arith.muli {t}, {units_constant} : i32"));
-        for u in 0..units {
-            let words = self.descriptor_words(b, deps.clone(), &row, u);
-            let unit = b.constant(u as i64);
-            let job = b.issue((k, funct3, funct7), d, &unit, &words);
-            if split.hands {
-                let offset = b.constant(u as i64);
-                let band = b.value(&format!("arith.addi {first_band}, {offset} : i32"));
-                b.store_token_at(&format!("%{DM_TOKENS}"), &band, &job);
+        let fresh = (split.follows > 0).then_some(one);
+        let inits: Vec<Value> = [vec![zero; units + 3], vec![weights]].concat().into_iter().chain(fresh).collect();
+        let marks = Self::double_buffered(split, &[]);
+        let marks: Vec<(&str, Attr)> = marks.iter().map(|(name, value)| (*name, value.attr())).collect();
+        let tile = |b: &mut Body, t: Value, carried: &[Value]| {
+            let (before, place_before, last) = (&carried[..units], &carried[units..units + 3], &carried[units + 3..]);
+            let after_first = b.b.cmpi(Cmp::Uge, t, one);
+            let drain = |b: &mut Body| {
+                let out = copy_out(b, false, before, place_before);
+                [out].into_iter().chain(last.get(1).map(|_| zero)).collect()
+            };
+            let drain_mark: &[(&str, Attr)] = if split.single { &[] } else { &[(DRAIN, Attr::Unit)] };
+            let drained = b.if_else(after_first, drain, last, drain_mark);
+            let row = Row::load(b, table, t, &self.tile_row(split, 0));
+            let mut loaded = zero;
+            // An input kept in DM by the kernel before is read there in place.
+            let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
+            for ((name, source), _) in copied {
+                let src = b.b.addi(*source, row.field(&TILE_COPIES[0], 0));
+                let buffer = row.field(&Field::Dm(name), 0);
+                loaded = b.copy(d, zero, src, buffer, row.field(&TILE_COPIES[1], 0), zero);
             }
-            issued.push(job);
-        }
-        let place = [Field::Dm("output"), TILE_COPIES[2], TILE_COPIES[3]].map(|f| row.field(&f, 0));
-        let yields: Vec<String> = [&issued[..], &place[..], &drained[..]].concat();
-        let after = b.end_loop(&yields, &Self::double_buffered(split, &[]));
-        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, &zero));
+            // The first bands wait for the constants too (later ones follow them on their unit).
+            let deps = self.after_kernel_before(
+                b,
+                split,
+                &row,
+                [loaded, drained[0]],
+                [zero, weights],
+                drained.get(1).copied(),
+            );
+            let mut issued = Vec::new();
+            let first_band = b.b.muli(t, units_constant);
+            for u in 0..units {
+                let words = self.descriptor_words(b, deps, &row, u);
+                let unit = b.constant(u as i64);
+                let job = b.issue((k, funct3, funct7), d, unit, &words);
+                if split.hands {
+                    let offset = b.constant(u as i64);
+                    let band = b.b.addi(first_band, offset);
+                    let tokens = b.arg(DM_TOKENS);
+                    b.store_token_at(tokens, band, job);
+                }
+                issued.push(job);
+            }
+            let place = [Field::Dm("output"), TILE_COPIES[2], TILE_COPIES[3]].map(|f| row.field(&f, 0));
+            [&issued[..], &place[..], &drained[..]].concat()
+        };
+        let after = b.for_tiles(tiles, &inits, &marks, tile);
+        let next = early.unwrap_or_else(|| self.prefetch(b, d, split, zero));
         let last = copy_out(b, true, &after[..units], &after[units..units + 3]);
         if !split.hands {
-            b.wait(&last);
+            b.wait(last);
         }
         self.finish(b, split, next);
     }
+}
 
-    /// The marker of the drain of the tile before in a loop `umac-double-buffer-tynnp`
-    /// double-buffers (none single-buffered).
-    fn drain_mark(split: Split) -> String {
-        if split.single { String::new() } else { DRAIN.to_string() }
+/// A marker of a loop for `umac-double-buffer-tynnp`.
+enum Mark {
+    /// The buffers each tile's copies rotate through.
+    Buffers(i64),
+    /// The iteration arguments a tile waits for to reuse a buffer.
+    Reuse(Vec<i64>),
+}
+
+impl Mark {
+    fn attr(&self) -> Attr<'_> {
+        match self {
+            Mark::Buffers(count) => Attr::Int(Ty::I64, *count),
+            Mark::Reuse(arguments) => Attr::I64Array(arguments),
+        }
     }
 }
