@@ -282,12 +282,8 @@ impl Backend for Tynnp {
     }
 }
 
-/// The job a composite (of TOSA ops, or one primitive op) runs as.
+/// The job a composite of TOSA ops runs as (what its primitive op holds).
 pub(crate) fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
-    let last = composite.last();
-    if primitives::OPS.contains(&last.name().as_str()) {
-        return primitives::job(last);
-    }
     match composite.pattern.as_str() {
         "tynnp.conv2d" => jobs::convolution(composite, false),
         "tynnp.depthwise_conv2d" => jobs::convolution(composite, true),
@@ -296,6 +292,20 @@ pub(crate) fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
         "tynnp.table" => jobs::table(composite),
         _ => jobs::pool(composite),
     }
+}
+
+/// The job a kernel runs: its primitive op's. The schedule's steps and the legalization take
+/// primitive ops only: a composite of TOSA ops left (`umac-primitives-tynnp` not run) is an error.
+pub(crate) fn kernel_job(composite: &Composite) -> Result<jobs::Job, Error> {
+    let last = composite.last();
+    if !primitives::OPS.contains(&last.name().as_str()) {
+        return Err(Error::Unsupported(format!(
+            "{} is still a composite of TOSA ops: the schedule and the legalization take tynnp's primitive ops \
+             (run umac-primitives-tynnp first)",
+            composite.pattern
+        )));
+    }
+    primitives::job(last)
 }
 
 /// The schedule of `job` (`double`-buffered or not), sharing `shared` with the kernels around

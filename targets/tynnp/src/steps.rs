@@ -25,7 +25,7 @@
 //! function is tiled and placed again.
 
 use crate::{
-    DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH, agree, decide, job_of, jobs,
+    DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH, agree, decide, jobs, kernel_job,
     resident::{self, Shared},
     schedule::{self, Records, Schedule, TOKENS, UNPLACED},
 };
@@ -81,7 +81,7 @@ struct Decisions {
 impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
     pub fn new(composites: &'k [Composite<'c, 'a>], attributes: &TargetAttrs) -> Result<Self, Error> {
         let params = crate::params(attributes)?;
-        let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(job_of).collect();
+        let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(kernel_job).collect();
         let records = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
         let double = attributes.bool(DOUBLE_BUFFER);
         let switches = (attributes.bool(FUSE), attributes.bool(PREFETCH), attributes.bool(OVERLAP));

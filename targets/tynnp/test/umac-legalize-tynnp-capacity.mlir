@@ -3,9 +3,9 @@
 // output row do not fit (two input tiles of three 1024-byte rows, two output tiles of one
 // 1024-byte row): a compile error at the convolution naming every region's bytes and the
 // capacity, exit code 1. So for a depthwise convolution (tiled on the vector units).
-// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s
 // Scheduled first (as every compile is), the schedule gives the error.
-// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-schedule-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-schedule-tynnp{attributes="-dm-kib=1"})' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // SCHEDULE: umac-legalize-tynnp-capacity.mlir:15:8: error: tynnp cannot schedule tynnp.conv2d: the convolution's tensors need 8816 bytes of DM even in tiles of one output row, double-buffered (input tile 1 3072, input tile 2 3072, filter 576, bias 16, multipliers 4, shifts 1, output tile 1 1024, output tile 2 1024), DM has 1024 (-dm-kib=1)
 // CHECK: umac-legalize-tynnp-capacity.mlir:15:8: error: tynnp cannot lower tynnp.conv2d: the convolution's tensors need 8816 bytes of DM even in tiles of one output row, double-buffered (input tile 1 3072, input tile 2 3072, filter 576, bias 16, multipliers 4, shifts 1, output tile 1 1024, output tile 2 1024), DM has 1024 (-dm-kib=1)
 func.func private @tynnp_1(%x: tensor<1x8x64x16xi8>) -> tensor<1x8x64x4xi32> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {

@@ -6,7 +6,7 @@
 // columns' three taps at once, each border column's two taps inside the input; each tile's
 // input is a dma.fill with the input zero point, then those three strided dma.copy, then the
 // job (in the loop over the tiles).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // CHECK-LABEL: func.func private @tynnp_0(
 // ih, iw (the output's 8 columns), ic (3 taps x 1 channel), input zero point, oc, kh, kw 1,

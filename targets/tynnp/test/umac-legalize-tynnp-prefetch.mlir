@@ -4,8 +4,8 @@
 // just before the first tile's copy in that waits for a job (a buffer reused), else after the
 // last copy in — and waits for that copy before it returns (`_pf`); the next kernel finds its
 // record there and copies nothing (`_pl`).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the

@@ -3,8 +3,8 @@
 // DM where the function's DM plan puts it (apart from the own regions of every kernel it lives
 // across), and those kernels read it from there. The in_dm and out_dm arguments (after the output stage and the output channel)
 // carry the addresses, 0 for a tensor in DDR.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution leaves its output in DM (A), its jobs writing it
 // there in place (`_wo`), the depthwise convolution reads it there in place (`_rx`, nothing copied

@@ -4,7 +4,7 @@
 // outside DM or overlapping, kept tensors or prefetched records the kernels around it do not hand
 // on, token tables too small, handing jobs on to a kernel that may overwrite what they use, or
 // a kernel's regions over a tensor kept across it.
-// RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s
 
 // An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
 // to 5 input rows, 160 bytes) in one input buffer, its output written in place where it is kept

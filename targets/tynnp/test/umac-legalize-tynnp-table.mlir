@@ -3,7 +3,7 @@
 // entries one of @tynnp_table16_x<n>_t<t> (funct7 1); the elements in double-buffered tiles of
 // whole vectors of 16, each in bands over the vector units; the table is the kernel's constant
 // record, copied into DM once.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // 80 int8 elements (5 vectors) in two tiles of 48 and 32, two bands each (the second tile has
 // two vectors). The record: the table's 256 bytes. The scalars: count, the output channel,

@@ -7,10 +7,10 @@
 // weights into DM on the output channel (1) and each tile's input rows on channel 0, issues one
 // band to each unit after those copies, waits for the bands, copies the tile's output back
 // (channel 1) and waits for the last.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Before umac-convert-tynnp-to-llvm the kernels are written in tynnp's instruction ops: four
 // vu.dwconv bands, each waited for; an average pooling's bands are vu.pool with funct7 1.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s --check-prefix=OPS
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s --check-prefix=OPS
 // Legalization writes the loop single-buffered: each tile first drains the tile before (waits
 // for its four bands, copies its output out), marked for umac-double-buffer-tynnp, which moves
 // the drain after the tile's bands (so the tile's copy in comes first, as the first RUN shows).

@@ -8,12 +8,12 @@
 // rows on channel 0, nu.conv (custom-1) after it (the first also after the record's copy), a
 // dma.copy of its output rows back on the output channel after the convolution; then npu.wait
 // (custom-3) for the last copy back.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Legalization alone writes the loop single-buffered and marks it for umac-double-buffer-tynnp
 // (the tile table rotates the tiles through two buffers each).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp)' | FileCheck %s --check-prefix=SINGLE
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s --check-prefix=SINGLE
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
 // The tile loops are unrolled fully by LLVM (the tile count is static).
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>

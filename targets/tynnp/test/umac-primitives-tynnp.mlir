@@ -3,10 +3,12 @@
 // its attributes the descriptor's fields the types do not give (targets/tynnp/docs/isa.md, section 5).
 // Output pixels stay unpacked here (-pack-pixels=false; packing: umac-primitives-tynnp-pixels.mlir).
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"})' | FileCheck %s
-// The primitive ops lower to the same calls as the composites they came from.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,canonicalize)' > %t.primitives
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-legalize-tynnp,canonicalize)' > %t.composites
-// RUN: diff %t.primitives %t.composites
+// The primitive level is mandatory: the legalization (and each step of the schedule) takes
+// primitive ops only, and a composite of TOSA ops left is an error at it, exit code 1.
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=RAW
+// RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-tile-tynnp)' 2>&1 | FileCheck %s --check-prefix=RAW-STEP
+// RAW: umac-primitives-tynnp.mlir:[[# @LINE + 22]]:8: error: tynnp cannot lower tynnp.conv2d: tynnp.conv2d is still a composite of TOSA ops: the schedule and the legalization take tynnp's primitive ops (run umac-primitives-tynnp first)
+// RAW-STEP: umac-primitives-tynnp.mlir:[[# @LINE + 21]]:8: error: tynnp cannot schedule tynnp.conv2d: tynnp.conv2d is still a composite of TOSA ops
 
 // A convolution, its per-channel DOUBLE_ROUND rescale and its clamp: out_flags 3 (per channel,
 // double round), the clamp's [0, 127], the zero points, pads and strides; the composite's
