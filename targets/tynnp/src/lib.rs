@@ -7,60 +7,38 @@
 //! when that saves NU passes; a depthwise convolution (`vu.dwconv`) or an average or max pooling
 //! (`vu.pool`) in tiles, each split into bands over the vector units; TFLite's quantized add or
 //! sub with its rescales (`vu.eltwise`) and an int8 or int16 table lookup (`vu.table`) in tiles
-//! of bands. Each kernel's constants are packed at compile time into one record (`jobs.rs`), and
-//! a kernel's output that the next kernel alone reads stays in DM (`resident.rs`). The code is
-//! the control unit's: `replace_call_extern` defines each kind of call as a function that copies
-//! by DMA, writes the descriptors and issues the custom instructions (`llvm.inline_asm`),
-//! compiled into the model's RV32 object (`codegen.rs`; the composites are in `patterns.rs`, the
-//! descriptors in `jobs.rs`, the splits in `tiling.rs`, the DM layout in `layout.rs`). A job
-//! whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
+//! of bands. Each kernel's constants are packed at compile time into one record
+//! (`kernel/jobs.rs`), and a kernel's output that the next kernel alone reads stays in DM
+//! (`schedule/resident.rs`). The code is the control unit's: `replace_call_extern` builds each
+//! kind of call as a function that copies by DMA, writes the descriptors and issues the custom
+//! instructions (`llvm.inline_asm`), compiled into the model's RV32 object (`codegen/kernel.rs`).
+//! A job whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
 //! targets/tynnp/docs/compiler.md). Ops the NPU does not take run on the control unit.
+//!
+//! The compiler is in four levels, each using only those before it: `kernel/` (the kinds of
+//! jobs, their descriptors and calls), `graph/` (patterns and primitive ops), `schedule/` (the
+//! schedule as IR and its steps) and `codegen/` (calls, kernels, instructions); `target.rs` holds
+//! the target's attributes.
 
-mod agree;
-mod body;
 mod codegen;
-mod describe;
-mod double_buffer;
 mod error;
-mod im2col;
-mod instructions;
-mod jobs;
-mod layout;
-mod loops;
-mod patterns;
-mod pixels;
-mod primitives;
-mod resident;
+mod graph;
+mod kernel;
 mod schedule;
-mod slice_filters;
-mod split;
-mod steps;
-mod tiling;
+mod target;
 
-use layout::{Room, constant_arguments, element_layout, tile_arguments, tiled_layout};
-use resident::Handed;
-use schedule::Schedule;
-use split::Split;
+use codegen::{call::lower, describe, double_buffer, instructions};
+use graph::{patterns, pixels, primitives, slice_filters};
+use kernel::jobs;
+use schedule::{resident::Handed, steps};
+use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
 use umac_backend::{
-    Backend, Builder, Composite, Error, ExternArg, ExternCall, ExternCallSite, GraphStep, KernelStep, OpView, Pattern,
-    Phase, PhasePass, Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
+    Backend, Builder, Composite, Error, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase, PhasePass,
+    Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
 };
-use umac_tynnp_device::{Params, params::DM_BASE};
+use umac_tynnp_device::Params;
 
-/// The target's name.
-const NAME: &str = "tynnp";
-
-/// The attribute that switches the next kernel's constants copied during this one off.
-const PREFETCH: &str = "prefetch";
-
-/// The attribute that switches activations kept in DM between kernels off.
-const FUSE: &str = "fuse";
-
-/// The attribute that switches double buffering off.
-const DOUBLE_BUFFER: &str = "double-buffer";
-
-/// The attribute that switches kernels handing their jobs on to the next (running at once) off.
-const OVERLAP: &str = "overlap";
+pub use target::params;
 
 /// The `tynnp` dialect: the primitive ops (one per kind of job) and the instructions the
 /// control unit's kernels are written in.
@@ -85,41 +63,6 @@ pub struct Tynnp;
 
 /// What the registry lists.
 pub static BACKEND: Tynnp = Tynnp;
-
-/// The hardware parameters as target attributes, with the contract's names (section 1).
-const ATTRIBUTES: [(&str, &str); 10] = [
-    ("nu-rows", "NU array rows: input channels per cycle"),
-    ("nu-cols", "NU array columns: output channels per cycle"),
-    ("dm-kib", "global buffer DM, KiB"),
-    ("vu", "vector units"),
-    ("vu-lanes", "int32 lanes per vector unit"),
-    ("vm-kib", "buffer VM of each vector unit, KiB"),
-    ("dma", "DMA channels"),
-    ("ddr-bw", "DDR bytes per cycle"),
-    ("ddr-latency", "DDR latency, cycles"),
-    ("queue", "jobs each unit's queue holds"),
-];
-
-/// The NPU the attributes describe (their ranges are the contract's).
-pub fn params(attributes: &TargetAttrs) -> Result<Params, Error> {
-    let text: Vec<String> = ATTRIBUTES.iter().map(|(name, _)| format!("-{name}={}", attributes.int(name))).collect();
-    Params::parse(&text.join(" ")).map_err(|e| Error::Target(format!("{NAME}: {e}")))
-}
-
-fn default_of(name: &str, p: &Params) -> i64 {
-    i64::from(match name {
-        "nu-rows" => p.nu_rows,
-        "nu-cols" => p.nu_cols,
-        "dm-kib" => p.dm_bytes >> 10,
-        "vu" => p.vu_count,
-        "vu-lanes" => p.vu_lanes,
-        "vm-kib" => p.vm_bytes >> 10,
-        "dma" => p.dma_channels,
-        "ddr-bw" => p.ddr_bytes_per_cycle,
-        "ddr-latency" => p.ddr_latency,
-        _ => p.queue_depth,
-    })
-}
 
 impl Backend for Tynnp {
     fn name(&self) -> &'static str {
@@ -282,255 +225,10 @@ impl Backend for Tynnp {
     }
 }
 
-/// The job a composite of TOSA ops runs as (what its primitive op holds).
-pub(crate) fn job_of(composite: &Composite) -> Result<jobs::Job, Error> {
-    match composite.pattern.as_str() {
-        "tynnp.conv2d" => jobs::convolution(composite, false),
-        "tynnp.depthwise_conv2d" => jobs::convolution(composite, true),
-        "tynnp.add" => jobs::eltwise(composite, false),
-        "tynnp.sub" => jobs::eltwise(composite, true),
-        "tynnp.table" => jobs::table(composite),
-        _ => jobs::pool(composite),
-    }
-}
-
-/// The job a kernel runs: its primitive op's. The schedule's steps and the legalization take
-/// primitive ops only: a composite of TOSA ops left (`umac-primitives-tynnp` not run) is an error.
-pub(crate) fn kernel_job(composite: &Composite) -> Result<jobs::Job, Error> {
-    let last = composite.last();
-    if !primitives::OPS.contains(&last.name().as_str()) {
-        return Err(Error::Unsupported(format!(
-            "{} is still a composite of TOSA ops: the schedule and the legalization take tynnp's primitive ops \
-             (run umac-primitives-tynnp first)",
-            composite.pattern
-        )));
-    }
-    primitives::job(last)
-}
-
-/// The schedule of `job` (`double`-buffered or not), sharing `shared` with the kernels around
-/// it: its tiles planned so that its own regions take at most `budget` bytes of DM from offset
-/// 0, its kernel columns folded when that pays and fits; what it shares is placed later.
-pub(crate) fn decide(
-    job: &jobs::Job,
-    params: &Params,
-    double: bool,
-    shared: resident::Shared,
-    budget: i64,
-) -> Result<Schedule, Error> {
-    // What it shares with the kernels around it is read and written in place.
-    let (preloaded, reads_kept, writes_kept) = (shared.preloaded, shared.kept_inputs, shared.kept_output);
-    let overlap = shared.hands || shared.follows;
-    let room = Room { params, double, budget, preloaded, reads_kept, writes_kept, stage: 0, overlap };
-    let values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
-    let (fold, im2col, plan) = if job.code.elementwise() {
-        (false, false, element_layout(job, &values, &room)?)
-    } else {
-        // A convolution is folded by kernel rows and columns (staging its input in DM), or by
-        // columns, when it pays, its (longer) tiles fit DM and (by rows) each tile's kernel rows
-        // read some input; it gathers its input into tile buffers, from DM too.
-        let foldable = job.code.foldable();
-        let gathered = Room { reads_kept: [false; 2], ..room };
-        // The gathers take two channels when nothing is copied out (see `body::Gather`).
-        let channels = if writes_kept { i64::from(params.dma_channels) } else { 1 };
-        let by_rows = if foldable { im2col::im2col(&values, (nu_rows, nu_cols), channels)? } else { None };
-        let by_rows = by_rows.and_then(|im| {
-            let room = Room { stage: im.stage_bytes, ..gathered };
-            let plan = tiled_layout(job, &im.apply(&values), im.row_bytes, &room).ok()?;
-            im.row_arguments(&plan.tiles).map(|_| plan)
-        });
-        let by_columns = || -> Result<Option<layout::Plan>, Error> {
-            let fold = if foldable { tiling::fold(&values, nu_rows, nu_cols, channels > 1)? } else { None };
-            Ok(fold.and_then(|fold| tiled_layout(job, &fold.apply(&values), fold.row_bytes, &gathered).ok()))
-        };
-        match by_rows {
-            Some(plan) => (false, true, plan),
-            None => match by_columns()? {
-                Some(plan) => (true, false, plan),
-                None => {
-                    let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
-                    (false, false, tiled_layout(job, &values, src_row, &room)?)
-                }
-            },
-        }
-    };
-    let mut dm = plan.dm;
-    if shared.hands {
-        let end = dm.iter().map(|(_, at, bytes)| (at + bytes + 15) & !15).max().unwrap_or(0);
-        let words = schedule::token_words(plan.tiles.len() - 1, plan.bands);
-        dm.push((schedule::TOKENS.to_string(), end, 4 * words as i64));
-    }
-    Ok(Schedule {
-        tiles: plan.tiles,
-        bands: plan.bands,
-        buffers: if double { 2 } else { 1 },
-        fold,
-        im2col,
-        dm,
-        ..Schedule::default()
-    })
-}
-
-/// The call of the function that runs `job` (with its packed constant `record`) as `schedule`
-/// says; `next`: the next kernel's record, which it copies into DM when it prefetches it.
-fn lower(
-    (job, record): (jobs::Job, Option<Vec<u8>>),
-    schedule: &Schedule,
-    [next, far]: [Option<Vec<u8>>; 2],
-    [before, two_back]: [Option<Handed>; 2],
-    params: &Params,
-) -> Result<Strategy, Error> {
-    let address = |offset: Option<i64>| offset.map_or(0, |at| at + i64::from(DM_BASE));
-    let mut values: Vec<(String, i64)> = job.scalars.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    // Copies out (and the constants' copy in) on channel 1, when there is one.
-    values.push((codegen::OUT_CHANNEL.to_string(), i64::from(params.dma_channels > 1)));
-    // The input or output left in DM by the kernel before or for the kernel after (0: DDR).
-    values.push((codegen::IN_DM.to_string(), address(schedule.kept_inputs[0])));
-    values.push((codegen::OUT_DM.to_string(), address(schedule.kept_output)));
-    values.push((codegen::IN_DM_Y.to_string(), address(schedule.kept_inputs[1])));
-    // The record: copied by this kernel, or already in DM (copied by the kernel before).
-    if let Some(record) = &record {
-        values.push((codegen::WEIGHTS_BYTES.to_string(), record.len() as i64));
-    }
-    if let Some(at) = schedule.constants_at() {
-        values.extend(constant_arguments(&job, at));
-    }
-    let next = next.filter(|_| schedule.prefetch.is_some());
-    if let Some(record) = &next {
-        values.push((codegen::DM_NEXT.to_string(), address(schedule.prefetch)));
-        values.push((codegen::NEXT_BYTES.to_string(), record.len() as i64));
-    }
-    let far = far.filter(|_| schedule.prefetch_far.is_some());
-    if let Some(record) = &far {
-        values.push((codegen::DM_FAR.to_string(), address(schedule.prefetch_far)));
-        values.push((codegen::FAR_BYTES.to_string(), record.len() as i64));
-    }
-    let mut code = job.code;
-    let (mut taps, mut rows) = (0, 0);
-    let lanes = i64::from(params.vu_lanes);
-    let arguments = if code.elementwise() {
-        tile_arguments(&job, &values, schedule, (0, 0), lanes)?
-    } else {
-        // The rows of the input in DDR, and in DM (longer when folded).
-        let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
-        let mut in_row = src_row;
-        let (nu_rows, nu_cols) = (i64::from(params.nu_rows), i64::from(params.nu_cols));
-        // The gathers take two channels when nothing is copied out (see `body::Gather`).
-        let channels = if schedule.kept_output.is_some() { i64::from(params.dma_channels) } else { 1 };
-        if schedule.fold {
-            let fold = tiling::fold(&values, nu_rows, nu_cols, channels > 1)?.ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "{}: fold is set, but folding this convolution saves nothing",
-                    schedule::ATTRIBUTE
-                ))
-            })?;
-            values = fold.apply(&values);
-            (code, taps, in_row) = (&jobs::CONV_FOLDED, fold.taps, fold.row_bytes);
-        }
-        let mut im2col = None;
-        if schedule.im2col {
-            let bad = |message: &str| Error::Unsupported(format!("{}: {message}", schedule::ATTRIBUTE));
-            let im = im2col::im2col(&values, (nu_rows, nu_cols), channels)?
-                .ok_or_else(|| bad("im2col is set, but it saves nothing here"))?;
-            let (stage, bytes) = schedule.region("stage").ok_or_else(|| bad("im2col is set, but dm has no stage"))?;
-            if bytes < im.stage_bytes {
-                return Err(bad(&format!("the input needs {} bytes of dm.stage, which holds {bytes}", im.stage_bytes)));
-            }
-            values = im.apply(&values);
-            (code, taps, rows, in_row) = (&jobs::CONV_IM2COL, im.taps, im.rows, im.row_bytes);
-            im2col = Some((im, stage));
-        }
-        let mut arguments = tile_arguments(&job, &values, schedule, (src_row, in_row), lanes)?;
-        // The tiles are sound (in order, covering the output); im2col's kernel rows must read some
-        // input row in each.
-        if let Some((im, stage)) = im2col {
-            let padding =
-                || Error::Unsupported(format!("{}: a kernel row of a tile reads padding only", schedule::ATTRIBUTE));
-            arguments.extend(im.row_arguments(&schedule.tiles).ok_or_else(padding)?);
-            arguments.push((codegen::IM2COL_PITCHES[0].to_string(), i64::from(DM_BASE) + stage));
-        }
-        arguments
-    };
-    values.extend(arguments);
-    let (reads_kept, writes_kept) = schedule.in_place();
-    let hands = schedule.region(schedule::TOKENS);
-    if let Some((at, _)) = hands {
-        values.push((codegen::DM_TOKENS.to_string(), address(Some(at))));
-    }
-    let follows = match &before {
-        Some(before) if reads_kept.contains(&true) => {
-            // Each tile follows the kernel before's first tile through which the bytes it reads
-            // (of rows, or of elements, from the start) are written.
-            let needs: Vec<i64> = if code.elementwise() {
-                schedule.tiles[1..].iter().map(|end| end * code.element_bytes.0).collect()
-            } else {
-                let src_row = job.bytes[0] / tiling::lookup(&values, "ih")?.max(1);
-                let tiles = tiling::tiles_at(&values, &schedule.tiles)?.unwrap_or_default();
-                tiles.iter().map(|tile| (tile.start + tile.rows) * src_row).collect()
-            };
-            for (t, need) in needs.iter().enumerate() {
-                values.push((format!("{}_t{t}", codegen::AFTER), before.row(*need)));
-            }
-            values.push((codegen::AFTER_END.to_string(), before.row(i64::MAX)));
-            // After the table's rows, the token of the copy of this kernel's record, then that of
-            // the next kernel's (copied by the kernel before when it copies two ahead).
-            values.push((codegen::AFTER_WEIGHTS.to_string(), before.copy_token(1)));
-            values.push((codegen::AFTER_FAR.to_string(), before.copy_token(2)));
-            if let Some(two_back) = &two_back {
-                values.push((codegen::AFTER_END_TWO.to_string(), two_back.row(i64::MAX)));
-            }
-            before.bands
-        }
-        Some(_) => {
-            return Err(Error::Unsupported(format!(
-                "{}: the kernel before hands its jobs on (dm.tokens), but this one does not read its output in place",
-                schedule::ATTRIBUTE
-            )));
-        }
-        None => 0,
-    };
-    let split = Split {
-        taps,
-        rows,
-        units: schedule.bands,
-        single: schedule.buffers == 1,
-        preloaded: schedule.preloaded.is_some(),
-        prefetch: schedule.prefetch.is_some(),
-        reads_kept,
-        writes_kept,
-        hands: hands.is_some(),
-        follows,
-        prefetch_far: far.is_some(),
-        relays: before.as_ref().is_some_and(|b| b.far),
-        waits_two: two_back.as_ref().filter(|_| follows > 0).map_or(0, |t| t.bands),
-        ..Split::bands(schedule.tiles.len() - 1)
-    };
-    let packed = record.filter(|_| !split.preloaded);
-    let mut call = ExternCall::new(&code.symbol(split));
-    let buffers = job
-        .operands
-        .into_iter()
-        .chain(packed.map(ExternArg::Bytes))
-        .chain(next.map(ExternArg::Bytes))
-        .chain(far.map(ExternArg::Bytes));
-    for (name, argument) in code.buffers(split).iter().zip(buffers) {
-        call = call.arg(name, argument);
-    }
-    for name in code.trailing(split) {
-        let value = values
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))?;
-        call = call.arg(&name, ExternArg::I32(value));
-    }
-    Ok(Strategy::Extern(call))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::split::Split;
 
     /// The tile table's rows hold exactly the arguments that differ between tiles, each once,
     /// the same number a tile: with the arguments of no tile (a split of 0 tiles), all of them.

@@ -1,4 +1,4 @@
-// umac-keep-tynnp, the first step of tynnp's schedules (targets/tynnp/src/steps.rs): which
+// umac-keep-tynnp, the first step of tynnp's schedules (targets/tynnp/src/schedule/steps.rs): which
 // kernels' outputs stay in DM for the kernels reading them (kept), and which kernels hand their
 // jobs on to the next, which reads that output in place, so that the two run at once (a token
 // table, dm.tokens). What it decides is not placed yet: unit entries, which umac-place-tynnp

@@ -1,4 +1,4 @@
-// umac-place-tynnp, the last step of tynnp's schedules (targets/tynnp/src/steps.rs): static DM
+// umac-place-tynnp, the last step of tynnp's schedules (targets/tynnp/src/schedule/steps.rs): static DM
 // allocation by lifetime (umac-plan-memory's algorithm: greedy by size, then hill climbing).
 // A kernel's own regions live while it runs (until the kernel waiting for its jobs ends, when
 // it hands them on), a kept output from its writer to its last reader, a record from the

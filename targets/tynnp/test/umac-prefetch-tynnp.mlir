@@ -1,4 +1,4 @@
-// umac-prefetch-tynnp, the second step of tynnp's schedules (targets/tynnp/src/steps.rs): which
+// umac-prefetch-tynnp, the second step of tynnp's schedules (targets/tynnp/src/schedule/steps.rs): which
 // kernel copies each kernel's constant record into DM ahead of it: the kernel before (prefetch),
 // or the one two before when it and the next hand their jobs on (prefetch_far), the kernel
 // finding it there marked preloaded. Unit entries: decided, not placed yet.

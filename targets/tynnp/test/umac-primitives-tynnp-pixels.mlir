@@ -1,5 +1,5 @@
 // umac-primitives-tynnp packs adjacent output pixels of a convolution with few output channels
-// into the NU's columns (targets/tynnp/src/pixels.rs): the primitive op is the job the NPU runs,
+// into the NU's columns (targets/tynnp/src/graph/pixels.rs): the primitive op is the job the NPU runs,
 // its constants laid out at compile time as the job reads them.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp)' | FileCheck %s
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"})' | FileCheck %s --check-prefix=OFF

@@ -1,5 +1,5 @@
 // umac-schedule-tynnp: the schedule of each kernel, decided before legalization and attached to
-// its primitive op as tynnp.schedule (targets/tynnp/src/schedule.rs): its tiles' bounds (output
+// its primitive op as tynnp.schedule (targets/tynnp/src/schedule/attribute.rs): its tiles' bounds (output
 // rows), its bands over the vector units, its tile buffers (2: double-buffered), whether its
 // kernel columns are folded, its DM regions as [offset, bytes] (the constants as the one record
 // a copy brings in), the tensors it keeps in DM for the kernel after or finds there, the record

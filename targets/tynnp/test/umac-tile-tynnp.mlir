@@ -1,4 +1,4 @@
-// umac-tile-tynnp, the third step of tynnp's schedules (targets/tynnp/src/steps.rs): each
+// umac-tile-tynnp, the third step of tynnp's schedules (targets/tynnp/src/schedule/steps.rs): each
 // kernel's tiles (output rows), bands, tile buffers (2: double-buffered), folds, and its own DM
 // regions from offset 0, in the DM that what it shares (kept, prefetched: still unplaced) leaves
 // it. umac-place-tynnp moves the regions to their places.

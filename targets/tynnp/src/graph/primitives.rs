@@ -24,8 +24,8 @@
 //! lowers them to TOSA (what they compute, for the host).
 
 use crate::{
-    jobs::{self, Job, bytes_of},
-    pixels::PIXELS,
+    graph::pixels::PIXELS,
+    kernel::jobs::{self, Job, bytes_of},
 };
 use umac_backend::{Composite, Error, ExternArg, OpView, Primitive, PrimitiveArg, TargetAttrs};
 
@@ -41,7 +41,7 @@ pub const OPS: [&str; 7] = [
 ];
 
 /// The job code of primitive op `name` (a table by its result type).
-fn code_of(op: &OpView) -> Option<&'static crate::codegen::JobCode> {
+fn code_of(op: &OpView) -> Option<&'static crate::kernel::code::JobCode> {
     Some(match op.name().as_str() {
         "tynnp.conv2d" => &jobs::CONV,
         "tynnp.depthwise_conv2d" => &jobs::DWCONV,
@@ -95,8 +95,12 @@ pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Opti
     }
     // Its constants in the layout of the job: output pixels packed into the NU's columns when
     // that pays (and the target lets it).
-    let params = crate::params(attributes)?;
-    let job = crate::pixels::pack(crate::job_of(composite)?, &params, attributes.bool(crate::pixels::PACK))?;
+    let params = crate::target::params(attributes)?;
+    let job = crate::graph::pixels::pack(
+        crate::graph::job_of(composite)?,
+        &params,
+        attributes.bool(crate::graph::pixels::PACK),
+    )?;
     let mut operands: Vec<PrimitiveArg> = job
         .operands
         .iter()
@@ -141,7 +145,7 @@ pub fn primitive(composite: &Composite, attributes: &TargetAttrs) -> Result<Opti
 }
 
 /// The attributes of primitive `name` running `code`: the code's scalars its types do not give.
-pub fn attribute_names(name: &str, code: &crate::codegen::JobCode) -> Vec<&'static str> {
+pub fn attribute_names(name: &str, code: &crate::kernel::code::JobCode) -> Vec<&'static str> {
     let given = given_names(name);
     code.scalars.iter().copied().filter(|n| !given.contains(n)).collect()
 }

@@ -8,9 +8,9 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    codegen::{Field, JobCode, TILE_COPIES, band_name, kernel_row_name},
-    jobs,
-    split::Split,
+    kernel::code::{Field, JobCode, TILE_COPIES, band_name, kernel_row_name},
+    kernel::jobs,
+    kernel::split::Split,
 };
 use std::collections::{BTreeMap, HashMap};
 use umac_backend::ExternCallSite;
@@ -85,10 +85,10 @@ fn copy_cycles(
 ) -> Option<(Vec<(String, u64)>, u64)> {
     let latency = u64::from(params.ddr_latency);
     let on_chip = |bytes: u64, lines: u64| 4 + bytes.div_ceil(64) + lines;
-    let out = format!("dma{}", get(crate::codegen::OUT_CHANNEL)?);
-    let kept_out = get(crate::codegen::OUT_DM)? != 0;
+    let out = format!("dma{}", get(crate::kernel::code::OUT_CHANNEL)?);
+    let kept_out = get(crate::kernel::code::OUT_DM)? != 0;
     // Per tiled input: left in DM by the kernel before (an elementwise job's `y` has its own).
-    let kept_in: Vec<bool> = [crate::codegen::IN_DM, crate::codegen::IN_DM_Y]
+    let kept_in: Vec<bool> = [crate::kernel::code::IN_DM, crate::kernel::code::IN_DM_Y]
         .iter()
         .take(code.tile_inputs().len())
         .map(|name| get(name).is_some_and(|at| at != 0))
@@ -99,17 +99,17 @@ fn copy_cycles(
         ddr += bytes;
         copies.push((channel.to_string(), latency + lines));
     };
-    if let Some(bytes) = get(crate::codegen::WEIGHTS_BYTES).filter(|_| !split.preloaded) {
+    if let Some(bytes) = get(crate::kernel::code::WEIGHTS_BYTES).filter(|_| !split.preloaded) {
         through_ddr(&out, bytes as u64, 1, &mut copies);
     }
-    for next in [crate::codegen::NEXT_BYTES, crate::codegen::FAR_BYTES] {
+    for next in [crate::kernel::code::NEXT_BYTES, crate::kernel::code::FAR_BYTES] {
         if let Some(bytes) = get(next) {
             through_ddr("dma0", bytes as u64, 1, &mut copies);
         }
     }
     if code.im2col {
         // The input staged once (from DM when kept there), then each tile gathered on chip.
-        let stage = get(crate::codegen::IM2COL_PITCHES[1])? as u64;
+        let stage = get(crate::kernel::code::IM2COL_PITCHES[1])? as u64;
         if kept_in[0] {
             copies.push(("dma0".to_string(), on_chip(stage, 1)));
         } else {
@@ -123,13 +123,13 @@ fn copy_cycles(
         // A gather's copies alternate between channel 0 and the output channel when nothing is
         // copied out (`body::Gather`).
         let gather_channel = |copy: usize| {
-            if crate::body::on_output_channel(copy, split.writes_kept) { out.clone() } else { "dma0".into() }
+            if crate::codegen::body::on_output_channel(copy, split.writes_kept) { out.clone() } else { "dma0".into() }
         };
         let (in_bytes, lines) = if code.im2col {
             // A fill, then per kernel row each copy's pixels of the output rows reading inside.
             copies.push(("dma0".to_string(), on_chip(in_bytes, 1)));
             for j in 0..split.rows {
-                let rows = get(&kernel_row_name(crate::codegen::KERNEL_ROW_FIELDS[2], t, j))? as u64;
+                let rows = get(&kernel_row_name(crate::kernel::code::KERNEL_ROW_FIELDS[2], t, j))? as u64;
                 for c in 0..split.taps {
                     let pixels = (get(&format!("tap_count_k{c}"))? as u64).saturating_mul(rows);
                     let bytes = pixels.saturating_mul(get(&format!("tap_len_k{c}"))? as u64);
@@ -199,7 +199,7 @@ fn regions(
     let mut out: Vec<serde_json::Value> = Vec::new();
     if let Some(first) = code.packed.first() {
         let holds = if split.preloaded { "constants (copied by the kernel before)" } else { "constants" };
-        out.extend(region(holds, get(&format!("dm_{first}")), get(crate::codegen::WEIGHTS_BYTES)));
+        out.extend(region(holds, get(&format!("dm_{first}")), get(crate::kernel::code::WEIGHTS_BYTES)));
     }
     // The tile buffers: the first band of each tile starts its buffer; the largest tile sizes it.
     // A tensor read or written in place where it is kept has none.
@@ -220,21 +220,29 @@ fn regions(
         }
     }
     if code.im2col {
-        let stage = get(crate::codegen::IM2COL_PITCHES[0]);
-        out.extend(region("input, staged for the gather", stage, get(crate::codegen::IM2COL_PITCHES[1])));
+        let stage = get(crate::kernel::code::IM2COL_PITCHES[0]);
+        out.extend(region("input, staged for the gather", stage, get(crate::kernel::code::IM2COL_PITCHES[1])));
     }
     let tensor_bytes = |index: usize| call.argument_types.get(index).and_then(|t| memref_bytes(t));
     let kept = |name: &str| get(name).filter(|&at| at != 0);
-    out.extend(region("input, kept from a kernel before", kept(crate::codegen::IN_DM), tensor_bytes(0)));
-    out.extend(region("input y, kept from a kernel before", kept(crate::codegen::IN_DM_Y), tensor_bytes(1)));
+    out.extend(region("input, kept from a kernel before", kept(crate::kernel::code::IN_DM), tensor_bytes(0)));
+    out.extend(region("input y, kept from a kernel before", kept(crate::kernel::code::IN_DM_Y), tensor_bytes(1)));
     let last = call.argument_types.len().saturating_sub(1);
-    out.extend(region("output, kept for the kernels after", kept(crate::codegen::OUT_DM), tensor_bytes(last)));
-    out.extend(region("the next kernel's constants", get(crate::codegen::DM_NEXT), get(crate::codegen::NEXT_BYTES)));
-    let far = get(crate::codegen::DM_FAR);
-    out.extend(region("the constants of the kernel after next", far, get(crate::codegen::FAR_BYTES)));
+    out.extend(region("output, kept for the kernels after", kept(crate::kernel::code::OUT_DM), tensor_bytes(last)));
+    out.extend(region(
+        "the next kernel's constants",
+        get(crate::kernel::code::DM_NEXT),
+        get(crate::kernel::code::NEXT_BYTES),
+    ));
+    let far = get(crate::kernel::code::DM_FAR);
+    out.extend(region("the constants of the kernel after next", far, get(crate::kernel::code::FAR_BYTES)));
     if split.hands {
         let bytes = Some(4 * crate::schedule::token_words(split.bands, split.units) as i64);
-        out.extend(region("the jobs' tokens, handed on to the kernel after", get(crate::codegen::DM_TOKENS), bytes));
+        out.extend(region(
+            "the jobs' tokens, handed on to the kernel after",
+            get(crate::kernel::code::DM_TOKENS),
+            bytes,
+        ));
     }
     out
 }

@@ -224,7 +224,7 @@ pub struct Handed {
 
 impl Handed {
     /// What `job` running as `schedule` hands on, if it does.
-    pub fn of(job: &crate::jobs::Job, schedule: &Schedule) -> Option<Handed> {
+    pub fn of(job: &crate::kernel::jobs::Job, schedule: &Schedule) -> Option<Handed> {
         let (table, _) = schedule.region(TOKENS)?;
         let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
         let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();

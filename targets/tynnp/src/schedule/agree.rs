@@ -4,7 +4,7 @@
 
 use crate::error::TynnpError;
 use crate::{
-    resident,
+    schedule::resident,
     schedule::{ATTRIBUTE, Range, Schedule, TOKENS},
 };
 use umac_backend::{Composite, Error};

@@ -3,7 +3,7 @@
 //! control unit's code depends on is a part of the name, so one function serves every call with
 //! the same split.
 
-use crate::codegen::JobCode;
+use crate::kernel::code::JobCode;
 
 /// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
 /// convolution the number of taps (kernel columns).

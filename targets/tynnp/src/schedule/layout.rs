@@ -2,9 +2,9 @@
 //! as few as fit the room the kernels around it leave; the capacity error when none do.
 
 use crate::{
-    jobs,
+    kernel::jobs,
     schedule::Schedule,
-    tiling::{self, Place},
+    schedule::tiling::{self, Place},
 };
 use umac_backend::Error;
 use umac_tynnp_device::{Params, params::DM_BASE};
@@ -240,8 +240,12 @@ pub fn tile_arguments(
     if bounds.len() < 2 || bounds[0] != 0 || bounds[bounds.len() - 1] != end || !increasing {
         return Err(bad(format!("tiles {bounds:?} do not split [0, {end}) into tiles in order")));
     }
-    if bounds.len() - 1 > crate::split::MAX_TILES {
-        return Err(bad(format!("{} tiles; a call runs at most {}", bounds.len() - 1, crate::split::MAX_TILES)));
+    if bounds.len() - 1 > crate::kernel::split::MAX_TILES {
+        return Err(bad(format!(
+            "{} tiles; a call runs at most {}",
+            bounds.len() - 1,
+            crate::kernel::split::MAX_TILES
+        )));
     }
     // Where each tiled tensor's tiles go, and the bytes a tile may take there (a tensor read or
     // written in place is whole).

@@ -152,7 +152,7 @@ mod tests {
         }
         assert!(is_instruction(WAIT) && !is_instruction("tynnp.conv2d"));
         // Every kind of job writes the words its instruction reads.
-        for code in crate::jobs::CODES {
+        for code in crate::kernel::jobs::CODES {
             let found = instruction(code.insn.0, code.insn.1).unwrap();
             assert_eq!(found.words, 2 + code.descriptor().len(), "{}", code.callee);
             assert!(code.insn.2 <= found.funct7, "{}", code.callee);

@@ -1,18 +1,9 @@
-//! The control unit's code for one job, as MLIR (func, arith and the llvm dialect): the job's
-//! constants copied into DM in one DMA on the output channel (1, or 0 when there is one) while
-//! its first tile comes in on channel 0, then the tiles, in a loop (`loops.rs`): each tile's
-//! input copied into DM on channel 0, the job issued after that copy, its result copied back on the output channel after
-//! it, and a wait for the last copy (an input kept in DM by the kernel before is read there in
-//! place and an output kept for the next kernel written there in place: neither is copied, and
-//! the kernel then waits for its last job). Descriptors are written word by
-//! word into a stack buffer (the stack is in DMEM, where descriptors may live) by the NPU
-//! instructions of targets/tynnp/docs/isa.md as `tynnp` ops (`instructions.rs`), which
-//! `umac-convert-tynnp-to-llvm` lowers to the stores and `llvm.inline_asm has_side_effects` with
-//! a memory clobber, so LLVM neither drops, merges nor reorders them across the stores.
+//! The kinds of NPU jobs as the compiler sees them ([`JobCode`]): each one's instruction and
+//! descriptor (in `isa.rs`'s layout), its constants, the fields that differ between its tiles,
+//! and the arguments of the call of its kernel for a [`Split`] (the names `codegen/` builds the
+//! kernel's function with, `codegen/call.rs` passes and `codegen/describe.rs` reads).
 
-use crate::body::{Body, Row};
-use crate::{schedule::copy_token, split::Split};
-use umac_backend::{Attr, Builder, Cmp, Error, Ty, Value};
+use crate::kernel::split::Split;
 use umac_tynnp_device::isa;
 
 /// A word of a job's descriptor after its two dependency tokens.
@@ -110,7 +101,7 @@ pub const COL_DST: &str = "col_dst";
 pub const KERNEL_ROW_FIELDS: [&str; 3] = ["row_src", "row_dst", "row_count"];
 
 /// The words of a `dma.copy` descriptor (`dma.fill`'s 9 are fewer).
-const COPY_WORDS: i64 = 11;
+pub(crate) const COPY_WORDS: i64 = 11;
 
 /// The argument naming the DMA channel of the copies out and of the constants' copy in.
 pub const OUT_CHANNEL: &str = "out_channel";
@@ -205,7 +196,7 @@ impl JobCode {
     }
 
     /// Whether the kernel copies its own constants.
-    fn copies_weights(&self, split: Split) -> bool {
+    pub(crate) fn copies_weights(&self, split: Split) -> bool {
         !self.packed.is_empty() && !split.preloaded
     }
 
@@ -306,20 +297,6 @@ impl JobCode {
         names
     }
 
-    /// The descriptor of the tile's band `band` (its banded fields from the tile's `row`) after
-    /// `deps`.
-    pub(crate) fn descriptor_words(&self, b: &mut Body, deps: [Value; 2], row: &Row, band: usize) -> Vec<Value> {
-        let mut words = deps.to_vec();
-        for field in &self.descriptor() {
-            words.push(match self.field_source(field, band) {
-                Ok(_) if self.banded.contains(field) => row.field(field, band),
-                Ok(argument) => b.arg(&argument),
-                Err(value) => b.constant(value),
-            });
-        }
-        words
-    }
-
     /// The argument a descriptor field of band `band` takes its value from, or its constant.
     pub fn field_source(&self, field: &Field, band: usize) -> Result<String, i64> {
         match field {
@@ -328,34 +305,6 @@ impl JobCode {
             Field::Dm(buffer) => Ok(format!("dm_{buffer}")),
             Field::Const(value) => Err(*value),
         }
-    }
-
-    /// What both kinds of tiled jobs start with: the packed constants copied into DM on the
-    /// output channel, idle until the first tile's copy out, so their DDR latency overlaps the
-    /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
-    /// copy (0 without constants: what the first tile's job waits for besides its input), and
-    /// the input's and output's addresses.
-    pub(crate) fn tile_preamble(&self, b: &mut Body, d: Value, split: Split) -> [Value; 4] {
-        let zero = b.constant(0);
-        let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
-            Some(first) => {
-                let src = b.address("weights");
-                let (dst, bytes, channel) = (b.arg(&format!("dm_{first}")), b.arg(WEIGHTS_BYTES), b.arg(OUT_CHANNEL));
-                b.copy(d, zero, src, dst, bytes, channel)
-            }
-            // Copied by the kernel before, which handed its copy on when it handed its jobs on.
-            None if split.preloaded && split.follows > 0 => {
-                let table = b.arg(AFTER_WEIGHTS);
-                b.load_token(table, 0)
-            }
-            None => zero,
-        };
-        let input = b.address(self.tile_inputs()[0]);
-        let output = b.address("output");
-        let (in_dm, out_dm) = (b.arg(IN_DM), b.arg(OUT_DM));
-        let input = b.in_dm_or(in_dm, input, zero);
-        let output = b.in_dm_or(out_dm, output, zero);
-        [zero, weights, input, output]
     }
 
     /// The inputs copied tile by tile (the DM buffers among the banded fields): `input` for a
@@ -371,91 +320,6 @@ impl JobCode {
             .collect()
     }
 
-    /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
-    /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
-    /// depend on it), then the kernel before's jobs when it follows one.
-    pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<Value>; 2]) {
-        let jobs = split.bands * split.units.max(1);
-        // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
-        let relayed = split.relays.then(|| {
-            let table = b.arg(AFTER_FAR);
-            b.load_token(table, 0)
-        });
-        for token in [next, relayed].into_iter().flatten() {
-            if split.hands {
-                let tokens = b.arg(DM_TOKENS);
-                b.store_token(tokens, copy_token(jobs, 1), token);
-            } else {
-                b.wait(token);
-            }
-        }
-        if let Some(far) = far {
-            let tokens = b.arg(DM_TOKENS);
-            b.store_token(tokens, copy_token(jobs, 2), far);
-        }
-        self.wait_kernel_before(b, split);
-    }
-
-    /// The dependencies of a tile's jobs (the tile's `row`): `deps`, and when `split` follows a
-    /// kernel that handed its jobs on, the tokens of the row of its table the tile follows: in
-    /// the first slot when it is `zero` (the input read in place), then in the second while it
-    /// holds the constants' copy `weights` (`fresh`, an i32 value, is not 0 then: the first
-    /// tiles; the CU waits for that copy, long under way, unless there is none); the CU waits
-    /// for the others before the jobs issue.
-    pub(crate) fn after_kernel_before(
-        &self,
-        b: &mut Body,
-        split: Split,
-        row: &Row,
-        deps: [Value; 2],
-        [zero, weights]: [Value; 2],
-        fresh: Option<Value>,
-    ) -> [Value; 2] {
-        let [mut first, mut second] = deps;
-        let mut first_free = first == zero;
-        let mut second_free = true;
-        for u in 0..split.follows {
-            let token = b.load_token(row.get(&format!("{AFTER}_t0")), u);
-            if first_free {
-                first = token;
-                first_free = false;
-            } else if second_free {
-                // The first tiles' second slot holds the constants' copy, later ones' the copy
-                // out a buffer's reuse back, which the jobs must follow.
-                second_free = false;
-                let fresh =
-                    fresh.expect("a kernel following another carries whether its slot holds the constants' copy");
-                let early = b.b.cmpi(Cmp::Ne, fresh, zero);
-                let late = b.b.cmpi(Cmp::Eq, fresh, zero);
-                if weights != zero {
-                    let held = second;
-                    b.when(early, |b| b.wait(held));
-                }
-                b.when(late, |b| b.wait(token));
-                second = b.b.select(early, token, second);
-            } else {
-                b.wait(token);
-            }
-        }
-        [first, second]
-    }
-
-    /// The CU waits for the last jobs of the kernel before when this kernel follows it and
-    /// hands nothing on (else the kernel after waits for them), and for those of the kernel two
-    /// back when the kernel before followed that one (the last rows of their tables): they
-    /// happen before this kernel returns, so the kernels after may reuse their DM.
-    fn wait_kernel_before(&self, b: &mut Body, split: Split) {
-        let before = if split.hands { 0 } else { split.follows };
-        let rows = [(AFTER_END, before), (AFTER_END_TWO, split.waits_two)];
-        for (row, bands) in rows {
-            for u in 0..bands {
-                let table = b.arg(row);
-                let token = b.load_token(table, u);
-                b.wait(token);
-            }
-        }
-    }
-
     /// Whether the kernel copies nothing on its channels nor through the DDR port while its tiles
     /// run: it reads every tiled input in place, gathers nothing and writes its output in place.
     /// Its copy of the next kernel's constants then comes first, before its jobs.
@@ -468,53 +332,10 @@ impl JobCode {
         split.reads_kept.iter().take(self.tile_inputs().len()).all(|kept| *kept)
     }
 
-    /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
-    /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
-    /// it copies nothing else, then those of the kernel after next when it copies them too;
-    /// returns the copies' tokens.
-    pub(crate) fn prefetch(&self, b: &mut Body, d: Value, split: Split, zero: Value) -> [Option<Value>; 2] {
-        let mut copy = |on: bool, [buffer, dm, bytes]: [&str; 3]| {
-            on.then(|| {
-                let src = b.address(buffer);
-                let (dst, bytes) = (b.arg(dm), b.arg(bytes));
-                b.copy(d, zero, src, dst, bytes, zero)
-            })
-        };
-        let next = copy(split.prefetch, [NEXT_WEIGHTS, DM_NEXT, NEXT_BYTES]);
-        [next, copy(split.prefetch_far, [FAR_WEIGHTS, DM_FAR, FAR_BYTES])]
-    }
-
     /// The names of the function's arguments for `split`: the buffers, the trailing scalars, the
     /// output.
     pub fn parameters(&self, split: Split) -> Vec<String> {
         let buffers = self.buffers(split).into_iter().map(String::from);
         buffers.chain(self.trailing(split)).chain(["output".to_string()]).collect()
-    }
-
-    /// The function for `split` (`b` holds it, taking [`JobCode::parameters`]): the copies in, the
-    /// job (or one band per vector unit, the CU waiting for all of them), the copy out and the
-    /// wait for it. It is never inlined, so each call is one kernel in the simulator's report.
-    pub fn define(&self, split: Split, b: &mut Builder) -> Result<(), Error> {
-        let names = self.parameters(split);
-        if names.len() != b.arg_count() {
-            return Err(Error::Invalid(format!(
-                "{}: the call passes {} arguments, the kernel takes {}",
-                self.symbol(split),
-                b.arg_count(),
-                names.len()
-            )));
-        }
-        b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
-        let mut body = Body::new(b, &names);
-        // One buffer serves every descriptor the function writes: the job's, and the 11 words
-        // of a `dma.copy` (longer than a table lookup's).
-        let words = body.constant((2 + self.descriptor().len() as i64).max(COPY_WORDS));
-        let descriptor = body.b.alloca(words, Ty::I32);
-        if self.units {
-            self.unit_tiles(&mut body, descriptor, split);
-        } else {
-            self.tiles(&mut body, descriptor, split);
-        }
-        Ok(())
     }
 }

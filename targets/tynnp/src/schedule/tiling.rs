@@ -5,8 +5,8 @@
 //! takes, planned at compile time from the job's scalars and DM layout.
 
 use crate::{
-    codegen::{FOLD_PITCHES, Field, TAP_FIELDS, TILE_COPIES, band_name},
-    jobs::ROWS,
+    kernel::code::{FOLD_PITCHES, Field, TAP_FIELDS, TILE_COPIES, band_name},
+    kernel::jobs::ROWS,
 };
 use umac_backend::Error;
 
@@ -154,7 +154,7 @@ pub fn tile_values(
 }
 
 /// A convolution's kernel columns folded into its input channels (see
-/// [`crate::codegen::JobCode::folded`]): the arguments of the gather and the descriptor's
+/// [`crate::kernel::code::JobCode::folded`]): the arguments of the gather and the descriptor's
 /// scalars that change.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Fold {
@@ -318,7 +318,7 @@ pub(crate) fn lookup(values: &[(String, i64)], name: &str) -> Result<i64, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::{ELEMENTS, LOOKUPS};
+    use crate::kernel::jobs::{ELEMENTS, LOOKUPS};
 
     fn named(values: &[(&str, i64)]) -> Vec<(String, i64)> {
         values.iter().map(|(n, v)| (n.to_string(), *v)).collect()

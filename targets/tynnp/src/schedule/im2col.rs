@@ -7,8 +7,8 @@
 //! channels, the filter's OHWI bytes as they are.
 
 use crate::{
-    codegen::{COL_DST, FOLD_PITCHES, IM2COL_PITCHES, KERNEL_ROW_FIELDS, TAP_FIELDS, kernel_row_name},
-    tiling::{gather, lookup, refolded},
+    kernel::code::{COL_DST, FOLD_PITCHES, IM2COL_PITCHES, KERNEL_ROW_FIELDS, TAP_FIELDS, kernel_row_name},
+    schedule::tiling::{gather, lookup, refolded},
 };
 use umac_backend::Error;
 

@@ -25,9 +25,13 @@
 //! function is tiled and placed again.
 
 use crate::{
-    DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH, agree, decide, jobs, kernel_job,
-    resident::{self, Shared},
+    graph::kernel_job,
+    kernel::jobs,
+    schedule::agree,
+    schedule::decide,
+    schedule::resident::{self, Shared},
     schedule::{self, Records, Schedule, TOKENS, UNPLACED},
+    target::{DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH},
 };
 use umac_backend::{Composite, Error, ScheduleStep, TargetAttrs};
 use umac_tynnp_device::Params;
@@ -80,7 +84,7 @@ struct Decisions {
 
 impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
     pub fn new(composites: &'k [Composite<'c, 'a>], attributes: &TargetAttrs) -> Result<Self, Error> {
-        let params = crate::params(attributes)?;
+        let params = crate::target::params(attributes)?;
         let jobs: Vec<Result<jobs::Job, Error>> = composites.iter().map(kernel_job).collect();
         let records = jobs.iter().map(|j| j.as_ref().ok().and_then(jobs::Job::packed)).collect();
         let double = attributes.bool(DOUBLE_BUFFER);

@@ -1,7 +1,7 @@
 //! The composites tynnp takes (targets/tynnp/docs/compiler.md lists them) and the predicates that keep
 //! each within what its job computes bit for bit.
 
-use crate::{NAME, jobs};
+use crate::{kernel::jobs, target::NAME};
 use umac_backend::{OpPattern, OpView, Pattern, constant, op, requantize_to_int8};
 use umac_tynnp_device::Params;
 
@@ -18,7 +18,7 @@ pub fn all(params: Params) -> Vec<Pattern> {
         .when("constant zero points", |o| (1..3).all(|i| o.operand_ints(i).is_some_and(|v| v.len() == 1)));
     let max = op("tosa.max_pool2d").static_rank(0, 4).element_type(0, "i8").when("batch 1", batch_1);
     // A primitive op is its own composite (one job), named as the op.
-    let primitives = crate::primitives::OPS.into_iter().map(|name| Pattern::new(name, op(name)));
+    let primitives = crate::graph::primitives::OPS.into_iter().map(|name| Pattern::new(name, op(name)));
     primitives
         .chain([
             Pattern::new(&format!("{NAME}.conv2d"), conv)

@@ -4,7 +4,7 @@
 //! the job's constants (filter, bias, multipliers, shifts) packed at compile time into one
 //! record in the layout of its DM regions, so one DMA copy brings them in.
 
-use crate::codegen::{Field, Field::*, JobCode};
+use crate::kernel::code::{Field, Field::*, JobCode};
 use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
 
 /// What a window job (depthwise convolution, pooling) split into bands of output rows changes

@@ -167,7 +167,7 @@ pub fn verify(op: &OpView) -> Result<(), TynnpError> {
 /// a `tynnp.conv2d`, undilated along the row (its window holds every tap of the group), whose
 /// stride is the group's and whose output row holds whole groups.
 fn packed_pixels(op: &OpView, result: &TensorType, get: &dyn Fn(&str) -> i64) -> Result<i64, TynnpError> {
-    let Some(pixels) = op.int(crate::pixels::PIXELS) else { return Ok(1) };
+    let Some(pixels) = op.int(crate::graph::pixels::PIXELS) else { return Ok(1) };
     if pixels == 1 {
         return Ok(1);
     }

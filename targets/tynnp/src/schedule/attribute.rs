@@ -42,7 +42,7 @@
 //! from the next kernel's (`agree.rs`).
 
 use crate::error::TynnpError;
-use crate::jobs::Job;
+use crate::kernel::jobs::Job;
 use umac_backend::OpView;
 use umac_tynnp_device::Params;
 
@@ -418,7 +418,7 @@ pub struct Records {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs;
+    use crate::kernel::jobs;
 
     /// A convolution of 8 rows of 32 bytes into 8 rows of 32 (an 84-byte record), its output
     /// kept in DM.

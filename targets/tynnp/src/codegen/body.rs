@@ -2,9 +2,9 @@
 //! instructions (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
 
 use crate::{
-    codegen::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
-    instructions::instruction,
-    split::Split,
+    codegen::instructions::instruction,
+    kernel::code::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
+    kernel::split::Split,
 };
 use std::{collections::HashMap, rc::Rc};
 use umac_backend::{Attr, Builder, Cmp, Ty, Value};
@@ -301,7 +301,7 @@ fn laid_out(mnemonic: &str, deps: [Value; 2], values: &[(&str, Value)]) -> Vec<V
 /// One tile's row of a kernel's tile table (what differs between its tiles: the descriptors'
 /// banded fields, the copies' offsets and bytes, the row of the kernel before's token table it
 /// follows, an im2col gather's kernel rows), loaded at the start of the tile from the table the
-/// call passes ([`crate::codegen::JobCode::tile_row`]); each value by its name in tile 0.
+/// call passes ([`crate::kernel::code::JobCode::tile_row`]); each value by its name in tile 0.
 pub struct Row(HashMap<String, Value>);
 
 impl Row {

@@ -21,7 +21,7 @@
 //! A primitive `tynnp.conv2d` so packed carries `pixels = P` and the packed constants: it is the
 //! job the NPU runs, its result the model's tensor.
 
-use crate::jobs::{CONV, Job};
+use crate::kernel::jobs::{CONV, Job};
 use umac_backend::Error;
 use umac_tynnp_device::Params;
 
@@ -118,7 +118,7 @@ fn positions(p: i64, oc: i64, kh: i64, kw: i64) -> impl Iterator<Item = (i64, i6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::bytes_of;
+    use crate::kernel::jobs::bytes_of;
 
     /// The default NPU: 16x16, 256 KiB of DM.
     fn npu() -> Params {

@@ -4,10 +4,10 @@
 //! loop carries. `codegen.rs` has what every kernel does around them.
 
 use crate::{
-    body::{Body, Row},
-    codegen::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES},
-    double_buffer::{BUFFERS, DRAIN, REUSE},
-    split::Split,
+    codegen::body::{Body, Row},
+    codegen::double_buffer::{BUFFERS, DRAIN, REUSE},
+    kernel::code::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES},
+    kernel::split::Split,
 };
 use umac_backend::{Attr, Cmp, Ty, Value};
 

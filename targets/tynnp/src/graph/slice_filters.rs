@@ -23,7 +23,7 @@
 //! nothing changes and scheduling reports the sizes. The results are the same bytes: each output
 //! channel is computed from the same inputs, filter row, bias and scale.
 
-use crate::params;
+use crate::target::params;
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_backend::{Error, GraphStep, OpView, TargetAttrs};
