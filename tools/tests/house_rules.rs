@@ -256,27 +256,38 @@ fn library_crates(root: &Path) -> Vec<PathBuf> {
     crates
 }
 
+/// The source files of every library crate in its folders `dirs` (`src`, `examples`), unit-test
+/// files aside: each one's path from the repository's root and its text.
+fn library_sources(root: &Path, dirs: &[&str]) -> Vec<(String, String)> {
+    let crates = library_crates(root);
+    assert!(crates.len() >= 10, "found {crates:?}");
+    let mut files = Vec::new();
+    for dir in crates {
+        for folder in dirs {
+            sources(&dir.join(folder), &mut files);
+        }
+    }
+    files
+        .into_iter()
+        .filter(|file| {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            name != "tests.rs" && !name.ends_with("_tests.rs")
+        })
+        .map(|file| {
+            let relative = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+            (relative, std::fs::read_to_string(&file).unwrap())
+        })
+        .collect()
+}
+
 #[test]
 fn library_crates_return_typed_errors() {
     let root = root();
-    let crates = library_crates(&root);
-    assert!(crates.len() >= 10, "found {crates:?}");
     let mut findings = Vec::new();
-    for dir in crates {
-        let mut files = Vec::new();
-        sources(&dir.join("src"), &mut files);
-        sources(&dir.join("examples"), &mut files);
-        for file in files {
-            let name = file.file_name().unwrap().to_string_lossy().into_owned();
-            if name == "tests.rs" || name.ends_with("_tests.rs") {
-                continue;
-            }
-            let relative = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (number, line) in code_before_tests(&text) {
-                if string_result(line) {
-                    findings.push(format!("{relative}:{number}: returns a String error (`{}`)", line.trim()));
-                }
+    for (relative, text) in library_sources(&root, &["src", "examples"]) {
+        for (number, line) in code_before_tests(&text) {
+            if string_result(line) {
+                findings.push(format!("{relative}:{number}: returns a String error (`{}`)", line.trim()));
             }
         }
     }
@@ -356,26 +367,15 @@ fn library_code_builds_ir_with_builders() {
     let root = root();
     let mut findings = Vec::new();
     let mut still = Vec::new();
-    for dir in library_crates(&root) {
-        let mut files = Vec::new();
-        sources(&dir.join("src"), &mut files);
-        for file in files {
-            let name = file.file_name().unwrap().to_string_lossy().into_owned();
-            if name == "tests.rs" || name.ends_with("_tests.rs") {
-                continue;
+    for (relative, text) in library_sources(&root, &["src"]) {
+        let lines: Vec<(usize, &str)> = code_before_tests(&text).into_iter().filter(|(_, l)| mlir_text(l)).collect();
+        match (lines.first(), TEXT_IR.contains(&relative.as_str())) {
+            (Some((number, line)), false) => {
+                findings.push(format!("{relative}:{number}: writes IR as MLIR text (`{}`)", line.trim()));
             }
-            let relative = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
-            let text = std::fs::read_to_string(&file).unwrap();
-            let lines: Vec<(usize, &str)> =
-                code_before_tests(&text).into_iter().filter(|(_, l)| mlir_text(l)).collect();
-            match (lines.first(), TEXT_IR.contains(&relative.as_str())) {
-                (Some((number, line)), false) => {
-                    findings.push(format!("{relative}:{number}: writes IR as MLIR text (`{}`)", line.trim()));
-                }
-                (None, true) => findings.push(format!("{relative}: builds its IR now: strike it from TEXT_IR")),
-                (Some(_), true) => still.push(relative),
-                (None, false) => {}
-            }
+            (None, true) => findings.push(format!("{relative}: builds its IR now: strike it from TEXT_IR")),
+            (Some(_), true) => still.push(relative),
+            (None, false) => {}
         }
     }
     for listed in TEXT_IR {
