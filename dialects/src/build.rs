@@ -126,7 +126,8 @@ impl<'c> Builder<'c> {
     }
 
     /// Writes in front of `op`, with its location; the arguments are its operands.
-    /// [`Builder::replace`] then puts what was written in its place.
+    /// [`Builder::replace`] then puts what was written in its place. `op` must stay in place
+    /// while the builder writes (nothing else rewrites the IR meanwhile).
     pub fn before(context: &'c Context, op: OperationRef<'c, '_>) -> Builder<'c> {
         let id = BUILDERS.fetch_add(1, Ordering::Relaxed);
         let raw = op.to_raw();
@@ -183,6 +184,14 @@ impl<'c> Builder<'c> {
     /// How many arguments the function takes.
     pub fn arg_count(&self) -> usize {
         self.arguments.len()
+    }
+
+    /// Makes the function public (it starts private).
+    pub fn set_public(&mut self) {
+        if !self.function.ptr.is_null() {
+            // SAFETY: the function is live and owned by the builder.
+            unsafe { mlirOperationRemoveAttributeByName(self.function, str_ref("sym_visibility")) };
+        }
     }
 
     /// Sets a discardable attribute of the function, e.g. `passthrough`.
@@ -363,7 +372,7 @@ impl<'c> Builder<'c> {
             [Ty::I1, Ty::I32, Ty::I64, Ty::Index, Ty::Ptr]
                 .into_iter()
                 .find(|t| mlirTypeEqual(ty(context, *t), of))
-                .expect("the builder makes values of its own types only")
+                .expect("arithmetic on a value of one of the builder's types")
         }
     }
 

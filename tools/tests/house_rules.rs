@@ -299,7 +299,6 @@ fn library_crates_return_typed_errors() {
 const TEXT_IR: &[&str] = &[
     "codegen-cranelift/src/translate/mod.rs",
     "frontend/src/emit.rs",
-    "lowering/src/passes/executor/profile_hooks.rs",
     "lowering/src/passes/graph/decompose_transpose_conv2d.rs",
     "lowering/src/passes/graph/legalize_tfl_lstm/step.rs",
     "lowering/src/passes/graph/on_target_functions.rs",

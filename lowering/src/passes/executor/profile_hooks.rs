@@ -30,7 +30,8 @@ use crate::{
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{build, collect, find_function, op_name},
+    build::{Attr, Builder, Ty},
+    ir::{build, collect, find_function, op_name, with_context},
     text::str_ref,
     umac::profile_hook_names,
 };
@@ -82,13 +83,12 @@ impl UmacPass for ProfileHooks {
             }
             let module_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(operation.to_raw(), 0));
             for hook in &hooks {
-                let text = format!(
-                    "func.func @{hook}(%op: i32) attributes {{llvm.linkage = #llvm.linkage<weak>}} {{\n  return\n}}"
-                );
-                let function = mlirOperationCreateParse(context, str_ref(&text), str_ref(INFO.name));
-                if function.ptr.is_null() {
-                    return Err(Error::Internal(format!("the hook @{hook} does not parse")));
-                }
+                let function = with_context(&operation, |context| {
+                    let mut b = Builder::function(context, hook, &[Ty::I32], INFO.name);
+                    b.set_public();
+                    b.set_function_attribute("llvm.linkage", Attr::Parsed("#llvm.linkage<weak>"));
+                    b.finish().map(|f| f.into_raw())
+                })?;
                 mlirBlockAppendOwnedOperation(module_body, function);
             }
         }
