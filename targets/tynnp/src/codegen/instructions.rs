@@ -1,5 +1,5 @@
 //! The `tynnp` dialect's low-level ops: one per NPU instruction of targets/tynnp/docs/isa.md, the level
-//! the control unit's kernels are written in (`codegen.rs`).
+//! the control unit's kernels are written in (`kernel.rs`).
 //!
 //! ```mlir
 //! %t = "tynnp.nu_conv"(%descriptor, %unit, %w0, ..., %w29) : (!llvm.ptr, i32, ...) -> i32

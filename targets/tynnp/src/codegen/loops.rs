@@ -1,7 +1,7 @@
 //! The loops of a kernel over its tiles (`scf.for`): the tile table the loop indexes (the
 //! arguments that differ between tiles, stored row by row on the stack), and the tiles of a job
 //! on the NU and of one in bands on the vector units, double-buffered through the tokens the
-//! loop carries. `codegen.rs` has what every kernel does around them.
+//! loop carries. `kernel.rs` has what every kernel does around them.
 
 use crate::{
     codegen::body::{Body, Row},
