@@ -47,6 +47,8 @@ pub enum Attr<'a> {
     Strings(&'a [&'a str]),
     /// A unit attribute (a flag).
     Unit,
+    /// A dictionary of named attributes (MLIR sorts the names).
+    Dict(&'a [(&'a str, Attr<'a>)]),
     /// A fixed attribute in MLIR syntax, e.g. `#llvm.loop_annotation<unroll = <full = true>>`;
     /// one that does not parse is an internal error at [`Builder::finish`].
     Parsed(&'a str),
@@ -402,6 +404,16 @@ impl<'c> Builder<'c> {
                     mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())
                 }
                 Attr::Unit => mlirUnitAttrGet(context),
+                Attr::Dict(entries) => {
+                    let named: Vec<MlirNamedAttribute> = entries
+                        .iter()
+                        .map(|(name, value)| {
+                            let value = self.attribute(*value);
+                            mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), value)
+                        })
+                        .collect();
+                    mlirDictionaryAttrGet(context, named.len() as isize, named.as_ptr())
+                }
                 Attr::Parsed(text) => {
                     let parsed = mlirAttributeParseGet(context, str_ref(text));
                     if parsed.ptr.is_null() {

@@ -23,6 +23,8 @@ fn builds_what_the_text_says() {
     let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
     let mut b = Builder::function(&context, "f", &[Ty::Index, Ty::I32], "test");
     b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
+    let inner = [("z", Attr::Unit)];
+    b.set_function_attribute("k", Attr::Dict(&[("b", Attr::Int(Ty::I64, 4)), ("a", Attr::Dict(&inner))]));
     let (address, n) = (b.arg(0), b.arg(1));
     let base = b.index_cast(address, Ty::I32);
     let zero = b.constant(Ty::I32, 0);
@@ -53,7 +55,7 @@ fn builds_what_the_text_says() {
     });
     let built = printed(&context, b.finish().unwrap());
     let expected = r#"module {
-  func.func private @f(%a: index, %n: i32) attributes {passthrough = ["noinline"]} {
+  func.func private @f(%a: index, %n: i32) attributes {k = {a = {z}, b = 4 : i64}, passthrough = ["noinline"]} {
     %base = arith.index_cast %a : index to i32
     %zero = arith.constant 0 : i32
     %one = arith.constant 1 : i32

@@ -169,6 +169,7 @@ pub struct CallDescription {
 /// module order.
 pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescription> {
     let mut calls = Vec::new();
+    let functions = top_level_ops(module.as_operation());
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op_name(&op) != CALL_EXTERN {
             return WalkResult::Advance;
@@ -190,10 +191,18 @@ pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescripti
                     .then(|| producer.attribute("value").ok().and_then(integer_value))?
             })
             .collect();
+        let callee = attribute_text(callee).trim_start_matches('@').to_string();
+        // What the backend recorded of the kernel it defined, on the definition.
+        let kernel = functions
+            .iter()
+            .find(|f| symbol_name(f).as_deref() == Some(callee.as_str()))
+            .and_then(|f| crate::OpView::new(*f).int_dict(&format!("{target}.kernel")))
+            .and_then(Result::ok);
         let site = crate::ExternCallSite {
-            callee: attribute_text(callee).trim_start_matches('@').to_string(),
+            callee,
             composite: text(COMPOSITE_ATTR).unwrap_or_default(),
             argument_types: operands.iter().map(|v| type_text(v.r#type())).collect(),
+            kernel,
         };
         if let Some(plan) = configured.backend.describe_call(&site, &scalars, &configured.attributes) {
             let at = file_line_cols(op.location());

@@ -11,7 +11,7 @@
 //! whose composites all take the reference lowering is inlined back into its caller.
 
 use crate::{
-    Backend, Composite, Error, ExternArg, ExternCallSite, Replacement, Strategy, TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCallSite, Strategy, TargetAttrs,
     kernel::{Passed, check_call},
     pattern::{is_constant_op, match_at},
 };
@@ -273,19 +273,24 @@ fn extern_call(
     let out = memref(&result_type)?;
     types.push(out.clone());
     passed.push(Passed::Output(element(result.r#type().to_raw())));
-    let site =
-        ExternCallSite { callee: call.callee.clone(), composite: pattern.to_string(), argument_types: types.clone() };
-    let defined = match backend.replace_call_extern(&site) {
-        Some(Replacement::Symbol(symbol)) => {
-            call.callee = symbol;
-            false
-        }
-        Some(Replacement::Definition(build)) => {
+    let defined = match call.definition.take() {
+        Some(build) => {
             let parameters: Vec<Ty> = types.iter().map(|t| if t == "i32" { Ty::I32 } else { Ty::Index }).collect();
             define(module, &call.callee, &parameters, build.as_ref()).map_err(|e| fail(e.to_string()))?;
             true
         }
-        None => false,
+        None => {
+            let site = ExternCallSite {
+                callee: call.callee.clone(),
+                composite: pattern.to_string(),
+                argument_types: types.clone(),
+                kernel: None,
+            };
+            if let Some(symbol) = backend.replace_call_extern(&site) {
+                call.callee = symbol;
+            }
+            false
+        }
     };
     if !is_c_identifier(&call.callee) {
         return Err(fail(format!("the extern callee '{}' is not a C identifier", call.callee)));

@@ -48,6 +48,7 @@ pub use target_string::{
 };
 pub use umac_dialects::build::{Attr, Builder, Cmp, Ty, Value};
 pub use umac_lowering::Phase;
+pub use view::IntEntries;
 
 /// A pass a backend runs at a phase: pipeline text in `umac-opt` syntax (umac passes, upstream
 /// passes, nests), without the anchor: `canonicalize,cse` or `func.func(my-pass)` for module phases.
@@ -116,25 +117,54 @@ pub enum Strategy {
 
 /// A destination-passing call of a C function: every input, then the composite's result buffer
 /// (the last parameter). Each argument names the parameter of the kernel's prototype it binds;
-/// legalization checks names, count and types against the [`Kernel`] the backend declares.
-#[derive(Clone, Debug)]
+/// legalization checks names, count and types against the [`Kernel`] the backend declares,
+/// unless the backend defines the callee itself ([`ExternCall::defined_by`]).
+#[derive(Clone)]
 pub struct ExternCall {
-    /// The C symbol (a [`Kernel`] of the backend's, or replaced by [`Backend::replace_call_extern`]).
+    /// The C symbol (a [`Kernel`] of the backend's, one it defines, or replaced by
+    /// [`Backend::replace_call_extern`]).
     pub callee: String,
     /// The arguments before the output, in order, each with its parameter's name.
     pub arguments: Vec<(String, ExternArg)>,
+    /// The callee's definition, when the backend writes it in the generated code (compiled into
+    /// the object, so nothing external is called): the builder holds `func.func private
+    /// @<callee>` taking the C form of the arguments (each buffer an `index` address, each scalar
+    /// an `i32`, the output's address last); [`Define`] writes its body (`return` follows) and
+    /// may set its attributes, e.g. `<backend>.kernel`, which [`ExternCallSite::kernel`] reads
+    /// back. Calls of one callee share the first call's definition, so the callee must name
+    /// everything the definition depends on besides the arguments.
+    pub definition: Option<std::sync::Arc<Define>>,
 }
+
+/// What writes a defined callee's body ([`ExternCall::definition`]).
+pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
 
 impl ExternCall {
     /// A call of `callee` with no arguments yet.
     pub fn new(callee: &str) -> Self {
-        ExternCall { callee: callee.to_string(), arguments: Vec::new() }
+        ExternCall { callee: callee.to_string(), arguments: Vec::new(), definition: None }
     }
 
     /// Adds the argument for parameter `name`.
     pub fn arg(mut self, name: &str, argument: ExternArg) -> Self {
         self.arguments.push((name.to_string(), argument));
         self
+    }
+
+    /// The callee defined by `define` ([`ExternCall::definition`]).
+    pub fn defined_by(mut self, define: std::sync::Arc<Define>) -> Self {
+        self.definition = Some(define);
+        self
+    }
+}
+
+impl std::fmt::Debug for ExternCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("ExternCall")
+            .field("callee", &self.callee)
+            .field("arguments", &self.arguments)
+            .field("defined", &self.definition.is_some())
+            .finish()
     }
 }
 
@@ -164,30 +194,6 @@ pub enum ExternArg {
     Bytes(Vec<u8>),
 }
 
-/// What [`Backend::replace_call_extern`] puts in place of a call.
-#[derive(Clone)]
-pub enum Replacement {
-    /// Call another C symbol with the same arguments (a specialized kernel, a driver entry).
-    Symbol(String),
-    /// Define the callee in the generated code, compiled into the object so nothing external is
-    /// called: the builder holds `func.func private @<callee>` taking the C form of the
-    /// arguments (each buffer an `index` address, each scalar an `i32`, the output's address
-    /// last); [`Define`] writes its body (`return` follows) and may set its attributes.
-    Definition(std::sync::Arc<Define>),
-}
-
-/// What writes a defined callee's body ([`Replacement::Definition`]).
-pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
-
-impl std::fmt::Debug for Replacement {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Replacement::Symbol(symbol) => f.debug_tuple("Symbol").field(symbol).finish(),
-            Replacement::Definition(_) => f.write_str("Definition(..)"),
-        }
-    }
-}
-
 /// An extern call as the codegen hook sees it.
 #[derive(Clone, Debug)]
 pub struct ExternCallSite {
@@ -197,6 +203,10 @@ pub struct ExternCallSite {
     pub composite: String,
     /// The MLIR types of the arguments (inputs then outputs).
     pub argument_types: Vec<String>,
+    /// What the backend recorded of a callee it defined: the entries of the `<backend>.kernel`
+    /// dictionary on the definition, as [`OpView::int_dict`] gives them (`None`: no such
+    /// attribute, or a callee not defined yet).
+    pub kernel: Option<IntEntries>,
 }
 
 /// An accelerator (or any target that claims part of a model). See the module documentation.
@@ -276,8 +286,9 @@ pub trait Backend: Send + Sync {
         String::new()
     }
 
-    /// Replaces an extern call at code generation; `None` keeps it.
-    fn replace_call_extern(&self, _call: &ExternCallSite) -> Option<Replacement> {
+    /// The C symbol to call in place of an extern call's callee at code generation (a
+    /// specialized kernel, a driver entry); `None` keeps it.
+    fn replace_call_extern(&self, _call: &ExternCallSite) -> Option<String> {
         None
     }
 

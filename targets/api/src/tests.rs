@@ -4,8 +4,8 @@
 
 use crate::{
     Attr, Backend, Builder, Composite, ConfiguredBackend, Error, ExternArg, ExternCall, ExternCallSite, GraphStep,
-    Kernel, Param, Phase, PhasePass, Replacement, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, any_op,
-    flow::{Runs, accelerator_steps, extern_functions, fill_hooks, pre_partition_steps},
+    Kernel, Param, Phase, PhasePass, SourceFile, Strategy, TargetAttr, TargetAttrs, TargetSet, Ty, any_op,
+    flow::{Runs, accelerator_steps, describe_calls, extern_functions, fill_hooks, pre_partition_steps},
     kernel::Scalar,
     op,
     partition::{Placement, partition, plan},
@@ -27,7 +27,7 @@ pub(crate) struct Abs {
     reference: bool,
     /// A schedule (with `reference`): `Strategy::Schedule`.
     schedule: &'static str,
-    /// `replace_call_extern`: a symbol to call instead, or a definition.
+    /// `replace_call_extern`: a symbol to call instead; or the call's definition.
     replace: Option<&'static str>,
     define: Option<DefineFn>,
     passes: &'static [(Phase, &'static str)],
@@ -68,11 +68,13 @@ impl Backend for Abs {
             });
         }
         let n = composite.last().result_type().map(|t| t.dims().iter().product::<i64>()).unwrap_or(0);
-        Ok(Strategy::Extern(
-            ExternCall::new("abs_kernel")
-                .arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 })
-                .arg(self.names[1], ExternArg::I32(n)),
-        ))
+        let call = ExternCall::new("abs_kernel")
+            .arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 })
+            .arg(self.names[1], ExternArg::I32(n));
+        Ok(Strategy::Extern(match self.define {
+            Some(define) => call.defined_by(std::sync::Arc::new(define)),
+            None => call,
+        }))
     }
     fn passes(&self, _: &TargetAttrs) -> Vec<PhasePass> {
         self.passes.iter().map(|(phase, p)| PhasePass { phase: *phase, pipeline: p.to_string() }).collect()
@@ -80,19 +82,20 @@ impl Backend for Abs {
     fn merge_compiler_regions(&self) -> bool {
         self.merge
     }
-    fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
+    fn replace_call_extern(&self, call: &ExternCallSite) -> Option<String> {
         assert_eq!(call.argument_types, ["memref<4xi32>", "i32", "memref<4xi32>"]);
         assert_eq!(
             (call.callee.as_str(), call.composite.as_str()),
             ("abs_kernel", format!("{}.abs", self.name).as_str())
         );
-        match self.define {
-            Some(define) => Some(Replacement::Definition(std::sync::Arc::new(define))),
-            None => self.replace.map(|r| Replacement::Symbol(r.into())),
-        }
+        assert!(self.define.is_none(), "a defined callee is not replaced");
+        self.replace.map(String::from)
     }
     fn kernels(&self) -> Vec<Kernel> {
         vec![abs_kernel("abs_kernel"), abs_kernel("abs_kernel_v2")]
+    }
+    fn describe_call(&self, call: &ExternCallSite, _: &[Option<i64>], _: &TargetAttrs) -> Option<serde_json::Value> {
+        Some(serde_json::json!({ "kernel": call.kernel }))
     }
 }
 
@@ -180,6 +183,17 @@ static BROKEN: Abs = Abs { reference: true, schedule: "no-such-pass", ..abs("bro
 static RENAMED: Abs = Abs { replace: Some("abs_kernel_v2"), ..abs("renamed") };
 /// Defines the kernel as a function that returns at once.
 static DEFINED: Abs = Abs { define: Some(|_| Ok(())), ..abs("defined") };
+/// Defines it and records what it defined, for `describe_call`.
+static DESCRIBED: Abs = Abs {
+    define: Some(|b| {
+        b.set_function_attribute(
+            "described.kernel",
+            Attr::Dict(&[("bands", Attr::Int(Ty::I64, 3)), ("x", Attr::Unit)]),
+        );
+        Ok(())
+    }),
+    ..abs("described")
+};
 /// Defines it with an attribute that does not parse.
 static MISDEFINED: Abs = Abs {
     define: Some(|b| {
@@ -210,6 +224,7 @@ pub(crate) fn register_test_backends() {
         &BROKEN,
         &RENAMED,
         &DEFINED,
+        &DESCRIBED,
         &MISDEFINED,
         &UNDEFINED,
         &UNDECLARED,
@@ -410,6 +425,15 @@ fn extern_calls_and_the_replace_hook() {
         partition_and_legalize(context, module, &set(vec![&DEFINED])).unwrap();
         assert!(extern_functions(module).is_empty(), "the object defines it: nothing to link");
         assert!(text(module).contains("func.func private @abs_kernel(%arg0: index, %arg1: i32, %arg2: index)"));
+        let described = describe_calls(module, &set(vec![&DEFINED]));
+        assert_eq!(described[0].plan, serde_json::json!({"kernel": null}));
+    });
+    // What the definition recorded reaches `describe_call`, read from the IR.
+    with_module(SINGLE, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&DESCRIBED])).unwrap();
+        let described = describe_calls(module, &set(vec![&DESCRIBED]));
+        assert_eq!(described.len(), 1);
+        assert_eq!(described[0].plan, serde_json::json!({"kernel": [["bands", [3]], ["x", []]]}));
     });
     for rejected in [&MISDEFINED, &UNDEFINED, &UNDECLARED] {
         with_module(SINGLE, |context, module| {

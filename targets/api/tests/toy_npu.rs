@@ -6,8 +6,7 @@
 
 use std::sync::Arc;
 use umac_backend::{
-    Attr, Backend, Builder, Composite, Error, ExternArg, ExternCall, ExternCallSite, Pattern, Replacement, Strategy,
-    TargetAttrs, Ty, op,
+    Attr, Backend, Builder, Composite, Error, ExternArg, ExternCall, Pattern, Strategy, TargetAttrs, Ty, op,
 };
 use umac_dialects::{ContextOptions, source::parse_module};
 use umac_driver::{
@@ -96,10 +95,8 @@ impl Backend for Toy {
     fn strategy(&self, composite: &Composite, _: &TargetAttrs) -> Result<Strategy, Error> {
         let len: i64 = composite.last().result_type().ok_or("no result type")?.dims().iter().product();
         let input = ExternArg::Operand { role: "tosa.clamp".into(), index: 0 };
-        Ok(Strategy::Extern(ExternCall::new("toy_relu").arg("input", input).arg("len", ExternArg::I32(len))))
-    }
-    fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        (call.callee == "toy_relu").then(|| Replacement::Definition(Arc::new(relu)))
+        let call = ExternCall::new("toy_relu").arg("input", input).arg("len", ExternArg::I32(len));
+        Ok(Strategy::Extern(call.defined_by(Arc::new(relu))))
     }
     fn device(&self, _: &TargetAttrs) -> Result<Option<Box<dyn Device>>, Error> {
         Ok(Some(Box::new(ReluUnit::default())))

@@ -9,8 +9,8 @@
 //! sub with its rescales (`vu.eltwise`) and an int8 or int16 table lookup (`vu.table`) in tiles
 //! of bands. Each kernel's constants are packed at compile time into one record
 //! (`kernel/jobs.rs`), and a kernel's output that the next kernel alone reads stays in DM
-//! (`schedule/resident.rs`). The code is the control unit's: `replace_call_extern` builds each
-//! kind of call as a function that copies by DMA, writes the descriptors and issues the custom
+//! (`schedule/resident.rs`). The code is the control unit's: each kind of call is defined with it
+//! as a function that copies by DMA, writes the descriptors and issues the custom
 //! instructions (`llvm.inline_asm`), compiled into the model's RV32 object (`codegen/kernel.rs`).
 //! A job whose tiles do not fit DM is a compile error at the op naming every region's bytes (see
 //! targets/tynnp/docs/compiler.md). Ops the NPU does not take run on the control unit.
@@ -29,12 +29,11 @@ mod target;
 
 use codegen::{call::lower, describe, double_buffer, instructions};
 use graph::{patterns, pixels, primitives, slice_filters};
-use kernel::jobs;
 use schedule::{resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
 use umac_backend::{
     Backend, Builder, Composite, Error, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase, PhasePass,
-    Primitive, Replacement, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
+    Primitive, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
 };
 use umac_tynnp_device::Params;
 
@@ -208,13 +207,6 @@ impl Backend for Tynnp {
         instructions::lower(op, builder).map(Ok)
     }
 
-    fn replace_call_extern(&self, call: &ExternCallSite) -> Option<Replacement> {
-        jobs::CODES
-            .into_iter()
-            .find_map(|code| code.split_of(&call.callee).map(|split| (code, split)))
-            .map(|(code, split)| Replacement::Definition(std::sync::Arc::new(move |b| code.define(split, b))))
-    }
-
     fn describe_call(
         &self,
         call: &ExternCallSite,
@@ -227,8 +219,7 @@ impl Backend for Tynnp {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::kernel::split::Split;
+    use crate::kernel::{jobs, split::Split};
 
     /// The tile table's rows hold exactly the arguments that differ between tiles, each once,
     /// the same number a tile: with the arguments of no tile (a split of 0 tiles), all of them.
@@ -251,7 +242,9 @@ mod tests {
                     rows: if code.im2col { 10 } else { 0 },
                     ..split
                 };
-                let Some(split) = code.split_of(&code.symbol(split)) else { continue };
+                if !code.valid(split) {
+                    continue;
+                }
                 let rows: Vec<Vec<String>> = (0..split.bands).map(|t| code.tile_row(split, t)).collect();
                 assert!(rows.iter().all(|row| row.len() == rows[0].len()), "{}", code.symbol(split));
                 let mut all: Vec<String> = code.trailing(Split { bands: 0, ..split });
@@ -281,10 +274,24 @@ mod tests {
         );
     }
 
+    /// `tynnp.kernel`'s entries as `OpView::int_dict` reads them back.
+    fn read_back(split: Split) -> umac_backend::IntEntries {
+        let mut entries: Vec<(String, Vec<i64>)> = split
+            .entries()
+            .into_iter()
+            .map(|(name, value)| match value {
+                umac_backend::Attr::Int(_, n) => (name.to_string(), vec![n]),
+                _ => (name.to_string(), vec![]),
+            })
+            .collect();
+        entries.sort();
+        entries
+    }
+
     #[test]
-    fn split_symbols_name_every_split_once() {
+    fn splits_are_named_once_and_recorded_as_ir() {
         let split = |bands, taps, units, single| Split { taps, units, single, ..Split::bands(bands) };
-        for (code, split, symbol) in [
+        let cases = [
             (&jobs::CONV, split(4, 0, 0, false), "tynnp_conv2d_t4"),
             (&jobs::CONV, split(4, 0, 0, true), "tynnp_conv2d_t4_single"),
             (&jobs::CONV_FOLDED, split(6, 3, 0, true), "tynnp_conv2d_folded_k3_t6_single"),
@@ -313,29 +320,70 @@ mod tests {
                 Split { writes_kept: true, prefetch: true, ..split(2, 0, 4, true) },
                 "tynnp_dwconv2d_x4_t2_single_wo_pf",
             ),
-        ] {
+            (
+                &jobs::DWCONV,
+                Split {
+                    reads_kept: [true, false],
+                    follows: 4,
+                    waits_two: 1,
+                    relays: true,
+                    writes_kept: true,
+                    prefetch: true,
+                    prefetch_far: true,
+                    hands: true,
+                    ..split(3, 0, 2, false)
+                },
+                "tynnp_dwconv2d_x2_t3_rx_f4_w1_rl_wo_pf_pff_h",
+            ),
+        ];
+        let mut names = std::collections::HashSet::new();
+        for (code, split, symbol) in cases {
+            assert!(code.valid(split), "{symbol}");
             assert_eq!(code.symbol(split), symbol);
-            assert_eq!(code.split_of(symbol), Some(split));
+            assert!(names.insert(symbol), "{symbol} named twice");
+            // The split comes back from the IR whole, and the name is the kind's for it alone.
+            assert_eq!(Split::from_entries(&read_back(split)), Some(split), "{symbol}");
+            let kinds: Vec<_> = jobs::CODES.iter().filter(|c| c.valid(split) && c.symbol(split) == symbol).collect();
+            assert_eq!(kinds.len(), 1, "{symbol}");
         }
-        for wrong in ["tynnp_conv2d_t4_single_single", "tynnp_conv2d_single", "tynnp_conv2d_t0", "tynnp_conv2d_x4_t2"] {
-            assert_eq!(jobs::CONV.split_of(wrong), None, "{wrong}");
+        // By hand: the entries of a depthwise convolution in 2 tiles of 4 bands, read in place.
+        let recorded = read_back(Split { reads_kept: [true, false], ..split(2, 0, 4, false) });
+        let expected = [
+            ("bands", vec![2]),
+            ("follows", vec![0]),
+            ("reads_x", vec![]),
+            ("rows", vec![0]),
+            ("taps", vec![0]),
+            ("units", vec![4]),
+            ("waits_two", vec![0]),
+        ];
+        assert_eq!(recorded, expected.map(|(n, v)| (n.to_string(), v)));
+        // Entries that are no split: a count missing, an unknown or malformed entry.
+        let mut missing = recorded.clone();
+        missing.retain(|(n, _)| n != "bands");
+        let mut unknown = recorded.clone();
+        unknown.push(("twice".into(), vec![]));
+        let mut flag_with_value = recorded.clone();
+        flag_with_value[2].1 = vec![1];
+        let mut negative = recorded.clone();
+        negative[0].1 = vec![-2];
+        for wrong in [missing, unknown, flag_with_value, negative] {
+            assert_eq!(Split::from_entries(&wrong), None, "{wrong:?}");
         }
-        // A folded convolution gathers its input (never read in place); only an elementwise job
-        // has a `y`.
-        assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_rx"), None);
-        assert!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_t4_wo").is_some());
-        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_ry"), None);
-        // An im2col convolution names its kernel rows, which only it has.
-        assert_eq!(jobs::CONV_IM2COL.split_of("tynnp_conv2d_im2col_k3_t2"), None);
-        assert_eq!(jobs::CONV_IM2COL.split_of("tynnp_conv2d_im2col_k65536_r65536_t2"), None);
-        assert_eq!(jobs::CONV_FOLDED.split_of("tynnp_conv2d_folded_k3_r10_t2"), None);
-        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_wo_rx"), None);
-        // Suffixes in their order only; a pooling has no constants to find preloaded.
-        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t4_pf_pl"), None);
-        assert_eq!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pl"), None);
-        assert!(jobs::MAX_POOL.split_of("tynnp_max_pool2d_x4_t1_pf").is_some());
-        // No more tiles than a tensor could have rows, nor bands than vector units.
-        assert_eq!(jobs::CONV.split_of("tynnp_conv2d_t99999999"), None);
-        assert_eq!(jobs::DWCONV.split_of("tynnp_dwconv2d_x17_t2"), None);
+        // Splits no kind has: a folded convolution reading in place (it gathers), a `y` on a
+        // convolution, an im2col without kernel rows, flags out of order of what they need,
+        // more tiles than a tensor could have rows or bands than vector units.
+        assert!(!jobs::CONV_FOLDED.valid(Split { reads_kept: [true, false], ..split(4, 3, 0, false) }));
+        assert!(jobs::CONV_FOLDED.valid(Split { writes_kept: true, ..split(4, 3, 0, false) }));
+        assert!(!jobs::CONV.valid(Split { reads_kept: [false, true], ..split(4, 0, 0, false) }));
+        assert!(!jobs::CONV_IM2COL.valid(split(2, 3, 0, false)));
+        assert!(!jobs::CONV.valid(Split { hands: true, ..split(4, 0, 0, false) }));
+        assert!(!jobs::CONV.valid(Split { follows: 1, ..split(4, 0, 0, false) }));
+        assert!(!jobs::MAX_POOL.valid(Split { preloaded: true, ..split(1, 0, 4, false) }));
+        assert!(jobs::MAX_POOL.valid(Split { prefetch: true, ..split(1, 0, 4, false) }));
+        assert!(!jobs::CONV.valid(split(99_999_999, 0, 0, false)));
+        assert!(!jobs::DWCONV.valid(split(2, 0, 17, false)));
+        assert!(!jobs::CONV.valid(split(0, 0, 0, false)));
+        assert!(!jobs::CONV.valid(split(4, 0, 4, false)));
     }
 }

@@ -154,6 +154,7 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // CODE-NEXT: llvm.store %{{.*}}, %[[P5]] : i32, !llvm.ptr
 // CODE-NEXT: return
 // CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h(
+// CODE-SAME: tynnp.kernel = {bands = 3 : i64, follows = 1 : i64, hands, preloaded, reads_x, relays, rows = 0 : i64, taps = 0 : i64, units = 2 : i64, waits_two = 0 : i64, writes_kept}
 // CODE: %[[F:.*]] = arith.addi %arg35, %{{.*}} : i32
 // CODE-NEXT: %[[PF:.*]] = llvm.inttoptr %[[F]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T:.*]] = llvm.load %[[PF]] : !llvm.ptr -> i32

@@ -99,7 +99,10 @@
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 16 : i64} : memref<1x8x8x4xi8>
 // CHECK: "umac.call_extern"({{.*}}, %[[OUT]]) {callee = @tynnp_conv2d_t4, operandSegmentSizes = array<i32: 66, 1>}
 // CHECK-SAME: (memref<1x8x8x4xi8>, memref<84xi8>, i32, {{.*}}, memref<1x8x8x4xi8>) -> ()
+// The function for this split (four tiles, double-buffered, nothing shared) records it, as
+// the report reads it back (the name only tells functions apart).
 // CHECK: func.func private @tynnp_conv2d_t4(%{{.*}}: index, %{{.*}}: index, %{{.*}}: i32
+// CHECK-SAME: attributes {passthrough = ["noinline"], tynnp.kernel = {bands = 4 : i64, follows = 0 : i64, rows = 0 : i64, taps = 0 : i64, units = 0 : i64, waits_two = 0 : i64}}
 // The record's copy on the output channel (argument 22, after the 2 buffers and 20 scalars),
 // from the record's address to DM at the filter's (argument 25), its 84 bytes (argument 29).
 // CHECK: %[[REC:.*]] = arith.index_cast %arg1 : index to i32

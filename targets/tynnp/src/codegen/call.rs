@@ -144,7 +144,8 @@ pub(crate) fn lower(
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);
-    let mut call = ExternCall::new(&code.symbol(split));
+    // The function for this split, defined with the call (one for every call with the same).
+    let mut call = ExternCall::new(&code.symbol(split)).defined_by(std::sync::Arc::new(move |b| code.define(split, b)));
     let buffers = job
         .operands
         .into_iter()

@@ -17,9 +17,11 @@ use umac_backend::ExternCallSite;
 use umac_tynnp_device::{Params, cost, desc};
 
 /// The description of `call`, with `scalars` its arguments (`None` for buffers); `None` when the
-/// callee is not a tynnp job or an argument is not a compile-time value.
+/// callee is not a tynnp kernel (its definition records no valid split, `tynnp.kernel`, of a
+/// job kind whose function for that split it is) or an argument is not a compile-time value.
 pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params) -> Option<serde_json::Value> {
-    let (code, split) = jobs::CODES.iter().find_map(|code| code.split_of(&call.callee).map(|split| (*code, split)))?;
+    let split = Split::from_entries(call.kernel.as_ref()?)?;
+    let code = *jobs::CODES.iter().find(|code| code.valid(split) && code.symbol(split) == call.callee)?;
     let names = code.trailing(split);
     let buffers = code.buffers(split).len();
     let values: HashMap<&str, i64> =

@@ -17,7 +17,7 @@ use crate::{
             AFTER, AFTER_END, AFTER_END_TWO, AFTER_FAR, AFTER_WEIGHTS, COPY_WORDS, DM_FAR, DM_NEXT, DM_TOKENS,
             FAR_BYTES, FAR_WEIGHTS, IN_DM, JobCode, NEXT_BYTES, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, WEIGHTS_BYTES,
         },
-        split::Split,
+        split::{KERNEL, Split},
     },
     schedule::copy_token,
 };
@@ -169,7 +169,8 @@ impl JobCode {
 
     /// The function for `split` (`b` holds it, taking [`JobCode::parameters`]): the copies in, the
     /// job (or one band per vector unit, the CU waiting for all of them), the copy out and the
-    /// wait for it. It is never inlined, so each call is one kernel in the simulator's report.
+    /// wait for it. It is never inlined, so each call is one kernel in the simulator's report,
+    /// and it records its split (`tynnp.kernel`), which `describe_call` reads.
     pub fn define(&self, split: Split, b: &mut Builder) -> Result<(), Error> {
         let names = self.parameters(split);
         if names.len() != b.arg_count() {
@@ -181,6 +182,7 @@ impl JobCode {
             )));
         }
         b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
+        b.set_function_attribute(KERNEL, Attr::Dict(&split.entries()));
         let mut body = Body::new(b, &names);
         // One buffer serves every descriptor the function writes: the job's, and the 11 words
         // of a `dma.copy` (longer than a table lookup's).

@@ -149,7 +149,7 @@ const ELTWISE_CODE: JobCode = JobCode {
     element_bytes: (1, 1),
 };
 
-/// Every kind of job, as `replace_call_extern` and `describe_call` look callees up.
+/// Every kind of job, as `describe_call` finds a kernel's.
 pub static CODES: [&JobCode; 10] =
     [&CONV, &CONV_FOLDED, &CONV_IM2COL, &DWCONV, &AVG_POOL, &MAX_POOL, &ADD, &SUB, &TABLE, &TABLE16];
 

@@ -1,9 +1,14 @@
-//! How a call splits its job (`Split`) and the name of the function that runs it so
-//! (`JobCode::symbol`, read back by `JobCode::split_of`): each decision of the schedule that the
-//! control unit's code depends on is a part of the name, so one function serves every call with
-//! the same split.
+//! How a call splits its job (`Split`) and the function that runs it so: its name
+//! (`JobCode::symbol`) holds each decision of the schedule that the control unit's code depends
+//! on, so one function serves every call with the same split, and the function records its split
+//! as IR (`tynnp.kernel`, [`Split::entries`]), which is how the split is read back
+//! ([`Split::from_entries`]), never from the name.
 
 use crate::kernel::code::JobCode;
+use umac_backend::{Attr, IntEntries, Ty};
+
+/// The kernel function's attribute recording its split: `tynnp.kernel = {bands = 4 : i64, ...}`.
+pub const KERNEL: &str = "tynnp.kernel";
 
 /// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
 /// convolution the number of taps (kernel columns).
@@ -79,6 +84,78 @@ impl Split {
     }
 }
 
+/// The counts of a split as `tynnp.kernel` names them, then its flags.
+const COUNTS: [&str; 6] = ["bands", "taps", "rows", "units", "follows", "waits_two"];
+const FLAGS: [&str; 9] =
+    ["single", "preloaded", "prefetch", "reads_x", "reads_y", "writes_kept", "hands", "prefetch_far", "relays"];
+
+impl Split {
+    fn counts(&self) -> [usize; 6] {
+        [self.bands, self.taps, self.rows, self.units, self.follows, self.waits_two]
+    }
+
+    fn flags(&self) -> [bool; 9] {
+        [
+            self.single,
+            self.preloaded,
+            self.prefetch,
+            self.reads_kept[0],
+            self.reads_kept[1],
+            self.writes_kept,
+            self.hands,
+            self.prefetch_far,
+            self.relays,
+        ]
+    }
+
+    /// The entries of `tynnp.kernel`: every count as an integer, each flag set as a unit.
+    pub fn entries(&self) -> Vec<(&'static str, Attr<'static>)> {
+        let counts = COUNTS.iter().zip(self.counts()).map(|(name, n)| (*name, Attr::Int(Ty::I64, n as i64)));
+        let flags = FLAGS.iter().zip(self.flags()).filter(|(_, on)| *on).map(|(name, _)| (*name, Attr::Unit));
+        counts.chain(flags).collect()
+    }
+
+    /// The split `entries` (of `tynnp.kernel`, as `OpView::int_dict` gives them) record: every
+    /// count once, flags as units; `None` for a missing count, an unknown entry or one of the
+    /// wrong kind.
+    pub fn from_entries(entries: &IntEntries) -> Option<Split> {
+        let mut counts = [None; 6];
+        let mut flags = [false; 9];
+        for (name, values) in entries {
+            if let Some(k) = COUNTS.iter().position(|c| c == name) {
+                counts[k] = match values[..] {
+                    [n] => Some(usize::try_from(n).ok()?),
+                    _ => return None,
+                };
+            } else {
+                let k = FLAGS.iter().position(|f| f == name)?;
+                if !values.is_empty() {
+                    return None;
+                }
+                flags[k] = true;
+            }
+        }
+        let [bands, taps, rows, units, follows, waits_two] = counts;
+        let [single, preloaded, prefetch, reads_x, reads_y, writes_kept, hands, prefetch_far, relays] = flags;
+        Some(Split {
+            bands: bands?,
+            taps: taps?,
+            rows: rows?,
+            units: units?,
+            single,
+            preloaded,
+            prefetch,
+            reads_kept: [reads_x, reads_y],
+            writes_kept,
+            hands,
+            follows: follows?,
+            prefetch_far,
+            relays,
+            waits_two: waits_two?,
+        })
+    }
+}
+
 /// The most tiles (and folded kernel columns) a call may name.
 pub const MAX_TILES: usize = 1 << 16;
 
@@ -149,61 +226,11 @@ impl JobCode {
         }
     }
 
-    /// The split a function name of this job kind stands for.
-    pub fn split_of(&self, symbol: &str) -> Option<Split> {
-        let rest = symbol.strip_prefix(self.callee)?.strip_prefix('_')?;
-        fn strip<'s>(rest: &'s str, suffix: &str) -> (&'s str, bool) {
-            rest.strip_suffix(suffix).map_or((rest, false), |rest| (rest, true))
-        }
-        let (rest, hands) = strip(rest, HANDS);
-        let (rest, prefetch_far) = strip(rest, PREFETCH_FAR);
-        let (rest, prefetch) = strip(rest, PREFETCH);
-        let (rest, preloaded) = strip(rest, PRELOADED);
-        let (rest, writes_kept) = strip(rest, WRITES);
-        let (rest, relays) = strip(rest, RELAYS);
-        let numbered = |rest: &'_ str, prefix: &str| -> Option<(usize, usize)> {
-            match rest.rsplit_once(prefix) {
-                Some((head, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
-                    Some((head.len(), n.parse().ok()?))
-                }
-                _ => None,
-            }
-        };
-        let (rest, waits_two) = numbered(rest, WAITS_TWO).map_or((rest, 0), |(at, n)| (&rest[..at], n));
-        let (rest, follows) = numbered(rest, FOLLOWS).map_or((rest, 0), |(at, n)| (&rest[..at], n));
-        let (rest, reads_y) = strip(rest, READS_Y);
-        let (rest, reads_x) = strip(rest, READS_X);
-        let (rest, single) = strip(rest, SINGLE);
-        let prefixed = |prefix: char| -> Option<(usize, usize)> {
-            let (first, tiles) = rest.strip_prefix(prefix)?.split_once("_t")?;
-            Some((first.parse().ok()?, tiles.parse().ok()?))
-        };
-        let split = match (self.folded, self.units) {
-            (true, _) if self.im2col => {
-                let (taps, rest) = rest.strip_prefix('k')?.split_once("_r")?;
-                let (rows, tiles) = rest.split_once("_t")?;
-                Split { taps: taps.parse().ok()?, rows: rows.parse().ok()?, ..Split::bands(tiles.parse().ok()?) }
-            }
-            (true, _) => prefixed('k').map(|(taps, bands)| Split { taps, ..Split::bands(bands) })?,
-            (false, true) => prefixed('x').map(|(units, bands)| Split { units, ..Split::bands(bands) })?,
-            (false, false) => Split::bands(rest.strip_prefix('t')?.parse().ok()?),
-        };
-        let split = Split {
-            single,
-            preloaded,
-            prefetch,
-            reads_kept: [reads_x, reads_y],
-            writes_kept,
-            hands,
-            follows,
-            prefetch_far,
-            relays,
-            waits_two,
-            ..split
-        };
-        // At most as many tiles as a tensor has rows, taps as a kernel columns and bands as
-        // there are vector units (isa.md's limits): a name beyond them is no call of ours.
-        // The copies a function issues grow with tiles x taps x kernel rows: bounded too.
+    /// Whether `split` is one of this job kind's: within isa.md's limits (at most as many tiles
+    /// as a tensor has rows, taps as a kernel columns, bands as there are vector units; the
+    /// copies a function issues grow with tiles x taps x kernel rows, bounded too), with the
+    /// fields its kind has and consistent flags. A `tynnp.kernel` that is not is refused.
+    pub fn valid(&self, split: Split) -> bool {
         let copies = split.bands.saturating_mul(split.taps.max(1)).saturating_mul(split.rows.max(1));
         let bounded = split.bands <= MAX_TILES
             && split.taps <= MAX_TILES
@@ -212,7 +239,7 @@ impl JobCode {
             && split.follows <= 16
             && split.waits_two <= 16
             && copies <= MAX_COPIES;
-        let valid = bounded
+        bounded
             && split.bands >= 1
             && (split.taps >= 1) == self.folded
             && (split.rows >= 1) == self.im2col
@@ -228,7 +255,6 @@ impl JobCode {
             // The copy two ahead hands its token on through the tables.
             && (!split.prefetch_far || split.hands)
             && (!split.relays || split.follows > 0)
-            && (split.waits_two == 0 || split.follows > 0);
-        (valid && self.symbol(split) == symbol).then_some(split)
+            && (split.waits_two == 0 || split.follows > 0)
     }
 }
