@@ -438,7 +438,7 @@ impl<'c> Builder<'c> {
         let operands: Vec<MlirValue> = operands.iter().map(|v| self.check(*v)).collect();
         let attributes: Vec<(&str, MlirAttribute)> = attributes.iter().map(|(n, a)| (*n, self.attribute(*a))).collect();
         // SAFETY: operands are this builder's live values, types and attributes of its context;
-        // the state copies them, the regions take over the detached blocks.
+        // the blocks are detached.
         unsafe {
             let context = self.context.to_raw();
             // As the parser does: the op's dialect is loaded first (one registered but not yet
@@ -446,27 +446,8 @@ impl<'c> Builder<'c> {
             if let Some((dialect, _)) = name.split_once('.') {
                 mlirContextGetOrLoadDialect(context, str_ref(dialect));
             }
-            let mut state = mlirOperationStateGet(str_ref(name), self.location);
-            mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
             let types: Vec<MlirType> = results.iter().map(|t| ty(context, *t)).collect();
-            mlirOperationStateAddResults(&mut state, types.len() as isize, types.as_ptr());
-            let named: Vec<MlirNamedAttribute> = attributes
-                .iter()
-                .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
-                .collect();
-            mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-            let owned: Vec<MlirRegion> = regions
-                .iter()
-                .map(|block| {
-                    let region = mlirRegionCreate();
-                    if let Some(block) = block {
-                        mlirRegionAppendOwnedBlock(region, *block);
-                    }
-                    region
-                })
-                .collect();
-            mlirOperationStateAddOwnedRegions(&mut state, owned.len() as isize, owned.as_ptr());
-            mlirOperationCreate(&mut state)
+            crate::ir::build_with_regions(name, self.location, &operands, &types, &attributes, regions)
         }
     }
 

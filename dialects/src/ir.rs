@@ -306,7 +306,25 @@ pub unsafe fn build(
     results: &[MlirType],
     attributes: &[(&str, MlirAttribute)],
 ) -> MlirOperation {
-    // SAFETY: the caller's contract; the state copies everything it is given.
+    // SAFETY: the caller's contract.
+    unsafe { build_with_regions(name, location, operands, results, attributes, &[]) }
+}
+
+/// [`build`] with regions: one per entry of `regions`, holding the detached block given (`None`:
+/// an empty region), which the op takes over.
+///
+/// # Safety
+/// As [`build`]'s; each block must be detached.
+pub unsafe fn build_with_regions(
+    name: &str,
+    location: MlirLocation,
+    operands: &[MlirValue],
+    results: &[MlirType],
+    attributes: &[(&str, MlirAttribute)],
+    regions: &[Option<MlirBlock>],
+) -> MlirOperation {
+    // SAFETY: the caller's contract; the state copies everything it is given, the regions take
+    // over the blocks and the state the regions.
     unsafe {
         let mut state = mlirOperationStateGet(str_ref(name), location);
         mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
@@ -317,6 +335,17 @@ pub unsafe fn build(
             .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
             .collect();
         mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        let owned: Vec<MlirRegion> = regions
+            .iter()
+            .map(|block| {
+                let region = mlirRegionCreate();
+                if let Some(block) = block {
+                    mlirRegionAppendOwnedBlock(region, *block);
+                }
+                region
+            })
+            .collect();
+        mlirOperationStateAddOwnedRegions(&mut state, owned.len() as isize, owned.as_ptr());
         mlirOperationCreate(&mut state)
     }
 }
@@ -334,27 +363,16 @@ pub unsafe fn private_function(
     location: MlirLocation,
     attributes: &[(&str, MlirAttribute)],
 ) -> MlirOperation {
-    // SAFETY: the caller's contract; the region takes over the block, the state the region.
+    // SAFETY: the caller's contract.
     unsafe {
         let context = mlirLocationGetContext(location);
-        let mut state = mlirOperationStateGet(str_ref("func.func"), location);
-        let region = mlirRegionCreate();
-        if let Some(body) = body {
-            mlirRegionAppendOwnedBlock(region, body);
-        }
-        mlirOperationStateAddOwnedRegions(&mut state, 1, &region);
         let mut all = vec![
             ("sym_name", mlirStringAttrGet(context, str_ref(symbol))),
             ("function_type", mlirTypeAttrGet(function_type)),
             ("sym_visibility", mlirStringAttrGet(context, str_ref("private"))),
         ];
         all.extend_from_slice(attributes);
-        let named: Vec<MlirNamedAttribute> = all
-            .iter()
-            .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))
-            .collect();
-        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
-        mlirOperationCreate(&mut state)
+        build_with_regions("func.func", location, &[], &[], &all, &[body])
     }
 }
 
