@@ -196,10 +196,23 @@ fn erase_unused_constants(block: melior::ir::BlockRef) {
 }
 
 /// `umac-reference-<name>`: every primitive op of `backend` in `module` becomes its reference
-/// lowering, and `backend`'s functions are inlined back into their callers.
+/// lowering (the body of the function [`Backend::reference`] writes, taking the op's operands),
+/// and `backend`'s functions are inlined back into their callers; a failure is reported at the op.
 pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
-    replace_ops(module, backend, ("umac-reference", "no reference lowering"), |op| Some(backend.reference(op)))?;
     let prefix = format!("{}.", backend.name());
+    for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
+        // SAFETY: collected from the live module; each op is replaced once (none holds another).
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
+        let text = backend.reference(&OpView::new(op)).map_err(|e| fail(format!("no reference lowering: {e}")))?;
+        let arguments: Vec<MlirValue> =
+            (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).map(|v| v.to_raw()).collect();
+        // SAFETY: the op is live with at most one result; its operands dominate it.
+        unsafe {
+            splice(raw, &text, &arguments, "umac-reference", Some(op.location().to_raw()))
+                .map_err(|e| fail(e.to_string()))?;
+        }
+    }
     for function in legalize::functions_of(module, backend.name()) {
         let symbol = symbol_name(&function).unwrap_or_default();
         let left = umac_dialects::ir::collect(function, |op| op_name(op).starts_with(&prefix));
@@ -231,32 +244,6 @@ pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<()
                 Some(Ok(results)) => builder.replace(&results).map_err(|e| fail(e.to_string())),
             }
         })?;
-    }
-    Ok(())
-}
-
-/// Replaces each op of `backend`'s dialect in `module` for which `lower` gives MLIR text (one
-/// `func.func` taking the op's operands) by that text's body; a failure is reported at the op,
-/// (`by` the pass, `failing` what it could not find).
-fn replace_ops(
-    module: OperationRef,
-    backend: &dyn Backend,
-    (by, failing): (&str, &str),
-    lower: impl Fn(&OpView) -> Option<Result<String, Error>>,
-) -> Result<(), Error> {
-    let prefix = format!("{}.", backend.name());
-    for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
-        // SAFETY: collected from the live module; each op is replaced once (none holds another).
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let Some(text) = lower(&OpView::new(op)) else { continue };
-        let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
-        let text = text.map_err(|e| fail(format!("{failing}: {e}")))?;
-        let arguments: Vec<MlirValue> =
-            (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).map(|v| v.to_raw()).collect();
-        // SAFETY: the op is live with at most one result; its operands dominate it.
-        unsafe {
-            splice(raw, &text, &arguments, by, Some(op.location().to_raw())).map_err(|e| fail(e.to_string()))?;
-        }
     }
     Ok(())
 }
