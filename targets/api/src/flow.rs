@@ -196,7 +196,7 @@ pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescripti
         let kernel = functions
             .iter()
             .find(|f| symbol_name(f).as_deref() == Some(callee.as_str()))
-            .and_then(|f| crate::OpView::new(*f).int_dict(&format!("{target}.kernel")))
+            .and_then(|f| crate::OpView::new(*f).int_dict(&crate::kernel_attribute(&target)))
             .and_then(Result::ok);
         let site = crate::ExternCallSite {
             callee,

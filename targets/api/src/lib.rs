@@ -130,7 +130,7 @@ pub struct ExternCall {
     /// the object, so nothing external is called): the builder holds `func.func private
     /// @<callee>` taking the C form of the arguments (each buffer an `index` address, each scalar
     /// an `i32`, the output's address last); [`Define`] writes its body (`return` follows) and
-    /// may set its attributes, e.g. `<backend>.kernel`, which [`ExternCallSite::kernel`] reads
+    /// may set its attributes, e.g. [`kernel_attribute`], which [`ExternCallSite::kernel`] reads
     /// back. Calls of one callee share the first call's definition, so the callee must name
     /// everything the definition depends on besides the arguments.
     pub definition: Option<std::sync::Arc<Define>>,
@@ -194,6 +194,12 @@ pub enum ExternArg {
     Bytes(Vec<u8>),
 }
 
+/// The attribute on a callee `backend` defines in which it records the kernel for
+/// [`Backend::describe_call`] (`<backend>.kernel`, a dictionary; [`ExternCallSite::kernel`]).
+pub fn kernel_attribute(backend: &str) -> String {
+    format!("{backend}.kernel")
+}
+
 /// An extern call as the codegen hook sees it.
 #[derive(Clone, Debug)]
 pub struct ExternCallSite {
@@ -203,7 +209,7 @@ pub struct ExternCallSite {
     pub composite: String,
     /// The MLIR types of the arguments (inputs then outputs).
     pub argument_types: Vec<String>,
-    /// What the backend recorded of a callee it defined: the entries of the `<backend>.kernel`
+    /// What the backend recorded of a callee it defined: the entries of the [`kernel_attribute`]
     /// dictionary on the definition, as [`OpView::int_dict`] gives them (`None`: no such
     /// attribute, or a callee not defined yet).
     pub kernel: Option<IntEntries>,

@@ -187,7 +187,7 @@ static DEFINED: Abs = Abs { define: Some(|_| Ok(())), ..abs("defined") };
 static DESCRIBED: Abs = Abs {
     define: Some(|b| {
         b.set_function_attribute(
-            "described.kernel",
+            &crate::kernel_attribute("described"),
             Attr::Dict(&[("bands", Attr::Int(Ty::I64, 3)), ("x", Attr::Unit)]),
         );
         Ok(())

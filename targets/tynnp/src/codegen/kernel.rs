@@ -17,11 +17,12 @@ use crate::{
             AFTER, AFTER_END, AFTER_END_TWO, AFTER_FAR, AFTER_WEIGHTS, COPY_WORDS, DM_FAR, DM_NEXT, DM_TOKENS,
             FAR_BYTES, FAR_WEIGHTS, IN_DM, JobCode, NEXT_BYTES, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, WEIGHTS_BYTES,
         },
-        split::{KERNEL, Split},
+        split::Split,
     },
     schedule::copy_token,
+    target::NAME,
 };
-use umac_backend::{Attr, Builder, Cmp, Error, Ty, Value};
+use umac_backend::{Attr, Builder, Cmp, Error, Ty, Value, kernel_attribute};
 
 impl JobCode {
     /// The descriptor of the tile's band `band` (its banded fields from the tile's `row`) after
@@ -182,7 +183,7 @@ impl JobCode {
             )));
         }
         b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
-        b.set_function_attribute(KERNEL, Attr::Dict(&split.entries()));
+        b.set_function_attribute(&kernel_attribute(NAME), Attr::Dict(&split.entries()));
         let mut body = Body::new(b, &names);
         // One buffer serves every descriptor the function writes: the job's, and the 11 words
         // of a `dma.copy` (longer than a table lookup's).

@@ -1,14 +1,11 @@
 //! How a call splits its job (`Split`) and the function that runs it so: its name
 //! (`JobCode::symbol`) holds each decision of the schedule that the control unit's code depends
 //! on, so one function serves every call with the same split, and the function records its split
-//! as IR (`tynnp.kernel`, [`Split::entries`]), which is how the split is read back
+//! as IR (`tynnp.kernel = {bands = 4 : i64, ...}`, [`Split::entries`]), which is how the split is read back
 //! ([`Split::from_entries`]), never from the name.
 
 use crate::kernel::code::JobCode;
 use umac_backend::{Attr, IntEntries, Ty};
-
-/// The kernel function's attribute recording its split: `tynnp.kernel = {bands = 4 : i64, ...}`.
-pub const KERNEL: &str = "tynnp.kernel";
 
 /// How a call splits its job: into `bands` (bands or tiles, 1 when not split), and for a folded
 /// convolution the number of taps (kernel columns).
