@@ -441,11 +441,7 @@ impl<'c> Builder<'c> {
         // the blocks are detached.
         unsafe {
             let context = self.context.to_raw();
-            // As the parser does: the op's dialect is loaded first (one registered but not yet
-            // loaded, such as a backend's dynamic dialect, would leave the op unregistered).
-            if let Some((dialect, _)) = name.split_once('.') {
-                mlirContextGetOrLoadDialect(context, str_ref(dialect));
-            }
+            // (`build_with_regions` loads the op's dialect first, as the parser does.)
             let types: Vec<MlirType> = results.iter().map(|t| ty(context, *t)).collect();
             crate::ir::build_with_regions(name, self.location, &operands, &types, &attributes, regions)
         }

@@ -326,10 +326,15 @@ pub unsafe fn build_with_regions(
     // SAFETY: the caller's contract; the state copies everything it is given, the regions take
     // over the blocks and the state the regions.
     unsafe {
+        let context = mlirLocationGetContext(location);
+        // As the parser does: the op's dialect is loaded first (one registered but not yet
+        // loaded, such as a backend's dynamic dialect, would leave the op unregistered).
+        if let Some((dialect, _)) = name.split_once('.') {
+            mlirContextGetOrLoadDialect(context, str_ref(dialect));
+        }
         let mut state = mlirOperationStateGet(str_ref(name), location);
         mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
         mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
-        let context = mlirLocationGetContext(location);
         let named: Vec<MlirNamedAttribute> = attributes
             .iter()
             .map(|(name, value)| mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), *value))

@@ -57,13 +57,19 @@ fn compile_pipelines_replay_with_umac_opt() {
                         std::fs::read_to_string(&emitted).unwrap().contains("llvm.func @model("),
                         "{model} {target}: not the llvm dialect"
                     );
-                    // The kernels' double buffering is its own pass, between legalization and
-                    // the instructions' lowering.
-                    assert_eq!(
-                        target.starts_with("tynnp"),
-                        printed.contains(",umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm"),
-                        "{model} {target}: {printed}"
-                    );
+                    // The passes over the kernels (double buffering, DM's allocation) are their
+                    // own, with the target's attributes, between legalization and the
+                    // instructions' lowering.
+                    let at = |pass: &str| printed.find(pass);
+                    let order = [
+                        "umac-legalize-tynnp{",
+                        ",umac-double-buffer-tynnp{attributes=",
+                        ",umac-allocate-dm-tynnp{attributes=",
+                        ",umac-convert-tynnp-to-llvm,",
+                    ]
+                    .map(at);
+                    let in_order = order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]);
+                    assert_eq!(target.starts_with("tynnp"), in_order, "{model} {target}: {printed}");
                     replays(&path, &printed, &emitted, &work);
                 }
             });

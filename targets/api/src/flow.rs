@@ -84,7 +84,7 @@ pub fn accelerator_steps(targets: &TargetSet, runs: Runs) -> Vec<Step> {
                 }
                 steps.push(Step::Passes(with_attributes(legalize_pass_name(configured.backend))));
                 for step in configured.backend.kernel_steps() {
-                    steps.push(Step::Passes(step_pass_name(configured.backend, step.name)));
+                    steps.push(Step::Passes(with_attributes(step_pass_name(configured.backend, step.name))));
                 }
                 steps.push(Step::Passes(to_llvm_pass_name(configured.backend)));
             }

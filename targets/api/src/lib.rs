@@ -72,16 +72,18 @@ pub struct ScheduleStep {
 
 /// A pass over the kernels a backend's legalization defined ([`Backend::kernel_steps`]): the
 /// pass `umac-<name>-<backend>`, run on the module after `umac-legalize-<backend>` and before
-/// `umac-convert-<backend>-to-llvm`, so it rewrites the kernels' loops of copies and jobs while
-/// they are still written in the backend's low-level ops.
+/// `umac-convert-<backend>-to-llvm`, with the target's attributes (`{attributes="..."}`, as a
+/// [`GraphStep`] takes them: the sizes of the memories it allocates), so it rewrites the kernels'
+/// loops of copies and jobs while they are still written in the backend's low-level ops.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelStep {
     /// The step's name, a verb phrase: `double-buffer`.
     pub name: &'static str,
     /// What the pass does, for `umac-opt --help`.
     pub summary: &'static str,
-    /// The rewrite, on the module; an error reported at an op is [`Error::Reported`].
-    pub run: fn(melior::ir::OperationRef) -> Result<(), Error>,
+    /// The rewrite, on the module, for the target's attributes; an error reported at an op is
+    /// [`Error::Reported`].
+    pub run: fn(melior::ir::OperationRef, &TargetAttrs) -> Result<(), Error>,
 }
 
 /// A rewrite of the model's graph before partitioning ([`Backend::graph_steps`]): the pass

@@ -121,7 +121,7 @@ pub(crate) fn register_passes(backends: &[&'static dyn Backend]) {
             register_step(step_pass_name(*backend, step.name), step.summary, LEGALIZE_OPTIONS, create_step);
         }
         for step in backend.kernel_steps() {
-            register_step(step_pass_name(*backend, step.name), step.summary, &[], create_kernel_step);
+            register_step(step_pass_name(*backend, step.name), step.summary, LEGALIZE_OPTIONS, create_kernel_step);
         }
         register(PassInfo {
             name: leak(reference_pass_name(*backend)),
@@ -249,21 +249,27 @@ fn create_graph_step(name: &str, options: &OptionValues) -> Result<BoxedPass, um
     boxed(GraphPass { target, run })
 }
 
-/// `umac-<step>-<target>`: a pass over a backend's kernels.
-struct KernelPass(fn(OperationRef) -> Result<(), Error>);
+/// `umac-<step>-<target>{attributes}`: a pass over a backend's kernels.
+struct KernelPass {
+    target: ConfiguredBackend,
+    run: fn(OperationRef, &TargetAttrs) -> Result<(), Error>,
+}
 
 impl UmacPass for KernelPass {
     fn run(&mut self, operation: OperationRef) -> Result<(), umac_lowering::Error> {
-        (self.0)(operation).map_err(lowering_error)
+        (self.run)(operation, &self.target.attributes).map_err(lowering_error)
     }
 }
 
-fn create_kernel_step(name: &str, _options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
+fn create_kernel_step(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {
     let (prefix, target) = name.rsplit_once('-').unwrap_or(("", name));
+    let target = configured(target, ("", ""), options)?;
     let step = prefix.trim_start_matches("umac-");
-    let found = backend(target).and_then(|b| b.kernel_steps().iter().find(|s| s.name == step));
-    let step = found.ok_or_else(|| umac_lowering::Error::Invalid(format!("{target} has no kernel step {step}")))?;
-    boxed(KernelPass(step.run))
+    let found = target.backend.kernel_steps().iter().find(|s| s.name == step);
+    let run = found
+        .ok_or_else(|| umac_lowering::Error::Invalid(format!("{} has no kernel step {step}", target.backend.name())))?
+        .run;
+    boxed(KernelPass { target, run })
 }
 
 fn create_reference(name: &str, options: &OptionValues) -> Result<BoxedPass, umac_lowering::Error> {

@@ -27,7 +27,7 @@ mod kernel;
 mod schedule;
 mod target;
 
-use codegen::{call::lower, describe, double_buffer, instructions};
+use codegen::{call::lower, describe, double_buffer, instructions, memory};
 use graph::{patterns, pixels, primitives, slice_filters};
 use schedule::{resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
@@ -41,8 +41,8 @@ pub use target::params;
 
 /// The `tynnp` dialect: the primitive ops (one per kind of job) and the instructions the
 /// control unit's kernels are written in.
-const DIALECT: [&str; 17] = {
-    let mut all = [""; 17];
+const DIALECT: [&str; 18] = {
+    let mut all = [""; 18];
     let mut i = 0;
     while i < primitives::OPS.len() {
         all[i] = primitives::OPS[i];
@@ -54,6 +54,7 @@ const DIALECT: [&str; 17] = {
         k += 1;
     }
     all[16] = instructions::WAIT;
+    all[17] = memory::DM;
     all
 };
 
@@ -171,7 +172,7 @@ impl Backend for Tynnp {
     }
 
     fn kernel_steps(&self) -> &'static [KernelStep] {
-        &[double_buffer::STEP]
+        &[double_buffer::STEP, memory::STEP]
     }
 
     /// Step `step` of each kernel's schedule as `tynnp.schedule` (`steps.rs`, `schedule.rs`).
@@ -192,7 +193,14 @@ impl Backend for Tynnp {
     }
 
     fn verify_primitive(&self, op: &OpView) -> Result<(), Error> {
-        Ok(if instructions::is_instruction(&op.name()) { instructions::verify(op) } else { primitives::verify(op) }?)
+        let name = op.name();
+        Ok(if name == memory::DM {
+            memory::verify(op)
+        } else if instructions::is_instruction(&name) {
+            instructions::verify(op)
+        } else {
+            primitives::verify(op)
+        }?)
     }
 
     fn primitive(&self, composite: &Composite, attributes: &TargetAttrs) -> Result<Option<Primitive>, Error> {

@@ -196,3 +196,20 @@ func.func @packed_depthwise(%x: tensor<1x4x4x8xi8>, %w: tensor<1x1x8x1xi8>, %b: 
   %c = "tynnp.depthwise_conv2d"(%x, %w, %b, %m, %s) {dilation_x = 1 : i64, dilation_y = 1 : i64, filter_zp = 0 : i64, input_zp = 0 : i64, max = 127 : i64, min = -128 : i64, out_flags = 0 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, pixels = 2 : i64, stride_x = 1 : i64, stride_y = 1 : i64} : (tensor<1x4x4x8xi8>, tensor<1x1x8x1xi8>, tensor<8xi32>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x8xi8>
   return %c : tensor<1x4x4x8xi8>
 }
+
+// -----
+
+// tynnp.dm is the whole of DM: bytes in DM's memory space.
+func.func @dm_of_words() {
+  // expected-error @+1 {{'tynnp.dm' op takes nothing and gives DM as a memref<Nxi8, "tynnp.dm"> (N bytes)}}
+  %dm = "tynnp.dm"() : () -> memref<64xi32, "tynnp.dm">
+  return
+}
+
+// -----
+
+func.func @dm_in_ddr() {
+  // expected-error @+1 {{'tynnp.dm' op takes nothing and gives DM as a memref<Nxi8, "tynnp.dm"> (N bytes)}}
+  %dm = "tynnp.dm"() : () -> memref<256xi8>
+  return
+}

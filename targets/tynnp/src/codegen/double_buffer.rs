@@ -39,7 +39,7 @@
 use crate::error::TynnpError;
 use melior::ir::{Location, OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use umac_backend::{Error, KernelStep};
+use umac_backend::{Error, KernelStep, TargetAttrs};
 use umac_dialects::{
     ir::{attribute, body_ops, collect, i64_array, name, op_name},
     location::emit_error,
@@ -61,7 +61,7 @@ pub(crate) const STEP: KernelStep = KernelStep {
     run,
 };
 
-fn run(module: OperationRef) -> Result<(), Error> {
+fn run(module: OperationRef, _attributes: &TargetAttrs) -> Result<(), Error> {
     let loops = collect(module, |op| op_name(op) == "scf.for" && op.attribute(BUFFERS).is_ok());
     let mut failed = false;
     for raw in loops {

@@ -1,8 +1,9 @@
 //! The code level: each kernel's call (`call.rs`: the arguments a primitive op's schedule gives
 //! it) and its function for the control unit (`kernel.rs`, its tiles' loops in `loops.rs`, built
 //! with `body.rs`), the NPU instructions as ops and their lowering to the llvm dialect
-//! (`instructions.rs`), double buffering of the tile loops (`double_buffer.rs`), and what a call
-//! does for the simulator's report (`describe.rs`).
+//! (`instructions.rs`), double buffering of the tile loops (`double_buffer.rs`), DM as a memory
+//! space and the allocation of its buffers (`memory.rs`), and what a call does for the
+//! simulator's report (`describe.rs`).
 
 pub(crate) mod body;
 pub(crate) mod call;
@@ -11,3 +12,4 @@ pub(crate) mod double_buffer;
 pub(crate) mod instructions;
 pub(crate) mod kernel;
 pub(crate) mod loops;
+pub(crate) mod memory;
