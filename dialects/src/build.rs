@@ -183,6 +183,12 @@ impl<'c> Builder<'c> {
         self.arguments[i]
     }
 
+    /// A value the IR already has, for an op written in front of an op ([`Builder::before`]):
+    /// it must be defined before that op (an operand of an op producing one of its operands).
+    pub fn existing(&self, value: MlirValue) -> Value {
+        Value { raw: value, builder: self.id }
+    }
+
     /// How many arguments the function takes.
     pub fn arg_count(&self) -> usize {
         self.arguments.len()

@@ -229,23 +229,78 @@ pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result
 
 /// `umac-convert-<name>-to-llvm`: every low-level op of `backend`'s dialect in `module` becomes
 /// the llvm dialect ops [`Backend::lower_to_llvm`] builds in front of it; a failure is reported
-/// at the op.
+/// at the op. An op it does not lower (one giving an on-chip memory as a memref, which the
+/// lowered ops addressed through it) goes once nothing but views nothing uses are left of it,
+/// with those views; one still used is an error at the op.
 pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
     let prefix = format!("{}.", backend.name());
+    let mut left = Vec::new();
     for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
-        // SAFETY: collected from the live module; each op is replaced once (none holds another).
+        // SAFETY: collected from the live module; each op is replaced once (none holds another),
+        // and an op not lowered stays in place.
         let op = unsafe { OperationRef::from_raw(raw) };
         let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
         with_context(&op, |context| {
             let mut builder = Builder::before(context, op);
             match backend.lower_to_llvm(&OpView::new(op), &mut builder) {
-                None => Ok(()),
+                None => {
+                    left.push(raw);
+                    Ok(())
+                }
                 Some(Err(e)) => Err(fail(format!("no lowering to the llvm dialect: {e}"))),
                 Some(Ok(results)) => builder.replace(&results).map_err(|e| fail(e.to_string())),
             }
         })?;
     }
+    for raw in left {
+        // SAFETY: an op not lowered is still live: lowering replaced only the ops it lowered.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let mut dead = Vec::new();
+        // SAFETY: the op is live; the views found are live users of it.
+        if unsafe { only_dead_views(raw, &mut dead) } {
+            // SAFETY: users first (each view's users are before it in `dead`), then the op: each
+            // is destroyed once nothing uses it.
+            unsafe {
+                for view in dead.into_iter().chain([raw]) {
+                    mlirOperationDestroy(view);
+                }
+            }
+        } else if op.result_count() > 0 {
+            return Err(legalize::diagnose(
+                &op,
+                &format!("'{}' is still used once its target's ops are lowered", op_name(&op)),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Whether every use of `op`'s results is by a view (`memref.view` or a view op of
+/// `umac_dialects::ir::VIEW_OPS`) of which the same holds; those views go into `dead`, each after
+/// the views of it.
+///
+/// # Safety
+/// `op` must be live.
+unsafe fn only_dead_views(op: MlirOperation, dead: &mut Vec<MlirOperation>) -> bool {
+    // SAFETY: the caller's contract; uses are read while the IR is not modified.
+    unsafe {
+        for r in 0..mlirOperationGetNumResults(op) {
+            let mut uses = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+            while !uses.ptr.is_null() {
+                let user = mlirOpOperandGetOwner(uses);
+                let name = umac_dialects::ir::name(user);
+                let is_view = name == "memref.view" || umac_dialects::ir::VIEW_OPS.contains(&name.as_str());
+                if !is_view || !only_dead_views(user, dead) {
+                    return false;
+                }
+                if !dead.iter().any(|d| d.ptr == user.ptr) {
+                    dead.push(user);
+                }
+                uses = mlirOpOperandGetNextUse(uses);
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]

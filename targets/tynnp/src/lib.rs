@@ -27,7 +27,7 @@ mod kernel;
 mod schedule;
 mod target;
 
-use codegen::{call::lower, describe, double_buffer, instructions, memory};
+use codegen::{call::lower, describe, dma, double_buffer, instructions, memory};
 use graph::{patterns, pixels, primitives, slice_filters};
 use schedule::{resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
@@ -39,10 +39,11 @@ use umac_tynnp_device::Params;
 
 pub use target::params;
 
-/// The `tynnp` dialect: the primitive ops (one per kind of job) and the instructions the
-/// control unit's kernels are written in.
-const DIALECT: [&str; 18] = {
-    let mut all = [""; 18];
+/// The `tynnp` dialect: the primitive ops (one per kind of job), the instructions the control
+/// unit's kernels are written in, DM as a memref (`tynnp.dm`) and copies between memrefs
+/// (`tynnp.dma`).
+const DIALECT: [&str; 19] = {
+    let mut all = [""; 19];
     let mut i = 0;
     while i < primitives::OPS.len() {
         all[i] = primitives::OPS[i];
@@ -55,6 +56,7 @@ const DIALECT: [&str; 18] = {
     }
     all[16] = instructions::WAIT;
     all[17] = memory::DM;
+    all[18] = dma::DMA;
     all
 };
 
@@ -196,6 +198,8 @@ impl Backend for Tynnp {
         let name = op.name();
         Ok(if name == memory::DM {
             memory::verify(op)
+        } else if name == dma::DMA {
+            dma::verify(op)
         } else if instructions::is_instruction(&name) {
             instructions::verify(op)
         } else {
@@ -212,7 +216,10 @@ impl Backend for Tynnp {
     }
 
     fn lower_to_llvm(&self, op: &OpView, builder: &mut Builder) -> Option<Result<Vec<Value>, Error>> {
-        instructions::lower(op, builder).map(Ok)
+        match dma::lower(op, builder) {
+            Some(lowered) => Some(lowered.map_err(Error::from)),
+            None => instructions::lower(op, builder).map(Ok),
+        }
     }
 
     fn describe_call(

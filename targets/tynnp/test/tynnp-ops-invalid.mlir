@@ -213,3 +213,61 @@ func.func @dm_in_ddr() {
   %dm = "tynnp.dm"() : () -> memref<256xi8>
   return
 }
+
+// -----
+
+// tynnp.dma copies memrefs of the same shape and element type, up to three dimensions with
+// static strides and contiguous rows, between DDR and DM.
+func.func @dma_shapes(%d: !llvm.ptr, %t: i32, %a: memref<4x8xi8>, %b: memref<8x4xi8, "tynnp.dm">) {
+  // expected-error @+1 {{'tynnp.dma' op copies memref<4x8xi8> to memref<8x4xi8, "tynnp.dm">: not the same shape and element type}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<4x8xi8>, memref<8x4xi8, "tynnp.dm">) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_elements(%d: !llvm.ptr, %t: i32, %a: memref<32xi8>, %b: memref<32xui8, "tynnp.dm">) {
+  // expected-error @+1 {{'tynnp.dma' op copies memref<32xi8> to memref<32xui8, "tynnp.dm">: not the same shape and element type}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<32xi8>, memref<32xui8, "tynnp.dm">) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_rank(%d: !llvm.ptr, %t: i32, %a: memref<2x2x2x2xi8>, %b: memref<2x2x2x2xi8, "tynnp.dm">) {
+  // expected-error @+1 {{'tynnp.dma' op copies one to three dimensions of at least one element, not memref<2x2x2x2xi8>}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<2x2x2x2xi8>, memref<2x2x2x2xi8, "tynnp.dm">) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_columns(%d: !llvm.ptr, %t: i32, %a: memref<4x1xi8, strided<[8, 2]>>, %b: memref<4x1xi8, "tynnp.dm">) {
+  // expected-error @+1 {{'tynnp.dma' op copies rows of contiguous elements (the innermost stride 1 on both sides)}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<4x1xi8, strided<[8, 2]>>, memref<4x1xi8, "tynnp.dm">) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_space(%d: !llvm.ptr, %t: i32, %a: memref<16xi8>, %b: memref<16xi8, "tynnp.vm">) {
+  // expected-error @+1 {{'tynnp.dma' op copies between DDR (the default memory space) and DM ("tynnp.dm")}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<16xi8>, memref<16xi8, "tynnp.vm">) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_operands(%d: !llvm.ptr, %t: i32, %a: memref<16xi8>) {
+  // expected-error @+1 {{'tynnp.dma' op takes the descriptor's address (!llvm.ptr), the channel and two tokens (i32), the source and the destination (memrefs), and gives a token}}
+  %c = "tynnp.dma"(%d, %t, %t, %a, %a) : (!llvm.ptr, i32, i32, memref<16xi8>, memref<16xi8>) -> i32
+  return
+}
+
+// -----
+
+func.func @dma_dynamic_strides(%d: !llvm.ptr, %t: i32, %a: memref<4x8xi8, strided<[?, 1]>>, %b: memref<4x8xi8, "tynnp.dm">) {
+  // expected-error @+1 {{'tynnp.dma' op takes memrefs of static strides}}
+  %c = "tynnp.dma"(%d, %t, %t, %t, %a, %b) : (!llvm.ptr, i32, i32, i32, memref<4x8xi8, strided<[?, 1]>>, memref<4x8xi8, "tynnp.dm">) -> i32
+  return
+}

@@ -2,13 +2,12 @@
 //! instructions (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
 
 use crate::{
-    codegen::instructions::instruction,
+    codegen::instructions::{instruction, laid_out},
     kernel::code::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
     kernel::split::Split,
 };
 use std::{collections::HashMap, rc::Rc};
 use umac_backend::{Attr, Builder, Cmp, Ty, Value};
-use umac_tynnp_device::isa;
 
 /// The shape of a strided `dma.copy` (isa.md 5.1): `row_bytes` bytes of each of `rows` rows of
 /// each of `planes` planes, and the source's and destination's row and plane strides.
@@ -282,20 +281,6 @@ impl<'a, 'c> Body<'a, 'c> {
         );
         self.issue((0, 1, 0), d, zero, &words)
     }
-}
-
-/// The words of descriptor `mnemonic` in the layout the device decodes (`isa.rs`): `deps`, then
-/// each word's value by its name. Every word must be given.
-fn laid_out(mnemonic: &str, deps: [Value; 2], values: &[(&str, Value)]) -> Vec<Value> {
-    let layout = isa::named(mnemonic).expect("a descriptor of the contract");
-    assert_eq!(values.len(), layout.words.len(), "{mnemonic}: every word given");
-    let mut words = vec![None; layout.len()];
-    words[0] = Some(deps[0]);
-    words[1] = Some(deps[1]);
-    for (name, value) in values {
-        words[layout.at(name)] = Some(*value);
-    }
-    words.into_iter().map(|w| w.expect("every word given")).collect()
 }
 
 /// One tile's row of a kernel's tile table (what differs between its tiles: the descriptors'

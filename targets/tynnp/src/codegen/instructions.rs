@@ -72,7 +72,7 @@ pub fn instruction(custom: u8, funct3: u8) -> Option<&'static Instruction> {
     INSTRUCTIONS.iter().find(|i| i.custom == custom && i.funct3 == funct3)
 }
 
-fn named(name: &str) -> Option<&'static Instruction> {
+pub(crate) fn named(name: &str) -> Option<&'static Instruction> {
     INSTRUCTIONS.iter().find(|i| i.name == name)
 }
 
@@ -113,7 +113,8 @@ pub fn verify(op: &OpView) -> Result<(), TynnpError> {
 /// What an instruction op becomes in the llvm dialect, written by `b` in front of it (`None`:
 /// not an instruction op): its descriptor's words stored at its descriptor address, one store
 /// each, then `.insn r CUSTOM_k, funct3, funct7` with that address and the unit, whose result is
-/// the token; `tynnp.wait` is npu.wait. The op is verified ([`verify`]): its operands are there.
+/// the token ([`issue`]); `tynnp.wait` is npu.wait. The op is verified ([`verify`]): its operands
+/// are there.
 pub fn lower(op: &OpView, b: &mut Builder) -> Option<Vec<Value>> {
     if op.name() == WAIT {
         b.inline_asm(".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}", &[b.arg(0)]);
@@ -121,15 +122,42 @@ pub fn lower(op: &OpView, b: &mut Builder) -> Option<Vec<Value>> {
     }
     let instruction = named(&op.name())?;
     let funct7 = op.int("funct7").unwrap_or(0);
-    let descriptor = b.arg(0);
-    for k in 0..instruction.words {
+    let words: Vec<Value> = (0..instruction.words).map(|k| b.arg(2 + k)).collect();
+    Some(vec![issue(b, (instruction, funct7), b.arg(0), b.arg(1), &words)])
+}
+
+/// Writes `words` (the descriptor's, the dependency tokens first) at `descriptor` (an
+/// `!llvm.ptr`), one store each, and issues `instruction` with `funct7` for `unit` as
+/// `.insn r CUSTOM_k, funct3, funct7` with the descriptor's address; returns the token.
+pub(crate) fn issue(
+    b: &mut Builder,
+    (instruction, funct7): (&Instruction, i64),
+    descriptor: Value,
+    unit: Value,
+    words: &[Value],
+) -> Value {
+    for (k, value) in words.iter().enumerate() {
         let word = b.gep(descriptor, k as i32, Ty::I32);
-        b.store(b.arg(2 + k), word);
+        b.store(*value, word);
     }
     let address = b.ptrtoint(descriptor, Ty::I32);
     let (custom, funct3) = (instruction.custom, instruction.funct3);
     let asm = format!(".insn r CUSTOM_{custom}, {funct3}, {funct7}, $0, $1, $2");
-    Some(vec![b.inline_asm_value(&asm, "=r,r,r,~{memory}", &[address, b.arg(1)], Ty::I32)])
+    b.inline_asm_value(&asm, "=r,r,r,~{memory}", &[address, unit], Ty::I32)
+}
+
+/// The words of descriptor `mnemonic` in the layout the device decodes (`isa.rs`): `deps`, then
+/// each word's value by its name. Every word must be given.
+pub(crate) fn laid_out(mnemonic: &str, deps: [Value; 2], values: &[(&str, Value)]) -> Vec<Value> {
+    let layout = isa::named(mnemonic).expect("a descriptor of the contract");
+    assert_eq!(values.len(), layout.words.len(), "{mnemonic}: every word given");
+    let mut words = vec![None; layout.len()];
+    words[0] = Some(deps[0]);
+    words[1] = Some(deps[1]);
+    for (name, value) in values {
+        words[layout.at(name)] = Some(*value);
+    }
+    words.into_iter().map(|w| w.expect("every word given")).collect()
 }
 
 #[cfg(test)]

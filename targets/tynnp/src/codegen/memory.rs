@@ -134,7 +134,7 @@ unsafe fn users(value: MlirValue, out: &mut Vec<MlirOperation>) {
 ///
 /// # Safety
 /// `function` must be a live `func.func` with a body.
-unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOperation, String)> {
+unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOperation, TynnpError)> {
     unsafe {
         let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
         let steps: HashMap<usize, usize> =
@@ -152,10 +152,11 @@ unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOp
             let Some((elements, bits)) = static_memref_bits(ty).filter(|_| mlirOperationGetNumOperands(alloc) == 0)
             else {
                 let shown = type_text(melior::ir::Type::from_raw(ty));
-                return Err((alloc, format!("a buffer in DM needs a static shape, got {shown}")));
+                return Err((alloc, TynnpError::Schedule(format!("a buffer in DM needs a static shape, got {shown}"))));
             };
             let Some(&own) = steps.get(&(alloc.ptr as usize)) else {
-                return Err((alloc, "a buffer in DM is allocated in the function's body, not in a region".into()));
+                let message = "a buffer in DM is allocated in the function's body, not in a region";
+                return Err((alloc, TynnpError::Schedule(message.into())));
             };
             let mut used = Vec::new();
             users(mlirOperationGetResult(alloc, 0), &mut used);
@@ -177,10 +178,10 @@ unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOp
             let first = aligned.iter().position(|b| b.start <= worst && worst <= b.end).unwrap_or(0);
             return Err((
                 allocs[first],
-                format!(
+                TynnpError::Schedule(format!(
                     "the buffers in DM alive here need {} bytes placed ({alive} at once); DM holds {capacity} (-dm-kib)",
                     placed.size
-                ),
+                )),
             ));
         }
         for dealloc in deallocs {
