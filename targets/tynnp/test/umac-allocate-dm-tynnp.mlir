@@ -1,17 +1,21 @@
 // umac-allocate-dm-tynnp: each memref.alloc in DM's memory space ("tynnp.dm") gets a static
 // offset in DM by lifetime (the memory planner's algorithm: largest first, 16-byte aligned) and
 // becomes a memref.view of tynnp.dm (the whole of DM) there; its memref.dealloc goes. A buffer
-// lives from the first to the last op of the body using it, a view of it, or deallocating it.
+// lives from the first to the last op of the body using it, a view of it, or deallocating it
+// (not from its allocation: %e, allocated first, is used last).
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-allocate-dm-tynnp{attributes="-dm-kib=1"})' | FileCheck %s
 
 func.func private @kernel(memref<256xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">)
-func.func private @other(memref<100xi8, "tynnp.dm">)
+func.func private @other(memref<100xi8, "tynnp.dm">, memref<16xi8, "tynnp.dm">)
 
 // %a (256 B) and %b (128 B) are alive together (the first call): largest first, %a at 0, %b
 // above it at 256. %b's dealloc keeps it alive through the use of %d (48 B), which %a no longer
-// is: %d takes 0. %c (100 B, 112 aligned) comes after both died: 0 again. 384 bytes in all.
+// is: %d takes 0. %c (100 B, 112 aligned) comes after both died: 0 again, and %e (16 B), alive
+// with it alone, above it at 112. 384 bytes in all.
 // CHECK-LABEL: func.func @reuse(
 // CHECK-SAME: attributes {tynnp.dm_bytes = 384 : i64}
+// CHECK: arith.constant 112 : index
+// CHECK-NEXT: %[[E:.*]] = memref.view {{.*}} to memref<16xi8, "tynnp.dm">
 // CHECK: %[[DM:.*]] = "tynnp.dm"() : () -> memref<1024xi8, "tynnp.dm">
 // CHECK-NEXT: %[[A0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[DM]][%[[A0]]][] : memref<1024xi8, "tynnp.dm"> to memref<256xi8, "tynnp.dm">
@@ -23,11 +27,12 @@ func.func private @other(memref<100xi8, "tynnp.dm">)
 // CHECK: "test.use"(%[[D]], %[[B]])
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: %[[C:.*]] = memref.view {{.*}} to memref<100xi8, "tynnp.dm">
-// CHECK-NEXT: call @other(%[[C]])
+// CHECK-NEXT: call @other(%[[C]], %[[E]])
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.dealloc
 // CHECK: return
 func.func @reuse() {
+  %e = memref.alloc() : memref<16xi8, "tynnp.dm">
   %a = memref.alloc() : memref<256xi8, "tynnp.dm">
   %b = memref.alloc() : memref<4x32xi8, "tynnp.dm">
   call @kernel(%a, %b) : (memref<256xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">) -> ()
@@ -35,7 +40,7 @@ func.func @reuse() {
   "test.use"(%d, %b) : (memref<48xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">) -> ()
   memref.dealloc %b : memref<4x32xi8, "tynnp.dm">
   %c = memref.alloc() : memref<100xi8, "tynnp.dm">
-  call @other(%c) : (memref<100xi8, "tynnp.dm">) -> ()
+  call @other(%c, %e) : (memref<100xi8, "tynnp.dm">, memref<16xi8, "tynnp.dm">) -> ()
   return
 }
 

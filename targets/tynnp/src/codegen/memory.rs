@@ -8,7 +8,7 @@
 //! climbing), 16-byte aligned (DMA and the units address DM in 16-byte words), and replaces each
 //! by a `memref.view` of `tynnp.dm` at its offset; their `memref.dealloc`s go. A buffer lives from
 //! the first to the last op of the function's body that uses it, a view of it or deallocates it
-//! (a dealloc keeps a buffer a kernel reads while later kernels run). Buffers that do not fit the
+//! (a dealloc keeps a buffer a kernel reads while later kernels run), wherever it is allocated. Buffers that do not fit the
 //! target's DM (`-dm-kib`) are an error at the first buffer alive where the most bytes are.
 //!
 //! ```mlir
@@ -160,15 +160,18 @@ unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOp
             };
             let mut used = Vec::new();
             users(mlirOperationGetResult(alloc, 0), &mut used);
-            let mut span = (own, own);
+            let mut span: Option<(usize, usize)> = None;
             for user in used {
                 let step = steps[&(step_of(user, body).ptr as usize)];
-                span = (span.0.min(step), span.1.max(step));
+                let (start, end) = span.get_or_insert((step, step));
+                (*start, *end) = ((*start).min(step), (*end).max(step));
                 if name(user) == "memref.dealloc" {
                     deallocs.push(user);
                 }
             }
-            buffers.push(Buffer { size: ((elements * bits) as u64).div_ceil(8), start: span.0, end: span.1 });
+            // Unused, a buffer lives where it is allocated.
+            let (start, end) = span.unwrap_or((own, own));
+            buffers.push(Buffer { size: ((elements * bits) as u64).div_ceil(8), start, end });
         }
         let placed = plan_within(&buffers, ALIGNMENT, capacity);
         if placed.size > capacity {
