@@ -183,14 +183,7 @@ pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescripti
             return WalkResult::Advance;
         };
         let operands: Vec<_> = (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).collect();
-        let scalars: Vec<Option<i64>> = operands
-            .iter()
-            .map(|value| {
-                let producer = OperationResult::try_from(*value).ok()?.owner();
-                (op_name(&producer) == "arith.constant")
-                    .then(|| producer.attribute("value").ok().and_then(integer_value))?
-            })
-            .collect();
+        let scalars: Vec<Option<i64>> = operands.iter().map(|value| constant_of(*value)).collect();
         let callee = attribute_text(callee).trim_start_matches('@').to_string();
         // What the backend recorded of the kernel it defined, on the definition.
         let kernel = functions
@@ -212,6 +205,20 @@ pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescripti
         WalkResult::Advance
     });
     calls
+}
+
+/// The integer `value` always is: a constant, or `arith.addi`, `muli` or `index_cast` of such
+/// values (an address in an accelerator's memory, its allocated base plus an offset).
+pub(crate) fn constant_of(value: melior::ir::Value) -> Option<i64> {
+    let producer = OperationResult::try_from(value).ok()?.owner();
+    let operand = |i: usize| producer.operand(i).ok().and_then(constant_of);
+    match op_name(&producer).as_str() {
+        "arith.constant" => producer.attribute("value").ok().and_then(integer_value),
+        "arith.addi" => operand(0)?.checked_add(operand(1)?),
+        "arith.muli" => operand(0)?.checked_mul(operand(1)?),
+        "arith.index_cast" => operand(0),
+        _ => None,
+    }
 }
 
 /// The kernels of `targets`' backends that `functions` names, or an error naming a function no

@@ -11,7 +11,7 @@
 //! whose composites all take the reference lowering is inlined back into its caller.
 
 use crate::{
-    Backend, Composite, Error, ExternArg, ExternCallSite, Strategy, TargetAttrs,
+    Backend, Composite, Error, ExternArg, ExternCallSite, ExternRegion, Strategy, TargetAttrs,
     kernel::{Passed, check_call},
     pattern::{is_constant_op, match_at},
 };
@@ -168,9 +168,10 @@ fn legalize_function(
             ),
         ));
     }
+    let mut regions = Regions::default();
     for ((pattern, m), strategy) in composites.iter().zip(plans) {
         if let Strategy::Extern(call) = strategy {
-            extern_call(module, pattern, m, call, backend)?;
+            extern_call(module, (function, &mut regions), pattern, m, call, backend)?;
         }
     }
     Ok(())
@@ -193,9 +194,67 @@ pub(crate) fn diagnose(op: &OperationRef, message: &str) -> Error {
     Error::Reported
 }
 
-/// Replaces the composite `m` by the extern call `call`, checked against the kernel's prototype.
+/// The regions the calls of one function name ([`ExternRegion`]): each one's buffer, allocated
+/// at the function's entry in the order first named.
+#[derive(Default)]
+struct Regions {
+    buffers: Vec<(ExternRegion, MlirValue)>,
+    /// The last buffer allocated.
+    last: Option<MlirOperation>,
+}
+
+impl Regions {
+    /// The buffer of `region`, allocated at `function`'s entry when first named; `Err` when the
+    /// key was named with other bytes or another space.
+    fn buffer(&mut self, function: OperationRef, region: &ExternRegion) -> Result<MlirValue, Error> {
+        if let Some((named, value)) = self.buffers.iter().find(|(r, _)| r.key == region.key) {
+            return if named == region {
+                Ok(*value)
+            } else {
+                Err(Error::Invalid(format!("region '{}' is named as {named:?} and as {region:?}", region.key)))
+            };
+        }
+        if region.bytes == 0 {
+            return Err(Error::Invalid(format!("region '{}' has no bytes", region.key)));
+        }
+        let text = format!("memref<{}xi8, \"{}\">", region.bytes, region.space);
+        let block = function
+            .region(0)
+            .ok()
+            .and_then(|r| r.first_block())
+            .ok_or_else(|| Error::Invalid("a function without a body".into()))?;
+        // SAFETY: the function is live, its entry block holds ops (the composites); the alloc is
+        // created in its context and inserted into that block, which then owns it.
+        unsafe {
+            let context = mlirOperationGetContext(function.to_raw());
+            let ty = mlirTypeParseGet(context, umac_dialects::text::str_ref(&text));
+            if ty.ptr.is_null() {
+                return Err(Error::Invalid(format!("region '{}': {text} is no memref type", region.key)));
+            }
+            let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 16);
+            let location = mlirOperationGetLocation(function.to_raw());
+            let alloc = umac_dialects::ir::build("memref.alloc", location, &[], &[ty], &[("alignment", alignment)]);
+            match self.last {
+                Some(last) => mlirBlockInsertOwnedOperationAfter(block.to_raw(), last, alloc),
+                None => mlirBlockInsertOwnedOperationBefore(
+                    block.to_raw(),
+                    mlirBlockGetFirstOperation(block.to_raw()),
+                    alloc,
+                ),
+            }
+            self.last = Some(alloc);
+            let value = mlirOperationGetResult(alloc, 0);
+            self.buffers.push((region.clone(), value));
+            Ok(value)
+        }
+    }
+}
+
+/// Replaces the composite `m` of `function` by the extern call `call`, checked against the
+/// kernel's prototype; the regions it names are those of `regions`.
 fn extern_call(
     module: OperationRef,
+    (function, regions): (OperationRef, &mut Regions),
     pattern: &str,
     m: &crate::pattern::Match,
     mut call: crate::ExternCall,
@@ -218,6 +277,19 @@ fn extern_call(
     let mut operands = Vec::new();
     let mut types = Vec::new();
     let mut passed = Vec::new();
+    // The regions the call names: parameters of the helper, bound to their buffers.
+    for (k, region) in call.regions.iter().enumerate() {
+        let buffer = regions.buffer(function, region).map_err(|e| fail(e.to_string()))?;
+        parameters.push(format!("%g{k}: memref<{}xi8, \"{}\">", region.bytes, region.space));
+        arguments.push(buffer);
+    }
+    let named = |key: &str| -> Result<(usize, &ExternRegion), Error> {
+        call.regions
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.key == key)
+            .ok_or_else(|| fail(format!("the call does not name the region '{key}'")))
+    };
     for (i, (_, argument)) in call.arguments.iter().enumerate() {
         match argument {
             ExternArg::Operand { role, index } => {
@@ -259,6 +331,23 @@ fn extern_call(
                 operands.push(format!("%b{i}"));
                 types.push(format!("memref<{}xi8>", bytes.len()));
                 passed.push(Passed::Input("i8".to_string()));
+            }
+            ExternArg::Address { region, offset } => {
+                let (k, named) = named(region)?;
+                if !(0..named.bytes as i64).contains(offset) {
+                    return Err(fail(format!(
+                        "address {offset} is outside region '{region}' of {} bytes",
+                        named.bytes
+                    )));
+                }
+                let buffer = format!("memref<{}xi8, \"{}\">", named.bytes, named.space);
+                lines.push(format!("%x{i} = memref.extract_aligned_pointer_as_index %g{k} : {buffer} -> index"));
+                lines.push(format!("%y{i} = arith.index_cast %x{i} : index to i32"));
+                lines.push(format!("%o{i} = arith.constant {offset} : i32"));
+                lines.push(format!("%c{i} = arith.addi %y{i}, %o{i} : i32"));
+                operands.push(format!("%c{i}"));
+                types.push("i32".into());
+                passed.push(Passed::Int32);
             }
             ExternArg::I32(value) => {
                 let value = i32::try_from(*value)
@@ -318,6 +407,10 @@ fn extern_call(
         operands.len(),
         types.join(", ")
     ));
+    for key in &call.releases {
+        let (k, named) = named(key)?;
+        lines.push(format!("memref.dealloc %g{k} : memref<{}xi8, \"{}\">", named.bytes, named.space));
+    }
     lines.push(format!("%r = bufferization.to_tensor %out restrict writable : {out} to {result_type}"));
     let text = format!(
         "func.func @composite({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",

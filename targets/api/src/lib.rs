@@ -136,6 +136,26 @@ pub struct ExternCall {
     /// back. Calls of one callee share the first call's definition, so the callee must name
     /// everything the definition depends on besides the arguments.
     pub definition: Option<std::sync::Arc<Define>>,
+    /// The buffers of the accelerator's own memories the call uses ([`ExternRegion`]), which
+    /// [`ExternArg::Address`] points into.
+    pub regions: Vec<ExternRegion>,
+    /// The regions free once the call returns (their `memref.dealloc` follows it).
+    pub releases: Vec<String>,
+}
+
+/// A buffer in an accelerator's own memory (an on-chip buffer), shared by the calls of one
+/// function that name it: `memref.alloc() : memref<<bytes>xi8, "<space>">` at the function's
+/// entry (in the order first named), which the backend's kernel step allocates (tynnp's
+/// `umac-allocate-dm-tynnp`) and its `umac-convert-<name>-to-llvm` gives an address. It lives from
+/// the first call using it to the last, or to the call that releases it
+/// ([`ExternCall::release`]), whichever is later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternRegion {
+    /// What the function's calls name it.
+    pub key: String,
+    pub bytes: u64,
+    /// Its memory space, `<backend>.<memory>` (tynnp's DM: `tynnp.dm`).
+    pub space: String,
 }
 
 /// What writes a defined callee's body ([`ExternCall::definition`]).
@@ -144,7 +164,13 @@ pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
 impl ExternCall {
     /// A call of `callee` with no arguments yet.
     pub fn new(callee: &str) -> Self {
-        ExternCall { callee: callee.to_string(), arguments: Vec::new(), definition: None }
+        ExternCall {
+            callee: callee.to_string(),
+            arguments: Vec::new(),
+            definition: None,
+            regions: Vec::new(),
+            releases: Vec::new(),
+        }
     }
 
     /// Adds the argument for parameter `name`.
@@ -158,6 +184,21 @@ impl ExternCall {
         self.definition = Some(define);
         self
     }
+
+    /// Names the region `key` of `bytes` in memory space `space` ([`ExternRegion`]): the same
+    /// key in another call of the function is the same buffer (of the same bytes and space).
+    pub fn region(mut self, key: &str, bytes: u64, space: &str) -> Self {
+        if !self.regions.iter().any(|r| r.key == key) {
+            self.regions.push(ExternRegion { key: key.to_string(), bytes, space: space.to_string() });
+        }
+        self
+    }
+
+    /// The region `key` (named by this call) is free once the call returns.
+    pub fn release(mut self, key: &str) -> Self {
+        self.releases.push(key.to_string());
+        self
+    }
 }
 
 impl std::fmt::Debug for ExternCall {
@@ -166,6 +207,8 @@ impl std::fmt::Debug for ExternCall {
             .field("callee", &self.callee)
             .field("arguments", &self.arguments)
             .field("defined", &self.definition.is_some())
+            .field("regions", &self.regions)
+            .field("releases", &self.releases)
             .finish()
     }
 }
@@ -191,6 +234,15 @@ pub enum ExternArg {
     },
     /// An `int32_t` known at compile time (a shape or an attribute).
     I32(i64),
+    /// The address (an `int32_t`) of byte `offset` of the region `region` the call names
+    /// ([`ExternCall::region`]): `memref.extract_aligned_pointer_as_index` of its buffer plus
+    /// `offset`, a constant once the backend allocated the region and lowered its address.
+    Address {
+        /// The region's key.
+        region: String,
+        /// Bytes into it.
+        offset: i64,
+    },
     /// Bytes the backend computed at compile time, e.g. weights packed in the layout its schedule
     /// chose: a read-only int8 constant (`const int8_t *`), so nothing is packed at run time.
     Bytes(Vec<u8>),

@@ -227,15 +227,24 @@ pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result
     Ok(())
 }
 
-/// `umac-convert-<name>-to-llvm`: every low-level op of `backend`'s dialect in `module` becomes
-/// the llvm dialect ops [`Backend::lower_to_llvm`] builds in front of it; a failure is reported
-/// at the op. An op it does not lower (one giving an on-chip memory as a memref, which the
+/// `umac-convert-<name>-to-llvm`: every low-level op of `backend`'s dialect in `module`, and
+/// every `memref.extract_aligned_pointer_as_index` of a buffer in one of its memories (a memory
+/// space `<name>.<memory>`), becomes the llvm dialect ops [`Backend::lower_to_llvm`] builds in
+/// front of it; a failure is reported at the op. An op it does not lower (one giving an on-chip memory as a memref, which the
 /// lowered ops addressed through it) goes once nothing but views nothing uses are left of it,
 /// with those views; one still used is an error at the op.
 pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
     let prefix = format!("{}.", backend.name());
     let mut left = Vec::new();
-    for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
+    // The backend's ops, and the addresses of buffers in its memories (`<name>.<memory>` spaces).
+    let ops = umac_dialects::ir::collect(module, |op| {
+        op_name(op).starts_with(&prefix)
+            || (op_name(op) == "memref.extract_aligned_pointer_as_index"
+                && op
+                    .operand(0)
+                    .is_ok_and(|v| memory_space(v.r#type().to_raw()).is_some_and(|s| s.starts_with(&prefix))))
+    });
+    for raw in ops {
         // SAFETY: collected from the live module; each op is replaced once (none holds another),
         // and an op not lowered stays in place.
         let op = unsafe { OperationRef::from_raw(raw) };
@@ -273,6 +282,19 @@ pub fn convert_to_llvm(module: OperationRef, backend: &dyn Backend) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The memory space of a memref type when it is a string (an accelerator's memory).
+fn memory_space(ty: MlirType) -> Option<String> {
+    // SAFETY: the type is live; its memory space is read after the kind check.
+    unsafe {
+        if !mlirTypeIsAMemRef(ty) {
+            return None;
+        }
+        let space = mlirMemRefTypeGetMemorySpace(ty);
+        (!space.ptr.is_null() && mlirAttributeIsAString(space))
+            .then(|| umac_dialects::text::string_from(mlirStringAttrGetValue(space)))
+    }
 }
 
 /// Whether every use of `op`'s results is by a view (`memref.view` or a view op of

@@ -33,6 +33,9 @@ pub(crate) struct Abs {
     passes: &'static [(Phase, &'static str)],
     /// The parameter names the call binds (the prototype's are `x`, `n`, `y`).
     names: [&'static str; 2],
+    /// Passes `n` as an address in its region `buf` (64 bytes of `<name>.sram`): byte 16 with
+    /// the `bitwise_not`, else byte 8, the composite then releasing the region.
+    regions: bool,
 }
 
 /// `abs_kernel` and its variant: `void abs_kernel(const int32_t *x, int32_t n, int32_t *y)`.
@@ -68,9 +71,17 @@ impl Backend for Abs {
             });
         }
         let n = composite.last().result_type().map(|t| t.dims().iter().product::<i64>()).unwrap_or(0);
-        let call = ExternCall::new("abs_kernel")
-            .arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 })
-            .arg(self.names[1], ExternArg::I32(n));
+        let call =
+            ExternCall::new("abs_kernel").arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 });
+        let call = if self.regions {
+            let alone = composite.ops.len() == 1;
+            let call = call.region("buf", 64, &format!("{}.sram", self.name));
+            let call = call
+                .arg(self.names[1], ExternArg::Address { region: "buf".into(), offset: if alone { 8 } else { 16 } });
+            if alone { call.release("buf") } else { call }
+        } else {
+            call.arg(self.names[1], ExternArg::I32(n))
+        };
         Ok(Strategy::Extern(match self.define {
             Some(define) => call.defined_by(std::sync::Arc::new(define)),
             None => call,
@@ -170,6 +181,7 @@ const fn abs(name: &'static str) -> Abs {
         define: None,
         passes: &[],
         names: ["x", "n"],
+        regions: false,
     }
 }
 
@@ -203,6 +215,7 @@ static MISDEFINED: Abs = Abs {
     ..abs("misdefined")
 };
 /// Cannot define it.
+static REGIONED: Abs = Abs { define: Some(|_| Ok(())), regions: true, ..abs("regioned") };
 static UNDEFINED: Abs = Abs { define: Some(|_| Err(Error::Unsupported("no".into()))), ..abs("undefined") };
 static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
 static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
@@ -225,6 +238,7 @@ pub(crate) fn register_test_backends() {
         &RENAMED,
         &DEFINED,
         &DESCRIBED,
+        &REGIONED,
         &MISDEFINED,
         &UNDEFINED,
         &UNDECLARED,
@@ -440,6 +454,74 @@ fn extern_calls_and_the_replace_hook() {
             assert!(partition_and_legalize(context, module, &set(vec![rejected])).is_err(), "{}", rejected.name);
         });
     }
+}
+
+/// A region the calls of a function name is one buffer in its memory space, allocated at the
+/// function's entry; each call passes addresses in it, and the one releasing it frees it.
+#[test]
+fn calls_share_regions_of_an_accelerators_memory() {
+    with_module(MODEL, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&REGIONED])).unwrap();
+        let ir = text(module);
+        let functions: Vec<&str> = ir.split("func.func private @regioned_").skip(1).collect();
+        assert_eq!(functions.len(), 2, "{ir}");
+        // [abs, bitwise_not] then [abs]: one buffer, byte 16 then byte 8, freed after the second.
+        let first = functions[0];
+        let alloc = "%alloc = memref.alloc() {alignment = 16 : i64} : memref<64xi8, \"regioned.sram\">";
+        assert_eq!(first.matches("memref.alloc() {alignment = 16 : i64} : memref<64xi8").count(), 1, "{first}");
+        assert_eq!(first.lines().nth(1).map(str::trim), Some(alloc), "allocated first: {first}");
+        let pointers = "memref.extract_aligned_pointer_as_index %alloc : memref<64xi8, \"regioned.sram\"> -> index";
+        assert_eq!(first.matches(pointers).count(), 2, "{first}");
+        for offset in ["%c16_i32 = arith.constant 16 : i32", "%c8_i32 = arith.constant 8 : i32"] {
+            assert!(first.contains(offset), "{first}");
+        }
+        let calls: Vec<usize> = first.match_indices("umac.call_extern").map(|(i, _)| i).collect();
+        let dealloc = first.find("memref.dealloc %alloc : memref<64xi8, \"regioned.sram\">").expect("freed");
+        assert!(calls.len() == 2 && dealloc > calls[1], "after the second call: {first}");
+        // The function after (its own [abs]) has its own buffer.
+        assert_eq!(functions[1].matches("memref<64xi8, \"regioned.sram\">").count(), 3, "{}", functions[1]);
+    });
+}
+
+/// What `describe_call` gets for an address: the constant its arithmetic folds to, once the
+/// backend placed the region.
+#[test]
+fn described_scalars_fold_integer_arithmetic() {
+    let source = "func.func @f(%p: index) -> i32 {
+  %c = arith.constant 268435840 : index
+  %i = arith.index_cast %c : index to i32
+  %o = arith.constant 8 : i32
+  %a = arith.addi %i, %o : i32
+  %four = arith.constant 4 : i32
+  %m = arith.muli %a, %four : i32
+  %q = arith.index_cast %p : index to i32
+  %b = arith.addi %q, %o : i32
+  %r = arith.addi %m, %b : i32
+  return %r : i32
+}";
+    with_module(source, |_, module| {
+        let mut values = std::collections::HashMap::new();
+        module.as_operation().walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            if let Ok(result) = op.result(0) {
+                values.insert(
+                    umac_dialects::ir::op_name(&op) + &values.len().to_string(),
+                    crate::flow::constant_of(result.into()),
+                );
+            }
+            melior::ir::operation::WalkResult::Advance
+        });
+        let folded = |prefix: &str| {
+            let mut found: Vec<_> =
+                values.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), *v)).collect();
+            found.sort();
+            found.into_iter().map(|(_, v)| v).collect::<Vec<_>>()
+        };
+        // The muli folds ((0x10000180 + 8) * 4); what reads %p does not.
+        assert_eq!(folded("arith.muli"), [Some((268435840 + 8) * 4)]);
+        let adds = folded("arith.addi");
+        assert_eq!(adds.iter().filter(|v| **v == Some(268435848)).count(), 1, "{adds:?}");
+        assert_eq!(adds.iter().filter(|v| v.is_none()).count(), 2, "{adds:?}");
+    });
 }
 
 #[test]

@@ -216,7 +216,7 @@ impl Backend for Tynnp {
     }
 
     fn lower_to_llvm(&self, op: &OpView, builder: &mut Builder) -> Option<Result<Vec<Value>, Error>> {
-        match dma::lower(op, builder) {
+        match dma::lower(op, builder).or_else(|| dma::lower_pointer(op, builder)) {
             Some(lowered) => Some(lowered.map_err(Error::from)),
             None => instructions::lower(op, builder).map(Ok),
         }

@@ -15,7 +15,9 @@
 //!
 //! `umac-convert-tynnp-to-llvm` computes each side's address: a buffer in DM from the offset
 //! `umac-allocate-dm-tynnp` gave it (a `memref.view` of `tynnp.dm`, 0x10000000) and the offsets
-//! of the subviews taken of it; a buffer in DDR from its aligned pointer and likewise.
+//! of the subviews taken of it; a buffer in DDR from its aligned pointer and likewise. The
+//! aligned pointer of a buffer in DM (what a kernel's call passes for an address in a region)
+//! becomes its address too.
 
 use crate::{
     codegen::{
@@ -159,6 +161,19 @@ pub fn lower(op: &OpView, b: &mut Builder) -> Option<Result<Vec<Value>, TynnpErr
     Some(Ok(vec![issue(b, (copy, 0), b.arg(0), b.arg(1), &words)]))
 }
 
+/// The op giving a buffer's address, which `umac-convert-tynnp-to-llvm` sees for buffers in DM
+/// (a call's address of a region, `umac_backend::ExternArg::Address`).
+const POINTER: &str = "memref.extract_aligned_pointer_as_index";
+
+/// The lowering of [`POINTER`] of a buffer in DM (`None`: not this op): its [`address`].
+pub fn lower_pointer(op: &OpView, b: &mut Builder) -> Option<Result<Vec<Value>, TynnpError>> {
+    if op.name() != POINTER {
+        return None;
+    }
+    let buffer = op.operand(0)?.to_raw();
+    Some(address(buffer, b).map(|at| vec![b.index_cast(at, Ty::Index)]))
+}
+
 /// The address (an i32) of the first element of the memref `value`, written by `b`: a view
 /// (`memref.view`) adds its byte shift to its source's, a subview its offsets times its source's
 /// strides; `tynnp.dm` is DM's base; any other buffer in DDR is its aligned pointer plus its
@@ -216,7 +231,7 @@ fn address(value: MlirValue, b: &mut Builder) -> Result<Value, TynnpError> {
             }
             let offset = this.offset.ok_or_else(|| contract("copies a buffer in DDR of dynamic offset"))?;
             let buffer = b.existing(value);
-            let pointer = b.op1("memref.extract_aligned_pointer_as_index", &[buffer], Ty::Index, &[]);
+            let pointer = b.op1(POINTER, &[buffer], Ty::Index, &[]);
             let pointer = b.index_cast(pointer, Ty::I32);
             let offset = b.constant(Ty::I32, offset * this.bytes);
             Ok(b.addi(pointer, offset))

@@ -3,8 +3,9 @@
 // from the memrefs: each side's address (a buffer in DM: DM's base 0x10000000 plus the
 // offset its view of tynnp.dm has, plus its subviews' offsets times their source's strides; a
 // buffer in DDR: its aligned pointer likewise), the row bytes, rows and planes of its shape,
-// and each side's row and plane strides in bytes. The views of DM and tynnp.dm go with the
-// last copy using them.
+// and each side's row and plane strides in bytes. The aligned pointer of a buffer in DM (a
+// kernel call's address in a region) is its address too. The views of DM and tynnp.dm go with
+// the last op using them.
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-allocate-dm-tynnp{attributes="-dm-kib=1"},umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Through the RV32 firmware lowering, the DM addresses fold into constants: the record's
 // 0x10000180 (384), the last two rows' 0x100000C0 (192). (The other cases fail: hence `not`.)
@@ -17,8 +18,8 @@
 // LLVM: return
 
 // Copied in: a 48-byte record and tile %row of a 10x96 image (4 rows), the tile's buffer (384
-// bytes) at DM offset 0, the record above it at 384 (both alive at the tile's copy); copied
-// out: the tile's last two rows, after both copies in.
+// bytes) at DM offset 0, the record above it at 384 (its dealloc keeps it alive to the end);
+// copied out: the tile's last two rows, after both copies in.
 // CHECK-LABEL: func.func @tile(
 // CHECK-SAME: %[[D:.*]]: !llvm.ptr, %[[IMAGE:.*]]: memref<10x96xi8>, %[[ROW:.*]]: index)
 // CHECK-DAG: %[[C384:.*]] = arith.constant 384 : index
@@ -71,7 +72,43 @@ func.func @tile(%d: !llvm.ptr, %image: memref<10x96xi8>, %row: index) -> i32 {
   %out = memref.alloc() : memref<2x96xi8>
   %u = "tynnp.dma"(%d, %c1, %t, %tw, %half, %out) : (!llvm.ptr, i32, i32, i32, memref<2x96xi8, strided<[96, 1], offset: 192>, "tynnp.dm">, memref<2x96xi8>) -> i32
   "tynnp.wait"(%u) : (i32) -> ()
+  memref.dealloc %weights : memref<48xi8, "tynnp.dm">
   return %u : i32
+}
+
+// -----
+
+// A kernel call's addresses in two regions (what legalization writes for
+// umac_backend::ExternArg::Address): %a (100 bytes) at DM offset 0, %b above it at 112; the
+// aligned pointer of each becomes DM's base plus its offset, the call's arguments 0x10000000
+// and 0x10000078 (byte 8 of %b) once folded.
+func.func private @kernel(i32, i32)
+
+// CHECK-LABEL: func.func @addresses(
+// CHECK-NOT: memref.extract_aligned_pointer_as_index
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.index_cast %[[AT]] : i32 to index
+// CHECK-NOT: memref.extract_aligned_pointer_as_index
+// CHECK: call @kernel(
+// CHECK-NOT: memref.view
+// CHECK: return
+// LLVM-LABEL: llvm.func @addresses(
+// LLVM-DAG: %[[A:.*]] = llvm.mlir.constant(268435456 : i32) : i32
+// LLVM-DAG: %[[B:.*]] = llvm.mlir.constant(268435576 : i32) : i32
+// LLVM: llvm.call @kernel(%[[A]], %[[B]])
+func.func @addresses() {
+  %a = memref.alloc() {alignment = 16 : i64} : memref<100xi8, "tynnp.dm">
+  %b = memref.alloc() {alignment = 16 : i64} : memref<64xi8, "tynnp.dm">
+  %pa = memref.extract_aligned_pointer_as_index %a : memref<100xi8, "tynnp.dm"> -> index
+  %ia = arith.index_cast %pa : index to i32
+  %pb = memref.extract_aligned_pointer_as_index %b : memref<64xi8, "tynnp.dm"> -> index
+  %ib = arith.index_cast %pb : index to i32
+  %c8 = arith.constant 8 : i32
+  %ib8 = arith.addi %ib, %c8 : i32
+  call @kernel(%ia, %ib8) : (i32, i32) -> ()
+  memref.dealloc %a : memref<100xi8, "tynnp.dm">
+  memref.dealloc %b : memref<64xi8, "tynnp.dm">
+  return
 }
 
 // -----
