@@ -145,8 +145,11 @@ pub fn place(
     let last = |i: usize| i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1));
     for (i, schedule) in schedules.iter().enumerate() {
         let Ok(schedule) = schedule else { continue };
-        buffers.push(Buffer { size: schedule.own_bytes() as u64, start: i, end: last(i) });
-        what.push((i, 0));
+        // A kernel with no regions of its own (everything kept, preloaded) takes no room.
+        if schedule.own_bytes() > 0 {
+            buffers.push(Buffer { size: schedule.own_bytes() as u64, start: i, end: last(i) });
+            what.push((i, 0));
+        }
         if let Some(reader) = last_reader(kept, i) {
             buffers.push(Buffer { size: output(i) as u64, start: i, end: last(reader) });
             what.push((i, 1));
