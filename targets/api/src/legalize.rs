@@ -278,10 +278,18 @@ fn extern_call(
     let mut types = Vec::new();
     let mut passed = Vec::new();
     // The regions the call names: parameters of the helper, bound to their buffers.
+    // Each region's address (an i32) first, when the call points into it.
     for (k, region) in call.regions.iter().enumerate() {
         let buffer = regions.buffer(function, region).map_err(|e| fail(e.to_string()))?;
-        parameters.push(format!("%g{k}: memref<{}xi8, \"{}\">", region.bytes, region.space));
+        let ty = format!("memref<{}xi8, \"{}\">", region.bytes, region.space);
+        parameters.push(format!("%g{k}: {ty}"));
         arguments.push(buffer);
+        let points =
+            call.arguments.iter().any(|(_, a)| matches!(a, ExternArg::Address { region: r, .. } if *r == region.key));
+        if points {
+            lines.push(format!("%x{k} = memref.extract_aligned_pointer_as_index %g{k} : {ty} -> index"));
+            lines.push(format!("%at{k} = arith.index_cast %x{k} : index to i32"));
+        }
     }
     let named = |key: &str| -> Result<(usize, &ExternRegion), Error> {
         call.regions
@@ -340,11 +348,8 @@ fn extern_call(
                         named.bytes
                     )));
                 }
-                let buffer = format!("memref<{}xi8, \"{}\">", named.bytes, named.space);
-                lines.push(format!("%x{i} = memref.extract_aligned_pointer_as_index %g{k} : {buffer} -> index"));
-                lines.push(format!("%y{i} = arith.index_cast %x{i} : index to i32"));
                 lines.push(format!("%o{i} = arith.constant {offset} : i32"));
-                lines.push(format!("%c{i} = arith.addi %y{i}, %o{i} : i32"));
+                lines.push(format!("%c{i} = arith.addi %at{k}, %o{i} : i32"));
                 operands.push(format!("%c{i}"));
                 types.push("i32".into());
                 passed.push(Passed::Int32);

@@ -27,7 +27,7 @@ mod kernel;
 mod schedule;
 mod target;
 
-use codegen::{call::lower, describe, dma, double_buffer, instructions, memory};
+use codegen::{call::lower, describe, dma, double_buffer, instructions, memory, regions};
 use graph::{patterns, pixels, primitives, slice_filters};
 use schedule::{resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
@@ -132,6 +132,9 @@ impl Backend for Tynnp {
         let attached = composites.iter().any(|c| c.last().int_dict(schedule::ATTRIBUTE).is_some());
         let schedules = if attached { kernels.attached() } else { kernels.planned() };
         let steps::Kernels { params, jobs, records, .. } = kernels;
+        let placed = schedules.clone();
+        let outputs: Vec<Option<i64>> =
+            jobs.iter().map(|j| j.as_ref().ok().and_then(|j| j.bytes.last().copied())).collect();
         let nexts: Vec<[Option<Vec<u8>>; 2]> =
             (0..records.len()).map(|i| [1, 2].map(|d| records.get(i + d).cloned().flatten())).collect();
         // What a kernel following one that hands its jobs on needs of it, and of the kernel two
@@ -148,13 +151,15 @@ impl Backend for Tynnp {
                 [before, two_back]
             })
             .collect();
-        jobs.into_iter()
-            .zip(records)
+        let calls = jobs
+            .into_iter()
+            .zip(records.clone())
             .zip(schedules)
             .zip(nexts)
             .zip(handed)
             .map(|((((job, record), schedule), next), before)| lower((job?, record), &schedule?, next, before, &params))
-            .collect()
+            .collect();
+        regions::share(calls, &placed, &outputs, &records)
     }
 
     /// Before partitioning, the model's no-op ops go: a clamp to its type's whole range, a

@@ -1,30 +1,32 @@
 // umac-allocate-dm-tynnp: each memref.alloc in DM's memory space ("tynnp.dm") gets a static
 // offset in DM by lifetime (the memory planner's algorithm: largest first, 16-byte aligned) and
 // becomes a memref.view of tynnp.dm (the whole of DM) there; its memref.dealloc goes. A buffer
-// lives from the first to the last op of the body using it, a view of it, or deallocating it
-// (not from its allocation: %e, allocated first, is used last).
+// lives from the first to the last kernel (call) using it, a view of it, or deallocating it, not
+// from its allocation.
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(umac-allocate-dm-tynnp{attributes="-dm-kib=1"})' | FileCheck %s
 
 func.func private @kernel(memref<256xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">)
+func.func private @use(memref<300xi8, "tynnp.dm">)
 func.func private @other(memref<100xi8, "tynnp.dm">, memref<16xi8, "tynnp.dm">)
 
-// %a (256 B) and %b (128 B) are alive together (the first call): largest first, %a at 0, %b
-// above it at 256. %b's dealloc keeps it alive through the use of %d (48 B), which %a no longer
-// is: %d takes 0. %c (100 B, 112 aligned) comes after both died: 0 again, and %e (16 B), alive
-// with it alone, above it at 112. 384 bytes in all.
+// Lifetimes count in kernels: the calls are the steps, an op before a call belongs to it and a
+// dealloc to the call before it. %a (256 B) and %b (128 B) live at the first call; %b's dealloc
+// after the second keeps it alive there beside %d (300 B); %c (100 B) and %e (16 B, allocated
+// first but used last) live at the third. Largest first: %d at 0, %a at 0 too (they never meet),
+// %b above both at 304, %c at 0 and %e above it at 112: 432 bytes in all.
 // CHECK-LABEL: func.func @reuse(
-// CHECK-SAME: attributes {tynnp.dm_bytes = 384 : i64}
+// CHECK-SAME: attributes {tynnp.dm_bytes = 432 : i64}
 // CHECK: arith.constant 112 : index
 // CHECK-NEXT: %[[E:.*]] = memref.view {{.*}} to memref<16xi8, "tynnp.dm">
 // CHECK: %[[DM:.*]] = "tynnp.dm"() : () -> memref<1024xi8, "tynnp.dm">
 // CHECK-NEXT: %[[A0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[DM]][%[[A0]]][] : memref<1024xi8, "tynnp.dm"> to memref<256xi8, "tynnp.dm">
-// CHECK: %[[B0:.*]] = arith.constant 256 : index
+// CHECK: %[[B0:.*]] = arith.constant 304 : index
 // CHECK-NEXT: %[[B:.*]] = memref.view %{{.*}}[%[[B0]]][] : memref<1024xi8, "tynnp.dm"> to memref<4x32xi8, "tynnp.dm">
 // CHECK: call @kernel(%[[A]], %[[B]])
 // CHECK: arith.constant 0 : index
-// CHECK-NEXT: %[[D:.*]] = memref.view {{.*}} to memref<48xi8, "tynnp.dm">
-// CHECK: "test.use"(%[[D]], %[[B]])
+// CHECK-NEXT: %[[D:.*]] = memref.view {{.*}} to memref<300xi8, "tynnp.dm">
+// CHECK: call @use(%[[D]])
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: %[[C:.*]] = memref.view {{.*}} to memref<100xi8, "tynnp.dm">
 // CHECK-NEXT: call @other(%[[C]], %[[E]])
@@ -36,8 +38,8 @@ func.func @reuse() {
   %a = memref.alloc() : memref<256xi8, "tynnp.dm">
   %b = memref.alloc() : memref<4x32xi8, "tynnp.dm">
   call @kernel(%a, %b) : (memref<256xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">) -> ()
-  %d = memref.alloc() : memref<48xi8, "tynnp.dm">
-  "test.use"(%d, %b) : (memref<48xi8, "tynnp.dm">, memref<4x32xi8, "tynnp.dm">) -> ()
+  %d = memref.alloc() : memref<300xi8, "tynnp.dm">
+  call @use(%d) : (memref<300xi8, "tynnp.dm">) -> ()
   memref.dealloc %b : memref<4x32xi8, "tynnp.dm">
   %c = memref.alloc() : memref<100xi8, "tynnp.dm">
   call @other(%c, %e) : (memref<100xi8, "tynnp.dm">, memref<16xi8, "tynnp.dm">) -> ()

@@ -7,7 +7,7 @@
 // convolution that reads nothing past it joins the convolution's composite, which reads the
 // whole tensor; one whose convolution reads its bottom padding stays on the CPU.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp})' | FileCheck %s --check-prefix=PART
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // PART-LABEL: func.func @add(
 // PART-NOT: tosa.rescale
@@ -44,30 +44,47 @@
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435712 : i32
-// CHECK-NEXT: arith.constant 268435728 : i32
+// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 272 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 17 : i32
 // Bands: x, y and output addresses, count; the four of tile 0, then tile 1's in the second
 // buffers.
-// CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435584 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435472 : i32
-// CHECK-NEXT: arith.constant 268435600 : i32
-// CHECK-NEXT: arith.constant 268435760 : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435488 : i32
-// CHECK-NEXT: arith.constant 268435616 : i32
-// CHECK-NEXT: arith.constant 268435776 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 144 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 304 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435504 : i32
-// CHECK-NEXT: arith.constant 268435632 : i32
-// CHECK-NEXT: arith.constant 268435792 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 160 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 320 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435520 : i32
-// CHECK-NEXT: arith.constant 268435648 : i32
-// CHECK-NEXT: arith.constant 268435808 : i32
+// CHECK-NEXT: arith.constant 48 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 176 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 336 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 352 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
 // CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 63, 1>}
 // CHECK-NOT: tosa.

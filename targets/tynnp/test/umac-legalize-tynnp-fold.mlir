@@ -6,7 +6,7 @@
 // columns' three taps at once, each border column's two taps inside the input; each tile's
 // input is a dma.fill with the input zero point, then those three strided dma.copy, then the
 // job (in the loop over the tiles).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // CHECK-LABEL: func.func private @tynnp_0(
 // ih, iw (the output's 8 columns), ic (3 taps x 1 channel), input zero point, oc, kh, kw 1,
@@ -41,25 +41,33 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435648 : i32
-// CHECK-NEXT: arith.constant 268435792 : i32
-// CHECK-NEXT: arith.constant 268435856 : i32
-// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 336 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 400 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 416 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 225 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 432 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 72 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1024 : i32
-// CHECK-NEXT: arith.constant 268435552 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268436912 : i32
+// CHECK-NEXT: arith.constant 1456 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // After the tiles, the pitches: an input row 8 bytes, 1 between the columns of adjacent output

@@ -11,7 +11,9 @@
 // which the next kernel's first jobs depend on (`after_weights`); it may copy the record of the
 // kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
+// The calls, their DM addresses folded once placed: their constants named by value.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
 
 // conv (4 tiles of 2 rows) -> depthwise 3x3 (3 tiles of 2, 3 and 3 rows, 2 bands each) -> max
@@ -25,23 +27,10 @@
 // it waits for those before it returns, and for the convolution's last row (TABLE + 12), two
 // back (`_w1`): the depthwise convolution followed it and waits for nothing.
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: arith.constant 360 : i32
-// CHECK-NEXT: arith.constant {{[0-9]+}} : i32
-// CHECK-NEXT: arith.constant 152 : i32
-// CHECK-NEXT: arith.constant [[#%d,TABLE:]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf_h
-// CHECK: arith.constant 152 : i32
-// CHECK-NEXT: arith.constant [[#%d,TABLE2:]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+4]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+8]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+16]] : i32
-// CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h
-// CHECK: arith.constant [[#TABLE2+16]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE2+16]] : i32
-// CHECK-NEXT: arith.constant [[#TABLE+12]] : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx_f2_w1
+// MODEL-LABEL: func.func private @tynnp_0(
+// MODEL: "umac.call_extern"({{.*}}%c360_i32, %c{{[0-9]+}}_i32, %c152_i32, %c[[#%d,TABLE:]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf_h
+// MODEL: "umac.call_extern"({{.*}}%c152_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+4]]_i32, %c[[#TABLE+8]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+16]]_i32{{.*}}callee = @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h
+// MODEL: "umac.call_extern"({{.*}}%c[[#TABLE2+16]]_i32, %c[[#TABLE2+16]]_i32, %c[[#TABLE+12]]_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx_f2_w1
 // With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
 // copying nothing in or out runs in one tile.
 // OFF: callee = @tynnp_conv2d_folded_k4_t4_wo_pf,

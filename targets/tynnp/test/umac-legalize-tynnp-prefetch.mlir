@@ -4,46 +4,29 @@
 // just before the first tile's copy in that waits for a job (a buffer reused), else after the
 // last copy in — and waits for that copy before it returns (`_pf`); the next kernel finds its
 // record there and copies nothing (`_pl`).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// The calls, their DM addresses folded once placed: their constants named by value.
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the
 // shifts of 36: 152 bytes) into DM (AREA); the pooling has no record to prefetch.
 // CHECK-LABEL: func.func private @tynnp_0(
+// MODEL-LABEL: func.func private @tynnp_0(
 // CHECK: %[[NEXT:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000070000000700000007000000070000000700000007000000070000000700000000000040000000400000004000000040000000400000004000000040000000402424242424242424"> : tensor<152xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[NEXT]] read_only : tensor<152xi8> to memref<152xi8>
 // After the convolution's output stage: its output channel, input in DDR, output kept in DM, its
 // own record's DM regions (filter, bias at +288, multipliers at +320, shifts at +352) and bytes,
 // then where the next record goes and its bytes.
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[#%d,KEPT:]] : i32
-// CHECK-NEXT: arith.constant [[#%d,OWN:]] : i32
-// CHECK-NEXT: arith.constant [[#OWN+288]] : i32
-// CHECK-NEXT: arith.constant [[#OWN+320]] : i32
-// CHECK-NEXT: arith.constant [[#OWN+352]] : i32
-// CHECK-NEXT: arith.constant 360 : i32
-// CHECK-NEXT: arith.constant [[#%d,AREA:]] : i32
-// CHECK-NEXT: arith.constant 152 : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf
-// CHECK-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[#%d,KEPT:]]_i32, %c[[#%d,OWN:]]_i32,
+// MODEL-SAME: %c[[#OWN+288]]_i32, %c[[#OWN+320]]_i32, %c[[#OWN+352]]_i32, %c360_i32, %c[[#%d,AREA:]]_i32, %c152_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf
+// MODEL-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
 // The depthwise convolution: input and output kept in DM, its record's regions where the
 // convolution copied it (filter, bias at +80, multipliers at +112, shifts at +144) and its
 // bytes, no record of its own to copy; its first band reads its input where it is kept.
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[#KEPT]] : i32
-// CHECK-NEXT: arith.constant [[#%d,KEPT2:]] : i32
-// CHECK-NEXT: arith.constant [[#AREA]] : i32
-// CHECK-NEXT: arith.constant [[#AREA+80]] : i32
-// CHECK-NEXT: arith.constant [[#AREA+112]] : i32
-// CHECK-NEXT: arith.constant [[#AREA+144]] : i32
-// CHECK-NEXT: arith.constant 152 : i32
-// CHECK-NEXT: arith.constant [[#KEPT]] : i32
-// CHECK: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
-// CHECK-SAME: (memref<1x8x8x8xi8>, i32,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[#KEPT]]_i32, %c[[#%d,KEPT2:]]_i32, %c[[#AREA]]_i32, %c[[#AREA+80]]_i32, %c[[#AREA+112]]_i32, %c[[#AREA+144]]_i32, %c152_i32, %c[[#KEPT]]_i32{{.*}}callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
+// MODEL-SAME: (memref<1x8x8x8xi8>, i32,
 // CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
 // The convolution's function: the next record's copy (source argument 2, to argument 31,
 // argument 32 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the

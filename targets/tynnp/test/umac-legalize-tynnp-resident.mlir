@@ -3,29 +3,20 @@
 // DM where the function's DM plan puts it (apart from the own regions of every kernel it lives
 // across), and those kernels read it from there. The in_dm and out_dm arguments (after the output stage and the output channel)
 // carry the addresses, 0 for a tensor in DDR.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// The calls, their DM addresses folded once placed: their constants named by value.
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution leaves its output in DM (A), its jobs writing it
 // there in place (`_wo`), the depthwise convolution reads it there in place (`_rx`, nothing copied
 // in) and leaves its own elsewhere (B) likewise, in one tile as it copies nothing, the pooling
 // reads that in place and writes DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[A:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[A]] : i32
-// CHECK-NEXT: arith.constant [[B:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[B]] : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx
+// MODEL-LABEL: func.func private @tynnp_0(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[A:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[A]]_i32, %c[[B:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[B]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx
 // With -fuse=false every tensor is in DDR.
 // OFF-LABEL: func.func private @tynnp_0(
 // OFF: arith.constant 127 : i32
@@ -64,16 +55,9 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // The caller reads the convolution's result (the partitioner returned it): it goes to DDR.
 // CHECK-LABEL: func.func @caller(
 // CHECK-LABEL: func.func private @tynnp_1(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_conv2d_folded_k3_t4
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1
+// MODEL-LABEL: func.func private @tynnp_1(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32{{.*}}callee = @tynnp_conv2d_folded_k3_t4
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1
 func.func @caller(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>) {
   %0:2 = call @tynnp_1(%x) : (tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>)
   return %0#0, %0#1 : tensor<1x8x8x8xi8>, tensor<1x4x4x8xi8>
@@ -97,21 +81,10 @@ func.func private @tynnp_1(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tenso
 // convolution's output stays in DM across it (C; the function's DM plan keeps the pooling's
 // regions apart from it), and the pooling of %r reads it there.
 // CHECK-LABEL: func.func private @tynnp_2(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[C]] : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
+// MODEL-LABEL: func.func private @tynnp_2(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
 func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
@@ -132,17 +105,10 @@ func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // kernel's call goes: it runs between the two convolutions, and the first one's output stays in
 // DM across it (C) for the second.
 // CHECK-LABEL: func.func private @tynnp_3(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
+// MODEL-LABEL: func.func private @tynnp_3(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
 // CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[C]] : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_conv2d_t4_rx_pl,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_conv2d_t4_rx_pl,
 func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>
@@ -165,17 +131,9 @@ func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // convolution leaves its output in DM (out_dm after in_dm 0) and the add reads y there in place
 // (`_ry`; in_dm_y, after its in_dm and out_dm 0), x from DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[Y:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[Y]] : i32
-// CHECK: callee = @tynnp_add_x4_t2_ry_pl
+// MODEL-LABEL: func.func private @tynnp_0(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[Y:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32, %c[[Y]]_i32{{.*}}callee = @tynnp_add_x4_t2_ry_pl
 // OFF-LABEL: func.func private @tynnp_0(
 func.func @main(%x: tensor<1x8x8x4xi8>, %s: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0:2 = call @tynnp_0(%x, %s) : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>)
@@ -198,21 +156,10 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>, %skip: tensor<1x8x8x4xi8>) ->
 // Two poolings read the convolution's output: it stays in DM (C) until the second has read it,
 // and both read it there in place.
 // CHECK-LABEL: func.func private @tynnp_5(
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant [[C:[1-9][0-9]*]] : i32
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[C]] : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
-// CHECK: arith.constant 127 : i32
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant [[C]] : i32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
+// MODEL-LABEL: func.func private @tynnp_5(
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
 func.func private @tynnp_5(%x: tensor<1x8x8x4xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>

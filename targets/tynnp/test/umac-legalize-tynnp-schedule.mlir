@@ -8,36 +8,53 @@
 
 // An edited schedule: the convolution in three tiles of 3, 3 and 2 output rows (each reading up
 // to 5 input rows, 160 bytes) in one input buffer, its output written in place where it is kept
-// for the pooling (at 192 KiB); the pooling unchanged (it reads that in place).
+// for the pooling (at 192 KiB); the pooling unchanged (it reads that in place). The function's
+// DM is three buffers: the convolution's own regions (244 bytes), the kept tensor and the
+// pooling's output tiles; every DM address is an address in one of them (the convolution's
+// [%[[OWN]]], the kept tensor's [%[[KEPT]]]), which umac-allocate-dm-tynnp places.
 // CHECK-LABEL: func.func private @tynnp_0(
+// CHECK-NEXT: %[[OWNB:.*]] = memref.alloc() {alignment = 16 : i64} : memref<244xi8, "tynnp.dm">
+// CHECK-NEXT: %[[KEPTB:.*]] = memref.alloc() {alignment = 16 : i64} : memref<256xi8, "tynnp.dm">
+// CHECK-NEXT: memref.alloc() {alignment = 16 : i64} : memref<64xi8, "tynnp.dm">
+// CHECK: %[[OWNP:.*]] = memref.extract_aligned_pointer_as_index %[[OWNB]]
+// CHECK-NEXT: %[[OWN:.*]] = arith.index_cast %[[OWNP]] : index to i32
+// CHECK-NEXT: %[[KEPTP:.*]] = memref.extract_aligned_pointer_as_index %[[KEPTB]]
+// CHECK-NEXT: %[[KEPT:.*]] = arith.index_cast %[[KEPTP]] : index to i32
 // The first tile: from the input buffer at 0, 4 input rows under one row of padding, 3 output
 // rows to the kept tensor's first rows; the copy of input bytes [0, 128) (the output offsets and
-// bytes, [0, 96), are not copied).
-// CHECK: arith.constant 268435456 : i32
+// bytes, [0, 96), are not copied). (Before it, the record's 84 bytes.)
+// CHECK: arith.constant 84 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %[[OWN]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 3 : i32
-// CHECK-NEXT: arith.constant 268632064 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %[[KEPT]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // The second: input rows 2..6 (5 rows, 160 bytes from byte 64), output rows 3..5 (96 bytes on).
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %[[OWN]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 5 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 3 : i32
-// CHECK-NEXT: arith.constant 268632160 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.addi %[[KEPT]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 64 : i32
 // CHECK-NEXT: arith.constant 160 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // The last: input rows 5..7 (3 rows) above one row of padding, output rows 6 and 7 (192 on).
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %[[OWN]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268632256 : i32
+// CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.addi %[[KEPT]], %{{.*}} : i32
 // CHECK-NEXT: arith.constant 160 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 192 : i32

@@ -3,7 +3,7 @@
 // entries one of @tynnp_table16_x<n>_t<t> (funct7 1); the elements in double-buffered tiles of
 // whole vectors of 16, each in bands over the vector units; the table is the kernel's constant
 // record, copied into DM once.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // 80 int8 elements (5 vectors) in two tiles of 48 and 32, two bands each (the second tile has
 // two vectors). The record: the table's 256 bytes. The scalars: count, the output channel,
@@ -18,19 +18,28 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435552 : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 256 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268435808 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 352 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435472 : i32
-// CHECK-NEXT: arith.constant 268435824 : i32
+// CHECK-NEXT: arith.constant 16 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 368 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 32 : i32
-// CHECK-NEXT: arith.constant 268435504 : i32
-// CHECK-NEXT: arith.constant 268435856 : i32
+// CHECK-NEXT: arith.constant 48 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 400 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 268435520 : i32
-// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 416 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 16 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 48 : i32
@@ -65,13 +74,18 @@ func.func private @tynnp_0(%x: tensor<80xi8>) -> tensor<80xi8> attributes {umac.
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 1026 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
-// CHECK-NEXT: arith.constant 268436624 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 1168 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 32 : i32
-// CHECK-NEXT: arith.constant 268435520 : i32
-// CHECK-NEXT: arith.constant 268436752 : i32
+// CHECK-NEXT: arith.constant 64 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 1296 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 8 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 64 : i32

@@ -7,7 +7,7 @@
 // weights into DM on the output channel (1) and each tile's input rows on channel 0, issues one
 // band to each unit after those copies, waits for the bands, copies the tile's output back
 // (channel 1) and waits for the last.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Before umac-convert-tynnp-to-llvm the kernels are written in tynnp's instruction ops: four
 // vu.dwconv bands, each waited for; an average pooling's bands are vu.pool with funct7 1.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s --check-prefix=OPS
@@ -72,31 +72,43 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 268435824 : i32
-// CHECK-NEXT: arith.constant 268435856 : i32
-// CHECK-NEXT: arith.constant 268435888 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 368 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 400 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 432 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 152 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435904 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 448 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435952 : i32
-// CHECK-NEXT: arith.constant 268435552 : i32
+// CHECK-NEXT: arith.constant 496 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 96 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268436048 : i32
-// CHECK-NEXT: arith.constant 268435600 : i32
+// CHECK-NEXT: arith.constant 592 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 144 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268436096 : i32
+// CHECK-NEXT: arith.constant 640 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32
@@ -148,16 +160,20 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435744 : i32
-// CHECK-NEXT: arith.constant 268435600 : i32
+// CHECK-NEXT: arith.constant 288 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 144 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: arith.constant 268435760 : i32
+// CHECK-NEXT: arith.constant 304 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.constant 0 : i32

@@ -1,19 +1,20 @@
 // umac-legalize-tynnp: a tynnp convolution (conv2d + rescale + clamp) becomes a call of
 // @tynnp_conv2d_t4 on buffers of its input and of its constants (filter, bias, multipliers,
 // shifts) packed at compile time into one record laid out as their DM regions, with the nu.conv
-// descriptor's fields, the job's DM layout (each region 16-byte aligned from DM's base
-// 0x10000000) and its four tiles of output rows as int32 scalars; the function is defined in the
+// descriptor's fields, the job's DM layout (each region 16-byte aligned, an address in the
+// kernel's buffer in DM, memref<480xi8, "tynnp.dm">, which umac-allocate-dm-tynnp places) and
+// its four tiles of output rows as int32 scalars; the function is defined in the
 // module: one dma.copy (custom-0) of the record into DM on the output channel (1), then a loop
 // over the tiles (their values in a table the kernel indexes), each a dma.copy of its input
 // rows on channel 0, nu.conv (custom-1) after it (the first also after the record's copy), a
 // dma.copy of its output rows back on the output channel after the convolution; then npu.wait
 // (custom-3) for the last copy back.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // Legalization alone writes the loop single-buffered and marks it for umac-double-buffer-tynnp
 // (the tile table rotates the tiles through two buffers each).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s --check-prefix=SINGLE
 // Through the RV32 firmware lowering the NPU instructions stay inline assembly with side effects.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,umac-lower-to-firmware-llvm{index-bitwidth=32})' | FileCheck %s --check-prefix=LLVM
 
 // The tile loops are unrolled fully by LLVM (the tile count is static).
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<full = true>
@@ -26,7 +27,8 @@
 // CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<84xi8> to memref<84xi8>
 // The shapes, zero points, strides, dilations, pads; OUT flags 3 (per channel, double round),
 // output zero point -3, bounds 0..127; the output channel 1; the DM addresses of the filter,
-// bias, multipliers and shifts (after two input tiles of up to 4 rows, 128 B each) and the
+// bias, multipliers and shifts (after two input tiles of up to 4 rows, 128 B each: offsets in
+// the kernel's buffer in DM plus its address) and the
 // record's bytes (84: the shifts end there). Two output tiles of 2 rows (64 B each) follow.
 // The tiles: output rows [0,2) [2,4) [4,6) [6,8), in buffers 0, 1, 0, 1 — input buffer, input
 // rows, top padding, output rows, output buffer, input offset and bytes (32 a row), output
@@ -55,43 +57,55 @@
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: arith.constant 268435712 : i32
-// CHECK-NEXT: arith.constant 268435760 : i32
-// CHECK-NEXT: arith.constant 268435776 : i32
-// CHECK-NEXT: arith.constant 268435792 : i32
+// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 304 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 320 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 336 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 84 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435808 : i32
+// CHECK-NEXT: arith.constant 352 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 416 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 32 : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 64 : i32
 // CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.constant 268435456 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 4 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435808 : i32
+// CHECK-NEXT: arith.constant 352 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.constant 268435584 : i32
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 3 : i32
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: arith.constant 2 : i32
-// CHECK-NEXT: arith.constant 268435872 : i32
+// CHECK-NEXT: arith.constant 416 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 160 : i32
 // CHECK-NEXT: arith.constant 96 : i32
 // CHECK-NEXT: arith.constant 192 : i32
@@ -155,6 +169,16 @@
 // CHECK-NEXT: return
 // Before umac-double-buffer-tynnp: the loop carries the last job's token and the last copy
 // out's, the copy in waits for the job of the tile before, the job for its copy out.
+// Legalized, the kernel's DM is one buffer in DM's memory space at the function's entry,
+// freed after its call; the call's DM addresses are offsets in it.
+// SINGLE-LABEL: func.func private @tynnp_0(
+// SINGLE-NEXT: %[[DM:.*]] = memref.alloc() {alignment = 16 : i64} : memref<480xi8, "tynnp.dm">
+// SINGLE: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[DM]]
+// SINGLE-NEXT: %[[AT:.*]] = arith.index_cast %[[P]] : index to i32
+// SINGLE: %[[FILTER:.*]] = arith.constant 256 : i32
+// SINGLE-NEXT: arith.addi %[[AT]], %[[FILTER]] : i32
+// SINGLE: "umac.call_extern"
+// SINGLE-NEXT: memref.dealloc %[[DM]] : memref<480xi8, "tynnp.dm">
 // SINGLE-LABEL: func.func private @tynnp_conv2d_t4(
 // SINGLE: %[[CONSTS:.*]] = "tynnp.dma_copy"
 // SINGLE: %[[LOOP:.*]]:2 = scf.for %{{.*}} iter_args(%[[J1:.*]] = %c0_i32, %[[O1:.*]] = %[[CONSTS]]) -> (i32, i32) {

@@ -6,9 +6,11 @@
 //! memref of bytes in that space. The pass gives each function's DM buffers offsets by lifetime
 //! with the memory planner's algorithm (`umac_lowering::memory_plan`: greedy by size, then hill
 //! climbing), 16-byte aligned (DMA and the units address DM in 16-byte words), and replaces each
-//! by a `memref.view` of `tynnp.dm` at its offset; their `memref.dealloc`s go. A buffer lives from
-//! the first to the last op of the function's body that uses it, a view of it or deallocates it
-//! (a dealloc keeps a buffer a kernel reads while later kernels run), wherever it is allocated. Buffers that do not fit the
+//! by a `memref.view` of `tynnp.dm` at its offset; their `memref.dealloc`s go. Lifetimes are
+//! counted in kernels: the function's calls are its steps, the ops before a call belong to it
+//! (they compute its operands: its addresses in DM) and a dealloc to the call before it. A
+//! buffer lives from the first to the last step using it, a view of it or deallocating it (a
+//! dealloc keeps a buffer a kernel reads while later kernels run), wherever it is allocated. Buffers that do not fit the
 //! target's DM (`-dm-kib`) are an error at the first buffer alive where the most bytes are.
 //!
 //! ```mlir
@@ -28,6 +30,7 @@ use umac_dialects::{
     ir::{VIEW_OPS, body_ops, build, collect, has_body, name, op_name, static_memref_bits},
     location::emit_error,
     text::{str_ref, string_from, type_text},
+    umac::CALL_EXTERN,
 };
 use umac_lowering::memory_plan::{Buffer, plan_within};
 
@@ -97,6 +100,32 @@ fn run(module: OperationRef, attributes: &TargetAttrs) -> Result<(), Error> {
     if failed { Err(Error::Reported) } else { Ok(()) }
 }
 
+/// The step of each op of a function's body (`ops`, in order): the kernels are its steps, so a
+/// call (`func.call`, `umac.call_extern`) is one, numbered in order; a `memref.dealloc` belongs
+/// to the call before it (the buffer is free once that kernel returns), any other op to the
+/// call after it (it computes that call's operands, such as its addresses in DM).
+///
+/// # Safety
+/// The ops must be live.
+unsafe fn kernel_steps(ops: &[MlirOperation]) -> HashMap<usize, usize> {
+    let mut calls = 0;
+    let mut steps = HashMap::new();
+    for op in ops {
+        // SAFETY: the caller's contract.
+        let kind = unsafe { name(*op) };
+        let step = match kind.as_str() {
+            "func.call" | CALL_EXTERN => {
+                calls += 1;
+                calls - 1
+            }
+            "memref.dealloc" => calls.max(1) - 1,
+            _ => calls,
+        };
+        steps.insert(op.ptr as usize, step);
+    }
+    steps
+}
+
 /// The top-level op of `function`'s body holding `op`.
 ///
 /// # Safety
@@ -137,8 +166,7 @@ unsafe fn users(value: MlirValue, out: &mut Vec<MlirOperation>) {
 unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOperation, TynnpError)> {
     unsafe {
         let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
-        let steps: HashMap<usize, usize> =
-            body_ops(function).iter().enumerate().map(|(i, op)| (op.ptr as usize, i)).collect();
+        let steps = kernel_steps(&body_ops(function));
         let allocs = collect(OperationRef::from_raw(function), |op| {
             op_name(op) == "memref.alloc" && op.result(0).is_ok_and(|r| in_dm(r.r#type().to_raw()))
         });
@@ -154,7 +182,8 @@ unsafe fn allocate(function: MlirOperation, capacity: u64) -> Result<(), (MlirOp
                 let shown = type_text(melior::ir::Type::from_raw(ty));
                 return Err((alloc, TynnpError::Schedule(format!("a buffer in DM needs a static shape, got {shown}"))));
             };
-            let Some(&own) = steps.get(&(alloc.ptr as usize)) else {
+            let Some(&own) = steps.get(&(alloc.ptr as usize)).filter(|_| mlirOperationGetBlock(alloc).ptr == body.ptr)
+            else {
                 let message = "a buffer in DM is allocated in the function's body, not in a region";
                 return Err((alloc, TynnpError::Schedule(message.into())));
             };
