@@ -2,7 +2,7 @@
 //! instructions (copies, fills, gathers, jobs, waits) as `tynnp` ops with their descriptor words.
 
 use crate::{
-    codegen::instructions::{instruction, laid_out},
+    codegen::instructions::{copy_words, instruction, laid_out},
     kernel::code::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
     kernel::split::Split,
 };
@@ -238,21 +238,7 @@ impl<'a, 'c> Body<'a, 'c> {
         shape: Strided,
     ) -> Value {
         let Strided { row_bytes, rows, planes, src: [src_row, src_plane], dst: [dst_row, dst_plane] } = shape;
-        let words = laid_out(
-            "dma.copy",
-            deps,
-            &[
-                ("src", from),
-                ("dst", to),
-                ("row_bytes", row_bytes),
-                ("rows", rows),
-                ("src_row_stride", src_row),
-                ("dst_row_stride", dst_row),
-                ("planes", planes),
-                ("src_plane_stride", src_plane),
-                ("dst_plane_stride", dst_plane),
-            ],
-        );
+        let words = copy_words(deps, (from, to), [row_bytes, rows, planes, src_row, dst_row, src_plane, dst_plane]);
         self.issue((0, 0, 0), d, channel, &words)
     }
 

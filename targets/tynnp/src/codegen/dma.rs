@@ -21,7 +21,7 @@
 
 use crate::{
     codegen::{
-        instructions::{issue, laid_out, named},
+        instructions::{copy_words, issue, named},
         memory::{DM, DM_SPACE},
     },
     error::TynnpError,
@@ -140,23 +140,8 @@ pub fn lower(op: &OpView, b: &mut Builder) -> Option<Result<Vec<Value>, TynnpErr
         Ok(pair) => pair,
         Err(e) => return Some(Err(e)),
     };
-    let [row_bytes, rows, planes, src_row, dst_row, src_plane, dst_plane] =
-        shape(&src_side, &dst_side).map(|v| b.constant(Ty::I32, v));
-    let words = laid_out(
-        "dma.copy",
-        [b.arg(2), b.arg(3)],
-        &[
-            ("src", from),
-            ("dst", to),
-            ("row_bytes", row_bytes),
-            ("rows", rows),
-            ("src_row_stride", src_row),
-            ("dst_row_stride", dst_row),
-            ("planes", planes),
-            ("src_plane_stride", src_plane),
-            ("dst_plane_stride", dst_plane),
-        ],
-    );
+    let shape = shape(&src_side, &dst_side).map(|v| b.constant(Ty::I32, v));
+    let words = copy_words([b.arg(2), b.arg(3)], (from, to), shape);
     let copy = named("tynnp.dma_copy").expect("dma.copy is an instruction");
     Some(Ok(vec![issue(b, (copy, 0), b.arg(0), b.arg(1), &words)]))
 }

@@ -146,6 +146,31 @@ pub(crate) fn issue(
     b.inline_asm_value(&asm, "=r,r,r,~{memory}", &[address, unit], Ty::I32)
 }
 
+/// The words of a `dma.copy` (isa.md 5.1) after `deps`, from `from` to `to`, of `row_bytes` bytes
+/// of each of `rows` rows of each of `planes` planes, with the source's and destination's row
+/// and plane strides.
+pub(crate) fn copy_words(
+    deps: [Value; 2],
+    (from, to): (Value, Value),
+    [row_bytes, rows, planes, src_row, dst_row, src_plane, dst_plane]: [Value; 7],
+) -> Vec<Value> {
+    laid_out(
+        "dma.copy",
+        deps,
+        &[
+            ("src", from),
+            ("dst", to),
+            ("row_bytes", row_bytes),
+            ("rows", rows),
+            ("src_row_stride", src_row),
+            ("dst_row_stride", dst_row),
+            ("planes", planes),
+            ("src_plane_stride", src_plane),
+            ("dst_plane_stride", dst_plane),
+        ],
+    )
+}
+
 /// The words of descriptor `mnemonic` in the layout the device decodes (`isa.rs`): `deps`, then
 /// each word's value by its name. Every word must be given.
 pub(crate) fn laid_out(mnemonic: &str, deps: [Value; 2], values: &[(&str, Value)]) -> Vec<Value> {

@@ -14,7 +14,7 @@
 
 use crate::{
     kernel::code,
-    schedule::{Schedule, TOKENS},
+    schedule::{Schedule, TOKENS, a16, resident::lives_until},
 };
 use umac_backend::{Error, ExternArg, ExternCall, Strategy};
 use umac_tynnp_device::params::DM_BASE;
@@ -32,20 +32,13 @@ struct Block {
     end: usize,
 }
 
-/// `bytes` rounded up to DM's 16-byte words.
-fn a16(bytes: i64) -> i64 {
-    (bytes + 15) / 16 * 16
-}
-
 /// The blocks of a function whose kernels run as `schedules` (placed), writing `outputs` bytes
 /// each (with their `records`), in the order the placement took them: each kernel's own regions
 /// and its kept output, then the prefetched records.
 fn blocks(schedules: &[&Schedule], outputs: &[i64], records: &[Option<Vec<u8>>]) -> Vec<Block> {
     let n = schedules.len();
     let hands = |i: usize| i < n && schedules[i].region(TOKENS).is_some();
-    // A kernel handing its jobs on runs through the next, and the one after when that one hands
-    // on too (as `resident::place` measures lifetimes).
-    let last = |i: usize| i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1));
+    let last = |i: usize| lives_until(&hands, i);
     let mut blocks = Vec::new();
     for (i, schedule) in schedules.iter().enumerate() {
         let base = schedule.dm.iter().map(|(_, at, _)| *at).min();

@@ -81,3 +81,8 @@ pub(crate) fn decide(
         ..Schedule::default()
     })
 }
+
+/// `bytes` rounded up to DM's 16-byte words (what a region takes).
+pub fn a16(bytes: i64) -> i64 {
+    (bytes + 15) & !15
+}

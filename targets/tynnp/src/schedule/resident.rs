@@ -125,6 +125,13 @@ pub fn last_reader(kept: &[Option<Vec<(usize, usize)>>], p: usize) -> Option<usi
     kept[p].as_ref()?.iter().map(|&(j, _)| j).max()
 }
 
+/// The last kernel during which what kernel `i` reads or writes in DM must stay: a kernel
+/// handing its jobs on (`hands`) runs on through the next one, and through the one after when
+/// the next hands its own on too (the kernel after next waits for it).
+pub fn lives_until(hands: &dyn Fn(usize) -> bool, i: usize) -> usize {
+    i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1))
+}
+
 /// Places the schedules' own regions (live while their kernel runs) and the activations and
 /// records handed on (live across two kernels) in DM; `Err` when they need more than `dm`, with
 /// the kernels while which the placement passes DM's end.
@@ -138,11 +145,8 @@ pub fn place(
     let mut buffers = Vec::new();
     // What each buffer is: kernel i's own regions, its kept output or the record it prefetches.
     let mut what = Vec::new();
-    // A kernel handing its jobs on runs on through the next one, and through the one after when
-    // the next hands its own on too (the kernel after next waits for it): what it reads or
-    // writes lives until then.
     let hands = |i: usize| schedules.get(i).is_some_and(|s| s.as_ref().is_ok_and(|s| s.region(TOKENS).is_some()));
-    let last = |i: usize| i + usize::from(hands(i)) + usize::from(hands(i) && hands(i + 1));
+    let last = |i: usize| lives_until(&hands, i);
     for (i, schedule) in schedules.iter().enumerate() {
         let Ok(schedule) = schedule else { continue };
         // A kernel with no regions of its own (everything kept, preloaded) takes no room.

@@ -30,7 +30,7 @@ use crate::{
     schedule::agree,
     schedule::decide,
     schedule::resident::{self, Shared},
-    schedule::{self, Records, Schedule, TOKENS, UNPLACED},
+    schedule::{self, Records, Schedule, TOKENS, UNPLACED, a16},
     target::{DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH},
 };
 use umac_backend::{Composite, Error, ScheduleStep, TargetAttrs};
@@ -440,10 +440,6 @@ fn marked(mut schedule: Schedule, shared: Shared) -> Schedule {
 /// The schedule of a kernel no step tiled: a kernel that cannot run.
 fn untiled() -> Result<Schedule, Error> {
     Err(Error::Unsupported(format!("{}: the kernel is not tiled", schedule::ATTRIBUTE)))
-}
-
-fn a16(bytes: i64) -> i64 {
-    (bytes + 15) & !15
 }
 
 /// The operand at which kernel `i + 1` reads kernel `i`'s kept output, if it does.
