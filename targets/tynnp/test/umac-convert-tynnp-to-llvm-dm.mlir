@@ -18,8 +18,9 @@
 // LLVM: return
 
 // Copied in: a 48-byte record and tile %row of a 10x96 image (4 rows), the tile's buffer (384
-// bytes) at DM offset 0, the record above it at 384 (its dealloc keeps it alive to the end);
-// copied out: the tile's last two rows, after both copies in.
+// bytes) at DM offset 0, the record above it at 384 (a function without calls is one step of
+// umac-allocate-dm-tynnp: its buffers all live at once); copied out: the tile's last two rows,
+// after both copies in.
 // CHECK-LABEL: func.func @tile(
 // CHECK-SAME: %[[D:.*]]: !llvm.ptr, %[[IMAGE:.*]]: memref<10x96xi8>, %[[ROW:.*]]: index)
 // CHECK-DAG: %[[C384:.*]] = arith.constant 384 : index
@@ -72,7 +73,6 @@ func.func @tile(%d: !llvm.ptr, %image: memref<10x96xi8>, %row: index) -> i32 {
   %out = memref.alloc() : memref<2x96xi8>
   %u = "tynnp.dma"(%d, %c1, %t, %tw, %half, %out) : (!llvm.ptr, i32, i32, i32, memref<2x96xi8, strided<[96, 1], offset: 192>, "tynnp.dm">, memref<2x96xi8>) -> i32
   "tynnp.wait"(%u) : (i32) -> ()
-  memref.dealloc %weights : memref<48xi8, "tynnp.dm">
   return %u : i32
 }
 
