@@ -18,56 +18,11 @@ use melior::{
 };
 use mlir_sys::*;
 use std::sync::atomic::{AtomicU64, Ordering};
+use types::{named, ty};
 
-/// The types the builder's ops take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
-    I1,
-    I32,
-    I64,
-    Index,
-    /// `!llvm.ptr`.
-    Ptr,
-}
+mod types;
 
-/// An attribute of an op being built.
-#[derive(Clone, Copy, Debug)]
-pub enum Attr<'a> {
-    /// An integer of the type.
-    Int(Ty, i64),
-    /// A type.
-    Type(Ty),
-    /// `array<i32: ...>`.
-    I32Array(&'a [i32]),
-    /// `array<i64: ...>`.
-    I64Array(&'a [i64]),
-    /// A string.
-    Str(&'a str),
-    /// `[\"a\", \"b\"]`: an array of strings.
-    Strings(&'a [&'a str]),
-    /// A unit attribute (a flag).
-    Unit,
-    /// A dictionary of named attributes (MLIR sorts the names).
-    Dict(&'a [(&'a str, Attr<'a>)]),
-    /// A fixed attribute in MLIR syntax, e.g. `#llvm.loop_annotation<unroll = <full = true>>`;
-    /// one that does not parse is an internal error at [`Builder::finish`].
-    Parsed(&'a str),
-}
-
-/// The predicates of `arith.cmpi`, numbered as MLIR numbers them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cmp {
-    Eq = 0,
-    Ne = 1,
-    Slt = 2,
-    Sle = 3,
-    Sgt = 4,
-    Sge = 5,
-    Ult = 6,
-    Ule = 7,
-    Ugt = 8,
-    Uge = 9,
-}
+pub use types::{Attr, Cmp, CmpF, RawType, Ty};
 
 /// A value of the function being built: an argument, a block argument or an op's result.
 #[derive(Clone, Copy, Debug)]
@@ -241,9 +196,16 @@ impl<'c> Builder<'c> {
         self.binary("arith.andi", a, b)
     }
 
-    /// `arith.cmpi predicate, a, b`.
+    /// `arith.cmpi predicate, a, b` (of vectors: a vector of `i1`).
     pub fn cmpi(&mut self, predicate: Cmp, a: Value, b: Value) -> Value {
-        self.op1("arith.cmpi", &[a, b], Ty::I1, &[("predicate", Attr::Int(Ty::I64, predicate as i64))])
+        let result = self.shaped_like(self.type_of(a), Ty::I1);
+        self.op1("arith.cmpi", &[a, b], result, &[("predicate", Attr::Int(Ty::I64, predicate as i64))])
+    }
+
+    /// `arith.cmpf predicate, a, b` (of vectors: a vector of `i1`).
+    pub fn cmpf(&mut self, predicate: CmpF, a: Value, b: Value) -> Value {
+        let result = self.shaped_like(self.type_of(a), Ty::I1);
+        self.op1("arith.cmpf", &[a, b], result, &[("predicate", Attr::Int(Ty::I64, predicate as i64))])
     }
 
     /// `arith.select condition, a, b`.
@@ -370,17 +332,72 @@ impl<'c> Builder<'c> {
         Ok(unsafe { Operation::from_raw(function) })
     }
 
-    /// The type of `value`, one of [`Ty`].
-    fn type_of(&self, value: Value) -> Ty {
+    /// The type of `value` (a [`Ty::Of`] unless it is one of the others).
+    pub fn type_of(&self, value: Value) -> Ty {
         let raw = self.check(value);
         // SAFETY: the value is live (checked to be this builder's); types compare by identity.
+        unsafe { named(self.context.to_raw(), mlirValueGetType(raw)) }
+    }
+
+    /// `element` in the shape of `shape`: a vector or ranked tensor of it when `shape` is one
+    /// (with its dimensions; a tensor's encoding is dropped), else `element` itself.
+    pub fn shaped_like(&self, shape: Ty, element: Ty) -> Ty {
+        // SAFETY: the types are of the live context; the dimensions are read within the rank.
         unsafe {
             let context = self.context.to_raw();
-            let of = mlirValueGetType(raw);
-            [Ty::I1, Ty::I32, Ty::I64, Ty::Index, Ty::Ptr]
-                .into_iter()
-                .find(|t| mlirTypeEqual(ty(context, *t), of))
-                .expect("arithmetic on a value of one of the builder's types")
+            let shaped = ty(context, shape);
+            let vector = mlirTypeIsAVector(shaped);
+            if !vector && !mlirTypeIsARankedTensor(shaped) {
+                return element;
+            }
+            let dims: Vec<i64> =
+                (0..mlirShapedTypeGetRank(shaped)).map(|d| mlirShapedTypeGetDimSize(shaped, d as isize)).collect();
+            let (rank, element) = (dims.len() as isize, ty(context, element));
+            Ty::Of(RawType(if vector {
+                mlirVectorTypeGet(rank, dims.as_ptr(), element)
+            } else {
+                mlirRankedTensorTypeGet(rank, dims.as_ptr(), element, mlirAttributeGetNull())
+            }))
+        }
+    }
+
+    /// `tensor<dims x element>`.
+    pub fn tensor(&self, dims: &[i64], element: Ty) -> Ty {
+        // SAFETY: the element type is of the live context; the null encoding is none.
+        unsafe {
+            let element = ty(self.context.to_raw(), element);
+            Ty::Of(RawType(mlirRankedTensorTypeGet(
+                dims.len() as isize,
+                dims.as_ptr(),
+                element,
+                mlirAttributeGetNull(),
+            )))
+        }
+    }
+
+    /// The element type of the vector or tensor type `t` (`t` itself for another type).
+    pub fn element_of(&self, t: Ty) -> Ty {
+        // SAFETY: the type is of the live context.
+        unsafe {
+            let raw = ty(self.context.to_raw(), t);
+            if !mlirTypeIsAShaped(raw) {
+                return t;
+            }
+            named(self.context.to_raw(), mlirShapedTypeGetElementType(raw))
+        }
+    }
+
+    /// A fixed type in MLIR syntax that the C API has no constructor for, e.g. `!tosa.shape<4>`;
+    /// one that does not parse is an internal error at [`Builder::finish`] or [`Builder::replace`].
+    pub fn parsed_type(&mut self, text: &str) -> Ty {
+        // SAFETY: the context is live; the text outlives the call.
+        unsafe {
+            let parsed = mlirTypeParseGet(self.context.to_raw(), str_ref(text));
+            if parsed.ptr.is_null() {
+                self.error.get_or_insert_with(|| format!("the type '{text}' does not parse"));
+                return Ty::I1;
+            }
+            Ty::Of(RawType(parsed))
         }
     }
 
@@ -395,41 +412,8 @@ impl<'c> Builder<'c> {
     }
 
     fn attribute(&mut self, attribute: Attr) -> MlirAttribute {
-        // SAFETY: every attribute is created in the live context from data alive for the call.
-        unsafe {
-            let context = self.context.to_raw();
-            match attribute {
-                Attr::Int(t, value) => mlirIntegerAttrGet(ty(context, t), value),
-                Attr::Type(t) => mlirTypeAttrGet(ty(context, t)),
-                Attr::I32Array(values) => mlirDenseI32ArrayGet(context, values.len() as isize, values.as_ptr()),
-                Attr::I64Array(values) => mlirDenseI64ArrayGet(context, values.len() as isize, values.as_ptr()),
-                Attr::Str(text) => mlirStringAttrGet(context, str_ref(text)),
-                Attr::Strings(texts) => {
-                    let all: Vec<MlirAttribute> =
-                        texts.iter().map(|t| mlirStringAttrGet(context, str_ref(t))).collect();
-                    mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())
-                }
-                Attr::Unit => mlirUnitAttrGet(context),
-                Attr::Dict(entries) => {
-                    let named: Vec<MlirNamedAttribute> = entries
-                        .iter()
-                        .map(|(name, value)| {
-                            let value = self.attribute(*value);
-                            mlirNamedAttributeGet(mlirIdentifierGet(context, str_ref(name)), value)
-                        })
-                        .collect();
-                    mlirDictionaryAttrGet(context, named.len() as isize, named.as_ptr())
-                }
-                Attr::Parsed(text) => {
-                    let parsed = mlirAttributeParseGet(context, str_ref(text));
-                    if parsed.ptr.is_null() {
-                        self.error.get_or_insert_with(|| format!("the attribute '{text}' does not parse"));
-                        return mlirUnitAttrGet(context);
-                    }
-                    parsed
-                }
-            }
-        }
+        // SAFETY: the context is live.
+        unsafe { types::attribute(self.context.to_raw(), attribute, &mut self.error) }
     }
 
     /// A detached op; `regions` take over the blocks given (`None`: an empty region).
@@ -517,23 +501,6 @@ impl Drop for Builder<'_> {
             if !self.function.ptr.is_null() {
                 mlirOperationDestroy(self.function);
             }
-        }
-    }
-}
-
-/// The MLIR type of `t` in `context`.
-///
-/// # Safety
-/// `context` must be live.
-unsafe fn ty(context: MlirContext, t: Ty) -> MlirType {
-    // SAFETY: the caller's contract.
-    unsafe {
-        match t {
-            Ty::I1 => mlirIntegerTypeGet(context, 1),
-            Ty::I32 => mlirIntegerTypeGet(context, 32),
-            Ty::I64 => mlirIntegerTypeGet(context, 64),
-            Ty::Index => mlirIndexTypeGet(context),
-            Ty::Ptr => mlirLLVMPointerTypeGet(context, 0),
         }
     }
 }

@@ -146,3 +146,61 @@ fn a_replacement_gives_every_result() {
     assert!(matches!(b.replace(&[]), Err(Error::Internal(e)) if e.contains("has 1 results, replaced by 0")));
     assert!(module.as_operation().verify(), "the op stays when its replacement is refused");
 }
+
+#[test]
+fn builds_floats_vectors_and_tensors() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let text = r#"func.func @f(%v: vector<4xf32>, %d: f64, %t: tensor<2x3xi8>) -> (vector<4xf32>, f64) {
+  %y = "test.op"(%v, %d, %t) : (vector<4xf32>, f64, tensor<2x3xi8>) -> vector<4xf32>
+  return %y, %d : vector<4xf32>, f64
+}"#;
+    let module = Module::parse(&context, text).unwrap();
+    let function = crate::ir::find_function(module.as_operation(), "f").unwrap();
+    let op = crate::ir::collect(function, |op| crate::ir::op_name(op) == "test.op")[0];
+    // SAFETY: collected from the live module.
+    let mut b = Builder::before(&context, unsafe { melior::ir::OperationRef::from_raw(op) });
+    let (v, d, t) = (b.arg(0), b.arg(1), b.arg(2));
+    let (vt, tt) = (b.type_of(v), b.type_of(t));
+    // Named types come back named, others as `Ty::Of`; shapes and elements convert both ways.
+    assert_eq!(b.type_of(d), Ty::F64);
+    assert!(matches!(vt, Ty::Of(_)));
+    assert_eq!(b.element_of(vt), Ty::F32);
+    assert_eq!(b.shaped_like(Ty::F64, Ty::I1), Ty::I1);
+    assert_eq!(b.shaped_like(b.tensor(&[2, 3], Ty::I32), Ty::I1), b.tensor(&[2, 3], Ty::I1));
+    assert_eq!(b.shaped_like(vt, Ty::F32), vt);
+    assert_ne!(b.shaped_like(vt, Ty::I32), vt);
+    let half = b.op1("arith.constant", &[], vt, &[("value", Attr::Float(vt, 0.5))]);
+    let less = b.cmpf(CmpF::Olt, v, half);
+    let chosen = b.select(less, v, half);
+    let one = b.op1("arith.constant", &[], Ty::F64, &[("value", Attr::Float(Ty::F64, 1.0))]);
+    let nan = b.cmpf(CmpF::Uno, d, one);
+    b.op("test.use", &[nan, t], &[], &[]);
+    let element = b.element_of(tt);
+    let index = b.tensor(&[2], Ty::Index);
+    let shape = b.parsed_type("!test.shape<2>");
+    let dims = b.op1("test.shape", &[], shape, &[("values", Attr::Dense(index, &[2, 3]))]);
+    let counts = b.tensor(&[2], element);
+    b.op1("test.count", &[dims], counts, &[("n", Attr::Int(counts, 7))]);
+    b.replace(&[chosen]).unwrap();
+    let expected = r#"func.func @f(%v: vector<4xf32>, %d: f64, %t: tensor<2x3xi8>) -> (vector<4xf32>, f64) {
+  %half = arith.constant dense<5.000000e-01> : vector<4xf32>
+  %less = arith.cmpf olt, %v, %half : vector<4xf32>
+  %y = arith.select %less, %v, %half : vector<4xi1>, vector<4xf32>
+  %one = arith.constant 1.000000e+00 : f64
+  %nan = arith.cmpf uno, %d, %one : f64
+  "test.use"(%nan, %t) : (i1, tensor<2x3xi8>) -> ()
+  %dims = "test.shape"() {values = dense<[2, 3]> : tensor<2xindex>} : () -> !test.shape<2>
+  %n = "test.count"(%dims) {n = dense<7> : tensor<2xi8>} : (!test.shape<2>) -> tensor<2xi8>
+  return %y, %d : vector<4xf32>, f64
+}"#;
+    assert_eq!(print_module(&module), reprinted(&context, expected));
+}
+
+#[test]
+fn a_type_that_does_not_parse_is_an_internal_error() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let mut b = Builder::function(&context, "g", &[], "test");
+    let broken = b.parsed_type("!not<a type");
+    b.op("test.op", &[], &[broken], &[]);
+    assert!(matches!(b.finish(), Err(Error::Internal(e)) if e.contains("!not<a type")));
+}

@@ -22,6 +22,7 @@ use std::{
     sync::{Mutex, OnceLock},
 };
 use umac_dialects::{
+    build::{Builder, Value},
     emit_error,
     native::{self, PassSpec, StringFn, string_ref},
     text::string_from,
@@ -59,6 +60,30 @@ pub fn rewrite_each(
             let Some((text, arguments)) = rewrite(raw) else { continue };
             umac_dialects::ir::splice(raw, &text, &arguments, by, Some(mlir_sys::mlirOperationGetLocation(raw)))?;
         }
+    }
+    Ok(())
+}
+
+/// Replaces, one at a time, each op under `operation` that `select` picks by the values
+/// `rewrite` returns, one per result, after writing the ops that compute them in front of the op
+/// with the builder it is given (whose arguments are the op's operands; the ops take its
+/// location) and the op's name. `select` decides which ops are rewritten: a rewrite always replaces its op. Ops
+/// are collected first, so a rewrite touches the IR in front of its own op only.
+pub fn build_each(
+    operation: OperationRef,
+    select: impl FnMut(&OperationRef) -> bool,
+    mut rewrite: impl FnMut(&mut Builder, &str) -> Vec<Value>,
+) -> Result<(), Error> {
+    for raw in umac_dialects::ir::collect(operation, select) {
+        // SAFETY: each collected op is live until its own rewrite replaces it (the contract
+        // above).
+        let op = unsafe { OperationRef::from_raw(raw) };
+        umac_dialects::ir::with_context(&op, |context| {
+            let name = umac_dialects::ir::op_name(&op);
+            let mut b = Builder::before(context, op);
+            let results = rewrite(&mut b, &name);
+            b.replace(&results)
+        })?;
     }
     Ok(())
 }

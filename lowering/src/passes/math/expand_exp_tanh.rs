@@ -22,14 +22,14 @@
 // The coefficients are written as Cephes publishes them (each rounds to the f32 used).
 #![allow(clippy::excessive_precision)]
 
-use super::float_text::{Text, expand_f32};
+use super::float_ops::{Floats, expand_f32};
 use crate::{
     Error,
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
+use umac_dialects::build::{CmpF, Value};
 use umac_dialects::ir::op_name;
 
 /// The registry entry.
@@ -45,7 +45,8 @@ struct ExpandExpTanh;
 
 impl UmacPass for ExpandExpTanh {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        rewrite_each(operation, |op| matches!(op_name(op).as_str(), "math.exp" | "math.tanh"), INFO.name, expand)
+        let select = |op: &OperationRef| matches!(op_name(op).as_str(), "math.exp" | "math.tanh");
+        expand_f32(operation, select, |f, name, x| if name == "math.exp" { f.exp(x) } else { f.tanh(x) })
     }
 }
 
@@ -63,91 +64,75 @@ pub const TANH_POLYNOMIAL: [f32; 5] =
 pub const EXP_LOW: f32 = -104.0;
 pub const EXP_HIGH: f32 = 89.0;
 
-impl Text<'_> {
+impl Floats<'_, '_> {
     /// `2^k` for an integer tensor `k` in [-126, 127], from its exponent bits.
-    fn power_of_two(&mut self, k: &str) -> String {
-        let (int, float) = (self.int.clone(), self.float.to_string());
+    fn power_of_two(&mut self, k: Value) -> Value {
         let bias = self.int_constant(127);
-        let biased = self.op(&format!("arith.addi {k}, {bias} : {int}"));
+        let biased = self.int_binary("arith.addi", k, bias);
         let shift = self.int_constant(23);
-        let bits = self.op(&format!("arith.shli {biased}, {shift} : {int}"));
-        self.op(&format!("arith.bitcast {bits} : {int} to {float}"))
+        let bits = self.int_binary("arith.shli", biased, shift);
+        self.float_of(bits)
     }
     /// `exp(x)`.
-    fn exp(&mut self, x: &str) -> String {
-        let (int, float, bool) = (self.int.clone(), self.float.to_string(), self.bool.clone());
+    fn exp(&mut self, x: Value) -> Value {
         // NaN passes through; the arithmetic runs on 0 instead (a NaN would make `fptosi` poison).
-        let nan = self.op(&format!("arith.cmpf uno, {x}, {x} : {float}"));
+        let nan = self.compare(CmpF::Uno, x, x);
         let zero = self.float_constant(0.0);
-        let number = self.op(&format!("arith.select {nan}, {zero}, {x} : {bool}, {float}"));
+        let number = self.select(nan, zero, x);
         let (low, high) = (self.float_constant(EXP_LOW), self.float_constant(EXP_HIGH));
-        let clamped_low = self.binary("arith.maximumf", &number, &low);
-        let clamped = self.binary("arith.minimumf", &clamped_low, &high);
+        let clamped_low = self.binary("arith.maximumf", number, low);
+        let clamped = self.binary("arith.minimumf", clamped_low, high);
         let log2e = self.float_constant(std::f32::consts::LOG2_E);
         let half = self.float_constant(0.5);
-        let scaled = self.binary("arith.mulf", &clamped, &log2e);
-        let shifted = self.binary("arith.addf", &scaled, &half);
+        let scaled = self.binary("arith.mulf", clamped, log2e);
+        let shifted = self.binary("arith.addf", scaled, half);
         // floor, through the integers (Cortex-M4's FPU has no rounding instruction): truncate,
         // then one less where that rounded up.
-        let truncated = self.op(&format!("arith.fptosi {shifted} : {float} to {int}"));
-        let back = self.op(&format!("arith.sitofp {truncated} : {int} to {float}"));
-        let above = self.op(&format!("arith.cmpf ogt, {back}, {shifted} : {float}"));
+        let truncated = self.truncated(shifted);
+        let back = self.as_float(truncated);
+        let above = self.compare(CmpF::Ogt, back, shifted);
         let one_int = self.int_constant(1);
-        let below = self.op(&format!("arith.subi {truncated}, {one_int} : {int}"));
-        let k = self.op(&format!("arith.select {above}, {below}, {truncated} : {bool}, {int}"));
-        let kf = self.op(&format!("arith.sitofp {k} : {int} to {float}"));
+        let below = self.int_binary("arith.subi", truncated, one_int);
+        let k = self.select(above, below, truncated);
+        let kf = self.as_float(k);
         let (c1, c2) = (self.float_constant(LN2_HIGH), self.float_constant(LN2_LOW));
-        let kc1 = self.binary("arith.mulf", &kf, &c1);
-        let r1 = self.binary("arith.subf", &clamped, &kc1);
-        let kc2 = self.binary("arith.mulf", &kf, &c2);
-        let r = self.binary("arith.subf", &r1, &kc2);
-        let poly = self.horner(&r, &EXP_POLYNOMIAL);
-        let r2 = self.binary("arith.mulf", &r, &r);
-        let tail = self.binary("arith.mulf", &poly, &r2);
+        let kc1 = self.binary("arith.mulf", kf, c1);
+        let r1 = self.binary("arith.subf", clamped, kc1);
+        let kc2 = self.binary("arith.mulf", kf, c2);
+        let r = self.binary("arith.subf", r1, kc2);
+        let poly = self.horner(r, &EXP_POLYNOMIAL);
+        let r2 = self.binary("arith.mulf", r, r);
+        let tail = self.binary("arith.mulf", poly, r2);
         let one = self.float_constant(1.0);
-        let sum = self.binary("arith.addf", &tail, &r);
-        let p = self.binary("arith.addf", &sum, &one);
+        let sum = self.binary("arith.addf", tail, r);
+        let p = self.binary("arith.addf", sum, one);
         // 2^k as 2^(k/2) · 2^(k - k/2): k in [-150, 129] keeps both halves normal.
-        let k1 = self.op(&format!("arith.shrsi {k}, {one_int} : {int}"));
-        let k2 = self.op(&format!("arith.subi {k}, {k1} : {int}"));
-        let (s1, s2) = (self.power_of_two(&k1), self.power_of_two(&k2));
-        let partial = self.binary("arith.mulf", &p, &s1);
-        let result = self.binary("arith.mulf", &partial, &s2);
-        self.op(&format!("arith.select {nan}, {x}, {result} : {bool}, {float}"))
+        let k1 = self.int_binary("arith.shrsi", k, one_int);
+        let k2 = self.int_binary("arith.subi", k, k1);
+        let (s1, s2) = (self.power_of_two(k1), self.power_of_two(k2));
+        let partial = self.binary("arith.mulf", p, s1);
+        let result = self.binary("arith.mulf", partial, s2);
+        self.select(nan, x, result)
     }
     /// `tanh(x)`.
-    fn tanh(&mut self, x: &str) -> String {
-        let float = self.float.to_string();
-        let a = self.op(&format!("math.absf {x} : {float}"));
+    fn tanh(&mut self, x: Value) -> Value {
+        let a = self.unary("math.absf", x);
         let z = self.binary("arith.mulf", x, x);
-        let q = self.horner(&z, &TANH_POLYNOMIAL);
-        let qz = self.binary("arith.mulf", &q, &z);
-        let qzx = self.binary("arith.mulf", &qz, x);
-        let small = self.binary("arith.addf", &qzx, x);
-        let two_a = self.binary("arith.addf", &a, &a);
-        let e = self.exp(&two_a);
+        let q = self.horner(z, &TANH_POLYNOMIAL);
+        let qz = self.binary("arith.mulf", q, z);
+        let qzx = self.binary("arith.mulf", qz, x);
+        let small = self.binary("arith.addf", qzx, x);
+        let two_a = self.binary("arith.addf", a, a);
+        let e = self.exp(two_a);
         let one = self.float_constant(1.0);
         let two = self.float_constant(2.0);
-        let e1 = self.binary("arith.addf", &e, &one);
-        let ratio = self.binary("arith.divf", &two, &e1);
-        let magnitude = self.binary("arith.subf", &one, &ratio);
-        let large = self.op(&format!("math.copysign {magnitude}, {x} : {float}"));
+        let e1 = self.binary("arith.addf", e, one);
+        let ratio = self.binary("arith.divf", two, e1);
+        let magnitude = self.binary("arith.subf", one, ratio);
+        let large = self.binary("math.copysign", magnitude, x);
         let limit = self.float_constant(0.625);
-        let bool = self.bool.clone();
-        let is_small = self.op(&format!("arith.cmpf olt, {a}, {limit} : {float}"));
-        self.op(&format!("arith.select {is_small}, {small}, {large} : {bool}, {float}"))
-    }
-}
-
-/// The replacement of the `math.exp` or `math.tanh` `raw`, or `None` for an element type other
-/// than `f32`.
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn expand(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe {
-        let exp = umac_dialects::ir::name(raw) == "math.exp";
-        expand_f32(raw, |text, x| if exp { text.exp(x) } else { text.tanh(x) })
+        let is_small = self.compare(CmpF::Olt, a, limit);
+        self.select(is_small, small, large)
     }
 }
 

@@ -33,14 +33,14 @@
 // The coefficients are written as Cephes publishes them (each rounds to the f32 used).
 #![allow(clippy::excessive_precision)]
 
-use super::float_text::{Text, expand_f32};
+use super::float_ops::{Floats, expand_f32};
 use crate::{
     Error,
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
+use umac_dialects::build::{Cmp, CmpF, Value};
 use umac_dialects::ir::op_name;
 
 /// The registry entry.
@@ -57,7 +57,11 @@ struct ExpandLogSinCos;
 impl UmacPass for ExpandLogSinCos {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let select = |op: &OperationRef| matches!(op_name(op).as_str(), "math.log" | "math.sin" | "math.cos");
-        rewrite_each(operation, select, INFO.name, expand)
+        expand_f32(operation, select, |f, name, x| match name {
+            "math.log" => f.log(x),
+            "math.sin" => f.sin_cos(x, false),
+            _ => f.sin_cos(x, true),
+        })
     }
 }
 
@@ -98,160 +102,140 @@ const INFINITY_BITS: u32 = 0x7F80_0000;
 const NEGATIVE_INFINITY_BITS: u32 = 0xFF80_0000;
 const NAN_BITS: u32 = 0x7FC0_0000;
 
-impl Text<'_> {
+impl Floats<'_, '_> {
     /// `log(x)`.
-    fn log(&mut self, x: &str) -> String {
+    fn log(&mut self, x: Value) -> Value {
         // frexp, in the integers: Helium flushes subnormal operands to 0, so a subnormal (or a
         // zero) becomes a normal float (or +0) as its magnitude's bits, an integer: |x|·2^149.
         let x_bits = self.bits_of(x);
         let magnitude_mask = self.int_constant(i32::MAX);
-        let magnitude = self.int_binary("arith.andi", &x_bits, &magnitude_mask);
+        let magnitude = self.int_binary("arith.andi", x_bits, magnitude_mask);
         let smallest = self.int_constant(f32::MIN_POSITIVE.to_bits() as i32);
-        let subnormal = self.compare_int("ult", &magnitude, &smallest);
-        let int = self.int.clone();
-        let float = self.float.to_string();
-        let scaled = self.op(&format!("arith.sitofp {magnitude} : {int} to {float}"));
-        let normal = self.select(&subnormal, &scaled, x);
-        let bits = self.bits_of(&normal);
+        let subnormal = self.compare_int(Cmp::Ult, magnitude, smallest);
+        let scaled = self.as_float(magnitude);
+        let normal = self.select(subnormal, scaled, x);
+        let bits = self.bits_of(normal);
         let shift = self.int_constant(23);
-        let exponent_bits = self.int_binary("arith.shrui", &bits, &shift);
+        let exponent_bits = self.int_binary("arith.shrui", bits, shift);
         let byte = self.int_constant(255);
-        let biased = self.int_binary("arith.andi", &exponent_bits, &byte);
+        let biased = self.int_binary("arith.andi", exponent_bits, byte);
         let (bias, subnormal_bias) = (self.int_constant(126), self.int_constant(126 + 149));
-        let bias = self.select_int(&subnormal, &subnormal_bias, &bias);
-        let e = self.int_binary("arith.subi", &biased, &bias);
+        let bias = self.select(subnormal, subnormal_bias, bias);
+        let e = self.int_binary("arith.subi", biased, bias);
         let fraction = self.int_constant(0x007F_FFFF);
         let half = self.int_constant(0x3F00_0000);
-        let mantissa_bits = self.int_binary("arith.andi", &bits, &fraction);
-        let m_bits = self.int_binary("arith.ori", &mantissa_bits, &half);
-        let m = self.float_of(&m_bits);
+        let mantissa_bits = self.int_binary("arith.andi", bits, fraction);
+        let m_bits = self.int_binary("arith.ori", mantissa_bits, half);
+        let m = self.float_of(m_bits);
         // [1/2, √½) doubled: m in [√½, √2), t = m - 1.
         let sqrt_half = self.float_constant(SQRT_HALF);
-        let low = self.compare("olt", &m, &sqrt_half);
+        let low = self.compare(CmpF::Olt, m, sqrt_half);
         let one_int = self.int_constant(1);
-        let e_less = self.int_binary("arith.subi", &e, &one_int);
-        let e = self.select_int(&low, &e_less, &e);
+        let e_less = self.int_binary("arith.subi", e, one_int);
+        let e = self.select(low, e_less, e);
         let one = self.float_constant(1.0);
-        let doubled = self.binary("arith.addf", &m, &m);
-        let doubled_t = self.binary("arith.subf", &doubled, &one);
-        let plain_t = self.binary("arith.subf", &m, &one);
-        let t = self.select(&low, &doubled_t, &plain_t);
+        let doubled = self.binary("arith.addf", m, m);
+        let doubled_t = self.binary("arith.subf", doubled, one);
+        let plain_t = self.binary("arith.subf", m, one);
+        let t = self.select(low, doubled_t, plain_t);
         // t - t²/2 + t³·P(t) + e·ln2, the small terms first.
-        let z = self.binary("arith.mulf", &t, &t);
-        let p = self.horner(&t, &LOG_POLYNOMIAL);
-        let pt = self.binary("arith.mulf", &p, &t);
-        let y = self.binary("arith.mulf", &pt, &z);
-        let fe = self.op(&format!("arith.sitofp {e} : {int} to {float}"));
+        let z = self.binary("arith.mulf", t, t);
+        let p = self.horner(t, &LOG_POLYNOMIAL);
+        let pt = self.binary("arith.mulf", p, t);
+        let y = self.binary("arith.mulf", pt, z);
+        let fe = self.as_float(e);
         let c2 = self.float_constant(LN2_LOW);
-        let ec2 = self.binary("arith.mulf", &fe, &c2);
-        let y = self.binary("arith.addf", &y, &ec2);
+        let ec2 = self.binary("arith.mulf", fe, c2);
+        let y = self.binary("arith.addf", y, ec2);
         let minus_half = self.float_constant(-0.5);
-        let half_z = self.binary("arith.mulf", &z, &minus_half);
-        let y = self.binary("arith.addf", &y, &half_z);
-        let sum = self.binary("arith.addf", &t, &y);
+        let half_z = self.binary("arith.mulf", z, minus_half);
+        let y = self.binary("arith.addf", y, half_z);
+        let sum = self.binary("arith.addf", t, y);
         let c1 = self.float_constant(LN2_HIGH);
-        let ec1 = self.binary("arith.mulf", &fe, &c1);
-        let result = self.binary("arith.addf", &sum, &ec1);
+        let ec1 = self.binary("arith.mulf", fe, c1);
+        let result = self.binary("arith.addf", sum, ec1);
         // log(inf) = inf, log(x < 0) = log(NaN) = NaN (bits above inf's, unsigned: a sign bit or a
         // NaN), log(±0) = -inf (the exponent of ±0 made +0, no other's 0), all from the integers:
         // LLVM would make a test of x's bits against 0 a float comparison, true on Helium for
         // subnormals.
         let inf_bits = self.int_constant(INFINITY_BITS as i32);
         let inf = self.float_bits_constant(INFINITY_BITS);
-        let is_inf = self.compare_int("eq", &x_bits, &inf_bits);
-        let result = self.select(&is_inf, &inf, &result);
-        let invalid = self.compare_int("ugt", &x_bits, &inf_bits);
+        let is_inf = self.compare_int(Cmp::Eq, x_bits, inf_bits);
+        let result = self.select(is_inf, inf, result);
+        let invalid = self.compare_int(Cmp::Ugt, x_bits, inf_bits);
         let nan = self.float_bits_constant(NAN_BITS);
-        let result = self.select(&invalid, &nan, &result);
+        let result = self.select(invalid, nan, result);
         let zero_int = self.int_constant(0);
-        let is_zero = self.compare_int("eq", &biased, &zero_int);
+        let is_zero = self.compare_int(Cmp::Eq, biased, zero_int);
         let negative_inf = self.float_bits_constant(NEGATIVE_INFINITY_BITS);
-        self.select(&is_zero, &negative_inf, &result)
+        self.select(is_zero, negative_inf, result)
     }
 
     /// `sin(x)`, or `cos(x)` for `cos`.
-    fn sin_cos(&mut self, x: &str, cos: bool) -> String {
-        let float = self.float.to_string();
-        let int = self.int.clone();
-        let magnitude = self.op(&format!("math.absf {x} : {float}"));
+    fn sin_cos(&mut self, x: Value, cos: bool) -> Value {
+        let magnitude = self.unary("math.absf", x);
         // Above the limit, inf and NaN: the arithmetic runs on 0 (`fptosi` would be poison).
         let limit = self.float_constant(SIN_COS_LIMIT);
-        let reduced = self.compare("ole", &magnitude, &limit);
+        let reduced = self.compare(CmpF::Ole, magnitude, limit);
         let zero = self.float_constant(0.0);
-        let a = self.select(&reduced, &magnitude, &zero);
+        let a = self.select(reduced, magnitude, zero);
         // j = trunc(a·4/π), plus one where odd; y = j as a float.
         let four_over_pi = self.float_constant(FOUR_OVER_PI);
-        let scaled = self.binary("arith.mulf", &a, &four_over_pi);
-        let truncated = self.op(&format!("arith.fptosi {scaled} : {float} to {int}"));
+        let scaled = self.binary("arith.mulf", a, four_over_pi);
+        let truncated = self.truncated(scaled);
         let one_int = self.int_constant(1);
-        let odd = self.int_binary("arith.andi", &truncated, &one_int);
-        let j = self.int_binary("arith.addi", &truncated, &odd);
-        let y = self.op(&format!("arith.sitofp {j} : {int} to {float}"));
+        let odd = self.int_binary("arith.andi", truncated, one_int);
+        let j = self.int_binary("arith.addi", truncated, odd);
+        let y = self.as_float(j);
         // r = a - y·π/4 in three parts.
         let (dp1, dp2, dp3) = (self.float_constant(DP1), self.float_constant(DP2), self.float_constant(DP3));
-        let y1 = self.binary("arith.mulf", &y, &dp1);
-        let r1 = self.binary("arith.subf", &a, &y1);
-        let y2 = self.binary("arith.mulf", &y, &dp2);
-        let r2 = self.binary("arith.subf", &r1, &y2);
-        let y3 = self.binary("arith.mulf", &y, &dp3);
-        let r = self.binary("arith.subf", &r2, &y3);
-        let z = self.binary("arith.mulf", &r, &r);
+        let y1 = self.binary("arith.mulf", y, dp1);
+        let r1 = self.binary("arith.subf", a, y1);
+        let y2 = self.binary("arith.mulf", y, dp2);
+        let r2 = self.binary("arith.subf", r1, y2);
+        let y3 = self.binary("arith.mulf", y, dp3);
+        let r = self.binary("arith.subf", r2, y3);
+        let z = self.binary("arith.mulf", r, r);
         // sin(r) = r + r·z·S(z); cos(r) = 1 - z/2 + z²·C(z).
-        let s = self.horner(&z, &SIN_POLYNOMIAL);
-        let zr = self.binary("arith.mulf", &z, &r);
-        let szr = self.binary("arith.mulf", &s, &zr);
-        let sine = self.binary("arith.addf", &szr, &r);
-        let c = self.horner(&z, &COS_POLYNOMIAL);
-        let zz = self.binary("arith.mulf", &z, &z);
-        let czz = self.binary("arith.mulf", &c, &zz);
+        let s = self.horner(z, &SIN_POLYNOMIAL);
+        let zr = self.binary("arith.mulf", z, r);
+        let szr = self.binary("arith.mulf", s, zr);
+        let sine = self.binary("arith.addf", szr, r);
+        let c = self.horner(z, &COS_POLYNOMIAL);
+        let zz = self.binary("arith.mulf", z, z);
+        let czz = self.binary("arith.mulf", c, zz);
         let minus_half = self.float_constant(-0.5);
-        let half_z = self.binary("arith.mulf", &z, &minus_half);
-        let cz = self.binary("arith.addf", &czz, &half_z);
+        let half_z = self.binary("arith.mulf", z, minus_half);
+        let cz = self.binary("arith.addf", czz, half_z);
         let one = self.float_constant(1.0);
-        let cosine = self.binary("arith.addf", &cz, &one);
+        let cosine = self.binary("arith.addf", cz, one);
         // Bit 1 of j: the other function's polynomial.
         let two_int = self.int_constant(2);
-        let other_bit = self.int_binary("arith.andi", &j, &two_int);
+        let other_bit = self.int_binary("arith.andi", j, two_int);
         let zero_int = self.int_constant(0);
-        let other = self.compare_int("ne", &other_bit, &zero_int);
-        let value = if cos { self.select(&other, &sine, &cosine) } else { self.select(&other, &cosine, &sine) };
+        let other = self.compare_int(Cmp::Ne, other_bit, zero_int);
+        let value = if cos { self.select(other, sine, cosine) } else { self.select(other, cosine, sine) };
         // The sign: bit 2 of j (of j + 2 for the cosine), moved to bit 31; the sine's also x's.
         let four_int = self.int_constant(4);
-        let octant = if cos { self.int_binary("arith.addi", &j, &two_int) } else { j };
-        let half_turn = self.int_binary("arith.andi", &octant, &four_int);
+        let octant = if cos { self.int_binary("arith.addi", j, two_int) } else { j };
+        let half_turn = self.int_binary("arith.andi", octant, four_int);
         let to_sign = self.int_constant(29);
-        let mut sign = self.int_binary("arith.shli", &half_turn, &to_sign);
+        let mut sign = self.int_binary("arith.shli", half_turn, to_sign);
         if !cos {
             let x_bits = self.bits_of(x);
             let sign_bit = self.int_constant(i32::MIN);
-            let x_sign = self.int_binary("arith.andi", &x_bits, &sign_bit);
-            sign = self.int_binary("arith.xori", &sign, &x_sign);
+            let x_sign = self.int_binary("arith.andi", x_bits, sign_bit);
+            sign = self.int_binary("arith.xori", sign, x_sign);
         }
-        let value_bits = self.bits_of(&value);
-        let signed_bits = self.int_binary("arith.xori", &value_bits, &sign);
-        let signed = self.float_of(&signed_bits);
-        let result = self.select(&reduced, &signed, &zero);
+        let value_bits = self.bits_of(value);
+        let signed_bits = self.int_binary("arith.xori", value_bits, sign);
+        let signed = self.float_of(signed_bits);
+        let result = self.select(reduced, signed, zero);
         // inf and NaN: NaN (`ueq`: unordered, or equal to infinity).
         let inf = self.float_bits_constant(INFINITY_BITS);
-        let invalid = self.compare("ueq", &magnitude, &inf);
+        let invalid = self.compare(CmpF::Ueq, magnitude, inf);
         let nan = self.float_bits_constant(NAN_BITS);
-        self.select(&invalid, &nan, &result)
-    }
-}
-
-/// The replacement of the `math.log`, `math.sin` or `math.cos` `raw`, or `None` for an element
-/// type other than `f32`.
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn expand(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe {
-        let name = umac_dialects::ir::name(raw);
-        expand_f32(raw, |text, x| match name.as_str() {
-            "math.log" => text.log(x),
-            "math.sin" => text.sin_cos(x, false),
-            _ => text.sin_cos(x, true),
-        })
+        self.select(invalid, nan, result)
     }
 }
 

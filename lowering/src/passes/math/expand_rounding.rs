@@ -23,12 +23,14 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed, build_each},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
-use umac_dialects::ir::{element_type, name, op_name, type_text};
+use umac_dialects::{
+    build::{Attr, Builder, CmpF, Ty, Value},
+    ir::op_name,
+};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -43,66 +45,68 @@ struct ExpandRounding;
 
 impl UmacPass for ExpandRounding {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        rewrite_each(
-            operation,
-            |op| ["math.roundeven", "math.floor", "math.ceil"].contains(&op_name(op).as_str()),
-            INFO.name,
-            expand,
-        )
+        let select = |op: &OperationRef| {
+            ["math.roundeven", "math.floor", "math.ceil"].contains(&op_name(op).as_str()) && limit(op).is_some()
+        };
+        build_each(operation, select, |b, name| vec![expand(b, name)])
     }
 }
 
-/// The replacement of the `math.roundeven`, `math.floor` or `math.ceil` `raw`, or `None` for an
-/// element type other than `f32` and `f64`.
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn expand(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
+/// 2^(mantissa bits) of `f32` and `f64`: from there on every float is an integer.
+const F32_LIMIT: f64 = 8_388_608.0;
+const F64_LIMIT: f64 = 4_503_599_627_370_496.0;
+
+/// The limit of `op`'s operand's element type: `None` for one other than `f32` and `f64`.
+fn limit(op: &OperationRef) -> Option<f64> {
+    // SAFETY: a borrowed op is live; its first operand is read when it has one.
     unsafe {
-        let x = mlirOperationGetOperand(raw, 0);
-        let ty = mlirValueGetType(x);
-        let element = if mlirTypeIsAShaped(ty) { element_type(ty) } else { ty };
-        // 2^(mantissa bits): from there on every float is an integer.
-        let limit = if mlirTypeIsAF32(element) {
-            "8388608.0"
-        } else if mlirTypeIsAF64(element) {
-            "4503599627370496.0"
-        } else {
+        use mlir_sys::*;
+        let raw = op.to_raw();
+        if mlirOperationGetNumOperands(raw) == 0 {
             return None;
-        };
-        let (t, scalar) = (type_text(ty), type_text(element));
-        let splat = |value: &str| {
-            if mlirTypeIsAVector(ty) { format!("dense<{value}> : {t}") } else { format!("{value} : {t}") }
-        };
-        let condition = if mlirTypeIsAVector(ty) { type_text(ty).replace(&scalar, "i1") } else { "i1".to_string() };
-        // floor: one less where the nearest integer is above x; ceil: one more where below.
-        let step = match name(raw).as_str() {
-            "math.floor" => Some(("ogt", "subf")),
-            "math.ceil" => Some(("olt", "addf")),
-            _ => None,
-        };
-        let (limit, one) = (splat(limit), splat("1.0"));
-        let mut text = format!(
-            "func.func @rounding(%x: {t}) -> {t} {{\n  %limit = arith.constant {limit}\n  \
-             %a = math.absf %x : {t}\n  %big = arith.cmpf uge, %a, %limit : {t}\n  \
-             %up = arith.addf %a, %limit : {t}\n  %down = arith.subf %up, %limit : {t}\n  \
-             %near = math.copysign %down, %x : {t}\n"
-        );
-        let result = match step {
-            None => "%near",
-            Some((predicate, arith)) => {
-                text.push_str(&format!(
-                    "  %one = arith.constant {one}\n  %past = arith.cmpf {predicate}, %near, %x : {t}\n  \
-                     %stepped = arith.{arith} %near, %one : {t}\n  \
-                     %chosen = arith.select %past, %stepped, %near : {condition}, {t}\n  \
-                     %signed = math.copysign %chosen, %x : {t}\n"
-                ));
-                "%signed"
-            }
-        };
-        text.push_str(&format!("  %r = arith.select %big, %x, {result} : {condition}, {t}\n  return %r : {t}\n}}\n"));
-        Some((text, vec![x]))
+        }
+        let ty = mlirValueGetType(mlirOperationGetOperand(raw, 0));
+        let element = if mlirTypeIsAShaped(ty) { mlirShapedTypeGetElementType(ty) } else { ty };
+        if mlirTypeIsAF32(element) {
+            Some(F32_LIMIT)
+        } else if mlirTypeIsAF64(element) {
+            Some(F64_LIMIT)
+        } else {
+            None
+        }
     }
+}
+
+/// Writes the rounding `name` (`math.roundeven`, `math.floor`, `math.ceil`) of the builder's
+/// first argument; returns the result.
+fn expand(b: &mut Builder, name: &str) -> Value {
+    let x = b.arg(0);
+    let t = b.type_of(x);
+    let limit = if b.shaped_like(t, Ty::F64) == t { F64_LIMIT } else { F32_LIMIT };
+    let float = |b: &mut Builder, value: f64| b.op1("arith.constant", &[], t, &[("value", Attr::Float(t, value))]);
+    let limit = float(b, limit);
+    let a = b.op1("math.absf", &[x], t, &[]);
+    let big = b.cmpf(CmpF::Uge, a, limit);
+    let up = b.op1("arith.addf", &[a, limit], t, &[]);
+    let down = b.op1("arith.subf", &[up, limit], t, &[]);
+    let near = b.op1("math.copysign", &[down, x], t, &[]);
+    // floor: one less where the nearest integer is above x; ceil: one more where below.
+    let step = match name {
+        "math.floor" => Some((CmpF::Ogt, "arith.subf")),
+        "math.ceil" => Some((CmpF::Olt, "arith.addf")),
+        _ => None,
+    };
+    let result = match step {
+        None => near,
+        Some((predicate, arith)) => {
+            let one = float(b, 1.0);
+            let past = b.cmpf(predicate, near, x);
+            let stepped = b.op1(arith, &[near, one], t, &[]);
+            let chosen = b.select(past, stepped, near);
+            b.op1("math.copysign", &[chosen, x], t, &[])
+        }
+    };
+    b.select(big, x, result)
 }
 
 #[cfg(test)]

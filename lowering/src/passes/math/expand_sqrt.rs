@@ -15,13 +15,14 @@
 //! // s = x * r, s = 0.5 * (s + x / s), with x's zeros, infinity and NaN passed through
 //! ```
 
-use super::float_text::{Text, expand_f32};
+use super::float_ops::{Floats, expand_f32};
 use crate::{
     Error,
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
+use umac_dialects::build::{CmpF, Value};
 use umac_dialects::ir::op_name;
 
 /// The registry entry.
@@ -38,19 +39,13 @@ struct ExpandSqrt;
 impl UmacPass for ExpandSqrt {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         let select = |op: &OperationRef| matches!(op_name(op).as_str(), "math.sqrt" | "math.rsqrt");
-        rewrite_each(operation, select, INFO.name, |raw| {
-            // SAFETY: `rewrite_each` hands over live ops.
-            unsafe {
-                let inverse = umac_dialects::ir::name(raw) == "math.rsqrt";
-                expand_f32(raw, |text, x| {
-                    let root = text.sqrt(x);
-                    if inverse {
-                        let one = text.float_constant(1.0);
-                        text.binary("arith.divf", &one, &root)
-                    } else {
-                        root
-                    }
-                })
+        expand_f32(operation, select, |f, name, x| {
+            let root = f.sqrt(x);
+            if name == "math.rsqrt" {
+                let one = f.float_constant(1.0);
+                f.binary("arith.divf", one, root)
+            } else {
+                root
             }
         })
     }
@@ -61,50 +56,50 @@ pub const MAGIC: u32 = 0x5f37_59df;
 /// Below this, `x` is scaled by 2^48 first (its square root then by 2^-24).
 pub const SMALL: f32 = 1.0e-30;
 
-impl Text<'_> {
+impl Floats<'_, '_> {
     /// `sqrt(x)`.
-    fn sqrt(&mut self, x: &str) -> String {
+    fn sqrt(&mut self, x: Value) -> Value {
         let (small, up, down, one) = (
             self.float_constant(SMALL),
             self.float_constant(2f32.powi(48)),
             self.float_constant(2f32.powi(-24)),
             self.float_constant(1.0),
         );
-        let is_small = self.compare("olt", x, &small);
-        let scaled = self.binary("arith.mulf", x, &up);
-        let v = self.select(&is_small, &scaled, x);
-        let factor = self.select(&is_small, &down, &one);
-        let bits = self.bits_of(&v);
+        let is_small = self.compare(CmpF::Olt, x, small);
+        let scaled = self.binary("arith.mulf", x, up);
+        let v = self.select(is_small, scaled, x);
+        let factor = self.select(is_small, down, one);
+        let bits = self.bits_of(v);
         let one_int = self.int_constant(1);
-        let half_bits = self.int_binary("arith.shrui", &bits, &one_int);
+        let half_bits = self.int_binary("arith.shrui", bits, one_int);
         let magic = self.int_constant(MAGIC as i32);
-        let guess = self.int_binary("arith.subi", &magic, &half_bits);
-        let mut r = self.float_of(&guess);
+        let guess = self.int_binary("arith.subi", magic, half_bits);
+        let mut r = self.float_of(guess);
         let (three_halves, half) = (self.float_constant(1.5), self.float_constant(0.5));
-        let half_v = self.binary("arith.mulf", &v, &half);
+        let half_v = self.binary("arith.mulf", v, half);
         for _ in 0..3 {
-            let r2 = self.binary("arith.mulf", &r, &r);
-            let t = self.binary("arith.mulf", &half_v, &r2);
-            let d = self.binary("arith.subf", &three_halves, &t);
-            r = self.binary("arith.mulf", &r, &d);
+            let r2 = self.binary("arith.mulf", r, r);
+            let t = self.binary("arith.mulf", half_v, r2);
+            let d = self.binary("arith.subf", three_halves, t);
+            r = self.binary("arith.mulf", r, d);
         }
-        let s = self.binary("arith.mulf", &v, &r);
-        let q = self.binary("arith.divf", &v, &s);
-        let sum = self.binary("arith.addf", &s, &q);
-        let heron = self.binary("arith.mulf", &sum, &half);
-        let root = self.binary("arith.mulf", &heron, &factor);
+        let s = self.binary("arith.mulf", v, r);
+        let q = self.binary("arith.divf", v, s);
+        let sum = self.binary("arith.addf", s, q);
+        let heron = self.binary("arith.mulf", sum, half);
+        let root = self.binary("arith.mulf", heron, factor);
         // Positive and finite: the root; ±0 and inf: x itself; below 0 and NaN: NaN.
         let zero = self.float_constant(0.0);
         let infinity = self.float_bits_constant(0x7F80_0000);
-        let positive = self.compare("ogt", x, &zero);
-        let finite = self.compare("olt", x, &infinity);
-        let regular = self.op(&format!("arith.andi {positive}, {finite} : {}", self.bool.clone()));
-        let is_zero = self.compare("oeq", x, &zero);
-        let is_infinite = self.compare("oeq", x, &infinity);
-        let itself = self.op(&format!("arith.ori {is_zero}, {is_infinite} : {}", self.bool.clone()));
+        let positive = self.compare(CmpF::Ogt, x, zero);
+        let finite = self.compare(CmpF::Olt, x, infinity);
+        let regular = self.bool_binary("arith.andi", positive, finite);
+        let is_zero = self.compare(CmpF::Oeq, x, zero);
+        let is_infinite = self.compare(CmpF::Oeq, x, infinity);
+        let itself = self.bool_binary("arith.ori", is_zero, is_infinite);
         let nan = self.float_bits_constant(0x7FC0_0000);
-        let special = self.select(&itself, x, &nan);
-        self.select(&regular, &root, &special)
+        let special = self.select(itself, x, nan);
+        self.select(regular, root, special)
     }
 }
 
