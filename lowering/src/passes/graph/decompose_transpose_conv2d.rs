@@ -19,10 +19,9 @@ use crate::{
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{AttributeLike, OperationRef, TypeLike, ValueLike, operation::OperationLike};
-use mlir_sys::*;
 use umac_dialects::{
-    ir::{collect, element_type, i64_array, op_name, splice, static_tensor_shape},
-    text::{attribute_text, tensor_type, type_text},
+    build::{Attr, Builder, RawType, Ty, Value},
+    ir::{collect, i64_array, op_name, static_tensor_shape, with_context},
 };
 
 /// The registry entry.
@@ -41,24 +40,30 @@ impl UmacPass for DecomposeTransposeConv2d {
         for raw in collect(operation, |op| op_name(op) == "tosa.transpose_conv2d") {
             // SAFETY: each op is alive until replaced below, one at a time.
             let op = unsafe { OperationRef::from_raw(raw) };
-            let text = helper_text(&op).map_err(|e| report(op.location(), &e.to_string()))?;
-            if let Some(text) = text {
-                // SAFETY: the op is alive; its operands dominate it; the helper is parsed in its
-                // context and consumed.
-                unsafe {
-                    let operands: Vec<MlirValue> = (0..5).map(|i| mlirOperationGetOperand(raw, i)).collect();
-                    splice(raw, &text, &operands, INFO.name, Some(mlirOperationGetLocation(raw)))?;
-                }
-            }
+            let Some(shapes) = Shapes::of(&op).map_err(|e| report(op.location(), &e.to_string()))? else {
+                continue;
+            };
+            with_context(&op, |context| {
+                let mut b = Builder::before(context, op);
+                let y = shapes.write(&mut b);
+                b.replace(&[y])
+            })?;
         }
         Ok(())
     }
 }
 
-/// Static shape of a ranked tensor value, with its element type text.
-fn shape_of(value: melior::ir::Value) -> Option<(Vec<i64>, String)> {
-    let ty = value.r#type().to_raw();
-    Some((static_tensor_shape(ty)?, umac_dialects::ir::type_text(element_type(ty))))
+/// What the decomposition of one `tosa.transpose_conv2d` needs to know, checked before anything
+/// is written.
+struct Shapes {
+    /// The input's and the weights' shapes, and the result's type.
+    x: [i64; 4],
+    w: [i64; 4],
+    y: RawType,
+    stride: [i64; 2],
+    /// `[top, bottom, left, right]`.
+    out_pad: [i64; 4],
+    acc: RawType,
 }
 
 fn int_array(op: &OperationRef, name: &str) -> Result<Vec<i64>, Error> {
@@ -67,89 +72,89 @@ fn int_array(op: &OperationRef, name: &str) -> Result<Vec<i64>, Error> {
     unsafe { i64_array(attr.to_raw()) }.ok_or_else(|| Error::Invalid(format!("'{name}' is not an i64 array")))
 }
 
-/// The replacement as a function `(x, w, b, izp, wzp) -> y`, or `None` when a shape is dynamic.
-fn helper_text(op: &OperationRef) -> Result<Option<String>, Error> {
-    let operand = |i| op.operand(i).map_err(|e| Error::Invalid(e.to_string()));
-    let (x, w) = (operand(0)?, operand(1)?);
-    let (Some((xs, xe)), Some((ws, we)), Ok(result)) = (shape_of(x), shape_of(w), op.result(0)) else {
-        return Ok(None);
-    };
-    let Some((ys, ye)) = shape_of(result.into()) else { return Ok(None) };
-    let [n, ih, iw, ic] = xs[..] else { return Err(Error::Invalid("transpose_conv2d input must be rank 4".into())) };
-    let [_, kh, kw, _] = ws[..] else { return Err(Error::Invalid("transpose_conv2d weights must be rank 4".into())) };
-    let (stride, out_pad) = (int_array(op, "stride")?, int_array(op, "out_pad")?);
-    let (&[sy, sx], &[top, bottom, left, right]) = (&stride[..], &out_pad[..]) else {
-        return Err(Error::Invalid("transpose_conv2d needs 2 strides and 4 out_pad values".into()));
-    };
-    let acc = op
-        .attribute("acc_type")
-        .map(attribute_text)
-        .map_err(|_| Error::Invalid("transpose_conv2d without acc_type".into()))?;
-    let types: Vec<String> = (0..5).map(|i| operand(i).map(|v| type_text(v.r#type()))).collect::<Result<_, _>>()?;
-    let tensor = tensor_type;
-    let shape = |name: &str, values: &[i64]| {
-        let list = values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-        format!(
-            "    %{name} = tosa.const_shape {{values = dense<[{list}]> : tensor<{}xindex>}} : () -> !tosa.shape<{}>\n",
-            values.len(),
-            values.len()
-        )
-    };
-    let x_type = tensor(&xs, &xe);
-    let mut body = String::new();
-    let mut input = "%x".to_string();
-    let (dh, dw) = ((ih - 1) * sy + 1, (iw - 1) * sx + 1);
-    if sy > 1 || sx > 1 {
-        // Zero insertion: [n,ih,iw,c] → [n,ih,1,iw,1,c] → pad to [n,ih,sy,iw,sx,c] → [n,ih·sy,iw·sx,c] → slice.
-        let six = [n, ih, 1, iw, 1, ic];
-        let padded = [n, ih, sy, iw, sx, ic];
-        let flat = [n, ih * sy, iw * sx, ic];
-        let dilated = [n, dh, dw, ic];
-        body += &shape("s6", &six);
-        body += &format!("    %x6 = tosa.reshape %x, %s6 : ({x_type}, !tosa.shape<6>) -> {}\n", tensor(&six, &xe));
-        body += &shape("p6", &[0, 0, 0, 0, 0, sy - 1, 0, 0, 0, sx - 1, 0, 0]);
-        body += &format!(
-            "    %xp = tosa.pad %x6, %p6, %izp : ({}, !tosa.shape<12>, {}) -> {}\n",
-            tensor(&six, &xe),
-            types[3],
-            tensor(&padded, &xe)
-        );
-        body += &shape("s4", &flat);
-        body += &format!(
-            "    %xf = tosa.reshape %xp, %s4 : ({}, !tosa.shape<4>) -> {}\n",
-            tensor(&padded, &xe),
-            tensor(&flat, &xe)
-        );
-        body += &shape("start", &[0, 0, 0, 0]);
-        body += &shape("size", &dilated);
-        body += &format!(
-            "    %xd = tosa.slice %xf, %start, %size : ({}, !tosa.shape<4>, !tosa.shape<4>) -> {}\n",
-            tensor(&flat, &xe),
-            tensor(&dilated, &xe)
-        );
-        input = "%xd".into();
+impl Shapes {
+    /// The shapes of `op`, or `None` when a shape is dynamic (MLIR's own decomposition is left
+    /// to handle it).
+    fn of(op: &OperationRef) -> Result<Option<Shapes>, Error> {
+        let operand = |i| op.operand(i).map_err(|e| Error::Invalid(e.to_string()));
+        let shape = |value: melior::ir::Value| static_tensor_shape(value.r#type().to_raw());
+        let (Some(xs), Some(ws), Ok(result)) = (shape(operand(0)?), shape(operand(1)?), op.result(0)) else {
+            return Ok(None);
+        };
+        if shape(result.into()).is_none() {
+            return Ok(None);
+        }
+        let Ok(x) = <[i64; 4]>::try_from(xs) else {
+            return Err(Error::Invalid("transpose_conv2d input must be rank 4".into()));
+        };
+        let Ok(w) = <[i64; 4]>::try_from(ws) else {
+            return Err(Error::Invalid("transpose_conv2d weights must be rank 4".into()));
+        };
+        let (stride, out_pad) = (int_array(op, "stride")?, int_array(op, "out_pad")?);
+        let (Ok(stride), Ok(out_pad)) = (<[i64; 2]>::try_from(stride), <[i64; 4]>::try_from(out_pad)) else {
+            return Err(Error::Invalid("transpose_conv2d needs 2 strides and 4 out_pad values".into()));
+        };
+        let acc = op.attribute("acc_type").map_err(|_| Error::Invalid("transpose_conv2d without acc_type".into()))?;
+        // SAFETY: the attribute is alive; a type attribute holds a type.
+        let acc = unsafe {
+            let raw = acc.to_raw();
+            if !mlir_sys::mlirAttributeIsAType(raw) {
+                return Err(Error::Invalid("transpose_conv2d's acc_type is not a type".into()));
+            }
+            RawType(mlir_sys::mlirTypeAttrGetValue(raw))
+        };
+        let [kh, kw] = [w[1], w[2]];
+        let [top, bottom, left, right] = out_pad;
+        if [kh - 1 + top, kh - 1 + bottom, kw - 1 + left, kw - 1 + right].iter().any(|p| *p < 0) {
+            return Err(Error::Invalid(format!("out_pad {out_pad:?} crops more than the kernel allows")));
+        }
+        Ok(Some(Shapes { x, w, y: RawType(result.r#type().to_raw()), stride, out_pad, acc }))
     }
-    let w_type = tensor(&ws, &we);
-    body += &format!("    %w1 = tosa.reverse %w {{axis = 1 : i32}} : ({w_type}) -> {w_type}\n");
-    body += &format!("    %w2 = tosa.reverse %w1 {{axis = 2 : i32}} : ({w_type}) -> {w_type}\n");
-    let pads = [kh - 1 + top, kh - 1 + bottom, kw - 1 + left, kw - 1 + right];
-    if pads.iter().any(|p| *p < 0) {
-        return Err(Error::Invalid(format!("out_pad {out_pad:?} crops more than the kernel allows")));
+
+    /// Writes the decomposition of the op the builder writes in front of (its operands `x, w,
+    /// b, izp, wzp` the builder's arguments); returns its result.
+    fn write(&self, b: &mut Builder) -> Value {
+        let [n, ih, iw, ic] = self.x;
+        let [sy, sx] = self.stride;
+        let (x, w, izp) = (b.arg(0), b.arg(1), b.arg(3));
+        let xe = b.element_of(b.type_of(x));
+        let (dh, dw) = ((ih - 1) * sy + 1, (iw - 1) * sx + 1);
+        let mut input = x;
+        if sy > 1 || sx > 1 {
+            // Zero insertion: [n,ih,iw,c] → [n,ih,1,iw,1,c] → pad to [n,ih,sy,iw,sx,c] →
+            // [n,ih·sy,iw·sx,c] → slice.
+            let six = shape(b, &[n, ih, 1, iw, 1, ic]);
+            let t = b.tensor(&[n, ih, 1, iw, 1, ic], xe);
+            let x6 = b.op1("tosa.reshape", &[x, six], t, &[]);
+            let padding = shape(b, &[0, 0, 0, 0, 0, sy - 1, 0, 0, 0, sx - 1, 0, 0]);
+            let t = b.tensor(&[n, ih, sy, iw, sx, ic], xe);
+            let padded = b.op1("tosa.pad", &[x6, padding, izp], t, &[]);
+            let flat = shape(b, &[n, ih * sy, iw * sx, ic]);
+            let t = b.tensor(&[n, ih * sy, iw * sx, ic], xe);
+            let flat = b.op1("tosa.reshape", &[padded, flat], t, &[]);
+            let (start, size) = (shape(b, &[0, 0, 0, 0]), shape(b, &[n, dh, dw, ic]));
+            let t = b.tensor(&[n, dh, dw, ic], xe);
+            input = b.op1("tosa.slice", &[flat, start, size], t, &[]);
+        }
+        let w_type = b.type_of(w);
+        let w1 = b.op1("tosa.reverse", &[w], w_type, &[("axis", Attr::Int(Ty::I32, 1))]);
+        let w2 = b.op1("tosa.reverse", &[w1], w_type, &[("axis", Attr::Int(Ty::I32, 2))]);
+        let ([kh, kw], [top, bottom, left, right]) = ([self.w[1], self.w[2]], self.out_pad);
+        let pads = [kh - 1 + top, kh - 1 + bottom, kw - 1 + left, kw - 1 + right];
+        let operands = [input, w2, b.arg(2), izp, b.arg(4)];
+        let attributes = [
+            ("acc_type", Attr::Type(Ty::Of(self.acc))),
+            ("dilation", Attr::I64Array(&[1, 1])),
+            ("pad", Attr::I64Array(&pads)),
+            ("stride", Attr::I64Array(&[1, 1])),
+        ];
+        b.op1("tosa.conv2d", &operands, Ty::Of(self.y), &attributes)
     }
-    let y_type = tensor(&ys, &ye);
-    body += &format!(
-        "    %y = tosa.conv2d {input}, %w2, %b, %izp, %wzp {{acc_type = {acc}, dilation = array<i64: 1, 1>, pad = array<i64: {}, {}, {}, {}>, stride = array<i64: 1, 1>}} : ({}, {w_type}, {}, {}, {}) -> {y_type}\n",
-        pads[0],
-        pads[1],
-        pads[2],
-        pads[3],
-        tensor(&[n, dh, dw, ic], &xe),
-        types[2],
-        types[3],
-        types[4]
-    );
-    Ok(Some(format!(
-        "func.func private @__umac_transpose_conv2d(%x: {x_type}, %w: {w_type}, %b: {}, %izp: {}, %wzp: {}) -> {y_type} {{\n{body}    return %y : {y_type}\n}}\n",
-        types[2], types[3], types[4]
-    )))
+}
+
+/// `tosa.const_shape` of `values`.
+fn shape(b: &mut Builder, values: &[i64]) -> Value {
+    let ty = b.parsed_type(&format!("!tosa.shape<{}>", values.len()));
+    let index = b.tensor(&[values.len() as i64], Ty::Index);
+    b.op1("tosa.const_shape", &[], ty, &[("values", Attr::Dense(index, values))])
 }
