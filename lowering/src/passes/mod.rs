@@ -3,7 +3,7 @@
 //! tensors, buffers, the executor, the loops inside operators, scalar math. A pass is defined
 //! through [`crate::pass::UmacPass`]. No pass imports another: what passes share lives in a module
 //! named for it (`umac_dialects::ir`, `crate::schedule`, `crate::windows`, the math passes'
-//! `float_text`), which `tools/tests/house_rules.rs` checks.
+//! `float_ops`), which `tools/tests/house_rules.rs` checks.
 
 pub mod buffers;
 pub mod executor;
