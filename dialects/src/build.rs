@@ -20,9 +20,10 @@ use mlir_sys::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use types::{named, ty};
 
+mod linalg;
 mod types;
 
-pub use types::{Attr, Cmp, CmpF, RawType, Ty};
+pub use types::{Attr, Cmp, CmpF, RawType, Ty, projection};
 
 /// A value of the function being built: an argument, a block argument or an op's result.
 #[derive(Clone, Copy, Debug)]

@@ -301,7 +301,6 @@ const TEXT_IR: &[&str] = &[
     "lowering/src/passes/graph/legalize_tfl_lstm/step.rs",
     "lowering/src/passes/linalg/apply_scale_32.rs",
     "lowering/src/passes/linalg/fold_padding.rs",
-    "lowering/src/passes/linalg/fold_zero_points.rs",
     "lowering/src/passes/linalg/im2col.rs",
     "lowering/src/passes/linalg/tile_and_fuse.rs",
     "lowering/src/passes/loops/channels_innermost.rs",

@@ -54,6 +54,13 @@ pub enum Attr<'a> {
     Strings(&'a [&'a str]),
     /// A unit attribute (a flag).
     Unit,
+    /// An array of attributes.
+    Array(&'a [Attr<'a>]),
+    /// An affine map of `dims` dimensions whose results are linear: each row holds a coefficient
+    /// for each dimension, then a constant (`[2, 1, -1]` is `(d0, d1) -> (d0 * 2 + d1 - 1)`).
+    Map(usize, &'a [Vec<i64>]),
+    /// An attribute the IR holds already (copied from an op).
+    Raw(MlirAttribute),
     /// A dictionary of named attributes (MLIR sorts the names).
     Dict(&'a [(&'a str, Attr<'a>)]),
     /// A fixed attribute in MLIR syntax, e.g. `#llvm.loop_annotation<unroll = <full = true>>`;
@@ -174,6 +181,12 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
                 mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())
             }
             Attr::Unit => mlirUnitAttrGet(context),
+            Attr::Array(items) => {
+                let all: Vec<MlirAttribute> = items.iter().map(|a| attribute(context, *a, error)).collect();
+                mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())
+            }
+            Attr::Map(dims, rows) => mlirAffineMapAttrGet(affine_map(context, dims, rows)),
+            Attr::Raw(raw) => raw,
             Attr::Dict(entries) => {
                 let named: Vec<MlirNamedAttribute> = entries
                     .iter()
@@ -193,5 +206,40 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
                 parsed
             }
         }
+    }
+}
+
+/// The rows of [`Attr::Map`] for a projection: each result one of `dims` dimensions.
+pub fn projection(dims: usize, results: &[usize]) -> Vec<Vec<i64>> {
+    results.iter().map(|r| (0..=dims).map(|d| i64::from(d == *r)).collect()).collect()
+}
+
+/// The affine map [`Attr::Map`] describes, its expressions in the form MLIR's parser simplifies
+/// the same text to (`d * 1` is `d`; a zero term is dropped; the constant last).
+///
+/// # Safety
+/// `context` must be live.
+unsafe fn affine_map(context: MlirContext, dims: usize, rows: &[Vec<i64>]) -> MlirAffineMap {
+    // SAFETY: the caller's contract; every expression is made in the context.
+    unsafe {
+        let results: Vec<MlirAffineExpr> = rows
+            .iter()
+            .map(|row| {
+                let mut sum: Option<MlirAffineExpr> = None;
+                for (d, &c) in row[..dims].iter().enumerate().filter(|(_, c)| **c != 0) {
+                    let dim = mlirAffineDimExprGet(context, d as isize);
+                    let term =
+                        if c == 1 { dim } else { mlirAffineMulExprGet(dim, mlirAffineConstantExprGet(context, c)) };
+                    sum = Some(sum.map_or(term, |s| mlirAffineAddExprGet(s, term)));
+                }
+                let constant = row[dims];
+                match sum {
+                    None => mlirAffineConstantExprGet(context, constant),
+                    Some(s) if constant == 0 => s,
+                    Some(s) => mlirAffineAddExprGet(s, mlirAffineConstantExprGet(context, constant)),
+                }
+            })
+            .collect();
+        mlirAffineMapGet(context, dims as isize, 0, results.len() as isize, results.as_ptr().cast_mut())
     }
 }

@@ -22,13 +22,14 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, constant_int, constant_value, op_name, produced_by, static_tensor_shape, type_text},
+    build::{Attr, Builder, Ty, Value, projection},
+    ir::{attribute, collect, constant_int, constant_value, op_name, produced_by, static_tensor_shape, with_context},
     text::attribute_text,
 };
 
@@ -49,104 +50,142 @@ impl UmacPass for FoldZeroPoints {
             let name = op_name(op);
             name == "linalg.conv_2d_nhwc_fhwc_q" || name == "linalg.depthwise_conv_2d_nhwc_hwcm_q"
         };
-        rewrite_each(operation, quantized, INFO.name, rewrite)
+        for raw in collect(operation, quantized) {
+            // SAFETY: each collected op is live until its own rewrite below replaces it.
+            let Some(fold) = (unsafe { Fold::of(raw) }) else { continue };
+            // SAFETY: as above.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            with_context(&op, |context| {
+                let mut b = Builder::before(context, op);
+                let y = fold.write(&mut b);
+                b.replace(&[y])
+            })?;
+        }
+        Ok(())
     }
 }
 
-/// The replacement and its arguments `(x, w, init)`, or `None` when `op` does not qualify.
-///
-/// # Safety
-/// `op` must be a live quantized convolution.
-unsafe fn rewrite(op: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe {
-        let depthwise = umac_dialects::ir::name(op).starts_with("linalg.depthwise");
-        let (x, w, izp, wzp) = (
-            mlirOperationGetOperand(op, 0),
-            mlirOperationGetOperand(op, 1),
-            mlirOperationGetOperand(op, 2),
-            mlirOperationGetOperand(op, 3),
-        );
-        let init = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
-        let (izp, wzp) = (constant_int(izp)?, constant_int(wzp)?);
-        if wzp != 0 {
-            return None;
-        }
-        let weights = constant_value(w)?;
-        let w_type = mlirValueGetType(w);
-        let element = mlirShapedTypeGetElementType(w_type);
-        if !mlirAttributeIsADenseElements(weights) || !mlirTypeIsAInteger(element) {
-            return None;
-        }
-        let w_dims = static_tensor_shape(w_type)?;
-        static_tensor_shape(mlirValueGetType(x))?;
-        let y_type = mlirValueGetType(init);
-        let y_dims = static_tensor_shape(y_type)?;
-        let y_element = mlirShapedTypeGetElementType(y_type);
-        if !mlirTypeIsAInteger(y_element) || mlirIntegerTypeGetWidth(y_element) != 32 {
-            return None;
-        }
-        let bits = mlirIntegerTypeGetWidth(element);
-        let count: i64 = w_dims.iter().product();
-        // The element getters read a splat at any index.
-        let read = |i: isize| -> Option<i64> {
-            Some(match bits {
-                8 => i64::from(mlirDenseElementsAttrGetInt8Value(weights, i)),
-                16 => i64::from(mlirDenseElementsAttrGetInt16Value(weights, i)),
-                _ => return None,
-            })
-        };
-        // Σw per output channel: FHWC sums over the last three dimensions; HWCM over the first two.
-        let channels: usize = if depthwise { (w_dims[2] * w_dims[3]) as usize } else { w_dims[0] as usize };
-        let mut sums = vec![0i64; channels];
-        for i in 0..count {
-            let channel = if depthwise { i as usize % channels } else { i as usize / (count as usize / channels) };
-            sums[channel] += read(i as isize)?;
-        }
-        let ty = type_text;
-        let (x_text, w_text, y_text) = (ty(mlirValueGetType(x)), ty(w_type), ty(y_type));
-        let rank = y_dims.len();
-        let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
-        let (correction_type, correction_map) = if depthwise {
-            (format!("tensor<{}x{}xi32>", w_dims[2], w_dims[3]), format!("d{}, d{}", rank - 2, rank - 1))
-        } else {
-            (format!("tensor<{channels}xi32>"), format!("d{}", rank - 1))
-        };
-        let d = dims.join(", ");
-        let maps = format!("[affine_map<({d}) -> ({correction_map})>, affine_map<({d}) -> ({d})>]");
-        let iterators = vec!["\"parallel\""; rank].join(", ");
-        let corrections: Vec<i32> = sums.iter().map(|s| (-izp).wrapping_mul(*s) as i32).collect();
-        // A constant bias broadcast into the accumulator takes the correction at compile time:
-        // one broadcast of their sums (one load an output channel at run time instead of two and
-        // an addition); otherwise the correction is added to the accumulator's start.
-        let (start, body, out) = match bias_broadcast(init, &maps, sums.len()) {
-            Some((bias, out)) => {
-                let start = bias.iter().zip(&corrections).map(|(b, c)| (*b as i32).wrapping_add(*c)).collect();
-                (start, "    linalg.yield %c : i32\n", out)
+/// The plain convolution a quantized one becomes, its accumulator's start computed.
+struct Fold {
+    depthwise: bool,
+    /// The input, the weights and the accumulator the start is written into.
+    operands: [MlirValue; 3],
+    /// The accumulator's start per output channel (the correction, with the bias when the
+    /// accumulator broadcasts a constant one: then `replaces_bias`), in the correction's shape.
+    start: Vec<i64>,
+    shape: Vec<i64>,
+    replaces_bias: bool,
+    rank: usize,
+    strides: MlirAttribute,
+    dilations: MlirAttribute,
+}
+
+impl Fold {
+    /// The fold of the quantized convolution `op`, or `None` when `op` does not qualify.
+    ///
+    /// # Safety
+    /// `op` must be a live quantized convolution.
+    unsafe fn of(op: MlirOperation) -> Option<Fold> {
+        unsafe {
+            let depthwise = umac_dialects::ir::name(op).starts_with("linalg.depthwise");
+            let (x, w, izp, wzp) = (
+                mlirOperationGetOperand(op, 0),
+                mlirOperationGetOperand(op, 1),
+                mlirOperationGetOperand(op, 2),
+                mlirOperationGetOperand(op, 3),
+            );
+            let init = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
+            let (izp, wzp) = (constant_int(izp)?, constant_int(wzp)?);
+            if wzp != 0 {
+                return None;
             }
-            None => (corrections, "    %sum = arith.addi %acc, %c : i32\n    linalg.yield %sum : i32\n", init),
-        };
-        let start: Vec<String> = start.iter().map(i32::to_string).collect();
-        let start_values = if depthwise {
-            let rows: Vec<String> =
-                start.chunks(w_dims[3] as usize).map(|row| format!("[{}]", row.join(", "))).collect();
-            rows.join(", ")
-        } else {
-            start.join(", ")
-        };
-        let name = if depthwise { "depthwise_conv_2d_nhwc_hwcm" } else { "conv_2d_nhwc_fhwc" };
-        let strides = attribute_text(melior::ir::Attribute::from_raw(attribute(op, "strides")?));
-        let dilations = attribute_text(melior::ir::Attribute::from_raw(attribute(op, "dilations")?));
-        let text = format!(
-            "func.func private @__umac_fold_zero_points(%x: {x_text}, %w: {w_text}, %init: {y_text}) -> {y_text} {{\n  \
-             %correction = arith.constant dense<[{start_values}]> : {correction_type}\n  \
-             %start = linalg.generic {{indexing_maps = {maps}, iterator_types = [{iterators}]}} \
-             ins(%correction : {correction_type}) outs(%init : {y_text}) {{\n  \
-             ^bb0(%c: i32, %acc: i32):\n{body}  }} -> {y_text}\n  \
-             %y = linalg.{name} {{dilations = {dilations}, strides = {strides}}} ins(%x, %w : {x_text}, {w_text}) \
-             outs(%start : {y_text}) -> {y_text}\n  return %y : {y_text}\n}}\n",
-        );
-        Some((text, vec![x, w, out]))
+            let weights = constant_value(w)?;
+            let w_type = mlirValueGetType(w);
+            let element = mlirShapedTypeGetElementType(w_type);
+            if !mlirAttributeIsADenseElements(weights) || !mlirTypeIsAInteger(element) {
+                return None;
+            }
+            let w_dims = static_tensor_shape(w_type)?;
+            static_tensor_shape(mlirValueGetType(x))?;
+            let y_type = mlirValueGetType(init);
+            let y_dims = static_tensor_shape(y_type)?;
+            let y_element = mlirShapedTypeGetElementType(y_type);
+            if !mlirTypeIsAInteger(y_element) || mlirIntegerTypeGetWidth(y_element) != 32 {
+                return None;
+            }
+            let bits = mlirIntegerTypeGetWidth(element);
+            let count: i64 = w_dims.iter().product();
+            // The element getters read a splat at any index.
+            let read = |i: isize| -> Option<i64> {
+                Some(match bits {
+                    8 => i64::from(mlirDenseElementsAttrGetInt8Value(weights, i)),
+                    16 => i64::from(mlirDenseElementsAttrGetInt16Value(weights, i)),
+                    _ => return None,
+                })
+            };
+            // Σw per output channel: FHWC sums over the last three dimensions; HWCM over the
+            // first two.
+            let channels: usize = if depthwise { (w_dims[2] * w_dims[3]) as usize } else { w_dims[0] as usize };
+            let mut sums = vec![0i64; channels];
+            for i in 0..count {
+                let channel = if depthwise { i as usize % channels } else { i as usize / (count as usize / channels) };
+                sums[channel] += read(i as isize)?;
+            }
+            let rank = y_dims.len();
+            let corrections: Vec<i32> = sums.iter().map(|s| (-izp).wrapping_mul(*s) as i32).collect();
+            // A constant bias broadcast into the accumulator takes the correction at compile
+            // time: one broadcast of their sums (one load an output channel at run time instead
+            // of two and an addition); otherwise the correction is added to the accumulator's
+            // start.
+            let (start, replaces_bias, out) = match bias_broadcast(init, &maps_text(depthwise, rank), sums.len()) {
+                Some((bias, out)) => {
+                    let start = bias.iter().zip(&corrections).map(|(b, c)| (*b as i32).wrapping_add(*c)).collect();
+                    (start, true, out)
+                }
+                None => (corrections, false, init),
+            };
+            let shape = if depthwise { vec![w_dims[2], w_dims[3]] } else { vec![channels as i64] };
+            Some(Fold {
+                depthwise,
+                operands: [x, w, out],
+                start: start.into_iter().map(i64::from).collect(),
+                shape,
+                replaces_bias,
+                rank,
+                strides: attribute(op, "strides")?,
+                dilations: attribute(op, "dilations")?,
+            })
+        }
     }
+
+    /// Writes the accumulator's start and the plain convolution in front of the quantized one;
+    /// returns the convolution's result.
+    fn write(&self, b: &mut Builder) -> Value {
+        let [x, w, init] = self.operands.map(|v| b.existing(v));
+        let ty = b.tensor(&self.shape, Ty::I32);
+        let correction = b.op1("arith.constant", &[], ty, &[("value", Attr::Dense(ty, &self.start))]);
+        let rank = self.rank;
+        let read = if self.depthwise { vec![rank - 2, rank - 1] } else { vec![rank - 1] };
+        let maps = [
+            Attr::Map(rank, &projection(rank, &read)),
+            Attr::Map(rank, &projection(rank, &(0..rank).collect::<Vec<_>>())),
+        ];
+        let replaces_bias = self.replaces_bias;
+        let start = b.generic([&[correction], &[init]], &maps, &vec!["parallel"; rank], &[], |b, args| {
+            if replaces_bias { vec![args[0]] } else { vec![b.addi(args[1], args[0])] }
+        })[0];
+        let name = if self.depthwise { "linalg.depthwise_conv_2d_nhwc_hwcm" } else { "linalg.conv_2d_nhwc_fhwc" };
+        let attributes = [("dilations", Attr::Raw(self.dilations)), ("strides", Attr::Raw(self.strides))];
+        b.named_linalg(name, [&[x, w], &[start]], &attributes)[0]
+    }
+}
+
+/// The correction's indexing maps as MLIR prints them, to recognize a bias broadcast so.
+fn maps_text(depthwise: bool, rank: usize) -> String {
+    let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+    let read = if depthwise { format!("d{}, d{}", rank - 2, rank - 1) } else { format!("d{}", rank - 1) };
+    let d = dims.join(", ");
+    format!("[affine_map<({d}) -> ({read})>, affine_map<({d}) -> ({d})>]")
 }
 
 /// The bias `init` broadcasts into the accumulator, and the tensor it writes, when `init` is a
