@@ -15,7 +15,7 @@ use crate::{
     registry::{PassInfo, PassKind, lookup, registry},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
-use mlir_sys::{MlirOperation, MlirStringRef, MlirValue};
+use mlir_sys::{MlirOperation, MlirStringRef};
 use std::{
     collections::{HashMap, HashSet},
     ffi::c_void,
@@ -41,27 +41,6 @@ pub type BoxedPass = Box<dyn UmacPass>;
 /// `Ok(Box::new(pass))`: the usual end of a registry entry's constructor.
 pub fn boxed(pass: impl UmacPass + 'static) -> Result<BoxedPass, Error> {
     Ok(Box::new(pass))
-}
-
-/// Replaces, one at a time, each op under `operation` that `select` picks by the IR `rewrite`
-/// writes for it (a `func.func` for [`umac_dialects::ir::splice`] and the values of its
-/// arguments; `None` leaves the op as it is), keeping the op's location. `by` names the pass.
-/// A rewrite may replace its own op only: the others were collected before and must stay live.
-pub fn rewrite_each(
-    operation: OperationRef,
-    select: impl FnMut(&OperationRef) -> bool,
-    by: &str,
-    rewrite: unsafe fn(MlirOperation) -> Option<(String, Vec<MlirValue>)>,
-) -> Result<(), Error> {
-    for raw in umac_dialects::ir::collect(operation, select) {
-        // SAFETY: each collected op is live until its own rewrite replaces it (the contract
-        // above); the helper's arguments are values the rewrite read from the live IR.
-        unsafe {
-            let Some((text, arguments)) = rewrite(raw) else { continue };
-            umac_dialects::ir::splice(raw, &text, &arguments, by, Some(mlir_sys::mlirOperationGetLocation(raw)))?;
-        }
-    }
-    Ok(())
 }
 
 /// Replaces, one at a time, each op under `operation` that `select` picks by the values

@@ -1,11 +1,11 @@
 //! What `umac-fold-padding` and `umac-im2col` share about convolution and pooling windows: their
-//! strides and dilations, the `tensor.pad` a window may read through, and the MLIR text of a
-//! window's read with bounds checks.
+//! strides and dilations, the `tensor.pad` a window may read through, and a window's read with
+//! bounds checks, written with the builder.
 
 use mlir_sys::*;
 use umac_dialects::{
+    build::{Attr, Builder, Cmp, RawType, Ty, Value},
     ir::{attribute, constant_value, i64_array},
-    text::attribute_text,
 };
 
 /// Two values of a dense i64 attribute (strides, dilations), splat or not.
@@ -27,12 +27,12 @@ pub(crate) unsafe fn pair(attribute: MlirAttribute) -> Option<[i64; 2]> {
     }
 }
 
-/// The padding of a foldable `tensor.pad`: its source, `[top, left]`, and the pad value as
-/// `arith.constant` text.
+/// The padding of a foldable `tensor.pad`: its source, `[top, left]`, and the pad value (a
+/// constant's attribute).
 ///
 /// # Safety
 /// `pad` must be live.
-pub(crate) unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], String)> {
+pub(crate) unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2], MlirAttribute)> {
     unsafe {
         if umac_dialects::ir::name(pad) != "tensor.pad" || mlirOperationGetNumOperands(pad) != 1 {
             return None;
@@ -48,49 +48,86 @@ pub(crate) unsafe fn padding(pad: MlirOperation) -> Option<(MlirValue, [i64; 2],
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(pad, 0));
         let yield_op = mlirBlockGetTerminator(block);
         let value = constant_value(mlirOperationGetOperand(yield_op, 0))?;
-        let text = attribute_text(melior::ir::Attribute::from_raw(value));
-        Some((mlirOperationGetOperand(pad, 0), [top, left], text))
+        Some((mlirOperationGetOperand(pad, 0), [top, left], value))
     }
 }
 
-/// The body text reading the input element `%xv` (type `xe`) of window position (`%kh`, `%kw`)
-/// of output pixel (`%n`, `%oh`, `%ow`) in channel `%c` from `%x` (`x_type`), the window
-/// starting `origin` (`[top, left]` padding) before the pixel's strided position. With `checked`,
-/// positions outside the input (`%ch` rows, `%cw` columns) read `%pad` instead; one unsigned
-/// comparison per axis checks both bounds (a negative index is a huge unsigned one).
-pub(crate) fn window_read(
-    strides: [i64; 2],
-    dilations: [i64; 2],
-    [top, left]: [i64; 2],
-    checked: bool,
-    x_type: &str,
-    xe: &str,
-) -> String {
-    let mut body = format!(
-        "      %ih = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {top})>(%oh, %kh)\n      \
-         %iw = affine.apply affine_map<(a, b) -> (a * {} + b * {} - {left})>(%ow, %kw)\n",
-        strides[0], dilations[0], strides[1], dilations[1]
-    );
-    if checked {
-        body += &format!(
-            "      %h_in = arith.cmpi ult, %ih, %ch : index\n      %w_in = arith.cmpi ult, %iw, %cw : index\n      \
-             %in = arith.andi %h_in, %w_in : i1\n      %ihc = arith.select %in, %ih, %c0 : index\n      \
-             %iwc = arith.select %in, %iw, %c0 : index\n      \
-             %loaded = tensor.extract %x[%n, %ihc, %iwc, %c] : {x_type}\n      \
-             %xv = arith.select %in, %loaded, %pad : {xe}\n"
-        );
-    } else {
-        body += &format!("      %xv = tensor.extract %x[%n, %ih, %iw, %c] : {x_type}\n");
+/// The values a window read with bounds checks takes, written before the loops: the index 0,
+/// the input's height and width, and the pad value.
+pub(crate) struct Bounds {
+    pub(crate) zero: Value,
+    pub(crate) height: Value,
+    pub(crate) width: Value,
+    pub(crate) pad: Value,
+}
+
+impl Bounds {
+    /// Writes the values of [`Bounds`] for an input of `size` (height, width) padded with `pad`
+    /// (a constant's attribute).
+    pub(crate) fn write(b: &mut Builder, size: [i64; 2], pad: MlirAttribute) -> Bounds {
+        let [zero, height, width] = Bounds::indices(b, size);
+        Bounds { zero, height, width, pad: Bounds::pad(b, pad) }
     }
-    body
+
+    /// The index 0, `height` and `width`.
+    pub(crate) fn indices(b: &mut Builder, [height, width]: [i64; 2]) -> [Value; 3] {
+        [0, height, width].map(|v| b.constant(Ty::Index, v))
+    }
+
+    /// The pad value, `arith.constant` of the attribute `pad`.
+    pub(crate) fn pad(b: &mut Builder, pad: MlirAttribute) -> Value {
+        // SAFETY: the attribute is live (read from the IR being rewritten).
+        let ty = Ty::Of(RawType(unsafe { mlirAttributeGetType(pad) }));
+        b.op1("arith.constant", &[], ty, &[("value", Attr::Raw(pad))])
+    }
 }
 
-/// The width of an `iN` type's text.
-pub(crate) fn width(ty: &str) -> u32 {
-    ty.trim_start_matches('i').parse().unwrap_or(0)
+/// A window over an input: its strides, dilations and `[top, left]` padding.
+pub(crate) struct Window {
+    pub(crate) strides: [i64; 2],
+    pub(crate) dilations: [i64; 2],
+    pub(crate) origin: [i64; 2],
 }
 
-/// An `affine_map` over `loops` dimensions giving the dimensions `results`.
+impl Window {
+    /// Reads the element of window position (`kh`, `kw`) of output pixel (`n`, `oh`, `ow`) in
+    /// channel `c` from `x`, the window starting `origin` before the pixel's strided position.
+    /// With `bounds`, positions outside the input read the pad value instead; one unsigned
+    /// comparison per axis checks both bounds (a negative index is a huge unsigned one).
+    pub(crate) fn read(
+        &self,
+        b: &mut Builder,
+        x: Value,
+        [n, oh, ow, kh, kw, c]: [Value; 6],
+        bounds: Option<&Bounds>,
+    ) -> Value {
+        let element = b.element_of(b.type_of(x));
+        let at = |b: &mut Builder, axis: usize, o: Value, k: Value| {
+            let map = [vec![self.strides[axis], self.dilations[axis], -self.origin[axis]]];
+            b.op1("affine.apply", &[o, k], Ty::Index, &[("map", Attr::Map(2, &map))])
+        };
+        let (ih, iw) = (at(b, 0, oh, kh), at(b, 1, ow, kw));
+        let Some(bounds) = bounds else {
+            return b.op1("tensor.extract", &[x, n, ih, iw, c], element, &[]);
+        };
+        let h_in = b.cmpi(Cmp::Ult, ih, bounds.height);
+        let w_in = b.cmpi(Cmp::Ult, iw, bounds.width);
+        let inside = b.andi(h_in, w_in);
+        let ih = b.select(inside, ih, bounds.zero);
+        let iw = b.select(inside, iw, bounds.zero);
+        let loaded = b.op1("tensor.extract", &[x, n, ih, iw, c], element, &[]);
+        b.select(inside, loaded, bounds.pad)
+    }
+}
+
+/// The width of an integer type (0 for another type).
+pub(crate) fn width(ty: MlirType) -> u32 {
+    // SAFETY: a type handle read from live IR.
+    unsafe { if mlirTypeIsAInteger(ty) { mlirIntegerTypeGetWidth(ty) } else { 0 } }
+}
+
+/// An `affine_map` over `loops` dimensions giving the dimensions `results`, as MLIR prints it
+/// (to recognize the maps of an op).
 pub(crate) fn map(loops: usize, results: &[usize]) -> String {
     let dims: Vec<String> = (0..loops).map(|d| format!("d{d}")).collect();
     let out: Vec<String> = results.iter().map(|d| format!("d{d}")).collect();

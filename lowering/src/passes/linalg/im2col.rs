@@ -35,16 +35,17 @@ use crate::{
     Error,
     linalg_kinds::{IM2COL_INPUT_CHANNELS, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, boxed, rewrite_each},
+    pass::{UmacPass, boxed},
     registry::{PassInfo, PassKind},
     schedule::PATCH_OP,
-    windows::{map, padding, pair, width, window_read},
+    windows::{Bounds, Window, map, padding, pair, width},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, body_ops, element_type, name, op_name, produced_by, static_tensor_shape},
-    text::{attribute_text, tensor_type, type_text},
+    build::{Attr, Builder, Ty, Value, projection},
+    ir::{attribute, body_ops, collect, element_type, name, op_name, produced_by, static_tensor_shape, with_context},
+    text::attribute_text,
 };
 
 /// The registry entry.
@@ -92,172 +93,216 @@ impl UmacPass for Im2col {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         // A pad the convolution reads stays (other users may need it); canonicalization erases
         // it when dead.
-        let rewrite = if self.all_windows { rewrite_all_windows } else { rewrite_few_channels };
-        rewrite_each(operation, |op| op_name(op) == "linalg.conv_2d_nhwc_fhwc", INFO.name, rewrite)
+        let all_windows = self.all_windows;
+        replace_each(operation, "linalg.conv_2d_nhwc_fhwc", |raw| {
+            // SAFETY: `replace_each` hands over live ops.
+            unsafe { Gather::of(raw, all_windows) }.map(|gather| Box::new(move |b: &mut Builder| gather.write(b)) as _)
+        })
     }
 }
 
 impl UmacPass for CollapseWindow {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        rewrite_each(operation, |op| op_name(op) == "linalg.generic", COLLAPSE_INFO.name, collapse)
+        replace_each(operation, "linalg.generic", |raw| {
+            // SAFETY: `replace_each` hands over live ops.
+            unsafe { Collapse::of(raw) }.map(|collapse| Box::new(move |b: &mut Builder| collapse.write(b)) as _)
+        })
     }
 }
 
-/// The dot products `raw` computes over a window `umac-im2col` gathered, reading the window and
-/// the filter as rows of `kh·kw·ic` elements (both are contiguous there: the window a buffer of
-/// its own, the filter OHWI), or `None` when `raw` is no such op.
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn collapse(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe {
-        if umac_op(raw)?.as_str() != "conv_2d_nhwc_fhwc" || mlirOperationGetNumOperands(raw) != 3 {
-            return None;
+/// What writes the replacement of an op in front of it and returns its result.
+type Write = Box<dyn FnOnce(&mut Builder) -> Value>;
+
+/// Replaces each op named `name` under `operation` for which `plan` returns a writer by what it
+/// writes, one at a time.
+fn replace_each(
+    operation: OperationRef,
+    name: &str,
+    mut plan: impl FnMut(MlirOperation) -> Option<Write>,
+) -> Result<(), Error> {
+    for raw in collect(operation, |op| op_name(op) == name) {
+        let Some(write) = plan(raw) else { continue };
+        // SAFETY: each collected op is live until its own replacement below.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        with_context(&op, |context| {
+            let mut b = Builder::before(context, op);
+            let y = write(&mut b);
+            b.replace(&[y])
+        })?;
+    }
+    Ok(())
+}
+
+/// The dot products over a window `umac-im2col` gathered, read as rows of `kh·kw·ic` elements
+/// (both are contiguous there: the window a buffer of its own, the filter OHWI).
+struct Collapse {
+    /// The window, the filter and the accumulator.
+    operands: [MlirValue; 3],
+    /// The window's and the filter's shapes.
+    window: [i64; 6],
+    filter: Vec<i64>,
+}
+
+impl Collapse {
+    /// The collapse of `raw`, or `None` when `raw` is no dot product over a gathered window.
+    ///
+    /// # Safety
+    /// `raw` must be live.
+    unsafe fn of(raw: MlirOperation) -> Option<Collapse> {
+        unsafe {
+            if umac_op(raw)?.as_str() != "conv_2d_nhwc_fhwc" || mlirOperationGetNumOperands(raw) != 3 {
+                return None;
+            }
+            let window = mlirOperationGetOperand(raw, 0);
+            let gathered = produced_by(window, "linalg.generic").and_then(|op| umac_op(op));
+            let maps = attribute_text(melior::ir::Attribute::from_raw(attribute(raw, "indexing_maps")?));
+            let expected =
+                format!("[{}, {}, {}]", map(7, &[0, 1, 2, 4, 5, 6]), map(7, &[3, 4, 5, 6]), map(7, &[0, 1, 2, 3]));
+            if gathered.as_deref() != Some(PATCH_OP) || maps.replace(' ', "") != expected.replace(' ', "") {
+                return None;
+            }
+            // The body umac-im2col wrote: the sum of the products (regenerated below).
+            let body: Vec<String> = body_ops(raw).into_iter().map(|op| name(op)).collect();
+            if body != ["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"] {
+                return None;
+            }
+            let (filter, init) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
+            let ((p, _), (w, _), (y, _)) = (shape(window)?, shape(filter)?, shape(init)?);
+            let (Ok(p), [_, ..], 4) = (<[i64; 6]>::try_from(p), &w[..], y.len()) else { return None };
+            Some(Collapse { operands: [window, filter, init], window: p, filter: w })
         }
-        let window = mlirOperationGetOperand(raw, 0);
-        let gathered = produced_by(window, "linalg.generic").and_then(|op| umac_op(op));
-        let maps = attribute_text(melior::ir::Attribute::from_raw(attribute(raw, "indexing_maps")?));
-        let expected =
-            format!("[{}, {}, {}]", map(7, &[0, 1, 2, 4, 5, 6]), map(7, &[3, 4, 5, 6]), map(7, &[0, 1, 2, 3]));
-        if gathered.as_deref() != Some(PATCH_OP) || maps.replace(' ', "") != expected.replace(' ', "") {
-            return None;
-        }
-        // The body umac-im2col wrote: the sum of the products (regenerated below).
-        let body: Vec<String> = body_ops(raw).into_iter().map(|op| name(op)).collect();
-        if body != ["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"] {
-            return None;
-        }
-        let (filter, init) = (mlirOperationGetOperand(raw, 1), mlirOperationGetOperand(raw, 2));
-        let ((p, xe), (w, we), (y, ye)) = (shape(window)?, shape(filter)?, shape(init)?);
-        let (&[n, oh, ow, kh, kw, ic], &[oc, ..], 4) = (&p[..], &w[..], y.len()) else { return None };
+    }
+
+    fn write(&self, b: &mut Builder) -> Value {
+        let [window, filter, init] = self.operands.map(|v| b.existing(v));
+        let [n, oh, ow, kh, kw, ic] = self.window;
         let k = kh * kw * ic;
-        let (p_type, w_type, y_type) = (tensor_type(&p, &xe), tensor_type(&w, &we), tensor_type(&y, &ye));
-        let (row_type, filter_type) = (tensor_type(&[n, oh, ow, k], &xe), tensor_type(&[oc, k], &we));
-        let text = format!(
-            "func.func private @__umac_collapse_window(%p: {p_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{\n  \
-             %row = tensor.collapse_shape %p [[0], [1], [2], [3, 4, 5]] : {p_type} into {row_type}\n  \
-             %w2 = tensor.collapse_shape %w [[0], [1, 2, 3]] : {w_type} into {filter_type}\n  \
-             %y = linalg.generic {{indexing_maps = [{}, {}, {}], iterator_types = [{}, \"reduction\"], \
-             umac.op = \"conv_2d_nhwc_fhwc\"}} ins(%row, %w2 : {row_type}, {filter_type}) outs(%init : {y_type}) {{\n{}  }} -> {y_type}\n  \
-             return %y : {y_type}\n}}\n",
-            map(5, &[0, 1, 2, 4]),
-            map(5, &[3, 4]),
-            map(5, &[0, 1, 2, 3]),
-            ["\"parallel\""; 4].join(", "),
-            dot_body(&xe, &we, &ye),
-        );
-        Some((text, vec![window, filter, init]))
+        let (xe, we) = (b.element_of(b.type_of(window)), b.element_of(b.type_of(filter)));
+        let row_type = b.tensor(&[n, oh, ow, k], xe);
+        let filter_type = b.tensor(&[self.filter[0], k], we);
+        let row = collapse_shape(b, window, &[&[0], &[1], &[2], &[3, 4, 5]], row_type);
+        let filter = collapse_shape(b, filter, &[&[0], &[1, 2, 3]], filter_type);
+        let maps = [
+            Attr::Map(5, &projection(5, &[0, 1, 2, 4])),
+            Attr::Map(5, &projection(5, &[3, 4])),
+            Attr::Map(5, &projection(5, &[0, 1, 2, 3])),
+        ];
+        let iterators = ["parallel", "parallel", "parallel", "parallel", "reduction"];
+        let attributes = [("umac.op", Attr::Str("conv_2d_nhwc_fhwc"))];
+        b.generic([&[row, filter], &[init]], &maps, &iterators, &attributes, dot)[0]
     }
 }
 
-/// Static shape and element type (as text) of a ranked tensor value.
+/// `tensor.collapse_shape` of `value` into `into`, its dimensions grouped as `groups` says.
+fn collapse_shape(b: &mut Builder, value: Value, groups: &[&[i64]], into: Ty) -> Value {
+    let groups: Vec<Vec<Attr>> = groups.iter().map(|g| g.iter().map(|d| Attr::Int(Ty::I64, *d)).collect()).collect();
+    let groups: Vec<Attr> = groups.iter().map(|g| Attr::Array(g)).collect();
+    b.op1("tensor.collapse_shape", &[value], into, &[("reassociation", Attr::Array(&groups))])
+}
+
+/// Static shape and element type of a ranked tensor value of integers.
 ///
 /// # Safety
 /// `value` must be live.
-unsafe fn shape(value: MlirValue) -> Option<(Vec<i64>, String)> {
+unsafe fn shape(value: MlirValue) -> Option<(Vec<i64>, MlirType)> {
     unsafe {
         let ty = mlirValueGetType(value);
         let element = element_type(ty);
         mlirTypeIsAInteger(element).then_some(())?;
-        Some((static_tensor_shape(ty)?, type_text(melior::ir::Type::from_raw(element))))
+        Some((static_tensor_shape(ty)?, element))
     }
 }
 
-/// [`rewrite`] of the convolutions over fewer input channels than the dot products take.
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn rewrite_few_channels(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe { rewrite(raw, false) }
+/// A convolution this pass rewrites: over fewer input channels than the dot products take or,
+/// with `all-windows`, with any window larger than 1x1.
+struct Gather {
+    /// The (unpadded) input, the filter and the accumulator.
+    operands: [MlirValue; 3],
+    /// The gathered window's shape `[n, oh, ow, kh, kw, ic]`.
+    window_shape: [i64; 6],
+    window: Window,
+    /// The input's height and width and the pad value, when the input is padded.
+    padded: Option<([i64; 2], MlirAttribute)>,
 }
 
-/// [`rewrite`] of every convolution with a window larger than 1x1 (`all-windows`).
-///
-/// # Safety
-/// `raw` must be live.
-unsafe fn rewrite_all_windows(raw: MlirOperation) -> Option<(String, Vec<MlirValue>)> {
-    unsafe { rewrite(raw, true) }
-}
+impl Gather {
+    /// The gather of the convolution `raw`, or `None` when it is not one this pass rewrites.
+    ///
+    /// # Safety
+    /// `raw` must be a live `linalg.conv_2d_nhwc_fhwc`.
+    unsafe fn of(raw: MlirOperation, all_windows: bool) -> Option<Gather> {
+        unsafe {
+            let input = mlirOperationGetOperand(raw, 0);
+            let filter = mlirOperationGetOperand(raw, 1);
+            let init = mlirOperationGetOperand(raw, 2);
+            let padded = mlirValueIsAOpResult(input).then(|| padding(mlirOpResultGetOwner(input))).flatten();
+            let source = padded.as_ref().map_or(input, |(source, _, _)| *source);
+            let (x, xe) = shape(source)?;
+            let (w, we) = shape(filter)?;
+            let (y, ye) = shape(init)?;
+            let strides = pair(attribute(raw, "strides")?)?;
+            let dilations = pair(attribute(raw, "dilations")?)?;
+            let (&[_, h, wd, ic], &[oc, kh, kw, wic], &[n, oh, ow, yc]) = (&x[..], &w[..], &y[..]) else {
+                return None;
+            };
+            let window = kh * kw * ic;
+            // Products of narrower integers summed in the output's type.
+            if width(xe) >= width(ye) || width(we) >= width(ye) {
+                return None;
+            }
+            let few_channels = ic < SHORTEST || (all_windows && kh * kw > 1);
+            if !few_channels
+                || window < SHORTEST
+                || oc < MIN_OUTPUT_CHANNELS
+                || wic != ic
+                || yc != oc
+                || strides.iter().chain(&dilations).any(|v| *v < 1)
+            {
+                return None;
+            }
+            let origin = padded.as_ref().map_or([0, 0], |(_, at, _)| *at);
+            Some(Gather {
+                operands: [source, filter, init],
+                window_shape: [n, oh, ow, kh, kw, ic],
+                window: Window { strides, dilations, origin },
+                padded: padded.map(|(_, _, pad)| ([h, wd], pad)),
+            })
+        }
+    }
 
-/// The replacement helper and the values its arguments take, or `None` when `raw` is not a
-/// convolution this pass rewrites: over fewer input channels than the dot products take or, with
-/// `all_windows`, with any window larger than 1x1.
-///
-/// # Safety
-/// `raw` must be a live `linalg.conv_2d_nhwc_fhwc`.
-unsafe fn rewrite(raw: MlirOperation, all_windows: bool) -> Option<(String, Vec<MlirValue>)> {
-    unsafe {
-        let input = mlirOperationGetOperand(raw, 0);
-        let filter = mlirOperationGetOperand(raw, 1);
-        let init = mlirOperationGetOperand(raw, 2);
-        let padded = mlirValueIsAOpResult(input).then(|| padding(mlirOpResultGetOwner(input))).flatten();
-        let source = padded.as_ref().map_or(input, |(source, _, _)| *source);
-        let (x, xe) = shape(source)?;
-        let (w, we) = shape(filter)?;
-        let (y, ye) = shape(init)?;
-        let strides = pair(attribute(raw, "strides")?)?;
-        let dilations = pair(attribute(raw, "dilations")?)?;
-        let (&[_, h, wd, ic], &[oc, kh, kw, wic], &[n, oh, ow, yc]) = (&x[..], &w[..], &y[..]) else {
-            return None;
-        };
-        let window = kh * kw * ic;
-        // Products of narrower integers summed in the output's type.
-        if width(&xe) >= width(&ye) || width(&we) >= width(&ye) {
-            return None;
-        }
-        let few_channels = ic < SHORTEST || (all_windows && kh * kw > 1);
-        if !few_channels
-            || window < SHORTEST
-            || oc < MIN_OUTPUT_CHANNELS
-            || wic != ic
-            || yc != oc
-            || strides.iter().chain(&dilations).any(|v| *v < 1)
-        {
-            return None;
-        }
-        let window_type = tensor_type(&[n, oh, ow, kh, kw, ic], &xe);
-        let (x_type, w_type, y_type) = (tensor_type(&x, &xe), tensor_type(&w, &we), tensor_type(&y, &ye));
-        // The window element (kh, kw, c) of output pixel (oh, ow), gathered over the window's
-        // own loops (no index arithmetic per element).
-        let [top, left] = padded.as_ref().map_or([0, 0], |(_, at, _)| *at);
-        let gather = format!(
-            "      %n = linalg.index 0 : index\n      %oh = linalg.index 1 : index\n      %ow = linalg.index 2 : index\n      \
-             %kh = linalg.index 3 : index\n      %kw = linalg.index 4 : index\n      %c = linalg.index 5 : index\n{}",
-            window_read(strides, dilations, [top, left], padded.is_some(), &x_type, &xe)
-        );
-        let constants = match &padded {
-            Some((_, _, pad_value)) => format!(
-                "  %c0 = arith.constant 0 : index\n  %ch = arith.constant {h} : index\n  \
-                 %cw = arith.constant {wd} : index\n  %pad = arith.constant {pad_value}\n"
-            ),
-            None => String::new(),
-        };
-        let parallel4 = ["\"parallel\""; 4].join(", ");
-        let parallel6 = ["\"parallel\""; 6].join(", ");
-        let text = format!(
-            "func.func private @__umac_im2col(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{\n{constants}  \
-             %empty = tensor.empty() : {window_type}\n  \
-             %window = linalg.generic {{indexing_maps = [{}], iterator_types = [{parallel6}], umac.op = \"{PATCH_OP}\"}} \
-             outs(%empty : {window_type}) {{\n    ^bb0(%out: {xe}):\n{gather}      linalg.yield %xv : {xe}\n  }} -> {window_type}\n  \
-             %y = linalg.generic {{indexing_maps = [{}, {}, {}], iterator_types = [{parallel4}, {reductions}], \
-             umac.op = \"conv_2d_nhwc_fhwc\"}} ins(%window, %w : {window_type}, {w_type}) outs(%init : {y_type}) {{\n{}  }} -> {y_type}\n  \
-             return %y : {y_type}\n}}\n",
-            map(6, &[0, 1, 2, 3, 4, 5]),
-            map(7, &[0, 1, 2, 4, 5, 6]),
-            map(7, &[3, 4, 5, 6]),
-            map(7, &[0, 1, 2, 3]),
-            dot_body(&xe, &we, &ye),
-            reductions = ["\"reduction\""; 3].join(", "),
-        );
-        Some((text, vec![source, filter, init]))
+    /// Writes the gathered window (the window element (kh, kw, c) of output pixel (oh, ow),
+    /// gathered over the window's own loops: no index arithmetic per element) and the dot
+    /// products over it; returns their result.
+    fn write(&self, b: &mut Builder) -> Value {
+        let [x, filter, init] = self.operands.map(|v| b.existing(v));
+        let bounds = self.padded.map(|(size, pad)| Bounds::write(b, size, pad));
+        let xe = b.element_of(b.type_of(x));
+        let window_type = b.tensor(&self.window_shape, xe);
+        let empty = b.op1("tensor.empty", &[], window_type, &[]);
+        let parallel = ["parallel"; 6];
+        let maps = [Attr::Map(6, &projection(6, &[0, 1, 2, 3, 4, 5]))];
+        let patch = [("umac.op", Attr::Str(PATCH_OP))];
+        let window = b.generic([&[], &[empty]], &maps, &parallel, &patch, |b, _| {
+            let loops = [0, 1, 2, 3, 4, 5].map(|d| b.linalg_index(d));
+            vec![self.window.read(b, x, loops, bounds.as_ref())]
+        })[0];
+        let maps = [
+            Attr::Map(7, &projection(7, &[0, 1, 2, 4, 5, 6])),
+            Attr::Map(7, &projection(7, &[3, 4, 5, 6])),
+            Attr::Map(7, &projection(7, &[0, 1, 2, 3])),
+        ];
+        let iterators = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"];
+        let attributes = [("umac.op", Attr::Str("conv_2d_nhwc_fhwc"))];
+        b.generic([&[window, filter], &[init]], &maps, &iterators, &attributes, dot)[0]
     }
 }
 
-/// The body of the dot products: the sum of the patch's and the filter's elements' products.
-fn dot_body(xe: &str, we: &str, ye: &str) -> String {
-    format!(
-        "    ^bb0(%xv: {xe}, %wv: {we}, %acc: {ye}):\n      %xw = arith.extsi %xv : {xe} to {ye}\n      \
-         %ww = arith.extsi %wv : {we} to {ye}\n      %prod = arith.muli %xw, %ww : {ye}\n      \
-         %sum = arith.addi %acc, %prod : {ye}\n      linalg.yield %sum : {ye}\n"
-    )
+/// The body of the dot products over the block's arguments (the patch's and the filter's
+/// elements and the accumulator): the sum of their products, in the accumulator's type.
+fn dot(b: &mut Builder, args: &[Value]) -> Vec<Value> {
+    let ye = b.type_of(args[2]);
+    let xw = b.op1("arith.extsi", &[args[0]], ye, &[]);
+    let ww = b.op1("arith.extsi", &[args[1]], ye, &[]);
+    let product = b.muli(xw, ww);
+    vec![b.addi(args[2], product)]
 }
