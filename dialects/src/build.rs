@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use types::{named, ty};
 
 mod linalg;
+mod tosa;
 mod types;
 
 pub use types::{Attr, Cmp, CmpF, RawType, Ty, projection};

@@ -307,7 +307,6 @@ const TEXT_IR: &[&str] = &[
     "targets/api/src/legalize.rs",
     "targets/api/src/passes.rs",
     "targets/api/src/primitive.rs",
-    "targets/tynnp/src/graph/primitives/reference.rs",
 ];
 
 /// What `line`'s string literals hold (a comment after the code aside).

@@ -8,6 +8,8 @@ use mlir_sys::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
     I1,
+    I8,
+    I16,
     I32,
     I64,
     Index,
@@ -48,12 +50,14 @@ pub enum Attr<'a> {
     /// A string.
     Str(&'a str),
     /// The integers of a dense elements attribute of the (shaped) type, e.g. `dense<[1, 2]> :
-    /// tensor<2xindex>`.
+    /// tensor<2xindex>`; one integer is a splat.
     Dense(Ty, &'a [i64]),
     /// `[\"a\", \"b\"]`: an array of strings.
     Strings(&'a [&'a str]),
     /// A unit attribute (a flag).
     Unit,
+    /// `true` or `false`.
+    Bool(bool),
     /// An array of attributes.
     Array(&'a [Attr<'a>]),
     /// An affine map of `dims` dimensions whose results are linear: each row holds a coefficient
@@ -114,6 +118,8 @@ pub(super) unsafe fn ty(context: MlirContext, t: Ty) -> MlirType {
     unsafe {
         match t {
             Ty::I1 => mlirIntegerTypeGet(context, 1),
+            Ty::I8 => mlirIntegerTypeGet(context, 8),
+            Ty::I16 => mlirIntegerTypeGet(context, 16),
             Ty::I32 => mlirIntegerTypeGet(context, 32),
             Ty::I64 => mlirIntegerTypeGet(context, 64),
             Ty::Index => mlirIndexTypeGet(context),
@@ -132,7 +138,7 @@ pub(super) unsafe fn ty(context: MlirContext, t: Ty) -> MlirType {
 pub(super) unsafe fn named(context: MlirContext, raw: MlirType) -> Ty {
     // SAFETY: the caller's contract.
     unsafe {
-        [Ty::I1, Ty::I32, Ty::I64, Ty::Index, Ty::F32, Ty::F64, Ty::Ptr]
+        [Ty::I1, Ty::I8, Ty::I16, Ty::I32, Ty::I64, Ty::Index, Ty::F32, Ty::F64, Ty::Ptr]
             .into_iter()
             .find(|t| mlirTypeEqual(ty(context, *t), raw))
             .unwrap_or(Ty::Of(RawType(raw)))
@@ -171,7 +177,10 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
                 let t = ty(context, t);
                 let element = mlirShapedTypeGetElementType(t);
                 let all: Vec<MlirAttribute> = values.iter().map(|v| mlirIntegerAttrGet(element, *v)).collect();
-                mlirDenseElementsAttrGet(t, all.len() as isize, all.as_ptr())
+                match all[..] {
+                    [one] => mlirDenseElementsAttrSplatGet(t, one),
+                    _ => mlirDenseElementsAttrGet(t, all.len() as isize, all.as_ptr()),
+                }
             }
             Attr::I32Array(values) => mlirDenseI32ArrayGet(context, values.len() as isize, values.as_ptr()),
             Attr::I64Array(values) => mlirDenseI64ArrayGet(context, values.len() as isize, values.as_ptr()),
@@ -181,6 +190,7 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
                 mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())
             }
             Attr::Unit => mlirUnitAttrGet(context),
+            Attr::Bool(value) => mlirBoolAttrGet(context, i32::from(value)),
             Attr::Array(items) => {
                 let all: Vec<MlirAttribute> = items.iter().map(|a| attribute(context, *a, error)).collect();
                 mlirArrayAttrGet(context, all.len() as isize, all.as_ptr())

@@ -382,9 +382,10 @@ pub trait Backend: Send + Sync {
         Ok(None)
     }
 
-    /// What a primitive op computes in upstream ops (`umac-reference-<name>`): one
-    /// `func.func @reference` in MLIR text taking the op's operands and returning its result.
-    fn reference(&self, op: &OpView) -> Result<String, Error> {
+    /// What a primitive op computes in upstream ops (`umac-reference-<name>`): the ops `builder`
+    /// writes in front of it (its arguments are the op's operands) and the values replacing its
+    /// results. An error is reported at the op; it must come before anything is written.
+    fn reference(&self, op: &OpView, _builder: &mut Builder) -> Result<Vec<Value>, Error> {
         Err(Error::Unsupported(format!("{} gives no reference lowering of {}", self.name(), op.name())))
     }
 

@@ -196,22 +196,21 @@ fn erase_unused_constants(block: melior::ir::BlockRef) {
 }
 
 /// `umac-reference-<name>`: every primitive op of `backend` in `module` becomes its reference
-/// lowering (the body of the function [`Backend::reference`] writes, taking the op's operands),
-/// and `backend`'s functions are inlined back into their callers; a failure is reported at the op.
+/// lowering (the ops [`Backend::reference`] writes in front of it), and `backend`'s functions
+/// are inlined back into their callers; a failure is reported at the op.
 pub fn lower_to_reference(module: OperationRef, backend: &dyn Backend) -> Result<(), Error> {
     let prefix = format!("{}.", backend.name());
     for raw in umac_dialects::ir::collect(module, |op| op_name(op).starts_with(&prefix)) {
         // SAFETY: collected from the live module; each op is replaced once (none holds another).
         let op = unsafe { OperationRef::from_raw(raw) };
         let fail = |message: String| legalize::diagnose(&op, &format!("'{}': {message}", op_name(&op)));
-        let text = backend.reference(&OpView::new(op)).map_err(|e| fail(format!("no reference lowering: {e}")))?;
-        let arguments: Vec<MlirValue> =
-            (0..op.operand_count()).filter_map(|i| op.operand(i).ok()).map(|v| v.to_raw()).collect();
-        // SAFETY: the op is live with at most one result; its operands dominate it.
-        unsafe {
-            splice(raw, &text, &arguments, "umac-reference", Some(op.location().to_raw()))
-                .map_err(|e| fail(e.to_string()))?;
-        }
+        with_context(&op, |context| {
+            let mut builder = Builder::before(context, op);
+            let results = backend
+                .reference(&OpView::new(op), &mut builder)
+                .map_err(|e| fail(format!("no reference lowering: {e}")))?;
+            builder.replace(&results).map_err(|e| fail(e.to_string()))
+        })?;
     }
     for function in legalize::functions_of(module, backend.name()) {
         let symbol = symbol_name(&function).unwrap_or_default();

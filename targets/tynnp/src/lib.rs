@@ -216,8 +216,8 @@ impl Backend for Tynnp {
         primitives::primitive(composite, attributes)
     }
 
-    fn reference(&self, op: &OpView) -> Result<String, Error> {
-        primitives::reference(op)
+    fn reference(&self, op: &OpView, builder: &mut Builder) -> Result<Vec<Value>, Error> {
+        primitives::reference(op, builder)
     }
 
     fn lower_to_llvm(&self, op: &OpView, builder: &mut Builder) -> Option<Result<Vec<Value>, Error>> {

@@ -123,16 +123,16 @@ impl Shapes {
         if sy > 1 || sx > 1 {
             // Zero insertion: [n,ih,iw,c] → [n,ih,1,iw,1,c] → pad to [n,ih,sy,iw,sx,c] →
             // [n,ih·sy,iw·sx,c] → slice.
-            let six = shape(b, &[n, ih, 1, iw, 1, ic]);
+            let six = b.tosa_shape(&[n, ih, 1, iw, 1, ic]);
             let t = b.tensor(&[n, ih, 1, iw, 1, ic], xe);
             let x6 = b.op1("tosa.reshape", &[x, six], t, &[]);
-            let padding = shape(b, &[0, 0, 0, 0, 0, sy - 1, 0, 0, 0, sx - 1, 0, 0]);
+            let padding = b.tosa_shape(&[0, 0, 0, 0, 0, sy - 1, 0, 0, 0, sx - 1, 0, 0]);
             let t = b.tensor(&[n, ih, sy, iw, sx, ic], xe);
             let padded = b.op1("tosa.pad", &[x6, padding, izp], t, &[]);
-            let flat = shape(b, &[n, ih * sy, iw * sx, ic]);
+            let flat = b.tosa_shape(&[n, ih * sy, iw * sx, ic]);
             let t = b.tensor(&[n, ih * sy, iw * sx, ic], xe);
             let flat = b.op1("tosa.reshape", &[padded, flat], t, &[]);
-            let (start, size) = (shape(b, &[0, 0, 0, 0]), shape(b, &[n, dh, dw, ic]));
+            let (start, size) = (b.tosa_shape(&[0, 0, 0, 0]), b.tosa_shape(&[n, dh, dw, ic]));
             let t = b.tensor(&[n, dh, dw, ic], xe);
             input = b.op1("tosa.slice", &[flat, start, size], t, &[]);
         }
@@ -150,11 +150,4 @@ impl Shapes {
         ];
         b.op1("tosa.conv2d", &operands, Ty::Of(self.y), &attributes)
     }
-}
-
-/// `tosa.const_shape` of `values`.
-fn shape(b: &mut Builder, values: &[i64]) -> Value {
-    let ty = b.parsed_type(&format!("!tosa.shape<{}>", values.len()));
-    let index = b.tensor(&[values.len() as i64], Ty::Index);
-    b.op1("tosa.const_shape", &[], ty, &[("values", Attr::Dense(index, values))])
 }

@@ -7,25 +7,33 @@
 //! off, so TOSA's output size formula holds exactly.
 
 use super::{code_of, pixels_of, tiled};
-use umac_backend::{Error, OpView, TensorType};
+use umac_backend::{Attr, Builder, Error, OpView, Ty, Value};
 
-/// `func.func @reference` computing `op` from its operands (the op verified).
-pub fn reference(op: &OpView) -> Result<String, Error> {
+/// Writes what `op` computes (the op verified) with `b` in front of it, its operands the
+/// builder's arguments; returns the value replacing its result. Errors come before anything is
+/// written.
+pub fn reference(op: &OpView, b: &mut Builder) -> Result<Vec<Value>, Error> {
     let code = code_of(op).ok_or("not a tynnp op")?;
     let count = tiled(&op.name()) + code.packed.len();
-    let types: Vec<String> = (0..count)
-        .map(|i| op.operand_type(i).map(|t| text(&t)).ok_or("an operand without a type"))
-        .collect::<Result<_, _>>()?;
+    if b.arg_count() < count {
+        return Err(Error::Invalid(format!("{} operands, {count} expected", b.arg_count())));
+    }
     let model_result = op.result_type().ok_or("no result type")?;
+    let element = match model_result.element.as_str() {
+        "i8" => Ty::I8,
+        "i32" => Ty::I32,
+        other => return Err(Error::Invalid(format!("a result of {other}"))),
+    };
+    let model_dims = model_result.dims();
     // A convolution packing pixels computes the job's output (`[1, oh, ow/P, P·oc]`), then
     // views it as the model's: the same elements in the same order.
     let pixels = pixels_of(op);
-    let mut result = model_result.clone();
-    if let [_, _, Some(ow), Some(c)] = result.shape[..] {
-        result.shape[2..].copy_from_slice(&[Some(ow / pixels), Some(c * pixels)]);
+    let mut dims = model_dims.clone();
+    if let [_, _, ow, c] = dims[..] {
+        dims[2..].copy_from_slice(&[ow / pixels, c * pixels]);
     }
     let get = |name: &str| op.int(name).ok_or_else(|| Error::Invalid(format!("no attribute {name}")));
-    let mut b = Body { lines: Vec::new(), next: 0 };
+    let input_dims = op.operand_type(0).ok_or("no input")?.dims();
     let value = match op.name().as_str() {
         "tynnp.conv2d" | "tynnp.depthwise_conv2d" => {
             let depthwise = op.name() == "tynnp.depthwise_conv2d";
@@ -37,17 +45,20 @@ pub fn reference(op: &OpView) -> Result<String, Error> {
                 dilation: (get("dilation_y")?, get("dilation_x")?),
                 pad: (get("pad_top")?, get("pad_left")?),
             };
-            let (input, from, pad) = window.input(&mut b, "%a0", &op.operand_type(0).ok_or("no input")?, &result);
-            let izp = b.zero_point(get("input_zp")?, "i8");
-            let fzp = b.zero_point(get("filter_zp")?, "i8");
-            let acc = TensorType { element: "i32".into(), ..result.clone() };
-            let which = if depthwise { "depthwise_conv2d" } else { "conv2d" };
-            let (ty, (sy, sx), (dy, dx)) = (text(&acc), window.stride, window.dilation);
-            let conv = b.line(format!(
-                "tosa.{which} {input}, %a1, %a2, {izp}, {fzp} {{acc_type = i32, dilation = array<i64: {dy}, {dx}>, pad = array<i64: {pad}>, stride = array<i64: {sy}, {sx}>}} : ({from}, {}, {}, tensor<1xi8>, tensor<1xi8>) -> {ty}",
-                types[1], types[2]
-            ));
-            output_stage(&mut b, &conv, &acc, ("%a3", "%a4"), &types[3..5], op)?
+            let (zero_points, min_max) = ([get("input_zp")?, get("filter_zp")?], output_bounds(op)?);
+            let (input, pad) = window.input(b, &input_dims, &dims);
+            let [izp, fzp] = zero_points.map(|zp| b.tosa_const(b.tensor(&[1], Ty::I8), &[zp]));
+            let acc = b.tensor(&dims, Ty::I32);
+            let which = if depthwise { "tosa.depthwise_conv2d" } else { "tosa.conv2d" };
+            let ((sy, sx), (dy, dx)) = (window.stride, window.dilation);
+            let attributes = [
+                ("acc_type", Attr::Type(Ty::I32)),
+                ("dilation", Attr::I64Array(&[dy, dx])),
+                ("pad", Attr::I64Array(&pad)),
+                ("stride", Attr::I64Array(&[sy, sx])),
+            ];
+            let conv = b.op1(which, &[input, b.arg(1), b.arg(2), izp, fzp], acc, &attributes);
+            output_stage(b, conv, &dims, [b.arg(3), b.arg(4)], min_max)
         }
         "tynnp.avg_pool2d" | "tynnp.max_pool2d" => {
             let window = Window {
@@ -56,92 +67,140 @@ pub fn reference(op: &OpView) -> Result<String, Error> {
                 dilation: (1, 1),
                 pad: (get("pad_top")?, get("pad_left")?),
             };
-            let (input, from, pad) = window.input(&mut b, "%a0", &op.operand_type(0).ok_or("no input")?, &result);
+            let average = op.name() == "tynnp.avg_pool2d";
+            let zero_points = if average { Some([get("input_zp")?, get("output_zp")?]) } else { None };
+            let (min, max) = (get("min")?, get("max")?);
+            let (input, pad) = window.input(b, &input_dims, &dims);
             let ((kh, kw), (sy, sx)) = (window.kernel, window.stride);
-            let attributes =
-                format!("kernel = array<i64: {kh}, {kw}>, pad = array<i64: {pad}>, stride = array<i64: {sy}, {sx}>");
-            let to = text(&result);
-            let pooled = if op.name() == "tynnp.avg_pool2d" {
-                let (izp, ozp) = (b.zero_point(get("input_zp")?, "i8"), b.zero_point(get("output_zp")?, "i8"));
-                b.line(format!("tosa.avg_pool2d {input}, {izp}, {ozp} {{acc_type = i32, {attributes}}} : ({from}, tensor<1xi8>, tensor<1xi8>) -> {to}"))
-            } else {
-                b.line(format!("tosa.max_pool2d {input} {{{attributes}}} : ({from}) -> {to}"))
+            let to = b.tensor(&dims, element);
+            let window = [
+                ("kernel", Attr::I64Array(&[kh, kw])),
+                ("pad", Attr::I64Array(&pad)),
+                ("stride", Attr::I64Array(&[sy, sx])),
+            ];
+            let pooled = match zero_points {
+                Some(zero_points) => {
+                    let [izp, ozp] = zero_points.map(|zp| b.tosa_const(b.tensor(&[1], Ty::I8), &[zp]));
+                    let attributes = [&[("acc_type", Attr::Type(Ty::I32))][..], &window].concat();
+                    b.op1("tosa.avg_pool2d", &[input, izp, ozp], to, &attributes)
+                }
+                None => b.op1("tosa.max_pool2d", &[input], to, &window),
             };
-            match (get("min")?, get("max")?) {
+            match (min, max) {
                 (-128, 127) => pooled,
-                (min, max) => b.clamp(&pooled, &to, min, max),
+                (min, max) => clamp(b, pooled, min, max),
             }
         }
         "tynnp.add" | "tynnp.sub" => {
-            let wide = TensorType { element: "i32".into(), ..result.clone() };
             let rounding = get("out_flags")? & 2 != 0;
-            let mut inputs = Vec::new();
-            for (i, x) in ["x", "y"].into_iter().enumerate() {
-                let prefix = |field: &str| format!("{x}_{field}");
-                inputs.push(b.input_scale(
-                    (&format!("%a{i}"), &types[i], &wide),
-                    [
-                        get(&prefix("zp"))?,
-                        get(&prefix("left_shift"))?,
-                        get(&prefix("multiplier"))?,
-                        get(&prefix("shift"))?,
-                    ],
-                    rounding,
-                ));
+            let mut scales = Vec::new();
+            for x in ["x", "y"] {
+                let field = |name: &str| get(&format!("{x}_{name}"));
+                scales.push([field("zp")?, field("left_shift")?, field("multiplier")?, field("shift")?]);
             }
-            let which = if op.name() == "tynnp.add" { "add" } else { "sub" };
-            let ty = text(&wide);
-            let combined = b.line(format!("tosa.{which} {}, {} : ({ty}, {ty}) -> {ty}", inputs[0], inputs[1]));
-            output_stage(&mut b, &combined, &wide, ("%a2", "%a3"), &types[2..4], op)?
+            let min_max = output_bounds(op)?;
+            let wide = b.tensor(&dims, Ty::I32);
+            let inputs: Vec<Value> = scales
+                .iter()
+                .enumerate()
+                .map(|(i, scale)| input_scale(b, (b.arg(i), wide, dims.len()), *scale, rounding))
+                .collect();
+            let which = if op.name() == "tynnp.add" { "tosa.add" } else { "tosa.sub" };
+            let combined = b.op1(which, &inputs, wide, &[]);
+            output_stage(b, combined, &dims, [b.arg(2), b.arg(3)], min_max)
         }
-        _ => b.line(format!("tosa.table %a0, %a1 : ({}, {}) -> {}", types[0], types[1], text(&result))),
+        _ => {
+            let to = b.tensor(&dims, element);
+            b.op1("tosa.table", &[b.arg(0), b.arg(1)], to, &[])
+        }
     };
-    let value = if result == model_result {
-        value
-    } else {
-        let dims: Vec<String> = model_result.dims().iter().map(i64::to_string).collect();
-        let shape = b.line(format!(
-            "tosa.const_shape {{values = dense<[{}]> : tensor<{}xindex>}} : () -> !tosa.shape<{}>",
-            dims.join(", "),
-            dims.len(),
-            dims.len()
-        ));
-        let (from, to) = (text(&result), text(&model_result));
-        b.line(format!("tosa.reshape {value}, {shape} : ({from}, !tosa.shape<{}>) -> {to}", dims.len()))
-    };
-    let parameters: Vec<String> = types.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
-    let result = text(&model_result);
-    Ok(format!(
-        "func.func @reference({}) -> {result} {{\n  {}\n  return {value} : {result}\n}}",
-        parameters.join(", "),
-        b.lines.join("\n  ")
-    ))
+    if dims == model_dims {
+        return Ok(vec![value]);
+    }
+    let shape = b.tosa_shape(&model_dims);
+    let to = b.tensor(&model_dims, element);
+    Ok(vec![b.op1("tosa.reshape", &[value, shape], to, &[])])
 }
 
-/// The output stage after `acc` (int32 of type `acc_type`): raw, or the rescale by the
-/// multipliers and shifts `scales` (of `types`) and the clamp.
-fn output_stage(
-    b: &mut Body,
-    acc: &str,
-    acc_type: &TensorType,
-    scales: (&str, &str),
-    types: &[String],
-    op: &OpView,
-) -> Result<String, Error> {
+/// The output stage's flags, zero point and clamp of `op`: `[flags, output_zp, min, max]`.
+fn output_bounds(op: &OpView) -> Result<[i64; 4], Error> {
     let get = |name: &str| op.int(name).ok_or_else(|| Error::Invalid(format!("no attribute {name}")));
-    let flags = get("out_flags")?;
+    Ok([get("out_flags")?, get("output_zp")?, get("min")?, get("max")?])
+}
+
+/// The output stage after `acc` (int32, of `dims`): raw (flag 4), or the rescale by the
+/// multipliers and shifts `scales` (per channel: flag 1; double rounding: flag 2) to int8 and
+/// the clamp, as [`output_bounds`] gives them.
+fn output_stage(
+    b: &mut Builder,
+    acc: Value,
+    dims: &[i64],
+    scales: [Value; 2],
+    [flags, zp, min, max]: [i64; 4],
+) -> Value {
     if flags & 4 != 0 {
-        return Ok(acc.to_string());
+        return acc;
     }
-    let out = text(&TensorType { element: "i8".into(), ..acc_type.clone() });
-    let scaled = b.rescale(
-        (acc, &text(acc_type), &out),
-        scales,
-        (&types[0], &types[1]),
-        (0, get("output_zp")?),
-        (flags & 1 != 0, flags & 2 != 0),
-    );
-    Ok(b.clamp(&scaled, &out, get("min")?, get("max")?))
+    let out = b.tensor(dims, Ty::I8);
+    let scaled = rescale(b, acc, out, scales, [0, zp], (flags & 1 != 0, flags & 2 != 0));
+    clamp(b, scaled, min, max)
+}
+
+/// `tosa.clamp` of an int8 `value` to [`min`, `max`].
+fn clamp(b: &mut Builder, value: Value, min: i64, max: i64) -> Value {
+    let ty = b.type_of(value);
+    b.op1("tosa.clamp", &[value], ty, &[("max_val", Attr::Int(Ty::I8, max)), ("min_val", Attr::Int(Ty::I8, min))])
+}
+
+/// `tosa.rescale` of `value` to `to` by the multiplier and shift tensors `scales`, with zero
+/// points `[input, output]` and (per channel, double rounding).
+fn rescale(
+    b: &mut Builder,
+    value: Value,
+    to: Ty,
+    scales: [Value; 2],
+    zero_points: [i64; 2],
+    (per_channel, double): (bool, bool),
+) -> Value {
+    let from = b.type_of(value);
+    let [izp, ozp] = [(from, zero_points[0]), (to, zero_points[1])].map(|(t, zp)| {
+        let one = b.tensor(&[1], b.element_of(t));
+        b.tosa_const(one, &[zp])
+    });
+    let rounding = if double { "#tosa.rounding_mode<DOUBLE_ROUND>" } else { "#tosa.rounding_mode<SINGLE_ROUND>" };
+    let attributes = [
+        ("input_unsigned", Attr::Bool(false)),
+        ("output_unsigned", Attr::Bool(false)),
+        ("per_channel", Attr::Bool(per_channel)),
+        ("rounding_mode", Attr::Parsed(rounding)),
+        ("scale32", Attr::Bool(true)),
+    ];
+    b.op1("tosa.rescale", &[value, scales[0], scales[1], izp, ozp], to, &attributes)
+}
+
+/// One input of `vu.eltwise`: `(x − zp) << left_shift`, then its own rescale when its shift is
+/// not 0 (`[zp, left_shift, multiplier, shift]`), as int32 of type `wide`.
+fn input_scale(
+    b: &mut Builder,
+    (value, wide, rank): (Value, Ty, usize),
+    [zp, left, multiplier, shift]: [i64; 4],
+    double: bool,
+) -> Value {
+    let (i32_one, i8_one) = (b.tensor(&[1], Ty::I32), b.tensor(&[1], Ty::I8));
+    // x − zp, exactly: a rescale by 2^30 >> 30.
+    let one = b.tosa_const(i32_one, &[1 << 30]);
+    let thirty = b.tosa_const(i8_one, &[30]);
+    let centred = rescale(b, value, wide, [one, thirty], [zp, 0], (false, false));
+    // The shift amount broadcast: one element of the same rank.
+    let ones = b.tensor(&vec![1; rank], Ty::I32);
+    let amount = b.tosa_const(ones, &[left]);
+    let shifted = b.op1("tosa.logical_left_shift", &[centred, amount], wide, &[]);
+    if shift == 0 {
+        return shifted;
+    }
+    let m = b.tosa_const(i32_one, &[multiplier]);
+    let s = b.tosa_const(i8_one, &[shift]);
+    rescale(b, shifted, wide, [m, s], [0, 0], (false, double))
 }
 
 /// A convolution's or pooling's window.
@@ -163,125 +222,18 @@ impl Window {
         if last >= size { (size, last - size + 1) } else { (last + 1, 0) }
     }
 
-    /// The input as TOSA reads it (sliced when the windows stop short of its end), its type and
-    /// TOSA's `pad` (top, bottom, left, right).
-    fn input(&self, b: &mut Body, input: &str, t: &TensorType, result: &TensorType) -> (String, String, String) {
-        let (dims, out) = (t.dims(), result.dims());
+    /// The input (the builder's first argument, of `dims`) as TOSA reads it for an output of
+    /// `out` (sliced when the windows stop short of its end), and TOSA's `pad` (top, bottom,
+    /// left, right).
+    fn input(&self, b: &mut Builder, dims: &[i64], out: &[i64]) -> (Value, [i64; 4]) {
         let ((rows, bottom), (cols, right)) = (self.axis(dims[1], out[1], 0), self.axis(dims[2], out[2], 1));
-        let pad = format!("{}, {bottom}, {}, {right}", self.pad.0, self.pad.1);
+        let (pad, input) = ([self.pad.0, bottom, self.pad.1, right], b.arg(0));
         if (rows, cols) == (dims[1], dims[2]) {
-            return (input.to_string(), text(t), pad);
+            return (input, pad);
         }
-        let start = b.line("tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>".into());
-        let size = b.line(format!(
-            "tosa.const_shape {{values = dense<[1, {rows}, {cols}, {}]> : tensor<4xindex>}} : () -> !tosa.shape<4>",
-            dims[3]
-        ));
-        let ty = text(&TensorType {
-            shape: vec![Some(1), Some(rows), Some(cols), Some(dims[3])],
-            element: t.element.clone(),
-        });
-        let sliced = b.line(format!(
-            "tosa.slice {input}, {start}, {size} : ({}, !tosa.shape<4>, !tosa.shape<4>) -> {ty}",
-            text(t)
-        ));
-        (sliced, ty, pad)
-    }
-}
-
-fn text(t: &TensorType) -> String {
-    format!("tensor<{}{}>", t.dims().iter().map(|d| format!("{d}x")).collect::<String>(), t.element)
-}
-
-/// The body being written: lines of `%vN = ...`.
-struct Body {
-    lines: Vec<String>,
-    next: usize,
-}
-
-impl Body {
-    /// Adds `%vN = rhs`; returns `%vN`.
-    fn line(&mut self, rhs: String) -> String {
-        let name = format!("%v{}", self.next);
-        self.next += 1;
-        self.lines.push(format!("{name} = {rhs}"));
-        name
-    }
-
-    fn constant(&mut self, values: &str, ty: &str) -> String {
-        self.line(format!("\"tosa.const\"() <{{values = dense<{values}> : {ty}}}> : () -> {ty}"))
-    }
-
-    /// A one-element zero point tensor.
-    fn zero_point(&mut self, value: i64, element: &str) -> String {
-        self.constant(&value.to_string(), &format!("tensor<1x{element}>"))
-    }
-
-    fn clamp(&mut self, value: &str, ty: &str, min: i64, max: i64) -> String {
-        self.line(format!("tosa.clamp {value} {{max_val = {max} : i8, min_val = {min} : i8}} : ({ty}) -> {ty}"))
-    }
-
-    /// `tosa.rescale` of `value` (`from` → `to`) by the `scales` tensors (of `types`), with zero
-    /// points (input, output) and (per channel, double rounding).
-    fn rescale(
-        &mut self,
-        (value, from, to): (&str, &str, &str),
-        scales: (&str, &str),
-        types: (&str, &str),
-        zero_points: (i64, i64),
-        (per_channel, double): (bool, bool),
-    ) -> String {
-        let element = |t: &str| t.rsplit('x').next().unwrap_or("i32").trim_end_matches('>').to_string();
-        let izp = self.zero_point(zero_points.0, &element(from));
-        let ozp = self.zero_point(zero_points.1, &element(to));
-        let rounding = if double { "DOUBLE_ROUND" } else { "SINGLE_ROUND" };
-        self.line(format!(
-            "tosa.rescale {value}, {}, {}, {izp}, {ozp} {{input_unsigned = false, output_unsigned = false, per_channel = {per_channel}, rounding_mode = {rounding}, scale32 = true}} : ({from}, {}, {}, tensor<1x{}>, tensor<1x{}>) -> {to}",
-            scales.0,
-            scales.1,
-            types.0,
-            types.1,
-            element(from),
-            element(to)
-        ))
-    }
-
-    /// One input of `vu.eltwise`: `(x − zp) << left_shift`, then its own rescale when its shift
-    /// is not 0 (`[zp, left_shift, multiplier, shift]`), as int32 of type `wide`.
-    fn input_scale(
-        &mut self,
-        (value, ty, wide): (&str, &str, &TensorType),
-        [zp, left, multiplier, shift]: [i64; 4],
-        double: bool,
-    ) -> String {
-        let wide_text = text(wide);
-        // The shift amount broadcast: one element of the same rank.
-        let ones: String = wide.dims().iter().map(|_| "1x").collect();
-        // x − zp, exactly: a rescale by 2^30 >> 30.
-        let one = self.constant(&(1i64 << 30).to_string(), "tensor<1xi32>");
-        let thirty = self.constant("30", "tensor<1xi8>");
-        let centred = self.rescale(
-            (value, ty, &wide_text),
-            (&one, &thirty),
-            ("tensor<1xi32>", "tensor<1xi8>"),
-            (zp, 0),
-            (false, false),
-        );
-        let amount = self.constant(&left.to_string(), &format!("tensor<{ones}i32>"));
-        let shifted = self.line(format!(
-            "tosa.logical_left_shift {centred}, {amount} : ({wide_text}, tensor<{ones}i32>) -> {wide_text}"
-        ));
-        if shift == 0 {
-            return shifted;
-        }
-        let m = self.constant(&multiplier.to_string(), "tensor<1xi32>");
-        let s = self.constant(&shift.to_string(), "tensor<1xi8>");
-        self.rescale(
-            (&shifted, &wide_text, &wide_text),
-            (&m, &s),
-            ("tensor<1xi32>", "tensor<1xi8>"),
-            (0, 0),
-            (false, double),
-        )
+        let start = b.tosa_shape(&[0, 0, 0, 0]);
+        let size = b.tosa_shape(&[1, rows, cols, dims[3]]);
+        let ty = b.tensor(&[1, rows, cols, dims[3]], b.element_of(b.type_of(input)));
+        (b.op1("tosa.slice", &[input, start, size], ty, &[]), pad)
     }
 }
