@@ -135,6 +135,12 @@ impl<'c> Builder<'c> {
         Ok(())
     }
 
+    /// Gives the ops written from now on `location` (e.g. the fused location of the ops they
+    /// replace).
+    pub fn set_location(&mut self, location: MlirLocation) {
+        self.location = location;
+    }
+
     /// Argument `i` of the function.
     pub fn arg(&self, i: usize) -> Value {
         self.arguments[i]

@@ -204,3 +204,25 @@ fn a_type_that_does_not_parse_is_an_internal_error() {
     b.op("test.op", &[], &[broken], &[]);
     assert!(matches!(b.finish(), Err(Error::Internal(e)) if e.contains("!not<a type")));
 }
+
+#[test]
+fn dense_integers_keep_the_low_bits_of_their_width() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let mut b = Builder::function(&context, "h", &[], "test");
+    let (bytes, halves) = (b.tensor(&[3], Ty::I8), b.tensor(&[2], Ty::I16));
+    b.op(
+        "test.op",
+        &[],
+        &[],
+        &[("a", Attr::Dense(bytes, &[-1, 255, 256 + 2])), ("b", Attr::Dense(halves, &[-2, 513]))],
+    );
+    b.op("test.op", &[], &[], &[("c", Attr::Dense(bytes, &[7]))]);
+    let expected = r#"module {
+  func.func private @h() {
+    "test.op"() {a = dense<[-1, -1, 2]> : tensor<3xi8>, b = dense<[-2, 513]> : tensor<2xi16>} : () -> ()
+    "test.op"() {c = dense<7> : tensor<3xi8>} : () -> ()
+    return
+  }
+}"#;
+    assert_eq!(printed(&context, b.finish().unwrap()), reprinted(&context, expected));
+}

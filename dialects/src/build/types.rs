@@ -50,7 +50,8 @@ pub enum Attr<'a> {
     /// A string.
     Str(&'a str),
     /// The integers of a dense elements attribute of the (shaped) type, e.g. `dense<[1, 2]> :
-    /// tensor<2xindex>`; one integer is a splat.
+    /// tensor<2xindex>`; one integer is a splat. Integers are truncated to the element type's
+    /// width.
     Dense(Ty, &'a [i64]),
     /// `[\"a\", \"b\"]`: an array of strings.
     Strings(&'a [&'a str]),
@@ -176,7 +177,11 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
             Attr::Dense(t, values) => {
                 let t = ty(context, t);
                 let element = mlirShapedTypeGetElementType(t);
-                let all: Vec<MlirAttribute> = values.iter().map(|v| mlirIntegerAttrGet(element, *v)).collect();
+                // Each value truncated to the element's width (its low bits, sign-extended).
+                let bits = if mlirTypeIsAInteger(element) { mlirIntegerTypeGetWidth(element).clamp(1, 64) } else { 64 };
+                let truncated = |v: i64| (v << (64 - bits)) >> (64 - bits);
+                let all: Vec<MlirAttribute> =
+                    values.iter().map(|v| mlirIntegerAttrGet(element, truncated(*v))).collect();
                 match all[..] {
                     [one] => mlirDenseElementsAttrSplatGet(t, one),
                     _ => mlirDenseElementsAttrGet(t, all.len() as isize, all.as_ptr()),

@@ -11,10 +11,13 @@
 //! - `umac-convert-<name>-to-llvm`: each low-level op of its dialect (an instruction its kernels
 //!   are written in) becomes the llvm dialect ops of [`Backend::lower_to_llvm`].
 
-use crate::{Backend, Builder, Error, OpView, TargetAttrs, backend, legalize};
+use crate::{Attr, Backend, Builder, Error, OpView, TargetAttrs, Ty, Value, backend, legalize};
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
-use umac_dialects::ir::{op_name, splice, symbol_name, type_text, with_context};
+use umac_dialects::{
+    build::RawType,
+    ir::{op_name, symbol_name, with_context},
+};
 
 /// The primitive op a composite becomes.
 #[derive(Clone, Debug)]
@@ -108,74 +111,61 @@ pub fn form_primitives(module: OperationRef, backend: &dyn Backend, attributes: 
 fn replace(m: &crate::pattern::Match, primitive: &Primitive) -> Result<(), Error> {
     let last = m.ops[m.ops.len() - 1].1;
     let result = last.result(0).map_err(|_| Error::Invalid("the composite has no result".into()))?;
-    let result_type = type_text(result.r#type().to_raw());
-    let (mut parameters, mut arguments, mut lines, mut operands, mut types) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, operand) in primitive.operands.iter().enumerate() {
-        match operand {
+    /// An operand, checked before anything is written.
+    enum Operand<'a> {
+        Value(MlirValue),
+        /// A constant's shape, element type and elements.
+        Constant(&'a [i64], Ty, &'a [i64]),
+    }
+    let mut operands = Vec::new();
+    for operand in &primitive.operands {
+        operands.push(match operand {
             PrimitiveArg::Operand { role, index } => {
                 let op = m.ops.iter().find(|(r, _)| r == role).map(|(_, o)| *o);
                 let value = op
                     .and_then(|op| op.operand(*index).ok())
                     .ok_or_else(|| Error::Invalid(format!("the composite has no operand #{index} of '{role}'")))?;
-                let ty = type_text(value.r#type().to_raw());
-                parameters.push(format!("%a{i}: {ty}"));
-                arguments.push(value.to_raw());
-                operands.push(format!("%a{i}"));
-                types.push(ty);
+                Operand::Value(value.to_raw())
             }
             PrimitiveArg::Constant { shape, element, values } => {
-                let ty = format!("tensor<{}{element}>", shape.iter().map(|d| format!("{d}x")).collect::<String>());
-                lines.push(format!(
-                    "%k{i} = \"tosa.const\"() <{{values = {}}}> : () -> {ty}",
-                    dense(element, values, &ty)?
-                ));
-                operands.push(format!("%k{i}"));
-                types.push(ty);
+                let element = match *element {
+                    "i8" => Ty::I8,
+                    "i16" => Ty::I16,
+                    "i32" => Ty::I32,
+                    other => return Err(Error::Invalid(format!("constants of {other} are not supported"))),
+                };
+                if values.is_empty() {
+                    return Err(Error::Invalid("an empty constant".into()));
+                }
+                Operand::Constant(shape, element, values)
             }
-        }
+        });
     }
-    let attributes: Vec<String> =
-        primitive.attributes.iter().map(|(name, value)| format!("{name} = {value} : i64")).collect();
-    lines.push(format!(
-        "%r = \"{}\"({}) {{{}}} : ({}) -> {result_type}",
-        primitive.op,
-        operands.join(", "),
-        attributes.join(", "),
-        types.join(", ")
-    ));
-    let text = format!(
-        "func.func @primitive({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",
-        parameters.join(", "),
-        lines.join("\n  ")
-    );
-    // SAFETY: the composite's ops are live ops of one block; the helper's ops move before the
-    // last composite op, which is then replaced and erased with the other composite ops (each
-    // used only by the next one).
+    let attributes: Vec<(&str, Attr)> =
+        primitive.attributes.iter().map(|(name, value)| (name.as_str(), Attr::Int(Ty::I64, *value))).collect();
+    with_context(&last, |context| {
+        let mut b = Builder::before(context, last);
+        b.set_location(legalize::fused_location(m));
+        let operands: Vec<Value> = operands
+            .iter()
+            .map(|operand| match operand {
+                Operand::Value(value) => b.existing(*value),
+                Operand::Constant(shape, element, values) => b.tosa_const(b.tensor(shape, *element), values),
+            })
+            .collect();
+        let ty = Ty::Of(RawType(result.r#type().to_raw()));
+        let r = b.op1(&primitive.op, &operands, ty, &attributes);
+        b.replace(&[r])
+    })
+    .map_err(|e| Error::Invalid(e.to_string()))?;
+    // SAFETY: the composite's other ops are live ops of one block, each used only by the next
+    // one, whose replacement left them unused; they are erased last first.
     unsafe {
-        splice(last.to_raw(), &text, &arguments, "umac-primitives", Some(legalize::fused_location(m)))
-            .map_err(|e| Error::Invalid(e.to_string()))?;
         for (_, op) in m.ops.iter().rev().skip(1) {
             mlirOperationDestroy(op.to_raw());
         }
     }
     Ok(())
-}
-
-/// `values` as a dense attribute of type `ty`, as hexadecimal little-endian bytes.
-fn dense(element: &str, values: &[i64], ty: &str) -> Result<String, Error> {
-    let width = match element {
-        "i8" => 1,
-        "i16" => 2,
-        "i32" => 4,
-        other => return Err(Error::Invalid(format!("constants of {other} are not supported"))),
-    };
-    if values.is_empty() {
-        return Err(Error::Invalid("an empty constant".into()));
-    }
-    let hex: String =
-        values.iter().flat_map(|v| v.to_le_bytes().into_iter().take(width)).map(|b| format!("{b:02X}")).collect();
-    Ok(format!("dense<\"0x{hex}\"> : {ty}"))
 }
 
 /// Erases the constants of `block` nothing uses any more (the composites' own, once replaced).
@@ -321,19 +311,5 @@ unsafe fn only_dead_views(op: MlirOperation, dead: &mut Vec<MlirOperation>) -> b
             }
         }
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::dense;
-
-    #[test]
-    fn constants_are_little_endian_hex_of_their_width() {
-        assert_eq!(dense("i8", &[-1, 2], "tensor<2xi8>").unwrap(), "dense<\"0xFF02\"> : tensor<2xi8>");
-        assert_eq!(dense("i16", &[-2, 513], "tensor<2xi16>").unwrap(), "dense<\"0xFEFF0102\"> : tensor<2xi16>");
-        assert_eq!(dense("i32", &[1 << 30], "tensor<1xi32>").unwrap(), "dense<\"0x00000040\"> : tensor<1xi32>");
-        assert!(dense("f32", &[1], "tensor<1xf32>").is_err());
-        assert!(dense("i8", &[], "tensor<0xi8>").is_err());
     }
 }
