@@ -305,7 +305,6 @@ const TEXT_IR: &[&str] = &[
     "lowering/src/passes/loops/vectorize_dot_products.rs",
     "lowering/src/passes/loops/vectorize_dot_products/dsp.rs",
     "targets/api/src/legalize.rs",
-    "targets/api/src/passes.rs",
 ];
 
 /// What `line`'s string literals hold (a comment after the code aside).

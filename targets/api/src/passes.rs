@@ -19,7 +19,7 @@ use umac_lowering::{
 /// The registry entry of the partitioner.
 pub const PARTITION: PassInfo = PassInfo {
     name: "umac-partition",
-    summary: "Match the targets' composite patterns, outline each region into func.func @<target>_<n> {umac.target, umac.composite}",
+    summary: "Match the targets' composite patterns, outline each region into a function @<target>_<n> marked umac.target and umac.composite",
     anchor: "builtin.module",
     options: &[OptionSpec {
         name: "targets",
