@@ -20,10 +20,12 @@ use mlir_sys::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use types::{named, ty};
 
+mod buffers;
 mod linalg;
 mod tosa;
 mod types;
 
+pub use buffers::memref_type;
 pub use types::{Attr, Cmp, CmpF, RawType, Ty, projection};
 
 /// A value of the function being built: an argument, a block argument or an op's result.

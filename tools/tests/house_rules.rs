@@ -304,7 +304,6 @@ const TEXT_IR: &[&str] = &[
     "lowering/src/passes/loops/channels_innermost.rs",
     "lowering/src/passes/loops/vectorize_dot_products.rs",
     "lowering/src/passes/loops/vectorize_dot_products/dsp.rs",
-    "targets/api/src/legalize.rs",
 ];
 
 /// What `line`'s string literals hold (a comment after the code aside).

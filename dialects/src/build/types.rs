@@ -64,6 +64,8 @@ pub enum Attr<'a> {
     /// An affine map of `dims` dimensions whose results are linear: each row holds a coefficient
     /// for each dimension, then a constant (`[2, 1, -1]` is `(d0, d1) -> (d0 * 2 + d1 - 1)`).
     Map(usize, &'a [Vec<i64>]),
+    /// `@name`: a reference to a symbol (a function).
+    Symbol(&'a str),
     /// An attribute the IR holds already (copied from an op).
     Raw(MlirAttribute),
     /// A dictionary of named attributes (MLIR sorts the names).
@@ -202,6 +204,7 @@ pub(super) unsafe fn attribute(context: MlirContext, attr: Attr, error: &mut Opt
             }
             Attr::Map(dims, rows) => mlirAffineMapAttrGet(affine_map(context, dims, rows)),
             Attr::Raw(raw) => raw,
+            Attr::Symbol(name) => mlirFlatSymbolRefAttrGet(context, str_ref(name)),
             Attr::Dict(entries) => {
                 let named: Vec<MlirNamedAttribute> = entries
                     .iter()

@@ -18,8 +18,8 @@ use crate::{
 use melior::ir::{BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
-    build::{Builder, Ty},
-    ir::{name, op_name, splice, string_value, symbol_name, top_level_ops, type_text, with_context},
+    build::{Attr, Builder, RawType, Ty, Value, memref_type},
+    ir::{name, op_name, string_value, symbol_name, top_level_ops, type_text, with_context},
     umac::{CALL_EXTERN, TARGET_ATTR, is_c_identifier},
 };
 
@@ -217,7 +217,7 @@ impl Regions {
         if region.bytes == 0 {
             return Err(Error::Invalid(format!("region '{}' has no bytes", region.key)));
         }
-        let text = format!("memref<{}xi8, \"{}\">", region.bytes, region.space);
+
         let block = function
             .region(0)
             .ok()
@@ -227,10 +227,7 @@ impl Regions {
         // created in its context and inserted into that block, which then owns it.
         unsafe {
             let context = mlirOperationGetContext(function.to_raw());
-            let ty = mlirTypeParseGet(context, umac_dialects::text::str_ref(&text));
-            if ty.ptr.is_null() {
-                return Err(Error::Invalid(format!("region '{}': {text} is no memref type", region.key)));
-            }
+            let ty = memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), Some(&region.space));
             let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 16);
             let location = mlirOperationGetLocation(function.to_raw());
             let alloc = umac_dialects::ir::build("memref.alloc", location, &[], &[ty], &[("alignment", alignment)]);
@@ -248,6 +245,19 @@ impl Regions {
             Ok(value)
         }
     }
+}
+
+/// An argument of an extern call, checked before anything is written.
+enum Planned<'a> {
+    /// A tensor operand of the composite, passed as its buffer.
+    Operand(MlirValue),
+    /// `len` zeros of `element`.
+    Zeros(Ty, i64),
+    /// Constant bytes.
+    Bytes(&'a [u8]),
+    /// The address of region `k` plus `offset`.
+    Address(usize, i64),
+    I32(i64),
 }
 
 /// Replaces the composite `m` of `function` by the extern call `call`, checked against the
@@ -271,25 +281,17 @@ fn extern_call(
         Ok(tensor.replacen("tensor<", "memref<", 1))
     };
     let element = |ty: MlirType| type_text(umac_dialects::ir::element_type(ty));
-    let mut arguments = Vec::new();
-    let mut parameters = Vec::new();
-    let mut lines = Vec::new();
-    let mut operands = Vec::new();
+    let mut planned = Vec::new();
     let mut types = Vec::new();
     let mut passed = Vec::new();
-    // The regions the call names: parameters of the helper, bound to their buffers.
-    // Each region's address (an i32) first, when the call points into it.
-    for (k, region) in call.regions.iter().enumerate() {
+    // The regions the call names, bound to their buffers, and whether the call points into each
+    // (then its address, an i32, is taken first).
+    let mut buffers = Vec::new();
+    for region in &call.regions {
         let buffer = regions.buffer(function, region).map_err(|e| fail(e.to_string()))?;
-        let ty = format!("memref<{}xi8, \"{}\">", region.bytes, region.space);
-        parameters.push(format!("%g{k}: {ty}"));
-        arguments.push(buffer);
         let points =
             call.arguments.iter().any(|(_, a)| matches!(a, ExternArg::Address { region: r, .. } if *r == region.key));
-        if points {
-            lines.push(format!("%x{k} = memref.extract_aligned_pointer_as_index %g{k} : {ty} -> index"));
-            lines.push(format!("%at{k} = arith.index_cast %x{k} : index to i32"));
-        }
+        buffers.push((buffer, points));
     }
     let named = |key: &str| -> Result<(usize, &ExternRegion), Error> {
         call.regions
@@ -306,22 +308,18 @@ fn extern_call(
                         fail(format!("the strategy names an op '{role}' the composite does not have"))
                     })?;
                 let value = op.operand(*index).map_err(|_| fail(format!("'{role}' has no operand #{index}")))?;
-                let tensor = type_text(value.r#type().to_raw());
-                let buffer = memref(&tensor)?;
-                parameters.push(format!("%a{i}: {tensor}"));
-                arguments.push(value.to_raw());
-                lines.push(format!("%b{i} = bufferization.to_buffer %a{i} read_only : {tensor} to {buffer}"));
-                operands.push(format!("%b{i}"));
-                types.push(buffer);
+                types.push(memref(&type_text(value.r#type().to_raw()))?);
+                planned.push(Planned::Operand(value.to_raw()));
                 passed.push(Passed::Input(element(value.r#type().to_raw())));
             }
             ExternArg::Zeros { element, len } => {
-                let tensor = format!("tensor<{len}x{element}>");
-                lines.push(format!("%z{i} = arith.constant dense<0> : {tensor}"));
-                lines.push(format!(
-                    "%b{i} = bufferization.to_buffer %z{i} read_only : {tensor} to memref<{len}x{element}>"
-                ));
-                operands.push(format!("%b{i}"));
+                let ty = match *element {
+                    "i8" => Ty::I8,
+                    "i16" => Ty::I16,
+                    "i32" => Ty::I32,
+                    other => return Err(fail(format!("zeros of {other} are not supported"))),
+                };
+                planned.push(Planned::Zeros(ty, *len as i64));
                 types.push(format!("memref<{len}x{element}>"));
                 passed.push(Passed::Input(element.to_string()));
             }
@@ -329,14 +327,7 @@ fn extern_call(
                 if bytes.is_empty() {
                     return Err(fail(format!("constant argument #{i} has no bytes")));
                 }
-                let tensor = format!("tensor<{}xi8>", bytes.len());
-                let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
-                lines.push(format!("%p{i} = arith.constant dense<\"0x{hex}\"> : {tensor}"));
-                lines.push(format!(
-                    "%b{i} = bufferization.to_buffer %p{i} read_only : {tensor} to memref<{}xi8>",
-                    bytes.len()
-                ));
-                operands.push(format!("%b{i}"));
+                planned.push(Planned::Bytes(bytes));
                 types.push(format!("memref<{}xi8>", bytes.len()));
                 passed.push(Passed::Input("i8".to_string()));
             }
@@ -348,24 +339,20 @@ fn extern_call(
                         named.bytes
                     )));
                 }
-                lines.push(format!("%o{i} = arith.constant {offset} : i32"));
-                lines.push(format!("%c{i} = arith.addi %at{k}, %o{i} : i32"));
-                operands.push(format!("%c{i}"));
+                planned.push(Planned::Address(k, *offset));
                 types.push("i32".into());
                 passed.push(Passed::Int32);
             }
             ExternArg::I32(value) => {
                 let value = i32::try_from(*value)
                     .map_err(|_| fail(format!("scalar argument #{i} ({value}) does not fit an int32_t")))?;
-                lines.push(format!("%c{i} = arith.constant {value} : i32"));
-                operands.push(format!("%c{i}"));
+                planned.push(Planned::I32(i64::from(value)));
                 types.push("i32".into());
                 passed.push(Passed::Int32);
             }
         }
     }
-    let out = memref(&result_type)?;
-    types.push(out.clone());
+    types.push(memref(&result_type)?);
     passed.push(Passed::Output(element(result.r#type().to_raw())));
     let defined = match call.definition.take() {
         Some(build) => {
@@ -404,30 +391,65 @@ fn extern_call(
         let names: Vec<&str> = call.arguments.iter().map(|(name, _)| name.as_str()).collect();
         check_call(kernel, &names, &passed).map_err(|e| fail(e.to_string()))?;
     }
-    lines.push(format!("%out = memref.alloc() {{alignment = 16 : i64}} : {out}"));
-    lines.push(format!(
-        "\"{CALL_EXTERN}\"({}, %out) {{callee = @{}, operandSegmentSizes = array<i32: {}, 1>}} : ({}) -> ()",
-        operands.join(", "),
-        call.callee,
-        operands.len(),
-        types.join(", ")
-    ));
-    for key in &call.releases {
-        let (k, named) = named(key)?;
-        lines.push(format!("memref.dealloc %g{k} : memref<{}xi8, \"{}\">", named.bytes, named.space));
-    }
-    lines.push(format!("%r = bufferization.to_tensor %out restrict writable : {out} to {result_type}"));
-    let text = format!(
-        "func.func @composite({}) -> {result_type} {{\n  {}\n  return %r : {result_type}\n}}",
-        parameters.join(", "),
-        lines.join("\n  ")
-    );
-    // SAFETY: the composite's ops are live ops of one block; the helper is parsed in their
-    // context, its ops move before the last composite op, which is then replaced and erased with
-    // the other composite ops (each used only by the next one).
+    let releases = call.releases.iter().map(|key| named(key).map(|(k, _)| k)).collect::<Result<Vec<_>, _>>()?;
+    with_context(&last, |context| {
+        let mut b = Builder::before(context, last);
+        b.set_location(fused_location(m));
+        let buffers: Vec<(Value, bool)> = buffers.iter().map(|(v, points)| (b.existing(*v), *points)).collect();
+        let addresses: Vec<Option<Value>> = buffers
+            .iter()
+            .map(|(buffer, points)| {
+                points.then(|| {
+                    let x = b.op1("memref.extract_aligned_pointer_as_index", &[*buffer], Ty::Index, &[]);
+                    b.index_cast(x, Ty::I32)
+                })
+            })
+            .collect();
+        let mut operands = Vec::new();
+        for argument in &planned {
+            operands.push(match *argument {
+                Planned::Operand(value) => {
+                    let value = b.existing(value);
+                    b.to_buffer(value)
+                }
+                Planned::Zeros(element, len) => {
+                    let ty = b.tensor(&[len], element);
+                    let zeros = b.op1("arith.constant", &[], ty, &[("value", Attr::Int(ty, 0))]);
+                    b.to_buffer(zeros)
+                }
+                Planned::Bytes(bytes) => {
+                    let ty = b.tensor(&[bytes.len() as i64], Ty::I8);
+                    let values: Vec<i64> = bytes.iter().map(|v| i64::from(*v)).collect();
+                    let constant = b.op1("arith.constant", &[], ty, &[("value", Attr::Dense(ty, &values))]);
+                    b.to_buffer(constant)
+                }
+                Planned::Address(k, offset) => {
+                    let offset = b.constant(Ty::I32, offset);
+                    let at = addresses[k]
+                        .ok_or_else(|| umac_dialects::Error::Internal("an address of a region not taken".into()))?;
+                    b.addi(at, offset)
+                }
+                Planned::I32(value) => b.constant(Ty::I32, value),
+            });
+        }
+        let result = Ty::Of(RawType(result.r#type().to_raw()));
+        let out = b.memref_like(result);
+        let out = b.alloc(out, 16);
+        let sizes = [operands.len() as i32, 1];
+        operands.push(out);
+        let attributes = [("callee", Attr::Symbol(&call.callee)), ("operandSegmentSizes", Attr::I32Array(&sizes))];
+        b.op(CALL_EXTERN, &operands, &[], &attributes);
+        for k in &releases {
+            b.op("memref.dealloc", &[buffers[*k].0], &[], &[]);
+        }
+        let attributes = [("restrict", Attr::Unit), ("writable", Attr::Unit)];
+        let r = b.op1("bufferization.to_tensor", &[out], result, &attributes);
+        b.replace(&[r])
+    })
+    .map_err(|e| fail(e.to_string()))?;
+    // SAFETY: the composite's other ops are live ops of one block, each used only by the next
+    // one, whose replacement left them unused; they are erased last first.
     unsafe {
-        let location = fused_location(m);
-        splice(last.to_raw(), &text, &arguments, "umac-legalize", Some(location)).map_err(|e| fail(e.to_string()))?;
         for (_, op) in m.ops.iter().rev().skip(1) {
             mlirOperationDestroy(op.to_raw());
         }
