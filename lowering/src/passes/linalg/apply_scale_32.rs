@@ -45,7 +45,8 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, collect, constant_int, constant_value, name, op_name, splice},
+    build::{Attr, Builder, Cmp, Ty, Value},
+    ir::{attribute, collect, constant_int, constant_value, name, op_name, with_context},
     text::attribute_text,
 };
 
@@ -73,96 +74,108 @@ const SHIFTS: std::ops::RangeInclusive<i64> = 32..=62;
 
 /// What both forms begin with: constants, the product's halves, the shift and `t = s - 32`, and
 /// `v >> 31` (-1 for a negative value: the borrow of `-2^30` from the high half).
-const HEAD: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %c31 = arith.constant 31 : i32
-  %c32 = arith.constant 32 : i32
-  %half = arith.constant 1073741824 : i32
-  %top = arith.constant -2147483648 : i32
-  %lo, %hi = arith.mulsi_extended %v, %m : i32
-  %s32 = arith.extui %s : i8 to i32
-  %t = arith.subi %s32, %c32 : i32
-  %borrow = arith.shrsi %v, %c31 : i32
-";
+/// The common start of both general forms: constants, the product's halves, `t = s - 32` and
+/// the borrow (`-1` when `v < 0`).
+struct Head {
+    c0: Value,
+    c1: Value,
+    half: Value,
+    top: Value,
+    lo: Value,
+    hi: Value,
+    t: Value,
+    borrow: Value,
+}
+
+/// The general form, with `R`'s halves for shifts from 33 (`from_33`) or from 32.
+fn general(b: &mut Builder, from_33: bool) -> Value {
+    let (v, m, s) = (b.arg(0), b.arg(1), b.arg(2));
+    let [c0, c1, c31, c32, half, top] = [0, 1, 31, 32, 1 << 30, i64::from(i32::MIN)].map(|k| b.constant(Ty::I32, k));
+    let halves = b.op("arith.mulsi_extended", &[v, m], &[Ty::I32, Ty::I32], &[]);
+    let s32 = b.op1("arith.extui", &[s], Ty::I32, &[]);
+    let t = b.op1("arith.subi", &[s32, c32], Ty::I32, &[]);
+    let borrow = b.op1("arith.shrsi", &[v, c31], Ty::I32, &[]);
+    let head = Head { c0, c1, half, top, lo: halves[0], hi: halves[1], t, borrow };
+    let (r_lo, r_hi) = if from_33 { rounding_33(b, &head) } else { rounding_32(b, &head) };
+    // What both forms end with: `T = v * m + R` by halves (the low half's carry into the high
+    // one), shifted by `t`.
+    let t_lo = b.addi(head.lo, r_lo);
+    let carry = b.cmpi(Cmp::Ult, t_lo, head.lo);
+    let carry32 = b.op1("arith.extui", &[carry], Ty::I32, &[]);
+    let hi_r = b.addi(head.hi, r_hi);
+    let t_hi = b.addi(hi_r, carry32);
+    b.op1("arith.shrsi", &[t_hi, head.t], Ty::I32, &[])
+}
 
 /// `R_lo` and `R_hi` when every shift is at least 33 (`t >= 1`, as in every TFLite rescale of a
 /// value to a narrower scale): `0x40000000` with `v`'s sign bit, and `2^(t-1)` plus the borrow.
-const ROUNDING_33: &str = "  %sign = arith.andi %v, %top : i32
-  %r_lo = arith.ori %sign, %half : i32
-  %t1 = arith.subi %t, %c1 : i32
-  %pow = arith.shli %c1, %t1 : i32
-  %r_hi = arith.addi %pow, %borrow : i32
-";
+fn rounding_33(b: &mut Builder, h: &Head) -> (Value, Value) {
+    let sign = b.andi(b.arg(0), h.top);
+    let r_lo = b.op1("arith.ori", &[sign, h.half], Ty::I32, &[]);
+    let t1 = b.op1("arith.subi", &[h.t, h.c1], Ty::I32, &[]);
+    let pow = b.op1("arith.shli", &[h.c1, t1], Ty::I32, &[]);
+    (r_lo, b.addi(pow, h.borrow))
+}
 
 /// `R_lo` and `R_hi` for any shift from 32 (`t = 0`: `R = 2^31 ± 2^30`, all in the low half).
-const ROUNDING_32: &str = "  %t_zero = arith.cmpi eq, %t, %c0 : i32
-  %negative = arith.cmpi slt, %v, %c0 : i32
-  %flip = arith.xori %t_zero, %negative : i1
-  %flip_bit = arith.select %flip, %top, %c0 : i32
-  %r_lo = arith.ori %half, %flip_bit : i32
-  %t1 = arith.subi %t, %c1 : i32
-  %t1_clamped = arith.maxsi %t1, %c0 : i32
-  %pow = arith.shli %c1, %t1_clamped : i32
-  %pow_borrowed = arith.addi %pow, %borrow : i32
-  %r_hi = arith.select %t_zero, %c0, %pow_borrowed : i32
-";
-
-/// What both forms end with: `T = v * m + R` by halves, shifted by `t`.
-const TAIL: &str = "  %t_lo = arith.addi %lo, %r_lo : i32
-  %carry = arith.cmpi ult, %t_lo, %lo : i32
-  %carry32 = arith.extui %carry : i1 to i32
-  %hi_r = arith.addi %hi, %r_hi : i32
-  %t_hi = arith.addi %hi_r, %carry32 : i32
-  %r = arith.shrsi %t_hi, %t : i32
-  return %r : i32
+fn rounding_32(b: &mut Builder, h: &Head) -> (Value, Value) {
+    let t_zero = b.cmpi(Cmp::Eq, h.t, h.c0);
+    let negative = b.cmpi(Cmp::Slt, b.arg(0), h.c0);
+    let flip = b.op1("arith.xori", &[t_zero, negative], Ty::I1, &[]);
+    let flip_bit = b.select(flip, h.top, h.c0);
+    let r_lo = b.op1("arith.ori", &[h.half, flip_bit], Ty::I32, &[]);
+    let t1 = b.op1("arith.subi", &[h.t, h.c1], Ty::I32, &[]);
+    let t1_clamped = b.op1("arith.maxsi", &[t1, h.c0], Ty::I32, &[]);
+    let pow = b.op1("arith.shli", &[h.c1, t1_clamped], Ty::I32, &[]);
+    let pow_borrowed = b.addi(pow, h.borrow);
+    (r_lo, b.select(t_zero, h.c0, pow_borrowed))
 }
-";
 
 /// The `helium` form: the doubling high multiply with rounding `D` (64-bit, marked), `H = D +
 /// (v >> 31)`, rounded right by `r = s - 31` as `((H >> (s - 32)) + 1) >> 1` (`s - 32 >= 1`: the
 /// addition cannot overflow, `nsw`).
-const HELIUM: &str = "func.func @apply_scale(%v: i32, %m: i32, %s: i8) -> i32 {
-  %c1 = arith.constant 1 : i32
-  %c31 = arith.constant 31 : i32
-  %c32 = arith.constant 32 : i32
-  %half = arith.constant 1073741824 : i64
-  %c31_64 = arith.constant 31 : i64
-  %v64 = arith.extsi %v : i32 to i64
-  %m64 = arith.extsi %m : i32 to i64
-  %product = arith.muli %v64, %m64 : i64
-  %rounded = arith.addi %product, %half : i64
-  %high = arith.shrsi %rounded, %c31_64 : i64
-  %doubled = arith.trunci %high {umac.doubling_high} : i64 to i32
-  %borrow = arith.shrsi %v, %c31 : i32
-  %h = arith.addi %doubled, %borrow : i32
-  %s32 = arith.extui %s : i8 to i32
-  %r1 = arith.subi %s32, %c32 : i32
-  %down = arith.shrsi %h, %r1 : i32
-  %up = arith.addi %down, %c1 overflow<nsw> : i32
-  %result = arith.shrsi %up, %c1 : i32
-  return %result : i32
+fn helium(b: &mut Builder) -> Value {
+    let (v, m, s) = (b.arg(0), b.arg(1), b.arg(2));
+    let [c1, c31, c32] = [1, 31, 32].map(|k| b.constant(Ty::I32, k));
+    let (half, c31_64) = (b.constant(Ty::I64, 1 << 30), b.constant(Ty::I64, 31));
+    let v64 = b.op1("arith.extsi", &[v], Ty::I64, &[]);
+    let m64 = b.op1("arith.extsi", &[m], Ty::I64, &[]);
+    let product = b.muli(v64, m64);
+    let rounded = b.addi(product, half);
+    let high = b.op1("arith.shrsi", &[rounded, c31_64], Ty::I64, &[]);
+    let doubled = b.op1("arith.trunci", &[high], Ty::I32, &[("umac.doubling_high", Attr::Unit)]);
+    let borrow = b.op1("arith.shrsi", &[v, c31], Ty::I32, &[]);
+    let h = b.addi(doubled, borrow);
+    let s32 = b.op1("arith.extui", &[s], Ty::I32, &[]);
+    let r1 = b.op1("arith.subi", &[s32, c32], Ty::I32, &[]);
+    let down = b.op1("arith.shrsi", &[h, r1], Ty::I32, &[]);
+    let up = b.op1("arith.addi", &[down, c1], Ty::I32, &[("overflowFlags", Attr::Parsed("#arith.overflow<nsw>"))]);
+    b.op1("arith.shrsi", &[up, c1], Ty::I32, &[])
 }
-";
 
 impl UmacPass for ApplyScale32 {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
         for op in collect(operation, |op| op_name(op) == "tosa.apply_scale") {
-            // SAFETY: each op is live until it is replaced; replacing one leaves the others alive.
-            unsafe {
+            // SAFETY: each collected op is live until its own replacement below.
+            let form = unsafe {
                 let Some(shifts) = covered(op) else { continue };
-                let arguments: Vec<MlirValue> = (0..3).map(|k| mlirOperationGetOperand(op, k)).collect();
-                let never_min =
-                    || constants(arguments[1]).is_some_and(|multipliers| !multipliers.contains(&i64::from(i32::MIN)));
-                let from_33 = shifts.iter().all(|s| *s >= 33);
-                let text = if self.helium && from_33 && never_min() && of_channels_apart(op) {
-                    HELIUM.to_string()
-                } else {
-                    let rounding = if from_33 { ROUNDING_33 } else { ROUNDING_32 };
-                    format!("{HEAD}{rounding}{TAIL}")
+                let never_min = || {
+                    constants(mlirOperationGetOperand(op, 1))
+                        .is_some_and(|multipliers| !multipliers.contains(&i64::from(i32::MIN)))
                 };
-                splice(op, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(op)))?;
-            }
+                let from_33 = shifts.iter().all(|s| *s >= 33);
+                if self.helium && from_33 && never_min() && of_channels_apart(op) { None } else { Some(from_33) }
+            };
+            // SAFETY: as above.
+            let op = unsafe { OperationRef::from_raw(op) };
+            with_context(&op, |context| {
+                let mut b = Builder::before(context, op);
+                let r = match form {
+                    None => helium(&mut b),
+                    Some(from_33) => general(&mut b, from_33),
+                };
+                b.replace(&[r])
+            })?;
         }
         Ok(())
     }
