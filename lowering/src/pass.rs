@@ -46,8 +46,9 @@ pub fn boxed(pass: impl UmacPass + 'static) -> Result<BoxedPass, Error> {
 /// Replaces, one at a time, each op under `operation` that `select` picks by the values
 /// `rewrite` returns, one per result, after writing the ops that compute them in front of the op
 /// with the builder it is given (whose arguments are the op's operands; the ops take its
-/// location) and the op's name. `select` decides which ops are rewritten: a rewrite always replaces its op. Ops
-/// are collected first, so a rewrite touches the IR in front of its own op only.
+/// location) and the op's name. `select` decides which ops are rewritten: a rewrite always
+/// replaces its op. Ops are collected first, so a rewrite touches the IR in front of its own op
+/// only.
 pub fn build_each(
     operation: OperationRef,
     select: impl FnMut(&OperationRef) -> bool,
@@ -57,13 +58,21 @@ pub fn build_each(
         // SAFETY: each collected op is live until its own rewrite replaces it (the contract
         // above).
         let op = unsafe { OperationRef::from_raw(raw) };
-        umac_dialects::ir::with_context(&op, |context| {
-            let name = umac_dialects::ir::op_name(&op);
-            let mut b = Builder::before(context, op);
-            let results = rewrite(&mut b, &name);
-            b.replace(&results)
-        })?;
+        let name = umac_dialects::ir::op_name(&op);
+        replace_with(op, |b| rewrite(b, &name))?;
     }
+    Ok(())
+}
+
+/// Replaces `op` by the values `write` returns, one per result, after writing the ops that
+/// compute them in front of it with the builder it is given (whose arguments are `op`'s
+/// operands; the ops take its location).
+pub fn replace_with(op: OperationRef, write: impl FnOnce(&mut Builder) -> Vec<Value>) -> Result<(), Error> {
+    umac_dialects::ir::with_context(&op, |context| {
+        let mut b = Builder::before(context, op);
+        let results = write(&mut b);
+        b.replace(&results)
+    })?;
     Ok(())
 }
 

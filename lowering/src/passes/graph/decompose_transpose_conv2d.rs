@@ -15,13 +15,13 @@
 use crate::{
     Error,
     error::report,
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{AttributeLike, OperationRef, TypeLike, ValueLike, operation::OperationLike};
 use umac_dialects::{
     build::{Attr, Builder, RawType, Ty, Value},
-    ir::{collect, i64_array, op_name, static_tensor_shape, with_context},
+    ir::{collect, i64_array, op_name, static_tensor_shape},
 };
 
 /// The registry entry.
@@ -43,11 +43,7 @@ impl UmacPass for DecomposeTransposeConv2d {
             let Some(shapes) = Shapes::of(&op).map_err(|e| report(op.location(), &e.to_string()))? else {
                 continue;
             };
-            with_context(&op, |context| {
-                let mut b = Builder::before(context, op);
-                let y = shapes.write(&mut b);
-                b.replace(&[y])
-            })?;
+            replace_with(op, |b| vec![shapes.write(b)])?;
         }
         Ok(())
     }

@@ -39,14 +39,14 @@ use crate::{
     Error,
     linalg_kinds::{IM2COL_INPUT_CHANNELS, accumulating_kind, independent_channels},
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, Cmp, Ty, Value},
-    ir::{attribute, collect, constant_int, constant_value, name, op_name, with_context},
+    ir::{attribute, collect, constant_int, constant_value, name, op_name},
     text::attribute_text,
 };
 
@@ -168,13 +168,9 @@ impl UmacPass for ApplyScale32 {
             };
             // SAFETY: as above.
             let op = unsafe { OperationRef::from_raw(op) };
-            with_context(&op, |context| {
-                let mut b = Builder::before(context, op);
-                let r = match form {
-                    None => helium(&mut b),
-                    Some(from_33) => general(&mut b, from_33),
-                };
-                b.replace(&[r])
+            replace_with(op, |b| match form {
+                None => vec![helium(b)],
+                Some(from_33) => vec![general(b, from_33)],
             })?;
         }
         Ok(())

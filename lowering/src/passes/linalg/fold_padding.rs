@@ -21,7 +21,7 @@
 use crate::{
     Error,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
     windows::{Bounds, Window, padding, pair, width},
 };
@@ -29,7 +29,7 @@ use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, Value, projection},
-    ir::{attribute, collect, element_type, op_name, static_tensor_shape, with_context},
+    ir::{attribute, collect, element_type, op_name, static_tensor_shape},
 };
 
 /// The registry entry.
@@ -83,11 +83,7 @@ impl UmacPass for FoldPadding {
             let Some(kind) = kind_of(&op_name(&op)) else { continue };
             // SAFETY: as above.
             let Some(fold) = (unsafe { Fold::of(&op, kind, self.wide_interiors) }) else { continue };
-            with_context(&op, |context| {
-                let mut b = Builder::before(context, op);
-                let y = fold.write(&mut b);
-                b.replace(&[y])
-            })?;
+            replace_with(op, |b| vec![fold.write(b)])?;
         }
         Ok(())
     }

@@ -22,14 +22,14 @@
 
 use crate::{
     Error,
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, Ty, Value, projection},
-    ir::{attribute, collect, constant_int, constant_value, op_name, produced_by, static_tensor_shape, with_context},
+    ir::{attribute, collect, constant_int, constant_value, op_name, produced_by, static_tensor_shape},
     text::attribute_text,
 };
 
@@ -55,11 +55,7 @@ impl UmacPass for FoldZeroPoints {
             let Some(fold) = (unsafe { Fold::of(raw) }) else { continue };
             // SAFETY: as above.
             let op = unsafe { OperationRef::from_raw(raw) };
-            with_context(&op, |context| {
-                let mut b = Builder::before(context, op);
-                let y = fold.write(&mut b);
-                b.replace(&[y])
-            })?;
+            replace_with(op, |b| vec![fold.write(b)])?;
         }
         Ok(())
     }

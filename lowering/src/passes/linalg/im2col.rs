@@ -35,7 +35,7 @@ use crate::{
     Error,
     linalg_kinds::{IM2COL_INPUT_CHANNELS, umac_op},
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
     schedule::PATCH_OP,
     windows::{Bounds, Window, map, padding, pair, width},
@@ -44,7 +44,7 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, Ty, Value, projection},
-    ir::{attribute, body_ops, collect, element_type, name, op_name, produced_by, static_tensor_shape, with_context},
+    ir::{attribute, body_ops, collect, element_type, name, op_name, produced_by, static_tensor_shape},
     text::attribute_text,
 };
 
@@ -124,11 +124,7 @@ fn replace_each(
         let Some(write) = plan(raw) else { continue };
         // SAFETY: each collected op is live until its own replacement below.
         let op = unsafe { OperationRef::from_raw(raw) };
-        with_context(&op, |context| {
-            let mut b = Builder::before(context, op);
-            let y = write(&mut b);
-            b.replace(&[y])
-        })?;
+        replace_with(op, |b| vec![write(b)])?;
     }
     Ok(())
 }

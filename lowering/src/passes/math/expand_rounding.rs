@@ -21,6 +21,7 @@
 //! %r = arith.select %big, %x, %f : f32
 //! ```
 
+use super::float_ops::scalar_element;
 use crate::{
     Error,
     pass::{UmacPass, boxed, build_each},
@@ -56,20 +57,15 @@ impl UmacPass for ExpandRounding {
 const F32_LIMIT: f64 = 8_388_608.0;
 const F64_LIMIT: f64 = 4_503_599_627_370_496.0;
 
-/// The limit of `op`'s operand's element type: `None` for one other than `f32` and `f64`.
+/// The limit of `op`'s operand's element type (a scalar or a vector): `None` for one other than
+/// `f32` and `f64`.
 fn limit(op: &OperationRef) -> Option<f64> {
-    // SAFETY: a borrowed op is live; its first operand is read when it has one.
+    let element = scalar_element(op)?;
+    // SAFETY: a type handle read from the live op.
     unsafe {
-        use mlir_sys::*;
-        let raw = op.to_raw();
-        if mlirOperationGetNumOperands(raw) == 0 {
-            return None;
-        }
-        let ty = mlirValueGetType(mlirOperationGetOperand(raw, 0));
-        let element = if mlirTypeIsAShaped(ty) { mlirShapedTypeGetElementType(ty) } else { ty };
-        if mlirTypeIsAF32(element) {
+        if mlir_sys::mlirTypeIsAF32(element) {
             Some(F32_LIMIT)
-        } else if mlirTypeIsAF64(element) {
+        } else if mlir_sys::mlirTypeIsAF64(element) {
             Some(F64_LIMIT)
         } else {
             None

@@ -4,7 +4,11 @@
 //! op they replace ([`expand_f32`]). Not a pass.
 
 use crate::{Error, pass::build_each};
-use melior::ir::OperationRef;
+use melior::ir::{OperationRef, operation::OperationLike};
+use mlir_sys::{
+    MlirType, mlirOperationGetNumOperands, mlirOperationGetOperand, mlirShapedTypeGetElementType, mlirTypeIsAF32,
+    mlirTypeIsAShaped, mlirTypeIsAVector, mlirValueGetType,
+};
 use umac_dialects::build::{Attr, Builder, Cmp, CmpF, Ty, Value};
 
 /// Writes float arithmetic in front of the op being replaced.
@@ -89,19 +93,28 @@ impl Floats<'_, '_> {
     }
 }
 
-/// Whether `op`'s operand is `f32` or a vector of it: the ops [`expand_f32`] rewrites.
-pub(super) fn on_f32(op: &OperationRef) -> bool {
+/// The element type of `op`'s first operand when it is a scalar or a vector (the scalar's own
+/// type); `None` without operands or for another type (a tensor).
+pub(super) fn scalar_element(op: &OperationRef) -> Option<MlirType> {
     // SAFETY: a borrowed op is live; its first operand is read when it has one.
     unsafe {
-        use mlir_sys::*;
         let raw = op.to_raw();
         if mlirOperationGetNumOperands(raw) == 0 {
-            return false;
+            return None;
         }
         let ty = mlirValueGetType(mlirOperationGetOperand(raw, 0));
-        let element = if mlirTypeIsAVector(ty) { mlirShapedTypeGetElementType(ty) } else { ty };
-        mlirTypeIsAF32(element)
+        match (mlirTypeIsAVector(ty), mlirTypeIsAShaped(ty)) {
+            (true, _) => Some(mlirShapedTypeGetElementType(ty)),
+            (false, true) => None,
+            (false, false) => Some(ty),
+        }
     }
+}
+
+/// Whether `op`'s operand is `f32` or a vector of it: the ops [`expand_f32`] rewrites.
+fn on_f32(op: &OperationRef) -> bool {
+    // SAFETY: a type handle read from the live op.
+    scalar_element(op).is_some_and(|element| unsafe { mlirTypeIsAF32(element) })
 }
 
 /// Replaces each one-operand `math` op under `operation` that `select` picks and [`on_f32`]
