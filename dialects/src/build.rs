@@ -327,6 +327,32 @@ impl<'c> Builder<'c> {
         self.append(op);
     }
 
+    /// Op `name` with one region of one block without arguments, whose ops (with its
+    /// terminator, if it has one) `body` writes; returns the op's results.
+    pub fn region_op(
+        &mut self,
+        name: &str,
+        (operands, results): (&[Value], &[Ty]),
+        attributes: &[(&str, Attr)],
+        body: impl FnOnce(&mut Self),
+    ) -> Vec<Value> {
+        let block = self.open(&[]);
+        body(self);
+        self.close();
+        let op = self.create(name, operands, results, attributes, &[Some(block)]);
+        self.append(op)
+    }
+
+    /// Ends writing in front of an op ([`Builder::before`]) and leaves the op in place; an
+    /// attribute or type that did not parse is an internal error.
+    pub fn done(mut self) -> Result<(), Error> {
+        self.anchor = None;
+        match self.error.take() {
+            Some(error) => Err(Error::Internal(error)),
+            None => Ok(()),
+        }
+    }
+
     /// Ends the body with `func.return` and hands the function out; an attribute that did not
     /// parse is an internal error.
     pub fn finish(mut self) -> Result<Operation<'c>, Error> {

@@ -226,3 +226,29 @@ fn dense_integers_keep_the_low_bits_of_their_width() {
 }"#;
     assert_eq!(printed(&context, b.finish().unwrap()), reprinted(&context, expected));
 }
+
+#[test]
+fn writes_a_region_in_front_of_an_op_it_keeps() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let text = "func.func @f(%x: i32) {\n  \"test.end\"(%x) : (i32) -> ()\n  return\n}";
+    let module = Module::parse(&context, text).unwrap();
+    let function = crate::ir::find_function(module.as_operation(), "f").unwrap();
+    let end = crate::ir::collect(function, |op| crate::ir::op_name(op) == "test.end")[0];
+    // SAFETY: collected from the live module.
+    let mut b = Builder::before(&context, unsafe { melior::ir::OperationRef::from_raw(end) });
+    let x = b.arg(0);
+    let outer = b.region_op("test.outer", (&[x], &[Ty::I32]), &[("k", Attr::Bool(true))], |b| {
+        b.op("test.inner", &[x], &[], &[]);
+    });
+    b.op("test.use", &[outer[0]], &[], &[]);
+    b.done().unwrap();
+    let expected = r#"func.func @f(%x: i32) {
+  %y = "test.outer"(%x) ({
+    "test.inner"(%x) : (i32) -> ()
+  }) {k = true} : (i32) -> i32
+  "test.use"(%y) : (i32) -> ()
+  "test.end"(%x) : (i32) -> ()
+  return
+}"#;
+    assert_eq!(print_module(&module), reprinted(&context, expected));
+}

@@ -299,8 +299,6 @@ fn library_crates_return_typed_errors() {
 const TEXT_IR: &[&str] = &[
     "frontend/src/emit.rs",
     "lowering/src/passes/graph/legalize_tfl_lstm/step.rs",
-    "lowering/src/passes/linalg/tile_and_fuse.rs",
-    "lowering/src/passes/loops/channels_innermost.rs",
     "lowering/src/passes/loops/vectorize_dot_products.rs",
     "lowering/src/passes/loops/vectorize_dot_products/dsp.rs",
 ];

@@ -45,6 +45,7 @@ use melior::ir::{
 };
 use mlir_sys::*;
 use umac_dialects::{
+    build::{Attr, Builder, Ty, Value},
     ir::{attribute, collect, defined_inside, name, only_user, op_name, produced_by},
     text::attribute_text,
 };
@@ -123,10 +124,10 @@ impl UmacPass for TileAndFuse {
             return Ok(());
         }
         let ops: Vec<MlirOperation> = roots.iter().map(|(root, _)| *root).collect();
-        let script = transform_script(roots.iter().map(|(_, sizes)| sizes.as_slice()));
+        let tiles: Vec<&[i64]> = roots.iter().map(|(_, sizes)| sizes.as_slice()).collect();
         // SAFETY: every root is a live op of the module being transformed; the transform module is
-        // parsed in the same context, applied, and destroyed before the pass returns.
-        if !unsafe { transform::apply_tagged(operation.to_raw(), &ops, ROOT_ATTRIBUTE, &script) } {
+        // built in the same context, applied, and destroyed before the pass returns.
+        if !unsafe { transform::apply_tagged(operation.to_raw(), &ops, ROOT_ATTRIBUTE, |b, m| fuse(b, m, &tiles))? } {
             return Err(Error::Reported);
         }
         // SAFETY: the module is live; calls are only erased or moved within their function.
@@ -327,24 +328,29 @@ unsafe fn same_call(a: MlirOperation, b: MlirOperation) -> bool {
     }
 }
 
-/// One match + fuse per root, in program order, then cleanup patterns that shrink slices of
-/// `tensor.empty` to tile-sized empties (so bufferization allocates tiles, not whole tensors).
-fn transform_script<'a>(tiles: impl Iterator<Item = &'a [i64]>) -> String {
-    let mut body = String::new();
-    for (index, sizes) in tiles.enumerate() {
-        let tiled = sizes.len();
-        let sizes = sizes.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-        let loops = vec!["!transform.any_op"; tiled].join(", ");
-        body.push_str(&format!(
-            "    %r{index} = transform.structured.match attributes{{{ROOT_ATTRIBUTE} = {index} : i64}} in %m \
-             : (!transform.any_op) -> !transform.any_op\n    \
-             %t{index}, %l{index}:{tiled} = transform.structured.fuse %r{index} tile_sizes [{sizes}] {{apply_cleanup}} \
-             : (!transform.any_op) -> (!transform.any_op, {loops})\n"
-        ));
+/// One match + fuse per root (the payload handle `m`), in program order, with the tile sizes
+/// `tiles`, then cleanup patterns that shrink slices of `tensor.empty` to tile-sized empties (so
+/// bufferization allocates tiles, not whole tensors).
+fn fuse(b: &mut Builder, m: Value, tiles: &[&[i64]]) {
+    let any_op = b.parsed_type("!transform.any_op");
+    for (index, sizes) in tiles.iter().enumerate() {
+        let root = transform::matching(b, m, ROOT_ATTRIBUTE, index);
+        let results = vec![any_op; 1 + sizes.len()];
+        let attributes = [
+            ("apply_cleanup", Attr::Unit),
+            ("operandSegmentSizes", Attr::I32Array(&[1, 0, 0])),
+            ("static_tile_sizes", Attr::I64Array(sizes)),
+        ];
+        b.op("transform.structured.fuse", &[root], &results, &attributes);
     }
-    body.push_str(
-        "    transform.apply_patterns to %m {\n      transform.apply_patterns.tensor.fold_tensor_empty\n      \
-         transform.apply_patterns.canonicalization\n    } : !transform.any_op\n",
-    );
-    transform::script(&body)
+    let limits = [("max_iterations", Attr::Int(Ty::I64, -1)), ("max_num_rewrites", Attr::Int(Ty::I64, -1))];
+    b.region_op("transform.apply_patterns", (&[m], &[]), &limits, |b| {
+        b.op(
+            "transform.apply_patterns.tensor.fold_tensor_empty",
+            &[],
+            &[],
+            &[("fold_single_use_only", Attr::Bool(false))],
+        );
+        b.op("transform.apply_patterns.canonicalization", &[], &[], &[]);
+    });
 }

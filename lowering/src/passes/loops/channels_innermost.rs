@@ -39,6 +39,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
+    build::{Attr, Builder, Value},
     ir::{attribute, collect, name},
     text::attribute_text,
 };
@@ -75,54 +76,50 @@ struct ChannelsInnermost {
 
 impl UmacPass for ChannelsInnermost {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
-        let mut ops = Vec::new();
-        let mut body = String::new();
         let dot_products = self.dot_products;
         let chosen = |kind: &str| independent_channels(kind) || (dot_products && kind.starts_with("conv_2d_nhwc_fhwc"));
+        let mut ops = Vec::new();
+        let mut plans = Vec::new();
         for op in collect(operation, |op| accumulating_kind(op).is_some_and(|kind| chosen(&kind))) {
             // SAFETY: the ops were just collected from the live IR, which is not modified until
             // the script runs.
             let Some((order, apart)) = (unsafe { interchange(op) }) else { continue };
-            let index = ops.len();
-            ops.push(op);
-            let order: Vec<String> = order.iter().map(usize::to_string).collect();
-            body.push_str(&format!(
-                "    %o{index} = transform.structured.match attributes{{{TAG} = {index} : i64}} in %m \
-                 : (!transform.any_op) -> !transform.any_op\n"
-            ));
             // SAFETY: as above.
-            let generic = if unsafe { name(op) } == "linalg.generic" {
-                format!("%o{index}")
-            } else {
-                body.push_str(&format!(
-                    "    %g{index} = transform.structured.generalize %o{index} : (!transform.any_op) -> !transform.any_op\n"
-                ));
-                format!("%g{index}")
-            };
-            let loops = order.len();
-            let handles = vec!["!transform.any_op"; loops].join(", ");
-            body.push_str(&format!(
-                "    %i{index} = transform.structured.interchange {generic} iterator_interchange = [{}] \
-                 : (!transform.any_op) -> !transform.any_op\n    \
-                 %f{index} = transform.structured.convert_to_loops %i{index} : (!transform.any_op) -> !transform.any_op\n",
-                order.join(", "),
-            ));
-            // The channel loop of an op computing its channels apart stays rolled; a tile of dot
-            // products is rewritten by `umac-vectorize-dot-products`.
-            if apart {
-                body.push_str(&format!(
-                    "    %l{index}:{loops} = transform.split_handle %f{index} : (!transform.any_op) -> ({handles})\n    \
-                     transform.annotate %l{index}#{} \"loop_annotation\" = %keep : !transform.any_op, !transform.any_param\n",
-                    OUTER + WINDOW,
-                ));
-            }
+            let generic = unsafe { name(op) } == "linalg.generic";
+            ops.push(op);
+            plans.push((order, apart, generic));
         }
-        body.insert_str(0, "    %keep = transform.param.constant #llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n");
         if ops.is_empty() {
             return Ok(());
         }
-        // SAFETY: every op is live and belongs to the payload; the script runs in its context.
-        if !unsafe { transform::apply_tagged(operation.to_raw(), &ops, TAG, &transform::script(&body)) } {
+        let script = |b: &mut Builder, m: Value| {
+            let any_op = b.parsed_type("!transform.any_op");
+            let any_param = b.parsed_type("!transform.any_param");
+            let keep = [("value", Attr::Parsed("#llvm.loop_annotation<unroll = <disable = true>>"))];
+            let keep = b.op1("transform.param.constant", &[], any_param, &keep);
+            for (index, (order, apart, generic)) in plans.iter().enumerate() {
+                let matched = transform::matching(b, m, TAG, index);
+                let generic =
+                    if *generic { matched } else { b.op1("transform.structured.generalize", &[matched], any_op, &[]) };
+                let order: Vec<i64> = order.iter().map(|o| *o as i64).collect();
+                let interchange = [("iterator_interchange", Attr::I64Array(&order))];
+                let interchanged = b.op1("transform.structured.interchange", &[generic], any_op, &interchange);
+                let lowered = b.op1("transform.structured.convert_to_loops", &[interchanged], any_op, &[]);
+                // The channel loop of an op computing its channels apart stays rolled; a tile of
+                // dot products is rewritten by `umac-vectorize-dot-products`.
+                if *apart {
+                    let split = [
+                        ("fail_on_payload_too_small", Attr::Bool(true)),
+                        ("pass_through_empty_handle", Attr::Bool(true)),
+                    ];
+                    let loops = b.op("transform.split_handle", &[lowered], &vec![any_op; order.len()], &split);
+                    let name = [("name", Attr::Str("loop_annotation"))];
+                    b.op("transform.annotate", &[loops[OUTER + WINDOW], keep], &[], &name);
+                }
+            }
+        };
+        // SAFETY: every op is live and belongs to the payload; the script is built in its context.
+        if !unsafe { transform::apply_tagged(operation.to_raw(), &ops, TAG, script)? } {
             return Err(Error::Reported);
         }
         Ok(())
