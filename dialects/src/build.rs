@@ -411,6 +411,26 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// `vector<dims x element>`.
+    pub fn vector(&self, dims: &[i64], element: Ty) -> Ty {
+        // SAFETY: the element type is of the live context.
+        unsafe {
+            let element = ty(self.context.to_raw(), element);
+            Ty::Of(RawType(mlirVectorTypeGet(dims.len() as isize, dims.as_ptr(), element)))
+        }
+    }
+
+    /// `llvm.call_intrinsic "<intrinsic>"(operands)` with a result of `result`.
+    pub fn call_intrinsic(&mut self, intrinsic: &str, operands: &[Value], result: Ty) -> Value {
+        let sizes = [operands.len() as i32, 0];
+        let attributes = [
+            ("intrin", Attr::Str(intrinsic)),
+            ("op_bundle_sizes", Attr::I32Array(&[])),
+            ("operandSegmentSizes", Attr::I32Array(&sizes)),
+        ];
+        self.op1("llvm.call_intrinsic", operands, result, &attributes)
+    }
+
     /// The element type of the vector or tensor type `t` (`t` itself for another type).
     pub fn element_of(&self, t: Ty) -> Ty {
         // SAFETY: the type is of the live context.

@@ -43,14 +43,14 @@
 use crate::{
     Error,
     options::{OptionKind, OptionSpec, OptionValues},
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::fmt::Write as _;
-use umac_dialects::ir::{
-    body_ops, collect, constant_int, defined_inside, name, op_name, produced_by, splice, type_text,
+use umac_dialects::{
+    build::{Attr, Builder, Ty, Value},
+    ir::{body_ops, collect, constant_int, defined_inside, name, op_name, produced_by},
 };
 
 mod dsp;
@@ -102,15 +102,21 @@ impl UmacPass for VectorizeDotProducts {
         for raw in collect(operation, |op| op_name(op) == "scf.for").into_iter().rev() {
             // SAFETY: each loop is live until it is replaced; a replaced loop's nested loops were
             // visited before it, and loops outside it stay alive.
-            unsafe {
-                let Some(dot) = match_loop(raw) else { continue };
-                let (text, arguments) = match (self.dsp, &dot.jam) {
-                    (true, _) => dsp::replacement(&dot, self.unroll),
-                    (false, None) => dot.replacement(self.helium),
-                    (false, Some(_)) => continue,
-                };
-                splice(raw, &text, &arguments, INFO.name, Some(mlirOperationGetLocation(raw)))?;
+            let Some(dot) = (unsafe { match_loop(raw) }) else { continue };
+            let (dsp, unroll, helium) = (self.dsp, self.unroll, self.helium);
+            if !dsp && dot.jam.is_some() {
+                continue;
             }
+            // SAFETY: as above.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            replace_with(op, |b| {
+                if dsp {
+                    dsp::replace(b, &dot, unroll)
+                } else {
+                    dot.replace(b, helium)
+                }
+                Vec::new()
+            })?;
         }
         Ok(())
     }
@@ -289,85 +295,69 @@ unsafe fn unit_stride(value: MlirValue) -> bool {
     }
 }
 
-/// The parameters of a replacement's `func.func` and the values passed for them.
-#[derive(Default)]
-struct Signature {
-    parameters: Vec<String>,
-    arguments: Vec<MlirValue>,
-}
-
-impl Signature {
-    /// Declares `load`'s memref (`%{name}_memref`), its indices (`%{name}_{k}`) but `jam`'s
-    /// variable (each copy of a jammed tile's code has its own number there, see [`indices`]),
-    /// and for a padded operand its condition and padding value (`%{name}_inside`,
-    /// `%{name}_pad`); returns the memref's type.
-    fn declare(&mut self, load: &Load, name: &str, jam: Option<MlirValue>) -> String {
-        // SAFETY: the memref is live (the loop being replaced reads it).
-        let ty = type_text(unsafe { mlirValueGetType(load.memref) });
-        self.parameters.push(format!("%{name}_memref: {ty}"));
-        self.arguments.push(load.memref);
-        for (k, index) in load.indices.iter().enumerate() {
-            if !is_jam(*index, jam) {
-                self.parameters.push(format!("%{name}_{k}: index"));
-                self.arguments.push(*index);
-            }
-        }
-        if let Some((condition, pad)) = load.padded {
-            self.parameters.extend([format!("%{name}_inside: i1"), format!("%{name}_pad: i8")]);
-            self.arguments.extend([condition, pad]);
-        }
-        ty
-    }
-}
-
 fn is_jam(index: MlirValue, jam: Option<MlirValue>) -> bool {
     // SAFETY: both values are live (the loop being replaced uses them).
     jam.is_some_and(|iv| unsafe { mlirValueEqual(index, iv) })
 }
 
-/// `load`'s indices as declared (`%{name}_{k}, `), with copy `copy`'s number (`%j{copy}`) in
-/// place of `jam`'s variable.
-fn indices(load: &Load, name: &str, jam: Option<MlirValue>, copy: i64) -> String {
-    let mut text = String::new();
-    for (k, index) in load.indices.iter().enumerate() {
-        if is_jam(*index, jam) {
-            let _ = write!(text, "%j{copy}, ");
-        } else {
-            let _ = write!(text, "%{name}_{k}, ");
-        }
+impl Load {
+    /// The memref, in front of the loop.
+    fn memref(&self, b: &Builder) -> Value {
+        b.existing(self.memref)
     }
-    text
+
+    /// The indices, with `copy` (a constant) in place of `jam`'s variable (each copy of a jammed
+    /// tile's code has its own number there).
+    fn indices(&self, b: &Builder, jam: Option<MlirValue>, copy: Value) -> Vec<Value> {
+        self.indices.iter().map(|index| if is_jam(*index, jam) { copy } else { b.existing(*index) }).collect()
+    }
+
+    /// For a padded operand, its condition and padding value.
+    fn padding(&self, b: &Builder) -> Option<(Value, Value)> {
+        self.padded.map(|(inside, pad)| (b.existing(inside), b.existing(pad)))
+    }
+
+    /// The aligned base address of the memref plus its offset, and its strides.
+    fn strided_metadata(&self, b: &mut Builder) -> (Value, Vec<Value>) {
+        let memref = self.memref(b);
+        let rank = self.indices.len() + 1;
+        let base = b.memref(&[], b.element_of(b.type_of(memref)), None);
+        let types = [vec![base], vec![Ty::Index; 1 + 2 * rank]].concat();
+        let metadata = b.op("memref.extract_strided_metadata", &[memref], &types, &[]);
+        let aligned = b.op1("memref.extract_aligned_pointer_as_index", &[memref], Ty::Index, &[]);
+        (b.addi(aligned, metadata[1]), metadata[2 + rank..].to_vec())
+    }
 }
 
-/// The aligned base address of operand `name`'s memref plus its offset, `%{name}_at0`, and its
-/// strides, `%{name}_strides#k`.
-fn strided_metadata(text: &mut String, name: &str, operand: &Load, memref_type: &str) {
-    let rank = operand.indices.len() + 1;
-    let types = vec!["index"; 1 + 2 * rank].join(", ");
-    let _ = writeln!(
-        text,
-        "  %{name}_base, %{name}_offset, %{name}_sizes:{rank}, %{name}_strides:{rank} = \
-         memref.extract_strided_metadata %{name}_memref : {memref_type} -> memref<i8>, {types}\n  \
-         %{name}_aligned = memref.extract_aligned_pointer_as_index %{name}_memref : {memref_type} -> index\n  \
-         %{name}_at0 = arith.addi %{name}_aligned, %{name}_offset : index"
-    );
+/// Where an operand's elements start for the loop, as an address: `at0` plus each of `indices`
+/// times its stride.
+fn address(b: &mut Builder, (at0, strides): &(Value, Vec<Value>), indices: &[Value]) -> Value {
+    let mut at = *at0;
+    for (index, stride) in indices.iter().zip(strides) {
+        let step = b.muli(*index, *stride);
+        at = b.addi(at, step);
+    }
+    at
 }
 
-/// Where operand `name`'s elements start for the loop, as an address: `%{name}_at{rank - 1}`,
-/// or `%{name}{copy}_at{rank - 1}` for copy `copy` of an operand indexed by `jam`'s variable.
-fn addresses(text: &mut String, name: &str, operand: &Load, jam: Option<MlirValue>, copy: i64) {
-    let copied = operand.indices.iter().any(|index| is_jam(*index, jam));
-    let own = if copied { format!("{name}{copy}") } else { name.to_string() };
-    let indices = indices(operand, name, jam, copy);
-    for (k, index) in indices.split(", ").filter(|index| !index.is_empty()).enumerate() {
-        let from = if k == 0 { format!("%{name}_at0") } else { format!("%{own}_at{k}") };
-        let _ = writeln!(
-            text,
-            "  %{own}_step{k} = arith.muli {index}, %{name}_strides#{k} : index\n  %{own}_at{} = \
-             arith.addi {from}, %{own}_step{k} : index",
-            k + 1
-        );
-    }
+/// The `narrow` value (a vector, or an i32 word) at element `c` past the address `at`.
+fn load_at(b: &mut Builder, at: Value, c: Value, narrow: Ty) -> Value {
+    let address = b.addi(at, c);
+    let int = b.index_cast(address, Ty::I64);
+    let pointer = b.op1("llvm.inttoptr", &[int], Ty::Ptr, &[]);
+    b.op1("llvm.load", &[pointer], narrow, &[("alignment", Attr::Int(Ty::I64, 1))])
+}
+
+/// The scalar product an element `c` of both operands adds, read through their padding, for
+/// the loop over the products left over: `loaded(x) * loaded(y)` sign-extended to i32.
+fn scalar_read(b: &mut Builder, load: &Load, indices: &[Value], c: Value) -> Value {
+    let memref = load.memref(b);
+    let loaded = b.op1("memref.load", &[&[memref][..], indices, &[c]].concat(), Ty::I8, &[]);
+    let read = match load.padding(b) {
+        Some((inside, pad)) => b.select(inside, loaded, pad),
+        None => loaded,
+    };
+    b.op1("arith.extsi", &[read], Ty::I32, &[])
 }
 
 impl Dot {
@@ -376,198 +366,134 @@ impl Dot {
         if self.upper - self.lower >= 16 { 16 } else { 8 }
     }
 
-    /// The replacing IR (a `func.func` whose arguments are the memrefs and indices) and the
-    /// values it takes: steps of vectors (by `vmladava` with `helium`).
-    fn replacement(&self, helium: bool) -> (String, Vec<MlirValue>) {
+    /// Writes the replacing loops in front of the loop: steps of vectors (by `vmladava` with
+    /// `helium`).
+    fn replace(&self, b: &mut Builder, helium: bool) {
         let lanes = self.lanes();
         let vector_end = self.lower + (self.upper - self.lower) / lanes * lanes;
         // After steps of 16 lanes, 8 left or more take one step of 8 (the first layer's window
         // of 40: 16 + 16 + 8), which LLVM would otherwise leave as scalar code.
         let half_end = if lanes == 16 && self.upper - vector_end >= 8 { vector_end + 8 } else { vector_end };
-        let mut signature = Signature::default();
-        let x_type = signature.declare(&self.operands[0], "x", None);
-        let y_type = signature.declare(&self.operands[1], "y", None);
-        let sum_type = signature.declare(&self.accumulator, "sum", None);
-        let x = format!("%x_memref[{}", indices(&self.operands[0], "x", None, 0));
-        let y = format!("%y_memref[{}", indices(&self.operands[1], "y", None, 0));
-        let sum = format!("%sum_memref[{}]", indices(&self.accumulator, "sum", None, 0).trim_end_matches(", "));
-        let Signature { parameters, arguments } = signature;
-        let (lower, upper) = (self.lower, self.upper);
-        let mut text = format!(
-            "func.func @dot({}) {{\n  %lower = arith.constant {lower} : index\n  %vector_end = arith.constant \
-             {vector_end} : index\n  %upper = arith.constant {upper} : index\n  %lanes = arith.constant {lanes} : \
-             index\n  %one = arith.constant 1 : index\n  %half_end = arith.constant {half_end} : index\n  \
-             %half_lanes = arith.constant 8 : index\n  %init = memref.load {sum} : {sum_type}\n",
-            parameters.join(", ")
-        );
-        // Where each operand's elements start for the loop, as an address (`%{name}_at{rank - 1}`):
-        // a vector is loaded by `llvm.load` from there (`vector.load` would lower its memref with
-        // 64-bit indices).
-        for (name, operand, memref_type) in [("x", &self.operands[0], &x_type), ("y", &self.operands[1], &y_type)] {
-            strided_metadata(&mut text, name, operand, memref_type);
-            addresses(&mut text, name, operand, None, 0);
+        let [lower, vector_end_at, upper, step, one, half_end_at, half_step] =
+            [self.lower, vector_end, self.upper, lanes, 1, half_end, 8].map(|k| b.constant(Ty::Index, k));
+        let sum = self.accumulator.memref(b);
+        let sum_indices = self.accumulator.indices(b, None, lower);
+        let init = b.op1("memref.load", &[&[sum][..], &sum_indices].concat(), Ty::I32, &[]);
+        // Where each operand's elements start for the loop, as an address: a vector is loaded by
+        // `llvm.load` from there (`vector.load` would lower its memref with 64-bit indices).
+        let mut at = Vec::new();
+        for operand in &self.operands {
+            let metadata = operand.strided_metadata(b);
+            let indices = operand.indices(b, None, lower);
+            at.push(address(b, &metadata, &indices));
         }
         // One loop over vectors of `lanes` products, one step of 8 if 8 are left after 16-lane
-        // steps (`half_end`), one loop over the products left, each adding into the sum it carries. A vector step of a padded operand
-        // reads the input or, where the condition fails, the padding, in two branches: a select
-        // between the two would leave LLVM a product it does not recognise as a dot product.
-        let accesses = [(&x, &x_type), (&y, &y_type)];
+        // steps (`half_end`), one loop over the products left, each adding into the sum it
+        // carries. A vector step of a padded operand reads the input or, where the condition
+        // fails, the padding, in two branches: a select between the two would leave LLVM a
+        // product it does not recognise as a dot product.
         let padded = self.operands.iter().position(|o| o.padded.is_some());
-        let mut loops = vec![("vectors", "lower", "vector_end", "lanes", "init", lanes)];
+        let mut loops = vec![(lower, vector_end_at, step, lanes)];
         if half_end > vector_end {
-            loops.push(("halves", "vector_end", "half_end", "half_lanes", "vectors", 8));
+            loops.push((vector_end_at, half_end_at, half_step, 8));
         }
-        let (last, last_end) = (loops[loops.len() - 1].0, loops[loops.len() - 1].2);
-        for (result, from, to, step, init, lanes) in loops {
+        let mut carried = init;
+        for (k, (from, to, step, lanes)) in loops.into_iter().enumerate() {
             // Plain vectors sum the main loop's products lane by lane, reduced once after it,
             // when it takes two steps or more (one step is reduced as it is: LLVM makes it
             // `vpmaddwd` and a reduction of its 8 lanes rather than of 16).
-            let sums = !helium && result == "vectors" && vector_end - self.lower >= 2 * lanes;
-            let carried = if sums { format!("vector<{lanes}xi32>") } else { "i32".to_string() };
-            if sums {
-                let _ = writeln!(
-                    text,
-                    "  %zeros = arith.constant dense<0> : {carried}\n  %lane_sums = scf.for %c = %{from} to %{to} \
-                     step %{step} iter_args(%s = %zeros) -> ({carried}) {{"
-                );
-            } else {
-                let _ = writeln!(
-                    text,
-                    "  %{result} = scf.for %c = %{from} to %{to} step %{step} iter_args(%s = %{init}) -> (i32) {{"
-                );
-            }
-            match padded {
-                None => self.step(&mut text, None, (helium, sums), lanes, "t"),
-                Some(k) => {
-                    let name = ["x", "y"][k];
-                    let _ = writeln!(text, "    %t = scf.if %{name}_inside -> ({carried}) {{");
-                    self.step(&mut text, None, (helium, sums), lanes, "in");
-                    let _ = writeln!(text, "    scf.yield %in : {carried}\n    }} else {{");
-                    self.step(&mut text, Some(k), (helium, sums), lanes, "out");
-                    let _ = writeln!(text, "    scf.yield %out : {carried}\n    }}");
-                }
-            }
-            let _ = writeln!(text, "    scf.yield %t : {carried}\n  }}");
-            if sums {
-                let _ =
-                    writeln!(text, "  %{result} = vector.reduction <add>, %lane_sums, %{init} : {carried} into i32");
-            }
+            let sums = !helium && k == 0 && vector_end - self.lower >= 2 * lanes;
+            let ty = if sums { b.vector(&[lanes], Ty::I32) } else { Ty::I32 };
+            let start = if sums { b.op1("arith.constant", &[], ty, &[("value", Attr::Int(ty, 0))]) } else { carried };
+            let result = b.for_loop([from, to, step], &[start], &[], |b, c, s| {
+                let step = |b: &mut Builder, pad| self.step(b, (c, s[0], &at[..]), pad, (helium, sums), lanes);
+                vec![match padded {
+                    None => step(b, None),
+                    Some(k) => {
+                        let inside = self.operands[k].padding(b).map_or(c, |(inside, _)| inside);
+                        b.if_else(inside, &[ty], &[], |b| vec![step(b, None)], |b| vec![step(b, Some(k))])[0]
+                    }
+                }]
+            })[0];
+            carried = if sums { reduction(b, result, Some(carried)) } else { result };
         }
-        let _ = writeln!(
-            text,
-            "  %total = scf.for %c = %{last_end} to %upper step %one iter_args(%s = %{last}) -> (i32) {{"
-        );
-        for (k, (name, (access, memref_type))) in ["x", "y"].iter().zip(accesses).enumerate() {
-            let _ = writeln!(text, "    %{name}_loaded = memref.load {access}%c] : {memref_type}");
-            let read = if padded == Some(k) {
-                let _ =
-                    writeln!(text, "    %{name}_read = arith.select %{name}_inside, %{name}_loaded, %{name}_pad : i8");
-                format!("%{name}_read")
-            } else {
-                format!("%{name}_loaded")
-            };
-            let _ = writeln!(text, "    %{name}_wide = arith.extsi {read} : i8 to i32");
-        }
-        let _ = writeln!(
-            text,
-            "    %p = arith.muli %x_wide, %y_wide : i32\n    %t = arith.addi %s, %p : i32\n    scf.yield %t : i32\n  }}"
-        );
-        let _ = write!(text, "  memref.store %total, {sum} : {sum_type}\n  return\n}}\n");
-        (text, arguments)
+        let last_end = if half_end > vector_end { half_end_at } else { vector_end_at };
+        let total = b.for_loop([last_end, upper, one], &[carried], &[], |b, c, s| {
+            let x = scalar_read(b, &self.operands[0], &self.operands[0].indices(b, None, c), c);
+            let y = scalar_read(b, &self.operands[1], &self.operands[1].indices(b, None, c), c);
+            let p = b.muli(x, y);
+            vec![b.addi(s[0], p)]
+        })[0];
+        b.op("memref.store", &[&[total, sum][..], &sum_indices].concat(), &[], &[]);
     }
 
-    /// One vector step at `%c` into `%{result}`, added to `%s`: the product of both operands'
-    /// vectors (from `%{name}_at<rank - 1>`, at the loop's offset), sign-extended, reduced by
-    /// `vector.reduction`; or, where operand `pad` reads padding, the padding value times the
-    /// sum of the other operand's vector (a different shape, so that LLVM does not merge the two
-    /// branches back into a product of a select). With `helium` the product and its sum are
-    /// `vmladava` on the bytes (sign-extended to halfwords for 8 lanes), which LLVM keeps whole:
-    /// of `vector.reduction` over extended products it recognises the instruction only when the
-    /// loads and extensions are in the same block, and it moves them out of the loop over output
-    /// channels where the input does not change.
-    fn step(&self, text: &mut String, pad: Option<usize>, (helium, sums): (bool, bool), lanes: i64, result: &str) {
-        let (narrow, wide) = (format!("vector<{lanes}xi8>"), format!("vector<{lanes}xi32>"));
+    /// One vector step at `c` added to `s`: the product of both operands' vectors (from their
+    /// addresses `at`, at the loop's offset), sign-extended, reduced by `vector.reduction`; or,
+    /// where operand `pad` reads padding, the padding value times the sum of the other operand's
+    /// vector (a different shape, so that LLVM does not merge the two branches back into a
+    /// product of a select). With `helium` the product and its sum are `vmladava` on the bytes
+    /// (sign-extended to halfwords for 8 lanes), which LLVM keeps whole: of `vector.reduction`
+    /// over extended products it recognises the instruction only when the loads and extensions
+    /// are in the same block, and it moves them out of the loop over output channels where the
+    /// input does not change.
+    fn step(
+        &self,
+        b: &mut Builder,
+        (c, s, at): (Value, Value, &[Value]),
+        pad: Option<usize>,
+        (helium, sums): (bool, bool),
+        lanes: i64,
+    ) -> Value {
+        let (narrow, wide) = (b.vector(&[lanes], Ty::I8), b.vector(&[lanes], Ty::I32));
         if helium && pad.is_none() {
-            let operand = if lanes == 16 { narrow.clone() } else { format!("vector<{lanes}xi16>") };
-            for name in ["x", "y"] {
-                self.vector_load(text, name, &narrow, result);
-                if lanes != 16 {
-                    let _ = writeln!(
-                        text,
-                        "    %{name}_half_{result} = arith.extsi %{name}_{result} : {narrow} to {operand}"
-                    );
-                }
+            let operand = if lanes == 16 { narrow } else { b.vector(&[lanes], Ty::I16) };
+            let mut read = Vec::new();
+            for address in at {
+                let loaded = load_at(b, *address, c, narrow);
+                read.push(if lanes == 16 { loaded } else { b.op1("arith.extsi", &[loaded], operand, &[]) });
             }
-            let read =
-                |name: &str| if lanes == 16 { format!("%{name}_{result}") } else { format!("%{name}_half_{result}") };
-            let intrinsic = if lanes == 16 { "v16i8" } else { "v8i16" };
-            let _ = writeln!(
-                text,
-                "    %zero_{result} = arith.constant 0 : i32\n    %{result} = llvm.call_intrinsic \
-                 \"llvm.arm.mve.vmldava.{intrinsic}\"(%zero_{result}, %zero_{result}, %zero_{result}, %s, {}, {}) : \
-                 (i32, i32, i32, i32, {operand}, {operand}) -> i32",
-                read("x"),
-                read("y")
-            );
-            return;
+            let intrinsic = if lanes == 16 { "llvm.arm.mve.vmldava.v16i8" } else { "llvm.arm.mve.vmldava.v8i16" };
+            let zero = b.constant(Ty::I32, 0);
+            return b.call_intrinsic(intrinsic, &[zero, zero, zero, s, read[0], read[1]], Ty::I32);
         }
-        for (k, name) in ["x", "y"].into_iter().enumerate() {
+        let mut widened = Vec::new();
+        for (k, address) in at.iter().enumerate() {
             if pad == Some(k) {
+                widened.push(None);
                 continue;
             }
-            self.vector_load(text, name, &narrow, result);
-            let _ = writeln!(text, "    %{name}_wide_{result} = arith.extsi %{name}_{result} : {narrow} to {wide}");
+            let loaded = load_at(b, *address, c, narrow);
+            widened.push(Some(b.op1("arith.extsi", &[loaded], wide, &[])));
         }
-        match pad {
-            None if sums => {
-                let _ = writeln!(
-                    text,
-                    "    %p_{result} = arith.muli %x_wide_{result}, %y_wide_{result} : {wide}\n    %{result} = \
-                     arith.addi %s, %p_{result} : {wide}"
-                );
+        match (pad, widened[0], widened[1]) {
+            (None, Some(x), Some(y)) => {
+                let p = b.muli(x, y);
+                if sums { b.addi(s, p) } else { reduction(b, p, Some(s)) }
             }
-            None => {
-                let _ = writeln!(
-                    text,
-                    "    %p_{result} = arith.muli %x_wide_{result}, %y_wide_{result} : {wide}\n    %{result} = \
-                     vector.reduction <add>, %p_{result}, %s : {wide} into i32"
-                );
-            }
-            Some(k) => {
-                let (padded, other) = if k == 0 { ("x", "y") } else { ("y", "x") };
-                let _ = writeln!(
-                    text,
-                    "    %sum_{result} = vector.reduction <add>, %{other}_wide_{result} : {wide} into i32\n    \
-                     %{padded}_pad_wide_{result} = arith.extsi %{padded}_pad : i8 to i32\n    \
-                     %p_{result} = arith.muli %sum_{result}, %{padded}_pad_wide_{result} : i32"
-                );
+            (Some(k), ..) => {
+                let other = widened[1 - k].unwrap_or(s);
+                let sum = reduction(b, other, None);
+                let pad = self.operands[k].padding(b).map_or(s, |(_, pad)| pad);
+                let pad_wide = b.op1("arith.extsi", &[pad], Ty::I32, &[]);
+                let p = b.muli(sum, pad_wide);
                 if sums {
                     // Summed into lane 0: the lanes' total is the same, and the branch's shape
                     // differs from the other's, which LLVM would otherwise merge with it into a
                     // product of a select (x86: no longer `vpmaddwd`).
-                    let _ = writeln!(
-                        text,
-                        "    %zeros_{result} = arith.constant dense<0> : {wide}\n    \
-                         %lane_{result} = vector.insert %p_{result}, %zeros_{result} [0] : i32 into {wide}\n    \
-                         %{result} = arith.addi %s, %lane_{result} : {wide}"
-                    );
+                    let zeros = b.op1("arith.constant", &[], wide, &[("value", Attr::Int(wide, 0))]);
+                    let lane = b.op1("vector.insert", &[p, zeros], wide, &[("static_position", Attr::I64Array(&[0]))]);
+                    b.addi(s, lane)
                 } else {
-                    let _ = writeln!(text, "    %{result} = arith.addi %s, %p_{result} : i32");
+                    b.addi(s, p)
                 }
             }
+            _ => s,
         }
     }
+}
 
-    /// Operand `name`'s vector of `narrow` at `%c` into `%{name}_{result}`: element `%c` along the
-    /// loop's dimension (of stride 1), past where the other indices put it.
-    fn vector_load(&self, text: &mut String, name: &str, narrow: &str, result: &str) {
-        let start = self.operands[usize::from(name == "y")].indices.len();
-        let _ = writeln!(
-            text,
-            "    %{name}_address_{result} = arith.addi %{name}_at{start}, %c : index\n    %{name}_int_{result} = \
-             arith.index_cast %{name}_address_{result} : index to i64\n    %{name}_pointer_{result} = \
-             llvm.inttoptr %{name}_int_{result} : i64 to !llvm.ptr\n    %{name}_{result} = llvm.load \
-             %{name}_pointer_{result} {{alignment = 1 : i64}} : !llvm.ptr -> {narrow}"
-        );
-    }
+/// `vector.reduction <add>` of `vector` (into `accumulator`, when given) as an i32.
+fn reduction(b: &mut Builder, vector: Value, accumulator: Option<Value>) -> Value {
+    let operands: Vec<Value> = [vector].into_iter().chain(accumulator).collect();
+    b.op1("vector.reduction", &operands, Ty::I32, &[("kind", Attr::Parsed("#vector.kind<add>"))])
 }
