@@ -21,6 +21,21 @@ pub enum Ty {
     Of(RawType),
 }
 
+impl Ty {
+    /// The integer type MLIR spells `name` (`i8`, `i16`, `i32`, `i64`, `i1`), if it is one of
+    /// the named ones.
+    pub fn integer(name: &str) -> Option<Ty> {
+        Some(match name {
+            "i1" => Ty::I1,
+            "i8" => Ty::I8,
+            "i16" => Ty::I16,
+            "i32" => Ty::I32,
+            "i64" => Ty::I64,
+            _ => return None,
+        })
+    }
+}
+
 /// An MLIR type by handle, for [`Ty::Of`]; types are uniqued in their context, so equal handles
 /// are equal types.
 #[derive(Clone, Copy, Debug)]

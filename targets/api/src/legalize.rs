@@ -217,7 +217,6 @@ impl Regions {
         if region.bytes == 0 {
             return Err(Error::Invalid(format!("region '{}' has no bytes", region.key)));
         }
-
         let block = function
             .region(0)
             .ok()
@@ -313,12 +312,9 @@ fn extern_call(
                 passed.push(Passed::Input(element(value.r#type().to_raw())));
             }
             ExternArg::Zeros { element, len } => {
-                let ty = match *element {
-                    "i8" => Ty::I8,
-                    "i16" => Ty::I16,
-                    "i32" => Ty::I32,
-                    other => return Err(fail(format!("zeros of {other} are not supported"))),
-                };
+                let ty = Ty::integer(element)
+                    .filter(|t| *t != Ty::I1)
+                    .ok_or_else(|| fail(format!("zeros of {element} are not supported")))?;
                 planned.push(Planned::Zeros(ty, *len as i64));
                 types.push(format!("memref<{len}x{element}>"));
                 passed.push(Passed::Input(element.to_string()));

@@ -128,12 +128,9 @@ fn replace(m: &crate::pattern::Match, primitive: &Primitive) -> Result<(), Error
                 Operand::Value(value.to_raw())
             }
             PrimitiveArg::Constant { shape, element, values } => {
-                let element = match *element {
-                    "i8" => Ty::I8,
-                    "i16" => Ty::I16,
-                    "i32" => Ty::I32,
-                    other => return Err(Error::Invalid(format!("constants of {other} are not supported"))),
-                };
+                let element = Ty::integer(element)
+                    .filter(|t| *t != Ty::I1)
+                    .ok_or_else(|| Error::Invalid(format!("constants of {element} are not supported")))?;
                 if values.is_empty() {
                     return Err(Error::Invalid("an empty constant".into()));
                 }

@@ -374,7 +374,7 @@ impl Dot {
         // After steps of 16 lanes, 8 left or more take one step of 8 (the first layer's window
         // of 40: 16 + 16 + 8), which LLVM would otherwise leave as scalar code.
         let half_end = if lanes == 16 && self.upper - vector_end >= 8 { vector_end + 8 } else { vector_end };
-        let [lower, vector_end_at, upper, step, one, half_end_at, half_step] =
+        let [lower, vector_end_at, upper, lanes_at, one, half_end_at, half_step] =
             [self.lower, vector_end, self.upper, lanes, 1, half_end, 8].map(|k| b.constant(Ty::Index, k));
         let sum = self.accumulator.memref(b);
         let sum_indices = self.accumulator.indices(b, None, lower);
@@ -392,26 +392,27 @@ impl Dot {
         // carries. A vector step of a padded operand reads the input or, where the condition
         // fails, the padding, in two branches: a select between the two would leave LLVM a
         // product it does not recognise as a dot product.
-        let padded = self.operands.iter().position(|o| o.padded.is_some());
-        let mut loops = vec![(lower, vector_end_at, step, lanes)];
+        // The operand read through padding, if one is, with its condition and padding value.
+        let padded =
+            self.operands.iter().enumerate().find_map(|(k, o)| o.padding(b).map(|(inside, pad)| (k, inside, pad)));
+        let mut loops = vec![(lower, vector_end_at, lanes_at, lanes)];
         if half_end > vector_end {
             loops.push((vector_end_at, half_end_at, half_step, 8));
         }
         let mut carried = init;
-        for (k, (from, to, step, lanes)) in loops.into_iter().enumerate() {
+        for (k, (from, to, by, lanes)) in loops.into_iter().enumerate() {
             // Plain vectors sum the main loop's products lane by lane, reduced once after it,
             // when it takes two steps or more (one step is reduced as it is: LLVM makes it
             // `vpmaddwd` and a reduction of its 8 lanes rather than of 16).
             let sums = !helium && k == 0 && vector_end - self.lower >= 2 * lanes;
             let ty = if sums { b.vector(&[lanes], Ty::I32) } else { Ty::I32 };
             let start = if sums { b.op1("arith.constant", &[], ty, &[("value", Attr::Int(ty, 0))]) } else { carried };
-            let result = b.for_loop([from, to, step], &[start], &[], |b, c, s| {
-                let step = |b: &mut Builder, pad| self.step(b, (c, s[0], &at[..]), pad, (helium, sums), lanes);
+            let result = b.for_loop([from, to, by], &[start], &[], |b, c, s| {
+                let write = |b: &mut Builder, pad| step(b, (c, s[0], &at[..]), pad, (helium, sums), lanes);
                 vec![match padded {
-                    None => step(b, None),
-                    Some(k) => {
-                        let inside = self.operands[k].padding(b).map_or(c, |(inside, _)| inside);
-                        b.if_else(inside, &[ty], &[], |b| vec![step(b, None)], |b| vec![step(b, Some(k))])[0]
+                    None => write(b, None),
+                    Some((k, inside, pad)) => {
+                        b.if_else(inside, &[ty], &[], |b| vec![write(b, None)], |b| vec![write(b, Some((k, pad)))])[0]
                     }
                 }]
             })[0];
@@ -426,26 +427,27 @@ impl Dot {
         })[0];
         b.op("memref.store", &[&[total, sum][..], &sum_indices].concat(), &[], &[]);
     }
+}
 
-    /// One vector step at `c` added to `s`: the product of both operands' vectors (from their
-    /// addresses `at`, at the loop's offset), sign-extended, reduced by `vector.reduction`; or,
-    /// where operand `pad` reads padding, the padding value times the sum of the other operand's
-    /// vector (a different shape, so that LLVM does not merge the two branches back into a
-    /// product of a select). With `helium` the product and its sum are `vmladava` on the bytes
-    /// (sign-extended to halfwords for 8 lanes), which LLVM keeps whole: of `vector.reduction`
-    /// over extended products it recognises the instruction only when the loads and extensions
-    /// are in the same block, and it moves them out of the loop over output channels where the
-    /// input does not change.
-    fn step(
-        &self,
-        b: &mut Builder,
-        (c, s, at): (Value, Value, &[Value]),
-        pad: Option<usize>,
-        (helium, sums): (bool, bool),
-        lanes: i64,
-    ) -> Value {
-        let (narrow, wide) = (b.vector(&[lanes], Ty::I8), b.vector(&[lanes], Ty::I32));
-        if helium && pad.is_none() {
+/// One vector step at `c` added to `s`: the product of both operands' vectors (from their
+/// addresses `at`, at the loop's offset), sign-extended, reduced by `vector.reduction`; or, where
+/// operand `k` of `pad` reads padding, its padding value times the sum of the other operand's
+/// vector (a different shape, so that LLVM does not merge the two branches back into a product
+/// of a select). With `helium` the product and its sum are `vmladava` on the bytes
+/// (sign-extended to halfwords for 8 lanes), which LLVM keeps whole: of `vector.reduction` over
+/// extended products it recognises the instruction only when the loads and extensions are in the
+/// same block, and it moves them out of the loop over output channels where the input does not
+/// change.
+fn step(
+    b: &mut Builder,
+    (c, s, at): (Value, Value, &[Value]),
+    pad: Option<(usize, Value)>,
+    (helium, sums): (bool, bool),
+    lanes: i64,
+) -> Value {
+    let (narrow, wide) = (b.vector(&[lanes], Ty::I8), b.vector(&[lanes], Ty::I32));
+    let Some((k, pad)) = pad else {
+        if helium {
             let operand = if lanes == 16 { narrow } else { b.vector(&[lanes], Ty::I16) };
             let mut read = Vec::new();
             for address in at {
@@ -457,39 +459,27 @@ impl Dot {
             return b.call_intrinsic(intrinsic, &[zero, zero, zero, s, read[0], read[1]], Ty::I32);
         }
         let mut widened = Vec::new();
-        for (k, address) in at.iter().enumerate() {
-            if pad == Some(k) {
-                widened.push(None);
-                continue;
-            }
+        for address in at {
             let loaded = load_at(b, *address, c, narrow);
-            widened.push(Some(b.op1("arith.extsi", &[loaded], wide, &[])));
+            widened.push(b.op1("arith.extsi", &[loaded], wide, &[]));
         }
-        match (pad, widened[0], widened[1]) {
-            (None, Some(x), Some(y)) => {
-                let p = b.muli(x, y);
-                if sums { b.addi(s, p) } else { reduction(b, p, Some(s)) }
-            }
-            (Some(k), ..) => {
-                let other = widened[1 - k].unwrap_or(s);
-                let sum = reduction(b, other, None);
-                let pad = self.operands[k].padding(b).map_or(s, |(_, pad)| pad);
-                let pad_wide = b.op1("arith.extsi", &[pad], Ty::I32, &[]);
-                let p = b.muli(sum, pad_wide);
-                if sums {
-                    // Summed into lane 0: the lanes' total is the same, and the branch's shape
-                    // differs from the other's, which LLVM would otherwise merge with it into a
-                    // product of a select (x86: no longer `vpmaddwd`).
-                    let zeros = b.op1("arith.constant", &[], wide, &[("value", Attr::Int(wide, 0))]);
-                    let lane = b.op1("vector.insert", &[p, zeros], wide, &[("static_position", Attr::I64Array(&[0]))]);
-                    b.addi(s, lane)
-                } else {
-                    b.addi(s, p)
-                }
-            }
-            _ => s,
-        }
+        let p = b.muli(widened[0], widened[1]);
+        return if sums { b.addi(s, p) } else { reduction(b, p, Some(s)) };
+    };
+    let loaded = load_at(b, at[1 - k], c, narrow);
+    let other = b.op1("arith.extsi", &[loaded], wide, &[]);
+    let sum = reduction(b, other, None);
+    let pad_wide = b.op1("arith.extsi", &[pad], Ty::I32, &[]);
+    let p = b.muli(sum, pad_wide);
+    if !sums {
+        return b.addi(s, p);
     }
+    // Summed into lane 0: the lanes' total is the same, and the branch's shape differs from the
+    // other's, which LLVM would otherwise merge with it into a product of a select (x86: no
+    // longer `vpmaddwd`).
+    let zeros = b.op1("arith.constant", &[], wide, &[("value", Attr::Int(wide, 0))]);
+    let lane = b.op1("vector.insert", &[p, zeros], wide, &[("static_position", Attr::I64Array(&[0]))]);
+    b.addi(s, lane)
 }
 
 /// `vector.reduction <add>` of `vector` (into `accumulator`, when given) as an i32.

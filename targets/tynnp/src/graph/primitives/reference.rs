@@ -19,11 +19,9 @@ pub fn reference(op: &OpView, b: &mut Builder) -> Result<Vec<Value>, Error> {
         return Err(Error::Invalid(format!("{} operands, {count} expected", b.arg_count())));
     }
     let model_result = op.result_type().ok_or("no result type")?;
-    let element = match model_result.element.as_str() {
-        "i8" => Ty::I8,
-        "i32" => Ty::I32,
-        other => return Err(Error::Invalid(format!("a result of {other}"))),
-    };
+    let element = Ty::integer(&model_result.element)
+        .filter(|t| matches!(t, Ty::I8 | Ty::I32))
+        .ok_or_else(|| Error::Invalid(format!("a result of {}", model_result.element)))?;
     let model_dims = model_result.dims();
     // A convolution packing pixels computes the job's output (`[1, oh, ow/P, P·oc]`), then
     // views it as the model's: the same elements in the same order.
