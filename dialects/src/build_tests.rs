@@ -252,3 +252,58 @@ fn writes_a_region_in_front_of_an_op_it_keeps() {
 }"#;
     assert_eq!(print_module(&module), reprinted(&context, expected));
 }
+
+#[test]
+fn builds_linalg_tosa_buffers_and_intrinsics() {
+    let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+    let text = r#"func.func @f(%x: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8>, %acc: tensor<1x4x4x3xi32>, %p: vector<16xi8>) -> tensor<1x4x4x3xi32> {
+  %y = "test.op"(%x, %w, %acc) : (tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>, tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  return %y : tensor<1x4x4x3xi32>
+}"#;
+    let module = Module::parse(&context, text).unwrap();
+    let function = crate::ir::find_function(module.as_operation(), "f").unwrap();
+    let op = crate::ir::collect(function, |op| crate::ir::op_name(op) == "test.op")[0];
+    // SAFETY: collected from the live module.
+    let mut b = Builder::before(&context, unsafe { melior::ir::OperationRef::from_raw(op) });
+    let (x, w, acc) = (b.arg(0), b.arg(1), b.arg(2));
+    let strides = b.tensor(&[2], Ty::I64);
+    let attributes = [("dilations", Attr::Dense(strides, &[1])), ("strides", Attr::Dense(strides, &[1]))];
+    let conv = b.named_linalg("linalg.conv_2d_nhwc_fhwc", [&[x, w], &[acc]], &attributes)[0];
+    let bias = b.tosa_const(b.tensor(&[3], Ty::I32), &[5, 6, 7]);
+    let maps = [Attr::Map(4, &projection(4, &[3])), Attr::Map(4, &projection(4, &[0, 1, 2, 3]))];
+    let parallel = ["parallel"; 4];
+    let y = b.generic([&[bias], &[conv]], &maps, &parallel, &[("umac.op", Attr::Str("bias"))], |b, args| {
+        vec![b.addi(args[1], args[0])]
+    })[0];
+    let buffer = b.to_buffer(y);
+    let out = b.alloc(b.memref(&[1, 4, 4, 3], Ty::I32, Some("test.space")), 16);
+    b.op("test.copy", &[buffer, out], &[], &[("callee", Attr::Symbol("kernel"))]);
+    let shape = b.tosa_shape(&[48]);
+    let shifted = b.op1("test.window", &[shape], Ty::I32, &[("map", Attr::Map(2, &[vec![2, 1, -1]]))]);
+    let wide = b.call_intrinsic("llvm.test.wide", &[shifted], Ty::I64);
+    let lanes = b.vector(&[16], Ty::I8);
+    b.op("test.use", &[wide], &[lanes], &[]);
+    b.replace(&[y]).unwrap();
+    let expected = r#"#map = affine_map<(d0, d1, d2, d3) -> (d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map2 = affine_map<(d0, d1) -> (d0 * 2 + d1 - 1)>
+func.func @f(%x: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8>, %acc: tensor<1x4x4x3xi32>, %p: vector<16xi8>) -> tensor<1x4x4x3xi32> {
+  %conv = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>) outs(%acc : tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi32>
+  %bias = "tosa.const"() <{values = dense<[5, 6, 7]> : tensor<3xi32>}> : () -> tensor<3xi32>
+  %y = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<3xi32>) outs(%conv : tensor<1x4x4x3xi32>) attrs = {umac.op = "bias"} {
+  ^bb0(%in: i32, %out: i32):
+    %s = arith.addi %out, %in : i32
+    linalg.yield %s : i32
+  } -> tensor<1x4x4x3xi32>
+  %buffer = bufferization.to_buffer %y read_only : tensor<1x4x4x3xi32> to memref<1x4x4x3xi32>
+  %out = memref.alloc() {alignment = 16 : i64} : memref<1x4x4x3xi32, "test.space">
+  "test.copy"(%buffer, %out) {callee = @kernel} : (memref<1x4x4x3xi32>, memref<1x4x4x3xi32, "test.space">) -> ()
+  %shape = tosa.const_shape {values = dense<48> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %at = "test.window"(%shape) {map = #map2} : (!tosa.shape<1>) -> i32
+  %wide = llvm.call_intrinsic "llvm.test.wide"(%at) : (i32) -> i64
+  %lanes = "test.use"(%wide) : (i64) -> vector<16xi8>
+  return %y : tensor<1x4x4x3xi32>
+}"#;
+    assert_eq!(print_module(&module), reprinted(&context, expected));
+    assert!(module.as_operation().verify());
+}
