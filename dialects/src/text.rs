@@ -61,12 +61,6 @@ pub fn string_from(s: mlir_sys::MlirStringRef) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// `tensor<2x3xi8>` for `dims` `[2, 3]` and `element` `i8` (`tensor<i8>` for a scalar).
-pub fn tensor_type(dims: &[i64], element: &str) -> String {
-    let dims: Vec<String> = dims.iter().map(i64::to_string).chain([element.to_string()]).collect();
-    format!("tensor<{}>", dims.join("x"))
-}
-
 /// `x` as an MLIR float literal that reads back as the same `f32`: the shortest decimal, with the
 /// point MLIR's grammar needs (`1.0e-7`, not `1e-7`; `10.0`, not `10`).
 pub fn float_literal(x: f32) -> String {

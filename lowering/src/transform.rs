@@ -34,7 +34,7 @@ pub unsafe fn apply_tagged(
         }
         let payload_ref = OperationRef::from_raw(payload);
         let applied = with_context(&payload_ref, |melior_context| -> Result<bool, Error> {
-            let (module, sequence, handle, yield_op) = main_sequence(context);
+            let (module, sequence, handle, yield_op) = main_sequence(context)?;
             let mut b = Builder::before(melior_context, OperationRef::from_raw(yield_op));
             let handle = b.existing(handle);
             write(&mut b, handle);
@@ -59,14 +59,20 @@ pub unsafe fn apply_tagged(
 
 /// A module `{transform.with_named_sequence}` holding `transform.named_sequence
 /// @__transform_main(%m: !transform.any_op {transform.readonly})` ending in `transform.yield`:
-/// the module (owned by the caller), the sequence, its handle `%m` and the yield.
+/// the module (owned by the caller), the sequence, its handle `%m` and the yield; an error when
+/// the transform dialect is missing.
 ///
 /// # Safety
 /// `context` must be live.
-unsafe fn main_sequence(context: MlirContext) -> (MlirOperation, MlirOperation, MlirValue, MlirOperation) {
+unsafe fn main_sequence(
+    context: MlirContext,
+) -> Result<(MlirOperation, MlirOperation, MlirValue, MlirOperation), Error> {
     unsafe {
         let location = mlirLocationUnknownGet(context);
         let any_op = mlirTypeParseGet(context, str_ref("!transform.any_op"));
+        if any_op.ptr.is_null() {
+            return Err(Error::Internal("the transform dialect is not registered".into()));
+        }
         let body = mlirBlockCreate(1, &any_op, &location);
         let yield_op = build("transform.yield", location, &[], &[], &[]);
         mlirBlockAppendOwnedOperation(body, yield_op);
@@ -83,13 +89,13 @@ unsafe fn main_sequence(context: MlirContext) -> (MlirOperation, MlirOperation, 
         mlirBlockAppendOwnedOperation(module_body, sequence);
         let with_sequence = [("transform.with_named_sequence", mlirUnitAttrGet(context))];
         let module = build_with_regions("builtin.module", location, &[], &[], &with_sequence, &[Some(module_body)]);
-        (module, sequence, mlirBlockGetArgument(body, 0), yield_op)
+        Ok((module, sequence, mlirBlockGetArgument(body, 0), yield_op))
     }
 }
 
 /// `transform.structured.match attributes{<tag> = <index> : i64} in %handle`.
 pub fn matching(b: &mut Builder, handle: Value, tag: &str, index: usize) -> Value {
-    let any_op = b.parsed_type("!transform.any_op");
+    let any_op = any_op(b);
     let attributes = [(tag, umac_dialects::build::Attr::Int(Ty::I64, index as i64))];
     b.op1(
         "transform.structured.match",
@@ -97,4 +103,9 @@ pub fn matching(b: &mut Builder, handle: Value, tag: &str, index: usize) -> Valu
         any_op,
         &[("op_attrs", umac_dialects::build::Attr::Dict(&attributes))],
     )
+}
+
+/// `!transform.any_op`, the type of a handle to payload ops.
+pub fn any_op(b: &mut Builder) -> Ty {
+    b.parsed_type("!transform.any_op")
 }

@@ -24,6 +24,7 @@ use crate::{
     Error,
     pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
+    windows::map,
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -161,7 +162,7 @@ impl Fold {
         let ty = b.tensor(&self.shape, Ty::I32);
         let correction = b.op1("arith.constant", &[], ty, &[("value", Attr::Dense(ty, &self.start))]);
         let rank = self.rank;
-        let read = if self.depthwise { vec![rank - 2, rank - 1] } else { vec![rank - 1] };
+        let read = correction_dims(self.depthwise, rank);
         let maps = [
             Attr::Map(rank, &projection(rank, &read)),
             Attr::Map(rank, &projection(rank, &(0..rank).collect::<Vec<_>>())),
@@ -178,10 +179,14 @@ impl Fold {
 
 /// The correction's indexing maps as MLIR prints them, to recognize a bias broadcast so.
 fn maps_text(depthwise: bool, rank: usize) -> String {
-    let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
-    let read = if depthwise { format!("d{}, d{}", rank - 2, rank - 1) } else { format!("d{}", rank - 1) };
-    let d = dims.join(", ");
-    format!("[affine_map<({d}) -> ({read})>, affine_map<({d}) -> ({d})>]")
+    let all: Vec<usize> = (0..rank).collect();
+    format!("[{}, {}]", map(rank, &correction_dims(depthwise, rank)), map(rank, &all))
+}
+
+/// The output dimensions the correction is indexed by: the output channel (a depthwise
+/// convolution's channel and multiplier).
+fn correction_dims(depthwise: bool, rank: usize) -> Vec<usize> {
+    if depthwise { vec![rank - 2, rank - 1] } else { vec![rank - 1] }
 }
 
 /// The bias `init` broadcasts into the accumulator, and the tensor it writes, when `init` is a

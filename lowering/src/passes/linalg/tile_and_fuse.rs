@@ -332,7 +332,7 @@ unsafe fn same_call(a: MlirOperation, b: MlirOperation) -> bool {
 /// `tiles`, then cleanup patterns that shrink slices of `tensor.empty` to tile-sized empties (so
 /// bufferization allocates tiles, not whole tensors).
 fn fuse(b: &mut Builder, m: Value, tiles: &[&[i64]]) {
-    let any_op = b.parsed_type("!transform.any_op");
+    let any_op = transform::any_op(b);
     for (index, sizes) in tiles.iter().enumerate() {
         let root = transform::matching(b, m, ROOT_ATTRIBUTE, index);
         let results = vec![any_op; 1 + sizes.len()];

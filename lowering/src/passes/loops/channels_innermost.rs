@@ -93,7 +93,7 @@ impl UmacPass for ChannelsInnermost {
             return Ok(());
         }
         let script = |b: &mut Builder, m: Value| {
-            let any_op = b.parsed_type("!transform.any_op");
+            let any_op = transform::any_op(b);
             let any_param = b.parsed_type("!transform.any_param");
             let keep = [("value", Attr::Parsed("#llvm.loop_annotation<unroll = <disable = true>>"))];
             let keep = b.op1("transform.param.constant", &[], any_param, &keep);

@@ -78,7 +78,7 @@ fn limit(op: &OperationRef) -> Option<f64> {
 fn expand(b: &mut Builder, name: &str) -> Value {
     let x = b.arg(0);
     let t = b.type_of(x);
-    let limit = if b.shaped_like(t, Ty::F64) == t { F64_LIMIT } else { F32_LIMIT };
+    let limit = if b.element_of(t) == Ty::F64 { F64_LIMIT } else { F32_LIMIT };
     let float = |b: &mut Builder, value: f64| b.op1("arith.constant", &[], t, &[("value", Attr::Float(t, value))]);
     let limit = float(b, limit);
     let a = b.op1("math.absf", &[x], t, &[]);
