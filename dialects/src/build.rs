@@ -457,7 +457,9 @@ impl<'c> Builder<'c> {
         }
     }
 
-    fn binary(&mut self, name: &str, a: Value, b: Value) -> Value {
+    /// The binary op `name` (`arith.subi`, `arith.shrui`, ...) of `a` and `b`, its result of
+    /// `a`'s type.
+    pub fn binary(&mut self, name: &str, a: Value, b: Value) -> Value {
         let ty = self.type_of(a);
         self.op1(name, &[a, b], ty, &[])
     }

@@ -29,16 +29,17 @@ mod step;
 use crate::{
     Error,
     error::report,
-    pass::{UmacPass, boxed},
+    pass::{UmacPass, boxed, replace_with},
     registry::{PassInfo, PassKind},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use step::{Lstm, Quantized, quantize_multiplier};
 use umac_dialects::{
+    build::Builder,
     ir::{
-        attribute, collect, element_type, op_name, splice_function, static_tensor_shape, symbol_name, top_level_ops,
-        type_text,
+        attribute, collect, element_type, op_name, static_tensor_shape, symbol_name, top_level_ops, type_text,
+        with_context,
     },
     text::{str_ref, string_from},
 };
@@ -79,38 +80,18 @@ impl UmacPass for LegalizeTflLstm {
                     continue;
                 }
             };
-            // SAFETY: the module and the op are alive; the helper module is parsed in their
-            // context, its globals move into the module's body, its function replaces the op, and
-            // it is destroyed.
-            unsafe {
-                let text = format!(
-                    "module {{\n{}\n{}\n{}}}",
-                    global_text(&lstm, true),
-                    global_text(&lstm, false),
-                    lstm.helper()
-                );
-                let helper = mlirOperationCreateParse(mlirOperationGetContext(raw), str_ref(&text), str_ref(INFO.name));
-                if helper.ptr.is_null() {
-                    return Err(Error::Internal(format!("the replacement built by {} does not parse", INFO.name)));
+            // The globals go to the top of the module (each LSTM's in front of the ones before;
+            // the cell's first), with the op's location; the op's replacement in front of it.
+            let first = top_level_ops(operation)[0];
+            with_context(&op, |context| {
+                let mut globals = Builder::before(context, first);
+                globals.set_location(op.location().to_raw());
+                for k in [1, 0] {
+                    lstm.write_global(&mut globals, k);
                 }
-                let module_block = mlirRegionGetFirstBlock(mlirOperationGetRegion(operation.to_raw(), 0));
-                let helper_block = mlirRegionGetFirstBlock(mlirOperationGetRegion(helper, 0));
-                let globals = [
-                    mlirBlockGetFirstOperation(helper_block),
-                    mlirOperationGetNextInBlock(mlirBlockGetFirstOperation(helper_block)),
-                ];
-                let function = mlirOperationGetNextInBlock(globals[1]);
-                for global in globals {
-                    mlirOperationSetLocation(global, mlirOperationGetLocation(raw));
-                    mlirOperationRemoveFromParent(global);
-                    mlirBlockInsertOwnedOperation(module_block, 0, global);
-                }
-                let operands: Vec<MlirValue> =
-                    (0..=8).chain(12..=15).map(|i| mlirOperationGetOperand(raw, i)).collect();
-                let spliced = splice_function(raw, function, &operands, INFO.name, Some(mlirOperationGetLocation(raw)));
-                mlirOperationDestroy(helper);
-                spliced?;
-            }
+                globals.done()
+            })?;
+            replace_with(op, |b| vec![lstm.write(b)])?;
         }
         // The placeholders of absent operands, now unused.
         for raw in collect(operation, |op| op_name(op) == NO_VALUE_OP) {
@@ -123,18 +104,6 @@ impl UmacPass for LegalizeTflLstm {
         }
         if failed { Err(Error::Reported) } else { Ok(()) }
     }
-}
-
-/// The hidden state's global (`hidden`) or the cell state's, with TFLite's initial value.
-fn global_text(lstm: &Lstm, hidden: bool) -> String {
-    let name = &lstm.globals[usize::from(!hidden)];
-    let (element, init) = match (&lstm.quantized, hidden) {
-        (Some(q), true) => ("i8", q.hidden_zero_point.to_string()),
-        (Some(_), false) => ("i16", "0".to_string()),
-        (None, _) => ("f32", "0.0".to_string()),
-    };
-    let ty = format!("tensor<{}x1x1x{}x{element}>", lstm.batch, lstm.state);
-    format!("ml_program.global private mutable @{name}(dense<{init}> : {ty}) : {ty}")
 }
 
 /// The static shape and element type of operand `i`, `None` if it is absent (`none`).

@@ -1,8 +1,7 @@
-//! The IR of one `tfl.unidirectional_sequence_lstm`: a helper function (for
-//! [`umac_dialects::ir::splice_function`]) whose body loads the state, runs the time steps in an `scf.for`
-//! over tensors (TOSA for the fully connected layers, rescales, products and sums; a
-//! `linalg.generic` for TFLite's integer sigmoid and tanh), writes each step's hidden state into
-//! the output, and stores the state back.
+//! The IR of one `tfl.unidirectional_sequence_lstm`, written with a builder in front of the op:
+//! the state loaded, the time steps in an `scf.for` over tensors (TOSA for the fully connected layers, rescales, products and sums; a
+//! `linalg.generic` for TFLite's integer sigmoid and tanh), each step's hidden state written into
+//! the output, and the state stored back.
 //!
 //! The arithmetic is TFLite Micro's LSTM kernel (`lstm_eval.h`), step for step:
 //! - each gate: `FC(x_t) + bias` and `FC(h)` (no bias), each rescaled to int16 at 2^-12, summed
@@ -15,7 +14,7 @@
 //! sigmoid(i/24) in 0.16 fixed point, linear interpolation between them). Float LSTMs use the
 //! same structure with TOSA's float ops.
 
-use std::fmt::Write as _;
+use umac_dialects::build::{Attr, Builder, Cmp, Ty, Value, projection};
 
 /// What one LSTM computes, as the pass read it from the op and its attributes.
 #[derive(Clone, Debug)]
@@ -91,369 +90,408 @@ pub fn quantize_multiplier(real: f64) -> Option<(i32, i8)> {
 /// (one table for the reader and this pass).
 pub use umac_frontend::tflite::SIGMOID_TABLE;
 
-/// SSA names and text of a function body under construction.
-struct Body {
-    text: String,
-    next: usize,
+/// The constants of one step that every gate shares: the weights as 1x1 filters, the recurrent
+/// layers' zero bias, the zero points of the input, the hidden state and the weights, and
+/// TFLite's sigmoid table (integer LSTMs).
+struct Shared {
+    filters: Vec<Value>,
+    zero_bias: Value,
+    zero_points: [Value; 3],
+    table: Option<Value>,
 }
 
-impl Body {
-    fn value(&mut self, op: &str) -> String {
-        let name = format!("%v{}", self.next);
-        self.next += 1;
-        let _ = writeln!(self.text, "    {name} = {op}");
-        name
-    }
-}
+/// TFLite's `ShapedType::kDynamic`: a dynamic offset among a slice's static ones.
+const DYNAMIC: i64 = i64::MIN;
 
 impl Lstm {
-    fn element(&self) -> &'static str {
-        if self.quantized.is_some() { "i8" } else { "f32" }
+    fn element(&self) -> Ty {
+        if self.quantized.is_some() { Ty::I8 } else { Ty::F32 }
     }
 
     /// `[batch, 1, 1, n]` tensors: the layout of the state and of the gates (a fully connected
     /// layer is a 1x1 `tosa.conv2d` over `batch` pixels).
-    fn row(&self, n: i64, element: &str) -> String {
-        format!("tensor<{}x1x1x{n}x{element}>", self.batch)
+    fn row(&self, b: &Builder, n: i64, element: Ty) -> Ty {
+        b.tensor(&[self.batch, 1, 1, n], element)
     }
 
-    fn sequence(&self, n: i64) -> String {
-        let (a, b) = if self.time_major { (self.steps, self.batch) } else { (self.batch, self.steps) };
-        format!("tensor<{a}x{b}x{n}x{}>", self.element())
+    /// The sequence of `n` features an input or output is.
+    fn sequence(&self, b: &Builder, n: i64) -> Ty {
+        let (outer, inner) = if self.time_major { (self.steps, self.batch) } else { (self.batch, self.steps) };
+        b.tensor(&[outer, inner, n], self.element())
+    }
+
+    /// One step's slice of a sequence of `n` features of `element`, and where it starts in the
+    /// sequence (`DYNAMIC`: the step).
+    fn step_slice(&self, b: &Builder, n: i64, element: Ty) -> (Ty, [i64; 3], [i64; 3]) {
+        if self.time_major {
+            (b.tensor(&[1, self.batch, n], element), [DYNAMIC, 0, 0], [1, self.batch, n])
+        } else {
+            (b.tensor(&[self.batch, 1, n], element), [0, DYNAMIC, 0], [self.batch, 1, n])
+        }
     }
 
     /// The element types of the weights, biases and hidden and cell state.
-    fn types(&self) -> (&'static str, &'static str, &'static str, &'static str) {
-        if self.quantized.is_some() { ("i8", "i32", "i8", "i16") } else { ("f32", "f32", "f32", "f32") }
+    fn types(&self) -> (Ty, Ty, Ty, Ty) {
+        if self.quantized.is_some() { (Ty::I8, Ty::I32, Ty::I8, Ty::I16) } else { (Ty::F32, Ty::F32, Ty::F32, Ty::F32) }
     }
 
-    /// The helper `(x, w[8], b[4]) -> y` replacing the op; its arguments are the op's operands 0-8
-    /// and 12-15.
-    pub fn helper(&self) -> String {
+    /// The state's global `k` (0: hidden, 1: cell) with TFLite's initial value, written with `b`
+    /// (at the module's top level).
+    pub fn write_global(&self, b: &mut Builder, k: usize) {
+        let (_, _, hidden, cell) = self.types();
+        let ty = self.row(b, self.state, [hidden, cell][k]);
+        let init = match (&self.quantized, k) {
+            (Some(q), 0) => Attr::Dense(ty, &[q.hidden_zero_point]),
+            (Some(_), _) => Attr::Dense(ty, &[0]),
+            (None, _) => Attr::Float(ty, 0.0),
+        };
+        let attributes = [
+            ("sym_name", Attr::Str(&self.globals[k])),
+            ("sym_visibility", Attr::Str("private")),
+            ("is_mutable", Attr::Unit),
+            ("type", Attr::Type(ty)),
+            ("value", init),
+        ];
+        b.op("ml_program.global", &[], &[], &attributes);
+    }
+
+    /// Writes what replaces the op with `b` (in front of it; its arguments are the op's
+    /// operands): the state loaded, the loop over the time steps, the state stored; returns the
+    /// output.
+    pub fn write(&self, b: &mut Builder) -> Value {
         let (weight, bias, hidden, cell) = self.types();
         let (s, i) = (self.state, self.features);
-        let mut b = Body { text: String::new(), next: 0 };
-        // Weights as 1x1 filters, biases, the recurrent layers' zero bias, zero points.
-        let w: Vec<String> = (0..8)
+        let x = b.arg(0);
+        let filters = (0..8)
             .map(|k| {
                 let n = if k < 4 { i } else { s };
-                let shape = b.value(&format!("tosa.const_shape {{values = dense<[{s}, 1, 1, {n}]> : tensor<4xindex>}} : () -> !tosa.shape<4>"));
-                b.value(&format!(
-                    "tosa.reshape %w{k}, {shape} : (tensor<{s}x{n}x{weight}>, !tosa.shape<4>) -> tensor<{s}x1x1x{n}x{weight}>"
-                ))
+                let shape = b.tosa_shape(&[s, 1, 1, n]);
+                let filter = b.tensor(&[s, 1, 1, n], weight);
+                b.op1("tosa.reshape", &[b.arg(1 + k), shape], filter, &[])
             })
             .collect();
-        let zero = if bias == "f32" { "0.0" } else { "0" };
-        let zero_bias = b.value(&format!(
-            "\"tosa.const\"() <{{values = dense<{zero}> : tensor<{s}x{bias}>}}> : () -> tensor<{s}x{bias}>"
-        ));
-        let (xzp, hzp, wzp) = match &self.quantized {
-            Some(q) => (q.input_zero_point, q.hidden_zero_point, 0),
-            None => (0, 0, 0),
-        };
-        let zp = |b: &mut Body, v: i64, e: &str| {
-            let literal = if e == "f32" { format!("{v}.0") } else { v.to_string() };
-            b.value(&format!("\"tosa.const\"() <{{values = dense<{literal}> : tensor<1x{e}>}}> : () -> tensor<1x{e}>"))
-        };
-        let zps = [zp(&mut b, xzp, self.element()), zp(&mut b, hzp, hidden), zp(&mut b, wzp, weight)];
-        let (hidden_row, cell_row) = (self.row(s, hidden), self.row(s, cell));
-        let h0 = b.value(&format!("ml_program.global_load @{} : {hidden_row}", self.globals[0]));
-        let c0 = b.value(&format!("ml_program.global_load @{} : {cell_row}", self.globals[1]));
-        let out0 = b.value(&format!("tensor.empty() : {}", self.sequence(s)));
-        let (lo, one, steps) = (
-            b.value("arith.constant 0 : index"),
-            b.value("arith.constant 1 : index"),
-            b.value(&format!("arith.constant {} : index", self.steps)),
-        );
-        let table = self.quantized.as_ref().map(|_| {
-            let values: Vec<String> = SIGMOID_TABLE.iter().map(u16::to_string).collect();
-            b.value(&format!("arith.constant dense<[{}]> : tensor<256xi32>", values.join(", ")))
+        let biases = b.tensor(&[s], bias);
+        let zero_bias = self.splat(b, biases, 0);
+        let (input_zp, hidden_zp) =
+            self.quantized.as_ref().map_or((0, 0), |q| (q.input_zero_point, q.hidden_zero_point));
+        let zero_points = [(input_zp, self.element()), (hidden_zp, hidden), (0, weight)].map(|(value, element)| {
+            let one = b.tensor(&[1], element);
+            self.splat(b, one, value)
         });
-        let _ = writeln!(
-            b.text,
-            "    %r:3 = scf.for %t = {lo} to {steps} step {one} iter_args(%h = {h0}, %c = {c0}, %out = {out0}) -> ({hidden_row}, {cell_row}, {}) {{",
-            self.sequence(s)
-        );
-        // x_t as [batch, 1, 1, features].
-        let (offsets, sizes) = if self.time_major {
-            ("[%t, 0, 0]".to_string(), format!("[1, {}, {i}]", self.batch))
-        } else {
-            ("[0, %t, 0]".to_string(), format!("[{}, 1, {i}]", self.batch))
-        };
-        let slice_type = |n: i64, e: &str| {
-            if self.time_major {
-                format!("tensor<1x{}x{n}x{e}>", self.batch)
-            } else {
-                format!("tensor<{}x1x{n}x{e}>", self.batch)
-            }
-        };
-        let xt = b.value(&format!(
-            "tensor.extract_slice %x{offsets} {sizes} [1, 1, 1] : {} to {}",
-            self.sequence(i),
-            slice_type(i, self.element())
-        ));
-        let shape4 = b.value(&format!(
-            "tosa.const_shape {{values = dense<[{}, 1, 1, {i}]> : tensor<4xindex>}} : () -> !tosa.shape<4>",
-            self.batch
-        ));
-        let x4 = b.value(&format!(
-            "tosa.reshape {xt}, {shape4} : ({}, !tosa.shape<4>) -> {}",
-            slice_type(i, self.element()),
-            self.row(i, self.element())
-        ));
-        let gate = |b: &mut Body, k: usize, sigmoid: bool| {
-            self.gate(b, k, sigmoid, (&x4, &w, &zero_bias, &zps, table.as_deref()))
-        };
-        let forget = gate(&mut b, 1, true);
-        let input = gate(&mut b, 0, true);
-        let cell_gate = gate(&mut b, 2, !self.cell_tanh);
-        let c_new = self.update_cell(&mut b, (&forget, &input, &cell_gate));
-        let output = gate(&mut b, 3, true);
-        let h_new = self.update_hidden(&mut b, &c_new, &output, table.as_deref());
-        // Written in place of the carried state, so that the loop keeps one buffer of each.
-        let h_kept =
-            b.value(&format!("linalg.copy ins({h_new} : {hidden_row}) outs(%h : {hidden_row}) -> {hidden_row}"));
-        let c_kept = b.value(&format!("linalg.copy ins({c_new} : {cell_row}) outs(%c : {cell_row}) -> {cell_row}"));
-        let out_shape = b.value(&format!(
-            "tosa.const_shape {{values = dense<[{}]> : tensor<3xindex>}} : () -> !tosa.shape<3>",
-            if self.time_major { format!("1, {}, {s}", self.batch) } else { format!("{}, 1, {s}", self.batch) }
-        ));
-        let h3 = b.value(&format!(
-            "tosa.reshape {h_new}, {out_shape} : ({hidden_row}, !tosa.shape<3>) -> {}",
-            slice_type(s, hidden)
-        ));
-        let sizes =
-            if self.time_major { format!("[1, {}, {s}]", self.batch) } else { format!("[{}, 1, {s}]", self.batch) };
-        let out = b.value(&format!(
-            "tensor.insert_slice {h3} into %out{offsets} {sizes} [1, 1, 1] : {} into {}",
-            slice_type(s, hidden),
-            self.sequence(s)
-        ));
-        let _ = writeln!(
-            b.text,
-            "      scf.yield {h_kept}, {c_kept}, {out} : {hidden_row}, {cell_row}, {}\n    }}",
-            self.sequence(s)
-        );
-        let _ = writeln!(b.text, "    ml_program.global_store @{} = %r#0 : {hidden_row}", self.globals[0]);
-        let _ = writeln!(b.text, "    ml_program.global_store @{} = %r#1 : {cell_row}", self.globals[1]);
-        let weights: Vec<String> =
-            (0..8).map(|k| format!("%w{k}: tensor<{s}x{}x{weight}>", if k < 4 { i } else { s })).collect();
-        let biases: Vec<String> = (0..4).map(|k| format!("%b{k}: tensor<{s}x{bias}>")).collect();
-        format!(
-            "func.func @lstm(%x: {}, {}, {}) -> {} {{\n{}    return %r#2 : {}\n}}\n",
-            self.sequence(i),
-            weights.join(", "),
-            biases.join(", "),
-            self.sequence(s),
-            b.text,
-            self.sequence(s)
-        )
+        let (hidden_row, cell_row) = (self.row(b, s, hidden), self.row(b, s, cell));
+        let [h0, c0] = [(0, hidden_row), (1, cell_row)]
+            .map(|(k, ty)| b.op1("ml_program.global_load", &[], ty, &[("global", Attr::Symbol(&self.globals[k]))]));
+        let output = self.sequence(b, s);
+        let out0 = b.op1("tensor.empty", &[], output, &[]);
+        let [lower, step, upper] = [0, 1, self.steps].map(|v| b.constant(Ty::Index, v));
+        let table = self.quantized.as_ref().map(|_| {
+            let values: Vec<i64> = SIGMOID_TABLE.iter().map(|&v| i64::from(v)).collect();
+            let ty = b.tensor(&[256], Ty::I32);
+            b.op1("arith.constant", &[], ty, &[("value", Attr::Dense(ty, &values))])
+        });
+        let shared = Shared { filters, zero_bias, zero_points, table };
+        let last = b.for_loop([lower, upper, step], &[h0, c0, out0], &[], |b, t, carried| {
+            let [h, c, out] = [carried[0], carried[1], carried[2]];
+            let (slice, offsets, sizes) = self.step_slice(b, i, self.element());
+            let xt = self.extract_slice(b, (x, t), slice, offsets, sizes);
+            let shape = b.tosa_shape(&[self.batch, 1, 1, i]);
+            let row = self.row(b, i, self.element());
+            let x4 = b.op1("tosa.reshape", &[xt, shape], row, &[]);
+            let forget = self.gate(b, 1, true, (x4, h), &shared);
+            let input = self.gate(b, 0, true, (x4, h), &shared);
+            let cell_gate = self.gate(b, 2, !self.cell_tanh, (x4, h), &shared);
+            let c_new = self.update_cell(b, (forget, input, cell_gate), c);
+            let output_gate = self.gate(b, 3, true, (x4, h), &shared);
+            let h_new = self.update_hidden(b, c_new, output_gate, shared.table);
+            // Written in place of the carried state, so that the loop keeps one buffer of each.
+            let h_kept = b.named_linalg("linalg.copy", [&[h_new], &[h]], &[])[0];
+            let c_kept = b.named_linalg("linalg.copy", [&[c_new], &[c]], &[])[0];
+            let (slice, offsets, sizes) = self.step_slice(b, s, hidden);
+            let shape = b.tosa_shape(&sizes);
+            let h3 = b.op1("tosa.reshape", &[h_new, shape], slice, &[]);
+            let out = self.insert_slice(b, h3, (out, t), offsets, sizes);
+            vec![h_kept, c_kept, out]
+        });
+        for (state, global) in last.iter().zip(&self.globals) {
+            b.op("ml_program.global_store", &[*state], &[], &[("global", Attr::Symbol(global))]);
+        }
+        last[2]
+    }
+
+    /// A constant tensor of `ty` filled with `value` (an integer, or as a float for a float LSTM).
+    fn splat(&self, b: &mut Builder, ty: Ty, value: i64) -> Value {
+        match b.element_of(ty) {
+            Ty::F32 => b.op1("tosa.const", &[], ty, &[("values", Attr::Float(ty, value as f64))]),
+            _ => b.tosa_const(ty, &[value]),
+        }
+    }
+
+    /// `tensor.extract_slice` of `source` at `offsets` (`DYNAMIC`: `step`) of `sizes`, unit strides.
+    fn extract_slice(
+        &self,
+        b: &mut Builder,
+        (source, step): (Value, Value),
+        ty: Ty,
+        offsets: [i64; 3],
+        sizes: [i64; 3],
+    ) -> Value {
+        let segments = [1, 1, 0, 0];
+        b.op1("tensor.extract_slice", &[source, step], ty, &slice_attributes(&offsets, &sizes, &segments))
+    }
+
+    /// `tensor.insert_slice` of `source` into `dest` at `offsets` (`DYNAMIC`: `step`) of `sizes`.
+    fn insert_slice(
+        &self,
+        b: &mut Builder,
+        source: Value,
+        (dest, step): (Value, Value),
+        offsets: [i64; 3],
+        sizes: [i64; 3],
+    ) -> Value {
+        let segments = [1, 1, 1, 0, 0];
+        let ty = b.type_of(dest);
+        b.op1("tensor.insert_slice", &[source, dest, step], ty, &slice_attributes(&offsets, &sizes, &segments))
     }
 
     /// Gate `k` (TFLite's order: input, forget, cell, output) of the step: the activation of
     /// `FC(x_t) + bias + FC(h)`.
-    fn gate(
-        &self,
-        b: &mut Body,
-        k: usize,
-        sigmoid: bool,
-        (x4, w, zero_bias, zps, table): (&str, &[String], &str, &[String; 3], Option<&str>),
-    ) -> String {
-        let (weight, bias, hidden, cell) = self.types();
-        let (s, i) = (self.state, self.features);
-        let acc = if self.quantized.is_some() { "i32" } else { "f32" };
-        let conv = |b: &mut Body, input: &str, n: i64, element: &str, filter: &str, bias_value: &str, zp: &str| {
-            b.value(&format!(
-                "tosa.conv2d {input}, {filter}, {bias_value}, {zp}, {} {{acc_type = {acc}, dilation = array<i64: 1, 1>, \
-                 pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}} : ({}, tensor<{s}x1x1x{n}x{weight}>, \
-                 tensor<{s}x{bias}>, tensor<1x{element}>, tensor<1x{weight}>) -> {}",
-                zps[2],
-                self.row(n, element),
-                self.row(s, acc)
-            ))
+    fn gate(&self, b: &mut Builder, k: usize, sigmoid: bool, (x4, h): (Value, Value), shared: &Shared) -> Value {
+        let cell = self.types().3;
+        let acc = if self.quantized.is_some() { Ty::I32 } else { Ty::F32 };
+        let result = self.row(b, self.state, acc);
+        let attributes = [
+            ("acc_type", Attr::Type(acc)),
+            ("dilation", Attr::I64Array(&[1, 1])),
+            ("pad", Attr::I64Array(&[0, 0, 0, 0])),
+            ("stride", Attr::I64Array(&[1, 1])),
+        ];
+        let (weight_zp, bias) = (shared.zero_points[2], b.arg(12 + k));
+        let mut conv = |input: Value, filter: Value, bias: Value, zp: Value| {
+            b.op1("tosa.conv2d", &[input, filter, bias, zp, weight_zp], result, &attributes)
         };
-        let from_x = conv(b, x4, i, self.element(), &w[k], &format!("%b{k}"), &zps[0]);
-        let from_h = conv(b, "%h", s, hidden, &w[4 + k], zero_bias, &zps[1]);
+        let from_x = conv(x4, shared.filters[k], bias, shared.zero_points[0]);
+        let from_h = conv(h, shared.filters[4 + k], shared.zero_bias, shared.zero_points[1]);
         let Some(q) = &self.quantized else {
-            let sum = b.value(&format!("tosa.add {from_x}, {from_h} : ({0}, {0}) -> {0}", self.row(s, "f32")));
+            let sum = b.op1("tosa.add", &[from_x, from_h], result, &[]);
             let op = if sigmoid { "tosa.sigmoid" } else { "tosa.tanh" };
-            return b.value(&format!("{op} {sum} : ({0}) -> {0}", self.row(s, "f32")));
+            return b.op1(op, &[sum], result, &[]);
         };
-        let gx = self.rescale(b, &from_x, q.input_fc[k], cell, 0);
-        let gh = self.rescale(b, &from_h, q.recurrent_fc[k], cell, 0);
-        let sum = self.saturating_add(b, &gx, &gh);
+        let gx = self.rescale(b, from_x, q.input_fc[k], cell, 0);
+        let gh = self.rescale(b, from_h, q.recurrent_fc[k], cell, 0);
+        let sum = self.saturating_add(b, gx, gh);
         // Sigmoid: TFLite's Logistic(0, 0); tanh: its Tanh at a 2^-12 input.
-        let table = table.unwrap_or_default();
-        if sigmoid { self.sigmoid(b, &sum, table) } else { self.tanh(b, &sum, -12, table) }
+        let table = shared.table.expect("an integer LSTM has the sigmoid table");
+        if sigmoid { self.sigmoid(b, sum, table) } else { self.tanh(b, sum, -12, table) }
     }
 
     /// `c = f·c + i·g`, clipped.
-    fn update_cell(&self, b: &mut Body, (forget, input, cell_gate): (&str, &str, &str)) -> String {
-        let row = self.row(self.state, self.types().3);
+    fn update_cell(&self, b: &mut Builder, (forget, input, cell_gate): (Value, Value, Value), c: Value) -> Value {
+        let row = self.row(b, self.state, self.types().3);
         let Some(q) = &self.quantized else {
-            let shift = b.value("\"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>");
-            let fc = b.value(&format!("tosa.mul {forget}, %c, {shift} : ({row}, {row}, tensor<1xi8>) -> {row}"));
-            let ig =
-                b.value(&format!("tosa.mul {input}, {cell_gate}, {shift} : ({row}, {row}, tensor<1xi8>) -> {row}"));
-            let sum = b.value(&format!("tosa.add {fc}, {ig} : ({row}, {row}) -> {row}"));
+            let shift = self.no_shift(b);
+            let fc = b.op1("tosa.mul", &[forget, c, shift], row, &[]);
+            let ig = b.op1("tosa.mul", &[input, cell_gate, shift], row, &[]);
+            let sum = b.op1("tosa.add", &[fc, ig], row, &[]);
             if self.cell_clip > 0.0 {
-                let clip = umac_dialects::text::float_literal(self.cell_clip);
-                return b.value(&format!(
-                    "tosa.clamp {sum} {{max_val = {clip} : f32, min_val = -{clip} : f32}} : ({row}) -> {row}"
-                ));
+                let clip = f64::from(self.cell_clip);
+                return clamp(b, sum, Attr::Float(Ty::F32, clip), Attr::Float(Ty::F32, -clip));
             }
             return sum;
         };
-        let fc = self.product(b, forget, "%c", q.forget_cell, "i16", 0);
-        let ig = self.product(b, input, cell_gate, q.input_cell, "i16", 0);
-        let sum = self.saturating_add(b, &fc, &ig);
+        let fc = self.product(b, forget, c, q.forget_cell, Ty::I16, 0);
+        let ig = self.product(b, input, cell_gate, q.input_cell, Ty::I16, 0);
+        let sum = self.saturating_add(b, fc, ig);
         if q.cell_clip > 0 {
-            return b.value(&format!(
-                "tosa.clamp {sum} {{max_val = {0} : i16, min_val = -{0} : i16}} : ({row}) -> {row}",
-                q.cell_clip
-            ));
+            return clamp(b, sum, Attr::Int(Ty::I16, q.cell_clip), Attr::Int(Ty::I16, -q.cell_clip));
         }
         sum
     }
 
     /// `h = tanh(c)·o`.
-    fn update_hidden(&self, b: &mut Body, cell: &str, output: &str, table: Option<&str>) -> String {
-        let row = self.row(self.state, "f32");
-        let Some(q) = &self.quantized else {
-            let tanh = b.value(&format!("tosa.tanh {cell} : ({row}) -> {row}"));
-            let shift = b.value("\"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>");
-            return b.value(&format!("tosa.mul {tanh}, {output}, {shift} : ({row}, {row}, tensor<1xi8>) -> {row}"));
+    fn update_hidden(&self, b: &mut Builder, cell: Value, output: Value, table: Option<Value>) -> Value {
+        let Some((q, table)) = self.quantized.as_ref().zip(table) else {
+            let row = self.row(b, self.state, Ty::F32);
+            let tanh = b.op1("tosa.tanh", &[cell], row, &[]);
+            let shift = self.no_shift(b);
+            return b.op1("tosa.mul", &[tanh, output, shift], row, &[]);
         };
-        let tanh = self.tanh(b, cell, q.cell_scale_power, table.unwrap_or_default());
-        self.product(b, &tanh, output, q.hidden, "i8", q.hidden_zero_point)
+        let tanh = self.tanh(b, cell, q.cell_scale_power, table);
+        self.product(b, tanh, output, q.hidden, Ty::I8, q.hidden_zero_point)
+    }
+
+    /// The shift operand of a `tosa.mul` that shifts nothing.
+    fn no_shift(&self, b: &mut Builder) -> Value {
+        let ty = b.tensor(&[1], Ty::I8);
+        b.tosa_const(ty, &[0])
     }
 
     /// A TOSA rescale of an int32 `[batch, 1, 1, state]` tensor to `element` (DOUBLE_ROUND, as
     /// TFLite's `MultiplyByQuantizedMultiplier`), which saturates.
     fn rescale(
         &self,
-        b: &mut Body,
-        value: &str,
+        b: &mut Builder,
+        value: Value,
         (multiplier, shift): (i32, i8),
-        element: &str,
+        element: Ty,
         zero_point: i64,
-    ) -> String {
-        let m = b.value(&format!(
-            "\"tosa.const\"() <{{values = dense<{multiplier}> : tensor<1xi32>}}> : () -> tensor<1xi32>"
-        ));
-        let s = b.value(&format!("\"tosa.const\"() <{{values = dense<{shift}> : tensor<1xi8>}}> : () -> tensor<1xi8>"));
-        let izp = b.value("\"tosa.const\"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>");
-        let ozp = b.value(&format!(
-            "\"tosa.const\"() <{{values = dense<{zero_point}> : tensor<1x{element}>}}> : () -> tensor<1x{element}>"
-        ));
-        b.value(&format!(
-            "tosa.rescale {value}, {m}, {s}, {izp}, {ozp} {{input_unsigned = false, output_unsigned = false, \
-             per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true}} : ({}, tensor<1xi32>, tensor<1xi8>, \
-             tensor<1xi32>, tensor<1x{element}>) -> {}",
-            self.row(self.state, "i32"),
-            self.row(self.state, element)
-        ))
+    ) -> Value {
+        let constants =
+            [(Ty::I32, i64::from(multiplier)), (Ty::I8, i64::from(shift)), (Ty::I32, 0), (element, zero_point)];
+        let [m, s, izp, ozp] = constants.map(|(ty, value)| {
+            let one = b.tensor(&[1], ty);
+            b.tosa_const(one, &[value])
+        });
+        let attributes = [
+            ("input_unsigned", Attr::Bool(false)),
+            ("output_unsigned", Attr::Bool(false)),
+            ("per_channel", Attr::Bool(false)),
+            ("rounding_mode", Attr::Parsed("#tosa.rounding_mode<DOUBLE_ROUND>")),
+            ("scale32", Attr::Bool(true)),
+        ];
+        let result = self.row(b, self.state, element);
+        b.op1("tosa.rescale", &[value, m, s, izp, ozp], result, &attributes)
     }
 
     /// TFLite's `MulElementwise` of two int16 tensors: the int32 product rescaled to `element`.
-    fn product(&self, b: &mut Body, x: &str, y: &str, scale: (i32, i8), element: &str, zero_point: i64) -> String {
-        let (r16, r32) = (self.row(self.state, "i16"), self.row(self.state, "i32"));
-        let x32 = b.value(&format!("tosa.cast {x} : ({r16}) -> {r32}"));
-        let y32 = b.value(&format!("tosa.cast {y} : ({r16}) -> {r32}"));
-        let shift = b.value("\"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>");
-        let p = b.value(&format!("tosa.mul {x32}, {y32}, {shift} : ({r32}, {r32}, tensor<1xi8>) -> {r32}"));
-        self.rescale(b, &p, scale, element, zero_point)
+    fn product(&self, b: &mut Builder, x: Value, y: Value, scale: (i32, i8), element: Ty, zero_point: i64) -> Value {
+        let r32 = self.row(b, self.state, Ty::I32);
+        let [x32, y32] = [x, y].map(|v| b.op1("tosa.cast", &[v], r32, &[]));
+        let shift = self.no_shift(b);
+        let p = b.op1("tosa.mul", &[x32, y32, shift], r32, &[]);
+        self.rescale(b, p, scale, element, zero_point)
     }
 
     /// The int16 sum of two int16 tensors, saturated.
-    fn saturating_add(&self, b: &mut Body, x: &str, y: &str) -> String {
-        let (r16, r32) = (self.row(self.state, "i16"), self.row(self.state, "i32"));
-        let x32 = b.value(&format!("tosa.cast {x} : ({r16}) -> {r32}"));
-        let y32 = b.value(&format!("tosa.cast {y} : ({r16}) -> {r32}"));
-        let sum = b.value(&format!("tosa.add {x32}, {y32} : ({r32}, {r32}) -> {r32}"));
-        let clamped =
-            b.value(&format!("tosa.clamp {sum} {{max_val = 32767 : i32, min_val = -32768 : i32}} : ({r32}) -> {r32}"));
-        b.value(&format!("tosa.cast {clamped} : ({r32}) -> {r16}"))
+    fn saturating_add(&self, b: &mut Builder, x: Value, y: Value) -> Value {
+        let (r16, r32) = (self.row(b, self.state, Ty::I16), self.row(b, self.state, Ty::I32));
+        let [x32, y32] = [x, y].map(|v| b.op1("tosa.cast", &[v], r32, &[]));
+        let sum = b.op1("tosa.add", &[x32, y32], r32, &[]);
+        let clamped = clamp(b, sum, Attr::Int(Ty::I32, 32767), Attr::Int(Ty::I32, -32768));
+        b.op1("tosa.cast", &[clamped], r16, &[])
     }
 
-    /// An elementwise int16 → int16 `linalg.generic` whose body is `body` (from `%a: i32`, the
-    /// input widened, to `%y: i32`).
-    fn elementwise(&self, b: &mut Body, x: &str, body: &str) -> String {
-        let row = self.row(self.state, "i16");
-        let empty = b.value(&format!("tensor.empty() : {row}"));
-        let map = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
-        b.value(&format!(
-            "linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \
-             \"parallel\"]}} ins({x} : {row}) outs({empty} : {row}) {{\n    ^bb0(%in: i16, %o: i16):\n      \
-             %a = arith.extsi %in : i16 to i32\n{body}      %r = arith.trunci %y : i32 to i16\n      linalg.yield %r : i16\n    }} -> {row}"
-        ))
+    /// An elementwise int16 → int16 `linalg.generic` whose body `body` writes (from the input
+    /// widened to i32 to the i32 it returns).
+    fn elementwise(&self, b: &mut Builder, x: Value, body: impl FnOnce(&mut Builder, Value) -> Value) -> Value {
+        let row = self.row(b, self.state, Ty::I16);
+        let empty = b.op1("tensor.empty", &[], row, &[]);
+        let identity = projection(4, &[0, 1, 2, 3]);
+        let maps = [Attr::Map(4, &identity), Attr::Map(4, &identity)];
+        b.generic([&[x], &[empty]], &maps, &["parallel"; 4], &[], |b, elements| {
+            let a = b.op1("arith.extsi", &[elements[0]], Ty::I32, &[]);
+            let y = body(b, a);
+            vec![b.op1("arith.trunci", &[y], Ty::I16, &[])]
+        })[0]
     }
 
     /// TFLite's int16 `Logistic(0, 0)`: `v = 3x`, interpolated in the table at 9 fractional
     /// bits.
-    fn sigmoid(&self, b: &mut Body, x: &str, table: &str) -> String {
-        let body = format!(
-            "{}      %sat = arith.constant {} : i32\n      %half = arith.constant 512 : i32\n      \
-             %pos = arith.addi %r0, %half : i32\n      %top = arith.constant {} : i32\n      \
-             %neg0 = arith.subi %top, %r0 : i32\n      %neg = arith.addi %neg0, %c511 : i32\n      \
-             %sel = arith.select %nonneg, %pos, %neg : i32\n      %ten = arith.constant 10 : i32\n      \
-             %y = arith.shrui %sel, %ten : i32\n",
-            lookup(table, "arith.constant 3 : i32", None, 9, 0x7FFF << 10),
-            0x7FFF << 10,
-            1 << 25
-        );
-        self.elementwise(b, x, &body)
+    fn sigmoid(&self, b: &mut Builder, x: Value, table: Value) -> Value {
+        self.elementwise(b, x, |b, a| {
+            let three = b.constant(Ty::I32, 3);
+            let v = b.muli(a, three);
+            let Lookup { magnitude, nonneg, c511 } = lookup(b, table, v, 9, 0x7FFF << 10);
+            let half = b.constant(Ty::I32, 512);
+            let pos = b.addi(magnitude, half);
+            let top = b.constant(Ty::I32, 1 << 25);
+            let neg0 = b.binary("arith.subi", top, magnitude);
+            let neg = b.addi(neg0, c511);
+            let sel = b.select(nonneg, pos, neg);
+            let ten = b.constant(Ty::I32, 10);
+            b.binary("arith.shrui", sel, ten)
+        })
     }
 
     /// TFLite's int16 `Tanh` of a tensor in `2^power` units (`lstm_internal::Tanh`): `v = 3x`
     /// shifted to 2^-12 units, interpolated in the table at 8 fractional bits.
-    fn tanh(&self, b: &mut Body, x: &str, power: i32, table: &str) -> String {
+    fn tanh(&self, b: &mut Builder, x: Value, power: i32, table: Value) -> Value {
         let left = 15 + power - 3;
         let (multiplier, right) = if left < 0 { (3, -left) } else { (3 << left, 0) };
-        let scale = format!("arith.constant {multiplier} : i32");
-        let body = format!(
-            "{}      %off = arith.constant {} : i32\n      %pos = arith.subi %r0, %off : i32\n      \
-             %negr = arith.subi %off, %r0 : i32\n      %c127 = arith.constant 127 : i32\n      \
-             %neg = arith.addi %negr, %c127 : i32\n      %c128 = arith.constant 128 : i32\n      \
-             %posr = arith.addi %pos, %c128 : i32\n      %sel = arith.select %nonneg, %posr, %neg : i32\n      \
-             %eight = arith.constant 8 : i32\n      %y = arith.shrsi %sel, %eight : i32\n",
-            lookup(table, &scale, Some(right), 8, 0xFFFF << 8),
-            1 << 23
-        );
-        self.elementwise(b, x, &body)
+        self.elementwise(b, x, |b, a| {
+            let m = b.constant(Ty::I32, multiplier);
+            let mut v = b.muli(a, m);
+            if right > 0 {
+                let round = b.constant(Ty::I32, 1 << (right - 1));
+                let rounded = b.addi(v, round);
+                let shift = b.constant(Ty::I32, i64::from(right));
+                v = b.binary("arith.shrsi", rounded, shift);
+            }
+            let Lookup { magnitude, nonneg, .. } = lookup(b, table, v, 8, 0xFFFF << 8);
+            let off = b.constant(Ty::I32, 1 << 23);
+            let pos = b.binary("arith.subi", magnitude, off);
+            let negr = b.binary("arith.subi", off, magnitude);
+            let c127 = b.constant(Ty::I32, 127);
+            let neg = b.addi(negr, c127);
+            let c128 = b.constant(Ty::I32, 128);
+            let posr = b.addi(pos, c128);
+            let sel = b.select(nonneg, posr, neg);
+            let eight = b.constant(Ty::I32, 8);
+            b.binary("arith.shrsi", sel, eight)
+        })
     }
 }
 
-/// The shared part of TFLite's table-based sigmoid and tanh, from `%a` (the input as i32) to
-/// `%r0`, the interpolated (or saturated) magnitude, and `%nonneg`, whether `v >= 0`: `v = (a ·
-/// multiplier + round) >> right`, `|v|` split into a table index and `fraction` bits,
-/// `(T[k] << fraction) + frac · (T[k+1] - T[k])`, or `saturated` from index 255 up.
-fn lookup(table: &str, multiplier: &str, right: Option<i32>, fraction: u32, saturated: i64) -> String {
-    let scaled = match right {
-        Some(r) if r > 0 => format!(
-            "      %m = {multiplier}\n      %am = arith.muli %a, %m : i32\n      %rnd = arith.constant {} : i32\n      \
-             %amr = arith.addi %am, %rnd : i32\n      %rs = arith.constant {r} : i32\n      %v = arith.shrsi %amr, %rs : i32\n",
-            1 << (r - 1)
-        ),
-        _ => format!("      %m = {multiplier}\n      %v = arith.muli %a, %m : i32\n"),
-    };
-    format!(
-        "{scaled}      %zero = arith.constant 0 : i32\n      %nonneg = arith.cmpi sge, %v, %zero : i32\n      \
-         %negv = arith.subi %zero, %v : i32\n      %abs = arith.select %nonneg, %v, %negv : i32\n      \
-         %fb = arith.constant {fraction} : i32\n      %uh = arith.shrui %abs, %fb : i32\n      \
-         %mask = arith.constant {} : i32\n      %ut = arith.andi %abs, %mask : i32\n      \
-         %c254 = arith.constant 254 : i32\n      %k = arith.minui %uh, %c254 : i32\n      \
-         %c1 = arith.constant 1 : i32\n      %k1 = arith.addi %k, %c1 : i32\n      \
-         %ki = arith.index_cast %k : i32 to index\n      %k1i = arith.index_cast %k1 : i32 to index\n      \
-         %ua = tensor.extract {table}[%ki] : tensor<256xi32>\n      %ub = tensor.extract {table}[%k1i] : tensor<256xi32>\n      \
-         %d = arith.subi %ub, %ua : i32\n      %td = arith.muli %ut, %d : i32\n      %base = arith.shli %ua, %fb : i32\n      \
-         %interp = arith.addi %base, %td : i32\n      %c255 = arith.constant 255 : i32\n      \
-         %over = arith.cmpi uge, %uh, %c255 : i32\n      %satv = arith.constant {saturated} : i32\n      \
-         %r0 = arith.select %over, %satv, %interp : i32\n      %c511 = arith.constant 511 : i32\n",
-        (1 << fraction) - 1
-    )
+/// The attributes of a slice of a rank-3 tensor at `offsets` of `sizes` with unit strides
+/// (`segments`: how many operands each operand group has).
+fn slice_attributes<'a>(
+    offsets: &'a [i64; 3],
+    sizes: &'a [i64; 3],
+    segments: &'a [i32],
+) -> [(&'static str, Attr<'a>); 4] {
+    [
+        ("static_offsets", Attr::I64Array(offsets)),
+        ("static_sizes", Attr::I64Array(sizes)),
+        ("static_strides", Attr::I64Array(&[1, 1, 1])),
+        ("operandSegmentSizes", Attr::I32Array(segments)),
+    ]
 }
 
+/// `tosa.clamp` of `x` to `[min, max]`.
+fn clamp(b: &mut Builder, x: Value, max: Attr, min: Attr) -> Value {
+    let ty = b.type_of(x);
+    b.op1("tosa.clamp", &[x], ty, &[("max_val", max), ("min_val", min)])
+}
+
+/// What TFLite's table-based sigmoid and tanh share ([`lookup`]).
+struct Lookup {
+    /// The interpolated (or saturated) magnitude.
+    magnitude: Value,
+    /// Whether `v >= 0`.
+    nonneg: Value,
+    /// The constant 511.
+    c511: Value,
+}
+
+/// The shared part of TFLite's table-based sigmoid and tanh, from `v` (the scaled input, an
+/// i32): `|v|` split into a table index and `fraction` bits, `(T[k] << fraction) + frac ·
+/// (T[k+1] - T[k])`, or `saturated` from index 255 up.
+fn lookup(b: &mut Builder, table: Value, v: Value, fraction: u32, saturated: i64) -> Lookup {
+    let int = |b: &mut Builder, value: i64| b.constant(Ty::I32, value);
+    let zero = int(b, 0);
+    let nonneg = b.cmpi(Cmp::Sge, v, zero);
+    let negv = b.binary("arith.subi", zero, v);
+    let abs = b.select(nonneg, v, negv);
+    let fb = int(b, i64::from(fraction));
+    let uh = b.binary("arith.shrui", abs, fb);
+    let mask = int(b, (1 << fraction) - 1);
+    let ut = b.andi(abs, mask);
+    let c254 = int(b, 254);
+    let k = b.binary("arith.minui", uh, c254);
+    let c1 = int(b, 1);
+    let k1 = b.addi(k, c1);
+    let [ki, k1i] = [k, k1].map(|i| b.index_cast(i, Ty::Index));
+    let [ua, ub] = [ki, k1i].map(|i| b.op1("tensor.extract", &[table, i], Ty::I32, &[]));
+    let d = b.binary("arith.subi", ub, ua);
+    let td = b.muli(ut, d);
+    let base = b.binary("arith.shli", ua, fb);
+    let interp = b.addi(base, td);
+    let c255 = int(b, 255);
+    let over = b.cmpi(Cmp::Uge, uh, c255);
+    let satv = int(b, saturated);
+    let magnitude = b.select(over, satv, interp);
+    let c511 = int(b, 511);
+    Lookup { magnitude, nonneg, c511 }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
