@@ -122,7 +122,7 @@ enum Call {
     /// `tosa::to_mlir`, on a TOSA flatbuffer.
     TosaToMlir,
     /// The tools' listing for the converter's TOSA: `tflite::operators`, `tflite::io_quantization`
-    /// and `tflite::lstm_attribute` of operator 0.
+    /// and `tflite::lstm_attribute` of operator 0, and `tflite::operand_data` of operator 0.
     Listing,
 }
 
@@ -141,7 +141,8 @@ thread_local! {
                         let listed = umac_frontend::tflite::operators(&bytes).is_err();
                         let quantization = umac_frontend::tflite::io_quantization(&bytes).is_err();
                         let lstm = umac_frontend::tflite::lstm_attribute(&bytes, 0).is_err();
-                        listed || quantization || lstm
+                        let data = umac_frontend::tflite::operand_data(&bytes, 0).is_err();
+                        listed || quantization || lstm || data
                     }
                 };
                 let _ = outbox.send((failed, PEAK.with(Cell::get) - base));

@@ -1,12 +1,13 @@
 //! What the tools need of a `.tflite` file when Arm's converter writes its TOSA: the operators'
 //! names (to locate the converter's ops at them), the inputs' and outputs' quantization, and the
-//! LSTMs' `umac.lstm` dictionaries. The listing reads only what it names, so that models the
-//! reader does not take (their tensors' types, say) still get named.
+//! LSTMs' `umac.lstm` dictionaries; and the data a custom operator carries (an NPU's compiled
+//! program, say). The listing reads only what it names, so that models the reader does not take
+//! (their tensors' types, say) still get named.
 
 use super::{
     Error, Quantization,
     builtin_operators::BUILTIN_OPERATORS,
-    model::{DType, read},
+    model::{DType, buffer_data, read},
     ops::lstm,
     schema::tflite::{ModelRef, SubGraphRef},
 };
@@ -121,4 +122,37 @@ pub fn lstm_attribute(bytes: &[u8], index: usize) -> Result<String, Error> {
         message: e.message,
         unsupported: false,
     })
+}
+
+/// The constant data of each input of operator `index` of the first subgraph, in order (`None`
+/// for an absent operand or a tensor without data), whatever the tensors' types: what a custom
+/// operator carries, such as the program Arm's Vela compiles for an Ethos-U's `ethos-u` operator.
+pub fn operand_data(bytes: &[u8], index: usize) -> Result<Vec<Option<&[u8]>>, Error> {
+    let (model, subgraph) = first_subgraph(bytes)?;
+    let buffers = model.buffers().map_err(malformed)?;
+    let tensors = subgraph.tensors().map_err(malformed)?;
+    let op = subgraph
+        .operators()
+        .map_err(malformed)?
+        .and_then(|ops| ops.get(index))
+        .transpose()
+        .map_err(malformed)?
+        .ok_or_else(|| Error::model(format!("it has no operator #{index}")))?;
+    let mut data = Vec::new();
+    for t in op.inputs().map_err(malformed)?.into_iter().flatten() {
+        if t == -1 {
+            data.push(None);
+            continue;
+        }
+        let tensor = tensors
+            .and_then(|v| usize::try_from(t).ok().and_then(|t| v.get(t)))
+            .transpose()
+            .map_err(malformed)?
+            .ok_or_else(|| malformed(format!("operator #{index} reads tensor {t}, which the model lacks")))?;
+        data.push(
+            buffer_data(&tensor, buffers.as_ref())
+                .map_err(|e| Error { message: format!("operator #{index}'s input tensor {t}: {}", e.message), ..e })?,
+        );
+    }
+    Ok(data)
 }

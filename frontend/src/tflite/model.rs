@@ -468,27 +468,7 @@ fn read_tensor<'a>(
             (!scale.is_empty()).then_some(Quantization { scale, zero_point, dimension })
         }
     };
-    let buffer = tensor.buffer().map_err(e)? as usize;
-    let data = match (buffer, buffers) {
-        (0, _) => None,
-        (index, Some(buffers)) => {
-            let buffer = buffers
-                .get(index)
-                .ok_or_else(|| {
-                    Error::model(format!("its buffer {index} is not in the model's {} buffers", buffers.len()))
-                })?
-                .map_err(e)?;
-            if buffer.offset().map_err(e)? > 1 {
-                return Err(Error::model(
-                    "its data lies outside the flatbuffer (a model over 2 GB), which umac does not read".into(),
-                ));
-            }
-            buffer.data().map_err(e)?.filter(|d| !d.is_empty())
-        }
-        (index, None) => {
-            return Err(Error::model(format!("its buffer {index} is not in the model, which has no buffers")));
-        }
-    };
+    let data = buffer_data(tensor, buffers)?;
     if let Some(data) = data
         && data.len() as u64 != bytes
     {
@@ -506,6 +486,33 @@ fn read_tensor<'a>(
         data,
         is_variable: tensor.is_variable().map_err(e)?,
     })
+}
+
+/// The data of `tensor`'s buffer, `None` when it has none (or an empty one).
+pub(crate) fn buffer_data<'a>(
+    tensor: &TensorRef<'a>,
+    buffers: Option<&planus::Vector<'a, planus::Result<BufferRef<'a>>>>,
+) -> Result<Option<&'a [u8]>, Error> {
+    let e = |e: planus::Error| Error::model(format!("malformed: {e}"));
+    let buffer = tensor.buffer().map_err(e)? as usize;
+    match (buffer, buffers) {
+        (0, _) => Ok(None),
+        (index, Some(buffers)) => {
+            let buffer = buffers
+                .get(index)
+                .ok_or_else(|| {
+                    Error::model(format!("its buffer {index} is not in the model's {} buffers", buffers.len()))
+                })?
+                .map_err(e)?;
+            if buffer.offset().map_err(e)? > 1 {
+                return Err(Error::model(
+                    "its data lies outside the flatbuffer (a model over 2 GB), which umac does not read".into(),
+                ));
+            }
+            Ok(buffer.data().map_err(e)?.filter(|d| !d.is_empty()))
+        }
+        (index, None) => Err(Error::model(format!("its buffer {index} is not in the model, which has no buffers"))),
+    }
 }
 
 fn options(options: Option<BuiltinOptionsRef<'_>>) -> planus::Result<Options> {
