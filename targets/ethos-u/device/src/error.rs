@@ -1,0 +1,13 @@
+//! What goes wrong reading or running a command stream: always at a place in it.
+
+/// An error of the device, at the byte offset of the command (or driver action) at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EthosUError {
+    /// The driver payload (the COP1 header and its actions) is malformed.
+    #[error("driver payload, offset {offset:#x}: {message}")]
+    Payload { offset: usize, message: String },
+    /// A command of the register command stream is malformed or unsupported; `offset` is from
+    /// the stream's start, as Vela's listing counts.
+    #[error("command stream, offset {offset:#06x} ({command}): {message}")]
+    Command { offset: usize, command: String, message: String },
+}

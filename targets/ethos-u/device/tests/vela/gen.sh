@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates the Vela-compiled models the Ethos-U device's tests run, with the project venv's
+# Vela (5.2.0, installed by scripts/bootstrap): for each model and configuration, Vela's
+# model_vela.tflite and its listing of the register command stream (`vela.txt`: the lines of
+# --verbose-register-command-stream: Vela's own decoding of every command, and its note on each
+# operation and DMA before their commands, which the tests compare with the device's). Run from anywhere; it rewrites this folder's models.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../../../.." && pwd)"
+vela="$root/.venv/bin/vela"
+[ -x "$vela" ] || { echo "gen.sh: $vela missing: run scripts/bootstrap" >&2; exit 1; }
+"$vela" --version | grep -qx 5.2.0 || { echo "gen.sh: Vela 5.2.0 expected" >&2; exit 1; }
+models="$root/test/models/mlperf-tiny"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+compile() { # model config
+  local out="$here/$1-$2"
+  mkdir -p "$out"
+  "$vela" --accelerator-config "$2" --output-dir "$work/$1-$2" --verbose-register-command-stream \
+    "$models/$1/model.tflite" > "$work/$1-$2.log"
+  cp "$work/$1-$2/model_vela.tflite" "$out/model_vela.tflite"
+  grep -E '^(Register command stream|0x[0-9a-f]{6}:|// )' "$work/$1-$2.log" > "$out/vela.txt"
+}
+for m in kws vww ic ad; do compile "$m" ethos-u55-128; done
+for c in ethos-u55-32 ethos-u55-64 ethos-u55-256 ethos-u65-256 ethos-u65-512; do compile kws "$c"; done

@@ -1,0 +1,180 @@
+//! Vela's own command streams (`tests/vela/`, written by `gen.sh` with Vela 5.2.0): the MLPerf
+//! Tiny models on the Ethos-U55-128 and KWS on all six configurations. Each payload is read from
+//! the `ethos-u` operator of the `.tflite` Vela wrote, and every command decodes to the line
+//! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
+
+use std::path::{Path, PathBuf};
+use umac_ethos_u_device::{Instruction, Payload, decode, operations, payload};
+
+fn models() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela");
+    let mut models: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    models.sort();
+    models
+}
+
+/// The payload of the one `ethos-u` operator of the `.tflite` file at `path`.
+fn payload_of(path: &Path) -> Payload {
+    let bytes = std::fs::read(path).unwrap();
+    let listed = umac_frontend::tflite::operators(&bytes).unwrap();
+    let ops: Vec<_> = listed.iter().filter(|op| op.kind == "ethos-u").collect();
+    assert_eq!(ops.len(), 1, "{}: one ethos-u operator", path.display());
+    let data = umac_frontend::tflite::operand_data(&bytes, ops[0].index).unwrap();
+    payload::read(data[0].expect("the payload is the first input, a constant")).unwrap()
+}
+
+#[test]
+fn every_command_of_velas_streams_decodes_as_vela_lists_it() {
+    let models = models();
+    assert_eq!(models.len(), 9);
+    for dir in models {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let payload = payload_of(&dir.join("model_vela.tflite"));
+        // The configuration the stream was compiled for: the folder's suffix.
+        assert!(name.ends_with(&payload.config.name()), "{name}: {}", payload.config.name());
+        assert_eq!(payload.config.arch, (1, 0, 6), "{name}");
+        let listed = std::fs::read_to_string(dir.join("vela.txt")).unwrap();
+        let mut lines = listed.lines();
+        assert_eq!(lines.next(), Some(format!("Register command stream: {} words", payload.stream.len()).as_str()));
+        let decoded = decode(&payload.stream).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours: Vec<String> = decoded.iter().map(Instruction::listing).collect();
+        let velas: Vec<&str> = lines.filter(|l| !l.starts_with("// ")).collect();
+        assert_eq!(ours.len(), velas.len(), "{name}: commands");
+        for (a, b) in ours.iter().zip(&velas) {
+            assert_eq!(a, b, "{name}");
+        }
+    }
+}
+
+#[test]
+fn the_kws_stream_has_the_operations_vela_reported() {
+    // ../shared/facts/ethos-u.md: 908 words; CONV 7, DEPTHWISE 4, POOL 3, ELEMENTWISE 26, DMA 11.
+    let payload =
+        payload_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite"));
+    assert_eq!(payload.stream.len(), 908);
+    let decoded = decode(&payload.stream).unwrap();
+    let count = |name: &str| decoded.iter().filter(|i| i.command.name == name).count();
+    let ops = ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE", "NPU_OP_DMA_START"].map(count);
+    assert_eq!(ops, [7, 4, 3, 26, 11]);
+}
+
+/// The numbers in `text` (a note of Vela's), in order.
+fn numbers(text: &str) -> Vec<u64> {
+    let mut numbers = Vec::new();
+    let mut digits = String::new();
+    let mut hex = false;
+    for c in text.chars().chain([' ']) {
+        match c {
+            'x' if digits == "0" => {
+                hex = true;
+                digits.clear();
+            }
+            c if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) => digits.push(c),
+            _ => {
+                if !digits.is_empty() {
+                    numbers.push(u64::from_str_radix(&digits, if hex { 16 } else { 10 }).unwrap());
+                }
+                digits.clear();
+                hex = false;
+            }
+        }
+    }
+    numbers
+}
+
+#[test]
+fn each_operation_sees_the_registers_vela_noted_for_it() {
+    for dir in models() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let payload = payload_of(&dir.join("model_vela.tflite"));
+        let ops = operations(&decode(&payload.stream).unwrap());
+        let listed = std::fs::read_to_string(dir.join("vela.txt")).unwrap();
+        // Vela's note before each operation, by the offset of the operation's command.
+        let mut notes = Vec::new();
+        let mut note = None;
+        for line in listed.lines() {
+            if let Some(text) = line.strip_prefix("// ") {
+                note = Some(text);
+            } else if let Some((offset, rest)) = line.split_once(": ")
+                && ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE", "NPU_OP_DMA_START"]
+                    .iter()
+                    .any(|op| rest.contains(&format!(" {op} ")))
+            {
+                let offset = usize::from_str_radix(offset.trim_start_matches("0x"), 16).unwrap();
+                notes.push((offset, note.take().expect("a note before each operation")));
+            }
+        }
+        let mut checked = 0;
+        for (offset, note) in notes {
+            let op = ops.iter().find(|op| op.offset == offset).unwrap();
+            let at = format!("{name} at {offset:#x}: {note}");
+            // The numbers from the first field on (the operation's name may hold digits: Conv2D).
+            let n = numbers(&note[note.find("size=").or(note.find("src:")).unwrap()..]);
+            if op.command.name == "NPU_OP_DMA_START" {
+                // `DMA src: ..., address: A, dest: ..., address: B, sizes: (N/A), length: L`.
+                let get = |field: &str, command: &str| op.register(command, field).unwrap();
+                let dma =
+                    [get("addr", "NPU_SET_DMA0_SRC"), get("addr", "NPU_SET_DMA0_DST"), get("addr", "NPU_SET_DMA0_LEN")];
+                assert_eq!(dma, [n[0], n[1], n[n.len() - 1]], "{at}");
+            } else {
+                // `size=W,H stride=X,Y, dilation=X,Y padding=[t:T,l:L,b:B,r:R,n:0,f:0] OFM Block=[1, H, W, C]`.
+                let [w, h, sx, sy, dx, dy, t, l, b, r, _, _, _, bh, bw, bc] = n[..16] else { panic!("{at}") };
+                assert_eq!(op.ofm_block().unwrap(), [bh, bw, bc], "{at}");
+                // An elementwise operation reads no kernel, stride or padding: Vela leaves those
+                // registers as the operation before set them.
+                if op.command.name != "NPU_OP_ELEMENTWISE" {
+                    assert_eq!(op.kernel().unwrap(), [w, h], "{at}");
+                    assert_eq!(op.stride().unwrap(), [sx, sy], "{at}");
+                    assert_eq!(op.dilation().unwrap(), [dx, dy], "{at}");
+                    assert_eq!(op.padding().unwrap(), [t, l, b, r], "{at}");
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 10, "{name}: {checked} operations");
+    }
+}
+
+#[test]
+fn corrupted_streams_decode_or_fail_at_a_command_never_panic() {
+    let payload =
+        payload_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite"));
+    // xorshift64: the same corruptions every run.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut failed, mut runs) = (0, 0);
+    for _ in 0..3000 {
+        let mut words = payload.stream.clone();
+        for _ in 0..1 + next() % 3 {
+            if words.is_empty() {
+                break;
+            }
+            let i = (next() % words.len() as u64) as usize;
+            match next() % 3 {
+                0 => words[i] ^= 1 << (next() % 32),
+                1 => words[i] = next() as u32,
+                _ => words.truncate(i),
+            }
+        }
+        match decode(&words) {
+            Ok(decoded) => {
+                runs += 1;
+                for op in operations(&decoded) {
+                    let _ = (op.kernel(), op.stride(), op.padding(), op.ofm_block());
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                assert!(e.to_string().starts_with("command stream, offset 0x"), "{e}");
+            }
+        }
+    }
+    // Most corruptions break the stream; some leave one that still decodes (a changed address).
+    assert!(failed > 1000 && runs > 100, "{failed} failed, {runs} decoded");
+}
