@@ -10,4 +10,7 @@ pub enum EthosUError {
     /// the stream's start, as Vela's listing counts.
     #[error("command stream, offset {offset:#06x} ({command}): {message}")]
     Command { offset: usize, command: String, message: String },
+    /// A compressed weight stream does not decode; `offset` is the byte of the stream.
+    #[error("weight stream, byte {offset}: {message}")]
+    Weights { offset: usize, message: String },
 }

@@ -5,7 +5,8 @@
 //! What is here so far: the driver payload (`payload.rs`: the `COP1` header, the configuration
 //! the stream was compiled for) and the register command stream (`stream.rs`), decoded command by
 //! command with every field of the 97 commands (`commands.rs`) and checked as the hardware reads
-//! it, and the register state each operation starts on (`registers.rs`). The tests decode Vela's own streams for the MLPerf Tiny models on six configurations and
+//! it, and the register state each operation starts on (`registers.rs`); the decoder of the
+//! compressed weight streams (`weights.rs`). The tests decode Vela's own streams for the MLPerf Tiny models on six configurations and
 //! compare each command with Vela's listing of it.
 
 pub mod commands;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod payload;
 pub mod registers;
 pub mod stream;
+pub mod weights;
 
 pub use error::EthosUError;
 pub use payload::{Config, Payload};

@@ -4,7 +4,7 @@
 //! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
 
 use std::path::{Path, PathBuf};
-use umac_ethos_u_device::{Instruction, Payload, decode, operations, payload};
+use umac_ethos_u_device::{Instruction, Operation, Payload, decode, operations, payload, weights};
 
 fn models() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela");
@@ -16,12 +16,17 @@ fn models() -> Vec<PathBuf> {
 
 /// The payload of the one `ethos-u` operator of the `.tflite` file at `path`.
 fn payload_of(path: &Path) -> Payload {
+    payload::read(&operand_of(path, 0).expect("the payload is the first input, a constant")).unwrap()
+}
+
+/// The constant data of input `input` of the one `ethos-u` operator of the file at `path`.
+fn operand_of(path: &Path, input: usize) -> Option<Vec<u8>> {
     let bytes = std::fs::read(path).unwrap();
     let listed = umac_frontend::tflite::operators(&bytes).unwrap();
     let ops: Vec<_> = listed.iter().filter(|op| op.kind == "ethos-u").collect();
     assert_eq!(ops.len(), 1, "{}: one ethos-u operator", path.display());
     let data = umac_frontend::tflite::operand_data(&bytes, ops[0].index).unwrap();
-    payload::read(data[0].expect("the payload is the first input, a constant")).unwrap()
+    data[input].map(<[u8]>::to_vec)
 }
 
 #[test]
@@ -177,4 +182,71 @@ fn corrupted_streams_decode_or_fail_at_a_command_never_panic() {
     }
     // Most corruptions break the stream; some leave one that still decodes (a changed address).
     assert!(failed > 1000 && runs > 100, "{failed} failed, {runs} decoded");
+}
+
+/// The bytes at `address` of `region`: region 0 is the read-only tensor (Vela's "flash"); the
+/// scratch regions 1 and 2 (the same tensor by default) hold what DMA copied there.
+fn bytes_at(flash: &[u8], scratch: &[u8], op: &Operation, (region, address, length): (u64, u64, u64)) -> Vec<u8> {
+    let (start, end) = (address as usize, (address + length) as usize);
+    match region {
+        0 => flash[start..end].to_vec(),
+        1 | 2 => scratch[start..end].to_vec(),
+        _ => panic!("at {:#x}: weights in region {region}", op.offset),
+    }
+}
+
+#[test]
+fn every_weight_stream_of_velas_models_decodes() {
+    let mut streams = 0;
+    for dir in models() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let model = dir.join("model_vela.tflite");
+        let flash = operand_of(&model, 1).expect("the read-only tensor");
+        let mut scratch = vec![0u8; 1 << 20];
+        for op in operations(&decode(&payload_of(&model).stream).unwrap()) {
+            let get = |command: &str, field: &str| op.register(command, field).unwrap();
+            match op.command.name {
+                "NPU_OP_DMA_START" if get("NPU_SET_DMA0_DST_REGION", "region_mode") == 0 => {
+                    let src = (get("NPU_SET_DMA0_SRC_REGION", "region"), get("NPU_SET_DMA0_SRC", "addr"));
+                    let length = get("NPU_SET_DMA0_LEN", "addr");
+                    let copied = bytes_at(&flash, &scratch, &op, (src.0, src.1, length));
+                    let dst = get("NPU_SET_DMA0_DST", "addr") as usize;
+                    scratch[dst..dst + copied.len()].copy_from_slice(&copied);
+                }
+                "NPU_OP_CONV" | "NPU_OP_DEPTHWISE" => {
+                    let [w, h] = op.kernel().unwrap();
+                    let ofm = get("NPU_SET_OFM_DEPTH_M1", "depth_m1") + 1;
+                    let ifm =
+                        if op.command.name == "NPU_OP_CONV" { get("NPU_SET_IFM_DEPTH_M1", "depth_m1") + 1 } else { 1 };
+                    // A dual-core configuration splits the weights over two streams.
+                    let dual = op.registers.get("NPU_SET_PARALLEL_MODE", "parallel_mode") == Some(1);
+                    let mut decoded = 0;
+                    for (base, length) in [
+                        ("NPU_SET_WEIGHT_BASE", "NPU_SET_WEIGHT_LENGTH"),
+                        ("NPU_SET_WEIGHT1_BASE", "NPU_SET_WEIGHT1_LENGTH"),
+                    ]
+                    .into_iter()
+                    .take(if dual { 2 } else { 1 })
+                    {
+                        let region = get("NPU_SET_WEIGHT_REGION", "region");
+                        let stream =
+                            bytes_at(&flash, &scratch, &op, (region, get(base, "addr"), get(length, "length")));
+                        let weights = weights::decode(&stream, 1 << 24)
+                            .unwrap_or_else(|e| panic!("{name} at {:#x}: {e}", op.offset));
+                        decoded += weights.len() as u64;
+                        streams += 1;
+                    }
+                    // The streams hold every weight (padded to the blocks the NPU reads in).
+                    assert!(
+                        decoded >= w * h * ifm * ofm,
+                        "{name} at {:#x}: {decoded} of {}",
+                        op.offset,
+                        w * h * ifm * ofm
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(streams > 100, "{streams}");
 }
