@@ -207,6 +207,92 @@ pub fn decode(stream: &[u8], limit: usize) -> Result<Vec<i16>, EthosUError> {
     }
 }
 
+/// How a convolution's weights are laid out in its stream: the order the NPU reads them in,
+/// which depends on the configuration's micro-blocks, the OFM block depth, the traversal and the
+/// kernel's decomposition into sub-kernels (`reorder()` of Vela's `mlw_encode.c` writes this
+/// order; the hardware reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The depth of an IFM and of an OFM micro-block (8 and 8; the U55-32's OFM micro-block is 4).
+    pub ifm_ublock: usize,
+    pub ofm_ublock: usize,
+    /// OFM channels, kernel height and width, IFM channels (1 for a depthwise convolution).
+    pub ofm_depth: usize,
+    pub kernel: [usize; 2],
+    pub ifm_depth: usize,
+    /// The OFM block's depth (`NPU_SET_OFM_BLK_DEPTH_M1` + 1).
+    pub ofm_block_depth: usize,
+    pub depthwise: bool,
+    /// Part-kernel-first traversal (`weight_order` of `NPU_SET_KERNEL_STRIDE`), else depth first.
+    pub part_kernel: bool,
+    /// The IFM's bits per element, 8 or 16.
+    pub ifm_bits: usize,
+    /// The largest sub-kernel's height and width: 8 / dilation.
+    pub decomposition: [usize; 2],
+}
+
+/// A weight's place in the OHWI weights: OFM channel, kernel y, kernel x, IFM channel.
+pub type Place = [usize; 4];
+
+impl Layout {
+    /// Each weight of the stream in order: its place, or `None` for padding (a zero).
+    pub fn order(&self) -> Vec<Option<Place>> {
+        let [height, width] = self.kernel;
+        let steps =
+            [self.ifm_ublock, self.ofm_ublock, self.ofm_block_depth, self.decomposition[0], self.decomposition[1]];
+        if steps.contains(&0) || height == 0 || width == 0 {
+            return Vec::new();
+        }
+        let ifm_block = if self.part_kernel || self.ifm_bits == 16 { 16 } else { 32 };
+        let mut order = Vec::new();
+        for ofm_block in (0..self.ofm_depth).step_by(self.ofm_block_depth) {
+            let ofm_block_depth = self.ofm_block_depth.min(self.ofm_depth - ofm_block);
+            let ifm_blocks = if self.depthwise { 1 } else { self.ifm_depth };
+            for ifm_block_z in (0..ifm_blocks).step_by(ifm_block) {
+                let ifm_block_depth = match (self.depthwise, self.part_kernel) {
+                    (true, _) => self.ifm_ublock,
+                    (false, true) => ifm_block.min(self.ifm_depth - ifm_block_z),
+                    (false, false) => ifm_block,
+                };
+                for sub_y in (0..height).step_by(self.decomposition[0]) {
+                    let sub_height = self.decomposition[0].min(height - sub_y);
+                    for sub_x in (0..width).step_by(self.decomposition[1]) {
+                        let sub_width = self.decomposition[1].min(width - sub_x);
+                        // Part-kernel-first and depthwise traversals read whole groups of kernel
+                        // elements: 4 (2 for a 16-bit IFM), the rest padding.
+                        let group = match (self.part_kernel, self.depthwise, self.ifm_bits) {
+                            (true, _, 16) => 2,
+                            (true, _, _) | (false, true, _) => 4,
+                            _ => 1,
+                        };
+                        let elements = (sub_width * sub_height).div_ceil(group) * group;
+                        let (outer, inner) = if self.part_kernel { (ifm_block_depth, 1) } else { (1, ifm_block_depth) };
+                        for ifm_outer in (0..outer).step_by(self.ifm_ublock) {
+                            for ofm_ublock in (0..ofm_block_depth).step_by(self.ofm_ublock) {
+                                for element in 0..elements {
+                                    let (kx, ky) = (element % sub_width, element / sub_width);
+                                    for ifm_inner in (0..inner).step_by(self.ifm_ublock) {
+                                        for ofm_z in 0..self.ofm_ublock {
+                                            for ifm_z in 0..if self.depthwise { 1 } else { self.ifm_ublock } {
+                                                let ifm = ifm_block_z + ifm_inner + ifm_outer + ifm_z;
+                                                let ofm = ofm_block + ofm_ublock + ofm_z;
+                                                let real =
+                                                    ifm < self.ifm_depth && ofm < self.ofm_depth && ky < sub_height;
+                                                order.push(real.then_some([ofm, sub_y + ky, sub_x + kx, ifm]));
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        order
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

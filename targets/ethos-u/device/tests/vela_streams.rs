@@ -4,7 +4,7 @@
 //! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
 
 use std::path::{Path, PathBuf};
-use umac_ethos_u_device::{Instruction, Operation, Payload, decode, operations, payload, weights};
+use umac_ethos_u_device::{Instruction, Operation, Payload, decode, operations, payload, weights, weights::Layout};
 
 fn models() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela");
@@ -197,7 +197,7 @@ fn bytes_at(flash: &[u8], scratch: &[u8], op: &Operation, (region, address, leng
 
 #[test]
 fn every_weight_stream_of_velas_models_decodes() {
-    let mut streams = 0;
+    let (mut streams, mut exact) = (0, 0);
     for dir in models() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let model = dir.join("model_vela.tflite");
@@ -236,17 +236,30 @@ fn every_weight_stream_of_velas_models_decodes() {
                         decoded += weights.len() as u64;
                         streams += 1;
                     }
-                    // The streams hold every weight (padded to the blocks the NPU reads in).
-                    assert!(
-                        decoded >= w * h * ifm * ofm,
-                        "{name} at {:#x}: {decoded} of {}",
-                        op.offset,
-                        w * h * ifm * ofm
-                    );
+                    // The streams hold every weight, padded to the blocks the NPU reads in: as many
+                    // as the layout the registers give (one core's).
+                    assert!(decoded >= w * h * ifm * ofm, "{name} at {:#x}: {decoded}", op.offset);
+                    if !dual {
+                        let [dx, dy] = op.dilation().unwrap();
+                        let layout = Layout {
+                            ifm_ublock: 8,
+                            ofm_ublock: if name.ends_with("u55-32") { 4 } else { 8 },
+                            ofm_depth: ofm as usize,
+                            kernel: [h as usize, w as usize],
+                            ifm_depth: ifm as usize,
+                            ofm_block_depth: op.ofm_block().unwrap()[2] as usize,
+                            depthwise: op.command.name == "NPU_OP_DEPTHWISE",
+                            part_kernel: get("NPU_SET_KERNEL_STRIDE", "weight_order") == 1,
+                            ifm_bits: 8 << get("NPU_SET_IFM_PRECISION", "activation_precision"),
+                            decomposition: [8 / dy as usize, 8 / dx as usize],
+                        };
+                        assert_eq!(decoded as usize, layout.order().len(), "{name} at {:#x}: {layout:?}", op.offset);
+                        exact += 1;
+                    }
                 }
                 _ => {}
             }
         }
     }
-    assert!(streams > 100, "{streams}");
+    assert!(streams > 100 && exact > 100, "{streams} streams, {exact} of their operations' layouts");
 }

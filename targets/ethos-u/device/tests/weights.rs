@@ -3,7 +3,7 @@
 //! Each case's weights come from the same xorshift generator as in `gen.py`.
 
 use std::path::Path;
-use umac_ethos_u_device::weights::decode;
+use umac_ethos_u_device::weights::{Layout, decode};
 
 /// (seed, count, zeros_percent, magnitude), as `gen.py`'s `CASES`.
 const CASES: [(u64, usize, u64, i64); 12] = [
@@ -22,6 +22,7 @@ const CASES: [(u64, usize, u64, i64); 12] = [
 ];
 
 fn weights((seed, count, zeros_percent, magnitude): (u64, usize, u64, i64)) -> Vec<i16> {
+    // gen.py's `weights`.
     let mut state = seed;
     let mut next = move || {
         state ^= state << 13;
@@ -95,4 +96,44 @@ fn corrupted_weight_streams_decode_or_fail_never_panic() {
         }
     }
     assert!(failed > 100, "{failed}");
+}
+
+#[test]
+fn convolution_weights_come_in_the_order_the_layout_gives() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mlw/ordered.txt")).unwrap();
+    let mut cases = 0;
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let n: Vec<usize> = fields[1..12].iter().map(|f| f.parse().unwrap()).collect();
+        let [o, h, w, i, dx, dy, bits, block, depthwise, part, seed] = n[..] else { panic!("{line}") };
+        let stream: Vec<u8> =
+            (0..fields[12].len()).step_by(2).map(|k| u8::from_str_radix(&fields[12][k..k + 2], 16).unwrap()).collect();
+        let layout = Layout {
+            ifm_ublock: 8,
+            ofm_ublock: if fields[0] == "Ethos_U55_32" { 4 } else { 8 },
+            ofm_depth: o,
+            kernel: [h, w],
+            ifm_depth: i,
+            ofm_block_depth: block,
+            depthwise: depthwise == 1,
+            part_kernel: part == 1,
+            ifm_bits: bits,
+            decomposition: [8 / dy, 8 / dx],
+        };
+        let ohwi = weights((seed as u64, o * h * w * i, 20, 100));
+        let order = layout.order();
+        let decoded = decode(&stream, order.len()).unwrap();
+        assert_eq!(decoded.len(), order.len(), "{line:.40}");
+        for (k, (&weight, place)) in decoded.iter().zip(&order).enumerate() {
+            let expected = place.map_or(0, |[oz, y, x, iz]| ohwi[((oz * h + y) * w + x) * i + iz]);
+            assert_eq!(weight, expected, "{:.40}: weight {k} at {place:?}", line);
+        }
+        // Every weight of the tensor is read once.
+        let mut seen: Vec<_> = order.iter().flatten().collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), o * h * w * i, "{line:.40}");
+        cases += 1;
+    }
+    assert_eq!(cases, 14);
 }
