@@ -13,4 +13,7 @@ pub enum EthosUError {
     /// A compressed weight stream does not decode; `offset` is the byte of the stream.
     #[error("weight stream, byte {offset}: {message}")]
     Weights { offset: usize, message: String },
+    /// A scale stream is too short or malformed; `offset` is the byte of the stream.
+    #[error("scale stream, byte {offset}: {message}")]
+    Scales { offset: usize, message: String },
 }

@@ -10,13 +10,18 @@
 //! compare each command with Vela's listing of it.
 
 pub mod commands;
+mod conv;
 pub mod error;
+pub mod feature_map;
+pub mod machine;
 pub mod payload;
 pub mod registers;
+pub mod scales;
 pub mod stream;
 pub mod weights;
 
 pub use error::EthosUError;
+pub use machine::Machine;
 pub use payload::{Config, Payload};
 pub use registers::{Operation, Registers, operations};
 pub use stream::{Instruction, decode};

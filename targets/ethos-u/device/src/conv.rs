@@ -1,0 +1,268 @@
+//! Convolutions and depthwise convolutions (`NPU_OP_CONV`, `NPU_OP_DEPTHWISE`) of 8-bit feature
+//! maps: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
+//! IFM element the kernel reaches outside the IFM, in its padding, adds nothing), plus its
+//! channel's bias, scaled by its channel's multiplier and shift, plus the OFM zero point, clamped
+//! to the activation's bounds.
+//!
+//! The IFM extends as far as the kernel reaches less the padding: `(ofm - 1) · stride +
+//! (kernel - 1) · dilation + 1 - before - after` rows and columns. Scaling with `ROUND_MODE_DBL`
+//! is TFLite's `MultiplyByQuantizedMultiplier`: the product rounded to its high 32 bits, then a
+//! rounding right shift by the rest (a record's shift counts both, 31 + TFLite's right shift).
+
+use crate::{
+    error::EthosUError,
+    feature_map::{FeatureMap, Which},
+    machine::Machine,
+    registers::Operation,
+    scales,
+    weights::{self, Layout},
+};
+
+/// `value`, a 16-bit register field, as the signed number it holds for a signed feature map.
+fn signed16(value: u64, signed: bool) -> i64 {
+    if signed { i64::from(value as u16 as i16) } else { value as i64 }
+}
+
+/// TFLite's `SaturatingRoundingDoublingHighMul`: `round(a · b / 2^31)`, saturated.
+fn doubling_high_mul(a: i64, b: i64) -> i64 {
+    if a == i64::from(i32::MIN) && b == i64::from(i32::MIN) {
+        return i64::from(i32::MAX);
+    }
+    let product = a * b;
+    let nudge = if product >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+    // Division rounding toward zero, as C++'s.
+    (product + nudge) / (1 << 31)
+}
+
+/// TFLite's `RoundingDivideByPOT`: `x / 2^shift` rounded half away from zero.
+fn rounding_shift(x: i64, shift: u32) -> i64 {
+    if shift == 0 {
+        return x;
+    }
+    let mask = (1i64 << shift) - 1;
+    let remainder = x & mask;
+    let threshold = (mask >> 1) + i64::from(x < 0);
+    (x >> shift) + i64::from(remainder > threshold)
+}
+
+/// `acc` scaled by `multiplier` and the record's `shift` (`ROUND_MODE_DBL`).
+pub fn scale_dbl(acc: i64, multiplier: u32, shift: u32) -> i64 {
+    let acc = acc.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+    if shift <= 31 {
+        let left = 31 - shift;
+        let shifted = (acc << left).clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+        doubling_high_mul(shifted, i64::from(multiplier as i32))
+    } else {
+        rounding_shift(doubling_high_mul(acc, i64::from(multiplier as i32)), shift - 31)
+    }
+}
+
+impl Machine {
+    pub(crate) fn convolution(&mut self, op: &Operation) -> Result<(), EthosUError> {
+        let depthwise = op.command.name == "NPU_OP_DEPTHWISE";
+        let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
+        for (map, what) in [(&ifm, "an IFM"), (&ofm, "an OFM")] {
+            if map.element_bytes != 1 {
+                return Err(op.unsupported(&format!("{what} of {} bytes an element", map.element_bytes)));
+            }
+        }
+        if op.register("NPU_SET_OFM_PRECISION", "round_mode")? != 0 {
+            return Err(op.unsupported("a rounding mode other than ROUND_MODE_DBL"));
+        }
+        if op.register("NPU_SET_OFM_PRECISION", "scale_mode")? != 0 {
+            return Err(op.unsupported("a convolution scaled globally"));
+        }
+        if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
+            return Err(op.unsupported("an activation other than a clamp"));
+        }
+        if op.registers.get("NPU_SET_PARALLEL_MODE", "parallel_mode") == Some(1) {
+            return Err(op.unsupported("dual-core weight streams"));
+        }
+        let ofm_shape = [
+            op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
+            op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
+            op.register("NPU_SET_OFM_DEPTH_M1", "depth_m1")? + 1,
+        ];
+        let ifm_depth = if depthwise { 1 } else { op.register("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1 };
+        let [kw, kh] = op.kernel()?;
+        let [sx, sy] = op.stride()?;
+        let [dx, dy] = op.dilation()?;
+        let [top, left, bottom, right] = op.padding()?;
+        let extent = |out: u64, stride: u64, kernel: u64, dilation: u64, before: u64, after: u64| {
+            ((out - 1) * stride + (kernel - 1) * dilation + 1).saturating_sub(before + after)
+        };
+        let ifm_shape = [extent(ofm_shape[0], sy, kh, dy, top, bottom), extent(ofm_shape[1], sx, kw, dx, left, right)];
+        // The weights in OHWI, from the stream in the order the NPU reads it.
+        let layout = Layout {
+            ifm_ublock: 8,
+            ofm_ublock: if self.config.macs == 32 { 4 } else { 8 },
+            ofm_depth: ofm_shape[2] as usize,
+            kernel: [kh as usize, kw as usize],
+            ifm_depth: ifm_depth as usize,
+            ofm_block_depth: op.ofm_block()?[2] as usize,
+            depthwise,
+            part_kernel: op.register("NPU_SET_KERNEL_STRIDE", "weight_order")? == 1,
+            ifm_bits: 8,
+            decomposition: [8 / dy as usize, 8 / dx as usize],
+        };
+        let order = layout.order();
+        let stream = self.read(
+            op,
+            op.register("NPU_SET_WEIGHT_REGION", "region")?,
+            op.register("NPU_SET_WEIGHT_BASE", "addr")?,
+            op.register("NPU_SET_WEIGHT_LENGTH", "length")?,
+            "the weight stream",
+        )?;
+        let decoded = weights::decode(stream, order.len()).map_err(|e| op.error(e.to_string()))?;
+        if decoded.len() != order.len() {
+            return Err(op.error(format!(
+                "the weight stream holds {} weights, the operation reads {}",
+                decoded.len(),
+                order.len()
+            )));
+        }
+        let (kh, kw, ic) = (kh as usize, kw as usize, ifm_depth as usize);
+        let mut filter = vec![0i64; ofm_shape[2] as usize * kh * kw * ic];
+        for (place, &w) in order.iter().zip(&decoded) {
+            if let Some([o, y, x, i]) = *place {
+                filter[((o * kh + y) * kw + x) * ic + i] = i64::from(w);
+            }
+        }
+        let records = self.read(
+            op,
+            op.register("NPU_SET_SCALE_REGION", "region")?,
+            op.register("NPU_SET_SCALE_BASE", "addr")?,
+            op.register("NPU_SET_SCALE_LENGTH", "length")?,
+            "the scale stream",
+        )?;
+        let scales = scales::read(records, ofm_shape[2] as usize).map_err(|e| op.error(e.to_string()))?;
+        let ifm_zero = signed16(ifm.zero_point, ifm.signed);
+        let ofm_zero = signed16(ofm.zero_point, ofm.signed);
+        let bounds = [
+            signed16(op.register("NPU_SET_ACTIVATION_MIN", "clip_boundary")?, ofm.signed),
+            signed16(op.register("NPU_SET_ACTIVATION_MAX", "clip_boundary")?, ofm.signed),
+        ];
+        let (lowest, highest) = if ofm.signed { (-128, 127) } else { (0, 255) };
+        let input = self.feature_map_values(
+            op,
+            &ifm,
+            [ifm_shape[0], ifm_shape[1], if depthwise { ofm_shape[2] } else { ifm_depth }],
+            "the IFM",
+        )?;
+        let [ih, iw] = ifm_shape.map(|d| d as i64);
+        let depth = if depthwise { ofm_shape[2] as usize } else { ic };
+        let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * ofm_shape[2]) as usize);
+        for oy in 0..ofm_shape[0] as i64 {
+            for ox in 0..ofm_shape[1] as i64 {
+                for oc in 0..ofm_shape[2] as usize {
+                    let mut acc = scales[oc].bias;
+                    for ky in 0..kh {
+                        let y = oy * sy as i64 - top as i64 + ky as i64 * dy as i64;
+                        for kx in 0..kw {
+                            let x = ox * sx as i64 - left as i64 + kx as i64 * dx as i64;
+                            if y < 0 || y >= ih || x < 0 || x >= iw {
+                                continue;
+                            }
+                            let pixel = ((y * iw + x) as usize) * depth;
+                            let weights = &filter[((oc * kh + ky) * kw + kx) * ic..][..ic];
+                            if depthwise {
+                                acc += (input[pixel + oc] - ifm_zero) * weights[0];
+                            } else {
+                                acc += input[pixel..pixel + ic]
+                                    .iter()
+                                    .zip(weights)
+                                    .map(|(v, w)| (v - ifm_zero) * w)
+                                    .sum::<i64>();
+                            }
+                        }
+                    }
+                    let value = scale_dbl(acc, scales[oc].multiplier, scales[oc].shift) + ofm_zero;
+                    out.push(value.clamp(bounds[0].max(lowest), bounds[1].min(highest)));
+                }
+            }
+        }
+        self.store_feature_map(op, &ofm, [ofm_shape[0], ofm_shape[1], ofm_shape[2]], &out, "the OFM")
+    }
+
+    /// The elements of the `shape` (height, width, depth) feature map `map`, in HWC order.
+    pub(crate) fn feature_map_values(
+        &self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+        what: &str,
+    ) -> Result<Vec<i64>, EthosUError> {
+        let bytes = self
+            .memory(map.region)
+            .ok_or_else(|| op.error(format!("{what} is in region {}, which the model does not give", map.region)))?;
+        let mut values = Vec::with_capacity((h * w * c) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let at = map.address(y, x, z) as usize;
+                    let byte = *bytes.get(at).ok_or_else(|| {
+                        op.error(format!(
+                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {}",
+                            map.region
+                        ))
+                    })?;
+                    values.push(if map.signed { i64::from(byte as i8) } else { i64::from(byte) });
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    /// Writes `values` (HWC order) as the `shape` feature map `map`.
+    pub(crate) fn store_feature_map(
+        &mut self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+        values: &[i64],
+        what: &str,
+    ) -> Result<(), EthosUError> {
+        let region = map.region;
+        let Some(memory) = self.memory_mut(region) else {
+            return Err(op.error(format!("{what} is in region {region}, which the model does not give")));
+        };
+        let mut k = 0;
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let at = map.address(y, x, z) as usize;
+                    let Some(slot) = memory.get_mut(at) else {
+                        return Err(op.error(format!(
+                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {region}"
+                        )));
+                    };
+                    *slot = values[k] as u8;
+                    k += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dbl_scaling_is_tflites_multiply_by_quantized_multiplier() {
+        // 2^30 at shift 31 halves (0.5 · x), rounding half away from zero at the high mul.
+        assert_eq!(scale_dbl(10, 1 << 30, 31), 5);
+        assert_eq!(scale_dbl(11, 1 << 30, 31), 6);
+        assert_eq!(scale_dbl(-11, 1 << 30, 31), -5);
+        // A further right shift of 2 rounds again: 100 · 0.5 / 4 = 12.5 → 13; -12.5 → -13.
+        assert_eq!(scale_dbl(100, 1 << 30, 33), 13);
+        assert_eq!(scale_dbl(-100, 1 << 30, 33), -13);
+        // Shift 30: a left shift of 1 first (x · 2 · 0.5).
+        assert_eq!(scale_dbl(7, 1 << 30, 30), 7);
+        // TFLite's one saturating case.
+        assert_eq!(doubling_high_mul(i64::from(i32::MIN), i64::from(i32::MIN)), i64::from(i32::MAX));
+        assert_eq!(rounding_shift(-6, 2), -2);
+        assert_eq!(rounding_shift(5, 1), 3);
+    }
+}

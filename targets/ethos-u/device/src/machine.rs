@@ -1,0 +1,120 @@
+//! The functional model: memory regions, and the operations of a command stream run on them
+//! one after another (the waits order nothing in a model that runs each operation to its end).
+//!
+//! So far: external DMA, and convolutions and depthwise convolutions of 8-bit feature maps with
+//! per-channel scaling (`conv.rs`). Any other operation, or a field value the model does not
+//! implement yet, is an error at the operation, never a guess.
+
+use crate::{
+    error::EthosUError,
+    payload::Config,
+    registers::{Operation, operations},
+    stream::decode,
+};
+
+/// The NPU's memory: the memories the regions lie in (`BASEP0..7`: the read-only tensor, the
+/// scratch tensors, then the model's inputs and outputs, as TFLite Micro's ethos-u kernel
+/// passes them; two regions may be one tensor, as Vela's scratch and fast scratch are by default).
+pub struct Machine {
+    pub config: Config,
+    pub memories: Vec<Vec<u8>>,
+    /// The memory of each region.
+    pub regions: Vec<usize>,
+}
+
+impl Machine {
+    pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<usize>) -> Machine {
+        Machine { config, memories, regions }
+    }
+
+    /// The memory region `region` lies in.
+    pub fn memory(&self, region: u64) -> Option<&Vec<u8>> {
+        self.memories.get(*self.regions.get(region as usize)?)
+    }
+
+    pub(crate) fn memory_mut(&mut self, region: u64) -> Option<&mut Vec<u8>> {
+        self.memories.get_mut(*self.regions.get(region as usize)?)
+    }
+
+    /// Runs the command stream `words` to its end; `each` sees every operation after it ran.
+    pub fn run(&mut self, words: &[u32], mut each: impl FnMut(&Machine, &Operation)) -> Result<(), EthosUError> {
+        for op in operations(&decode(words)?) {
+            self.execute(&op)?;
+            each(self, &op);
+        }
+        Ok(())
+    }
+
+    /// Runs one operation.
+    pub fn execute(&mut self, op: &Operation) -> Result<(), EthosUError> {
+        match op.command.name {
+            "NPU_OP_DMA_START" => self.dma(op),
+            "NPU_OP_CONV" | "NPU_OP_DEPTHWISE" => self.convolution(op),
+            "NPU_OP_DMA_WAIT" | "NPU_OP_KERNEL_WAIT" | "NPU_OP_PMU_MASK" => Ok(()),
+            _ => Err(op.unsupported("the operation")),
+        }
+    }
+
+    /// `length` bytes of `region` at `address`, or an error at `op` naming what it reads.
+    pub fn read(
+        &self,
+        op: &Operation,
+        region: u64,
+        address: u64,
+        length: u64,
+        what: &str,
+    ) -> Result<&[u8], EthosUError> {
+        let bytes = self
+            .memory(region)
+            .ok_or_else(|| op.error(format!("{what} is in region {region}, which the model does not give")))?;
+        let end = address.checked_add(length).filter(|&end| end <= bytes.len() as u64).ok_or_else(|| {
+            op.error(format!(
+                "{what} ({length} bytes at {address:#x}) lies outside region {region} ({} bytes)",
+                bytes.len()
+            ))
+        })?;
+        Ok(&bytes[address as usize..end as usize])
+    }
+
+    /// The bytes of `region` from `address` for writing `length` of them.
+    pub fn write(
+        &mut self,
+        op: &Operation,
+        region: u64,
+        address: u64,
+        length: u64,
+        what: &str,
+    ) -> Result<&mut [u8], EthosUError> {
+        self.read(op, region, address, length, what)?;
+        let memory = self.memory_mut(region).expect("read checked the region");
+        Ok(&mut memory[address as usize..(address + length) as usize])
+    }
+
+    /// A copy between regions (`NPU_SET_DMA0_*`); a copy into the internal SRAM (a lookup table)
+    /// is not modelled yet.
+    fn dma(&mut self, op: &Operation) -> Result<(), EthosUError> {
+        if op.register("NPU_SET_DMA0_DST_REGION", "region_mode")? != 0
+            || op.register("NPU_SET_DMA0_SRC_REGION", "region_mode")? != 0
+        {
+            return Err(op.unsupported("a DMA to or from the internal SRAM"));
+        }
+        let source = (op.register("NPU_SET_DMA0_SRC_REGION", "region")?, op.register("NPU_SET_DMA0_SRC", "addr")?);
+        let destination = (op.register("NPU_SET_DMA0_DST_REGION", "region")?, op.register("NPU_SET_DMA0_DST", "addr")?);
+        let length = op.register("NPU_SET_DMA0_LEN", "addr")?;
+        let bytes = self.read(op, source.0, source.1, length, "the DMA's source")?.to_vec();
+        self.write(op, destination.0, destination.1, length, "the DMA's destination")?.copy_from_slice(&bytes);
+        Ok(())
+    }
+}
+
+impl Operation {
+    /// An error at the operation.
+    pub fn error(&self, message: String) -> EthosUError {
+        EthosUError::Command { offset: self.offset, command: self.command.name.into(), message }
+    }
+
+    /// An error: `what` is not modelled yet.
+    pub fn unsupported(&self, what: &str) -> EthosUError {
+        self.error(format!("{what} is not supported by the simulator yet"))
+    }
+}

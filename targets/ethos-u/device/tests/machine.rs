@@ -1,0 +1,85 @@
+//! Vela's KWS stream for the Ethos-U55-128 run on the functional model, layer by layer against
+//! umac's own run of the original model (bit-exact with TFLite Micro; `tests/reference/gen.sh`).
+
+use std::path::Path;
+use umac_ethos_u_device::{Machine, decode, feature_map::Which, operations, payload};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The constant data of input `input` of the `ethos-u` operator of the file at `path`.
+fn operand_of(path: &Path, input: usize) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let listed = umac_frontend::tflite::operators(&bytes).unwrap();
+    let op = listed.iter().find(|op| op.kind == "ethos-u").unwrap();
+    umac_frontend::tflite::operand_data(&bytes, op.index).unwrap()[input].unwrap().to_vec()
+}
+
+/// The `.npy` file's data (its header skipped).
+fn npy_data(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    bytes[10 + header..].to_vec()
+}
+
+#[test]
+fn kws_convolutions_match_the_reference_layer_by_layer() {
+    let model = root().join("tests/vela/kws-ethos-u55-128/model_vela.tflite");
+    let payload = payload::read(&operand_of(&model, 0)).unwrap();
+    let layers = std::fs::read(root().join("tests/reference/kws_layers.bin")).unwrap();
+    let input = npy_data(&root().join("../../../test/models/mlperf-tiny/kws/ref/input_0.npy"));
+    // Region 0 is the read-only tensor; 1 and 2 are the scratch tensor (Shared_Sram).
+    let flash = operand_of(&model, 1);
+    let mut machine = Machine::new(payload.config, vec![flash, vec![0; 1 << 20]], vec![0, 1, 1]);
+    let ops = operations(&decode(&payload.stream).unwrap());
+    // The model's input lies where the first convolution reads it (Vela's offline plan).
+    let ifm = ops.iter().find(|op| op.command.name == "NPU_OP_CONV").unwrap().feature_map(Which::Ifm).unwrap();
+    let at = ifm.bases[0] as usize;
+    machine.memories[1][at..at + input.len()].copy_from_slice(&input);
+    // Each layer's output is checked where the next layer reads it whole, before that runs: the
+    // k-th depthwise convolution reads layer 2k (from 0), the convolutions from the third on
+    // layers 1, 3, 5, 7 (the first two are the stripes of layer 0, 32 channels each), the
+    // average pool layer 8.
+    let read_whole = |machine: &Machine, op: &umac_ethos_u_device::Operation| {
+        let map = op.feature_map(Which::Ifm).unwrap();
+        let bytes = machine.memory(map.region).unwrap();
+        let mut got = Vec::new();
+        for y in 0..25 {
+            for x in 0..5 {
+                for c in 0..64 {
+                    got.push(bytes[map.address(y, x, c) as usize]);
+                }
+            }
+        }
+        got
+    };
+    let mut checked = Vec::new();
+    let (mut convolutions, mut depthwise) = (0, 0);
+    for op in &ops {
+        let layer = match op.command.name {
+            "NPU_OP_CONV" => {
+                convolutions += 1;
+                (3..=6).contains(&convolutions).then(|| 2 * (convolutions - 3) + 1)
+            }
+            "NPU_OP_DEPTHWISE" => {
+                depthwise += 1;
+                Some(2 * (depthwise - 1))
+            }
+            "NPU_OP_POOL" => Some(8),
+            _ => None,
+        };
+        if let Some(layer) = layer.filter(|l| !checked.contains(l)) {
+            let got = read_whole(&machine, op);
+            let expected = &layers[layer * 8000..(layer + 1) * 8000];
+            let wrong = got.iter().zip(expected).filter(|(a, b)| a != b).count();
+            assert_eq!(wrong, 0, "layer {layer} (read at {:#x}): {wrong} of 8000 bytes differ", op.offset);
+            checked.push(layer);
+            if layer == 8 {
+                break;
+            }
+        }
+        machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(checked, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
