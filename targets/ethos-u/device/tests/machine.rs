@@ -1,8 +1,9 @@
-//! Vela's KWS stream for the Ethos-U55-128 run on the functional model, layer by layer against
-//! umac's own run of the original model (bit-exact with TFLite Micro; `tests/reference/gen.sh`).
+//! Vela's streams for the Ethos-U55-128 run on the functional model from the models' reference
+//! inputs, against umac's own run of the original models (bit-exact with TFLite Micro;
+//! `tests/reference/gen.sh`): KWS layer by layer, VWW's 27 convolution layers up to its pool.
 
 use std::path::Path;
-use umac_ethos_u_device::{Machine, decode, feature_map::Which, operations, payload};
+use umac_ethos_u_device::{Machine, Operation, decode, feature_map::Which, operations, payload};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,37 +24,46 @@ fn npy_data(path: &Path) -> Vec<u8> {
     bytes[10 + header..].to_vec()
 }
 
-#[test]
-fn kws_convolutions_match_the_reference_layer_by_layer() {
-    let model = root().join("tests/vela/kws-ethos-u55-128/model_vela.tflite");
-    let payload = payload::read(&operand_of(&model, 0)).unwrap();
-    let layers = std::fs::read(root().join("tests/reference/kws_layers.bin")).unwrap();
-    let input = npy_data(&root().join("../../../test/models/mlperf-tiny/kws/ref/input_0.npy"));
+/// The machine with `model`'s Vela stream for the U55-128 loaded and its reference input in
+/// place, and the stream's operations.
+fn loaded(model: &str) -> (Machine, Vec<Operation>) {
+    let file = root().join(format!("tests/vela/{model}-ethos-u55-128/model_vela.tflite"));
+    let payload = payload::read(&operand_of(&file, 0)).unwrap();
+    let input = npy_data(&root().join(format!("../../../test/models/mlperf-tiny/{model}/ref/input_0.npy")));
     // Region 0 is the read-only tensor; 1 and 2 are the scratch tensor (Shared_Sram).
-    let flash = operand_of(&model, 1);
+    let flash = operand_of(&file, 1);
     let mut machine = Machine::new(payload.config, vec![flash, vec![0; 1 << 20]], vec![0, 1, 1]);
     let ops = operations(&decode(&payload.stream).unwrap());
     // The model's input lies where the first convolution reads it (Vela's offline plan).
     let ifm = ops.iter().find(|op| op.command.name == "NPU_OP_CONV").unwrap().feature_map(Which::Ifm).unwrap();
     let at = ifm.bases[0] as usize;
     machine.memories[1][at..at + input.len()].copy_from_slice(&input);
+    (machine, ops)
+}
+
+/// The `[h, w, c]` feature map `which` of `op` as it is in `machine`, in HWC order.
+fn feature_map(machine: &Machine, op: &Operation, which: Which, [h, w, c]: [u64; 3]) -> Vec<u8> {
+    let map = op.feature_map(which).unwrap();
+    let bytes = machine.memory(map.region).unwrap();
+    let mut got = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            for z in 0..c {
+                got.push(bytes[map.address(y, x, z) as usize]);
+            }
+        }
+    }
+    got
+}
+
+#[test]
+fn kws_convolutions_match_the_reference_layer_by_layer() {
+    let layers = std::fs::read(root().join("tests/reference/kws_layers.bin")).unwrap();
+    let (mut machine, ops) = loaded("kws");
     // Each layer's output is checked where the next layer reads it whole, before that runs: the
     // k-th depthwise convolution reads layer 2k (from 0), the convolutions from the third on
     // layers 1, 3, 5, 7 (the first two are the stripes of layer 0, 32 channels each), the
     // average pool layer 8.
-    let read_whole = |machine: &Machine, op: &umac_ethos_u_device::Operation| {
-        let map = op.feature_map(Which::Ifm).unwrap();
-        let bytes = machine.memory(map.region).unwrap();
-        let mut got = Vec::new();
-        for y in 0..25 {
-            for x in 0..5 {
-                for c in 0..64 {
-                    got.push(bytes[map.address(y, x, c) as usize]);
-                }
-            }
-        }
-        got
-    };
     let mut checked = Vec::new();
     let (mut convolutions, mut depthwise) = (0, 0);
     for op in &ops {
@@ -70,7 +80,7 @@ fn kws_convolutions_match_the_reference_layer_by_layer() {
             _ => None,
         };
         if let Some(layer) = layer.filter(|l| !checked.contains(l)) {
-            let got = read_whole(&machine, op);
+            let got = feature_map(&machine, op, Which::Ifm, [25, 5, 64]);
             let expected = &layers[layer * 8000..(layer + 1) * 8000];
             let wrong = got.iter().zip(expected).filter(|(a, b)| a != b).count();
             assert_eq!(wrong, 0, "layer {layer} (read at {:#x}): {wrong} of 8000 bytes differ", op.offset);
@@ -82,4 +92,18 @@ fn kws_convolutions_match_the_reference_layer_by_layer() {
         machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
     }
     assert_eq!(checked, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn vww_convolutions_match_the_reference_up_to_the_pool() {
+    let expected = std::fs::read(root().join("tests/reference/vww_pool_input.bin")).unwrap();
+    let (mut machine, ops) = loaded("vww");
+    let pool = ops.iter().position(|op| op.command.name == "NPU_OP_POOL").unwrap();
+    for op in &ops[..pool] {
+        machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // The average pool reads the last convolution layer's 3x3x256 output.
+    let got = feature_map(&machine, &ops[pool], Which::Ifm, [3, 3, 256]);
+    let wrong = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
+    assert_eq!(wrong, 0, "{wrong} of {} bytes differ", expected.len());
 }
