@@ -15,6 +15,7 @@ pub mod error;
 pub mod feature_map;
 pub mod machine;
 pub mod payload;
+mod pool;
 pub mod registers;
 pub mod scales;
 pub mod stream;

@@ -50,6 +50,7 @@ impl Machine {
         match op.command.name {
             "NPU_OP_DMA_START" => self.dma(op),
             "NPU_OP_CONV" | "NPU_OP_DEPTHWISE" => self.convolution(op),
+            "NPU_OP_POOL" => self.pool(op),
             "NPU_OP_DMA_WAIT" | "NPU_OP_KERNEL_WAIT" | "NPU_OP_PMU_MASK" => Ok(()),
             _ => Err(op.unsupported("the operation")),
         }

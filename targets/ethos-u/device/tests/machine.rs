@@ -107,3 +107,27 @@ fn vww_convolutions_match_the_reference_up_to_the_pool() {
     let wrong = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
     assert_eq!(wrong, 0, "{wrong} of {} bytes differ", expected.len());
 }
+
+/// Runs `model`'s stream up to its first maximum pool (where the softmax begins), checking the
+/// average pool's and the fully connected layer's outputs against `head` (their bytes, in order).
+fn check_head(model: &str, [pooled, classes]: [u64; 2]) {
+    let head = std::fs::read(root().join(format!("tests/reference/{model}_head.bin"))).unwrap();
+    let (mut machine, ops) = loaded(model);
+    let average = ops.iter().position(|op| op.command.name == "NPU_OP_POOL").unwrap();
+    let fully_connected = average + 1 + ops[average + 1..].iter().position(|op| op.command.name == "NPU_OP_CONV").unwrap();
+    for op in &ops[..=fully_connected] {
+        machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(feature_map(&machine, &ops[average], Which::Ofm, [1, 1, pooled]), head[..pooled as usize], "{model}: the pool");
+    assert_eq!(
+        feature_map(&machine, &ops[fully_connected], Which::Ofm, [1, 1, classes]),
+        head[pooled as usize..],
+        "{model}: the fully connected layer"
+    );
+}
+
+#[test]
+fn the_pools_and_fully_connected_layers_match_the_reference() {
+    check_head("kws", [64, 12]);
+    check_head("vww", [256, 2]);
+}

@@ -1,0 +1,113 @@
+//! Pooling (`NPU_OP_POOL`) of 8-bit feature maps: the maximum or the average of each window
+//! (`POOLING_MODE_MAX`, `POOLING_MODE_AVERAGE`), of the IFM less its zero point, scaled by the
+//! global `NPU_SET_OFM_SCALE` (an average is the window's sum times the scale: Vela programs
+//! `1 / window` as a 32-bit multiplier and shift), plus the OFM zero point, clamped.
+//!
+//! Rounding (`round_mode` of `NPU_SET_OFM_PRECISION`): `ROUND_MODE_DBL` as a convolution's;
+//! `ROUND_MODE_NATURAL` rounds the exact product half up; `ROUND_MODE_TRUNCATE` toward zero.
+
+use crate::{error::EthosUError, feature_map::Which, machine::Machine, registers::Operation};
+
+/// `acc · multiplier / 2^shift` rounded as `mode` says (a register's `round_mode`).
+pub fn scale(acc: i64, multiplier: u32, shift: u32, mode: u64) -> i64 {
+    let product = i128::from(acc) * i128::from(multiplier);
+    match mode {
+        0 => crate::conv::scale_dbl(acc, multiplier, shift),
+        2 if shift > 0 => ((product + (1 << (shift - 1))) >> shift) as i64,
+        1 if shift > 0 => (product / (1i128 << shift)) as i64,
+        _ => product as i64,
+    }
+}
+
+impl Machine {
+    pub(crate) fn pool(&mut self, op: &Operation) -> Result<(), EthosUError> {
+        let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
+        for (map, what) in [(&ifm, "an IFM"), (&ofm, "an OFM")] {
+            if map.element_bytes != 1 {
+                return Err(op.unsupported(&format!("pooling {what} of {} bytes an element", map.element_bytes)));
+            }
+        }
+        // The mode is the operation's own parameter.
+        let mode = match op.command.field("pooling_mode").map(|f| f.value(op.param, 0)) {
+            Some(0) => 0,
+            Some(1) => 1,
+            _ => return Err(op.unsupported("a reduce-sum pool")),
+        };
+        if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
+            return Err(op.unsupported("an activation other than a clamp"));
+        }
+        let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
+        let (shift, multiplier) = (op.register("NPU_SET_OFM_SCALE", "shift")?, op.register("NPU_SET_OFM_SCALE", "scale")?);
+        let ofm_shape = [
+            op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
+            op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
+            op.register("NPU_SET_OFM_DEPTH_M1", "depth_m1")? + 1,
+        ];
+        let [kw, kh] = op.kernel()?;
+        let [sx, sy] = op.stride()?;
+        let padding = op.padding()?;
+        if mode == 1 && padding != [0; 4] {
+            return Err(op.unsupported("a padded average pool"));
+        }
+        let [top, left, bottom, right] = padding;
+        let ih = ((ofm_shape[0] - 1) * sy + kh).saturating_sub(top + bottom);
+        let iw = ((ofm_shape[1] - 1) * sx + kw).saturating_sub(left + right);
+        let depth = ofm_shape[2];
+        let input = self.feature_map_values(op, &ifm, [ih, iw, depth], "the IFM")?;
+        let signed16 = |value: u64, signed: bool| if signed { i64::from(value as u16 as i16) } else { value as i64 };
+        let (ifm_zero, ofm_zero) = (signed16(ifm.zero_point, ifm.signed), signed16(ofm.zero_point, ofm.signed));
+        let bounds = [
+            signed16(op.register("NPU_SET_ACTIVATION_MIN", "clip_boundary")?, ofm.signed),
+            signed16(op.register("NPU_SET_ACTIVATION_MAX", "clip_boundary")?, ofm.signed),
+        ];
+        let (lowest, highest) = if ofm.signed { (-128, 127) } else { (0, 255) };
+        let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * depth) as usize);
+        for oy in 0..ofm_shape[0] as i64 {
+            for ox in 0..ofm_shape[1] as i64 {
+                for c in 0..depth as usize {
+                    let mut acc: Option<i64> = None;
+                    for ky in 0..kh as i64 {
+                        let y = oy * sy as i64 - top as i64 + ky;
+                        for kx in 0..kw as i64 {
+                            let x = ox * sx as i64 - left as i64 + kx;
+                            if y < 0 || y >= ih as i64 || x < 0 || x >= iw as i64 {
+                                continue;
+                            }
+                            let v = input[((y * iw as i64 + x) as usize) * depth as usize + c] - ifm_zero;
+                            acc = Some(match (mode, acc) {
+                                (0, Some(a)) => a.max(v),
+                                (_, Some(a)) => a + v,
+                                (_, None) => v,
+                            });
+                        }
+                    }
+                    let acc = acc.ok_or_else(|| op.error("a window lies wholly in the padding".into()))?;
+                    let value = scale(acc, multiplier as u32, shift as u32, rounding) + ofm_zero;
+                    out.push(value.clamp(bounds[0].max(lowest), bounds[1].min(highest)));
+                }
+            }
+        }
+        self.store_feature_map(op, &ofm, ofm_shape, &out, "the OFM")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_rounding_rounds_half_up_and_truncation_toward_zero() {
+        // 1/125 as Vela programs it for KWS's 5x25 average pool: 2199023256 / 2^38.
+        let (m, s) = (2_199_023_256, 38);
+        assert_eq!(scale(250, m, s, 2), 2);
+        assert_eq!(scale(-250, m, s, 2), -2);
+        assert_eq!(scale(312, m, s, 2), 2); // 2.496
+        assert_eq!(scale(313, m, s, 2), 3); // 2.504
+        assert_eq!(scale(-313, m, s, 2), -3);
+        // Exact halves round up: 3 / 2 = 1.5 → 2, -3 / 2 → -1.
+        assert_eq!(scale(3, 1, 1, 2), 2);
+        assert_eq!(scale(-3, 1, 1, 2), -1);
+        assert_eq!(scale(-3, 1, 1, 1), -1);
+        assert_eq!(scale(7, 1, 0, 2), 7);
+    }
+}
