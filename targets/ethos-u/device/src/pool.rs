@@ -37,7 +37,8 @@ impl Machine {
             return Err(op.unsupported("an activation other than a clamp"));
         }
         let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
-        let (shift, multiplier) = (op.register("NPU_SET_OFM_SCALE", "shift")?, op.register("NPU_SET_OFM_SCALE", "scale")?);
+        let (shift, multiplier) =
+            (op.register("NPU_SET_OFM_SCALE", "shift")?, op.register("NPU_SET_OFM_SCALE", "scale")?);
         let ofm_shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
             op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
