@@ -11,17 +11,12 @@
 
 use crate::{
     error::EthosUError,
-    feature_map::{FeatureMap, Which},
-    machine::Machine,
+    feature_map::Which,
+    machine::{Machine, OutputStage},
     registers::Operation,
     scales,
     weights::{self, Layout},
 };
-
-/// `value`, a 16-bit register field, as the signed number it holds for a signed feature map.
-fn signed16(value: u64, signed: bool) -> i64 {
-    if signed { i64::from(value as u16 as i16) } else { value as i64 }
-}
 
 /// TFLite's `SaturatingRoundingDoublingHighMul`: `round(a · b / 2^31)`, saturated.
 fn doubling_high_mul(a: i64, b: i64) -> i64 {
@@ -136,13 +131,8 @@ impl Machine {
             "the scale stream",
         )?;
         let scales = scales::read(records, ofm_shape[2] as usize).map_err(|e| op.error(e.to_string()))?;
-        let ifm_zero = signed16(ifm.zero_point, ifm.signed);
-        let ofm_zero = signed16(ofm.zero_point, ofm.signed);
-        let bounds = [
-            signed16(op.register("NPU_SET_ACTIVATION_MIN", "clip_boundary")?, ofm.signed),
-            signed16(op.register("NPU_SET_ACTIVATION_MAX", "clip_boundary")?, ofm.signed),
-        ];
-        let (lowest, highest) = if ofm.signed { (-128, 127) } else { (0, 255) };
+        let ifm_zero = ifm.zero();
+        let stage = OutputStage::of(op, &ofm)?;
         let input = self.feature_map_values(
             op,
             &ifm,
@@ -176,72 +166,11 @@ impl Machine {
                             }
                         }
                     }
-                    let value = scale_dbl(acc, scales[oc].multiplier, scales[oc].shift) + ofm_zero;
-                    out.push(value.clamp(bounds[0].max(lowest), bounds[1].min(highest)));
+                    out.push(stage.apply(scale_dbl(acc, scales[oc].multiplier, scales[oc].shift)));
                 }
             }
         }
         self.store_feature_map(op, &ofm, [ofm_shape[0], ofm_shape[1], ofm_shape[2]], &out, "the OFM")
-    }
-
-    /// The elements of the `shape` (height, width, depth) feature map `map`, in HWC order.
-    pub(crate) fn feature_map_values(
-        &self,
-        op: &Operation,
-        map: &FeatureMap,
-        [h, w, c]: [u64; 3],
-        what: &str,
-    ) -> Result<Vec<i64>, EthosUError> {
-        let bytes = self
-            .memory(map.region)
-            .ok_or_else(|| op.error(format!("{what} is in region {}, which the model does not give", map.region)))?;
-        let mut values = Vec::with_capacity((h * w * c) as usize);
-        for y in 0..h {
-            for x in 0..w {
-                for z in 0..c {
-                    let at = map.address(y, x, z) as usize;
-                    let byte = *bytes.get(at).ok_or_else(|| {
-                        op.error(format!(
-                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {}",
-                            map.region
-                        ))
-                    })?;
-                    values.push(if map.signed { i64::from(byte as i8) } else { i64::from(byte) });
-                }
-            }
-        }
-        Ok(values)
-    }
-
-    /// Writes `values` (HWC order) as the `shape` feature map `map`.
-    pub(crate) fn store_feature_map(
-        &mut self,
-        op: &Operation,
-        map: &FeatureMap,
-        [h, w, c]: [u64; 3],
-        values: &[i64],
-        what: &str,
-    ) -> Result<(), EthosUError> {
-        let region = map.region;
-        let Some(memory) = self.memory_mut(region) else {
-            return Err(op.error(format!("{what} is in region {region}, which the model does not give")));
-        };
-        let mut k = 0;
-        for y in 0..h {
-            for x in 0..w {
-                for z in 0..c {
-                    let at = map.address(y, x, z) as usize;
-                    let Some(slot) = memory.get_mut(at) else {
-                        return Err(op.error(format!(
-                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {region}"
-                        )));
-                    };
-                    *slot = values[k] as u8;
-                    k += 1;
-                }
-            }
-        }
-        Ok(())
     }
 }
 

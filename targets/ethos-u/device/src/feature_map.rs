@@ -35,6 +35,17 @@ pub struct FeatureMap {
 }
 
 impl FeatureMap {
+    /// The zero point as the number it is: a signed map's 16-bit field is two's complement.
+    pub fn zero(&self) -> i64 {
+        if self.signed { i64::from(self.zero_point as u16 as i16) } else { self.zero_point as i64 }
+    }
+
+    /// The smallest and largest value an element holds.
+    pub fn range(&self) -> (i64, i64) {
+        let bits = 8 * self.element_bytes as u32;
+        if self.signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits.min(63)) - 1) }
+    }
+
     /// The address in its region of element `(y, x, c)`.
     pub fn address(&self, mut y: u64, mut x: u64, c: u64) -> u64 {
         let mut tile = 0;

@@ -11,6 +11,7 @@
 
 pub mod commands;
 mod conv;
+mod elementwise;
 pub mod error;
 pub mod feature_map;
 pub mod machine;

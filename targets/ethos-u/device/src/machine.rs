@@ -7,6 +7,7 @@
 
 use crate::{
     error::EthosUError,
+    feature_map::FeatureMap,
     payload::Config,
     registers::{Operation, operations},
     stream::decode,
@@ -51,6 +52,7 @@ impl Machine {
             "NPU_OP_DMA_START" => self.dma(op),
             "NPU_OP_CONV" | "NPU_OP_DEPTHWISE" => self.convolution(op),
             "NPU_OP_POOL" => self.pool(op),
+            "NPU_OP_ELEMENTWISE" => self.elementwise(op),
             "NPU_OP_DMA_WAIT" | "NPU_OP_KERNEL_WAIT" | "NPU_OP_PMU_MASK" => Ok(()),
             _ => Err(op.unsupported("the operation")),
         }
@@ -105,6 +107,110 @@ impl Machine {
         let bytes = self.read(op, source.0, source.1, length, "the DMA's source")?.to_vec();
         self.write(op, destination.0, destination.1, length, "the DMA's destination")?.copy_from_slice(&bytes);
         Ok(())
+    }
+}
+
+impl Machine {
+    /// The elements of the `[h, w, c]` feature map `map`, in HWC order (little-endian elements
+    /// of 1, 2 or 4 bytes, signed or not as the map says).
+    pub(crate) fn feature_map_values(
+        &self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+        what: &str,
+    ) -> Result<Vec<i64>, EthosUError> {
+        let size = map.element_bytes as usize;
+        if ![1, 2, 4].contains(&size) {
+            return Err(op.unsupported(&format!("{what} of {size} bytes an element")));
+        }
+        let bytes = self
+            .memory(map.region)
+            .ok_or_else(|| op.error(format!("{what} is in region {}, which the model does not give", map.region)))?;
+        let mut values = Vec::with_capacity((h * w * c) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let at = map.address(y, x, z) as usize;
+                    let element = bytes.get(at..at + size).ok_or_else(|| {
+                        op.error(format!(
+                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {}",
+                            map.region
+                        ))
+                    })?;
+                    let mut raw = [0u8; 8];
+                    raw[..size].copy_from_slice(element);
+                    let value = u64::from_le_bytes(raw);
+                    let shift = 64 - 8 * size as u32;
+                    values.push(if map.signed { (value << shift) as i64 >> shift } else { value as i64 });
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    /// Writes `values` (HWC order) as the `[h, w, c]` feature map `map`.
+    pub(crate) fn store_feature_map(
+        &mut self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+        values: &[i64],
+        what: &str,
+    ) -> Result<(), EthosUError> {
+        let (region, size) = (map.region, map.element_bytes as usize);
+        if ![1, 2, 4].contains(&size) {
+            return Err(op.unsupported(&format!("{what} of {size} bytes an element")));
+        }
+        let Some(memory) = self.memory_mut(region) else {
+            return Err(op.error(format!("{what} is in region {region}, which the model does not give")));
+        };
+        let mut k = 0;
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let at = map.address(y, x, z) as usize;
+                    let Some(slot) = memory.get_mut(at..at + size) else {
+                        return Err(op.error(format!(
+                            "{what}'s element ({y}, {x}, {z}) at {at:#x} lies outside region {region}"
+                        )));
+                    };
+                    slot.copy_from_slice(&values[k].to_le_bytes()[..size]);
+                    k += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What every operation does last to each OFM element: add the OFM zero point and clamp to the
+/// activation's bounds (`NPU_SET_ACTIVATION_MIN`/`MAX`, 16-bit fields) and to the OFM's type.
+pub struct OutputStage {
+    zero: i64,
+    low: i64,
+    high: i64,
+}
+
+impl OutputStage {
+    pub fn of(op: &Operation, ofm: &FeatureMap) -> Result<OutputStage, EthosUError> {
+        let bound = |name: &str| -> Result<i64, EthosUError> {
+            let raw = op.register(name, "clip_boundary")?;
+            Ok(if ofm.signed { i64::from(raw as u16 as i16) } else { raw as i64 })
+        };
+        let (lowest, highest) = ofm.range();
+        // An activation's 16-bit bounds clamp 8- and 16-bit maps; a 32-bit map keeps its range.
+        let (low, high) = if ofm.element_bytes <= 2 {
+            (bound("NPU_SET_ACTIVATION_MIN")?.max(lowest), bound("NPU_SET_ACTIVATION_MAX")?.min(highest))
+        } else {
+            (lowest, highest)
+        };
+        Ok(OutputStage { zero: ofm.zero(), low, high })
+    }
+
+    /// The element for the scaled result `value`.
+    pub fn apply(&self, value: i64) -> i64 {
+        (value + self.zero).clamp(self.low, self.high)
     }
 }
 

@@ -6,7 +6,12 @@
 //! Rounding (`round_mode` of `NPU_SET_OFM_PRECISION`): `ROUND_MODE_DBL` as a convolution's;
 //! `ROUND_MODE_NATURAL` rounds the exact product half up; `ROUND_MODE_TRUNCATE` toward zero.
 
-use crate::{error::EthosUError, feature_map::Which, machine::Machine, registers::Operation};
+use crate::{
+    error::EthosUError,
+    feature_map::Which,
+    machine::{Machine, OutputStage},
+    registers::Operation,
+};
 
 /// `acc · multiplier / 2^shift` rounded as `mode` says (a register's `round_mode`).
 pub fn scale(acc: i64, multiplier: u32, shift: u32, mode: u64) -> i64 {
@@ -55,13 +60,8 @@ impl Machine {
         let iw = ((ofm_shape[1] - 1) * sx + kw).saturating_sub(left + right);
         let depth = ofm_shape[2];
         let input = self.feature_map_values(op, &ifm, [ih, iw, depth], "the IFM")?;
-        let signed16 = |value: u64, signed: bool| if signed { i64::from(value as u16 as i16) } else { value as i64 };
-        let (ifm_zero, ofm_zero) = (signed16(ifm.zero_point, ifm.signed), signed16(ofm.zero_point, ofm.signed));
-        let bounds = [
-            signed16(op.register("NPU_SET_ACTIVATION_MIN", "clip_boundary")?, ofm.signed),
-            signed16(op.register("NPU_SET_ACTIVATION_MAX", "clip_boundary")?, ofm.signed),
-        ];
-        let (lowest, highest) = if ofm.signed { (-128, 127) } else { (0, 255) };
+        let ifm_zero = ifm.zero();
+        let stage = OutputStage::of(op, &ofm)?;
         let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * depth) as usize);
         for oy in 0..ofm_shape[0] as i64 {
             for ox in 0..ofm_shape[1] as i64 {
@@ -83,8 +83,7 @@ impl Machine {
                         }
                     }
                     let acc = acc.ok_or_else(|| op.error("a window lies wholly in the padding".into()))?;
-                    let value = scale(acc, multiplier as u32, shift as u32, rounding) + ofm_zero;
-                    out.push(value.clamp(bounds[0].max(lowest), bounds[1].min(highest)));
+                    out.push(stage.apply(scale(acc, multiplier as u32, shift as u32, rounding)));
                 }
             }
         }

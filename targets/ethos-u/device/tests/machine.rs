@@ -145,6 +145,7 @@ fn check_head(model: &str, [pooled, classes]: [u64; 2]) {
 fn the_pools_and_fully_connected_layers_match_the_reference() {
     check_head("kws", [64, 12]);
     check_head("vww", [256, 2]);
+    check_head("ic", [64, 10]);
 }
 
 #[test]
@@ -172,4 +173,24 @@ fn ad_runs_whole_five_times_on_one_machine_bit_exact_with_tflite_micro() {
         let wrong = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
         assert_eq!(wrong, 0, "input {k}: {wrong} of {} bytes differ", expected.len());
     }
+}
+
+#[test]
+fn ic_residual_additions_match_the_reference() {
+    let adds = std::fs::read(root().join("tests/reference/ic_adds.bin")).unwrap();
+    let (mut machine, ops) = loaded("ic");
+    let pool = ops.iter().position(|op| op.command.name == "NPU_OP_POOL").unwrap();
+    let (mut checked, mut at) = (0, 0);
+    for op in &ops[..pool] {
+        machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
+        if op.command.name == "NPU_OP_ELEMENTWISE" {
+            let shape = [[32, 32, 16], [16, 16, 32], [8, 8, 64]][checked];
+            let bytes = (shape[0] * shape[1] * shape[2]) as usize;
+            let got = feature_map(&machine, op, Which::Ofm, shape);
+            let wrong = got.iter().zip(&adds[at..at + bytes]).filter(|(a, b)| a != b).count();
+            assert_eq!(wrong, 0, "addition {checked}: {wrong} of {bytes} bytes differ");
+            (checked, at) = (checked + 1, at + bytes);
+        }
+    }
+    assert_eq!(checked, 3);
 }

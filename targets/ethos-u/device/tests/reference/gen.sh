@@ -4,7 +4,8 @@
 # int8 bytes: KWS's first nine operators (convolutions and depthwise convolutions, each 25x5x64,
 # in order) in kws_layers.bin; VWW's operator 26 (3x3x256, the last before its average pool)
 # in vww_pool_input.bin; the average pool's and the fully connected layer's outputs of each
-# (KWS 64 and 12 bytes, VWW 256 and 2) in kws_head.bin and vww_head.bin. Needs a built umac (cargo build --bin umac) and the project venv's numpy
+# (KWS 64 and 12 bytes, VWW 256 and 2, IC 64 and 10) in <model>_head.bin; IC's three residual
+# additions (32x32x16, 16x16x32, 8x8x64) in ic_adds.bin. Needs a built umac (cargo build --bin umac) and the project venv's numpy
 # (scripts/bootstrap).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -33,3 +34,5 @@ dump kws kws_layers.bin 0 1 2 3 4 5 6 7 8
 dump kws kws_head.bin 9 11
 dump vww vww_pool_input.bin 26
 dump vww vww_head.bin 27 29
+dump ic ic_adds.bin 3 7 11
+dump ic ic_head.bin 12 14
