@@ -122,7 +122,8 @@ enum Call {
     /// `tosa::to_mlir`, on a TOSA flatbuffer.
     TosaToMlir,
     /// The tools' listing for the converter's TOSA: `tflite::operators`, `tflite::io_quantization`
-    /// and `tflite::lstm_attribute` of operator 0, and `tflite::operand_data` of operator 0.
+    /// and `tflite::lstm_attribute` of operator 0, `tflite::operand_data` of operator 0,
+    /// `tflite::metadata`, `tflite::io_tensors` and `tflite::tensor_bytes`.
     Listing,
 }
 
@@ -142,7 +143,10 @@ thread_local! {
                         let quantization = umac_frontend::tflite::io_quantization(&bytes).is_err();
                         let lstm = umac_frontend::tflite::lstm_attribute(&bytes, 0).is_err();
                         let data = umac_frontend::tflite::operand_data(&bytes, 0).is_err();
-                        listed || quantization || lstm || data
+                        let plan = umac_frontend::tflite::metadata(&bytes, "OfflineMemoryAllocation").is_err();
+                        let io = umac_frontend::tflite::io_tensors(&bytes).is_err();
+                        let sizes = umac_frontend::tflite::tensor_bytes(&bytes).is_err();
+                        listed || quantization || lstm || data || plan || io || sizes
                     }
                 };
                 let _ = outbox.send((failed, PEAK.with(Cell::get) - base));

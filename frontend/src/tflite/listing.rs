@@ -24,6 +24,9 @@ pub struct Listed {
     pub outputs: Vec<String>,
     /// Its outputs' element types, as TFLite names them (`INT8`).
     pub output_types: Vec<&'static str>,
+    /// The indices of its input tensors (`None`: an absent operand) and of its output tensors.
+    pub input_tensors: Vec<Option<usize>>,
+    pub output_tensors: Vec<usize>,
 }
 
 impl Listed {
@@ -72,7 +75,9 @@ pub fn operators(bytes: &[u8]) -> Result<Vec<Listed>, Error> {
                 .and_then(|c| BUILTIN_OPERATORS.get(c))
                 .map_or_else(|| format!("builtin operator {builtin}"), |name| name.to_string()),
         };
-        let (mut outputs, mut output_types) = (Vec::new(), Vec::new());
+        let (mut outputs, mut output_types, mut output_tensors) = (Vec::new(), Vec::new(), Vec::new());
+        let input_tensors =
+            op.inputs().map_err(malformed)?.into_iter().flatten().map(|t| usize::try_from(t).ok()).collect();
         for t in op.outputs().map_err(malformed)?.into_iter().flatten() {
             let tensor = tensors
                 .and_then(|v| usize::try_from(t).ok().and_then(|t| v.get(t)))
@@ -81,8 +86,9 @@ pub fn operators(bytes: &[u8]) -> Result<Vec<Listed>, Error> {
                 .ok_or_else(|| malformed(format!("operator #{index} writes tensor {t}, which the model lacks")))?;
             outputs.push(tensor.name().map_err(malformed)?.unwrap_or_default().to_string());
             output_types.push(DType::name_of(tensor.type_().map_err(malformed)?));
+            output_tensors.push(t as usize);
         }
-        listed.push(Listed { index, kind, outputs, output_types });
+        listed.push(Listed { index, kind, outputs, output_types, input_tensors, output_tensors });
     }
     Ok(listed)
 }
@@ -155,4 +161,61 @@ pub fn operand_data(bytes: &[u8], index: usize) -> Result<Vec<Option<&[u8]>>, Er
         );
     }
     Ok(data)
+}
+
+/// The data of the model's metadata entry `name` (e.g. `OfflineMemoryAllocation`, where an
+/// offline planner such as Arm's Vela records where each tensor lies in the arena), if it has one.
+pub fn metadata<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, Error> {
+    let (model, _) = first_subgraph(bytes)?;
+    let buffers = model.buffers().map_err(malformed)?;
+    for entry in model.metadata().map_err(malformed)?.into_iter().flatten() {
+        let entry = entry.map_err(malformed)?;
+        if entry.name().map_err(malformed)? != Some(name) {
+            continue;
+        }
+        let index = entry.buffer().map_err(malformed)? as usize;
+        let buffer = buffers
+            .and_then(|b| b.get(index))
+            .transpose()
+            .map_err(malformed)?
+            .ok_or_else(|| malformed(format!("metadata '{name}' names buffer {index}, which the model lacks")))?;
+        return Ok(Some(buffer.data().map_err(malformed)?.unwrap_or_default()));
+    }
+    Ok(None)
+}
+
+/// The indices of the first subgraph's input and output tensors.
+pub fn io_tensors(bytes: &[u8]) -> Result<(Vec<usize>, Vec<usize>), Error> {
+    let (_, subgraph) = first_subgraph(bytes)?;
+    let list =
+        |v: Option<planus::Vector<'_, i32>>| v.into_iter().flatten().filter_map(|t| usize::try_from(t).ok()).collect();
+    Ok((list(subgraph.inputs().map_err(malformed)?), list(subgraph.outputs().map_err(malformed)?)))
+}
+
+/// The bytes each tensor of the first subgraph takes (its shape's elements times its element
+/// type's size; `None` for a type whose size the listing does not know, such as STRING), by
+/// index.
+pub fn tensor_bytes(bytes: &[u8]) -> Result<Vec<Option<u64>>, Error> {
+    let (_, subgraph) = first_subgraph(bytes)?;
+    let mut sizes = Vec::new();
+    for tensor in subgraph.tensors().map_err(malformed)?.into_iter().flatten() {
+        let tensor = tensor.map_err(malformed)?;
+        // TFLite's element types by code (`DType::name_of` names them).
+        let size = match tensor.type_().map_err(malformed)? {
+            3 | 6 | 9 => Some(1u64),
+            1 | 7 | 16 | 18 => Some(2),
+            0 | 2 | 15 => Some(4),
+            4 | 8 | 10 | 12 => Some(8),
+            11 => Some(16),
+            _ => None,
+        };
+        let elements = tensor
+            .shape()
+            .map_err(malformed)?
+            .into_iter()
+            .flatten()
+            .try_fold(1u64, |n, d| u64::try_from(d).ok().and_then(|d| n.checked_mul(d)));
+        sizes.push(size.zip(elements).and_then(|(s, n)| s.checked_mul(n)));
+    }
+    Ok(sizes)
 }

@@ -28,7 +28,9 @@ mod schema {
 pub use crate::Error;
 pub(crate) use crate::emit;
 pub use builtin_operators::BUILTIN_OPERATORS;
-pub use listing::{Listed, io_quantization, lstm_attribute, operand_data, operators};
+pub use listing::{
+    Listed, io_quantization, io_tensors, lstm_attribute, metadata, operand_data, operators, tensor_bytes,
+};
 pub use model::{DType, Model, Operator, Quantization, Subgraph, Tensor, read};
 pub use ops::SUPPORTED;
 

@@ -276,8 +276,14 @@ mod tests {
     /// The converter's errors at a tensor name the operator writing it; its logging is dropped.
     #[test]
     fn converter_errors_name_the_operator() {
-        let operators =
-            [Operator { index: 7, kind: "CONV_2D".into(), outputs: vec!["conv1".into()], output_types: vec!["INT8"] }];
+        let operators = [Operator {
+            index: 7,
+            kind: "CONV_2D".into(),
+            outputs: vec!["conv1".into()],
+            output_types: vec!["INT8"],
+            input_tensors: vec![Some(0), Some(1), None],
+            output_tensors: vec![2],
+        }];
         let stderr = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n\
                       loc(\"conv1\"(\"m.tflite\":0:0)): error: 'tfl.conv_2d' op quantized type mismatch\n\
                       loc(\"m.tflite\":0:0): error: couldn't parse flatbuffer\n\

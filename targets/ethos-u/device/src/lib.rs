@@ -5,9 +5,15 @@
 //! What is here so far: the driver payload (`payload.rs`: the `COP1` header, the configuration
 //! the stream was compiled for) and the register command stream (`stream.rs`), decoded command by
 //! command with every field of the 97 commands (`commands.rs`) and checked as the hardware reads
-//! it, and the register state each operation starts on (`registers.rs`); the decoder of the
-//! compressed weight streams (`weights.rs`). The tests decode Vela's own streams for the MLPerf Tiny models on six configurations and
-//! compare each command with Vela's listing of it.
+//! it; the register state each operation starts on (`registers.rs`); compressed weight streams
+//! and the order the NPU reads them in (`weights.rs`), scale records (`scales.rs`), feature-map
+//! addressing (`feature_map.rs`); the functional model (`machine.rs`) with DMA, convolutions
+//! (`conv.rs`), pooling (`pool.rs`) and elementwise addition and subtraction (`elementwise.rs`);
+//! and an `ethos-u` operator of a `.tflite` with Vela's offline memory plan (`operator.rs`).
+//! Not yet: the softmax's elementwise operations (multiplication, shifts, count leading zeros on
+//! 32-bit maps, lookup tables, reduce-sum), 16-bit maps, the U65's second core, the rule checker
+//! and the timing model. The tests run Vela's own streams: the MLPerf Tiny models' layers up to
+//! their softmax, and AD whole, bit-exact with TFLite Micro.
 
 pub mod commands;
 mod conv;
@@ -15,6 +21,7 @@ mod elementwise;
 pub mod error;
 pub mod feature_map;
 pub mod machine;
+pub mod operator;
 pub mod payload;
 mod pool;
 pub mod registers;
@@ -24,6 +31,7 @@ pub mod weights;
 
 pub use error::EthosUError;
 pub use machine::Machine;
+pub use operator::EthosUOperator;
 pub use payload::{Config, Payload};
 pub use registers::{Operation, Registers, operations};
 pub use stream::{Instruction, decode};

@@ -15,26 +15,29 @@ use crate::{
 
 /// The NPU's memory: the memories the regions lie in (`BASEP0..7`: the read-only tensor, the
 /// scratch tensors, then the model's inputs and outputs, as TFLite Micro's ethos-u kernel
-/// passes them; two regions may be one tensor, as Vela's scratch and fast scratch are by default).
+/// passes them). Regions may share a memory: Vela's scratch and fast scratch are one tensor by
+/// default, and its offline plan puts the inputs and outputs in the arena beside the scratch.
 pub struct Machine {
     pub config: Config,
     pub memories: Vec<Vec<u8>>,
-    /// The memory of each region.
-    pub regions: Vec<usize>,
+    /// The memory of each region and where in it the region starts.
+    pub regions: Vec<(usize, u64)>,
 }
 
 impl Machine {
-    pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<usize>) -> Machine {
+    pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<(usize, u64)>) -> Machine {
         Machine { config, memories, regions }
     }
 
-    /// The memory region `region` lies in.
-    pub fn memory(&self, region: u64) -> Option<&Vec<u8>> {
-        self.memories.get(*self.regions.get(region as usize)?)
+    /// The bytes of region `region`, from its start.
+    pub fn memory(&self, region: u64) -> Option<&[u8]> {
+        let &(memory, base) = self.regions.get(region as usize)?;
+        self.memories.get(memory)?.get(base as usize..)
     }
 
-    pub(crate) fn memory_mut(&mut self, region: u64) -> Option<&mut Vec<u8>> {
-        self.memories.get_mut(*self.regions.get(region as usize)?)
+    pub(crate) fn memory_mut(&mut self, region: u64) -> Option<&mut [u8]> {
+        let &(memory, base) = self.regions.get(region as usize)?;
+        self.memories.get_mut(memory)?.get_mut(base as usize..)
     }
 
     /// Runs the command stream `words` to its end; `each` sees every operation after it ran.

@@ -3,7 +3,7 @@
 //! `tests/reference/gen.sh`): KWS layer by layer, VWW's 27 convolution layers up to its pool.
 
 use std::path::Path;
-use umac_ethos_u_device::{Machine, Operation, decode, feature_map::Which, operations, payload};
+use umac_ethos_u_device::{EthosUOperator, Machine, Operation, decode, feature_map::Which, operations, payload};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -39,7 +39,7 @@ fn empty(model: &str) -> (Machine, Vec<Operation>) {
     let payload = payload::read(&operand_of(&file, 0)).unwrap();
     // Region 0 is the read-only tensor; 1 and 2 are the scratch tensor (Shared_Sram).
     let flash = operand_of(&file, 1);
-    let machine = Machine::new(payload.config, vec![flash, vec![0; 1 << 20]], vec![0, 1, 1]);
+    let machine = Machine::new(payload.config, vec![flash, vec![0; 1 << 20]], vec![(0, 0), (1, 0), (1, 0)]);
     (machine, operations(&decode(&payload.stream).unwrap()))
 }
 
@@ -150,29 +150,47 @@ fn the_pools_and_fully_connected_layers_match_the_reference() {
 
 #[test]
 fn ad_runs_whole_five_times_on_one_machine_bit_exact_with_tflite_micro() {
+    // The operator as the .tflite gives it: regions from its tensors, the input and output where
+    // Vela's offline plan put them in the arena.
+    let model = std::fs::read(root().join("tests/vela/ad-ethos-u55-128/model_vela.tflite")).unwrap();
+    let index = umac_frontend::tflite::operators(&model).unwrap().iter().position(|op| op.kind == "ethos-u").unwrap();
+    let operator = EthosUOperator::read(&model, index).unwrap();
+    assert_eq!((operator.inputs.len(), operator.outputs.len()), (1, 1));
     // Vela computes the fully connected layers' multipliers in float32 as LiteRT does (layer 0:
     // 1638001653 >> 39, against TFLite Micro's 1638001719 >> 39). Run with double rounding, the
     // stream still gives TFLite Micro's outputs on all five inputs; LiteRT's own outputs
     // (`output_litert_*.npy`) differ from both by one in places, so LiteRT rounds otherwise.
-    let (mut machine, ops) = empty("ad");
-    let first = &ops[0];
+    let mut machine = operator.machine();
+    let first = &operations(&decode(&operator.payload.stream).unwrap())[0];
     let region = first.register("NPU_SET_SCALE_REGION", "region").unwrap();
     let scales = first.register("NPU_SET_SCALE_BASE", "addr").unwrap() as usize;
     let record = umac_ethos_u_device::scales::read(&machine.memory(region).unwrap()[scales..], 1).unwrap()[0];
     assert_eq!((record.multiplier, record.shift), (1_638_001_653, 39));
-    let last = ops.iter().rev().find(|op| op.command.name == "NPU_OP_CONV").unwrap();
     let reference = root().join("../../../test/models/mlperf-tiny/ad/ref");
     for k in 0..5 {
         let input = npy_data(&reference.join(format!("input_{k}.npy")));
-        place_input(&mut machine, &ops, &input);
-        for op in &ops {
-            machine.execute(op).unwrap_or_else(|e| panic!("{e}"));
-        }
+        let outputs = operator.run(&mut machine, &[&input]).unwrap_or_else(|e| panic!("{e}"));
         let expected = npy_data(&reference.join(format!("output_{k}.npy")));
-        let got = feature_map(&machine, last, Which::Ofm, [1, 1, expected.len() as u64]);
-        let wrong = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
-        assert_eq!(wrong, 0, "input {k}: {wrong} of {} bytes differ", expected.len());
+        let wrong = outputs[0].iter().zip(&expected).filter(|(a, b)| a != b).count();
+        assert_eq!((outputs[0].len(), wrong), (expected.len(), 0), "input {k}: {wrong} bytes differ");
     }
+}
+
+#[test]
+fn the_offline_plan_puts_kws_input_where_its_first_convolution_reads() {
+    let model = std::fs::read(root().join("tests/vela/kws-ethos-u55-128/model_vela.tflite")).unwrap();
+    let operator = EthosUOperator::read(&model, 0).unwrap();
+    let ops = operations(&decode(&operator.payload.stream).unwrap());
+    let ifm = ops.iter().find(|op| op.command.name == "NPU_OP_CONV").unwrap().feature_map(Which::Ifm).unwrap();
+    // Region 1 (the scratch tensor) starts at the arena's start, as the input (490 bytes).
+    let machine = operator.machine();
+    assert_eq!(machine.regions[ifm.region as usize], (0, 0));
+    assert_eq!(
+        (operator.inputs[0].memory, operator.inputs[0].offset, operator.inputs[0].bytes),
+        (0, ifm.bases[0], 490)
+    );
+    // An operator index that is not an ethos-u operator is an error naming it.
+    assert!(EthosUOperator::read(&model, 1).is_err());
 }
 
 #[test]

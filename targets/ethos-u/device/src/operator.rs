@@ -1,0 +1,151 @@
+//! An `ethos-u` operator of a Vela-compiled `.tflite`, ready to run on the functional model.
+//!
+//! The operator's first input is the driver payload; its other inputs, then its outputs, are the
+//! regions in order (`BASEP0`, `BASEP1`, ...), as TFLite Micro's ethos-u kernel passes them to
+//! the driver: the read-only tensor, the scratch and fast scratch tensors, then the feature maps
+//! the NPU reads and writes. Vela's offline memory plan (the model's `OfflineMemoryAllocation`
+//! metadata: three header words, then one arena offset per tensor, -1 for none) places the
+//! scratch tensor and the feature maps in one arena, so their regions overlap where Vela put
+//! them; a tensor outside the plan is a memory of its own.
+
+use crate::{
+    error::EthosUError,
+    machine::Machine,
+    payload::{self, Payload},
+};
+
+/// The name TFLite gives the operator.
+pub const CUSTOM_CODE: &str = "ethos-u";
+
+/// Where a tensor lies: its memory, its offset there and its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub memory: usize,
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+/// The operator, read from its model.
+#[derive(Clone, Debug)]
+pub struct EthosUOperator {
+    /// Its index among the model's operators.
+    pub index: usize,
+    pub payload: Payload,
+    /// Each memory's initial bytes (constant data, or zeros).
+    memories: Vec<Vec<u8>>,
+    /// Each region's place.
+    regions: Vec<Place>,
+    /// The feature maps the NPU reads (the operator's inputs after the scratch tensors) and
+    /// writes (its outputs).
+    pub inputs: Vec<Place>,
+    pub outputs: Vec<Place>,
+}
+
+fn model_error(message: String) -> EthosUError {
+    EthosUError::Payload { offset: 0, message }
+}
+
+/// The `OfflineMemoryAllocation` offsets of a model's tensors (`None`: not planned offline).
+fn offline_plan(model: &[u8]) -> Result<Vec<Option<u64>>, EthosUError> {
+    let metadata =
+        umac_frontend::tflite::metadata(model, "OfflineMemoryAllocation").map_err(|e| model_error(e.to_string()))?;
+    let Some(bytes) = metadata else { return Ok(Vec::new()) };
+    let words: Vec<i32> = bytes.chunks_exact(4).map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    let count = words.get(2).and_then(|&n| usize::try_from(n).ok()).filter(|&n| words.len() >= 3 + n);
+    let count = count.ok_or_else(|| model_error("its OfflineMemoryAllocation metadata is malformed".into()))?;
+    Ok(words[3..3 + count].iter().map(|&o| u64::try_from(o).ok()).collect())
+}
+
+impl EthosUOperator {
+    /// Reads operator `index` of `model` (a `.tflite` file's bytes).
+    pub fn read(model: &[u8], index: usize) -> Result<EthosUOperator, EthosUError> {
+        let fail = |e: umac_frontend::Error| model_error(e.to_string());
+        let listed = umac_frontend::tflite::operators(model).map_err(fail)?;
+        let op = listed
+            .get(index)
+            .filter(|op| op.kind == CUSTOM_CODE)
+            .ok_or_else(|| model_error(format!("operator #{index} is not an {CUSTOM_CODE} operator")))?;
+        let at = |e: EthosUError| model_error(format!("operator #{index}: {e}"));
+        let data = umac_frontend::tflite::operand_data(model, index).map_err(fail)?;
+        let payload = payload::read(data.first().copied().flatten().ok_or_else(|| {
+            model_error(format!("operator #{index}: its first input is not a constant command stream"))
+        })?)
+        .map_err(at)?;
+        let sizes = umac_frontend::tflite::tensor_bytes(model).map_err(fail)?;
+        let plan = offline_plan(model)?;
+        // The regions' tensors: the inputs after the payload, then the outputs.
+        let tensors: Vec<Option<usize>> =
+            op.input_tensors.iter().skip(1).copied().chain(op.output_tensors.iter().map(|&t| Some(t))).collect();
+        let offset_of = |t: usize| plan.get(t).copied().flatten();
+        let bytes_of = |t: usize| {
+            sizes.get(t).copied().flatten().ok_or_else(|| model_error(format!("tensor {t}'s size is unknown")))
+        };
+        // The arena holds every planned tensor; memory 0 is the arena, then one per other tensor.
+        let mut arena = 0;
+        for t in tensors.iter().flatten() {
+            if let Some(offset) = offset_of(*t) {
+                arena = arena.max(offset + bytes_of(*t)?);
+            }
+        }
+        let mut memories = vec![vec![0u8; arena as usize]];
+        let mut places = Vec::new();
+        for (k, t) in tensors.iter().enumerate() {
+            let Some(t) = *t else {
+                return Err(model_error(format!("operator #{index}: region {k} has no tensor")));
+            };
+            let bytes = bytes_of(t)?;
+            let constant = data.get(k + 1).copied().flatten().filter(|_| k + 1 < data.len());
+            let place = match (offset_of(t), constant) {
+                (Some(offset), None) => Place { memory: 0, offset, bytes },
+                (_, Some(constant)) => {
+                    memories.push(constant.to_vec());
+                    Place { memory: memories.len() - 1, offset: 0, bytes }
+                }
+                (None, None) => {
+                    memories.push(vec![0; bytes as usize]);
+                    Place { memory: memories.len() - 1, offset: 0, bytes }
+                }
+            };
+            places.push(place);
+        }
+        // The feature maps: the inputs after the read-only and the two scratch tensors.
+        let inputs = places.get(3..op.input_tensors.len().saturating_sub(1)).unwrap_or_default().to_vec();
+        let outputs = places[op.input_tensors.len().saturating_sub(1)..].to_vec();
+        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs })
+    }
+
+    /// A machine with the operator's memories as they start.
+    pub fn machine(&self) -> Machine {
+        let regions = self.regions.iter().map(|p| (p.memory, p.offset)).collect();
+        Machine::new(self.payload.config, self.memories.clone(), regions)
+    }
+
+    /// Runs the operator on `machine` with `inputs` (one per feature map it reads, its bytes);
+    /// returns its outputs' bytes.
+    pub fn run(&self, machine: &mut Machine, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, EthosUError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(model_error(format!(
+                "the operator reads {} feature maps, {} were given",
+                self.inputs.len(),
+                inputs.len()
+            )));
+        }
+        for (k, (place, data)) in self.inputs.iter().zip(inputs).enumerate() {
+            if data.len() as u64 != place.bytes {
+                return Err(model_error(format!(
+                    "input {k} has {} bytes, the operator reads {}",
+                    data.len(),
+                    place.bytes
+                )));
+            }
+            let at = place.offset as usize;
+            machine.memories[place.memory][at..at + data.len()].copy_from_slice(data);
+        }
+        machine.run(&self.payload.stream, |_, _| {})?;
+        Ok(self
+            .outputs
+            .iter()
+            .map(|p| machine.memories[p.memory][p.offset as usize..(p.offset + p.bytes) as usize].to_vec())
+            .collect())
+    }
+}
