@@ -9,10 +9,10 @@
 //! and the order the NPU reads them in (`weights.rs`), scale records (`scales.rs`), feature-map
 //! addressing (`feature_map.rs`); the functional model (`machine.rs`) with DMA, convolutions
 //! (`conv.rs`), pooling (`pool.rs`) and elementwise addition and subtraction (`elementwise.rs`);
-//! and an `ethos-u` operator of a `.tflite` with Vela's offline memory plan (`operator.rs`).
-//! Not yet: the softmax's elementwise operations (multiplication, shifts, count leading zeros on
-//! 32-bit maps, lookup tables, reduce-sum), 16-bit maps, the U65's second core, the rule checker
-//! and the timing model. The tests run Vela's own streams: the MLPerf Tiny models' layers up to
+//! an `ethos-u` operator of a `.tflite` with Vela's offline memory plan (`operator.rs`); and the
+//! rule checker for DMA and kernel waits (`rules.rs`). Not yet: the softmax's elementwise
+//! operations (multiplication, shifts, count leading zeros on 32-bit maps, lookup tables,
+//! reduce-sum), 16-bit maps, the U65's second core, BLOCKDEP and SRAM rules, and the timing model. The tests run Vela's own streams: the MLPerf Tiny models' layers up to
 //! their softmax, and AD whole, bit-exact with TFLite Micro.
 
 pub mod commands;
@@ -25,6 +25,7 @@ pub mod operator;
 pub mod payload;
 mod pool;
 pub mod registers;
+pub mod rules;
 pub mod scales;
 pub mod stream;
 pub mod weights;

@@ -6,7 +6,9 @@
 //! the NPU reads and writes. Vela's offline memory plan (the model's `OfflineMemoryAllocation`
 //! metadata: three header words, then one arena offset per tensor, -1 for none) places the
 //! scratch tensor and the feature maps in one arena, so their regions overlap where Vela put
-//! them; a tensor outside the plan is a memory of its own.
+//! them; a tensor outside the plan is a memory of its own. A fast scratch tensor other than the
+//! scratch tensor (Vela's Dedicated_Sram mode, the U65's default) is the driver's fast memory,
+//! which replaces the region's base (Arm's core driver), so it is a memory of its own too.
 
 use crate::{
     error::EthosUError,
@@ -95,7 +97,10 @@ impl EthosUOperator {
             };
             let bytes = bytes_of(t)?;
             let constant = data.get(k + 1).copied().flatten().filter(|_| k + 1 < data.len());
-            let place = match (offset_of(t), constant) {
+            // Region 2, the fast scratch: the driver's own memory unless it is the scratch tensor.
+            let fast = k == 2 && tensors.get(1).copied().flatten() != Some(t);
+            let planned = offset_of(t).filter(|_| !fast);
+            let place = match (planned, constant) {
                 (Some(offset), None) => Place { memory: 0, offset, bytes },
                 (_, Some(constant)) => {
                     memories.push(constant.to_vec());
@@ -114,10 +119,14 @@ impl EthosUOperator {
         Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs })
     }
 
+    /// Each region's memory and where in it the region starts.
+    pub fn regions(&self) -> Vec<(usize, u64)> {
+        self.regions.iter().map(|p| (p.memory, p.offset)).collect()
+    }
+
     /// A machine with the operator's memories as they start.
     pub fn machine(&self) -> Machine {
-        let regions = self.regions.iter().map(|p| (p.memory, p.offset)).collect();
-        Machine::new(self.payload.config, self.memories.clone(), regions)
+        Machine::new(self.payload.config, self.memories.clone(), self.regions())
     }
 
     /// Runs the operator on `machine` with `inputs` (one per feature map it reads, its bytes);

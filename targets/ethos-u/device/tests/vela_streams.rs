@@ -4,7 +4,9 @@
 //! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
 
 use std::path::{Path, PathBuf};
-use umac_ethos_u_device::{Instruction, Operation, Payload, decode, operations, payload, weights, weights::Layout};
+use umac_ethos_u_device::{
+    EthosUOperator, Instruction, Operation, Payload, decode, operations, payload, rules, weights, weights::Layout,
+};
 
 fn models() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela");
@@ -262,4 +264,50 @@ fn every_weight_stream_of_velas_models_decodes() {
         }
     }
     assert!(streams > 100 && exact > 100, "{streams} streams, {exact} of their operations' layouts");
+}
+
+/// The ethos-u operator of the Vela model at `path`.
+fn operator_of(path: &Path) -> EthosUOperator {
+    let model = std::fs::read(path).unwrap();
+    let index = umac_frontend::tflite::operators(&model).unwrap().iter().position(|op| op.kind == "ethos-u").unwrap();
+    EthosUOperator::read(&model, index).unwrap()
+}
+
+#[test]
+fn velas_streams_keep_the_rules() {
+    for dir in models() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        // The regions as the model lays them out: on the U55 the scratch and fast scratch are
+        // one tensor, on the U65 two (Vela's default memory modes).
+        let operator = operator_of(&dir.join("model_vela.tflite"));
+        let ops = operations(&decode(&operator.payload.stream).unwrap());
+        let findings = rules::check(&ops, &operator.regions()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            findings.is_empty(),
+            "{name}: {}",
+            findings.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("\n")
+        );
+    }
+}
+
+#[test]
+fn a_stream_without_its_waits_breaks_the_rules() {
+    // Every DMA_WAIT and KERNEL_WAIT of KWS's stream taken out, one at a time: the checker finds
+    // the operation it protected (a wait that protects nothing is reported as such).
+    let operator =
+        operator_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite"));
+    let (payload, regions) = (&operator.payload, operator.regions());
+    let decoded = decode(&payload.stream).unwrap();
+    let (mut waits, mut caught) = (0, 0);
+    for wait in decoded.iter().filter(|i| i.command.name.ends_with("_WAIT")) {
+        let mut words = payload.stream.clone();
+        words.remove(wait.offset / 4);
+        let ops = operations(&decode(&words).unwrap());
+        waits += 1;
+        if !rules::check(&ops, &regions).unwrap().is_empty() {
+            caught += 1;
+        }
+    }
+    assert!(waits >= 10, "{waits}");
+    assert_eq!(caught, waits, "{caught} of {waits} waits removed were caught");
 }

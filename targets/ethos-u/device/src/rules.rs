@@ -1,0 +1,267 @@
+//! The rule checker: what a functional model, which runs each operation to its end, cannot see.
+//! The NPU runs DMA and kernels (convolutions, pools, elementwise operations) at once: a DMA
+//! started by `NPU_OP_DMA_START` is outstanding until an `NPU_OP_DMA_WAIT k` leaves at most `k`
+//! DMAs outstanding, and a kernel until an `NPU_OP_KERNEL_WAIT n` leaves at most `n` kernels,
+//! or until the kernel after next starts: kernels run in order, a kernel overlapping at most the
+//! end of the one before (`NPU_SET_BLOCKDEP`), so once a kernel's command is taken all kernels
+//! before the previous one are done.
+//! So a stream must wait for a DMA before a kernel reads or writes what the DMA writes, or
+//! writes what it reads; and for a kernel before a DMA writes what the kernel reads or writes,
+//! or reads what it writes. The checker assumes nothing finishes early (the worst case the
+//! hardware allows) and reports each operation that touches bytes an outstanding one may still
+//! be writing or reading, with both offsets.
+//!
+//! Not checked yet: `NPU_SET_BLOCKDEP` (how far a kernel may overlap the one before: a kernel
+//! reading its predecessor's output in blocks), the internal SRAM's layout per block
+//! configuration, and lookup-table banks (a table's reader is taken to read all of the SRAM).
+
+use crate::{
+    error::EthosUError,
+    feature_map::{FeatureMap, Which},
+    registers::Operation,
+};
+
+/// Bytes of one memory: `(memory, start, end)`; the internal SRAM is memory `usize::MAX`.
+pub type Span = (usize, u64, u64);
+
+/// What an operation reads and writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub reads: Vec<Span>,
+    pub writes: Vec<Span>,
+}
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The offset of the operation that touches the bytes, and of the outstanding one.
+    pub offset: usize,
+    pub outstanding: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "command stream, offset {:#06x}: {} (outstanding since {:#06x})",
+            self.offset, self.message, self.outstanding
+        )
+    }
+}
+
+const INTERNAL: usize = usize::MAX;
+
+/// The spans the elements of the `[h, w, c]` feature map `map` take, merged, in the memories
+/// `regions` maps regions to (`(memory, base)` each).
+fn map_spans(map: &FeatureMap, [h, w, c]: [u64; 3], regions: &[(usize, u64)]) -> Vec<Span> {
+    let Some(&(memory, base)) = regions.get(map.region as usize) else { return Vec::new() };
+    let mut starts = Vec::with_capacity((h * w * c) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            for z in 0..c {
+                starts.push(base + map.address(y, x, z));
+            }
+        }
+    }
+    starts.sort_unstable();
+    let mut spans: Vec<Span> = Vec::new();
+    for start in starts {
+        let end = start + map.element_bytes;
+        match spans.last_mut() {
+            Some(last) if start <= last.2 => last.2 = last.2.max(end),
+            _ => spans.push((memory, start, end)),
+        }
+    }
+    spans
+}
+
+fn span(regions: &[(usize, u64)], region: u64, address: u64, length: u64) -> Vec<Span> {
+    regions
+        .get(region as usize)
+        .map(|&(m, base)| vec![(m, base + address, base + address + length)])
+        .unwrap_or_default()
+}
+
+fn overlap(a: &[Span], b: &[Span]) -> Option<Span> {
+    a.iter()
+        .flat_map(|x| b.iter().map(move |y| (x, y)))
+        .find_map(|(x, y)| (x.0 == y.0 && x.1 < y.2 && y.1 < x.2).then_some((x.0, x.1.max(y.1), x.2.min(y.2))))
+}
+
+impl Operation {
+    /// The OFM's shape, and the IFM's as the kernel reaches it.
+    fn shapes(&self) -> Result<([u64; 3], [u64; 3]), EthosUError> {
+        let get = |c: &str, f: &str| self.register(c, f);
+        let ofm = [
+            get("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
+            get("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
+            get("NPU_SET_OFM_DEPTH_M1", "depth_m1")? + 1,
+        ];
+        if self.command.name == "NPU_OP_ELEMENTWISE" {
+            return Ok((ofm, ofm));
+        }
+        let [kw, kh] = self.kernel()?;
+        let [sx, sy] = self.stride()?;
+        let [dx, dy] = self.dilation()?;
+        let [top, left, bottom, right] = self.padding()?;
+        let extent = |o: u64, s: u64, k: u64, d: u64, p: u64| ((o - 1) * s + (k - 1) * d + 1).saturating_sub(p);
+        let depth =
+            if self.command.name == "NPU_OP_CONV" { get("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1 } else { ofm[2] };
+        Ok((ofm, [extent(ofm[0], sy, kh, dy, top + bottom), extent(ofm[1], sx, kw, dx, left + right), depth]))
+    }
+
+    /// What the operation reads and writes, in the memories `regions` maps regions to.
+    pub fn access(&self, regions: &[(usize, u64)]) -> Result<Access, EthosUError> {
+        let get = |c: &str, f: &str| self.register(c, f);
+        let name = self.command.name;
+        if name == "NPU_OP_DMA_START" {
+            let length = get("NPU_SET_DMA0_LEN", "addr")?;
+            let end = |side: &str| -> Result<Vec<Span>, EthosUError> {
+                let (region, address) = (
+                    get(&format!("NPU_SET_DMA0_{side}_REGION"), "region")?,
+                    get(&format!("NPU_SET_DMA0_{side}"), "addr")?,
+                );
+                if get(&format!("NPU_SET_DMA0_{side}_REGION"), "region_mode")? == 1 {
+                    return Ok(vec![(INTERNAL, address, address + length)]);
+                }
+                Ok(span(regions, region, address, length))
+            };
+            return Ok(Access { reads: end("SRC")?, writes: end("DST")? });
+        }
+        if !["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"].contains(&name) {
+            return Ok(Access::default());
+        }
+        let (ofm_shape, ifm_shape) = self.shapes()?;
+        let mut reads = map_spans(&self.feature_map(Which::Ifm)?, ifm_shape, regions);
+        if name == "NPU_OP_ELEMENTWISE" {
+            let broadcast = |f: &str| get("NPU_SET_IFM2_BROADCAST", f);
+            if broadcast("broadcast_constant")? == 0 {
+                let one = |f: &str, d: u64| -> Result<u64, EthosUError> { Ok(if broadcast(f)? == 1 { 1 } else { d }) };
+                let shape = [
+                    one("broadcast_h", ofm_shape[0])?,
+                    one("broadcast_w", ofm_shape[1])?,
+                    one("broadcast_c", ofm_shape[2])?,
+                ];
+                reads.extend(map_spans(&self.feature_map(Which::Ifm2)?, shape, regions));
+            }
+        }
+        if name == "NPU_OP_CONV" || name == "NPU_OP_DEPTHWISE" {
+            reads.extend(span(
+                regions,
+                get("NPU_SET_WEIGHT_REGION", "region")?,
+                get("NPU_SET_WEIGHT_BASE", "addr")?,
+                get("NPU_SET_WEIGHT_LENGTH", "length")?,
+            ));
+            reads.extend(span(
+                regions,
+                get("NPU_SET_SCALE_REGION", "region")?,
+                get("NPU_SET_SCALE_BASE", "addr")?,
+                get("NPU_SET_SCALE_LENGTH", "length")?,
+            ));
+        }
+        // A lookup-table activation reads its table from the internal SRAM, where a DMA put it
+        // (which part of the SRAM is not modelled: any of it).
+        if get("NPU_SET_ACTIVATION", "activation_function")? >= 16 {
+            reads.push((INTERNAL, 0, u64::MAX));
+        }
+        Ok(Access { reads, writes: map_spans(&self.feature_map(Which::Ofm)?, ofm_shape, regions) })
+    }
+}
+
+/// Checks the waits of `ops` (a stream's operations) against what each touches, in the memories
+/// `regions` maps regions to; returns what breaks the rules.
+pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>, EthosUError> {
+    let mut dmas: Vec<(usize, Access)> = Vec::new();
+    let mut kernels: Vec<(usize, Access)> = Vec::new();
+    let mut findings = Vec::new();
+    let retire = |queue: &mut Vec<(usize, Access)>, keep: usize| {
+        let done = queue.len().saturating_sub(keep);
+        queue.drain(..done);
+    };
+    for op in ops {
+        let parameter = |field: &str| op.command.field(field).map_or(0, |f| f.value(op.param, 0)) as usize;
+        match op.command.name {
+            "NPU_OP_DMA_WAIT" => retire(&mut dmas, parameter("k")),
+            "NPU_OP_KERNEL_WAIT" => retire(&mut kernels, parameter("n")),
+            "NPU_OP_DMA_START" => {
+                let access = op.access(regions)?;
+                for (at, kernel) in &kernels {
+                    let hazards = [
+                        (overlap(&access.writes, &kernel.reads), "writes bytes a kernel still reads"),
+                        (overlap(&access.writes, &kernel.writes), "writes bytes a kernel still writes"),
+                        (overlap(&access.reads, &kernel.writes), "reads bytes a kernel may not have written yet"),
+                    ];
+                    for (hit, what) in hazards {
+                        if let Some((memory, start, end)) = hit {
+                            let message = format!(
+                                "the DMA {what} (memory {memory}, {start:#x}..{end:#x}) with no NPU_OP_KERNEL_WAIT for it"
+                            );
+                            findings.push(Finding { offset: op.offset, outstanding: *at, message });
+                        }
+                    }
+                }
+                dmas.push((op.offset, access));
+            }
+            name if name != "NPU_OP_STOP" => {
+                let access = op.access(regions)?;
+                if access == Access::default() {
+                    continue;
+                }
+                for (at, dma) in &dmas {
+                    let hazards = [
+                        (overlap(&access.reads, &dma.writes), "reads bytes a DMA may not have written yet"),
+                        (overlap(&access.writes, &dma.writes), "writes bytes a DMA still writes"),
+                        (overlap(&access.writes, &dma.reads), "writes bytes a DMA still reads"),
+                    ];
+                    for (hit, what) in hazards {
+                        if let Some((memory, start, end)) = hit {
+                            let message = format!(
+                                "{} {what} (memory {memory}, {start:#x}..{end:#x}) with no NPU_OP_DMA_WAIT for it",
+                                op.command.name
+                            );
+                            findings.push(Finding { offset: op.offset, outstanding: *at, message });
+                        }
+                    }
+                }
+                retire(&mut kernels, 1);
+                kernels.push((op.offset, access));
+            }
+            _ => {}
+        }
+    }
+    Ok(findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feature_map::Format;
+
+    #[test]
+    fn spans_merge_and_overlap_within_one_memory() {
+        // A 2x2x2 NHWC map at 0x100 of region 1, which lies at 0x40 of memory 3: rows of 4
+        // bytes 8 apart, so two spans.
+        let map = FeatureMap {
+            region: 1,
+            bases: [0x100; 4],
+            strides: [2, 8, 1],
+            format: Format::Nhwc,
+            element_bytes: 1,
+            signed: true,
+            height0: 2,
+            height1: 2,
+            width0: 2,
+            zero_point: 0,
+        };
+        let regions = [(0, 0), (3, 0x40)];
+        let spans = map_spans(&map, [2, 2, 2], &regions);
+        assert_eq!(spans, [(3, 0x140, 0x144), (3, 0x148, 0x14c)]);
+        // The gap between the rows touches neither; the same bytes in another memory neither.
+        assert_eq!(overlap(&spans, &[(3, 0x144, 0x148)]), None);
+        assert_eq!(overlap(&spans, &[(2, 0x140, 0x150)]), None);
+        assert_eq!(overlap(&spans, &[(3, 0x146, 0x14a)]), Some((3, 0x148, 0x14a)));
+        assert_eq!(span(&regions, 1, 0x10, 4), [(3, 0x50, 0x54)]);
+        assert_eq!(span(&regions, 5, 0, 4), []);
+    }
+}
