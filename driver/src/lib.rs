@@ -26,6 +26,12 @@ pub fn register_targets() {
     umac_targets::register();
 }
 
+/// The device that runs custom operators of `code` whole (another compiler's NPU program in a
+/// model), if umac is built with one.
+pub fn custom_operator(code: &str) -> Option<&'static dyn umac_sim::CustomOperator> {
+    umac_targets::custom_operators().into_iter().find(|c| c.custom_code() == code)
+}
+
 /// A context for compiling models: the accelerators registered first, so that their dialects
 /// (their primitive ops) are in it.
 pub fn create_context(options: umac_dialects::ContextOptions) -> melior::Context {

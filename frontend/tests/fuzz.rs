@@ -123,7 +123,7 @@ enum Call {
     TosaToMlir,
     /// The tools' listing for the converter's TOSA: `tflite::operators`, `tflite::io_quantization`
     /// and `tflite::lstm_attribute` of operator 0, `tflite::operand_data` of operator 0,
-    /// `tflite::metadata`, `tflite::io_tensors` and `tflite::tensor_bytes`.
+    /// `tflite::metadata`, `tflite::io_tensors` and `tflite::tensors`.
     Listing,
 }
 
@@ -145,7 +145,7 @@ thread_local! {
                         let data = umac_frontend::tflite::operand_data(&bytes, 0).is_err();
                         let plan = umac_frontend::tflite::metadata(&bytes, "OfflineMemoryAllocation").is_err();
                         let io = umac_frontend::tflite::io_tensors(&bytes).is_err();
-                        let sizes = umac_frontend::tflite::tensor_bytes(&bytes).is_err();
+                        let sizes = umac_frontend::tflite::tensors(&bytes).is_err();
                         listed || quantization || lstm || data || plan || io || sizes
                     }
                 };

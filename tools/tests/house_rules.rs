@@ -139,17 +139,22 @@ fn no_source_file_outside_tests_is_over_700_lines() {
     assert!(long.is_empty(), "over {MAX_LINES} lines:\n{}", long.join("\n"));
 }
 
-/// The accelerators of the registry (`umac-<name>` lines of targets/registry/Cargo.toml).
+/// The accelerators of the registry (`umac-<name>` lines of targets/registry/Cargo.toml), and
+/// its custom-operator devices (`umac-<name>-device` lines: `<name>`).
 fn backend_names(root: &Path) -> Vec<String> {
     let manifest = std::fs::read_to_string(root.join("targets/registry/Cargo.toml")).unwrap();
-    let begin = manifest.find("# accelerators begin").expect("the registry's list");
-    let end = manifest.find("# accelerators end").expect("the registry's list");
-    manifest[begin..end]
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.trim().strip_prefix("umac-"))
-        .map(|l| l.split([' ', '=', '.']).next().unwrap_or_default().to_string())
-        .collect()
+    let section = |name: &str| {
+        let begin = manifest.find(&format!("# {name} begin")).expect("the registry's list");
+        let end = manifest.find(&format!("# {name} end")).expect("the registry's list");
+        manifest[begin..end]
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.trim().strip_prefix("umac-"))
+            .map(|l| l.split([' ', '=', '.']).next().unwrap_or_default())
+            .map(|l| l.strip_suffix("-device").unwrap_or(l).to_string())
+            .collect::<Vec<String>>()
+    };
+    [section("accelerators"), section("custom operators")].concat()
 }
 
 /// Whether `line` holds `word` as a whole word (not inside an identifier).

@@ -192,16 +192,27 @@ pub fn io_tensors(bytes: &[u8]) -> Result<(Vec<usize>, Vec<usize>), Error> {
     Ok((list(subgraph.inputs().map_err(malformed)?), list(subgraph.outputs().map_err(malformed)?)))
 }
 
-/// The bytes each tensor of the first subgraph takes (its shape's elements times its element
-/// type's size; `None` for a type whose size the listing does not know, such as STRING), by
-/// index.
-pub fn tensor_bytes(bytes: &[u8]) -> Result<Vec<Option<u64>>, Error> {
+/// One tensor of the first subgraph, as the listing reads it whatever its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedTensor {
+    pub name: String,
+    pub shape: Vec<i64>,
+    /// Its element type as TFLite names it (`INT8`).
+    pub type_name: &'static str,
+    /// Its bytes: the shape's elements times the element type's size (`None` for a type whose
+    /// size the listing does not know, such as STRING, or a negative dimension).
+    pub bytes: Option<u64>,
+}
+
+/// The tensors of the first subgraph, by index.
+pub fn tensors(bytes: &[u8]) -> Result<Vec<ListedTensor>, Error> {
     let (_, subgraph) = first_subgraph(bytes)?;
-    let mut sizes = Vec::new();
+    let mut listed = Vec::new();
     for tensor in subgraph.tensors().map_err(malformed)?.into_iter().flatten() {
         let tensor = tensor.map_err(malformed)?;
+        let code = tensor.type_().map_err(malformed)?;
         // TFLite's element types by code (`DType::name_of` names them).
-        let size = match tensor.type_().map_err(malformed)? {
+        let size = match code {
             3 | 6 | 9 => Some(1u64),
             1 | 7 | 16 | 18 => Some(2),
             0 | 2 | 15 => Some(4),
@@ -209,13 +220,14 @@ pub fn tensor_bytes(bytes: &[u8]) -> Result<Vec<Option<u64>>, Error> {
             11 => Some(16),
             _ => None,
         };
-        let elements = tensor
-            .shape()
-            .map_err(malformed)?
-            .into_iter()
-            .flatten()
-            .try_fold(1u64, |n, d| u64::try_from(d).ok().and_then(|d| n.checked_mul(d)));
-        sizes.push(size.zip(elements).and_then(|(s, n)| s.checked_mul(n)));
+        let shape: Vec<i64> = tensor.shape().map_err(malformed)?.into_iter().flatten().map(i64::from).collect();
+        let elements = shape.iter().try_fold(1u64, |n, &d| u64::try_from(d).ok().and_then(|d| n.checked_mul(d)));
+        listed.push(ListedTensor {
+            name: tensor.name().map_err(malformed)?.unwrap_or_default().to_string(),
+            shape,
+            type_name: DType::name_of(code),
+            bytes: size.zip(elements).and_then(|(s, n)| s.checked_mul(n)),
+        });
     }
-    Ok(sizes)
+    Ok(listed)
 }

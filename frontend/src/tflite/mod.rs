@@ -29,7 +29,7 @@ pub use crate::Error;
 pub(crate) use crate::emit;
 pub use builtin_operators::BUILTIN_OPERATORS;
 pub use listing::{
-    Listed, io_quantization, io_tensors, lstm_attribute, metadata, operand_data, operators, tensor_bytes,
+    Listed, ListedTensor, io_quantization, io_tensors, lstm_attribute, metadata, operand_data, operators, tensors,
 };
 pub use model::{DType, Model, Operator, Quantization, Subgraph, Tensor, read};
 pub use ops::SUPPORTED;

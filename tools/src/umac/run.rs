@@ -1,6 +1,8 @@
 //! `umac run MODEL --input A.npy ... --output Y.npy ... [--engine E] [--entry F] [--target T]
 //! [--report] [--dump-intermediates DIR] [--sequence]`.
 
+mod custom;
+
 use super::CompileViews;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -16,7 +18,9 @@ use umac_runtime::{Tensor, read_npy, write_npy};
 /// Arguments of `umac run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file (converted as by `umac compile`).
+    /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file (converted as by
+    /// `umac compile`, or, when it is one custom operator a device umac has runs, such as Vela's
+    /// `ethos-u`, run whole on that device).
     model: PathBuf,
     /// An input tensor (.npy), one per argument of the entry function, in order.
     #[arg(long = "input", value_name = "NPY")]
@@ -226,6 +230,9 @@ impl RunArgs {
 /// already said it all).
 pub fn run(args: &RunArgs) -> Result<(), String> {
     umac_driver::register_targets();
+    if custom::run(args)? {
+        return Ok(());
+    }
     let targets = run_targets(args)?;
     let name = args.model.display().to_string();
     let bytes = super::tflite::read_model(&args.model)?.bytes;

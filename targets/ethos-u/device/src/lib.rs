@@ -32,7 +32,7 @@ pub mod weights;
 
 pub use error::EthosUError;
 pub use machine::Machine;
-pub use operator::EthosUOperator;
+pub use operator::{CUSTOM_OPERATOR, EthosUOperator};
 pub use payload::{Config, Payload};
 pub use registers::{Operation, Registers, operations};
 pub use stream::{Instruction, decode};

@@ -73,7 +73,8 @@ impl EthosUOperator {
             model_error(format!("operator #{index}: its first input is not a constant command stream"))
         })?)
         .map_err(at)?;
-        let sizes = umac_frontend::tflite::tensor_bytes(model).map_err(fail)?;
+        let sizes: Vec<Option<u64>> =
+            umac_frontend::tflite::tensors(model).map_err(fail)?.iter().map(|t| t.bytes).collect();
         let plan = offline_plan(model)?;
         // The regions' tensors: the inputs after the payload, then the outputs.
         let tensors: Vec<Option<usize>> =
@@ -156,5 +157,28 @@ impl EthosUOperator {
             .iter()
             .map(|p| machine.memories[p.memory][p.offset as usize..(p.offset + p.bytes) as usize].to_vec())
             .collect())
+    }
+}
+
+/// Runs `ethos-u` operators for `umac run` (`targets/registry` lists it).
+pub struct Runner;
+
+/// What the registry lists.
+pub static CUSTOM_OPERATOR: Runner = Runner;
+
+impl umac_sim::CustomOperator for Runner {
+    fn custom_code(&self) -> &'static str {
+        CUSTOM_CODE
+    }
+
+    fn configuration(&self, model: &[u8], index: usize) -> Result<String, umac_sim::device::DeviceError> {
+        let operator = EthosUOperator::read(model, index).map_err(|e| e.to_string())?;
+        Ok(operator.payload.config.name())
+    }
+
+    fn run(&self, model: &[u8], index: usize, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, umac_sim::device::DeviceError> {
+        let operator = EthosUOperator::read(model, index).map_err(|e| e.to_string())?;
+        let mut machine = operator.machine();
+        Ok(operator.run(&mut machine, inputs).map_err(|e| e.to_string())?)
     }
 }

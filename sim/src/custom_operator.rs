@@ -1,0 +1,20 @@
+//! Devices that run a model's custom operator whole: an NPU's program compiled by another
+//! compiler and carried in the model, such as Arm Vela's `ethos-u` operator in a `.tflite`.
+//! `umac run` runs a model of such an operator on the device a target supplies
+//! (`targets/registry` lists them), naming no device itself.
+
+use crate::device::DeviceError;
+
+/// A device running custom operators of one custom code.
+pub trait CustomOperator: Sync {
+    /// The custom code the model gives the operator (`ethos-u`).
+    fn custom_code(&self) -> &'static str;
+
+    /// The configuration operator `index` of `model` (a `.tflite` file's bytes) was compiled for,
+    /// as a target string names it (`ethos-u55-128`).
+    fn configuration(&self, model: &[u8], index: usize) -> Result<String, DeviceError>;
+
+    /// Runs operator `index` of `model` on `inputs` (the bytes of each tensor it reads, in the
+    /// order of its inputs, past the program and its memories); returns its outputs' bytes.
+    fn run(&self, model: &[u8], index: usize, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, DeviceError>;
+}

@@ -1,0 +1,63 @@
+//! `umac run` of a model that is one Vela-compiled `ethos-u` operator: it runs whole on the
+//! Ethos-U device's functional model (targets/ethos-u/device), bit-exact with TFLite Micro where
+//! the device models every operation; anything else is an error naming the model, the operator
+//! and the command, with exit code 1.
+
+use std::{path::PathBuf, process::Command};
+use umac_runtime::read_npy;
+
+fn umac(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_umac")).args(args).output().expect("umac starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn vela(model: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.join(format!("targets/ethos-u/device/tests/vela/{model}-ethos-u55-128/model_vela.tflite"))
+        .display()
+        .to_string()
+}
+
+fn reference(model: &str, file: &str) -> String {
+    umac_runtime::testdata::dir(&format!("models/mlperf-tiny/{model}")).join("ref").join(file).display().to_string()
+}
+
+#[test]
+fn ad_compiled_by_vela_runs_bit_exact_with_tflite_micro() {
+    let dir = std::env::temp_dir().join(format!("umac-run-vela-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for k in 0..5 {
+        let out = dir.join(format!("ad_{k}.npy"));
+        let input = reference("ad", &format!("input_{k}.npy"));
+        let (code, stderr) = umac(&["run", &vela("ad"), "--input", &input, "--output", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        let (got, expected) =
+            (read_npy(&out).unwrap(), read_npy(reference("ad", &format!("output_{k}.npy")).as_ref()).unwrap());
+        assert_eq!((got.dtype, &got.shape, &got.data), (expected.dtype, &expected.shape, &expected.data), "input {k}");
+    }
+    // The configuration it was compiled for may be named; another is an error.
+    let input = reference("ad", "input_0.npy");
+    assert_eq!(umac(&["run", &vela("ad"), "--input", &input, "--target", "ethos-u55-128"]).0, 0);
+    let (code, stderr) = umac(&["run", &vela("ad"), "--input", &input, "--target", "ethos-u65-256"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("its ethos-u operator was compiled for ethos-u55-128, not ethos-u65-256"), "{stderr}");
+}
+
+#[test]
+fn what_the_device_does_not_model_yet_is_an_error_at_the_command() {
+    // KWS's softmax starts with a lookup table copied into the NPU's internal SRAM.
+    let (code, stderr) = umac(&["run", &vela("kws"), "--input", &reference("kws", "input_0.npy")]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("operator #0 (ethos-u, output 'Identity'): command stream, offset 0x06e0 (NPU_OP_DMA_START)")
+            && stderr.contains("not supported by the simulator yet"),
+        "{stderr}"
+    );
+    // An input of another shape, and flags that need what is not built yet.
+    let (code, stderr) = umac(&["run", &vela("ad"), "--input", &reference("kws", "input_0.npy")]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("holds int8 1x49x10x1, the model's input 'input_1' is INT8 [1, 640]"), "{stderr}");
+    let (code, stderr) = umac(&["run", &vela("ad"), "--input", &reference("ad", "input_0.npy"), "--report"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--report does not apply yet"), "{stderr}");
+}
