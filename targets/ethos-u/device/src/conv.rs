@@ -18,15 +18,14 @@ use crate::{
     weights::{self, Layout},
 };
 
-/// TFLite's `SaturatingRoundingDoublingHighMul`: `round(a · b / 2^31)`, saturated.
-fn doubling_high_mul(a: i64, b: i64) -> i64 {
-    if a == i64::from(i32::MIN) && b == i64::from(i32::MIN) {
-        return i64::from(i32::MAX);
+/// `round(a · b / 2^shift)`, halves rounded up (toward +∞), exactly: TFLite's
+/// `SaturatingRoundingDoublingHighMul` is this with `shift` 31 (short of its one saturating case).
+fn rounding_high_mul(a: i64, b: i64, shift: u32) -> i64 {
+    let product = i128::from(a) * i128::from(b);
+    if shift == 0 {
+        return product as i64;
     }
-    let product = a * b;
-    let nudge = if product >= 0 { 1 << 30 } else { 1 - (1 << 30) };
-    // Division rounding toward zero, as C++'s.
-    (product + nudge) / (1 << 31)
+    ((product + (1i128 << (shift - 1))) >> shift) as i64
 }
 
 /// TFLite's `RoundingDivideByPOT`: `x / 2^shift` rounded half away from zero.
@@ -40,15 +39,16 @@ fn rounding_shift(x: i64, shift: u32) -> i64 {
     (x >> shift) + i64::from(remainder > threshold)
 }
 
-/// `acc` scaled by `multiplier` and the record's `shift` (`ROUND_MODE_DBL`).
+/// `acc` scaled by `multiplier` and the record's `shift` (`ROUND_MODE_DBL`): TFLite's
+/// `MultiplyByQuantizedMultiplier`, whose shift counts 31 for the high multiplication: up to 31,
+/// one rounding (a left shift then the high multiplication); past it, the high multiplication
+/// then a rounding right shift by the rest, rounded again.
 pub fn scale_dbl(acc: i64, multiplier: u32, shift: u32) -> i64 {
-    let acc = acc.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+    let multiplier = i64::from(multiplier);
     if shift <= 31 {
-        let left = 31 - shift;
-        let shifted = (acc << left).clamp(i64::from(i32::MIN), i64::from(i32::MAX));
-        doubling_high_mul(shifted, i64::from(multiplier as i32))
+        rounding_high_mul(acc, multiplier, shift)
     } else {
-        rounding_shift(doubling_high_mul(acc, i64::from(multiplier as i32)), shift - 31)
+        rounding_shift(rounding_high_mul(acc, multiplier, 31), shift - 31)
     }
 }
 
@@ -189,8 +189,12 @@ mod tests {
         assert_eq!(scale_dbl(-100, 1 << 30, 33), -13);
         // Shift 30: a left shift of 1 first (x · 2 · 0.5).
         assert_eq!(scale_dbl(7, 1 << 30, 30), 7);
-        // TFLite's one saturating case.
-        assert_eq!(doubling_high_mul(i64::from(i32::MIN), i64::from(i32::MIN)), i64::from(i32::MAX));
+        // Shift 0: the product itself, however wide.
+        assert_eq!(scale_dbl(71, 1, 0), 71);
+        assert_eq!(scale_dbl(1 << 40, 3, 0), 3 << 40);
+        // Halves round up at the high multiplication: -0.5 → 0, -1.5 → -1.
+        assert_eq!(rounding_high_mul(-1, 1 << 30, 31), 0);
+        assert_eq!(rounding_high_mul(-3, 1 << 30, 31), -1);
         assert_eq!(rounding_shift(-6, 2), -2);
         assert_eq!(rounding_shift(5, 1), 3);
     }

@@ -1,13 +1,20 @@
-//! Elementwise operations (`NPU_OP_ELEMENTWISE`) of two operands, the IFM and the IFM2 (or the
-//! scalar `NPU_SET_IFM2_SCALAR` with `broadcast_constant`; an IFM2 of height, width or depth one
-//! may broadcast), each less its zero point.
+//! Elementwise operations (`NPU_OP_ELEMENTWISE`) of the IFM and the IFM2 (which may broadcast
+//! along height, width or depth, or be the scalar `NPU_SET_IFM2_SCALAR`), each less its zero
+//! point, or of the IFM alone (`ABS`, `CLZ`).
 //!
-//! `ADD` and `SUB` scale the operands to a common scale first, as TFLite's kernels do after
-//! shifting them left by 20 bits (8-bit maps; 15 for 16-bit): with `IFM_SCALE_MODE_OPA_32` the
-//! IFM by `NPU_SET_OPA_SCALE` (a 32-bit multiplier and its shift, the left shift folded in) and
-//! the IFM2 by half the shift (it holds the larger scale), with `IFM_SCALE_MODE_OPB_32` the other
-//! way round; then the sum or difference is scaled by `NPU_SET_OFM_SCALE` like a convolution's
-//! accumulator. Any other mode or operation is not modelled yet: an error at the operation.
+//! `ADD` and `SUB` scale the operands to a common scale first. With `IFM_SCALE_MODE_OPA_32` or
+//! `OPB_32` they follow TFLite's kernels: both shifted left by 20 bits (8-bit maps; 15 for
+//! 16-bit), the operand with the smaller scale multiplied by `NPU_SET_OPA_SCALE` (a 32-bit
+//! multiplier and its shift, the left shift folded in), the other halved. With
+//! `IFM_SCALE_MODE_OPA_OPB_16` each operand is multiplied by its 16-bit scale (`OPA_SCALE`,
+//! `OPB_SCALE`). `MUL` multiplies the operands (of 32-bit maps, a fixed-point product: see
+//! [`FIXED_POINT_SHIFT`]). Then the result is scaled by `NPU_SET_OFM_SCALE`
+//! as a convolution's accumulator is (`pool::scale`, by the rounding mode), and goes through the
+//! output stage. `SHR` shifts the IFM right by the IFM2, rounding as the rounding mode says;
+//! `SHL` left; `CLZ` counts the leading zeros of the 32-bit IFM.
+//!
+//! A lookup-table activation (`ACTIVATION_FUNCTION_TABLE_n`) maps the result, clamped to the
+//! clip range, to an entry of table `n` in the internal SRAM (where a DMA copied it).
 
 use crate::{
     error::EthosUError,
@@ -18,78 +25,176 @@ use crate::{
 };
 
 /// The left shift of an operand of `bytes`-byte elements before it is scaled.
-fn input_shift(bytes: u64) -> Option<u32> {
+fn input_shift(bytes: u64) -> u32 {
     match bytes {
-        1 => Some(20),
-        2 => Some(15),
-        _ => None,
+        1 => 20,
+        2 => 15,
+        _ => 0,
     }
 }
+
+/// What a `MUL` of 32-bit maps with a shifted `OFM_SCALE` shifts its 64-bit product right by
+/// beyond the scale's own shift: Vela programs `(2^30, 31)` for gemmlowp's fixed-point product
+/// `round(a · b / 2^31)` and `(2^30, 30)` for twice it, in its softmax (found on Vela's streams:
+/// with it the MLPerf Tiny models' softmaxes are bit-exact with TFLite Micro).
+const FIXED_POINT_SHIFT: u32 = 30;
+
+/// The elementwise modes (`elementwise_mode`).
+const MUL: u64 = 0;
+const ADD: u64 = 1;
+const SUB: u64 = 2;
+const ABS: u64 = 6;
+const CLZ: u64 = 7;
+const SHR: u64 = 8;
+const SHL: u64 = 9;
 
 impl Machine {
     pub(crate) fn elementwise(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let mode = op.command.field("elementwise_mode").map_or(u64::MAX, |f| f.value(op.param, 0));
-        let subtract = match mode {
-            1 => false,
-            2 => true,
-            _ => return Err(op.unsupported(&format!("elementwise mode {}", op.command.fields[0].show(mode)))),
-        };
-        let (ifm, ifm2, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ifm2)?, op.feature_map(Which::Ofm)?);
-        let broadcast = |field: &str| op.register("NPU_SET_IFM2_BROADCAST", field);
-        if broadcast("broadcast_h")?
-            + broadcast("broadcast_w")?
-            + broadcast("broadcast_c")?
-            + broadcast("broadcast_constant")?
-            != 0
-        {
-            return Err(op.unsupported("a broadcast IFM2"));
+        if ![MUL, ADD, SUB, ABS, CLZ, SHR, SHL].contains(&mode) {
+            return Err(op.unsupported(&format!("elementwise mode {}", op.command.fields[0].show(mode))));
         }
-        if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
-            return Err(op.unsupported("an activation other than a clamp"));
-        }
+        let unary = mode == ABS || mode == CLZ;
+        let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
         let shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
             op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
             op.register("NPU_SET_OFM_DEPTH_M1", "depth_m1")? + 1,
         ];
-        let shift =
-            input_shift(ifm.element_bytes).filter(|_| ifm2.element_bytes == ifm.element_bytes).ok_or_else(|| {
-                op.unsupported(&format!(
-                    "adding maps of {} and {} bytes an element",
-                    ifm.element_bytes, ifm2.element_bytes
-                ))
-            })?;
         let a = self.feature_map_values(op, &ifm, shape, "the IFM")?;
-        let b = self.feature_map_values(op, &ifm2, shape, "the IFM2")?;
-        // IFM2_OPERAND_ORDER_ORDER_A: the IFM2 is the first operand.
-        let reversed = op.register("NPU_SET_IFM2_BROADCAST", "operand_order")? == 1;
-        let scaled_first = match op.register("NPU_SET_IFM_PRECISION", "scale_mode")? {
-            1 => true,
-            2 => false,
-            _ => return Err(op.unsupported("IFM_SCALE_MODE_OPA_OPB_16")),
-        };
-        let (multiplier, opa_shift) =
-            (op.register("NPU_SET_OPA_SCALE", "scale")?, op.register("NPU_SET_OPA_SCALE", "shift")?);
+        let (b, zero_b) = if unary { (vec![0; a.len()], 0) } else { self.second_operand(op, shape)? };
+        let reversed = !unary && op.register("NPU_SET_IFM2_BROADCAST", "operand_order")? == 1;
+        let scale_mode = op.register("NPU_SET_IFM_PRECISION", "scale_mode")?;
+        let (opa, opa_shift) = (op.register("NPU_SET_OPA_SCALE", "scale")?, op.register("NPU_SET_OPA_SCALE", "shift")?);
+        let opb = if unary || mode != ADD && mode != SUB { 0 } else { op.register("NPU_SET_OPB_SCALE", "scale")? };
         let (ofm_multiplier, ofm_shift) =
             (op.register("NPU_SET_OFM_SCALE", "scale")?, op.register("NPU_SET_OFM_SCALE", "shift")?);
         let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
         let stage = OutputStage::of(op, &ofm)?;
-        let (zero_a, zero_b) = (ifm.zero(), ifm2.zero());
-        let out: Vec<i64> = a
-            .iter()
-            .zip(&b)
-            .map(|(&a, &b)| {
-                let (first, second) = if reversed { (b - zero_b, a - zero_a) } else { (a - zero_a, b - zero_b) };
-                let rescale = |x: i64| scale(x << shift, multiplier as u32, opa_shift as u32 + shift, rounding);
-                let (first, second) = if scaled_first {
-                    (rescale(first), second << (shift - 1))
-                } else {
-                    (first << (shift - 1), rescale(second))
-                };
-                let combined = if subtract { first - second } else { first + second };
-                stage.apply(scale(combined, ofm_multiplier as u32, ofm_shift as u32, rounding))
+        let table = self.lookup_table(op)?;
+        let shift = input_shift(ifm.element_bytes);
+        let zero_a = ifm.zero();
+        let mut out = Vec::with_capacity(a.len());
+        for (&a, &b) in a.iter().zip(&b) {
+            let (first, second) = if reversed { (b - zero_b, a - zero_a) } else { (a - zero_a, b - zero_b) };
+            let value = match mode {
+                ADD | SUB => {
+                    let (first, second) = match scale_mode {
+                        0 => (first * opa as i64, second * opb as i64),
+                        1 | 2 => {
+                            let rescale = |x: i64| scale(x << shift, opa as u32, opa_shift as u32 + shift, rounding);
+                            let half = |x: i64| x << shift.saturating_sub(1);
+                            if scale_mode == 1 {
+                                (rescale(first), half(second))
+                            } else {
+                                (half(first), rescale(second))
+                            }
+                        }
+                        _ => return Err(op.unsupported("this IFM scale mode")),
+                    };
+                    let combined = if mode == SUB { first - second } else { first + second };
+                    scale(combined, ofm_multiplier as u32, ofm_shift as u32, rounding)
+                }
+                MUL => {
+                    // A product of 32-bit maps is fixed point: a shifted scale takes 30 more bits.
+                    let extra = if ofm_shift == 0 || ifm.element_bytes != 4 { 0 } else { FIXED_POINT_SHIFT };
+                    scale(first * second, ofm_multiplier as u32, ofm_shift as u32 + extra, rounding)
+                }
+                ABS => scale(first.abs(), ofm_multiplier as u32, ofm_shift as u32, rounding),
+                CLZ => i64::from((first as u32).leading_zeros()),
+                SHR => {
+                    let by = second.clamp(0, 63) as u32;
+                    match rounding {
+                        2 if by > 0 => (first + (1 << (by - 1))) >> by,
+                        1 if by > 0 => first / (1 << by),
+                        0 if by > 0 => scale(first, 1, by, 0),
+                        _ => first >> by,
+                    }
+                }
+                _ => first << second.clamp(0, 63),
+            };
+            let value = stage.apply(value);
+            out.push(match &table {
+                Some(entries) => entries[(value.clamp(-128, 127) + 128) as usize],
+                None => value,
+            });
+        }
+        self.store_feature_map(op, &ofm, shape, &out, "the OFM")
+    }
+
+    /// The IFM2's elements for an OFM of `shape` (broadcast where the IFM2 is one element along a
+    /// dimension, or the scalar), and its zero point.
+    fn second_operand(&self, op: &Operation, [h, w, c]: [u64; 3]) -> Result<(Vec<i64>, i64), EthosUError> {
+        let flag = |field: &str| op.register("NPU_SET_IFM2_BROADCAST", field);
+        let ifm2 = op.feature_map(Which::Ifm2)?;
+        if flag("broadcast_constant")? == 1 {
+            let raw = op.register("NPU_SET_IFM2_SCALAR", "scalar")?;
+            let scalar = if ifm2.signed { i64::from(raw as u16 as i16) } else { raw as i64 };
+            return Ok((vec![scalar; (h * w * c) as usize], ifm2.zero()));
+        }
+        let dims = [(flag("broadcast_h")?, h), (flag("broadcast_w")?, w), (flag("broadcast_c")?, c)]
+            .map(|(b, d)| if b == 1 { 1 } else { d });
+        let values = self.feature_map_values(op, &ifm2, dims, "the IFM2")?;
+        let mut out = Vec::with_capacity((h * w * c) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let (y, x, z) = (y.min(dims[0] - 1), x.min(dims[1] - 1), z.min(dims[2] - 1));
+                    out.push(values[((y * dims[1] + x) * dims[2] + z) as usize]);
+                }
+            }
+        }
+        Ok((out, ifm2.zero()))
+    }
+
+    /// The lookup table of the operation's activation, if it is one: a value clamped to int8 (the
+    /// clip range `FORCE_INT8`) indexes 256 entries of the OFM's element size, the table `n` of
+    /// `ACTIVATION_FUNCTION_TABLE_n` at `n` tables from the internal SRAM's last 2 KiB.
+    /// Its 256 entries, indexed by the value plus 128.
+    fn lookup_table(&self, op: &Operation) -> Result<Option<Vec<i64>>, EthosUError> {
+        let function = op.register("NPU_SET_ACTIVATION", "activation_function")?;
+        if function == 0 {
+            return Ok(None);
+        }
+        if !(16..24).contains(&function) {
+            return Err(op.unsupported("a TANH or SIGMOID activation"));
+        }
+        if op.register("NPU_SET_ACTIVATION", "activation_clip_range")? != 3 {
+            return Err(op.unsupported("a lookup table indexed by other than int8 values"));
+        }
+        let entry = op.feature_map(Which::Ofm)?.element_bytes as usize;
+        let start = self.shram.len().saturating_sub(2048) + (function as usize - 16) * 256 * entry;
+        let table = self
+            .shram
+            .get(start..start + 256 * entry)
+            .ok_or_else(|| op.error(format!("lookup table {} lies outside the internal SRAM", function - 16)))?;
+        let entries: Vec<i64> = table
+            .chunks_exact(entry)
+            .map(|e| {
+                let mut raw = [0u8; 8];
+                raw[..entry].copy_from_slice(e);
+                let shift = 64 - 8 * entry as u32;
+                (i64::from_le_bytes(raw) << shift) >> shift
             })
             .collect();
-        self.store_feature_map(op, &ofm, shape, &out, "the OFM")
+        Ok(Some(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fixed_point_product_is_gemmlowps() {
+        // (2^30, 31): round(a · b / 2^31), 0.5 · 0.5 = 0.25 in Q0.31; (2^30, 30): twice it.
+        let product = |a: i64, b: i64, shift: u32| scale(a * b, 1 << 30, shift + FIXED_POINT_SHIFT, 0);
+        assert_eq!(product(1 << 30, 1 << 30, 31), 1 << 29);
+        assert_eq!(product(1 << 30, 1 << 30, 30), 1 << 30);
+        // gemmlowp's SaturatingRoundingDoublingHighMul(1524418560, -1010580540).
+        let expected = ((1_524_418_560i64 * -1_010_580_540 + (1 - (1 << 30))) / (1 << 31)) as i64;
+        assert_eq!(product(1_524_418_560, -1_010_580_540, 31), expected);
+        assert_eq!(input_shift(1), 20);
+        assert_eq!(input_shift(4), 0);
     }
 }

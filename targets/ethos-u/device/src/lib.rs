@@ -8,12 +8,13 @@
 //! it; the register state each operation starts on (`registers.rs`); compressed weight streams
 //! and the order the NPU reads them in (`weights.rs`), scale records (`scales.rs`), feature-map
 //! addressing (`feature_map.rs`); the functional model (`machine.rs`) with DMA, convolutions
-//! (`conv.rs`), pooling (`pool.rs`) and elementwise addition and subtraction (`elementwise.rs`);
-//! an `ethos-u` operator of a `.tflite` with Vela's offline memory plan (`operator.rs`); and the
-//! rule checker for DMA and kernel waits (`rules.rs`). Not yet: the softmax's elementwise
-//! operations (multiplication, shifts, count leading zeros on 32-bit maps, lookup tables,
-//! reduce-sum), 16-bit maps, the U65's second core, BLOCKDEP and SRAM rules, and the timing model. The tests run Vela's own streams: the MLPerf Tiny models' layers up to
-//! their softmax, and AD whole, bit-exact with TFLite Micro.
+//! (`conv.rs`), pooling (`pool.rs`) and elementwise operations with lookup tables
+//! (`elementwise.rs`); an `ethos-u` operator of a `.tflite` with Vela's offline memory plan,
+//! which `umac run` runs (`operator.rs`); and the rule checker for DMA and kernel waits
+//! (`rules.rs`). Vela's streams for the four MLPerf Tiny models run bit-exact with TFLite Micro
+//! (KWS on every single-core configuration). Not yet: 16-bit maps, the U65-512's second core,
+//! the elementwise MIN, MAX and LRELU, TANH and SIGMOID activations, BLOCKDEP and SRAM rules,
+//! and the timing model.
 
 pub mod commands;
 mod conv;

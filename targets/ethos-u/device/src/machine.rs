@@ -1,9 +1,10 @@
 //! The functional model: memory regions, and the operations of a command stream run on them
 //! one after another (the waits order nothing in a model that runs each operation to its end).
 //!
-//! So far: external DMA, and convolutions and depthwise convolutions of 8-bit feature maps with
-//! per-channel scaling (`conv.rs`). Any other operation, or a field value the model does not
-//! implement yet, is an error at the operation, never a guess.
+//! DMA (between regions, and into the internal SRAM for lookup tables), convolutions and
+//! depthwise convolutions (`conv.rs`), pooling (`pool.rs`) and elementwise operations
+//! (`elementwise.rs`). Any other operation, or a field value the model does not implement yet,
+//! is an error at the operation, never a guess.
 
 use crate::{
     error::EthosUError,
@@ -22,11 +23,14 @@ pub struct Machine {
     pub memories: Vec<Vec<u8>>,
     /// The memory of each region and where in it the region starts.
     pub regions: Vec<(usize, u64)>,
+    /// The internal SRAM (SHRAM), which DMA reaches in `DMA_REGION_MODE_INTERNAL`: lookup tables.
+    pub shram: Vec<u8>,
 }
 
 impl Machine {
     pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<(usize, u64)>) -> Machine {
-        Machine { config, memories, regions }
+        let shram = vec![0; config.shram_kib as usize * 1024];
+        Machine { config, memories, regions, shram }
     }
 
     /// The bytes of region `region`, from its start.
@@ -96,18 +100,27 @@ impl Machine {
         Ok(&mut memory[address as usize..(address + length) as usize])
     }
 
-    /// A copy between regions (`NPU_SET_DMA0_*`); a copy into the internal SRAM (a lookup table)
-    /// is not modelled yet.
+    /// A copy between regions, or from a region into the internal SRAM (`NPU_SET_DMA0_*`).
     fn dma(&mut self, op: &Operation) -> Result<(), EthosUError> {
-        if op.register("NPU_SET_DMA0_DST_REGION", "region_mode")? != 0
-            || op.register("NPU_SET_DMA0_SRC_REGION", "region_mode")? != 0
-        {
-            return Err(op.unsupported("a DMA to or from the internal SRAM"));
+        if op.register("NPU_SET_DMA0_SRC_REGION", "region_mode")? != 0 {
+            return Err(op.unsupported("a DMA from the internal SRAM"));
         }
         let source = (op.register("NPU_SET_DMA0_SRC_REGION", "region")?, op.register("NPU_SET_DMA0_SRC", "addr")?);
         let destination = (op.register("NPU_SET_DMA0_DST_REGION", "region")?, op.register("NPU_SET_DMA0_DST", "addr")?);
         let length = op.register("NPU_SET_DMA0_LEN", "addr")?;
         let bytes = self.read(op, source.0, source.1, length, "the DMA's source")?.to_vec();
+        if op.register("NPU_SET_DMA0_DST_REGION", "region_mode")? == 1 {
+            let end =
+                destination.1.checked_add(length).filter(|&end| end <= self.shram.len() as u64).ok_or_else(|| {
+                    let size = self.shram.len();
+                    op.error(format!(
+                        "the DMA's destination ({length} bytes at {:#x}) lies outside the internal SRAM ({size} bytes)",
+                        destination.1
+                    ))
+                })?;
+            self.shram[destination.1 as usize..end as usize].copy_from_slice(&bytes);
+            return Ok(());
+        }
         self.write(op, destination.0, destination.1, length, "the DMA's destination")?.copy_from_slice(&bytes);
         Ok(())
     }

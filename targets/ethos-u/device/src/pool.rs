@@ -27,17 +27,14 @@ pub fn scale(acc: i64, multiplier: u32, shift: u32, mode: u64) -> i64 {
 impl Machine {
     pub(crate) fn pool(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
-        for (map, what) in [(&ifm, "an IFM"), (&ofm, "an OFM")] {
-            if map.element_bytes != 1 {
-                return Err(op.unsupported(&format!("pooling {what} of {} bytes an element", map.element_bytes)));
-            }
-        }
         // The mode is the operation's own parameter.
         let mode = match op.command.field("pooling_mode").map(|f| f.value(op.param, 0)) {
-            Some(0) => 0,
-            Some(1) => 1,
-            _ => return Err(op.unsupported("a reduce-sum pool")),
+            Some(mode @ 0..=2) => mode,
+            _ => return Err(op.unsupported("this pooling mode")),
         };
+        if mode == 2 {
+            return self.reduce_sum(op);
+        }
         if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
             return Err(op.unsupported("an activation other than a clamp"));
         }
@@ -88,6 +85,32 @@ impl Machine {
             }
         }
         self.store_feature_map(op, &ofm, ofm_shape, &out, "the OFM")
+    }
+}
+
+impl Machine {
+    /// `POOLING_MODE_REDUCE_SUM`: each pixel's IFM channels (less the zero point) summed into the
+    /// OFM's one channel, scaled and through the output stage.
+    fn reduce_sum(&mut self, op: &Operation) -> Result<(), EthosUError> {
+        let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
+        let [h, w] = [
+            op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
+            op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
+        ];
+        let depth = op.register("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1;
+        let input = self.feature_map_values(op, &ifm, [h, w, depth], "the IFM")?;
+        let (shift, multiplier) =
+            (op.register("NPU_SET_OFM_SCALE", "shift")?, op.register("NPU_SET_OFM_SCALE", "scale")?);
+        let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
+        let stage = OutputStage::of(op, &ofm)?;
+        let zero = ifm.zero();
+        let out: Vec<i64> = input
+            .chunks(depth as usize)
+            .map(|pixel| {
+                stage.apply(scale(pixel.iter().map(|v| v - zero).sum(), multiplier as u32, shift as u32, rounding))
+            })
+            .collect();
+        self.store_feature_map(op, &ofm, [h, w, 1], &out, "the OFM")
     }
 }
 

@@ -212,3 +212,25 @@ fn ic_residual_additions_match_the_reference() {
     }
     assert_eq!(checked, 3);
 }
+
+#[test]
+fn the_mlperf_tiny_models_run_whole_bit_exact_with_tflite_micro() {
+    // Every model on the U55-128, KWS on every single-core configuration: five reference inputs
+    // each, run one after another on one machine.
+    let mut runs =
+        vec![("kws", "ethos-u55-128"), ("vww", "ethos-u55-128"), ("ic", "ethos-u55-128"), ("ad", "ethos-u55-128")];
+    runs.extend(["ethos-u55-32", "ethos-u55-64", "ethos-u55-256", "ethos-u65-256"].map(|c| ("kws", c)));
+    for (model, configuration) in runs {
+        let file = std::fs::read(root().join(format!("tests/vela/{model}-{configuration}/model_vela.tflite"))).unwrap();
+        let operator = EthosUOperator::read(&file, 0).unwrap();
+        let mut machine = operator.machine();
+        let reference = root().join(format!("../../../test/models/mlperf-tiny/{model}/ref"));
+        for k in 0..5 {
+            let input = npy_data(&reference.join(format!("input_{k}.npy")));
+            let outputs =
+                operator.run(&mut machine, &[&input]).unwrap_or_else(|e| panic!("{model} {configuration}: {e}"));
+            let expected = npy_data(&reference.join(format!("output_{k}.npy")));
+            assert_eq!(outputs[0], expected, "{model} on the {configuration}, input {k}");
+        }
+    }
+}
