@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(product(1 << 30, 1 << 30, 31), 1 << 29);
         assert_eq!(product(1 << 30, 1 << 30, 30), 1 << 30);
         // gemmlowp's SaturatingRoundingDoublingHighMul(1524418560, -1010580540).
-        let expected = ((1_524_418_560i64 * -1_010_580_540 + (1 - (1 << 30))) / (1 << 31)) as i64;
+        let expected = (1_524_418_560i64 * -1_010_580_540 + (1 - (1 << 30))) / (1 << 31);
         assert_eq!(product(1_524_418_560, -1_010_580_540, 31), expected);
         assert_eq!(input_shift(1), 20);
         assert_eq!(input_shift(4), 0);
