@@ -70,9 +70,6 @@ impl Machine {
         if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
             return Err(op.unsupported("an activation other than a clamp"));
         }
-        if op.registers.get("NPU_SET_PARALLEL_MODE", "parallel_mode") == Some(1) {
-            return Err(op.unsupported("dual-core weight streams"));
-        }
         let ofm_shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
             op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
@@ -87,50 +84,64 @@ impl Machine {
             ((out - 1) * stride + (kernel - 1) * dilation + 1).saturating_sub(before + after)
         };
         let ifm_shape = [extent(ofm_shape[0], sy, kh, dy, top, bottom), extent(ofm_shape[1], sx, kw, dx, left, right)];
-        // The weights in OHWI, from the stream in the order the NPU reads it.
-        let layout = Layout {
-            ifm_ublock: 8,
-            ofm_ublock: if self.config.macs == 32 { 4 } else { 8 },
-            ofm_depth: ofm_shape[2] as usize,
-            kernel: [kh as usize, kw as usize],
-            ifm_depth: ifm_depth as usize,
-            ofm_block_depth: op.ofm_block()?[2] as usize,
-            depthwise,
-            part_kernel: op.register("NPU_SET_KERNEL_STRIDE", "weight_order")? == 1,
-            ifm_bits: 8,
-            decomposition: [8 / dy as usize, 8 / dx as usize],
-        };
-        let order = layout.order();
-        let stream = self.read(
-            op,
-            op.register("NPU_SET_WEIGHT_REGION", "region")?,
-            op.register("NPU_SET_WEIGHT_BASE", "addr")?,
-            op.register("NPU_SET_WEIGHT_LENGTH", "length")?,
-            "the weight stream",
-        )?;
-        let decoded = weights::decode(stream, order.len()).map_err(|e| op.error(e.to_string()))?;
-        if decoded.len() != order.len() {
-            return Err(op.error(format!(
-                "the weight stream holds {} weights, the operation reads {}",
-                decoded.len(),
-                order.len()
-            )));
-        }
+        // The weights in OHWI and each channel's scale record, from the streams in the order
+        // the NPU reads them: one core's, or the two cores' of a dual-core configuration
+        // (`PARALLEL_MODE_DUAL_CORE_DEPTH`), which take the OFM channels in turn (core 0 the even
+        // ones) with their own weight and scale streams and half the OFM block each.
+        let cores = if op.registers.get("NPU_SET_PARALLEL_MODE", "parallel_mode") == Some(1) { 2 } else { 1 };
         let (kh, kw, ic) = (kh as usize, kw as usize, ifm_depth as usize);
-        let mut filter = vec![0i64; ofm_shape[2] as usize * kh * kw * ic];
-        for (place, &w) in order.iter().zip(&decoded) {
-            if let Some([o, y, x, i]) = *place {
-                filter[((o * kh + y) * kw + x) * ic + i] = i64::from(w);
+        let depth = ofm_shape[2] as usize;
+        let mut filter = vec![0i64; depth * kh * kw * ic];
+        let mut scales = vec![scales::Scale { bias: 0, multiplier: 0, shift: 0 }; depth];
+        let ofm_block_depth = op.ofm_block()?[2] as usize;
+        for core in 0..cores.min(depth) {
+            let suffix = if core == 0 { "" } else { "1" };
+            let channels = (depth - core).div_ceil(cores);
+            let layout = Layout {
+                ifm_ublock: 8,
+                ofm_ublock: if self.config.macs == 32 { 4 } else { 8 },
+                ofm_depth: channels,
+                kernel: [kh, kw],
+                ifm_depth: ic,
+                ofm_block_depth: (ofm_block_depth + cores - 1 - core) / cores,
+                depthwise,
+                part_kernel: op.register("NPU_SET_KERNEL_STRIDE", "weight_order")? == 1,
+                ifm_bits: 8,
+                decomposition: [8 / dy as usize, 8 / dx as usize],
+            };
+            let order = layout.order();
+            let stream = self.read(
+                op,
+                op.register("NPU_SET_WEIGHT_REGION", "region")?,
+                op.register(&format!("NPU_SET_WEIGHT{suffix}_BASE"), "addr")?,
+                op.register(&format!("NPU_SET_WEIGHT{suffix}_LENGTH"), "length")?,
+                "the weight stream",
+            )?;
+            let decoded = weights::decode(stream, order.len()).map_err(|e| op.error(e.to_string()))?;
+            if decoded.len() != order.len() {
+                return Err(op.error(format!(
+                    "core {core}'s weight stream holds {} weights, the operation reads {}",
+                    decoded.len(),
+                    order.len()
+                )));
+            }
+            for (place, &w) in order.iter().zip(&decoded) {
+                if let Some([o, y, x, i]) = *place {
+                    filter[(((core + cores * o) * kh + y) * kw + x) * ic + i] = i64::from(w);
+                }
+            }
+            let records = self.read(
+                op,
+                op.register("NPU_SET_SCALE_REGION", "region")?,
+                op.register(&format!("NPU_SET_SCALE{suffix}_BASE"), "addr")?,
+                op.register(&format!("NPU_SET_SCALE{suffix}_LENGTH"), "length")?,
+                "the scale stream",
+            )?;
+            let records = scales::read(records, channels).map_err(|e| op.error(e.to_string()))?;
+            for (j, record) in records.into_iter().enumerate() {
+                scales[core + cores * j] = record;
             }
         }
-        let records = self.read(
-            op,
-            op.register("NPU_SET_SCALE_REGION", "region")?,
-            op.register("NPU_SET_SCALE_BASE", "addr")?,
-            op.register("NPU_SET_SCALE_LENGTH", "length")?,
-            "the scale stream",
-        )?;
-        let scales = scales::read(records, ofm_shape[2] as usize).map_err(|e| op.error(e.to_string()))?;
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
         let input = self.feature_map_values(

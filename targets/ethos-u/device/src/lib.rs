@@ -12,9 +12,9 @@
 //! (`elementwise.rs`); an `ethos-u` operator of a `.tflite` with Vela's offline memory plan,
 //! which `umac run` runs (`operator.rs`); and the rule checker for DMA and kernel waits
 //! (`rules.rs`). Vela's streams for the four MLPerf Tiny models run bit-exact with TFLite Micro
-//! (KWS on every single-core configuration). Not yet: 16-bit maps, the U65-512's second core,
-//! the elementwise MIN, MAX and LRELU, TANH and SIGMOID activations, BLOCKDEP and SRAM rules,
-//! and the timing model.
+//! (KWS on all six configurations, the U65-512's two cores included). Not yet: 16-bit maps, the
+//! elementwise MIN, MAX and LRELU, TANH and SIGMOID activations, BLOCKDEP and SRAM rules, and the
+//! timing model.
 
 pub mod commands;
 mod conv;

@@ -23,13 +23,14 @@ pub struct Machine {
     pub memories: Vec<Vec<u8>>,
     /// The memory of each region and where in it the region starts.
     pub regions: Vec<(usize, u64)>,
-    /// The internal SRAM (SHRAM), which DMA reaches in `DMA_REGION_MODE_INTERNAL`: lookup tables.
+    /// The internal SRAM (SHRAM) of a core, which DMA reaches in `DMA_REGION_MODE_INTERNAL`:
+    /// lookup tables (each core of a dual-core NPU holds the same).
     pub shram: Vec<u8>,
 }
 
 impl Machine {
     pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<(usize, u64)>) -> Machine {
-        let shram = vec![0; config.shram_kib as usize * 1024];
+        let shram = vec![0; (config.shram_kib / config.cores()) as usize * 1024];
         Machine { config, memories, regions, shram }
     }
 

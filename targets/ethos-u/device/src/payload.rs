@@ -39,6 +39,11 @@ impl Config {
         }
     }
 
+    /// The NPU's cores: two on the Ethos-U65-512 (two 256-MAC cores), else one.
+    pub fn cores(&self) -> u32 {
+        if self.product == 1 && self.macs == 512 { 2 } else { 1 }
+    }
+
     /// Vela's name for the configuration, e.g. `ethos-u55-128`.
     pub fn name(&self) -> String {
         let product = match self.product {
@@ -117,8 +122,9 @@ mod tests {
         assert_eq!(payload.stream, [0x0001_0130, 0xffff_0000]);
         assert_eq!(payload.config.name(), "ethos-u55-128");
         assert_eq!((payload.config.shram_kib, payload.config.arch), (48, (1, 0, 6)));
-        // An Ethos-U65-512: product 1, 2^9 MACs.
-        assert_eq!(Config::from_registers(0x1000_6009, 0).name(), "ethos-u65-512");
+        // An Ethos-U65-512: product 1, 2^9 MACs, two cores.
+        let u65 = Config::from_registers(0x1000_6009, 0);
+        assert_eq!((u65.name(), u65.cores(), payload.config.cores()), ("ethos-u65-512".into(), 2, 1));
     }
 
     #[test]
