@@ -10,7 +10,8 @@
 //! `OPB_SCALE`). `MUL` multiplies the operands (of 32-bit maps, a fixed-point product: see
 //! [`FIXED_POINT_SHIFT`]). Then the result is scaled by `NPU_SET_OFM_SCALE`
 //! as a convolution's accumulator is (`pool::scale`, by the rounding mode), and goes through the
-//! output stage. `SHR` shifts the IFM right by the IFM2, rounding as the rounding mode says;
+//! output stage. `MIN` and `MAX` choose between the operands (less their zero points) and scale
+//! the choice. `SHR` shifts the IFM right by the IFM2, rounding as the rounding mode says;
 //! `SHL` left; `CLZ` counts the leading zeros of the 32-bit IFM.
 //!
 //! A lookup-table activation (`ACTIVATION_FUNCTION_TABLE_n`) maps the result, clamped to the
@@ -43,6 +44,8 @@ const FIXED_POINT_SHIFT: u32 = 30;
 const MUL: u64 = 0;
 const ADD: u64 = 1;
 const SUB: u64 = 2;
+const MIN: u64 = 3;
+const MAX: u64 = 4;
 const ABS: u64 = 6;
 const CLZ: u64 = 7;
 const SHR: u64 = 8;
@@ -51,7 +54,7 @@ const SHL: u64 = 9;
 impl Machine {
     pub(crate) fn elementwise(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let mode = op.command.field("elementwise_mode").map_or(u64::MAX, |f| f.value(op.param, 0));
-        if ![MUL, ADD, SUB, ABS, CLZ, SHR, SHL].contains(&mode) {
+        if ![MUL, ADD, SUB, MIN, MAX, ABS, CLZ, SHR, SHL].contains(&mode) {
             return Err(op.unsupported(&format!("elementwise mode {}", op.command.fields[0].show(mode))));
         }
         let unary = mode == ABS || mode == CLZ;
@@ -65,8 +68,16 @@ impl Machine {
         let (b, zero_b) = if unary { (vec![0; a.len()], 0) } else { self.second_operand(op, shape)? };
         let reversed = !unary && op.register("NPU_SET_IFM2_BROADCAST", "operand_order")? == 1;
         let scale_mode = op.register("NPU_SET_IFM_PRECISION", "scale_mode")?;
-        let (opa, opa_shift) = (op.register("NPU_SET_OPA_SCALE", "scale")?, op.register("NPU_SET_OPA_SCALE", "shift")?);
-        let opb = if unary || mode != ADD && mode != SUB { 0 } else { op.register("NPU_SET_OPB_SCALE", "scale")? };
+        // Only addition and subtraction scale their operands.
+        let scales_operands = mode == ADD || mode == SUB;
+        let (opa, opa_shift, opb) = match scales_operands {
+            true => (
+                op.register("NPU_SET_OPA_SCALE", "scale")?,
+                op.register("NPU_SET_OPA_SCALE", "shift")?,
+                op.register("NPU_SET_OPB_SCALE", "scale")?,
+            ),
+            false => (0, 0, 0),
+        };
         let (ofm_multiplier, ofm_shift) =
             (op.register("NPU_SET_OFM_SCALE", "scale")?, op.register("NPU_SET_OFM_SCALE", "shift")?);
         let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
@@ -94,6 +105,10 @@ impl Machine {
                     };
                     let combined = if mode == SUB { first - second } else { first + second };
                     scale(combined, ofm_multiplier as u32, ofm_shift as u32, rounding)
+                }
+                MIN | MAX => {
+                    let chosen = if mode == MIN { first.min(second) } else { first.max(second) };
+                    scale(chosen, ofm_multiplier as u32, ofm_shift as u32, rounding)
                 }
                 MUL => {
                     // A product of 32-bit maps is fixed point: a shifted scale takes 30 more bits.
@@ -126,12 +141,15 @@ impl Machine {
     /// dimension, or the scalar), and its zero point.
     fn second_operand(&self, op: &Operation, [h, w, c]: [u64; 3]) -> Result<(Vec<i64>, i64), EthosUError> {
         let flag = |field: &str| op.register("NPU_SET_IFM2_BROADCAST", field);
-        let ifm2 = op.feature_map(Which::Ifm2)?;
         if flag("broadcast_constant")? == 1 {
+            // A scalar: only the IFM2's precision and zero point apply.
+            let signed = op.register("NPU_SET_IFM2_PRECISION", "activation_type")? == 1;
             let raw = op.register("NPU_SET_IFM2_SCALAR", "scalar")?;
-            let scalar = if ifm2.signed { i64::from(raw as u16 as i16) } else { raw as i64 };
-            return Ok((vec![scalar; (h * w * c) as usize], ifm2.zero()));
+            let zero = op.register("NPU_SET_IFM2_ZERO_POINT", "zero_point")?;
+            let as_number = |v: u64| if signed { i64::from(v as u16 as i16) } else { v as i64 };
+            return Ok((vec![as_number(raw); (h * w * c) as usize], as_number(zero)));
         }
+        let ifm2 = op.feature_map(Which::Ifm2)?;
         let dims = [(flag("broadcast_h")?, h), (flag("broadcast_w")?, w), (flag("broadcast_c")?, c)]
             .map(|(b, d)| if b == 1 { 1 } else { d });
         let values = self.feature_map_values(op, &ifm2, dims, "the IFM2")?;

@@ -1,0 +1,107 @@
+//! The single-operator sweep: every int8 and int16 case of `test/models/tflite-ops` that Vela
+//! 5.2 puts wholly on the Ethos-U55-128 (`tests/sweep/`, made by `gen.sh`: convolutions of every
+//! kernel, stride, dilation and padding the cases have, pools, elementwise operations with
+//! broadcast, softmax, data movement, ...), run on TFLite Micro's reference inputs. Each case's
+//! outcome is listed in `tests/sweep/status.txt`: `exact` (every inference equals TFLite Micro's
+//! outputs byte for byte), `differs` (the device computes something else: a gap to close), or
+//! the error the device stops with (what it does not model yet). A changed outcome fails the
+//! test until the list says so (`UMAC_UPDATE_SWEEP=1` rewrites it).
+
+use std::path::{Path, PathBuf};
+use umac_ethos_u_device::EthosUOperator;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.npy` file's data (its header skipped).
+fn npy_data(path: &Path) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok()?;
+    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    Some(bytes[10 + header..].to_vec())
+}
+
+/// The reference file of argument `arg` of inference `k` (`input_0.npy`, `input_0_1.npy`, ...).
+fn reference(dir: &Path, kind: &str, k: usize, arg: usize) -> PathBuf {
+    dir.join(if arg == 0 { format!("{kind}_{k}.npy") } else { format!("{kind}_{k}_{arg}.npy") })
+}
+
+/// What running `case` (its Vela model at `path`) on its reference inputs comes to.
+fn outcome(case: &str, path: &Path) -> String {
+    let model = std::fs::read(path).unwrap();
+    let operator = match EthosUOperator::read(&model, 0) {
+        Ok(operator) => operator,
+        Err(e) => return format!("error: {e}"),
+    };
+    let (model_inputs, model_outputs) = umac_frontend::tflite::io_tensors(&model).unwrap();
+    let listed = umac_frontend::tflite::operators(&model).unwrap();
+    let op = &listed[0];
+    let refs = root().join("../../../test/models/tflite-ops/ref").join(case);
+    let mut machine = operator.machine();
+    let mut inferences = 0;
+    for k in 0.. {
+        let Some(first) = npy_data(&reference(&refs, "input", k, 0)) else { break };
+        let mut files = vec![first];
+        while let Some(more) = npy_data(&reference(&refs, "input", k, files.len())) {
+            files.push(more);
+        }
+        // The operator's feature-map inputs (past its program and memories) from the model's.
+        let inputs: Vec<&[u8]> = op.input_tensors[4..]
+            .iter()
+            .map(|t| files[model_inputs.iter().position(|m| Some(*m) == *t).unwrap()].as_slice())
+            .collect();
+        let outputs = match operator.run(&mut machine, &inputs) {
+            Ok(outputs) => outputs,
+            Err(e) => return format!("error: {e}"),
+        };
+        for (arg, t) in model_outputs.iter().enumerate() {
+            let got = &outputs[op.output_tensors.iter().position(|o| o == t).unwrap()];
+            if npy_data(&reference(&refs, "output", k, arg)).as_ref() != Some(got) {
+                return "differs".into();
+            }
+        }
+        inferences += 1;
+    }
+    assert!(inferences > 0, "{case}: no reference inputs");
+    "exact".into()
+}
+
+#[test]
+fn every_case_has_its_listed_outcome() {
+    let dir = root().join("tests/sweep");
+    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .collect();
+    cases.sort();
+    assert!(cases.len() > 200, "{} cases", cases.len());
+    // One line each: the case, then its outcome (an error up to its first 100 characters, the
+    // offsets of commands in it as they are).
+    let text: String = cases
+        .iter()
+        .map(|(case, path)| {
+            let outcome: String = outcome(case, path).chars().take(100).collect();
+            format!("{case} {outcome}\n")
+        })
+        .collect();
+    let listed = dir.join("status.txt");
+    if std::env::var_os("UMAC_UPDATE_SWEEP").is_some() {
+        std::fs::write(&listed, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&listed).unwrap();
+    let changed: Vec<String> = expected
+        .lines()
+        .zip(text.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("  listed: {a}\n  now:    {b}"))
+        .collect();
+    assert!(
+        changed.is_empty() && expected.lines().count() == text.lines().count(),
+        "outcomes changed:\n{}",
+        changed.join("\n")
+    );
+    let exact = text.lines().filter(|l| l.ends_with(" exact")).count();
+    assert!(exact >= 140, "{exact} cases exact");
+}
