@@ -169,6 +169,22 @@ impl Operation {
     }
 }
 
+/// Adds a finding at `offset` for each of `hazards` that `who` runs into with the operation
+/// outstanding since `outstanding`, for want of the wait `wait`.
+fn report(
+    findings: &mut Vec<Finding>,
+    (offset, outstanding): (usize, usize),
+    (who, wait): (&str, &str),
+    hazards: [(Option<Span>, &str); 3],
+) {
+    for (hit, what) in hazards {
+        if let Some((memory, start, end)) = hit {
+            let message = format!("{who} {what} (memory {memory}, {start:#x}..{end:#x}) with no {wait} for it");
+            findings.push(Finding { offset, outstanding, message });
+        }
+    }
+}
+
 /// Checks the waits of `ops` (a stream's operations) against what each touches, in the memories
 /// `regions` maps regions to; returns what breaks the rules.
 pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>, EthosUError> {
@@ -192,14 +208,7 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
                         (overlap(&access.writes, &kernel.writes), "writes bytes a kernel still writes"),
                         (overlap(&access.reads, &kernel.writes), "reads bytes a kernel may not have written yet"),
                     ];
-                    for (hit, what) in hazards {
-                        if let Some((memory, start, end)) = hit {
-                            let message = format!(
-                                "the DMA {what} (memory {memory}, {start:#x}..{end:#x}) with no NPU_OP_KERNEL_WAIT for it"
-                            );
-                            findings.push(Finding { offset: op.offset, outstanding: *at, message });
-                        }
-                    }
+                    report(&mut findings, (op.offset, *at), ("the DMA", "NPU_OP_KERNEL_WAIT"), hazards);
                 }
                 dmas.push((op.offset, access));
             }
@@ -214,15 +223,7 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
                         (overlap(&access.writes, &dma.writes), "writes bytes a DMA still writes"),
                         (overlap(&access.writes, &dma.reads), "writes bytes a DMA still reads"),
                     ];
-                    for (hit, what) in hazards {
-                        if let Some((memory, start, end)) = hit {
-                            let message = format!(
-                                "{} {what} (memory {memory}, {start:#x}..{end:#x}) with no NPU_OP_DMA_WAIT for it",
-                                op.command.name
-                            );
-                            findings.push(Finding { offset: op.offset, outstanding: *at, message });
-                        }
-                    }
+                    report(&mut findings, (op.offset, *at), (op.command.name, "NPU_OP_DMA_WAIT"), hazards);
                 }
                 retire(&mut kernels, 1);
                 kernels.push((op.offset, access));

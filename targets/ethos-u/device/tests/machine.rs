@@ -2,6 +2,9 @@
 //! inputs, against umac's own run of the original models (bit-exact with TFLite Micro;
 //! `tests/reference/gen.sh`): KWS layer by layer, VWW's 27 convolution layers up to its pool.
 
+mod common;
+
+use common::{npy_data, operand_of};
 use std::path::Path;
 use umac_ethos_u_device::{EthosUOperator, Machine, Operation, decode, feature_map::Which, operations, payload};
 
@@ -9,26 +12,11 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The constant data of input `input` of the `ethos-u` operator of the file at `path`.
-fn operand_of(path: &Path, input: usize) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap();
-    let listed = umac_frontend::tflite::operators(&bytes).unwrap();
-    let op = listed.iter().find(|op| op.kind == "ethos-u").unwrap();
-    umac_frontend::tflite::operand_data(&bytes, op.index).unwrap()[input].unwrap().to_vec()
-}
-
-/// The `.npy` file's data (its header skipped).
-fn npy_data(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap();
-    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    bytes[10 + header..].to_vec()
-}
-
 /// The machine with `model`'s Vela stream for the U55-128 loaded and its reference input in
 /// place, and the stream's operations.
 fn loaded(model: &str) -> (Machine, Vec<Operation>) {
     let (mut machine, ops) = empty(model);
-    let input = npy_data(&root().join(format!("../../../test/models/mlperf-tiny/{model}/ref/input_0.npy")));
+    let input = npy_data(&root().join(format!("../../../test/models/mlperf-tiny/{model}/ref/input_0.npy"))).unwrap();
     place_input(&mut machine, &ops, &input);
     (machine, ops)
 }
@@ -36,9 +24,9 @@ fn loaded(model: &str) -> (Machine, Vec<Operation>) {
 /// The machine with `model`'s Vela stream for the U55-128 loaded, and its operations.
 fn empty(model: &str) -> (Machine, Vec<Operation>) {
     let file = root().join(format!("tests/vela/{model}-ethos-u55-128/model_vela.tflite"));
-    let payload = payload::read(&operand_of(&file, 0)).unwrap();
+    let payload = payload::read(&operand_of(&file, 0).unwrap()).unwrap();
     // Region 0 is the read-only tensor; 1 and 2 are the scratch tensor (Shared_Sram).
-    let flash = operand_of(&file, 1);
+    let flash = operand_of(&file, 1).unwrap();
     let machine = Machine::new(payload.config, vec![flash, vec![0; 1 << 20]], vec![(0, 0), (1, 0), (1, 0)]);
     (machine, operations(&decode(&payload.stream).unwrap()))
 }
@@ -168,9 +156,9 @@ fn ad_runs_whole_five_times_on_one_machine_bit_exact_with_tflite_micro() {
     assert_eq!((record.multiplier, record.shift), (1_638_001_653, 39));
     let reference = root().join("../../../test/models/mlperf-tiny/ad/ref");
     for k in 0..5 {
-        let input = npy_data(&reference.join(format!("input_{k}.npy")));
+        let input = npy_data(&reference.join(format!("input_{k}.npy"))).unwrap();
         let outputs = operator.run(&mut machine, &[&input]).unwrap_or_else(|e| panic!("{e}"));
-        let expected = npy_data(&reference.join(format!("output_{k}.npy")));
+        let expected = npy_data(&reference.join(format!("output_{k}.npy"))).unwrap();
         let wrong = outputs[0].iter().zip(&expected).filter(|(a, b)| a != b).count();
         assert_eq!((outputs[0].len(), wrong), (expected.len(), 0), "input {k}: {wrong} bytes differ");
     }
@@ -229,10 +217,10 @@ fn the_mlperf_tiny_models_run_whole_bit_exact_with_tflite_micro() {
         let mut machine = operator.machine();
         let reference = root().join(format!("../../../test/models/mlperf-tiny/{model}/ref"));
         for k in 0..5 {
-            let input = npy_data(&reference.join(format!("input_{k}.npy")));
+            let input = npy_data(&reference.join(format!("input_{k}.npy"))).unwrap();
             let outputs =
                 operator.run(&mut machine, &[&input]).unwrap_or_else(|e| panic!("{model} {configuration}: {e}"));
-            let expected = npy_data(&reference.join(format!("output_{k}.npy")));
+            let expected = npy_data(&reference.join(format!("output_{k}.npy"))).unwrap();
             assert_eq!(outputs[0], expected, "{model} on the {configuration}, input {k}");
         }
     }

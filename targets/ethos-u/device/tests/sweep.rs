@@ -7,18 +7,14 @@
 //! the error the device stops with (what it does not model yet). A changed outcome fails the
 //! test until the list says so (`UMAC_UPDATE_SWEEP=1` rewrites it).
 
+mod common;
+
+use common::npy_data;
 use std::path::{Path, PathBuf};
 use umac_ethos_u_device::EthosUOperator;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `.npy` file's data (its header skipped).
-fn npy_data(path: &Path) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(path).ok()?;
-    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    Some(bytes[10 + header..].to_vec())
 }
 
 /// The reference file of argument `arg` of inference `k` (`input_0.npy`, `input_0_1.npy`, ...).

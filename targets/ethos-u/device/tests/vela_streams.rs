@@ -3,6 +3,9 @@
 //! the `ethos-u` operator of the `.tflite` Vela wrote, and every command decodes to the line
 //! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
 
+mod common;
+
+use common::{operand_of, xorshift};
 use std::path::{Path, PathBuf};
 use umac_ethos_u_device::{
     EthosUOperator, Instruction, Operation, Payload, decode, operations, payload, rules, weights, weights::Layout,
@@ -19,16 +22,6 @@ fn models() -> Vec<PathBuf> {
 /// The payload of the one `ethos-u` operator of the `.tflite` file at `path`.
 fn payload_of(path: &Path) -> Payload {
     payload::read(&operand_of(path, 0).expect("the payload is the first input, a constant")).unwrap()
-}
-
-/// The constant data of input `input` of the one `ethos-u` operator of the file at `path`.
-fn operand_of(path: &Path, input: usize) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(path).unwrap();
-    let listed = umac_frontend::tflite::operators(&bytes).unwrap();
-    let ops: Vec<_> = listed.iter().filter(|op| op.kind == "ethos-u").collect();
-    assert_eq!(ops.len(), 1, "{}: one ethos-u operator", path.display());
-    let data = umac_frontend::tflite::operand_data(&bytes, ops[0].index).unwrap();
-    data[input].map(<[u8]>::to_vec)
 }
 
 #[test]
@@ -147,14 +140,8 @@ fn each_operation_sees_the_registers_vela_noted_for_it() {
 fn corrupted_streams_decode_or_fail_at_a_command_never_panic() {
     let payload =
         payload_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite"));
-    // xorshift64: the same corruptions every run.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    // The same corruptions every run.
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let (mut failed, mut runs) = (0, 0);
     for _ in 0..3000 {
         let mut words = payload.stream.clone();

@@ -2,6 +2,9 @@
 //! `tests/mlw/gen.py`): palettes, zero runs, uncompressed slices, streams of several slices.
 //! Each case's weights come from the same xorshift generator as in `gen.py`.
 
+mod common;
+
+use common::xorshift;
 use std::path::Path;
 use umac_ethos_u_device::weights::{Layout, decode};
 
@@ -23,13 +26,7 @@ const CASES: [(u64, usize, u64, i64); 12] = [
 
 fn weights((seed, count, zeros_percent, magnitude): (u64, usize, u64, i64)) -> Vec<i16> {
     // gen.py's `weights`.
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(seed);
     (0..count)
         .map(|_| {
             if next() % 100 < zeros_percent {
@@ -71,13 +68,7 @@ fn velas_encoded_weights_decode_exactly() {
 #[test]
 fn corrupted_weight_streams_decode_or_fail_never_panic() {
     let streams = streams();
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let mut failed = 0;
     for round in 0..2000 {
         let mut stream = streams[round % streams.len()].clone();
