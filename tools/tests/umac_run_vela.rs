@@ -48,11 +48,11 @@ fn ad_compiled_by_vela_runs_bit_exact_with_tflite_micro() {
 
 #[test]
 fn what_the_device_does_not_model_yet_is_an_error_at_the_command() {
-    // KWS's stream with its first subtraction (0x00020006) made a minimum (0x00030006), which
-    // the device does not model yet.
+    // KWS's stream with its first subtraction (0x00020006) made a leaky ReLU (0x00050006),
+    // which the device does not model yet.
     let mut bytes = std::fs::read(vela_for("kws", "ethos-u65-512")).unwrap();
     let at = bytes.windows(4).position(|w| w == [0x06, 0x00, 0x02, 0x00]).expect("a subtraction");
-    bytes[at + 2] = 0x03;
+    bytes[at + 2] = 0x05;
     let edited = std::env::temp_dir().join(format!("umac-run-vela-min-{}.tflite", std::process::id()));
     std::fs::write(&edited, bytes).unwrap();
     let (code, stderr) = umac(&["run", edited.to_str().unwrap(), "--input", &reference("kws", "input_0.npy")]);
@@ -60,7 +60,7 @@ fn what_the_device_does_not_model_yet_is_an_error_at_the_command() {
     assert!(
         stderr.contains("operator #0 (ethos-u, output 'Identity'): command stream, offset 0x")
             && stderr.contains(
-                "(NPU_OP_ELEMENTWISE): elementwise mode ELEMENTWISE_MODE_MIN is not supported by the simulator yet"
+                "(NPU_OP_ELEMENTWISE): elementwise mode ELEMENTWISE_MODE_LRELU is not supported by the simulator yet"
             ),
         "{stderr}"
     );
