@@ -129,10 +129,7 @@ impl Machine {
                 _ => first << second.clamp(0, 63),
             };
             let value = stage.apply(value);
-            out.push(match &table {
-                Some(entries) => entries[(value.clamp(-128, 127) + 128) as usize],
-                None => value,
-            });
+            out.push(table.as_ref().map_or(value, |entries| entries[(value.clamp(-128, 127) + 128) as usize]));
         }
         self.store_feature_map(op, &ofm, shape, &out, "the OFM")
     }
@@ -163,39 +160,6 @@ impl Machine {
             }
         }
         Ok((out, ifm2.zero()))
-    }
-
-    /// The lookup table of the operation's activation, if it is one: a value clamped to int8 (the
-    /// clip range `FORCE_INT8`) indexes 256 entries of the OFM's element size, the table `n` of
-    /// `ACTIVATION_FUNCTION_TABLE_n` at `n` tables from the internal SRAM's last 2 KiB.
-    /// Its 256 entries, indexed by the value plus 128.
-    fn lookup_table(&self, op: &Operation) -> Result<Option<Vec<i64>>, EthosUError> {
-        let function = op.register("NPU_SET_ACTIVATION", "activation_function")?;
-        if function == 0 {
-            return Ok(None);
-        }
-        if !(16..24).contains(&function) {
-            return Err(op.unsupported("a TANH or SIGMOID activation"));
-        }
-        if op.register("NPU_SET_ACTIVATION", "activation_clip_range")? != 3 {
-            return Err(op.unsupported("a lookup table indexed by other than int8 values"));
-        }
-        let entry = op.feature_map(Which::Ofm)?.element_bytes as usize;
-        let start = self.shram.len().saturating_sub(2048) + (function as usize - 16) * 256 * entry;
-        let table = self
-            .shram
-            .get(start..start + 256 * entry)
-            .ok_or_else(|| op.error(format!("lookup table {} lies outside the internal SRAM", function - 16)))?;
-        let entries: Vec<i64> = table
-            .chunks_exact(entry)
-            .map(|e| {
-                let mut raw = [0u8; 8];
-                raw[..entry].copy_from_slice(e);
-                let shift = 64 - 8 * entry as u32;
-                (i64::from_le_bytes(raw) << shift) >> shift
-            })
-            .collect();
-        Ok(Some(entries))
     }
 }
 

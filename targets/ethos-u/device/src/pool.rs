@@ -3,6 +3,8 @@
 //! global `NPU_SET_OFM_SCALE` (an average is the window's sum times the scale: Vela programs
 //! `1 / window` as a 32-bit multiplier and shift), plus the OFM zero point, clamped.
 //!
+//! A lookup-table activation maps the result as an elementwise operation's does.
+//!
 //! Rounding (`round_mode` of `NPU_SET_OFM_PRECISION`): `ROUND_MODE_DBL` as a convolution's;
 //! `ROUND_MODE_NATURAL` rounds the exact product half up; `ROUND_MODE_TRUNCATE` toward zero.
 
@@ -35,9 +37,6 @@ impl Machine {
         if mode == 2 {
             return self.reduce_sum(op);
         }
-        if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
-            return Err(op.unsupported("an activation other than a clamp"));
-        }
         let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
         let (shift, multiplier) =
             (op.register("NPU_SET_OFM_SCALE", "shift")?, op.register("NPU_SET_OFM_SCALE", "scale")?);
@@ -59,6 +58,7 @@ impl Machine {
         let input = self.feature_map_values(op, &ifm, [ih, iw, depth], "the IFM")?;
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
+        let table = self.lookup_table(op)?;
         let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * depth) as usize);
         for oy in 0..ofm_shape[0] as i64 {
             for ox in 0..ofm_shape[1] as i64 {
@@ -80,7 +80,8 @@ impl Machine {
                         }
                     }
                     let acc = acc.ok_or_else(|| op.error("a window lies wholly in the padding".into()))?;
-                    out.push(stage.apply(scale(acc, multiplier as u32, shift as u32, rounding)));
+                    let value = stage.apply(scale(acc, multiplier as u32, shift as u32, rounding));
+                    out.push(table.as_ref().map_or(value, |entries| entries[(value.clamp(-128, 127) + 128) as usize]));
                 }
             }
         }
