@@ -7,6 +7,9 @@
 //!
 //! Rounding (`round_mode` of `NPU_SET_OFM_PRECISION`): `ROUND_MODE_DBL` as a convolution's;
 //! `ROUND_MODE_NATURAL` rounds the exact product half up; `ROUND_MODE_TRUNCATE` toward zero.
+//! An average with the scale 1 (Vela's for padded windows, whose element counts differ) is the
+//! hardware's own division by the count of the window's elements inside the IFM, rounded half
+//! away from zero.
 
 use crate::{
     error::EthosUError,
@@ -48,9 +51,6 @@ impl Machine {
         let [kw, kh] = op.kernel()?;
         let [sx, sy] = op.stride()?;
         let padding = op.padding()?;
-        if mode == 1 && padding != [0; 4] {
-            return Err(op.unsupported("a padded average pool"));
-        }
         let [top, left, bottom, right] = padding;
         let ih = ((ofm_shape[0] - 1) * sy + kh).saturating_sub(top + bottom);
         let iw = ((ofm_shape[1] - 1) * sx + kw).saturating_sub(left + right);
@@ -63,7 +63,7 @@ impl Machine {
         for oy in 0..ofm_shape[0] as i64 {
             for ox in 0..ofm_shape[1] as i64 {
                 for c in 0..depth as usize {
-                    let mut acc: Option<i64> = None;
+                    let (mut acc, mut count): (Option<i64>, i64) = (None, 0);
                     for ky in 0..kh as i64 {
                         let y = oy * sy as i64 - top as i64 + ky;
                         for kx in 0..kw as i64 {
@@ -72,6 +72,7 @@ impl Machine {
                                 continue;
                             }
                             let v = input[((y * iw as i64 + x) as usize) * depth as usize + c] - ifm_zero;
+                            count += 1;
                             acc = Some(match (mode, acc) {
                                 (0, Some(a)) => a.max(v),
                                 (_, Some(a)) => a + v,
@@ -80,13 +81,26 @@ impl Machine {
                         }
                     }
                     let acc = acc.ok_or_else(|| op.error("a window lies wholly in the padding".into()))?;
-                    let value = stage.apply(scale(acc, multiplier as u32, shift as u32, rounding));
+                    // An average scaled by 1 is the hardware's own: the sum over the window's
+                    // elements inside the IFM divided by their count, rounded as the mode says.
+                    let value = if mode == 1 && (multiplier, shift) == (1, 0) {
+                        stage.apply(average(acc, count))
+                    } else {
+                        stage.apply(scale(acc, multiplier as u32, shift as u32, rounding))
+                    };
                     out.push(table.as_ref().map_or(value, |entries| entries[(value.clamp(-128, 127) + 128) as usize]));
                 }
             }
         }
         self.store_feature_map(op, &ofm, ofm_shape, &out, "the OFM")
     }
+}
+
+/// The hardware's average `sum / count`, rounded half away from zero as TFLite's average pool
+/// rounds, whatever the rounding mode says (Vela sets ROUND_MODE_NATURAL; found on Vela's
+/// streams: every padded average pool of the sweep is exact this way, and not rounded half up).
+fn average(sum: i64, count: i64) -> i64 {
+    if sum >= 0 { (sum + count / 2) / count } else { (sum - count / 2) / count }
 }
 
 impl Machine {
@@ -133,5 +147,7 @@ mod tests {
         assert_eq!(scale(-3, 1, 1, 2), -1);
         assert_eq!(scale(-3, 1, 1, 1), -1);
         assert_eq!(scale(7, 1, 0, 2), 7);
+        // The hardware's averages: 7 / 2 = 3.5 → 4, -7 / 2 = -3.5 → -4, 5 / 4 → 1, -5 / 4 → -1.
+        assert_eq!((average(7, 2), average(-7, 2), average(5, 4), average(-5, 4)), (4, -4, 1, -1));
     }
 }
