@@ -91,7 +91,7 @@ fn overlap(a: &[Span], b: &[Span]) -> Option<Span> {
 
 impl Operation {
     /// The OFM's shape, and the IFM's as the kernel reaches it.
-    fn shapes(&self) -> Result<([u64; 3], [u64; 3]), EthosUError> {
+    pub(crate) fn shapes(&self) -> Result<([u64; 3], [u64; 3]), EthosUError> {
         let get = |c: &str, f: &str| self.register(c, f);
         let ofm = [
             get("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
@@ -106,8 +106,9 @@ impl Operation {
         let [dx, dy] = self.dilation()?;
         let [top, left, bottom, right] = self.padding()?;
         let extent = |o: u64, s: u64, k: u64, d: u64, p: u64| ((o - 1) * s + (k - 1) * d + 1).saturating_sub(p);
-        let depth =
-            if self.command.name == "NPU_OP_CONV" { get("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1 } else { ofm[2] };
+        // A convolution and a reduce-sum pool read all IFM channels; the others one per OFM channel.
+        let reduces = self.command.name == "NPU_OP_CONV" || (self.command.name == "NPU_OP_POOL" && self.param == 2);
+        let depth = if reduces { get("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1 } else { ofm[2] };
         Ok((ofm, [extent(ofm[0], sy, kh, dy, top + bottom), extent(ofm[1], sx, kw, dx, left + right), depth]))
     }
 

@@ -1,6 +1,8 @@
 //! What the device's integration tests share.
 #![allow(dead_code)] // each test file uses a part
 
+pub mod vela;
+
 use std::path::Path;
 
 /// The `.npy` file's data (its header skipped), `None` when there is no such file.

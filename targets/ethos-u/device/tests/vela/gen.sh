@@ -3,7 +3,10 @@
 # Vela (5.2.0, installed by scripts/bootstrap): for each model and configuration, Vela's
 # model_vela.tflite and its listing of the register command stream (`vela.txt`: the lines of
 # --verbose-register-command-stream: Vela's own decoding of every command, and its note on each
-# operation and DMA before their commands, which the tests compare with the device's). Run from anywhere; it rewrites this folder's models.
+# operation and DMA before their commands, which the tests compare with the device's), and Vela's
+# own cycle estimate (`vela_per-layer.csv`, `vela_summary.csv`: its per-layer and whole-network
+# figures, which the timing model is compared with). Run from anywhere; it rewrites this
+# folder's models.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../../.." && pwd)"
@@ -16,9 +19,11 @@ trap 'rm -rf "$work"' EXIT
 compile() { # model config
   local out="$here/$1-$2"
   mkdir -p "$out"
-  "$vela" --accelerator-config "$2" --output-dir "$work/$1-$2" --verbose-register-command-stream \
+  "$vela" --accelerator-config "$2" --output-dir "$work/$1-$2" --verbose-register-command-stream --verbose-performance \
     "$models/$1/model.tflite" > "$work/$1-$2.log"
   cp "$work/$1-$2/model_vela.tflite" "$out/model_vela.tflite"
+  cp "$work/$1-$2/model_per-layer.csv" "$out/vela_per-layer.csv"
+  cp "$work/$1-$2"/model_summary_*.csv "$out/vela_summary.csv"
   grep -E '^(Register command stream|0x[0-9a-f]{6}:|// )' "$work/$1-$2.log" > "$out/vela.txt"
 }
 for m in kws vww ic ad; do compile "$m" ethos-u55-128; done

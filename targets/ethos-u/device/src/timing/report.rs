@@ -1,0 +1,62 @@
+//! The report `umac run --report` prints for a stream: the whole stream's cycles first, then each
+//! DMA and kernel with its cycles, MACs and bytes, then the rule checker's findings.
+
+use super::{System, Timing};
+use crate::{payload::Config, rules::Finding};
+use std::fmt::Write;
+
+/// The report of `timing` (a stream compiled for `config`, timed in `system`) with the rule
+/// checker's `findings`.
+pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    let macs: u64 = timing.ops.iter().map(|o| o.macs).sum();
+    let _ = writeln!(out, "NPU cycles: {}", timing.cycles);
+    let _ = writeln!(
+        out,
+        "{} in {} at {} MHz: {:.1} us, {macs} MACs ({:.1} per cycle of {})",
+        config.name(),
+        system.name,
+        system.clock_hz / 1e6,
+        timing.cycles as f64 / system.clock_hz * 1e6,
+        macs as f64 / timing.cycles.max(1) as f64,
+        config.macs
+    );
+    for m in &system.memories {
+        let _ = writeln!(
+            out,
+            "  {}: {} B/cycle, latency {} cycles to read, {} to write",
+            m.name, m.bytes_per_cycle, m.read_latency, m.write_latency
+        );
+    }
+    let _ = write!(
+        out,
+        "{:>8}  {:<24} {:>8} {:>8} {:>8} {:>9}",
+        "offset", "operation", "start", "cycles", "compute", "MACs"
+    );
+    for m in &system.memories {
+        let _ = write!(out, " {:>11} {:>11}", format!("{} read", m.name), format!("{} write", m.name));
+    }
+    out.push('\n');
+    for o in &timing.ops {
+        let offset = format!("{:#08x}", o.offset);
+        let _ =
+            write!(out, "{offset:>8}  {:<24} {:>8} {:>8} {:>8} {:>9}", o.what, o.start, o.cycles, o.compute, o.macs);
+        for (r, w) in o.reads.iter().zip(&o.writes) {
+            let _ = write!(out, " {r:>11} {w:>11}");
+        }
+        out.push('\n');
+    }
+    if findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "rule checker: no findings (DMA_WAIT and KERNEL_WAIT against the bytes each operation touches; \
+             BLOCKDEP, the SHRAM layout and lookup-table banks are not checked yet)"
+        );
+    } else {
+        let _ = writeln!(out, "rule checker: {} findings", findings.len());
+        for f in findings {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    out
+}

@@ -1,0 +1,52 @@
+//! The timing model against Vela's own estimate of its streams (`tests/vela/*/vela_summary.csv`
+//! and `vela_per-layer.csv`): the MLPerf Tiny models on the U55-128 within 15% of Vela's total,
+//! every kernel lined up with Vela's layers and their MACs equal to Vela's, KWS on every
+//! configuration faster the more MACs it has. `scripts/bench ethos-u` prints the per-layer table.
+
+mod common;
+
+use common::vela;
+use std::path::{Path, PathBuf};
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela").join(name)
+}
+
+#[test]
+fn mlperf_tiny_on_the_u55_128_is_within_15_percent_of_velas_estimate() {
+    for model in ["kws", "vww", "ic", "ad"] {
+        let d = dir(&format!("{model}-ethos-u55-128"));
+        let (ours, theirs) = (vela::timing(&d).cycles, vela::total(&d));
+        let ratio = ours as f64 / theirs as f64;
+        println!("{model}: {ours} cycles, Vela {theirs}: {ratio:.3}");
+        assert!((0.85..=1.15).contains(&ratio), "{model}: {ours} cycles against Vela's {theirs} ({ratio:.3})");
+    }
+}
+
+#[test]
+fn kernels_line_up_with_velas_layers_with_the_same_macs() {
+    for name in [
+        "kws-ethos-u55-128",
+        "vww-ethos-u55-128",
+        "ic-ethos-u55-128",
+        "ad-ethos-u55-128",
+        "kws-ethos-u55-32",
+        "kws-ethos-u65-512",
+    ] {
+        let d = dir(name);
+        let (timing, layers) = (vela::timing(&d), vela::layers(&d));
+        let groups = vela::grouped(&timing, &layers).unwrap_or_else(|| panic!("{name}: kernels and layers differ"));
+        for (layer, group) in layers.iter().zip(&groups) {
+            let macs: u64 = group.iter().map(|o| o.macs).sum();
+            assert_eq!(macs, layer.macs, "{name}: {} at {:#x}", layer.operator, group[0].offset);
+        }
+    }
+}
+
+#[test]
+fn kws_takes_fewer_cycles_the_more_macs_a_configuration_has() {
+    let cycles = |config: &str| vela::timing(&dir(&format!("kws-{config}"))).cycles;
+    let u55: Vec<u64> = ["32", "64", "128", "256"].iter().map(|m| cycles(&format!("ethos-u55-{m}"))).collect();
+    assert!(u55.windows(2).all(|w| w[0] > w[1]), "{u55:?}");
+    assert!(cycles("ethos-u65-512") < cycles("ethos-u65-256"));
+}
