@@ -17,4 +17,9 @@ pub trait CustomOperator: Sync {
     /// Runs operator `index` of `model` on `inputs` (the bytes of each tensor it reads, in the
     /// order of its inputs, past the program and its memories); returns its outputs' bytes.
     fn run(&self, model: &[u8], index: usize, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, DeviceError>;
+
+    /// What `umac run --report` prints for operator `index` of `model`: a first line
+    /// `NPU cycles: N` (the whole operator, by the device's timing model), then each operation's
+    /// cycles, MACs and bytes moved, then what the device's rule checker found in the program.
+    fn report(&self, model: &[u8], index: usize) -> Result<String, DeviceError>;
 }

@@ -45,6 +45,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TARGETS")]
     target: Option<String>,
     /// Print which target runs each op (and why an op that almost matched a pattern did not).
+    /// For a model of one custom operator a device runs (Vela's `ethos-u`): the device's report,
+    /// starting `NPU cycles: N`, then each operation's cycles, MACs and bytes, and rule findings.
     #[arg(long)]
     report: bool,
     /// With accelerators on the host: also run the model unpartitioned (Cranelift) and compare

@@ -14,6 +14,10 @@ use crate::{
     error::EthosUError,
     machine::Machine,
     payload::{self, Payload},
+    registers::operations,
+    rules,
+    stream::decode,
+    timing::{self, System},
 };
 
 /// The name TFLite gives the operator.
@@ -125,6 +129,17 @@ impl EthosUOperator {
         self.regions.iter().map(|p| (p.memory, p.offset)).collect()
     }
 
+    /// The timing model's estimate of the operator's stream in the system Vela compiles for by
+    /// default, and the rule checker's findings, as `umac run --report` prints them.
+    pub fn report(&self) -> Result<String, EthosUError> {
+        let config = &self.payload.config;
+        let ops = operations(&decode(&self.payload.stream)?);
+        let system = System::default_for(config);
+        let timing = timing::estimate(config, &system, &ops)?;
+        let findings = rules::check(&ops, &self.regions())?;
+        Ok(timing::report::text(config, &system, &timing, &findings))
+    }
+
     /// A machine with the operator's memories as they start.
     pub fn machine(&self) -> Machine {
         Machine::new(self.payload.config, self.memories.clone(), self.regions())
@@ -180,5 +195,9 @@ impl umac_sim::CustomOperator for Runner {
         let operator = EthosUOperator::read(model, index).map_err(|e| e.to_string())?;
         let mut machine = operator.machine();
         Ok(operator.run(&mut machine, inputs).map_err(|e| e.to_string())?)
+    }
+
+    fn report(&self, model: &[u8], index: usize) -> Result<String, umac_sim::device::DeviceError> {
+        Ok(EthosUOperator::read(model, index).and_then(|o| o.report()).map_err(|e| e.to_string())?)
     }
 }

@@ -1,7 +1,8 @@
 //! `umac run` of a model that is one custom operator a registered device runs whole: another
 //! compiler's NPU program carried in the `.tflite` (Arm Vela's `ethos-u` operator). The inputs go
 //! into the device's memories where the model places them, the program runs on the device's
-//! functional model, and the outputs come out as any model's do.
+//! functional model, and the outputs come out as any model's do. `--report` prints the device's
+//! report of the program: its cycles by the device's timing model, first, and its rule findings.
 
 use super::{EngineArg, RunArgs, write_outputs};
 use umac_runtime::{DType, Tensor, read_npy};
@@ -44,7 +45,6 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
         ));
     }
     let flags = [
-        (args.report, "--report"),
         (args.benchmark.is_some(), "--benchmark"),
         (args.dump_intermediates.is_some(), "--dump-intermediates"),
         (args.compare_unpartitioned, "--compare-unpartitioned"),
@@ -55,7 +55,7 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
     if let Some((_, flag)) = flags.iter().find(|(set, _)| *set) {
         return Err(format!(
             "{flag} does not apply yet to {display}, a model of one {code} operator, which runs whole on \
-             its device's functional model (no timing model yet)"
+             its device's functional model"
         ));
     }
     let at = |e: umac_sim::device::DeviceError| format!("{display}: {}: {}", op.label(), e.0);
@@ -101,6 +101,9 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
         inputs.push(files[k].data.as_slice());
     }
     let outputs = device.run(&raw, op.index, &inputs).map_err(at)?;
+    if args.report {
+        eprint!("{}", device.report(&raw, op.index).map_err(at)?);
+    }
     let mut results = Vec::new();
     for &t in &model_outputs {
         let k = op
