@@ -22,6 +22,7 @@
 
 pub mod commands;
 mod conv;
+pub mod coverage;
 mod elementwise;
 pub mod error;
 pub mod feature_map;

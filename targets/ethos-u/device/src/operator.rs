@@ -11,6 +11,7 @@
 //! which replaces the region's base (Arm's core driver), so it is a memory of its own too.
 
 use crate::{
+    coverage,
     error::EthosUError,
     machine::Machine,
     payload::{self, Payload},
@@ -130,14 +131,16 @@ impl EthosUOperator {
     }
 
     /// The timing model's estimate of the operator's stream in the system Vela compiles for by
-    /// default, and the rule checker's findings, as `umac run --report` prints them.
+    /// default, the rule checker's findings, and the commands and field values no tested Vela
+    /// stream used, as `umac run --report` prints them.
     pub fn report(&self) -> Result<String, EthosUError> {
         let config = &self.payload.config;
-        let ops = operations(&decode(&self.payload.stream)?);
+        let instructions = decode(&self.payload.stream)?;
+        let ops = operations(&instructions);
         let system = System::default_for(config);
         let timing = timing::estimate(config, &system, &ops)?;
         let findings = rules::check(&ops, &self.regions())?;
-        Ok(timing::report::text(config, &system, &timing, &findings))
+        Ok(timing::report::text(config, &system, &timing, &findings, &coverage::unseen(&instructions)))
     }
 
     /// A machine with the operator's memories as they start.

@@ -1,13 +1,14 @@
 //! The report `umac run --report` prints for a stream: the whole stream's cycles first, then each
-//! DMA and kernel with its cycles, MACs and bytes, then the rule checker's findings.
+//! DMA and kernel with its cycles, MACs and bytes, then the rule checker's findings, then the
+//! commands and field values the stream uses that no Vela stream in the tests did.
 
 use super::{System, Timing};
 use crate::{payload::Config, rules::Finding};
 use std::fmt::Write;
 
 /// The report of `timing` (a stream compiled for `config`, timed in `system`) with the rule
-/// checker's `findings`.
-pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Finding]) -> String {
+/// checker's `findings` and the stream's `unseen` commands and field values.
+pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Finding], unseen: &[String]) -> String {
     let mut out = String::new();
     let macs: u64 = timing.ops.iter().map(|o| o.macs).sum();
     let _ = writeln!(out, "NPU cycles: {}", timing.cycles);
@@ -56,6 +57,14 @@ pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Findi
         let _ = writeln!(out, "rule checker: {} findings", findings.len());
         for f in findings {
             let _ = writeln!(out, "  {f}");
+        }
+    }
+    if unseen.is_empty() {
+        let _ = writeln!(out, "commands and field values: all among those of the Vela streams the tests run");
+    } else {
+        let _ = writeln!(out, "commands and field values no Vela stream in the tests used ({}):", unseen.len());
+        for entry in unseen {
+            let _ = writeln!(out, "  {entry}");
         }
     }
     out
