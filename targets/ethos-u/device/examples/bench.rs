@@ -1,5 +1,5 @@
 //! Ethos-U benchmark (`scripts/bench ethos-u`): each Vela-compiled model of `tests/vela/` (the
-//! MLPerf Tiny models on the U55-128, KWS on the five other configurations) timed by the device's
+//! MLPerf Tiny models on all six configurations) timed by the device's
 //! timing model beside Vela's own estimate (`vela_summary.csv`'s `cycles_total`), in total and
 //! layer by layer (`vela_per-layer.csv`; a layer Vela splits into stripes is several kernels),
 //! with the ratio; and the functional model's speed: the wall time of a whole inference (the
@@ -14,17 +14,8 @@ use std::path::Path;
 use std::time::Instant;
 use umac_ethos_u_device::EthosUOperator;
 
-const MODELS: [&str; 9] = [
-    "kws-ethos-u55-128",
-    "vww-ethos-u55-128",
-    "ic-ethos-u55-128",
-    "ad-ethos-u55-128",
-    "kws-ethos-u55-32",
-    "kws-ethos-u55-64",
-    "kws-ethos-u55-256",
-    "kws-ethos-u65-256",
-    "kws-ethos-u65-512",
-];
+const CONFIGURATIONS: [&str; 6] =
+    ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
 
 /// The median wall time, in milliseconds, of 5 inferences of the model in `dir` on its first
 /// reference input.
@@ -51,12 +42,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut rows = Vec::new();
     println!("{:<20} {:>9} {:>9} {:>6} {:>9}", "model", "cycles", "Vela", "ratio", "wall ms");
-    for name in MODELS {
-        let dir = root.join("tests/vela").join(name);
+    for (model, configuration) in ["kws", "vww", "ic", "ad"].iter().flat_map(|m| CONFIGURATIONS.map(|c| (*m, c))) {
+        let name = format!("{model}-{configuration}");
+        let dir = root.join("tests/vela").join(&name);
         let timing = vela::timing(&dir);
         let total = vela::total(&dir);
         let layers = vela::layers(&dir);
-        let model = name.split('-').next().unwrap_or(name);
         let wall = inference_ms(&dir, model)?;
         let ratio = timing.cycles as f64 / total as f64;
         println!("{name:<20} {:>9} {total:>9} {ratio:>6.3} {wall:>9.2}", timing.cycles);

@@ -5,11 +5,12 @@
 //! micro-block step at a time (a step per kernel element and IFM block, four cycles per step for
 //! each micro-block of the block's width and height, or as long as loading the step's weights
 //! takes), and the output stage, which scales, activates and writes the block's elements at a
-//! rate per element. The slower stage sets the pace; the other adds one block. Beside the
-//! pipeline the kernel moves bytes: the IFM once per OFM depth block (a convolution reads all IFM
-//! channels for each), the weights and scales once per OFM block position, the OFM once. The
-//! kernel takes as long as the longer of its pipeline and its busiest memory (its bytes at the
-//! memory's rate, plus the memory's latency).
+//! rate per element. The slower stage sets the pace; the other adds one block. Blocks at the
+//! OFM's far edges are as large as the OFM leaves them. Beside the pipeline the kernel moves
+//! bytes: the IFM once per OFM depth block (a convolution reads all IFM channels for each), the
+//! weights and scales once per OFM block position, the OFM once. The kernel takes as long as the
+//! longer of its pipeline and its busiest memory (its bytes at the memory's rate, a run shorter
+//! than the memory's burst costing a whole burst, plus the memory's latency).
 //!
 //! DMA runs beside the kernels, one transfer at a time (the Ethos-U55 has one DMA channel; the
 //! model keeps the U65 to one too), at the slower of its two memories' rates plus the read
@@ -19,8 +20,8 @@
 //! end of the last kernel or DMA.
 //!
 //! Not modelled: kernels overlapping by `NPU_SET_BLOCKDEP`, a DMA and a kernel contending for one
-//! memory, burst lengths, and the halo an IFM block reads around its OFM block beyond the kernel's
-//! reach. `targets/ethos-u/docs/timing.md` gives the figures' sources and the comparison with Vela's
+//! memory, outstanding AXI transactions, and the halo an IFM block reads around its OFM block
+//! beyond the kernel's reach. `targets/ethos-u/docs/timing.md` gives the figures' sources and the comparison with Vela's
 //! own estimate.
 
 mod presets;
@@ -30,7 +31,7 @@ pub use presets::{Core, Memory, System};
 
 use crate::{
     error::EthosUError,
-    feature_map::{Format, Which},
+    feature_map::{FeatureMap, Format, Which},
     payload::Config,
     registers::Operation,
 };
@@ -134,12 +135,25 @@ pub fn estimate(config: &Config, system: &System, ops: &[Operation]) -> Result<T
     Ok(Timing { cycles, ops: timed })
 }
 
-/// Cycles to move `reads` and `writes` bytes through `memory`.
-fn transfer(memory: &Memory, reads: u64, writes: u64) -> f64 {
+/// Cycles to move `reads` and `writes` bytes through `memory`, which they keep busy as long as
+/// `busy` bytes would (more than their own when they come in runs shorter than its bursts).
+fn transfer(memory: &Memory, reads: u64, writes: u64, busy: f64) -> f64 {
     let latency = |bytes: u64, cycles: u64| if bytes > 0 { cycles as f64 } else { 0.0 };
-    (reads + writes) as f64 / memory.bytes_per_cycle
-        + latency(reads, memory.read_latency)
-        + latency(writes, memory.write_latency)
+    busy / memory.bytes_per_cycle + latency(reads, memory.read_latency) + latency(writes, memory.write_latency)
+}
+
+/// How many times its bytes' worth a feature map's transfer of `bytes` keeps `memory` busy: runs
+/// shorter than the memory's burst cost a whole burst (a transfer shorter than a burst, its own
+/// bytes). An NHCWB16 map moves in bricks of 16 channels along the block's width; an NHWC map in
+/// whole rows of the block when the block takes every channel of a pixel, else pixel by pixel,
+/// `block_depth` channels at a time.
+fn burst_factor(memory: &Memory, map: &FeatureMap, bytes: u64, depth: u64, [_, width, block_depth]: [u64; 3]) -> f64 {
+    let run = match map.format {
+        Format::Nhcwb16 => 16 * map.element_bytes * width,
+        Format::Nhwc if block_depth == depth => depth * map.element_bytes * width,
+        Format::Nhwc => block_depth * map.element_bytes,
+    };
+    (memory.burst.min(bytes) as f64 / run.max(1) as f64).max(1.0)
 }
 
 fn dma(system: &System, op: &Operation) -> Result<OpTiming, EthosUError> {
@@ -165,6 +179,7 @@ fn dma(system: &System, op: &Operation) -> Result<OpTiming, EthosUError> {
         rate = rate.min(system.memories[m].bytes_per_cycle);
         latency += system.memories[m].write_latency;
     }
+    // A DMA moves one contiguous run: whole bursts.
     let cycles = if rate.is_finite() { (length as f64 / rate).ceil() as u64 + latency } else { latency };
     Ok(OpTiming {
         offset: op.offset,
@@ -180,6 +195,7 @@ fn dma(system: &System, op: &Operation) -> Result<OpTiming, EthosUError> {
 }
 
 /// What a kernel's registers say about its work.
+#[derive(Clone, Copy)]
 struct Work {
     ofm: [u64; 3],
     ifm: [u64; 3],
@@ -296,13 +312,61 @@ fn output_rate(core: &Core, op: &Operation, work: &Work) -> Result<f64, EthosUEr
     Ok(core.output[stage].max(core.activation[activation]))
 }
 
+/// The pipeline's cycles for the OFM blocks of `work` (operation `name` with `param`: a
+/// convolution, depthwise convolution or pool) with the output stage taking `rate` cycles an
+/// element: each block passes the MAC stage, then the output stage, the slower setting the pace.
+/// Blocks at the OFM's far edges are as large as the OFM leaves them.
+fn pipeline(core: &Core, name: &str, param: u16, work: &Work, rate: f64) -> u64 {
+    // The sizes blocks take along an axis of `total` elements, and how many of each.
+    let sizes = |total: u64, block: u64| {
+        [(total / block, block), (1, total % block)].into_iter().filter(|&(n, size)| n > 0 && size > 0)
+    };
+    let (mut cycles, mut first) = (0, None);
+    for (ny, h) in sizes(work.ofm[0], work.block[0]) {
+        for (nx, w) in sizes(work.ofm[1], work.block[1]) {
+            for (nz, d) in sizes(work.ofm[2], work.block[2]) {
+                let mac = mac_cycles(core, name, param, &Work { block: [h, w, d], ..*work });
+                let out = (rate * (h * w * d) as f64).ceil() as u64;
+                cycles += ny * nx * nz * mac.max(out);
+                first.get_or_insert(mac.min(out));
+            }
+        }
+    }
+    cycles + first.unwrap_or(0)
+}
+
+/// Each memory's bytes read and written by a kernel, and how many bytes' time they keep it busy.
+struct Traffic {
+    reads: Vec<u64>,
+    writes: Vec<u64>,
+    busy: Vec<f64>,
+}
+
+impl Traffic {
+    fn add(&mut self, memory: usize, bytes: u64, burst_factor: f64, write: bool) {
+        if write {
+            self.writes[memory] += bytes;
+        } else {
+            self.reads[memory] += bytes;
+        }
+        self.busy[memory] += bytes as f64 * burst_factor;
+    }
+}
+
 fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, EthosUError> {
     let name = op.command.name;
     let get = |c: &str, f: &str| op.register(c, f);
     let work = Work::of(op)?;
     let n = system.memories.len();
-    let (mut reads, mut writes) = (vec![0; n], vec![0; n]);
-    let memory = |which: Which| -> Result<usize, EthosUError> { Ok(system.memory_of(op.feature_map(which)?.region)) };
+    let mut traffic = Traffic { reads: vec![0; n], writes: vec![0; n], busy: vec![0.0; n] };
+    // Adds a transfer of `bytes` of feature map `which` (of `depth` channels) in blocks of
+    // `block` to the traffic of its memory.
+    let map = |traffic: &mut Traffic, which: Which, bytes: u64, depth: u64, block: [u64; 3], write: bool| {
+        let map = op.feature_map(which)?;
+        let m = system.memory_of(map.region);
+        traffic.add(m, bytes, burst_factor(&system.memories[m], &map, bytes, depth, block), write);
+        Ok::<(), EthosUError>(())
+    };
     let (positions, depth_blocks) = work.blocks();
     let [oh, ow, oc] = work.ofm;
     let mut what = name.trim_start_matches("NPU_OP_").to_string();
@@ -310,14 +374,14 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         let ofm = op.feature_map(Which::Ofm)?;
         let depth = if ofm.format == Format::Nhcwb16 { up(oc, 16) * 16 } else { oc };
         let elements = oh * ow * depth;
-        reads[memory(Which::Ifm)?] += oh * ow * oc * work.ifm_bytes;
+        map(&mut traffic, Which::Ifm, oh * ow * oc * work.ifm_bytes, oc, work.block, false)?;
         if get("NPU_SET_IFM2_BROADCAST", "broadcast_constant")? == 0 {
             let one = |f: &str, d: u64| -> Result<u64, EthosUError> {
                 Ok(if get("NPU_SET_IFM2_BROADCAST", f)? == 1 { 1 } else { d })
             };
-            let ifm2 = op.feature_map(Which::Ifm2)?;
-            reads[memory(Which::Ifm2)?] +=
-                one("broadcast_h", oh)? * one("broadcast_w", ow)? * one("broadcast_c", oc)? * ifm2.element_bytes;
+            let [h, w, c] = [one("broadcast_h", oh)?, one("broadcast_w", ow)?, one("broadcast_c", oc)?];
+            let block = [work.block[0].min(h), work.block[1].min(w), work.block[2].min(c)];
+            map(&mut traffic, Which::Ifm2, h * w * c * op.feature_map(Which::Ifm2)?.element_bytes, c, block, false)?;
         }
         const MODES: [&str; 10] = ["MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"];
         what = format!("{what} {}", MODES.get(usize::from(op.param)).unwrap_or(&"?"));
@@ -334,18 +398,27 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         // A convolution reads every IFM channel for each OFM depth block; the others their own
         // (a reduce-sum all of them, once).
         let ifm_channels = if conv { work.ifm[2] * depth_blocks } else { work.ifm[2] };
-        reads[memory(Which::Ifm)?] += ifm_rows * ifm_columns * ifm_channels * work.ifm_bytes;
+        let ifm_block = [
+            0,
+            reach(work.block[1], sx, kw, dx, work.ifm[1]),
+            if conv { work.ifm_block_depth() } else { work.block[2] },
+        ];
+        map(
+            &mut traffic,
+            Which::Ifm,
+            ifm_rows * ifm_columns * ifm_channels * work.ifm_bytes,
+            work.ifm[2],
+            ifm_block,
+            false,
+        )?;
         if conv || name == "NPU_OP_DEPTHWISE" {
             for what in ["WEIGHT", "SCALE"] {
-                let region = get(&format!("NPU_SET_{what}_REGION"), "region")?;
-                let length = get(&format!("NPU_SET_{what}_LENGTH"), "length")?;
-                reads[system.memory_of(region)] += length * positions;
+                let m = system.memory_of(get(&format!("NPU_SET_{what}_REGION"), "region")?);
+                let bytes = get(&format!("NPU_SET_{what}_LENGTH"), "length")? * positions;
+                traffic.add(m, bytes, 1.0, false);
             }
         }
-        let stage = up(oh, work.block[0]) * up(ow, work.block[1]) * depth_blocks;
-        let mac = mac_cycles(core, name, op.param, &work);
-        let out = (output_rate(core, op, &work)? * (work.block.iter().product::<u64>()) as f64).ceil() as u64;
-        let pipeline = stage * mac.max(out) + mac.min(out);
+        let pipeline = pipeline(core, name, op.param, &work, output_rate(core, op, &work)?);
         let per_ofm = kw * kh * if conv || op.param == 2 && name == "NPU_OP_POOL" { work.ifm[2] } else { 1 };
         what = match name {
             "NPU_OP_POOL" => {
@@ -355,12 +428,12 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         };
         (pipeline, per_ofm * oh * ow * oc)
     };
-    writes[memory(Which::Ofm)?] += oh * ow * oc * work.ofm_bytes;
+    map(&mut traffic, Which::Ofm, oh * ow * oc * work.ofm_bytes, oc, work.block, true)?;
     let moving = system
         .memories
         .iter()
         .enumerate()
-        .map(|(m, memory)| transfer(memory, reads[m], writes[m]).ceil() as u64)
+        .map(|(m, memory)| transfer(memory, traffic.reads[m], traffic.writes[m], traffic.busy[m]).ceil() as u64)
         .max()
         .unwrap_or(0);
     Ok(OpTiming {
@@ -371,8 +444,8 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         cycles: compute.max(moving),
         compute,
         macs,
-        reads,
-        writes,
+        reads: traffic.reads,
+        writes: traffic.writes,
     })
 }
 
@@ -423,6 +496,20 @@ mod tests {
     }
 
     #[test]
+    fn edge_blocks_are_as_large_as_the_ofm_leaves_them() {
+        // A depthwise 3x3 on a 25x5x16 OFM in blocks of 12x5x16 on the U55-128: two blocks of 12
+        // rows (36 micro-blocks in x and y, 3 steps of 144 cycles, 2 deep: 864 MAC cycles; 960
+        // elements at half a cycle: 480 output cycles) and one of a single row (3 micro-blocks:
+        // 3 steps of the 32 weight-loading cycles, 2 deep: 192; 40 output cycles); the first
+        // block's output stage fills the pipeline.
+        let edge = work([25, 5, 16], 16, [12, 5, 16], [3, 3]);
+        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &edge, 0.5), 2 * 864 + 192 + 480);
+        // An OFM the blocks divide: three blocks of 864, the first's 480 more.
+        let whole = work([36, 5, 16], 16, [12, 5, 16], [3, 3]);
+        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &whole, 0.5), 3 * 864 + 480);
+    }
+
+    #[test]
     fn waits_hold_the_stream_processor() {
         use Step::*;
         // A DMA of 100 cycles and a kernel start together; a DMA_WAIT 0 holds the second kernel
@@ -439,9 +526,9 @@ mod tests {
 
     #[test]
     fn a_transfer_takes_its_bytes_at_the_memorys_rate_plus_its_latencies() {
-        let sram = Memory { name: "SRAM", bytes_per_cycle: 8.0, read_latency: 32, write_latency: 32 };
-        assert_eq!(transfer(&sram, 80, 16), 12.0 + 32.0 + 32.0);
-        assert_eq!(transfer(&sram, 80, 0), 10.0 + 32.0);
-        assert_eq!(transfer(&sram, 0, 0), 0.0);
+        let sram = Memory { name: "SRAM", bytes_per_cycle: 8.0, burst: 32, read_latency: 32, write_latency: 32 };
+        assert_eq!(transfer(&sram, 80, 16, 96.0), 12.0 + 32.0 + 32.0);
+        assert_eq!(transfer(&sram, 80, 0, 80.0), 10.0 + 32.0);
+        assert_eq!(transfer(&sram, 0, 0, 0.0), 0.0);
     }
 }

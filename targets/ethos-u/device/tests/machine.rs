@@ -203,15 +203,11 @@ fn ic_residual_additions_match_the_reference() {
 
 #[test]
 fn the_mlperf_tiny_models_run_whole_bit_exact_with_tflite_micro() {
-    // Every model on the U55-128, KWS on every configuration (the U65-512's two cores each with
-    // a weight and scale stream of its own): five reference inputs each, one after another on
-    // one machine.
-    let mut runs =
-        vec![("kws", "ethos-u55-128"), ("vww", "ethos-u55-128"), ("ic", "ethos-u55-128"), ("ad", "ethos-u55-128")];
-    runs.extend(
-        ["ethos-u55-32", "ethos-u55-64", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"].map(|c| ("kws", c)),
-    );
-    for (model, configuration) in runs {
+    // Every model on every configuration (the U65-512's two cores each with a weight and scale
+    // stream of its own): five reference inputs each, one after another on one machine.
+    let configurations =
+        ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
+    for (model, configuration) in ["kws", "vww", "ic", "ad"].iter().flat_map(|m| configurations.map(|c| (*m, c))) {
         let file = std::fs::read(root().join(format!("tests/vela/{model}-{configuration}/model_vela.tflite"))).unwrap();
         let operator = EthosUOperator::read(&file, 0).unwrap();
         let mut machine = operator.machine();

@@ -43,6 +43,8 @@ pub struct Memory {
     pub name: &'static str,
     /// Bytes per NPU cycle: the port's width times the memory's clock scale.
     pub bytes_per_cycle: f64,
+    /// The shortest run of bytes the memory moves at its rate: a shorter one takes as long.
+    pub burst: u64,
     /// Cycles from a read request to its first data, and from a write to its acknowledgement.
     pub read_latency: u64,
     pub write_latency: u64,
@@ -74,8 +76,14 @@ impl System {
                 name: "Ethos_U65_Client_Server, Dedicated_Sram_384KB",
                 clock_hz: 1e9,
                 memories: vec![
-                    Memory { name: "SRAM", bytes_per_cycle: 16.0, read_latency: 32, write_latency: 32 },
-                    Memory { name: "DRAM", bytes_per_cycle: 16.0 * 0.75, read_latency: 500, write_latency: 250 },
+                    Memory { name: "SRAM", bytes_per_cycle: 16.0, burst: 32, read_latency: 32, write_latency: 32 },
+                    Memory {
+                        name: "DRAM",
+                        bytes_per_cycle: 16.0 * 0.75,
+                        burst: 128,
+                        read_latency: 500,
+                        write_latency: 250,
+                    },
                 ],
                 constants: 1,
                 fast: 0,
@@ -87,8 +95,14 @@ impl System {
                 name: "Ethos_U55_High_End_Embedded, Shared_Sram",
                 clock_hz: 500e6,
                 memories: vec![
-                    Memory { name: "SRAM", bytes_per_cycle: 8.0, read_latency: 32, write_latency: 32 },
-                    Memory { name: "flash", bytes_per_cycle: 8.0 * 0.125, read_latency: 64, write_latency: 0 },
+                    Memory { name: "SRAM", bytes_per_cycle: 8.0, burst: 32, read_latency: 32, write_latency: 32 },
+                    Memory {
+                        name: "flash",
+                        bytes_per_cycle: 8.0 * 0.125,
+                        burst: 128,
+                        read_latency: 64,
+                        write_latency: 0,
+                    },
                 ],
                 constants: 1,
                 fast: 0,

@@ -26,5 +26,6 @@ compile() { # model config
   cp "$work/$1-$2"/model_summary_*.csv "$out/vela_summary.csv"
   grep -E '^(Register command stream|0x[0-9a-f]{6}:|// )' "$work/$1-$2.log" > "$out/vela.txt"
 }
-for m in kws vww ic ad; do compile "$m" ethos-u55-128; done
-for c in ethos-u55-32 ethos-u55-64 ethos-u55-256 ethos-u65-256 ethos-u65-512; do compile kws "$c"; done
+for m in kws vww ic ad; do
+  for c in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 ethos-u65-512; do compile "$m" "$c"; done
+done
