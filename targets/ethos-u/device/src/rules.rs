@@ -11,9 +11,11 @@
 //! hardware allows) and reports each operation that touches bytes an outstanding one may still
 //! be writing or reading, with both offsets.
 //!
-//! Not checked yet: `NPU_SET_BLOCKDEP` (how far a kernel may overlap the one before: a kernel
-//! reading its predecessor's output in blocks), the internal SRAM's layout per block
-//! configuration, and lookup-table banks (a table's reader is taken to read all of the SRAM).
+//! `NPU_SET_BLOCKDEP` (how far a kernel may overlap the one before, job by job) is checked in
+//! `blockdep.rs`. Not checked yet: the internal SRAM's layout per block configuration, and
+//! lookup-table banks (a table's reader is taken to read all of the SRAM).
+
+mod blockdep;
 
 use crate::{
     error::EthosUError,
@@ -55,11 +57,16 @@ const INTERNAL: usize = usize::MAX;
 /// The spans the elements of the `[h, w, c]` feature map `map` take, merged, in the memories
 /// `regions` maps regions to (`(memory, base)` each).
 fn map_spans(map: &FeatureMap, [h, w, c]: [u64; 3], regions: &[(usize, u64)]) -> Vec<Span> {
+    volume_spans(map, [0..h, 0..w, 0..c], regions)
+}
+
+/// The spans the elements of rows `ys`, columns `xs` and channels `cs` of `map` take, merged.
+fn volume_spans(map: &FeatureMap, [ys, xs, cs]: [std::ops::Range<u64>; 3], regions: &[(usize, u64)]) -> Vec<Span> {
     let Some(&(memory, base)) = regions.get(map.region as usize) else { return Vec::new() };
-    let mut starts = Vec::with_capacity((h * w * c) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            for z in 0..c {
+    let mut starts = Vec::with_capacity((ys.end - ys.start) as usize * (xs.end - xs.start) as usize);
+    for y in ys {
+        for x in xs.clone() {
+            for z in cs.clone() {
                 starts.push(base + map.address(y, x, z));
             }
         }
@@ -192,6 +199,7 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
     let mut dmas: Vec<(usize, Access)> = Vec::new();
     let mut kernels: Vec<(usize, Access)> = Vec::new();
     let mut findings = Vec::new();
+    let mut before: Option<&Operation> = None;
     let retire = |queue: &mut Vec<(usize, Access)>, keep: usize| {
         let done = queue.len().saturating_sub(keep);
         queue.drain(..done);
@@ -226,6 +234,10 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
                     ];
                     report(&mut findings, (op.offset, *at), (op.command.name, "NPU_OP_DMA_WAIT"), hazards);
                 }
+                if let Some(before) = before {
+                    findings.extend(blockdep::check(before, op, regions)?);
+                }
+                before = Some(op);
                 retire(&mut kernels, 1);
                 kernels.push((op.offset, access));
             }

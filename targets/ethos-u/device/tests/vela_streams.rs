@@ -302,3 +302,43 @@ fn a_stream_without_its_waits_breaks_the_rules() {
     assert!(waits >= 10, "{waits}");
     assert_eq!(caught, waits, "{caught} of {waits} waits removed were caught");
 }
+
+#[test]
+fn a_blockdep_raised_past_velas_breaks_the_rules() {
+    // Every NPU_SET_BLOCKDEP below 3 after a kernel in Vela's streams raised to 3, one at a time:
+    // the checker finds a job reading what the kernel before may still be writing. Four raises
+    // are safe: Vela takes a job's IFM block unclipped at the padding, so it sees the job reach
+    // one row further than it reads (the job's OFM rows 0-6 under a 3x3 kernel with a row of
+    // padding read IFM rows 0-7; Vela's 9-row block ends at row 8, which the kernel before writes
+    // last), and sets a smaller BLOCKDEP than the rule needs.
+    let (mut raised, mut caught) = (0, 0);
+    let mut missed = Vec::new();
+    for dir in models() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let operator = operator_of(&dir.join("model_vela.tflite"));
+        let (payload, regions) = (&operator.payload, operator.regions());
+        let decoded = decode(&payload.stream).unwrap();
+        let kernels = ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"];
+        let first_kernel =
+            operations(&decoded).iter().find(|op| kernels.contains(&op.command.name)).map(|op| op.offset);
+        for set in decoded.iter().filter(|i| i.command.name == "NPU_SET_BLOCKDEP") {
+            if set.param >= 3 || first_kernel.is_none_or(|k| set.offset < k) {
+                continue;
+            }
+            let mut words = payload.stream.clone();
+            words[set.offset / 4] = 0x0003_012f;
+            raised += 1;
+            if rules::check(&operations(&decode(&words).unwrap()), &regions).unwrap().is_empty() {
+                missed.push(format!("{name} {:#x}", set.offset));
+            } else {
+                caught += 1;
+            }
+        }
+    }
+    assert!(raised > 100, "{raised}");
+    assert_eq!(
+        missed,
+        ["vww-ethos-u55-128 0x63c", "vww-ethos-u55-256 0x7c8", "vww-ethos-u55-32 0x910", "vww-ethos-u55-64 0xa60"],
+        "{caught} of {raised} caught"
+    );
+}

@@ -50,8 +50,8 @@ pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Findi
     if findings.is_empty() {
         let _ = writeln!(
             out,
-            "rule checker: no findings (DMA_WAIT and KERNEL_WAIT against the bytes each operation touches; \
-             BLOCKDEP, the SHRAM layout and lookup-table banks are not checked yet)"
+            "rule checker: no findings (DMA_WAIT, KERNEL_WAIT and BLOCKDEP against the bytes each operation \
+             and job touches; the SHRAM layout and lookup-table banks are not checked yet)"
         );
     } else {
         let _ = writeln!(out, "rule checker: {} findings", findings.len());
