@@ -1,5 +1,5 @@
 //! Ethos-U benchmark (`scripts/bench ethos-u`): each Vela-compiled model of `tests/vela/` (the
-//! MLPerf Tiny models on all six configurations) timed by the device's
+//! MLPerf Tiny models and conv_16x8 on all six configurations) timed by the device's
 //! timing model beside Vela's own estimate (`vela_summary.csv`'s `cycles_total`), in total and
 //! layer by layer (`vela_per-layer.csv`; a layer Vela splits into stripes is several kernels),
 //! with the ratio; and the functional model's speed: the wall time of a whole inference (the
@@ -14,9 +14,6 @@ use std::path::Path;
 use std::time::Instant;
 use umac_ethos_u_device::EthosUOperator;
 
-const CONFIGURATIONS: [&str; 6] =
-    ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
-
 /// The median wall time, in milliseconds, of 5 inferences of the model in `dir` on its first
 /// reference input.
 fn inference_ms(dir: &Path, model: &str) -> Result<f64, Box<dyn std::error::Error>> {
@@ -24,9 +21,7 @@ fn inference_ms(dir: &Path, model: &str) -> Result<f64, Box<dyn std::error::Erro
     let listed = umac_frontend::tflite::operators(&bytes)?;
     let index = listed.iter().find(|op| op.kind == "ethos-u").ok_or("no ethos-u operator")?.index;
     let operator = EthosUOperator::read(&bytes, index)?;
-    let input = umac_runtime::read_npy(
-        &umac_runtime::testdata::dir(&format!("models/mlperf-tiny/{model}")).join("ref/input_0.npy"),
-    )?;
+    let input = umac_runtime::read_npy(&vela::reference_dir(model).join("input_0.npy"))?;
     let mut times = Vec::new();
     for _ in 0..5 {
         let start = Instant::now();
@@ -42,8 +37,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut rows = Vec::new();
     println!("{:<20} {:>9} {:>9} {:>6} {:>9}", "model", "cycles", "Vela", "ratio", "wall ms");
-    for (model, configuration) in ["kws", "vww", "ic", "ad"].iter().flat_map(|m| CONFIGURATIONS.map(|c| (*m, c))) {
-        let name = format!("{model}-{configuration}");
+    for name in vela::all() {
+        let model = name.split('-').next().unwrap_or(&name);
         let dir = root.join("tests/vela").join(&name);
         let timing = vela::timing(&dir);
         let total = vela::total(&dir);

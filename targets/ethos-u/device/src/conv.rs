@@ -1,5 +1,5 @@
-//! Convolutions and depthwise convolutions (`NPU_OP_CONV`, `NPU_OP_DEPTHWISE`) of 8-bit feature
-//! maps: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
+//! Convolutions and depthwise convolutions (`NPU_OP_CONV`, `NPU_OP_DEPTHWISE`) of 8- and 16-bit
+//! feature maps: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
 //! IFM element the kernel reaches outside the IFM, in its padding, adds nothing), plus its
 //! channel's bias, scaled by its channel's multiplier and shift, plus the OFM zero point, clamped
 //! to the activation's bounds.
@@ -7,7 +7,9 @@
 //! The IFM extends as far as the kernel reaches less the padding: `(ofm - 1) · stride +
 //! (kernel - 1) · dilation + 1 - before - after` rows and columns. Scaling with `ROUND_MODE_DBL`
 //! is TFLite's `MultiplyByQuantizedMultiplier`: the product rounded to its high 32 bits, then a
-//! rounding right shift by the rest (a record's shift counts both, 31 + TFLite's right shift).
+//! rounding right shift by the rest (a record's shift counts both, 31 + TFLite's right shift);
+//! `ROUND_MODE_NATURAL` (Vela's choice for 16-bit maps) rounds the exact product half up, which
+//! is TFLite's 64-bit `MultiplyByQuantizedMultiplier` of the int16 kernels.
 
 use crate::{
     error::EthosUError,
@@ -56,14 +58,12 @@ impl Machine {
     pub(crate) fn convolution(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let depthwise = op.command.name == "NPU_OP_DEPTHWISE";
         let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
-        for (map, what) in [(&ifm, "an IFM"), (&ofm, "an OFM")] {
-            if map.element_bytes != 1 {
+        for (map, what, most) in [(&ifm, "an IFM", 2), (&ofm, "an OFM", 2)] {
+            if map.element_bytes > most {
                 return Err(op.unsupported(&format!("{what} of {} bytes an element", map.element_bytes)));
             }
         }
-        if op.register("NPU_SET_OFM_PRECISION", "round_mode")? != 0 {
-            return Err(op.unsupported("a rounding mode other than ROUND_MODE_DBL"));
-        }
+        let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
         if op.register("NPU_SET_OFM_PRECISION", "scale_mode")? != 0 {
             return Err(op.unsupported("a convolution scaled globally"));
         }
@@ -106,7 +106,7 @@ impl Machine {
                 ofm_block_depth: (ofm_block_depth + cores - 1 - core) / cores,
                 depthwise,
                 part_kernel: op.register("NPU_SET_KERNEL_STRIDE", "weight_order")? == 1,
-                ifm_bits: 8,
+                ifm_bits: 8 * ifm.element_bytes as usize,
                 decomposition: [8 / dy as usize, 8 / dx as usize],
             };
             let order = layout.order();
@@ -144,12 +144,8 @@ impl Machine {
         }
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
-        let input = self.feature_map_values(
-            op,
-            &ifm,
-            [ifm_shape[0], ifm_shape[1], if depthwise { ofm_shape[2] } else { ifm_depth }],
-            "the IFM",
-        )?;
+        let input =
+            self.ifm_values(op, &ifm, [ifm_shape[0], ifm_shape[1], if depthwise { ofm_shape[2] } else { ifm_depth }])?;
         let [ih, iw] = ifm_shape.map(|d| d as i64);
         let depth = if depthwise { ofm_shape[2] as usize } else { ic };
         let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * ofm_shape[2]) as usize);
@@ -177,7 +173,7 @@ impl Machine {
                             }
                         }
                     }
-                    out.push(stage.apply(scale_dbl(acc, scales[oc].multiplier, scales[oc].shift)));
+                    out.push(stage.apply(crate::pool::scale(acc, scales[oc].multiplier, scales[oc].shift, rounding)));
                 }
             }
         }

@@ -34,10 +34,12 @@ fn input_shift(bytes: u64) -> u32 {
     }
 }
 
-/// What a `MUL` of 32-bit maps with a shifted `OFM_SCALE` shifts its 64-bit product right by
-/// beyond the scale's own shift: Vela programs `(2^30, 31)` for gemmlowp's fixed-point product
-/// `round(a · b / 2^31)` and `(2^30, 30)` for twice it, in its softmax (found on Vela's streams:
-/// with it the MLPerf Tiny models' softmaxes are bit-exact with TFLite Micro).
+/// What a `MUL` of 32-bit maps with a shifted `OFM_SCALE` whose multiplier is not 1 shifts its
+/// 64-bit product right by beyond the scale's own shift: Vela programs `(2^30, 31)` for gemmlowp's
+/// fixed-point product `round(a · b / 2^31)` and `(2^30, 30)` for twice it, in its softmax; with
+/// a multiplier of 1 the shift is the product's own (`(1, 33)`: `a · b / 2^33`, in its squared
+/// difference). Found on Vela's streams: with it the MLPerf Tiny models' softmaxes and the
+/// sweep's squared differences are bit-exact with TFLite Micro.
 const FIXED_POINT_SHIFT: u32 = 30;
 
 /// The elementwise modes (`elementwise_mode`).
@@ -111,8 +113,10 @@ impl Machine {
                     scale(chosen, ofm_multiplier as u32, ofm_shift as u32, rounding)
                 }
                 MUL => {
-                    // A product of 32-bit maps is fixed point: a shifted scale takes 30 more bits.
-                    let extra = if ofm_shift == 0 || ifm.element_bytes != 4 { 0 } else { FIXED_POINT_SHIFT };
+                    // A product of 32-bit maps is fixed point: a shifted scale other than 1 takes
+                    // 30 more bits.
+                    let fixed = ofm_shift != 0 && ofm_multiplier != 1 && ifm.element_bytes == 4;
+                    let extra = if fixed { FIXED_POINT_SHIFT } else { 0 };
                     scale(first * second, ofm_multiplier as u32, ofm_shift as u32 + extra, rounding)
                 }
                 ABS => scale(first.abs(), ofm_multiplier as u32, ofm_shift as u32, rounding),
@@ -129,7 +133,7 @@ impl Machine {
                 _ => first << second.clamp(0, 63),
             };
             let value = stage.apply(value);
-            out.push(table.as_ref().map_or(value, |entries| entries[(value.clamp(-128, 127) + 128) as usize]));
+            out.push(table.as_ref().map_or(value, |t| t.apply(value)));
         }
         self.store_feature_map(op, &ofm, shape, &out, "the OFM")
     }

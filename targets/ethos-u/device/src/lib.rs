@@ -12,13 +12,14 @@
 //! (`elementwise.rs`); an `ethos-u` operator of a `.tflite` with Vela's offline memory plan,
 //! which `umac run` runs (`operator.rs`); the rule checker for DMA and kernel waits and
 //! BLOCKDEP (`rules.rs`); and the timing model (`timing.rs`, `../docs/timing.md`), which `umac run
-//! --report` prints (within 15% of Vela's own estimate on the MLPerf Tiny models for the
-//! U55-128). Vela's streams for the four MLPerf Tiny models run bit-exact with TFLite Micro (KWS
-//! on all six configurations, the U65-512's two cores included), and 162 of the 215 int8 and
-//! int16 single-operator models Vela puts wholly on the U55-128 (`tests/sweep/status.txt` lists
-//! each outcome). Not yet: 16-bit convolutions, elementwise LRELU, the TANH and SIGMOID
-//! activations, rounding other than double in convolutions, negative strides, and the SRAM
-//! layout and lookup-table bank rules.
+//! --report` prints (within 15% of Vela's own estimate on the MLPerf Tiny models, on all six
+//! configurations). Vela's streams for the four MLPerf Tiny models and conv_16x8 (int16
+//! activations) run bit-exact with TFLite Micro on all six configurations (the U65-512's two
+//! cores included), and 184 of the 215 int8 and int16 single-operator models Vela puts wholly on
+//! the NPU, on each configuration (`tests/sweep/status.txt` lists each outcome). Not yet: the
+//! TANH and SIGMOID activations, 32-bit OFMs of convolutions, elementwise LRELU, negative strides,
+//! the weight layout of dilated kernels of a batch of two, and the SRAM layout and lookup-table
+//! bank rules.
 
 pub mod commands;
 mod conv;

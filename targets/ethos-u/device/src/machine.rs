@@ -128,6 +128,34 @@ impl Machine {
 }
 
 impl Machine {
+    /// The IFM's values as a kernel reaches them: `[h, w, c]` of the IFM itself, or with
+    /// `NPU_SET_IFM_UPSCALE` of the IFM twice as high and wide, each element repeated in its 2x2
+    /// square (`IFM_UPSCALE_MODE_NEAREST`) or followed by zero points (`IFM_UPSCALE_MODE_ZEROS`:
+    /// values that add nothing), from an IFM of half the height and width.
+    pub(crate) fn ifm_values(
+        &self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+    ) -> Result<Vec<i64>, EthosUError> {
+        let mode = op.registers.get("NPU_SET_IFM_UPSCALE", "mode").unwrap_or(0);
+        if mode == 0 {
+            return self.feature_map_values(op, map, [h, w, c], "the IFM");
+        }
+        let (sh, sw) = (h.div_ceil(2), w.div_ceil(2));
+        let source = self.feature_map_values(op, map, [sh, sw, c], "the IFM")?;
+        let mut values = Vec::with_capacity((h * w * c) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                for z in 0..c {
+                    let kept = mode == 1 || (y % 2 == 0 && x % 2 == 0);
+                    values.push(if kept { source[(((y / 2) * sw + x / 2) * c + z) as usize] } else { map.zero() });
+                }
+            }
+        }
+        Ok(values)
+    }
+
     /// The elements of the `[h, w, c]` feature map `map`, in HWC order (little-endian elements
     /// of 1, 2 or 4 bytes, signed or not as the map says).
     pub(crate) fn feature_map_values(
@@ -201,12 +229,38 @@ impl Machine {
     }
 }
 
+/// A lookup-table activation's table, as the internal SRAM holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// 256 entries of the OFM's element size, indexed by an int8 value plus 128.
+    Int8(Vec<i64>),
+    /// 512 entries of 32 bits for int16 values: a base in the low 16 bits and a slope in the
+    /// high 16, both signed; the value plus 32768 selects entry `>> 7`, and its low 7 bits `f` give
+    /// `base + (slope · f + 64) >> 7` (TFLite's int16 table lookup).
+    Int16(Vec<u32>),
+}
+
+impl Table {
+    /// The table's value for `value`.
+    pub fn apply(&self, value: i64) -> i64 {
+        match self {
+            Table::Int8(entries) => entries[(value.clamp(-128, 127) + 128) as usize],
+            Table::Int16(entries) => {
+                let x = (value.clamp(-32768, 32767) + 32768) as usize;
+                let entry = entries[x >> 7];
+                let (base, slope) = (i64::from(entry as u16 as i16), i64::from((entry >> 16) as u16 as i16));
+                (base + ((slope * (x & 127) as i64 + 64) >> 7)).clamp(-32768, 32767)
+            }
+        }
+    }
+}
+
 impl Machine {
-    /// The lookup table of the operation's activation, if it is one: a value clamped to int8 (the
-    /// clip range `FORCE_INT8`) indexes 256 entries of the OFM's element size, the table `n` of
-    /// `ACTIVATION_FUNCTION_TABLE_n` at `n` tables from the internal SRAM's last 2 KiB.
-    /// Its 256 entries, indexed by the value plus 128.
-    pub(crate) fn lookup_table(&self, op: &Operation) -> Result<Option<Vec<i64>>, EthosUError> {
+    /// The lookup table of the operation's activation, if it is one. A value clamped to int8 (the
+    /// clip range `FORCE_INT8`, or an int8 OFM) indexes 256 entries of the OFM's element size, the
+    /// table `n` of `ACTIVATION_FUNCTION_TABLE_n` at `n` tables from the internal SRAM's last 2
+    /// KiB; an int16 value interpolates in the 512 entries of those 2 KiB.
+    pub(crate) fn lookup_table(&self, op: &Operation) -> Result<Option<Table>, EthosUError> {
         let function = op.register("NPU_SET_ACTIVATION", "activation_function")?;
         if function == 0 {
             return Ok(None);
@@ -214,18 +268,21 @@ impl Machine {
         if !(16..24).contains(&function) {
             return Err(op.unsupported("a TANH or SIGMOID activation"));
         }
-        // The table is indexed by int8 values: the clip range forces them, or the OFM is int8.
         let ofm = op.feature_map(Which::Ofm)?;
         let clip = op.register("NPU_SET_ACTIVATION", "activation_clip_range")?;
+        let base = self.shram.len().saturating_sub(2048);
+        let outside = || op.error(format!("lookup table {} lies outside the internal SRAM", function - 16));
+        if clip == 0 && ofm.element_bytes == 2 && ofm.signed {
+            let table = self.shram.get(base..base + 2048).ok_or_else(outside)?;
+            let entries = table.chunks_exact(4).map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]])).collect();
+            return Ok(Some(Table::Int16(entries)));
+        }
         if clip != 3 && !(clip == 0 && ofm.element_bytes == 1 && ofm.signed) {
-            return Err(op.unsupported("a lookup table indexed by other than int8 values"));
+            return Err(op.unsupported("a lookup table indexed by other than int8 or int16 values"));
         }
         let entry = ofm.element_bytes as usize;
-        let start = self.shram.len().saturating_sub(2048) + (function as usize - 16) * 256 * entry;
-        let table = self
-            .shram
-            .get(start..start + 256 * entry)
-            .ok_or_else(|| op.error(format!("lookup table {} lies outside the internal SRAM", function - 16)))?;
+        let start = base + (function as usize - 16) * 256 * entry;
+        let table = self.shram.get(start..start + 256 * entry).ok_or_else(outside)?;
         let entries: Vec<i64> = table
             .chunks_exact(entry)
             .map(|e| {
@@ -235,7 +292,7 @@ impl Machine {
                 (i64::from_le_bytes(raw) << shift) >> shift
             })
             .collect();
-        Ok(Some(entries))
+        Ok(Some(Table::Int8(entries)))
     }
 }
 
@@ -278,5 +335,29 @@ impl Operation {
     /// An error: `what` is not modelled yet.
     pub fn unsupported(&self, what: &str) -> EthosUError {
         self.error(format!("{what} is not supported by the simulator yet"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_int16_table_interpolates_between_its_entries() {
+        // Entry 256 (values 0..127): base 100, slope 128; entry 257: base 5, slope -128.
+        let mut entries = vec![0u32; 512];
+        entries[256] = (128 << 16) | 100;
+        entries[257] = ((-128i32 as u32 & 0xffff) << 16) | 5;
+        let table = Table::Int16(entries);
+        assert_eq!(table.apply(0), 100);
+        // 100 + (128 · 1 + 64) >> 7 = 100 + 1; (128 · 64 + 64) >> 7 = 64.
+        assert_eq!(table.apply(1), 101);
+        assert_eq!(table.apply(64), 164);
+        // 5 + (-128 · 127 + 64) >> 7 = 5 - 127 (the shift rounds toward -inf).
+        assert_eq!(table.apply(128 + 127), -122);
+        // Values beyond int16 take the end entries.
+        assert_eq!(table.apply(-40_000), 0);
+        let int8 = Table::Int8((0..256).map(|k| k - 128).collect());
+        assert_eq!((int8.apply(-128), int8.apply(127), int8.apply(300)), (-128, 127, 127));
     }
 }

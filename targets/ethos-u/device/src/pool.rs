@@ -55,7 +55,7 @@ impl Machine {
         let ih = ((ofm_shape[0] - 1) * sy + kh).saturating_sub(top + bottom);
         let iw = ((ofm_shape[1] - 1) * sx + kw).saturating_sub(left + right);
         let depth = ofm_shape[2];
-        let input = self.feature_map_values(op, &ifm, [ih, iw, depth], "the IFM")?;
+        let input = self.ifm_values(op, &ifm, [ih, iw, depth])?;
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
         let table = self.lookup_table(op)?;
@@ -88,7 +88,7 @@ impl Machine {
                     } else {
                         stage.apply(scale(acc, multiplier as u32, shift as u32, rounding))
                     };
-                    out.push(table.as_ref().map_or(value, |entries| entries[(value.clamp(-128, 127) + 128) as usize]));
+                    out.push(table.as_ref().map_or(value, |t| t.apply(value)));
                 }
             }
         }

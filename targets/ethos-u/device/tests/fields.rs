@@ -16,10 +16,16 @@ fn models() -> Vec<PathBuf> {
             paths.push(model);
         }
     }
-    for file in std::fs::read_dir(root.join("sweep")).unwrap() {
-        let path = file.unwrap().path();
-        if path.extension().is_some_and(|e| e == "tflite") {
-            paths.push(path);
+    for configuration in std::fs::read_dir(root.join("sweep")).unwrap() {
+        let configuration = configuration.unwrap().path();
+        if !configuration.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(configuration).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|e| e == "tflite") {
+                paths.push(path);
+            }
         }
     }
     paths.sort();
@@ -30,7 +36,7 @@ fn models() -> Vec<PathBuf> {
 fn the_committed_list_is_what_the_tested_streams_use() {
     let mut met = BTreeSet::new();
     let paths = models();
-    assert!(paths.len() > 200, "{} models", paths.len());
+    assert!(paths.len() > 1000, "{} models", paths.len());
     for path in &paths {
         let bytes = std::fs::read(path).unwrap();
         let operator = EthosUOperator::read(&bytes, 0).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

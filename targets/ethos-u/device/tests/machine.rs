@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{npy_data, operand_of};
+use common::{npy_data, operand_of, vela};
 use std::path::Path;
 use umac_ethos_u_device::{EthosUOperator, Machine, Operation, decode, feature_map::Which, operations, payload};
 
@@ -203,15 +203,14 @@ fn ic_residual_additions_match_the_reference() {
 
 #[test]
 fn the_mlperf_tiny_models_run_whole_bit_exact_with_tflite_micro() {
-    // Every model on every configuration (the U65-512's two cores each with a weight and scale
-    // stream of its own): five reference inputs each, one after another on one machine.
-    let configurations =
-        ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
-    for (model, configuration) in ["kws", "vww", "ic", "ad"].iter().flat_map(|m| configurations.map(|c| (*m, c))) {
+    // Every model (the MLPerf Tiny four, and conv_16x8's int16 activations) on every
+    // configuration (the U65-512's two cores each with a weight and scale stream of its own):
+    // five reference inputs each, one after another on one machine.
+    for (model, configuration) in vela::MODELS.iter().flat_map(|m| vela::CONFIGURATIONS.map(|c| (*m, c))) {
         let file = std::fs::read(root().join(format!("tests/vela/{model}-{configuration}/model_vela.tflite"))).unwrap();
         let operator = EthosUOperator::read(&file, 0).unwrap();
         let mut machine = operator.machine();
-        let reference = root().join(format!("../../../test/models/mlperf-tiny/{model}/ref"));
+        let reference = vela::reference_dir(model);
         for k in 0..5 {
             let input = npy_data(&reference.join(format!("input_{k}.npy"))).unwrap();
             let outputs =

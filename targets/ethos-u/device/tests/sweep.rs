@@ -1,5 +1,6 @@
 //! The single-operator sweep: every int8 and int16 case of `test/models/tflite-ops` that Vela
-//! 5.2 puts wholly on the Ethos-U55-128 (`tests/sweep/`, made by `gen.sh`: convolutions of every
+//! 5.2 puts wholly on the NPU, for each of the six configurations (`tests/sweep/<configuration>/`,
+//! made by `gen.sh`: convolutions of every
 //! kernel, stride, dilation and padding the cases have, pools, elementwise operations with
 //! broadcast, softmax, data movement, ...), run on TFLite Micro's reference inputs. Each case's
 //! outcome is listed in `tests/sweep/status.txt`: `exact` (every inference equals TFLite Micro's
@@ -12,6 +13,9 @@ mod common;
 use common::npy_data;
 use std::path::{Path, PathBuf};
 use umac_ethos_u_device::EthosUOperator;
+
+const CONFIGURATIONS: [&str; 6] =
+    ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,21 +69,25 @@ fn outcome(case: &str, path: &Path) -> String {
 #[test]
 fn every_case_has_its_listed_outcome() {
     let dir = root().join("tests/sweep");
-    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
-        .collect();
+    let mut cases: Vec<(String, String, PathBuf)> = Vec::new();
+    for configuration in CONFIGURATIONS {
+        for entry in std::fs::read_dir(dir.join(configuration)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "tflite") {
+                let case = path.file_stem().unwrap().to_string_lossy().into_owned();
+                cases.push((configuration.to_string(), case, path));
+            }
+        }
+    }
     cases.sort();
-    assert!(cases.len() > 200, "{} cases", cases.len());
-    // One line each: the case, then its outcome (an error up to its first 100 characters, the
-    // offsets of commands in it as they are).
+    assert!(cases.len() > 1000, "{} cases", cases.len());
+    // One line each: the configuration and case, then its outcome (an error up to its first 100
+    // characters, the offsets of commands in it as they are).
     let text: String = cases
         .iter()
-        .map(|(case, path)| {
+        .map(|(configuration, case, path)| {
             let outcome: String = outcome(case, path).chars().take(100).collect();
-            format!("{case} {outcome}\n")
+            format!("{configuration}/{case} {outcome}\n")
         })
         .collect();
     let listed = dir.join("status.txt");
@@ -99,5 +107,5 @@ fn every_case_has_its_listed_outcome() {
         changed.join("\n")
     );
     let exact = text.lines().filter(|l| l.ends_with(" exact")).count();
-    assert!(exact >= 162, "{exact} cases exact");
+    assert!(exact >= 6 * 184, "{exact} cases exact");
 }

@@ -1,11 +1,32 @@
 //! Vela's own cycle estimate of a compiled model (`tests/vela/*/vela_summary.csv` and
 //! `vela_per-layer.csv`, which `tests/vela/gen.sh` keeps), and the timing model's beside it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use umac_ethos_u_device::{
     EthosUOperator, decode, operations,
     timing::{self, OpTiming, System, Timing},
 };
+
+/// The models `tests/vela/` holds, each compiled for every configuration (`<model>-<configuration>`):
+/// the MLPerf Tiny four and the LSTM-free model of `test/models/lstm-16x8` (int16 activations).
+pub const MODELS: [&str; 5] = ["kws", "vww", "ic", "ad", "conv16x8"];
+pub const CONFIGURATIONS: [&str; 6] =
+    ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
+
+/// Every compiled model's folder name.
+pub fn all() -> Vec<String> {
+    MODELS.iter().flat_map(|m| CONFIGURATIONS.map(|c| format!("{m}-{c}"))).collect()
+}
+
+/// The folder of `model`'s reference inputs and TFLite Micro's outputs (`input_<k>.npy`,
+/// `output_<k>.npy`, k = 0..4).
+pub fn reference_dir(model: &str) -> PathBuf {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../test/models");
+    match model {
+        "conv16x8" => models.join("lstm-16x8/ref/conv_16x8"),
+        _ => models.join("mlperf-tiny").join(model).join("ref"),
+    }
+}
 
 /// One of Vela's layers with its cycles and MACs.
 #[derive(Clone, Debug, PartialEq)]

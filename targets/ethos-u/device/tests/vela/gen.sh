@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the Vela-compiled models the Ethos-U device's tests run, with the project venv's
-# Vela (5.2.0, installed by scripts/bootstrap): for each model and configuration, Vela's
-# model_vela.tflite and its listing of the register command stream (`vela.txt`: the lines of
+# Vela (5.2.0, installed by scripts/bootstrap): for each model (the MLPerf Tiny four and
+# conv_16x8) and configuration, Vela's model_vela.tflite and its listing of the register command stream (`vela.txt`: the lines of
 # --verbose-register-command-stream: Vela's own decoding of every command, and its note on each
 # operation and DMA before their commands, which the tests compare with the device's), and Vela's
 # own cycle estimate (`vela_per-layer.csv`, `vela_summary.csv`: its per-layer and whole-network
@@ -13,19 +13,21 @@ root="$(cd "$here/../../../../.." && pwd)"
 vela="$root/.venv/bin/vela"
 [ -x "$vela" ] || { echo "gen.sh: $vela missing: run scripts/bootstrap" >&2; exit 1; }
 "$vela" --version | grep -qx 5.2.0 || { echo "gen.sh: Vela 5.2.0 expected" >&2; exit 1; }
-models="$root/test/models/mlperf-tiny"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-compile() { # model config
-  local out="$here/$1-$2"
+compile() { # name config model.tflite
+  local out="$here/$1-$2" stem
+  stem="$(basename "$3" .tflite)"
   mkdir -p "$out"
   "$vela" --accelerator-config "$2" --output-dir "$work/$1-$2" --verbose-register-command-stream --verbose-performance \
-    "$models/$1/model.tflite" > "$work/$1-$2.log"
-  cp "$work/$1-$2/model_vela.tflite" "$out/model_vela.tflite"
-  cp "$work/$1-$2/model_per-layer.csv" "$out/vela_per-layer.csv"
-  cp "$work/$1-$2"/model_summary_*.csv "$out/vela_summary.csv"
+    "$3" > "$work/$1-$2.log"
+  cp "$work/$1-$2/${stem}_vela.tflite" "$out/model_vela.tflite"
+  cp "$work/$1-$2/${stem}_per-layer.csv" "$out/vela_per-layer.csv"
+  cp "$work/$1-$2/${stem}"_summary_*.csv "$out/vela_summary.csv"
   grep -E '^(Register command stream|0x[0-9a-f]{6}:|// )' "$work/$1-$2.log" > "$out/vela.txt"
 }
-for m in kws vww ic ad; do
-  for c in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 ethos-u65-512; do compile "$m" "$c"; done
+# The MLPerf Tiny models, and the LSTM-free model of test/models/lstm-16x8 (int16 activations).
+for c in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 ethos-u65-512; do
+  for m in kws vww ic ad; do compile "$m" "$c" "$root/test/models/mlperf-tiny/$m/model.tflite"; done
+  compile conv16x8 "$c" "$root/test/models/lstm-16x8/conv_16x8.tflite"
 done
