@@ -9,6 +9,9 @@
 
 use crate::{error::EthosUError, registers::Operation};
 
+/// The 40 bits of an address.
+const ADDRESS_MASK: u64 = (1 << 40) - 1;
+
 /// How a feature map's elements are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -66,7 +69,10 @@ impl FeatureMap {
             Format::Nhwc => (stride_x, 16 * size),
             Format::Nhcwb16 => (16 * size, stride_c),
         };
-        self.bases[tile] + y * stride_y + x * stride_x + (c / 16) * stride_c + (c % 16) * size
+        // Addresses are 40 bits wide and wrap: a stride of `2^40 - k` steps back `k` bytes (Vela
+        // writes negative strides so, to mirror a map).
+        let offset = y.wrapping_mul(stride_y).wrapping_add(x.wrapping_mul(stride_x)).wrapping_add((c / 16) * stride_c);
+        self.bases[tile].wrapping_add(offset).wrapping_add((c % 16) * size) & ADDRESS_MASK
     }
 }
 
@@ -152,5 +158,17 @@ mod tests {
         assert_eq!(bricks.address(5, 4, 16), 0x4000 + 3 * 160 + 16 + 80);
         let wide = FeatureMap { element_bytes: 4, strides: [64, 640, 320], ..bricks };
         assert_eq!(wide.address(0, 1, 18), 0x1000 + 64 + 320 + 8);
+    }
+
+    #[test]
+    fn a_negative_stride_wraps_in_40_bits() {
+        // Vela mirrors a map with STRIDE_X = 2^40 - 14: column 1 lies 14 bytes before column 0.
+        let mut mirrored = map(Format::Nhwc);
+        mirrored.bases = [0x0e; 4];
+        mirrored.strides = [(1 << 40) - 14, 0x62, 1];
+        mirrored.width0 = 8;
+        assert_eq!(mirrored.address(0, 0, 3), 0x11);
+        assert_eq!(mirrored.address(0, 1, 3), 0x03);
+        assert_eq!(mirrored.address(1, 1, 0), 0x62);
     }
 }
