@@ -14,9 +14,11 @@ pub trait CustomOperator: Sync {
     /// as a target string names it (`ethos-u55-128`).
     fn configuration(&self, model: &[u8], index: usize) -> Result<String, DeviceError>;
 
-    /// Runs operator `index` of `model` on `inputs` (the bytes of each tensor it reads, in the
-    /// order of its inputs, past the program and its memories); returns its outputs' bytes.
-    fn run(&self, model: &[u8], index: usize, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, DeviceError>;
+    /// Runs operator `index` of `model` once for each of `inferences`, one after another on one
+    /// device (the bytes of each tensor the operator reads, in the order of its inputs, past the
+    /// program and its memories, but its variable tensors: state it keeps from one inference to
+    /// the next, zero at first); returns each inference's outputs' bytes.
+    fn run(&self, model: &[u8], index: usize, inferences: &[Vec<&[u8]>]) -> Result<Vec<Vec<Vec<u8>>>, DeviceError>;
 
     /// What `umac run --report` prints for operator `index` of `model`: a first line
     /// `NPU cycles: N` (the whole operator, by the device's timing model), then each operation's

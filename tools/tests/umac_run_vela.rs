@@ -101,3 +101,30 @@ fn report_starts_with_the_npu_cycles_and_lists_every_operation() {
     // The outputs are the same as without the report.
     assert_eq!(read_npy(&out).unwrap().data, read_npy(reference("kws", "output_0.npy").as_ref()).unwrap().data);
 }
+
+#[test]
+fn an_lstm_compiled_by_vela_runs_a_sequence_keeping_its_state() {
+    // Vela puts the stacked int8 LSTM wholly on the NPU, its state in variable tensors. With
+    // --sequence its five reference inputs run one after another, the state kept between them,
+    // as TFLite Micro's interpreter ran them: the outputs equal its five, byte for byte.
+    let model = vela("lstmstack");
+    let reference = |file: &str| umac_runtime::testdata::dir("models/lstm-16x8/ref/lstm_stack_int8").join(file);
+    let stack = |kind: &str| {
+        let parts: Vec<_> = (0..5).map(|k| read_npy(&reference(&format!("{kind}_{k}.npy"))).unwrap()).collect();
+        umac_runtime::Tensor::stack(&parts).unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("umac-run-vela-lstm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (inputs, out) = (dir.join("inputs.npy"), dir.join("outputs.npy"));
+    umac_runtime::write_npy(&inputs, &stack("input")).unwrap();
+    let args = ["run", &model, "--input", inputs.to_str().unwrap(), "--sequence", "--output", out.to_str().unwrap()];
+    let (code, stderr) = umac(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let (got, expected) = (read_npy(&out).unwrap(), stack("output"));
+    assert_eq!((&got.shape, &got.data), (&expected.shape, &expected.data));
+    // One inference alone starts from zero state: the first reference output.
+    let first = reference("input_0.npy");
+    let (code, stderr) = umac(&["run", &model, "--input", first.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_npy(&out).unwrap().data, read_npy(&reference("output_0.npy")).unwrap().data);
+}

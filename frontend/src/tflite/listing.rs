@@ -202,6 +202,8 @@ pub struct ListedTensor {
     /// Its bytes: the shape's elements times the element type's size (`None` for a type whose
     /// size the listing does not know, such as STRING, or a negative dimension).
     pub bytes: Option<u64>,
+    /// A variable tensor: state an operator keeps between inferences (an LSTM's), zero at first.
+    pub is_variable: bool,
 }
 
 /// The tensors of the first subgraph, by index.
@@ -227,6 +229,7 @@ pub fn tensors(bytes: &[u8]) -> Result<Vec<ListedTensor>, Error> {
             shape,
             type_name: DType::name_of(code),
             bytes: size.zip(elements).and_then(|(s, n)| s.checked_mul(n)),
+            is_variable: tensor.is_variable().map_err(malformed)?,
         });
     }
     Ok(listed)

@@ -18,6 +18,7 @@
 //! clip range, to an entry of table `n` in the internal SRAM (where a DMA copied it).
 
 use crate::{
+    activation::Activation,
     error::EthosUError,
     feature_map::Which,
     machine::{Machine, OutputStage},
@@ -84,7 +85,7 @@ impl Machine {
             (op.register("NPU_SET_OFM_SCALE", "scale")?, op.register("NPU_SET_OFM_SCALE", "shift")?);
         let rounding = op.register("NPU_SET_OFM_PRECISION", "round_mode")?;
         let stage = OutputStage::of(op, &ofm)?;
-        let table = self.lookup_table(op)?;
+        let activation = self.activation(op)?;
         let shift = input_shift(ifm.element_bytes);
         let zero_a = ifm.zero();
         let mut out = Vec::with_capacity(a.len());
@@ -132,8 +133,7 @@ impl Machine {
                 }
                 _ => first << second.clamp(0, 63),
             };
-            let value = stage.apply(value);
-            out.push(table.as_ref().map_or(value, |t| t.apply(value)));
+            out.push(Activation::finish(activation.as_ref(), &stage, value));
         }
         self.store_feature_map(op, &ofm, shape, &out, "the OFM")
     }

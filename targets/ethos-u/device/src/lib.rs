@@ -13,13 +13,15 @@
 //! which `umac run` runs (`operator.rs`); the rule checker for DMA and kernel waits and
 //! BLOCKDEP (`rules.rs`); and the timing model (`timing.rs`, `../docs/timing.md`), which `umac run
 //! --report` prints (within 15% of Vela's own estimate on the MLPerf Tiny models, on all six
-//! configurations). Vela's streams for the four MLPerf Tiny models and conv_16x8 (int16
-//! activations) run bit-exact with TFLite Micro on all six configurations (the U65-512's two
-//! cores included), and 186 of the 215 int8 and int16 single-operator models Vela puts wholly on
-//! the NPU, on each configuration (`tests/sweep/status.txt` lists each outcome). Not yet: the
-//! TANH and SIGMOID activations, 32-bit OFMs of convolutions, elementwise LRELU, the weight
-//! layout of dilated kernels of a batch of two, and the SRAM layout and lookup-table bank rules.
+//! configurations). Vela's streams for the four MLPerf Tiny models, conv_16x8 (int16
+//! activations) and two int8 LSTMs (their state kept between inferences) run bit-exact with
+//! TFLite Micro on all six configurations (the U65-512's two cores included), and 192 of the 215
+//! int8 and int16 single-operator models Vela puts wholly on the NPU, on each configuration
+//! (`tests/sweep/status.txt` lists each outcome). Not yet: 32-bit OFMs of convolutions,
+//! elementwise LRELU, the weight layout of dilated kernels of a batch of two, and the SRAM
+//! layout and lookup-table bank rules.
 
+mod activation;
 pub mod commands;
 mod conv;
 pub mod coverage;

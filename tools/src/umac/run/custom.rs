@@ -3,8 +3,11 @@
 //! into the device's memories where the model places them, the program runs on the device's
 //! functional model, and the outputs come out as any model's do. `--report` prints the device's
 //! report of the program: its cycles by the device's timing model, first, and its rule findings.
+//! `--sequence` runs the inferences stacked along the inputs' first axis one after another on one
+//! device, which keeps the operator's variable tensors (an LSTM's state) between them.
 
 use super::{EngineArg, RunArgs, write_outputs};
+use umac_driver::Error;
 use umac_runtime::{DType, Tensor, read_npy};
 
 /// The element type TFLite names `name`, as a tensor file holds it.
@@ -49,7 +52,6 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
         (args.dump_intermediates.is_some(), "--dump-intermediates"),
         (args.compare_unpartitioned, "--compare-unpartitioned"),
         (!args.pools.is_empty(), "--pool"),
-        (args.sequence, "--sequence"),
         (args.engine != EngineArg::Cranelift, "--engine"),
     ];
     if let Some((_, flag)) = flags.iter().find(|(set, _)| *set) {
@@ -76,47 +78,69 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
     }
     let files: Vec<Tensor> =
         args.inputs.iter().map(|p| read_npy(p).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    for ((file, path), &t) in files.iter().zip(&args.inputs).zip(&model_inputs) {
-        let tensor = &tensors[t];
-        if Some(file.dtype) != dtype(tensor.type_name) || Some(file.data.len() as u64) != tensor.bytes {
-            return Err(format!(
-                "{} holds {} {}, the model's input '{}' is {} {:?}",
-                path.display(),
-                file.dtype,
-                file.shape_text(),
-                tensor.name,
-                tensor.type_name,
-                tensor.shape
-            ));
+    // One inference, or with `--sequence` one per index of the inputs' first axis.
+    let message = |e: Error| match e {
+        Error::Usage(m) | Error::Limit(m) | Error::Run(m) | Error::Compile(m) => m,
+        Error::Reported => "the inputs are not a sequence".into(),
+    };
+    let steps = if args.sequence { super::inferences(args, &files).map_err(message)? } else { vec![files] };
+    for step in &steps {
+        for ((file, path), &t) in step.iter().zip(&args.inputs).zip(&model_inputs) {
+            let tensor = &tensors[t];
+            if Some(file.dtype) != dtype(tensor.type_name) || Some(file.data.len() as u64) != tensor.bytes {
+                return Err(format!(
+                    "{} holds {} {}{}, the model's input '{}' is {} {:?}",
+                    path.display(),
+                    file.dtype,
+                    file.shape_text(),
+                    if args.sequence { " an inference" } else { "" },
+                    tensor.name,
+                    tensor.type_name,
+                    tensor.shape
+                ));
+            }
         }
     }
     // The operator's inputs past its program and memories (the read-only tensor, the scratch
-    // tensors), in its order, from the model's inputs.
-    let mut inputs = Vec::new();
-    for t in op.input_tensors.iter().skip(4).flatten() {
-        let k = model_inputs
-            .iter()
-            .position(|m| m == t)
-            .ok_or_else(|| format!("{display}: {} reads tensor {t}, which is not a model input", op.label()))?;
-        inputs.push(files[k].data.as_slice());
+    // tensors), in its order, from the model's inputs; its variable tensors (an LSTM's state)
+    // the device keeps from one inference to the next.
+    let mut given = Vec::new();
+    for &t in op.input_tensors.iter().skip(4).flatten() {
+        match model_inputs.iter().position(|&m| m == t) {
+            Some(k) => given.push(k),
+            None if tensors[t].is_variable => {}
+            None => {
+                return Err(format!(
+                    "{display}: {} reads tensor {t}, which is neither a model input nor a variable",
+                    op.label()
+                ));
+            }
+        }
     }
-    let outputs = device.run(&raw, op.index, &inputs).map_err(at)?;
+    let inferences: Vec<Vec<&[u8]>> =
+        steps.iter().map(|step| given.iter().map(|&k| step[k].data.as_slice()).collect()).collect();
+    let outputs = device.run(&raw, op.index, &inferences).map_err(at)?;
     if args.report {
         eprint!("{}", device.report(&raw, op.index).map_err(at)?);
     }
-    let mut results = Vec::new();
-    for &t in &model_outputs {
-        let k = op
-            .output_tensors
-            .iter()
-            .position(|&o| o == t)
-            .ok_or_else(|| format!("{display}: output tensor {t} is not {}'s", op.label()))?;
-        let tensor = &tensors[t];
-        let dtype = dtype(tensor.type_name)
-            .ok_or_else(|| format!("{display}: output '{}' is {}", tensor.name, tensor.type_name))?;
-        let shape = tensor.shape.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
-        results.push(Tensor { dtype, shape, data: outputs[k].clone() });
+    let mut per_step = Vec::new();
+    for outputs in &outputs {
+        let mut results = Vec::new();
+        for &t in &model_outputs {
+            let k = op
+                .output_tensors
+                .iter()
+                .position(|&o| o == t)
+                .ok_or_else(|| format!("{display}: output tensor {t} is not {}'s", op.label()))?;
+            let tensor = &tensors[t];
+            let dtype = dtype(tensor.type_name)
+                .ok_or_else(|| format!("{display}: output '{}' is {}", tensor.name, tensor.type_name))?;
+            let shape = tensor.shape.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+            results.push(Tensor { dtype, shape, data: outputs[k].clone() });
+        }
+        per_step.push(results);
     }
+    let results = super::joined(args, &per_step, model_outputs.len()).map_err(message)?;
     write_outputs(args, &results, |i| tensors[model_outputs[i]].name.clone())?;
     Ok(true)
 }

@@ -8,8 +8,9 @@ use umac_ethos_u_device::{
 };
 
 /// The models `tests/vela/` holds, each compiled for every configuration (`<model>-<configuration>`):
-/// the MLPerf Tiny four and the LSTM-free model of `test/models/lstm-16x8` (int16 activations).
-pub const MODELS: [&str; 5] = ["kws", "vww", "ic", "ad", "conv16x8"];
+/// the MLPerf Tiny four, and the int8 models of `test/models/lstm-16x8`: conv_16x8 (int16
+/// activations) and two LSTMs (their state kept from one inference to the next).
+pub const MODELS: [&str; 7] = ["kws", "vww", "ic", "ad", "conv16x8", "lstmsmall", "lstmstack"];
 pub const CONFIGURATIONS: [&str; 6] =
     ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
 
@@ -24,6 +25,8 @@ pub fn reference_dir(model: &str) -> PathBuf {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../test/models");
     match model {
         "conv16x8" => models.join("lstm-16x8/ref/conv_16x8"),
+        "lstmsmall" => models.join("lstm-16x8/ref/lstm_small_int8"),
+        "lstmstack" => models.join("lstm-16x8/ref/lstm_stack_int8"),
         _ => models.join("mlperf-tiny").join(model).join("ref"),
     }
 }
