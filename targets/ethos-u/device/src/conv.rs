@@ -1,5 +1,5 @@
 //! Convolutions and depthwise convolutions (`NPU_OP_CONV`, `NPU_OP_DEPTHWISE`) of 8- and 16-bit
-//! feature maps: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
+//! IFMs into 8-, 16- or 32-bit OFMs: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
 //! IFM element the kernel reaches outside the IFM, in its padding, adds nothing), plus its
 //! channel's bias, scaled by its channel's multiplier and shift, plus the OFM zero point, clamped
 //! to the activation's bounds.
@@ -58,7 +58,9 @@ impl Machine {
     pub(crate) fn convolution(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let depthwise = op.command.name == "NPU_OP_DEPTHWISE";
         let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
-        for (map, what, most) in [(&ifm, "an IFM", 2), (&ofm, "an OFM", 2)] {
+        // A 32-bit OFM takes the scaled accumulator whole (Vela's MEAN sums into one with the
+        // scale (1, 0), then multiplies elementwise).
+        for (map, what, most) in [(&ifm, "an IFM", 2), (&ofm, "an OFM", 4)] {
             if map.element_bytes > most {
                 return Err(op.unsupported(&format!("{what} of {} bytes an element", map.element_bytes)));
             }

@@ -7,8 +7,8 @@
 //! 16-bit), the operand with the smaller scale multiplied by `NPU_SET_OPA_SCALE` (a 32-bit
 //! multiplier and its shift, the left shift folded in), the other halved. With
 //! `IFM_SCALE_MODE_OPA_OPB_16` each operand is multiplied by its 16-bit scale (`OPA_SCALE`,
-//! `OPB_SCALE`). `MUL` multiplies the operands (of 32-bit maps, a fixed-point product: see
-//! [`FIXED_POINT_SHIFT`]). Then the result is scaled by `NPU_SET_OFM_SCALE`
+//! `OPB_SCALE`). `MUL` multiplies the operands (of 32-bit maps, scaled by the shift alone: see
+//! [`product_scale`]). Then the result is scaled by `NPU_SET_OFM_SCALE`
 //! as a convolution's accumulator is (`pool::scale`, by the rounding mode), and goes through the
 //! output stage. `MIN` and `MAX` choose between the operands (less their zero points) and scale
 //! the choice. `SHR` shifts the IFM right by the IFM2, rounding as the rounding mode says;
@@ -35,13 +35,17 @@ fn input_shift(bytes: u64) -> u32 {
     }
 }
 
-/// What a `MUL` of 32-bit maps with a shifted `OFM_SCALE` whose multiplier is not 1 shifts its
-/// 64-bit product right by beyond the scale's own shift: Vela programs `(2^30, 31)` for gemmlowp's
-/// fixed-point product `round(a · b / 2^31)` and `(2^30, 30)` for twice it, in its softmax; with
-/// a multiplier of 1 the shift is the product's own (`(1, 33)`: `a · b / 2^33`, in its squared
-/// difference). Found on Vela's streams: with it the MLPerf Tiny models' softmaxes and the
-/// sweep's squared differences are bit-exact with TFLite Micro.
-const FIXED_POINT_SHIFT: u32 = 30;
+/// A `MUL` of 32-bit maps scales its 64-bit product by `NPU_SET_OFM_SCALE`'s shift alone: the
+/// multiplier does not apply. Vela programs `(2^30, 31)` for gemmlowp's fixed-point product
+/// `round(a · b / 2^31)` and `(2^30, 30)` for twice it in its int8 softmax, `(1, 33)` for
+/// `a · b / 2^33` in its squared difference, and, in its int16 softmax, the IFM2 a Q0.31
+/// multiplier `m` and the scale of `m · 2^3` (`(m, 28)`) for TFLite's
+/// `MultiplyByQuantizedMultiplier(x, m, 3)`, which is `round(x · m / 2^28)` only if the multiplier
+/// is left out. Found on Vela's streams: with it the MLPerf Tiny models' softmaxes, the sweep's
+/// squared differences and its int16 softmaxes are bit-exact with TFLite Micro.
+fn product_scale(ifm_bytes: u64, multiplier: u64) -> u32 {
+    if ifm_bytes == 4 { 1 } else { multiplier as u32 }
+}
 
 /// The elementwise modes (`elementwise_mode`).
 const MUL: u64 = 0;
@@ -114,11 +118,7 @@ impl Machine {
                     scale(chosen, ofm_multiplier as u32, ofm_shift as u32, rounding)
                 }
                 MUL => {
-                    // A product of 32-bit maps is fixed point: a shifted scale other than 1 takes
-                    // 30 more bits.
-                    let fixed = ofm_shift != 0 && ofm_multiplier != 1 && ifm.element_bytes == 4;
-                    let extra = if fixed { FIXED_POINT_SHIFT } else { 0 };
-                    scale(first * second, ofm_multiplier as u32, ofm_shift as u32 + extra, rounding)
+                    scale(first * second, product_scale(ifm.element_bytes, ofm_multiplier), ofm_shift as u32, rounding)
                 }
                 ABS => scale(first.abs(), ofm_multiplier as u32, ofm_shift as u32, rounding),
                 CLZ => i64::from((first as u32).leading_zeros()),
@@ -172,14 +172,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fixed_point_product_is_gemmlowps() {
+    fn a_product_of_32_bit_maps_takes_the_shift_alone() {
         // (2^30, 31): round(a · b / 2^31), 0.5 · 0.5 = 0.25 in Q0.31; (2^30, 30): twice it.
-        let product = |a: i64, b: i64, shift: u32| scale(a * b, 1 << 30, shift + FIXED_POINT_SHIFT, 0);
-        assert_eq!(product(1 << 30, 1 << 30, 31), 1 << 29);
-        assert_eq!(product(1 << 30, 1 << 30, 30), 1 << 30);
+        let product =
+            |a: i64, b: i64, multiplier: u64, shift: u32| scale(a * b, product_scale(4, multiplier), shift, 0);
+        assert_eq!(product(1 << 30, 1 << 30, 1 << 30, 31), 1 << 29);
+        assert_eq!(product(1 << 30, 1 << 30, 1 << 30, 30), 1 << 30);
         // gemmlowp's SaturatingRoundingDoublingHighMul(1524418560, -1010580540).
         let expected = (1_524_418_560i64 * -1_010_580_540 + (1 - (1 << 30))) / (1 << 31);
-        assert_eq!(product(1_524_418_560, -1_010_580_540, 31), expected);
+        assert_eq!(product(1_524_418_560, -1_010_580_540, 1 << 30, 31), expected);
+        // TFLite's MultiplyByQuantizedMultiplier(-5029, 1374389535, 3): round(-5029 · 5.12).
+        assert_eq!(product(-5029, 1_374_389_535, 1_374_368_640, 28), -25748);
+        // Maps of 8 or 16 bits take the multiplier.
+        assert_eq!(product_scale(1, 1 << 30), 1 << 30);
         assert_eq!(input_shift(1), 20);
         assert_eq!(input_shift(4), 0);
     }

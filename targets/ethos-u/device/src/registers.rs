@@ -63,9 +63,11 @@ impl Operation {
 
     /// The kernel's width and height.
     pub fn kernel(&self) -> Result<[u64; 2], EthosUError> {
+        // The registers hold the dilated extent less one, `(kernel - 1) · dilation`.
+        let [dx, dy] = self.dilation()?;
         Ok([
-            self.register("NPU_SET_KERNEL_WIDTH_M1", "width_m1")? + 1,
-            self.register("NPU_SET_KERNEL_HEIGHT_M1", "height_m1")? + 1,
+            self.register("NPU_SET_KERNEL_WIDTH_M1", "width_m1")? / dx + 1,
+            self.register("NPU_SET_KERNEL_HEIGHT_M1", "height_m1")? / dy + 1,
         ])
     }
 
@@ -128,8 +130,9 @@ mod tests {
     #[test]
     fn registers_keep_their_values_between_operations() {
         // Kernel 4 wide and 10 high, stride 2 in x (the LSB) and 3 in y (the MSB), a dilation of
-        // 2 in x; a convolution; a new kernel height; a second convolution.
-        let words = [0x0003_0120, 0x0009_0121, 0x0209_0122, 0x0000_0002, 0x0000_0121, 0x0000_0002, 0xffff_0000];
+        // 2 in x (the width register holds the dilated extent less one, (4 - 1) · 2); a
+        // convolution; a new kernel height; a second convolution.
+        let words = [0x0006_0120, 0x0009_0121, 0x0209_0122, 0x0000_0002, 0x0000_0121, 0x0000_0002, 0xffff_0000];
         let ops = operations(&decode(&words).unwrap());
         assert_eq!(ops.len(), 2);
         assert_eq!(ops[0].kernel().unwrap(), [4, 10]);

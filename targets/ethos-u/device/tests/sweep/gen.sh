@@ -33,3 +33,5 @@ PY
   fi
 done
 done
+# The references beside TFLite Micro's (references/, README.md): a Python with
+# ai-edge-litert==2.3.0 and numpy runs references.py.
