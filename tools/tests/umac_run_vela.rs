@@ -1,7 +1,7 @@
-//! `umac run` of a model that is one Vela-compiled `ethos-u` operator: it runs whole on the
-//! Ethos-U device's functional model (targets/ethos-u/device), bit-exact with TFLite Micro;
-//! what the device does not model yet is an error naming the model, the operator and the
-//! command, with exit code 1.
+//! `umac run` of Vela-compiled models: the `ethos-u` operator runs on the Ethos-U device's
+//! functional model (targets/ethos-u/device), what Vela left to the CPU on the host, bit-exact
+//! with TFLite Micro; what the device does not model yet is an error naming the model, the
+//! operator and the command, with exit code 1.
 
 use std::{path::PathBuf, process::Command};
 use umac_runtime::read_npy;
@@ -127,4 +127,63 @@ fn an_lstm_compiled_by_vela_runs_a_sequence_keeping_its_state() {
     let (code, stderr) = umac(&["run", &model, "--input", first.to_str().unwrap(), "--output", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(read_npy(&out).unwrap().data, read_npy(&reference("output_0.npy")).unwrap().data);
+}
+
+#[test]
+fn a_model_vela_left_partly_on_the_cpu_runs_its_cpu_part_on_the_host() {
+    // Vela puts the two 16x8 fully connected layers of ops-16x8/quantize on the NPU and leaves
+    // the float input's QUANTIZE and the output's DEQUANTIZE to the CPU: the host runs those
+    // around the device, and the float outputs equal TFLite Micro's bit for bit, on every
+    // configuration, with either engine, and as a sequence.
+    let reference = |file: &str| umac_runtime::testdata::dir("models/ops-16x8/quantize/ref").join(file);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../targets/ethos-u/device/tests/mixed");
+    let dir = std::env::temp_dir().join(format!("umac-run-vela-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("output.npy");
+    for configuration in
+        ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"]
+    {
+        let model = root.join(format!("quantize16-{configuration}.tflite")).display().to_string();
+        for k in 0..5 {
+            let input = reference(&format!("input_{k}.npy"));
+            let engine = if k == 4 { "llvm" } else { "cranelift" };
+            let args = [
+                "run",
+                &model,
+                "--input",
+                input.to_str().unwrap(),
+                "--output",
+                out.to_str().unwrap(),
+                "--engine",
+                engine,
+            ];
+            let (code, stderr) = umac(&args);
+            assert_eq!(code, 0, "{configuration}: {stderr}");
+            let (got, expected) = (read_npy(&out).unwrap(), read_npy(&reference(&format!("output_{k}.npy"))).unwrap());
+            assert_eq!((got.dtype, &got.shape, &got.data), (expected.dtype, &expected.shape, &expected.data), "{k}");
+        }
+    }
+    let stack = |kind: &str| {
+        let parts: Vec<_> = (0..5).map(|k| read_npy(&reference(&format!("{kind}_{k}.npy"))).unwrap()).collect();
+        umac_runtime::Tensor::stack(&parts).unwrap()
+    };
+    let inputs = dir.join("inputs.npy");
+    umac_runtime::write_npy(&inputs, &stack("input")).unwrap();
+    let model = root.join("quantize16-ethos-u55-128.tflite").display().to_string();
+    let (code, stderr) =
+        umac(&["run", &model, "--input", inputs.to_str().unwrap(), "--sequence", "--output", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_npy(&out).unwrap().data, stack("output").data);
+    // State the CPU keeps (an accumulator in a resource variable around the NPU's addition) is
+    // an error at the operator, not a run in the wrong order.
+    let accumulator = root.join("accumulator-ethos-u55-128.tflite").display().to_string();
+    let input = umac_runtime::testdata::dir("models/tflite-ops/ref/assign_variable_int8_0").join("input_0.npy");
+    let (code, stderr) = umac(&["run", &accumulator, "--input", input.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "operator #0 (VAR_HANDLE, output 'acc_handle') keeps state on the CPU beside its ethos-u operators"
+        ),
+        "{stderr}"
+    );
 }

@@ -48,6 +48,26 @@ impl Operator {
 /// TOSA MLIR text: `func.func @main`, each op located at
 /// `loc("operator #3 (CONV_2D, output 'conv1')"("model.tflite":0:3))`.
 pub fn to_tosa(bytes: &[u8], file: &str) -> Result<String, Error> {
+    let model = checked(bytes)?;
+    ops::legalize(&model, file)
+}
+
+/// The part of the `.tflite` file `bytes`' first subgraph that computes tensors `results` from
+/// tensors `arguments` (by index, as [`tensors`] lists them), as TOSA MLIR text like
+/// [`to_tosa`]'s: what the CPU runs before, between and after a device's custom operators.
+/// Custom operators, and operators that need one's outputs (or another tensor not among the
+/// arguments), are left out; a result nothing then computes is an error.
+pub fn to_tosa_between(bytes: &[u8], file: &str, arguments: &[usize], results: &[usize]) -> Result<String, Error> {
+    let model = checked(bytes)?;
+    let count = model.main().tensors.len();
+    if let Some(t) = arguments.iter().chain(results).find(|&&t| t >= count) {
+        return Err(Error::model(format!("it has {count} tensors, not a tensor #{t}")));
+    }
+    ops::legalize_between(&model, file, arguments, results, true)
+}
+
+/// The model `bytes` holds, read and checked, when its constants stay a reasonable size.
+fn checked(bytes: &[u8]) -> Result<Model<'_>, Error> {
     let model = read(bytes)?;
     // Each operator writes its constant operands' data: many operators sharing one constant
     // would make the text quadratic in the file's size.
@@ -59,5 +79,5 @@ pub fn to_tosa(bytes: &[u8], file: &str) -> Result<String, Error> {
             "its operators read {constants} bytes of constants, over 16 times the file's size (each writes its own)"
         )));
     }
-    ops::legalize(&model, file)
+    Ok(model)
 }

@@ -28,6 +28,9 @@ pub enum DType {
     Bool,
     /// A resource variable's handle (VAR_HANDLE's output): no data umac computes with.
     Resource,
+    /// UINT8: bytes only a custom operator reads (the program and memories of Vela's `ethos-u`);
+    /// the reader takes them for custom operators alone.
+    U8,
 }
 
 impl DType {
@@ -40,6 +43,7 @@ impl DType {
             7 => DType::I16,
             9 => DType::I8,
             13 => DType::Resource,
+            3 => DType::U8,
             _ => return None,
         })
     }
@@ -78,6 +82,7 @@ impl DType {
             DType::I64 => "INT64",
             DType::Bool => "BOOL",
             DType::Resource => "RESOURCE",
+            DType::U8 => "UINT8",
         }
     }
     /// The MLIR element type.
@@ -90,6 +95,7 @@ impl DType {
             DType::I64 => "i64",
             DType::Bool => "i1",
             DType::Resource => "none",
+            DType::U8 => "ui8",
         }
     }
     /// Bytes per element.
@@ -97,7 +103,7 @@ impl DType {
         match self {
             DType::F32 | DType::I32 => 4,
             DType::I16 => 2,
-            DType::I8 | DType::Bool => 1,
+            DType::I8 | DType::Bool | DType::U8 => 1,
             // TFLite Micro keeps a resource's id.
             DType::Resource => 4,
             DType::I64 => 8,
@@ -427,6 +433,14 @@ fn read_subgraph<'a>(
         let held = kind.len() + 16 * op_inputs.len() + 8 * op_outputs.len() + options.heap_bytes();
         budget.charge(std::mem::size_of::<Operator>() + held)?;
         operators.push(Operator { index, code: builtin, kind, inputs: op_inputs, outputs: op_outputs, options });
+    }
+    // UINT8 tensors are for custom operators alone (a device program's bytes and memories).
+    for (t, tensor) in tensors.iter().enumerate().filter(|(_, tensor)| tensor.dtype == DType::U8) {
+        let users: Vec<&Operator> =
+            operators.iter().filter(|op| op.inputs.contains(&Some(t)) || op.outputs.contains(&t)).collect();
+        if inputs.contains(&t) || outputs.contains(&t) || users.is_empty() || users.iter().any(|op| op.code != 32) {
+            return Err(Error::model(format!("tensor #{t} ('{}'): umac does not take UINT8 tensors", tensor.name)));
+        }
     }
     Ok(Subgraph { tensors, operators, inputs, outputs })
 }

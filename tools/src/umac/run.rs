@@ -19,8 +19,8 @@ use umac_runtime::{Tensor, read_npy, write_npy};
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The model: TOSA MLIR text or bytecode (.mlir/.mlirbc), or a .tflite file (converted as by
-    /// `umac compile`, or, when it is one custom operator a device umac has runs, such as Vela's
-    /// `ethos-u`, run whole on that device).
+    /// `umac compile`; custom operators a device umac has runs, such as Vela's `ethos-u`, run on
+    /// that device, the operators around them on the host).
     model: PathBuf,
     /// An input tensor (.npy), one per argument of the entry function, in order.
     #[arg(long = "input", value_name = "NPY")]
@@ -45,7 +45,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "TARGETS")]
     target: Option<String>,
     /// Print which target runs each op (and why an op that almost matched a pattern did not).
-    /// For a model of one custom operator a device runs (Vela's `ethos-u`): the device's report,
+    /// For a model with custom operators a device runs (Vela's `ethos-u`): each device's report,
     /// starting `NPU cycles: N`, then each operation's cycles, MACs and bytes, and rule findings.
     #[arg(long)]
     report: bool,

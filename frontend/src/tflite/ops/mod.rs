@@ -52,6 +52,9 @@ pub(crate) struct Cx<'m, 'a> {
     values: Vec<Option<Value>>,
     file: String,
     pub variables: Variables<'m, 'a>,
+    /// For a partial legalization ([`legalize_between`]), the operators of the main subgraph
+    /// its results need.
+    needed: Option<Vec<bool>>,
 }
 
 /// An operator's error: what is wrong, and whether it is only not supported (yet).
@@ -79,6 +82,22 @@ pub(crate) fn ty(tensor: &Tensor) -> Ty {
 
 /// Legalizes the model's first subgraph (and what its CALL_ONCEs run).
 pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
+    let graph = model.main();
+    legalize_between(model, file, &graph.inputs, &graph.outputs, false)
+}
+
+/// Legalizes the part of the model's first subgraph that computes tensors `results` from tensors
+/// `arguments` (the function's parameters, in order). With `partial`, only the operators the
+/// results need are written, and of those not custom operators, operators that cannot run yet
+/// (an input neither an argument, a constant, a variable nor computed) or whose outputs are all
+/// arguments: what stays is the part of the graph a CPU runs between a device's operators.
+pub(crate) fn legalize_between(
+    model: &Model,
+    file: &str,
+    arguments: &[usize],
+    results: &[usize],
+    partial: bool,
+) -> Result<String, Error> {
     let file_location = format!("\"{}\":0:0", escape(file));
     let graph = model.main();
     let mut cx = Cx {
@@ -90,22 +109,31 @@ pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
         values: vec![None; graph.tensors.len()],
         file: file.into(),
         variables: Variables::scan(model),
+        needed: partial.then(|| needed(graph, arguments, results)),
     };
-    let mut arguments = Vec::new();
-    let is_resource = |t: &&usize| graph.tensors[**t].dtype == DType::Resource;
-    if let Some(&t) = graph.inputs.iter().chain(&graph.outputs).find(is_resource) {
-        return Err(Error::model(format!("the model's input or output '{}' is a RESOURCE", graph.tensors[t].name)));
+    let partial = cx.needed.is_some();
+    let mut values = Vec::new();
+    let opaque = |t: &&usize| matches!(graph.tensors[**t].dtype, DType::Resource | DType::U8);
+    if let Some(&t) = arguments.iter().chain(results).find(opaque) {
+        let tensor = &graph.tensors[t];
+        return Err(Error::model(format!("the model's input or output '{}' is {}", tensor.name, tensor.dtype.name())));
     }
-    for (i, &t) in graph.inputs.iter().enumerate() {
+    for (i, &t) in arguments.iter().enumerate() {
         let value = Func::argument(i, ty(&graph.tensors[t]));
         cx.values[t] = Some(value.clone());
-        arguments.push(value);
+        values.push(value);
     }
     legalize_ops(&mut cx)?;
-    let mut results = Vec::new();
-    for &t in &graph.outputs {
+    let mut returned = Vec::new();
+    for &t in results {
         match &cx.values[t] {
-            Some(value) => results.push(value.clone()),
+            Some(value) => returned.push(value.clone()),
+            None if partial => {
+                return Err(Error::model(format!(
+                    "no operator computes tensor #{t} ('{}') from the tensors given",
+                    graph.tensors[t].name
+                )));
+            }
             None => {
                 return Err(Error::model(format!(
                     "the model's output '{}' (tensor #{t}) is written by no operator",
@@ -117,8 +145,40 @@ pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
     let names = |list: &[usize]| -> String {
         list.iter().map(|&t| escape(&graph.tensors[t].name).replace(',', "_")).collect::<Vec<_>>().join(",")
     };
-    let entry = format!("{{inputs = \"{}\", outputs = \"{}\"}}", names(&graph.inputs), names(&graph.outputs));
-    Ok(cx.func.finish(&arguments, &results, &entry))
+    let entry = format!("{{inputs = \"{}\", outputs = \"{}\"}}", names(arguments), names(results));
+    Ok(cx.func.finish(&values, &returned, &entry))
+}
+
+/// Which operators of `graph` the tensors `results` need, up to the tensors `arguments`: those
+/// writing a result or an input of another needed one, custom operators not followed further.
+fn needed(graph: &Subgraph, arguments: &[usize], results: &[usize]) -> Vec<bool> {
+    let mut wanted = vec![false; graph.tensors.len()];
+    for &t in results {
+        wanted[t] = true;
+    }
+    let mut needed = vec![false; graph.operators.len()];
+    for (k, op) in graph.operators.iter().enumerate().rev() {
+        if op.code == 32 || !op.outputs.iter().any(|&t| wanted[t]) {
+            continue;
+        }
+        needed[k] = true;
+        for &t in op.inputs.iter().flatten() {
+            wanted[t] |= !arguments.contains(&t);
+        }
+    }
+    needed
+}
+
+/// Whether the partial legalization leaves `op` of the main subgraph out (see
+/// [`legalize_between`]).
+fn left_out(cx: &Cx, needed: &[bool], op: &Operator) -> bool {
+    let graph = cx.graph;
+    let unready = op.inputs.iter().flatten().any(|&t| {
+        let tensor = &graph.tensors[t];
+        cx.values[t].is_none() && tensor.data.is_none() && !tensor.is_variable
+    });
+    let done = !op.outputs.is_empty() && op.outputs.iter().all(|&t| cx.values[t].is_some());
+    op.code == 32 || !needed[op.index] || unready || done
 }
 
 /// Writes the operators of `cx`'s subgraph in order, each located at its index: line 0 of the file
@@ -126,6 +186,9 @@ pub fn legalize(model: &Model, file: &str) -> Result<String, Error> {
 fn legalize_ops(cx: &mut Cx) -> Result<(), Error> {
     let (graph, g) = (cx.graph, cx.graph_index);
     for op in &graph.operators {
+        if g == 0 && cx.needed.as_deref().is_some_and(|needed| left_out(cx, needed, op)) {
+            continue;
+        }
         let label = op.label(graph);
         let shown = if g == 0 { label.clone() } else { format!("subgraph #{g} {label}") };
         cx.func.set_location(format!("\"{}\"(\"{}\":{g}:{})", escape(&shown), escape(&cx.file), op.index));

@@ -1,13 +1,20 @@
-//! `umac run` of a model that is one custom operator a registered device runs whole: another
-//! compiler's NPU program carried in the `.tflite` (Arm Vela's `ethos-u` operator). The inputs go
-//! into the device's memories where the model places them, the program runs on the device's
-//! functional model, and the outputs come out as any model's do. `--report` prints the device's
-//! report of the program: its cycles by the device's timing model, first, and its rule findings.
-//! `--sequence` runs the inferences stacked along the inputs' first axis one after another on one
-//! device, which keeps the operator's variable tensors (an LSTM's state) between them.
+//! `umac run` of a `.tflite` model holding custom operators a registered device runs: another
+//! compiler's NPU program carried in the model (Arm Vela's `ethos-u` operator), with whatever that
+//! compiler left to the CPU around it (a QUANTIZE of a float input, a DEQUANTIZE of the output, an
+//! operator the NPU cannot do). Each custom operator runs on its device's functional model; the
+//! operators the CPU runs before, between and after them run as `umac run` runs any model, on the
+//! host engine: one function for each stretch, the part of the graph that computes what comes next
+//! from what is known so far (`umac_frontend::tflite::to_tosa_between`). `--report` prints each
+//! device's report of its program: its cycles by the device's timing model, first, and its rule
+//! findings. `--sequence` runs the inferences stacked along the inputs' first axis one after
+//! another, each device on one machine for all of them, which keeps an operator's variable tensors
+//! (an LSTM's state) between them.
 
-use super::{EngineArg, RunArgs, write_outputs};
-use umac_driver::Error;
+use super::{EngineArg, Loaded, RunArgs, write_outputs};
+use std::collections::BTreeMap;
+use umac_backend::TargetSet;
+use umac_driver::{Error, host::Engine};
+use umac_frontend::tflite::{Listed, ListedTensor};
 use umac_runtime::{DType, Tensor, read_npy};
 
 /// The element type TFLite names `name`, as a tensor file holds it.
@@ -25,7 +32,50 @@ fn dtype(name: &str) -> Option<DType> {
     })
 }
 
-/// Runs the model when it is one custom operator a device runs; `Ok(false)` when it is not.
+/// The model being run: its file, tensors and the values known so far, per inference.
+struct Staged<'a> {
+    args: &'a RunArgs,
+    display: String,
+    raw: Vec<u8>,
+    tensors: Vec<ListedTensor>,
+    /// Each known tensor's value in each inference.
+    known: BTreeMap<usize, Vec<Tensor>>,
+}
+
+impl Staged<'_> {
+    /// Computes `results` (tensors not known yet) on the host from what is known, for each
+    /// inference: the part of the graph between them, compiled as one function.
+    fn run_on_host(&mut self, results: &[usize]) -> Result<(), String> {
+        let arguments: Vec<usize> = self.known.keys().copied().collect();
+        let text = umac_frontend::tflite::to_tosa_between(&self.raw, &self.display, &arguments, results)
+            .map_err(|e| format!("{}: {e}", self.display))?;
+        let loaded = Loaded { name: self.display.clone(), bytes: text.into_bytes(), targets: TargetSet::default() };
+        let engine = if self.args.engine == EngineArg::Llvm { Engine::Llvm } else { Engine::Cranelift };
+        let steps = self.known.values().next().map_or(0, Vec::len);
+        let inputs = |k: usize| -> Vec<Tensor> { self.known.values().map(|v| v[k].clone()).collect() };
+        let program = loaded.compile(self.args, &inputs(0), engine, false)?;
+        let mut computed: Vec<Vec<Tensor>> = vec![Vec::new(); results.len()];
+        for k in 0..steps {
+            let outputs = program.run(&inputs(k)).map_err(|e| e.to_string())?;
+            for (column, tensor) in computed.iter_mut().zip(outputs) {
+                column.push(tensor);
+            }
+        }
+        self.known.extend(results.iter().copied().zip(computed));
+        Ok(())
+    }
+
+    /// The value of output tensor `t` from a device's bytes.
+    fn tensor(&self, t: usize, data: Vec<u8>) -> Result<Tensor, String> {
+        let tensor = &self.tensors[t];
+        let dtype = dtype(tensor.type_name)
+            .ok_or_else(|| format!("{}: tensor '{}' is {}", self.display, tensor.name, tensor.type_name))?;
+        let shape = tensor.shape.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+        Ok(Tensor { dtype, shape, data })
+    }
+}
+
+/// Runs the model when it holds custom operators devices run; `Ok(false)` when it has none.
 pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
     if !args.model.extension().is_some_and(|e| e.eq_ignore_ascii_case("tflite")) {
         return Ok(false);
@@ -34,45 +84,53 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
     let raw = std::fs::read(&args.model).map_err(|e| format!("could not open model '{display}': {e}"))?;
     // A file the listing cannot read goes the usual way, which reports it.
     let Ok(listed) = umac_frontend::tflite::operators(&raw) else { return Ok(false) };
-    let Some((op, device)) = listed.iter().find_map(|op| umac_driver::custom_operator(&op.kind).map(|d| (op, d)))
-    else {
-        return Ok(false);
-    };
-    let code = device.custom_code();
-    if listed.len() != 1 {
-        return Err(format!(
-            "{display}: {} runs on its device only in a model of that one operator; this one has {} \
-             (CPU operators beside it are not supported yet)",
-            op.label(),
-            listed.len()
-        ));
-    }
+    let devices: Vec<(&Listed, &dyn umac_sim::CustomOperator)> =
+        listed.iter().filter_map(|op| umac_driver::custom_operator(&op.kind).map(|d| (op, d))).collect();
+    let Some(&(_, first)) = devices.first() else { return Ok(false) };
+    let code = first.custom_code();
     let flags = [
         (args.benchmark.is_some(), "--benchmark"),
         (args.dump_intermediates.is_some(), "--dump-intermediates"),
         (args.compare_unpartitioned, "--compare-unpartitioned"),
         (!args.pools.is_empty(), "--pool"),
-        (args.engine != EngineArg::Cranelift, "--engine"),
+        (args.engine == EngineArg::Both, "--engine both"),
     ];
     if let Some((_, flag)) = flags.iter().find(|(set, _)| *set) {
         return Err(format!(
-            "{flag} does not apply yet to {display}, a model of one {code} operator, which runs whole on \
-             its device's functional model"
+            "{flag} does not apply yet to {display}, whose {code} operators run on their device's functional model"
         ));
     }
-    let at = |e: umac_sim::device::DeviceError| format!("{display}: {}: {}", op.label(), e.0);
+    let at = |op: &Listed, e: umac_sim::device::DeviceError| format!("{display}: {}: {}", op.label(), e.0);
     if let Some(target) = &args.target {
-        let configuration = device.configuration(&raw, op.index).map_err(at)?;
-        if target.trim() != configuration {
-            return Err(format!(
-                "{display}: its {code} operator was compiled for {configuration}, not {}",
-                target.trim()
-            ));
+        for &(op, device) in &devices {
+            let configuration = device.configuration(&raw, op.index).map_err(|e| at(op, e))?;
+            if target.trim() != configuration {
+                return Err(format!(
+                    "{display}: its {code} operator was compiled for {configuration}, not {}",
+                    target.trim()
+                ));
+            }
         }
     }
     let (model_inputs, model_outputs) =
         umac_frontend::tflite::io_tensors(&raw).map_err(|e| format!("{display}: {e}"))?;
     let tensors = umac_frontend::tflite::tensors(&raw).map_err(|e| format!("{display}: {e}"))?;
+    // The CPU's operators run one inference at a time in stretches between the devices', so
+    // state they keep between inferences would not see the devices' order.
+    if devices.len() < listed.len() {
+        let device_inputs: Vec<usize> =
+            devices.iter().flat_map(|(op, _)| op.input_tensors.iter().flatten()).copied().collect();
+        let stateful = listed.iter().find(|op| {
+            matches!(op.kind.as_str(), "VAR_HANDLE" | "ASSIGN_VARIABLE" | "READ_VARIABLE" | "CALL_ONCE")
+                || op.input_tensors.iter().flatten().any(|&t| tensors[t].is_variable && !device_inputs.contains(&t))
+        });
+        if let Some(op) = stateful {
+            return Err(format!(
+                "{display}: {} keeps state on the CPU beside its {code} operators, which umac run does not support yet",
+                op.label()
+            ));
+        }
+    }
     if args.inputs.len() != model_inputs.len() {
         return Err(format!("the model takes {} inputs, {} were given", model_inputs.len(), args.inputs.len()));
     }
@@ -101,46 +159,43 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
             }
         }
     }
-    // The operator's inputs past its program and memories (the read-only tensor, the scratch
-    // tensors), in its order, from the model's inputs; its variable tensors (an LSTM's state)
-    // the device keeps from one inference to the next.
-    let mut given = Vec::new();
-    for &t in op.input_tensors.iter().skip(4).flatten() {
-        match model_inputs.iter().position(|&m| m == t) {
-            Some(k) => given.push(k),
-            None if tensors[t].is_variable => {}
-            None => {
-                return Err(format!(
-                    "{display}: {} reads tensor {t}, which is neither a model input nor a variable",
-                    op.label()
-                ));
+    let mut known = BTreeMap::new();
+    for (i, &t) in model_inputs.iter().enumerate() {
+        known.insert(t, steps.iter().map(|step| step[i].clone()).collect());
+    }
+    let mut staged = Staged { args, display: display.clone(), raw, tensors, known };
+    for &(op, device) in &devices {
+        // The operator's inputs past its program and memories (the read-only tensor, the
+        // scratch tensors), in its order; its variable tensors (an LSTM's state) the device keeps
+        // from one inference to the next.
+        let mut given = Vec::new();
+        for &t in op.input_tensors.iter().skip(4).flatten() {
+            if !staged.tensors[t].is_variable {
+                given.push(t);
             }
         }
-    }
-    let inferences: Vec<Vec<&[u8]>> =
-        steps.iter().map(|step| given.iter().map(|&k| step[k].data.as_slice()).collect()).collect();
-    let outputs = device.run(&raw, op.index, &inferences).map_err(at)?;
-    if args.report {
-        eprint!("{}", device.report(&raw, op.index).map_err(at)?);
-    }
-    let mut per_step = Vec::new();
-    for outputs in &outputs {
-        let mut results = Vec::new();
-        for &t in &model_outputs {
-            let k = op
-                .output_tensors
-                .iter()
-                .position(|&o| o == t)
-                .ok_or_else(|| format!("{display}: output tensor {t} is not {}'s", op.label()))?;
-            let tensor = &tensors[t];
-            let dtype = dtype(tensor.type_name)
-                .ok_or_else(|| format!("{display}: output '{}' is {}", tensor.name, tensor.type_name))?;
-            let shape = tensor.shape.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
-            results.push(Tensor { dtype, shape, data: outputs[k].clone() });
+        let missing: Vec<usize> = given.iter().copied().filter(|t| !staged.known.contains_key(t)).collect();
+        if !missing.is_empty() {
+            staged.run_on_host(&missing)?;
         }
-        per_step.push(results);
+        let inferences: Vec<Vec<&[u8]>> =
+            (0..steps.len()).map(|k| given.iter().map(|t| staged.known[t][k].data.as_slice()).collect()).collect();
+        let outputs = device.run(&staged.raw, op.index, &inferences).map_err(|e| at(op, e))?;
+        if args.report {
+            eprint!("{}", device.report(&staged.raw, op.index).map_err(|e| at(op, e))?);
+        }
+        for (j, &t) in op.output_tensors.iter().enumerate() {
+            let column = outputs.iter().map(|o| staged.tensor(t, o[j].clone())).collect::<Result<Vec<_>, _>>()?;
+            staged.known.insert(t, column);
+        }
     }
+    let missing: Vec<usize> = model_outputs.iter().copied().filter(|t| !staged.known.contains_key(t)).collect();
+    if !missing.is_empty() {
+        staged.run_on_host(&missing)?;
+    }
+    let per_step: Vec<Vec<Tensor>> =
+        (0..steps.len()).map(|k| model_outputs.iter().map(|t| staged.known[t][k].clone()).collect()).collect();
     let results = super::joined(args, &per_step, model_outputs.len()).map_err(message)?;
-    write_outputs(args, &results, |i| tensors[model_outputs[i]].name.clone())?;
+    write_outputs(args, &results, |i| staged.tensors[model_outputs[i]].name.clone())?;
     Ok(true)
 }

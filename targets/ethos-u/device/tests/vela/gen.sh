@@ -39,3 +39,18 @@ for c in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 eth
   compile lstmsmall "$c" "$root/test/models/lstm-16x8/lstm_small_int8.tflite"
   compile lstmstack "$c" "$root/test/models/lstm-16x8/lstm_stack_int8.tflite"
 done
+# Models Vela puts partly on the CPU, for `umac run` (tools/tests/umac_run_vela.rs), as
+# ../mixed/<name>-<configuration>.tflite: test/models/ops-16x8/quantize.tflite for every
+# configuration (a float input quantized to int16 on the CPU, two 16x8 fully connected layers on
+# the NPU, the output dequantized on the CPU), and for the Ethos-U55-128 assign_variable_int8_0 of
+# test/models/tflite-ops (an accumulator in a resource variable the CPU reads and assigns around
+# the NPU's addition).
+mixed() { # name config model.tflite
+  "$vela" --accelerator-config "$2" --output-dir "$work/mixed-$1-$2" "$3" > /dev/null
+  cp "$work/mixed-$1-$2/$(basename "$3" .tflite)_vela.tflite" "$here/../mixed/$1-$2.tflite"
+}
+mkdir -p "$here/../mixed"
+for c in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 ethos-u65-512; do
+  mixed quantize16 "$c" "$root/test/models/ops-16x8/quantize.tflite"
+done
+mixed accumulator ethos-u55-128 "$root/test/models/tflite-ops/assign_variable_int8_0.tflite"
