@@ -48,20 +48,18 @@ fn ad_compiled_by_vela_runs_bit_exact_with_tflite_micro() {
 
 #[test]
 fn what_the_device_does_not_model_yet_is_an_error_at_the_command() {
-    // KWS's stream with its first subtraction (0x00020006) made a leaky ReLU (0x00050006),
-    // which the device does not model yet.
+    // KWS's stream with its first convolution's OFM scaled globally (OFM_PRECISION 0x0001 made
+    // 0x0101), which the device does not model yet.
     let mut bytes = std::fs::read(vela_for("kws", "ethos-u65-512")).unwrap();
-    let at = bytes.windows(4).position(|w| w == [0x06, 0x00, 0x02, 0x00]).expect("a subtraction");
-    bytes[at + 2] = 0x05;
+    let at = bytes.windows(4).position(|w| w == [0x14, 0x01, 0x01, 0x00]).expect("an OFM precision");
+    bytes[at + 3] = 0x01;
     let edited = std::env::temp_dir().join(format!("umac-run-vela-min-{}.tflite", std::process::id()));
     std::fs::write(&edited, bytes).unwrap();
     let (code, stderr) = umac(&["run", edited.to_str().unwrap(), "--input", &reference("kws", "input_0.npy")]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("operator #0 (ethos-u, output 'Identity'): command stream, offset 0x")
-            && stderr.contains(
-                "(NPU_OP_ELEMENTWISE): elementwise mode ELEMENTWISE_MODE_LRELU is not supported by the simulator yet"
-            ),
+            && stderr.contains("(NPU_OP_CONV): a convolution scaled globally is not supported by the simulator yet"),
         "{stderr}"
     );
     // An input of another shape, and flags that need what is not built yet.
@@ -82,7 +80,7 @@ fn report_starts_with_the_npu_cycles_and_lists_every_operation() {
     let lines: Vec<&str> = stderr.lines().collect();
     // The timing model's count for KWS on the U55-128 (targets/ethos-u/device/tests/timing.rs
     // holds it within 15% of Vela's own estimate, 89,900).
-    assert_eq!(lines[0], "NPU cycles: 84338");
+    assert_eq!(lines[0], "NPU cycles: 84335");
     assert!(
         lines[1].starts_with(
             "ethos-u55-128 in Ethos_U55_High_End_Embedded, Shared_Sram at 500 MHz: 168.7 us, 2664792 MACs"

@@ -1,6 +1,6 @@
 //! Elementwise operations (`NPU_OP_ELEMENTWISE`) of the IFM and the IFM2 (which may broadcast
 //! along height, width or depth, or be the scalar `NPU_SET_IFM2_SCALAR`), each less its zero
-//! point, or of the IFM alone (`ABS`, `CLZ`).
+//! point, or of the IFM alone (`LRELU`, `ABS`, `CLZ`).
 //!
 //! `ADD` and `SUB` scale the operands to a common scale first. With `IFM_SCALE_MODE_OPA_32` or
 //! `OPB_32` they follow TFLite's kernels: both shifted left by 20 bits (8-bit maps; 15 for
@@ -12,7 +12,8 @@
 //! as a convolution's accumulator is (`pool::scale`, by the rounding mode), and goes through the
 //! output stage. `MIN` and `MAX` choose between the operands (less their zero points) and scale
 //! the choice. `SHR` shifts the IFM right by the IFM2, rounding as the rounding mode says;
-//! `SHL` left; `CLZ` counts the leading zeros of the 32-bit IFM.
+//! `SHL` left; `CLZ` counts the leading zeros of the 32-bit IFM; `LRELU` scales the negative
+//! elements alone (see [`leaky_relu`]).
 //!
 //! A lookup-table activation (`ACTIVATION_FUNCTION_TABLE_n`) maps the result, clamped to the
 //! clip range, to an entry of table `n` in the internal SRAM (where a DMA copied it).
@@ -53,6 +54,7 @@ const ADD: u64 = 1;
 const SUB: u64 = 2;
 const MIN: u64 = 3;
 const MAX: u64 = 4;
+const LRELU: u64 = 5;
 const ABS: u64 = 6;
 const CLZ: u64 = 7;
 const SHR: u64 = 8;
@@ -61,10 +63,10 @@ const SHL: u64 = 9;
 impl Machine {
     pub(crate) fn elementwise(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let mode = op.command.field("elementwise_mode").map_or(u64::MAX, |f| f.value(op.param, 0));
-        if ![MUL, ADD, SUB, MIN, MAX, ABS, CLZ, SHR, SHL].contains(&mode) {
+        if ![MUL, ADD, SUB, MIN, MAX, LRELU, ABS, CLZ, SHR, SHL].contains(&mode) {
             return Err(op.unsupported(&format!("elementwise mode {}", op.command.fields[0].show(mode))));
         }
-        let unary = mode == ABS || mode == CLZ;
+        let unary = [LRELU, ABS, CLZ].contains(&mode);
         let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
         let shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
@@ -121,6 +123,7 @@ impl Machine {
                     scale(first * second, product_scale(ifm.element_bytes, ofm_multiplier), ofm_shift as u32, rounding)
                 }
                 ABS => scale(first.abs(), ofm_multiplier as u32, ofm_shift as u32, rounding),
+                LRELU => leaky_relu(first, ofm_multiplier as u32, ofm_shift as u32, rounding),
                 CLZ => i64::from((first as u32).leading_zeros()),
                 SHR => {
                     let by = second.clamp(0, 63) as u32;
@@ -167,6 +170,13 @@ impl Machine {
     }
 }
 
+/// `LRELU` of `x` (the IFM less its zero point): `x` where it is not negative, else `x` scaled by
+/// `NPU_SET_OFM_SCALE`, which Vela programs with the slope alpha (it uses the mode only where the
+/// IFM and OFM are quantized alike): TFLite's `LeakyRelu`.
+fn leaky_relu(x: i64, multiplier: u32, shift: u32, rounding: u64) -> i64 {
+    if x >= 0 { x } else { scale(x, multiplier, shift, rounding) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +196,12 @@ mod tests {
         // Maps of 8 or 16 bits take the multiplier.
         assert_eq!(product_scale(1, 1 << 30), 1 << 30);
         assert_eq!(input_shift(1), 20);
+        // LRELU with alpha 0.2 (0.8 · 2^31 at shift 33): negatives scaled (-1000 · 0.2 = -200;
+        // -7 · 0.2 rounded twice as TFLite does, -7 · 0.8 = -5.6 → -6, then / 4 = -1.5 → -2), the
+        // rest as they are.
+        assert_eq!(leaky_relu(-1000, 1_717_986_918, 33, 0), -200);
+        assert_eq!(leaky_relu(-7, 1_717_986_918, 33, 0), -2);
+        assert_eq!(leaky_relu(1000, 1_717_986_918, 33, 0), 1000);
         assert_eq!(input_shift(4), 0);
     }
 }

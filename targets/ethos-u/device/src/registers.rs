@@ -61,6 +61,15 @@ impl Operation {
         })
     }
 
+    /// Whether the operation reads an IFM2 feature map from memory: an elementwise operation of
+    /// two operands (not `LRELU`, `ABS` or `CLZ`, modes 5-7) whose IFM2 is not a scalar.
+    pub fn reads_ifm2_map(&self) -> Result<bool, EthosUError> {
+        if self.command.name != "NPU_OP_ELEMENTWISE" || (5..=7).contains(&self.param) {
+            return Ok(false);
+        }
+        Ok(self.register("NPU_SET_IFM2_BROADCAST", "broadcast_constant")? == 0)
+    }
+
     /// The kernel's width and height.
     pub fn kernel(&self) -> Result<[u64; 2], EthosUError> {
         // The registers hold the dilated extent less one, `(kernel - 1) · dilation`.

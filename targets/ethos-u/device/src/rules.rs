@@ -144,7 +144,7 @@ impl Operation {
         let mut reads = map_spans(&self.feature_map(Which::Ifm)?, ifm_shape, regions);
         if name == "NPU_OP_ELEMENTWISE" {
             let broadcast = |f: &str| get("NPU_SET_IFM2_BROADCAST", f);
-            if broadcast("broadcast_constant")? == 0 {
+            if self.reads_ifm2_map()? {
                 let one = |f: &str, d: u64| -> Result<u64, EthosUError> { Ok(if broadcast(f)? == 1 { 1 } else { d }) };
                 let shape = [
                     one("broadcast_h", ofm_shape[0])?,

@@ -375,7 +375,7 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         let depth = if ofm.format == Format::Nhcwb16 { up(oc, 16) * 16 } else { oc };
         let elements = oh * ow * depth;
         map(&mut traffic, Which::Ifm, oh * ow * oc * work.ifm_bytes, oc, work.block, false)?;
-        if get("NPU_SET_IFM2_BROADCAST", "broadcast_constant")? == 0 {
+        if op.reads_ifm2_map()? {
             let one = |f: &str, d: u64| -> Result<u64, EthosUError> {
                 Ok(if get("NPU_SET_IFM2_BROADCAST", f)? == 1 { 1 } else { d })
             };

@@ -1,4 +1,5 @@
-//! The commands and field values Vela's streams in the tests use (`tests/vela/`, `tests/sweep/`),
+//! The commands and field values Vela's streams in the tests use (`tests/vela/`, `tests/sweep/`,
+//! `tests/derived/`),
 //! against the committed list `fields.txt` that `umac run --report` compares a stream with. A
 //! stream added to the tests with a new value fails this test until the list says so
 //! (`UMAC_UPDATE_FIELDS=1` rewrites it).
@@ -24,6 +25,16 @@ fn models() -> Vec<PathBuf> {
         for file in std::fs::read_dir(configuration).unwrap() {
             let path = file.unwrap().path();
             if path.extension().is_some_and(|e| e == "tflite") {
+                paths.push(path);
+            }
+        }
+    }
+    for case in std::fs::read_dir(root.join("derived")).unwrap() {
+        let case = case.unwrap().path();
+        for file in std::fs::read_dir(&case).into_iter().flatten() {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if name.starts_with("ethos-u") && name.ends_with(".tflite") {
                 paths.push(path);
             }
         }
@@ -57,15 +68,13 @@ fn the_committed_list_is_what_the_tested_streams_use() {
 
 #[test]
 fn a_value_no_stream_showed_is_reported() {
-    // KWS's stream with its first subtraction (0x00020006) made a leaky ReLU (0x00050006).
+    // KWS's stream with its first OFM precision (0x0001_0114) made to round by truncation
+    // (round_mode 1, bits 14-15 of the parameter), which no Vela stream in the tests does.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite");
     let operator = EthosUOperator::read(&std::fs::read(path).unwrap(), 0).unwrap();
     let mut stream = operator.payload.stream.clone();
     assert_eq!(coverage::unseen(&decode(&stream).unwrap()), Vec::<String>::new());
-    let at = stream.iter().position(|&w| w == 0x0002_0006).unwrap();
-    stream[at] = 0x0005_0006;
-    assert_eq!(
-        coverage::unseen(&decode(&stream).unwrap()),
-        ["NPU_OP_ELEMENTWISE elementwise_mode=ELEMENTWISE_MODE_LRELU"]
-    );
+    let at = stream.iter().position(|&w| w == 0x0001_0114).unwrap();
+    stream[at] = 0x4001_0114;
+    assert_eq!(coverage::unseen(&decode(&stream).unwrap()), ["NPU_SET_OFM_PRECISION round_mode=ROUND_MODE_TRUNCATE"]);
 }

@@ -127,3 +127,34 @@ fn every_case_has_its_listed_outcome() {
     let exact = text.lines().filter(|l| l.split(' ').nth(1) == Some("exact")).count();
     assert!(exact >= 6 * 208, "{exact} cases exact");
 }
+
+/// The derived models (`tests/derived/`, made by `gen.py`: what no sweep case makes Vela emit,
+/// such as the LRELU elementwise mode) on every configuration, equal to LiteRT's reference
+/// kernels' outputs byte for byte, their streams keeping the rules.
+#[test]
+fn the_derived_models_are_exact() {
+    let dir = root().join("tests/derived");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        if !case.is_dir() {
+            continue;
+        }
+        for configuration in CONFIGURATIONS {
+            let model = std::fs::read(case.join(format!("{configuration}.tflite"))).unwrap();
+            let operator = EthosUOperator::read(&model, 0).unwrap();
+            // The rule checker and the timing model take it too.
+            let report = operator.report().unwrap_or_else(|e| panic!("{case:?} on {configuration}: {e}"));
+            assert!(report.contains("rule checker: no findings"), "{report}");
+            let mut machine = operator.machine();
+            for k in 0..3 {
+                let input = npy_data(&case.join(format!("input_{k}.npy"))).unwrap();
+                let outputs = operator.run(&mut machine, &[&input]).unwrap_or_else(|e| panic!("{case:?}: {e}"));
+                let expected = npy_data(&case.join(format!("output_{k}.npy"))).unwrap();
+                assert_eq!(outputs[0], expected, "{} on {configuration}, input {k}", case.display());
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 6 * 3);
+}

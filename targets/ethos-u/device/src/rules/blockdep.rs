@@ -41,7 +41,7 @@ fn job_reads(op: &Operation, job: u64, regions: &[(usize, u64)]) -> Result<Optio
     if name == "NPU_OP_ELEMENTWISE" {
         let mut spans = volume_spans(&op.feature_map(Which::Ifm)?, [ys.clone(), xs.clone(), cs.clone()], regions);
         let broadcast = |f: &str| op.register("NPU_SET_IFM2_BROADCAST", f);
-        if broadcast("broadcast_constant")? == 0 {
+        if op.reads_ifm2_map()? {
             let one = |f: &str, r: &Range<u64>| -> Result<Range<u64>, EthosUError> {
                 Ok(if broadcast(f)? == 1 { 0..1 } else { r.clone() })
             };
