@@ -8,6 +8,7 @@ use crate::{
     feature_map::Which,
     machine::{Machine, OutputStage},
     registers::Operation,
+    rules,
 };
 use umac_frontend::tflite::SIGMOID_TABLE;
 
@@ -99,19 +100,18 @@ impl Machine {
             return Err(op.unsupported("this activation function"));
         }
         let clip = op.register("NPU_SET_ACTIVATION", "activation_clip_range")?;
-        let base = self.shram.len().saturating_sub(2048);
+        let int16 = clip == 0 && ofm.element_bytes == 2 && ofm.signed;
+        if !int16 && clip != 3 && !(clip == 0 && ofm.element_bytes == 1 && ofm.signed) {
+            return Err(op.unsupported("a lookup table indexed by other than int8 or int16 values"));
+        }
         let outside = || op.error(format!("lookup table {} lies outside the internal SRAM", function - 16));
-        if clip == 0 && ofm.element_bytes == 2 && ofm.signed {
-            let table = self.shram.get(base..base + 2048).ok_or_else(outside)?;
+        let (start, end) = rules::shram::table_span(op, self.shram.len() as u64)?.ok_or_else(outside)?;
+        let table = self.shram.get(start as usize..end as usize).ok_or_else(outside)?;
+        if int16 {
             let entries = table.chunks_exact(4).map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]])).collect();
             return Ok(Some(Activation::Int16(entries)));
         }
-        if clip != 3 && !(clip == 0 && ofm.element_bytes == 1 && ofm.signed) {
-            return Err(op.unsupported("a lookup table indexed by other than int8 or int16 values"));
-        }
         let entry = ofm.element_bytes as usize;
-        let start = base + (function as usize - 16) * 256 * entry;
-        let table = self.shram.get(start..start + 256 * entry).ok_or_else(outside)?;
         let entries: Vec<i64> = table
             .chunks_exact(entry)
             .map(|e| {

@@ -148,7 +148,7 @@ impl EthosUOperator {
         let ops = operations(&instructions);
         let system = System::default_for(config);
         let timing = timing::estimate(config, &system, &ops)?;
-        let findings = rules::check(&ops, &self.regions())?;
+        let findings = rules::check(config, &ops, &self.regions())?;
         Ok(timing::report::text(config, &system, &timing, &findings, &coverage::unseen(&instructions)))
     }
 

@@ -12,14 +12,17 @@
 //! be writing or reading, with both offsets.
 //!
 //! `NPU_SET_BLOCKDEP` (how far a kernel may overlap the one before, job by job) is checked in
-//! `blockdep.rs`. Not checked yet: the internal SRAM's layout per block configuration, and
-//! lookup-table banks (a table's reader is taken to read all of the SRAM).
+//! `blockdep.rs`; the internal SRAM each kernel's block configuration takes, and the lookup
+//! tables in it, in `shram.rs` (a kernel writes its SRAM areas and reads its table there, so a
+//! DMA putting a table in the SRAM waits for the kernels it concerns here).
 
 mod blockdep;
+pub(crate) mod shram;
 
 use crate::{
     error::EthosUError,
     feature_map::{FeatureMap, Which},
+    payload::Config,
     registers::Operation,
 };
 
@@ -168,11 +171,6 @@ impl Operation {
                 get("NPU_SET_SCALE_LENGTH", "length")?,
             ));
         }
-        // A lookup-table activation reads its table from the internal SRAM, where a DMA put it
-        // (which part of the SRAM is not modelled: any of it).
-        if get("NPU_SET_ACTIVATION", "activation_function")? >= 16 {
-            reads.push((INTERNAL, 0, u64::MAX));
-        }
         Ok(Access { reads, writes: map_spans(&self.feature_map(Which::Ofm)?, ofm_shape, regions) })
     }
 }
@@ -195,7 +193,7 @@ fn report(
 
 /// Checks the waits of `ops` (a stream's operations) against what each touches, in the memories
 /// `regions` maps regions to; returns what breaks the rules.
-pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>, EthosUError> {
+pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>, EthosUError> {
     let mut dmas: Vec<(usize, Access)> = Vec::new();
     let mut kernels: Vec<(usize, Access)> = Vec::new();
     let mut findings = Vec::new();
@@ -222,9 +220,16 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
                 dmas.push((op.offset, access));
             }
             name if name != "NPU_OP_STOP" => {
-                let access = op.access(regions)?;
+                let mut access = op.access(regions)?;
                 if access == Access::default() {
                     continue;
+                }
+                // A kernel writes its areas of the internal SRAM and reads its lookup table there.
+                if let (Some(end), _) = shram::areas(config, op)? {
+                    access.writes.push((INTERNAL, 0, end));
+                }
+                if let Some((start, end)) = shram::table_span(op, shram::size(config))? {
+                    access.reads.push((INTERNAL, start, end));
                 }
                 for (at, dma) in &dmas {
                     let hazards = [
@@ -244,6 +249,7 @@ pub fn check(ops: &[Operation], regions: &[(usize, u64)]) -> Result<Vec<Finding>
             _ => {}
         }
     }
+    findings.extend(shram::tables(config, ops)?);
     Ok(findings)
 }
 

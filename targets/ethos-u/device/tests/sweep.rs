@@ -15,7 +15,7 @@ mod common;
 
 use common::npy_data;
 use std::path::{Path, PathBuf};
-use umac_ethos_u_device::EthosUOperator;
+use umac_ethos_u_device::{EthosUOperator, decode, operations, rules};
 
 const CONFIGURATIONS: [&str; 6] =
     ["ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"];
@@ -157,4 +157,32 @@ fn the_derived_models_are_exact() {
         }
     }
     assert_eq!(checked, 6 * 3);
+}
+
+/// Vela's streams for every case and configuration keep the rules: the waits, BLOCKDEP, the
+/// SHRAM areas of each block configuration and the lookup tables (`umac run --report` reports
+/// none).
+#[test]
+fn the_sweeps_streams_keep_the_rules() {
+    let dir = root().join("tests/sweep");
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for configuration in CONFIGURATIONS {
+        for entry in std::fs::read_dir(dir.join(configuration)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "tflite") {
+                continue;
+            }
+            let operator = EthosUOperator::read(&std::fs::read(&path).unwrap(), 0).unwrap();
+            let ops = operations(&decode(&operator.payload.stream).unwrap());
+            match rules::check(&operator.payload.config, &ops, &operator.regions()) {
+                Ok(findings) if findings.is_empty() => {}
+                Ok(findings) => broken.push(format!("{}: {}", path.display(), findings[0])),
+                Err(e) => broken.push(format!("{}: {e}", path.display())),
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6 * 215);
+    assert!(broken.is_empty(), "{} of {checked}:\n{}", broken.len(), broken.join("\n"));
 }

@@ -279,7 +279,8 @@ fn velas_streams_keep_the_rules() {
         // one tensor, on the U65 two (Vela's default memory modes).
         let operator = operator_of(&dir.join("model_vela.tflite"));
         let ops = operations(&decode(&operator.payload.stream).unwrap());
-        let findings = rules::check(&ops, &operator.regions()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let findings =
+            rules::check(&operator.payload.config, &ops, &operator.regions()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             findings.is_empty(),
             "{name}: {}",
@@ -302,7 +303,7 @@ fn a_stream_without_its_waits_breaks_the_rules() {
         words.remove(wait.offset / 4);
         let ops = operations(&decode(&words).unwrap());
         waits += 1;
-        if !rules::check(&ops, &regions).unwrap().is_empty() {
+        if !rules::check(&payload.config, &ops, &regions).unwrap().is_empty() {
             caught += 1;
         }
     }
@@ -337,7 +338,7 @@ fn a_blockdep_raised_past_velas_breaks_the_rules() {
             let mut words = payload.stream.clone();
             words[set.offset / 4] = 0x0003_012f;
             raised += 1;
-            if rules::check(&operations(&decode(&words).unwrap()), &regions).unwrap().is_empty() {
+            if rules::check(&payload.config, &operations(&decode(&words).unwrap()), &regions).unwrap().is_empty() {
                 missed.push(format!("{name} {:#x}", set.offset));
             } else {
                 caught += 1;
@@ -360,5 +361,62 @@ fn a_blockdep_raised_past_velas_breaks_the_rules() {
             "vww-ethos-u55-64 0xa60"
         ],
         "{caught} of {raised} caught"
+    );
+}
+
+#[test]
+fn the_shram_rules_catch_areas_that_do_not_fit_and_a_table_never_put() {
+    // KWS on the U55-128 (24 SHRAM banks): its first convolution keeps its IFM blocks in banks
+    // 2-9 (IB_END 10) and its accumulators from bank 14 (AB_START), its softmax's subtraction
+    // reads table 0, 1 KiB a DMA puts at 0x5800 (the last 2 KiB of the SHRAM hold the tables).
+    let operator =
+        operator_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vela/kws-ethos-u55-128/model_vela.tflite"));
+    let (payload, regions) = (&operator.payload, operator.regions());
+    let findings = |edit: &dyn Fn(&mut Vec<u32>)| -> Vec<String> {
+        let mut words = payload.stream.clone();
+        edit(&mut words);
+        let ops = operations(&decode(&words).unwrap());
+        rules::check(&payload.config, &ops, &regions).unwrap().iter().map(|f| f.to_string()).collect()
+    };
+    assert_eq!(findings(&|_| {}), Vec::<String>::new());
+    let at = |words: &[u32], word: u32| words.iter().position(|&w| w == word).unwrap();
+    // Accumulators from bank 9, inside the IFM's.
+    let overlapping = findings(&|w| {
+        let i = at(w, 0x000e_012d);
+        w[i] = 0x0009_012d;
+    });
+    assert!(
+        overlapping[0].contains("its accumulators start at SHRAM bank 9, within its IFM's (to bank 10)"),
+        "{overlapping:?}"
+    );
+    // The IFM's blocks given banks 2-3 alone. By hand: the 4x10 kernel at stride 2 under the
+    // OFM block of 10x6x16 clipped to the 25x5x16 OFM reaches (10 - 1) · 2 + 8 = 26 rows (8 of
+    // the kernel's 10 at a time) and (5 - 1) · 2 + 4 = 12 columns of the 1-channel IFM, taken 8
+    // deep (part-kernel first): 26 · 12 · 8 bytes, 3 banks, twice.
+    let small = findings(&|w| {
+        let i = at(w, 0x000a_010d);
+        w[i] = 0x0004_010d;
+    });
+    assert!(
+        small[0].contains("its IFM blocks (26x12x8, twice) take 6 SHRAM banks from bank 2, it gives them up to bank 4"),
+        "{small:?}"
+    );
+    // Accumulators from bank 20: 10 · 5 · 16 of 32 bits, 4 banks, twice, run to bank 28.
+    let past = findings(&|w| {
+        let i = at(w, 0x000e_012d);
+        w[i] = 0x0014_012d;
+    });
+    assert!(past[0].contains("its SHRAM areas end at bank 28, past the 24 banks of the SHRAM"), "{past:?}");
+    // The table's DMA taken out: the subtraction reads bytes no DMA put there.
+    let unput = findings(&|w| {
+        // DMA0_DST_REGION: region 3 in DMA_REGION_MODE_INTERNAL.
+        let dma = payload.stream.iter().position(|&x| x == 0x0103_0131).unwrap();
+        let start = (dma..w.len()).find(|&i| w[i] == 0x0000_0010).unwrap();
+        w.remove(start);
+    });
+    assert_eq!(unput.len(), 1, "{unput:?}");
+    assert!(
+        unput[0].contains("it reads lookup table bytes 0x5800..0x5c00 of the SHRAM; from 0x5800 no DMA put them there"),
+        "{unput:?}"
     );
 }

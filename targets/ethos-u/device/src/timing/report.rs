@@ -51,7 +51,7 @@ pub fn text(config: &Config, system: &System, timing: &Timing, findings: &[Findi
         let _ = writeln!(
             out,
             "rule checker: no findings (DMA_WAIT, KERNEL_WAIT and BLOCKDEP against the bytes each operation \
-             and job touches; the SHRAM layout and lookup-table banks are not checked yet)"
+             and job touches, each block configuration's SHRAM areas, the lookup tables in the SHRAM)"
         );
     } else {
         let _ = writeln!(out, "rule checker: {} findings", findings.len());
