@@ -1,5 +1,5 @@
 //! The commands and field values Vela's streams in the tests use (`tests/vela/`, `tests/sweep/`,
-//! `tests/derived/`),
+//! `tests/params/`, `tests/derived/`),
 //! against the committed list `fields.txt` that `umac run --report` compares a stream with. A
 //! stream added to the tests with a new value fails this test until the list says so
 //! (`UMAC_UPDATE_FIELDS=1` rewrites it).
@@ -17,8 +17,12 @@ fn models() -> Vec<PathBuf> {
             paths.push(model);
         }
     }
-    for configuration in std::fs::read_dir(root.join("sweep")).unwrap() {
+    let sweeps = ["sweep", "params"].map(|d| std::fs::read_dir(root.join(d)).unwrap());
+    for configuration in sweeps.into_iter().flatten() {
         let configuration = configuration.unwrap().path();
+        if !configuration.file_name().unwrap().to_string_lossy().starts_with("ethos-u") {
+            continue;
+        }
         if !configuration.is_dir() {
             continue;
         }

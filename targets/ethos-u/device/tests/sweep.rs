@@ -159,15 +159,15 @@ fn the_derived_models_are_exact() {
     assert_eq!(checked, 6 * 3);
 }
 
-/// Vela's streams for every case and configuration keep the rules: the waits, BLOCKDEP, the
-/// SHRAM areas of each block configuration and the lookup tables (`umac run --report` reports
-/// none).
+/// Vela's streams for every case of both sweeps and every configuration keep the rules: the
+/// waits, BLOCKDEP, the SHRAM areas of each block configuration and the lookup tables (`umac run
+/// --report` reports none).
 #[test]
 fn the_sweeps_streams_keep_the_rules() {
-    let dir = root().join("tests/sweep");
     let mut checked = 0;
     let mut broken = Vec::new();
-    for configuration in CONFIGURATIONS {
+    let sweeps = [root().join("tests/sweep"), root().join("tests/params")];
+    for (dir, configuration) in sweeps.iter().flat_map(|d| CONFIGURATIONS.map(|c| (d, c))) {
         for entry in std::fs::read_dir(dir.join(configuration)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_none_or(|e| e != "tflite") {
@@ -183,6 +183,41 @@ fn the_sweeps_streams_keep_the_rules() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 6 * 215);
+    assert_eq!(checked, 6 * (215 + 46));
     assert!(broken.is_empty(), "{} of {checked}:\n{}", broken.len(), broken.join("\n"));
+}
+
+/// The parameter sweep (`tests/params/`, made by `gen.py`: convolutions, depthwise convolutions
+/// and pools over kernels 1-7, strides 1-3, dilations 1-3, both paddings, channels 1-300, depth
+/// multipliers 1-4, int8 and int16x8) on every configuration: each case's outputs equal TFLite
+/// Micro's byte for byte on its three inputs.
+#[test]
+fn the_parameter_sweep_is_exact_with_tflite_micro() {
+    let dir = root().join("tests/params");
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for configuration in CONFIGURATIONS {
+        for entry in std::fs::read_dir(dir.join(configuration)).unwrap() {
+            let path = entry.unwrap().path();
+            let case = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let refs = dir.join("ref").join(&case);
+            let operator = EthosUOperator::read(&std::fs::read(&path).unwrap(), 0).unwrap();
+            let mut machine = operator.machine();
+            for k in 0..3 {
+                let input = npy_data(&refs.join(format!("input_{k}.npy"))).unwrap();
+                let expected = npy_data(&refs.join(format!("output_{k}.npy"))).unwrap();
+                match operator.run(&mut machine, &[&input]) {
+                    Ok(outputs) if outputs[0] == expected => {}
+                    Ok(outputs) => {
+                        let differing = outputs[0].iter().zip(&expected).filter(|(a, b)| a != b).count();
+                        wrong.push(format!("{configuration}/{case} input {k}: {differing} bytes differ"));
+                    }
+                    Err(e) => wrong.push(format!("{configuration}/{case} input {k}: {e}")),
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6 * 46);
+    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
 }
