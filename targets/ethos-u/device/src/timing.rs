@@ -15,12 +15,14 @@
 //! DMA runs beside the kernels, one transfer at a time (the Ethos-U55 has one DMA channel; the
 //! model keeps the U65 to one too), at the slower of its two memories' rates plus the read
 //! latency. The command stream processor issues commands in order: a kernel starts when the one
-//! before it ends, `NPU_OP_DMA_WAIT k` holds everything after it until at most `k` DMAs are
+//! before it ends (but for BLOCKDEP, below), `NPU_OP_DMA_WAIT k` holds everything after it until at most `k` DMAs are
 //! outstanding, `NPU_OP_KERNEL_WAIT n` until at most `n` kernels are. The stream's cycles are the
 //! end of the last kernel or DMA.
 //!
-//! Not modelled: kernels overlapping by `NPU_SET_BLOCKDEP`, a DMA and a kernel contending for one
-//! memory, outstanding AXI transactions, and the halo an IFM block reads around its OFM block
+//! A kernel whose `NPU_SET_BLOCKDEP` lets it start during the last jobs of the kernel before
+//! spends its start-up (its memories' latencies, its pipeline's fill) under them.
+//!
+//! Not modelled: a DMA and a kernel contending for one memory, outstanding AXI transactions, and the halo an IFM block reads around its OFM block
 //! beyond the kernel's reach. `targets/ethos-u/docs/timing.md` gives the figures' sources and the comparison with Vela's
 //! own estimate.
 
@@ -76,16 +78,31 @@ enum Step {
     KernelWait(usize),
     DmaWait(usize),
     Dma(u64),
-    Kernel(u64),
+    Kernel(KernelStep),
 }
 
-/// When each DMA and kernel of `steps` starts, in order, and when the last one ends.
+/// A kernel as the stream processor sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct KernelStep {
+    cycles: u64,
+    /// Its jobs (OFM blocks), its start-up (the memories' latencies and the pipeline's fill,
+    /// which it may spend under the kernel before), and its `NPU_SET_BLOCKDEP`.
+    jobs: u64,
+    startup: u64,
+    blockdep: u64,
+}
+
+/// When each DMA and kernel of `steps` starts, in order, and when the last one ends. A kernel
+/// with a BLOCKDEP of `b` may start while the kernel before works on its last `b` jobs (taken
+/// as equally long), as far as its start-up reaches: it cannot compute sooner, only fill its
+/// pipeline and wait for its first reads.
 fn schedule(steps: &[Step]) -> (Vec<u64>, u64) {
     // When each kernel and DMA ends, in issue order; when the stream processor may issue next.
     let (mut kernels, mut dmas, mut issue) = (Vec::<u64>::new(), Vec::<u64>::new(), 0u64);
     // Everything but the last `allowed` of `ends` has ended at the time this gives.
     let settled = |ends: &[u64], allowed: usize| ends.len().checked_sub(allowed + 1).map_or(0, |k| ends[k]);
     let mut starts = Vec::new();
+    let mut before: Option<KernelStep> = None;
     for step in steps {
         match *step {
             Step::KernelWait(n) => issue = issue.max(settled(&kernels, n)),
@@ -95,12 +112,18 @@ fn schedule(steps: &[Step]) -> (Vec<u64>, u64) {
                 dmas.push(start + cycles);
                 starts.push(start);
             }
-            Step::Kernel(cycles) => {
-                // The processor holds a kernel until the one before it ends.
-                let start = issue.max(kernels.last().copied().unwrap_or(0));
+            Step::Kernel(k) => {
+                // The processor holds a kernel until the one before it ends, or, by its BLOCKDEP,
+                // until that one's last jobs.
+                let hidden = match before {
+                    Some(b) if k.blockdep > 0 => k.startup.min(b.cycles * k.blockdep.min(b.jobs) / b.jobs.max(1)),
+                    _ => 0,
+                };
+                let start = issue.max(kernels.last().map_or(0, |&end| end - hidden));
                 issue = start;
-                kernels.push(start + cycles);
+                kernels.push(start + k.cycles);
                 starts.push(start);
+                before = Some(k);
             }
         }
     }
@@ -123,8 +146,9 @@ pub fn estimate(config: &Config, system: &System, ops: &[Operation]) -> Result<T
             steps.push(Step::Dma(t.cycles));
             timed.push(t);
         } else if KERNELS.contains(&name) {
-            let t = kernel(&core, system, op)?;
-            steps.push(Step::Kernel(t.cycles));
+            let (t, jobs, startup) = kernel(&core, system, op)?;
+            let blockdep = op.registers.get("NPU_SET_BLOCKDEP", "blockdep").unwrap_or(0);
+            steps.push(Step::Kernel(KernelStep { cycles: t.cycles, jobs, startup, blockdep }));
             timed.push(t);
         }
     }
@@ -315,8 +339,9 @@ fn output_rate(core: &Core, op: &Operation, work: &Work) -> Result<f64, EthosUEr
 /// The pipeline's cycles for the OFM blocks of `work` (operation `name` with `param`: a
 /// convolution, depthwise convolution or pool) with the output stage taking `rate` cycles an
 /// element: each block passes the MAC stage, then the output stage, the slower setting the pace.
-/// Blocks at the OFM's far edges are as large as the OFM leaves them.
-fn pipeline(core: &Core, name: &str, param: u16, work: &Work, rate: f64) -> u64 {
+/// Blocks at the OFM's far edges are as large as the OFM leaves them. Returns the cycles and the
+/// pipeline's fill among them.
+fn pipeline(core: &Core, name: &str, param: u16, work: &Work, rate: f64) -> (u64, u64) {
     // The sizes blocks take along an axis of `total` elements, and how many of each.
     let sizes = |total: u64, block: u64| {
         [(total / block, block), (1, total % block)].into_iter().filter(|&(n, size)| n > 0 && size > 0)
@@ -332,7 +357,7 @@ fn pipeline(core: &Core, name: &str, param: u16, work: &Work, rate: f64) -> u64 
             }
         }
     }
-    cycles + first.unwrap_or(0)
+    (cycles + first.unwrap_or(0), first.unwrap_or(0))
 }
 
 /// Each memory's bytes read and written by a kernel, and how many bytes' time they keep it busy.
@@ -353,7 +378,10 @@ impl Traffic {
     }
 }
 
-fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, EthosUError> {
+/// A kernel's timing, its jobs (OFM blocks) and its start-up: of the cycles beyond its steady
+/// work (the MAC and output stages at pace, or its busiest memory's bytes at its rate), those
+/// the pipeline's fill and its first reads' latency take.
+fn kernel(core: &Core, system: &System, op: &Operation) -> Result<(OpTiming, u64, u64), EthosUError> {
     let name = op.command.name;
     let get = |c: &str, f: &str| op.register(c, f);
     let work = Work::of(op)?;
@@ -370,7 +398,7 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
     let (positions, depth_blocks) = work.blocks();
     let [oh, ow, oc] = work.ofm;
     let mut what = name.trim_start_matches("NPU_OP_").to_string();
-    let (compute, macs) = if name == "NPU_OP_ELEMENTWISE" {
+    let (compute, macs, fill) = if name == "NPU_OP_ELEMENTWISE" {
         let ofm = op.feature_map(Which::Ofm)?;
         let depth = if ofm.format == Format::Nhcwb16 { up(oc, 16) * 16 } else { oc };
         let elements = oh * ow * depth;
@@ -385,7 +413,7 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         }
         const MODES: [&str; 10] = ["MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"];
         what = format!("{what} {}", MODES.get(usize::from(op.param)).unwrap_or(&"?"));
-        ((output_rate(core, op, &work)? * elements as f64).ceil() as u64, 0)
+        ((output_rate(core, op, &work)? * elements as f64).ceil() as u64, 0, 0)
     } else {
         let [kw, kh] = work.kernel;
         let [sx, sy] = op.stride()?;
@@ -418,7 +446,7 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
                 traffic.add(m, bytes, 1.0, false);
             }
         }
-        let pipeline = pipeline(core, name, op.param, &work, output_rate(core, op, &work)?);
+        let (pipeline, fill) = pipeline(core, name, op.param, &work, output_rate(core, op, &work)?);
         let per_ofm = kw * kh * if conv || op.param == 2 && name == "NPU_OP_POOL" { work.ifm[2] } else { 1 };
         what = match name {
             "NPU_OP_POOL" => {
@@ -426,7 +454,7 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
             }
             _ => format!("{what} {kw}x{kh}/{sx}"),
         };
-        (pipeline, per_ofm * oh * ow * oc)
+        (pipeline, per_ofm * oh * ow * oc, fill)
     };
     map(&mut traffic, Which::Ofm, oh * ow * oc * work.ofm_bytes, oc, work.block, true)?;
     let moving = system
@@ -436,17 +464,37 @@ fn kernel(core: &Core, system: &System, op: &Operation) -> Result<OpTiming, Etho
         .map(|(m, memory)| transfer(memory, traffic.reads[m], traffic.writes[m], traffic.busy[m]).ceil() as u64)
         .max()
         .unwrap_or(0);
-    Ok(OpTiming {
+    let streaming = system
+        .memories
+        .iter()
+        .enumerate()
+        .map(|(m, memory)| (traffic.busy[m] / memory.bytes_per_cycle).ceil() as u64)
+        .max()
+        .unwrap_or(0);
+    let cycles = compute.max(moving);
+    let steady = (compute - fill).max(streaming);
+    let timing = OpTiming {
         offset: op.offset,
         command: name,
         what,
         start: 0,
-        cycles: compute.max(moving),
+        cycles,
         compute,
         macs,
         reads: traffic.reads,
         writes: traffic.writes,
-    })
+    };
+    // The start-up: the pipeline's fill and the first reads' latency (the writes' comes at the
+    // end), as far as the cycles beyond the steady work go.
+    let read_latency = system
+        .memories
+        .iter()
+        .zip(&timing.reads)
+        .filter(|&(_, &bytes)| bytes > 0)
+        .map(|(memory, _)| memory.read_latency)
+        .max()
+        .unwrap_or(0);
+    Ok((timing.clone(), positions * depth_blocks, (fill + read_latency).min(cycles.saturating_sub(steady))))
 }
 
 #[cfg(test)]
@@ -503,15 +551,20 @@ mod tests {
         // 3 steps of the 32 weight-loading cycles, 2 deep: 192; 40 output cycles); the first
         // block's output stage fills the pipeline.
         let edge = work([25, 5, 16], 16, [12, 5, 16], [3, 3]);
-        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &edge, 0.5), 2 * 864 + 192 + 480);
+        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &edge, 0.5), (2 * 864 + 192 + 480, 480));
         // An OFM the blocks divide: three blocks of 864, the first's 480 more.
         let whole = work([36, 5, 16], 16, [12, 5, 16], [3, 3]);
-        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &whole, 0.5), 3 * 864 + 480);
+        assert_eq!(pipeline(&u55_128(), "NPU_OP_DEPTHWISE", 0, &whole, 0.5), (3 * 864 + 480, 480));
     }
 
     #[test]
     fn waits_hold_the_stream_processor() {
         use Step::*;
+        // A kernel of `cycles` with no start-up to hide.
+        #[allow(non_snake_case)]
+        fn Kernel(cycles: u64) -> Step {
+            Step::Kernel(KernelStep { cycles, jobs: 1, startup: 0, blockdep: 0 })
+        }
         // A DMA of 100 cycles and a kernel start together; a DMA_WAIT 0 holds the second kernel
         // until the DMA ends (100), and it starts then (the first ended at 50); a DMA beside it;
         // KERNEL_WAIT 0 holds the last DMA until the second kernel ends (130).
@@ -522,6 +575,20 @@ mod tests {
         assert_eq!(schedule(&[Kernel(10), Dma(7), Kernel(10), Dma(7)]), (vec![0, 0, 10, 10], 20));
         // A wait allowing one outstanding DMA waits for the one before the last.
         assert_eq!(schedule(&[Dma(10), Dma(10), DmaWait(1), Kernel(1)]), (vec![0, 10, 10], 20));
+    }
+
+    #[test]
+    fn blockdep_lets_a_kernel_start_up_under_the_last_jobs_before_it() {
+        let kernel = |cycles, jobs, startup, blockdep| Step::Kernel(KernelStep { cycles, jobs, startup, blockdep });
+        // 10 jobs in 1,000 cycles; the next kernel, 80 cycles of start-up in 300, BLOCKDEP 1:
+        // its start-up hides under the last job (100 cycles) whole: it starts at 920.
+        assert_eq!(schedule(&[kernel(1000, 10, 0, 0), kernel(300, 4, 80, 1)]), (vec![0, 920], 1220));
+        // A start-up of 250 hides only under the last two jobs (BLOCKDEP 2): 200 cycles.
+        assert_eq!(schedule(&[kernel(1000, 10, 0, 0), kernel(500, 4, 250, 2)]), (vec![0, 800], 1300));
+        // BLOCKDEP 3 over a kernel of 2 jobs reaches all of it, as far as the start-up goes.
+        assert_eq!(schedule(&[kernel(64, 2, 0, 0), kernel(70, 1, 64, 3)]), (vec![0, 0], 70));
+        // BLOCKDEP 0: one after the other.
+        assert_eq!(schedule(&[kernel(1000, 10, 0, 0), kernel(300, 4, 80, 0)]), (vec![0, 1000], 1300));
     }
 
     #[test]
