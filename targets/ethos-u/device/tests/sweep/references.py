@@ -10,6 +10,8 @@
   quantization (exact rational arithmetic on the scales): Vela sums in a convolution's accumulator
   and rounds once, where TFLite Micro rounds twice (gemmlowp's doubling high multiply, then a
   rounding shift).
+- `references/stream/<case>/...`: for the reductions Vela 5.2 compiles wrongly (README.md), what
+  its stream computes by its own high-level command stream ([`stream_semantics`]).
 
 Usage (a Python with ai-edge-litert==2.3.0 and numpy): python references.py
 """
@@ -77,6 +79,49 @@ def rounded_sum(case):
     return results
 
 
+def stream_semantics(case):
+    """What Vela 5.2's stream computes for the cases it compiles wrongly (README.md), per its own
+    high-level command stream, or None for other cases:
+
+    - SUM over two axes: the input viewed as rows (up to and including the first reduced axis)
+      by columns (the rest), summed over the rows alone and rounded once, half up; the output
+      holds the first of those sums.
+    - REDUCE_MAX/MIN over axes 1 and 2 of a batch of two: axis 1 reduced, then a window of five
+      columns over batch 0's with one column of padding, so the second output is over batch 0's
+      columns 1-4.
+    """
+    interpreter = Interpreter(model_path=os.path.join(OPS, f"{case}.tflite"))
+    ops = interpreter._get_ops_details()
+    if len(ops) != 1 or ops[0]["op_name"] not in ("SUM", "REDUCE_MAX", "REDUCE_MIN"):
+        return None
+    interpreter.allocate_tensors()
+    axes = [int(a) for a in np.atleast_1d(interpreter.get_tensor(ops[0]["inputs"][1]))]
+    detail_in, detail_out = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+    shape = list(detail_in["shape"])
+    results = []
+    k = 0
+    while os.path.exists(reference(case, "input", k, 0)):
+        x = np.load(reference(case, "input", k, 0)).astype(np.int64)
+        if ops[0]["op_name"] == "SUM" and len(axes) == 2:
+            first = min(axes)
+            rows = int(np.prod(shape[: first + 1]))
+            (scale_in, zero_in), (scale_out, zero_out) = detail_in["quantization"], detail_out["quantization"]
+            ratio = Fraction(float(scale_in)) / Fraction(float(scale_out))
+            sums = (x.reshape(rows, -1) - zero_in).sum(axis=0)
+            info = np.iinfo(detail_out["dtype"])
+            y = [min(max((Fraction(int(v)) * ratio + Fraction(1, 2)).__floor__() + zero_out, info.min), info.max)
+                 for v in sums[: int(np.prod(detail_out["shape"]))]]
+        elif ops[0]["op_name"] != "SUM" and sorted(axes) == [1, 2] and shape[0] == 2:
+            f = np.max if ops[0]["op_name"] == "REDUCE_MAX" else np.min
+            columns = f(x, axis=1)[0]
+            y = np.concatenate([f(columns, axis=0), f(columns[1:], axis=0)])
+        else:
+            return None
+        results.append([np.array(y, dtype=detail_out["dtype"]).reshape(detail_out["shape"])])
+        k += 1
+    return results
+
+
 def write(kind, case, results):
     os.makedirs(os.path.join(HERE, "references", kind, case))
     for k, outputs in enumerate(results):
@@ -94,6 +139,10 @@ def main():
         if rounded is not None:
             write("rounded", case, rounded)
             print(f"{case}: rounded once, written")
+        stream = stream_semantics(case)
+        if stream is not None:
+            write("stream", case, stream)
+            print(f"{case}: what Vela's stream computes, written")
         results = litert_outputs(case)
         if isinstance(results, str):
             print(f"{case}: LiteRT cannot run it ({results})")
