@@ -270,3 +270,6 @@ impl Operation {
         self.error(format!("{what} is not supported by the simulator yet"))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -294,8 +294,16 @@ impl Layout {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A stream of one slice of `values` (9-bit sign-magnitude indices, no palette).
+    pub(crate) fn uncompressed(values: &[u32]) -> Vec<u8> {
+        let mut fields = header(values.len() as u32, WDIV_UNCOMPRESSED, &[], 9);
+        fields.extend(values.iter().map(|&v| (v, 9)));
+        fields.push((ZDIV_END, 3));
+        stream(&fields)
+    }
 
     /// Writes fields LSB first, as the decoder reads them.
     fn stream(fields: &[(u32, u32)]) -> Vec<u8> {
