@@ -185,3 +185,19 @@ fn a_model_vela_left_partly_on_the_cpu_runs_its_cpu_part_on_the_host() {
         "{stderr}"
     );
 }
+
+#[test]
+fn compiling_a_vela_model_is_an_error_at_its_custom_operator() {
+    // umac compile takes no other compiler's program: a clear error at the operator, exit code
+    // 1, and no converter run (which would not know the operator either).
+    let out = std::env::temp_dir().join(format!("umac-compile-vela-{}", std::process::id()));
+    let (code, stderr) = umac(&["compile", &vela("kws"), "--target=cortex-m55", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "operator #0 (ethos-u, output 'Identity'): it is a custom operator, which no .tflite reader converts to TOSA"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("converting the model with tosa-converter-for-tflite"), "{stderr}");
+}

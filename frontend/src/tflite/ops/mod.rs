@@ -291,6 +291,10 @@ fn legalize_op(cx: &mut Cx, op: &Operator) -> OpResult {
         "ABS" | "NEG" | "EXP" | "LOG" | "SQRT" | "RSQRT" | "FLOOR" | "CEIL" | "ROUND" | "SIN" | "COS" | "TANH"
         | "LOGISTIC" | "RELU" | "RELU6" | "HARD_SWISH" | "ELU" | "SQUARE" => unary::float_unary(cx, op),
         "MAXIMUM" | "MINIMUM" | "DIV" | "SQUARED_DIFFERENCE" => unary::binary(cx, op),
+        // Another compiler's program (Vela's `ethos-u`): nothing converts it to TOSA.
+        _ if op.code == 32 => bad(
+            "it is a custom operator, which no .tflite reader converts to TOSA (umac run runs those a device of umac's runs)",
+        ),
         _ => unsupported("umac's .tflite reader does not legalize this operator"),
     }
 }
