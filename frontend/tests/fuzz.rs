@@ -117,7 +117,7 @@ struct Worker(Sender<(Call, Vec<u8>)>, Receiver<(bool, isize)>);
 enum Call {
     /// `tflite::read`.
     Read,
-    /// `tflite::to_tosa`.
+    /// `tflite::to_tosa` (and `tflite::to_tosa_between`).
     ToTosa,
     /// `tosa::to_mlir`, on a TOSA flatbuffer.
     TosaToMlir,
@@ -135,7 +135,12 @@ thread_local! {
                 let base = LIVE.with(Cell::get);
                 PEAK.with(|peak| peak.set(base));
                 let failed = match call {
-                    Call::ToTosa => umac_frontend::tflite::to_tosa(&bytes, "fuzz.tflite").is_err(),
+                    Call::ToTosa => {
+                        // The partial legalization `umac run` uses around a device's operators
+                        // too, between the first two tensors.
+                        let _ = umac_frontend::tflite::to_tosa_between(&bytes, "fuzz.tflite", &[0], &[1]);
+                        umac_frontend::tflite::to_tosa(&bytes, "fuzz.tflite").is_err()
+                    }
                     Call::Read => umac_frontend::tflite::read(&bytes).is_err(),
                     Call::TosaToMlir => umac_frontend::tosa::to_mlir(&bytes, "fuzz.tosa").is_err(),
                     Call::Listing => {

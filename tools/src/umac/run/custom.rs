@@ -185,7 +185,13 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
             eprint!("{}", device.report(&staged.raw, op.index).map_err(|e| at(op, e))?);
         }
         for (j, &t) in op.output_tensors.iter().enumerate() {
-            let column = outputs.iter().map(|o| staged.tensor(t, o[j].clone())).collect::<Result<Vec<_>, _>>()?;
+            let column = outputs
+                .iter()
+                .map(|o| {
+                    let data = o.get(j).ok_or_else(|| format!("{display}: {} gave no output #{j}", op.label()))?;
+                    staged.tensor(t, data.clone())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             staged.known.insert(t, column);
         }
     }
