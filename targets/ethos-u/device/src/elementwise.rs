@@ -66,7 +66,7 @@ impl Machine {
         if ![MUL, ADD, SUB, MIN, MAX, LRELU, ABS, CLZ, SHR, SHL].contains(&mode) {
             return Err(op.unsupported(&format!("elementwise mode {}", op.command.fields[0].show(mode))));
         }
-        let unary = [LRELU, ABS, CLZ].contains(&mode);
+        let unary = op.unary_elementwise();
         let (ifm, ofm) = (op.feature_map(Which::Ifm)?, op.feature_map(Which::Ofm)?);
         let shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,

@@ -30,7 +30,7 @@ pub struct Machine {
 
 impl Machine {
     pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<(usize, u64)>) -> Machine {
-        let shram = vec![0; (config.shram_kib / config.cores()) as usize * 1024];
+        let shram = vec![0; config.shram_bytes() as usize];
         Machine { config, memories, regions, shram }
     }
 

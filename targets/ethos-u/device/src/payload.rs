@@ -39,6 +39,11 @@ impl Config {
         }
     }
 
+    /// One core's internal SRAM (SHRAM) in bytes (each core of a dual-core NPU has its own).
+    pub fn shram_bytes(&self) -> u64 {
+        u64::from(self.shram_kib / self.cores()) * 1024
+    }
+
     /// The NPU's cores: two on the Ethos-U65-512 (two 256-MAC cores), else one.
     pub fn cores(&self) -> u32 {
         if self.product == 1 && self.macs == 512 { 2 } else { 1 }

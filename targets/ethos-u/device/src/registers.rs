@@ -61,10 +61,16 @@ impl Operation {
         })
     }
 
+    /// Whether the operation is an elementwise operation of the IFM alone: `LRELU`, `ABS` or
+    /// `CLZ` (modes 5-7).
+    pub fn unary_elementwise(&self) -> bool {
+        self.command.name == "NPU_OP_ELEMENTWISE" && (5..=7).contains(&self.param)
+    }
+
     /// Whether the operation reads an IFM2 feature map from memory: an elementwise operation of
-    /// two operands (not `LRELU`, `ABS` or `CLZ`, modes 5-7) whose IFM2 is not a scalar.
+    /// two operands whose IFM2 is not a scalar.
     pub fn reads_ifm2_map(&self) -> Result<bool, EthosUError> {
-        if self.command.name != "NPU_OP_ELEMENTWISE" || (5..=7).contains(&self.param) {
+        if self.command.name != "NPU_OP_ELEMENTWISE" || self.unary_elementwise() {
             return Ok(false);
         }
         Ok(self.register("NPU_SET_IFM2_BROADCAST", "broadcast_constant")? == 0)

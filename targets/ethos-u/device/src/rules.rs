@@ -228,7 +228,7 @@ pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Re
                 if let (Some(end), _) = shram::areas(config, op)? {
                     access.writes.push((INTERNAL, 0, end));
                 }
-                if let Some((start, end)) = shram::table_span(op, shram::size(config))? {
+                if let Some((start, end)) = shram::table_span(op, config.shram_bytes())? {
                     access.reads.push((INTERNAL, start, end));
                 }
                 for (at, dma) in &dmas {

@@ -19,7 +19,7 @@
 //! the DMA and kernel waits' business (`rules.rs`, which takes the areas as the kernel's writes).
 
 use super::{Finding, INTERNAL};
-use crate::{error::EthosUError, feature_map::Which, payload::Config, registers::Operation};
+use crate::{error::EthosUError, feature_map::Which, payload::Config, registers::Operation, timing::Core};
 
 const BANK: u64 = 1024;
 /// The banks before the IFM's: the output's.
@@ -35,21 +35,6 @@ fn up(x: u64, m: u64) -> u64 {
 /// Banks holding two blocks of `bytes` each.
 fn double_banks(bytes: u64) -> u64 {
     2 * bytes.div_ceil(BANK)
-}
-
-/// A core's SHRAM bytes.
-pub(crate) fn size(config: &Config) -> u64 {
-    u64::from(config.shram_kib / config.cores()) * 1024
-}
-
-/// The micro-block of a core's OFM (height, width, depth): what Vela rounds blocks up to.
-fn ofm_ublock(config: &Config) -> [u64; 3] {
-    match config.macs / config.cores() {
-        256 => [2, 2, 8],
-        128 => [1, 2, 8],
-        64 => [1, 1, 8],
-        _ => [1, 1, 4],
-    }
 }
 
 /// The bytes of the lookup table `op` reads (`ACTIVATION_FUNCTION_TABLE_n`), in a SHRAM of
@@ -82,7 +67,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
     let (ofm, _) = op.shapes()?;
     let block = op.ofm_block()?;
     let block = [block[0].min(ofm[0]), block[1].min(ofm[1]), block[2].min(ofm[2])];
-    let ublock = ofm_ublock(config);
+    let ublock = Core::of(config).micro_block;
     let ifm = op.feature_map(Which::Ifm)?;
     let ifm_bits = 8 * ifm.element_bytes;
     let elementwise = name == "NPU_OP_ELEMENTWISE";
@@ -110,7 +95,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
     let ib_end = op.register("NPU_SET_IFM_IB_END", "ib_end")?;
     let ab_start = op.register("NPU_SET_AB_START", "ab_start")?;
     // An elementwise operation of two operands keeps the IFM2's blocks after the IFM's.
-    let binary = elementwise && !(5..=7).contains(&op.param);
+    let binary = elementwise && !op.unary_elementwise();
     let ifm_end = if binary { op.register("NPU_SET_IFM2_IB_START", "ib_start")? } else { ib_end };
     if ifm_end < OUTPUT_BANKS + ifm_banks {
         finding(format!(
@@ -140,7 +125,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
         }
         ab_start + acc_banks
     };
-    let shram = size(config);
+    let shram = config.shram_bytes();
     let limit = match table_span(op, shram)? {
         Some(_) => shram - TABLES,
         None => shram,
@@ -155,7 +140,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
 /// Follows which SHRAM bytes hold what a DMA put there through `ops`, and reports each kernel
 /// reading a lookup table that no DMA put there or another kernel's areas overwrote since.
 pub(crate) fn tables(config: &Config, ops: &[Operation]) -> Result<Vec<Finding>, EthosUError> {
-    let shram = size(config);
+    let shram = config.shram_bytes();
     // The SHRAM bytes that hold what a DMA put there, merged or not.
     let mut put: Vec<(u64, u64)> = Vec::new();
     let mut findings = Vec::new();
