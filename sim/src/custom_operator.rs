@@ -14,6 +14,10 @@ pub trait CustomOperator: Sync {
     /// as a target string names it (`ethos-u55-128`).
     fn configuration(&self, model: &[u8], index: usize) -> Result<String, DeviceError>;
 
+    /// The tensors (indices of the model's) operator `index` of `model` reads in each inference,
+    /// in the order `run` takes them: its feature maps, not its program, memories or state.
+    fn inputs(&self, model: &[u8], index: usize) -> Result<Vec<usize>, DeviceError>;
+
     /// Runs operator `index` of `model` once for each of `inferences`, one after another on one
     /// device (the bytes of each tensor the operator reads, in the order of its inputs, past the
     /// program and its memories, but its variable tensors: state it keeps from one inference to

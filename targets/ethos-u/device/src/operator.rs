@@ -49,6 +49,8 @@ pub struct EthosUOperator {
     /// Which of `inputs` are variable tensors: state the operator keeps from one inference to the
     /// next (an LSTM's), zero at first, which the caller does not give.
     pub variables: Vec<bool>,
+    /// The tensors the caller gives (`inputs` but the variables), by their index in the model.
+    pub given: Vec<usize>,
 }
 
 fn model_error(message: String) -> EthosUError {
@@ -125,13 +127,12 @@ impl EthosUOperator {
         // The feature maps: the inputs after the read-only and the two scratch tensors.
         let inputs = places.get(3..op.input_tensors.len().saturating_sub(1)).unwrap_or_default().to_vec();
         let outputs = places[op.input_tensors.len().saturating_sub(1)..].to_vec();
-        let variables = (0..inputs.len())
-            .map(|k| {
-                let t = op.input_tensors.get(4 + k).copied().flatten();
-                t.and_then(|t| listed_tensors.get(t)).is_some_and(|t| t.is_variable)
-            })
-            .collect();
-        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs, variables })
+        let feature_maps: Vec<Option<usize>> = op.input_tensors.iter().skip(4).copied().collect();
+        let variable = |t: Option<usize>| t.and_then(|t| listed_tensors.get(t)).is_some_and(|t| t.is_variable);
+        let variables: Vec<bool> =
+            (0..inputs.len()).map(|k| variable(feature_maps.get(k).copied().flatten())).collect();
+        let given = feature_maps.iter().flatten().copied().filter(|&t| !variable(Some(t))).collect();
+        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs, variables, given })
     }
 
     /// Each region's memory and where in it the region starts.
@@ -204,6 +205,10 @@ impl umac_sim::CustomOperator for Runner {
     fn configuration(&self, model: &[u8], index: usize) -> Result<String, umac_sim::device::DeviceError> {
         let operator = EthosUOperator::read(model, index).map_err(|e| e.to_string())?;
         Ok(operator.payload.config.name())
+    }
+
+    fn inputs(&self, model: &[u8], index: usize) -> Result<Vec<usize>, umac_sim::device::DeviceError> {
+        Ok(EthosUOperator::read(model, index).map_err(|e| e.to_string())?.given)
     }
 
     fn run(

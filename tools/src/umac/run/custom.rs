@@ -165,15 +165,9 @@ pub(super) fn run(args: &RunArgs) -> Result<bool, String> {
     }
     let mut staged = Staged { args, display: display.clone(), raw, tensors, known };
     for &(op, device) in &devices {
-        // The operator's inputs past its program and memories (the read-only tensor, the
-        // scratch tensors), in its order; its variable tensors (an LSTM's state) the device keeps
-        // from one inference to the next.
-        let mut given = Vec::new();
-        for &t in op.input_tensors.iter().skip(4).flatten() {
-            if !staged.tensors[t].is_variable {
-                given.push(t);
-            }
-        }
+        // The tensors the device reads in each inference (its feature maps, not its program,
+        // memories or state).
+        let given = device.inputs(&staged.raw, op.index).map_err(|e| at(op, e))?;
         let missing: Vec<usize> = given.iter().copied().filter(|t| !staged.known.contains_key(t)).collect();
         if !missing.is_empty() {
             staged.run_on_host(&missing)?;
