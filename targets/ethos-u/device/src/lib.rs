@@ -9,17 +9,15 @@
 //! and the order the NPU reads them in (`weights.rs`), scale records (`scales.rs`), feature-map
 //! addressing (`feature_map.rs`); the functional model (`machine.rs`) with DMA, convolutions
 //! (`conv.rs`), pooling (`pool.rs`) and elementwise operations with lookup tables
-//! (`elementwise.rs`); an `ethos-u` operator of a `.tflite` with Vela's offline memory plan,
-//! which `umac run` runs (`operator.rs`); the rule checker for DMA and kernel waits and
-//! BLOCKDEP (`rules.rs`); and the timing model (`timing.rs`, `../docs/timing.md`), which `umac run
-//! --report` prints (within 15% of Vela's own estimate on the MLPerf Tiny models, on all six
-//! configurations). Vela's streams for the four MLPerf Tiny models, conv_16x8 (int16
-//! activations) and two int8 LSTMs (their state kept between inferences) run bit-exact with
-//! TFLite Micro on all six configurations (the U65-512's two cores included), and 192 of the 215
-//! int8 and int16 single-operator models Vela puts wholly on the NPU, on each configuration
-//! (`tests/sweep/status.txt` lists each outcome). Not yet: 32-bit OFMs of convolutions,
-//! elementwise LRELU, the weight layout of dilated kernels of a batch of two, and the SRAM
-//! layout and lookup-table bank rules.
+//! (`elementwise.rs`) and activations (`activation.rs`); an `ethos-u` operator of a `.tflite`
+//! with Vela's offline memory plan, which `umac run` runs (`operator.rs`); the rule checker for
+//! DMA and kernel waits, BLOCKDEP, the internal SRAM's areas and lookup tables (`rules.rs`); and
+//! the timing model (`timing.rs`, `../docs/timing.md`), which `umac run --report` prints. Vela's
+//! streams for the four MLPerf Tiny models, conv_16x8 (int16 activations) and two int8 LSTMs
+//! (their state kept between inferences) run bit-exact with TFLite Micro on all six
+//! configurations (the U65-512's two cores included), and so do the single-operator sweeps
+//! (`tests/sweep/`, `tests/params/`) but for one case Vela compiles wrongly
+//! (`tests/sweep/README.md`).
 
 mod activation;
 pub mod commands;
@@ -45,3 +43,8 @@ pub use operator::{CUSTOM_OPERATOR, EthosUOperator};
 pub use payload::{Config, Payload};
 pub use registers::{Operation, Registers, operations};
 pub use stream::{Instruction, decode};
+
+/// `a / b` rounded up (`b` taken as at least 1): how many blocks of `b` cover `a`.
+pub(crate) fn up(a: u64, b: u64) -> u64 {
+    a.div_ceil(b.max(1))
+}

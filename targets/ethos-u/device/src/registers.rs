@@ -61,6 +61,12 @@ impl Operation {
         })
     }
 
+    /// Whether the operation is a kernel (`NPU_OP_CONV`, `_DEPTHWISE`, `_POOL`, `_ELEMENTWISE`): it
+    /// works through an OFM in blocks, as the stream's DMAs do not.
+    pub fn is_kernel(&self) -> bool {
+        ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"].contains(&self.command.name)
+    }
+
     /// Whether the operation is an elementwise operation of the IFM alone: `LRELU`, `ABS` or
     /// `CLZ` (modes 5-7).
     pub fn unary_elementwise(&self) -> bool {

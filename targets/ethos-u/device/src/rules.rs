@@ -140,7 +140,7 @@ impl Operation {
             };
             return Ok(Access { reads: end("SRC")?, writes: end("DST")? });
         }
-        if !["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"].contains(&name) {
+        if !self.is_kernel() {
             return Ok(Access::default());
         }
         let (ofm_shape, ifm_shape) = self.shapes()?;

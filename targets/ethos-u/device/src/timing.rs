@@ -36,6 +36,7 @@ use crate::{
     feature_map::{FeatureMap, Format, Which},
     payload::Config,
     registers::Operation,
+    up,
 };
 
 /// One operation's timing.
@@ -64,12 +65,6 @@ pub struct Timing {
     pub cycles: u64,
     /// Each kernel and DMA, in stream order.
     pub ops: Vec<OpTiming>,
-}
-
-const KERNELS: [&str; 4] = ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"];
-
-fn up(a: u64, b: u64) -> u64 {
-    a.div_ceil(b.max(1))
 }
 
 /// What the stream processor meets, in order: waits, and DMAs and kernels with their cycles.
@@ -145,7 +140,7 @@ pub fn estimate(config: &Config, system: &System, ops: &[Operation]) -> Result<T
             let t = dma(system, op)?;
             steps.push(Step::Dma(t.cycles));
             timed.push(t);
-        } else if KERNELS.contains(&name) {
+        } else if op.is_kernel() {
             let (t, jobs, startup) = kernel(&core, system, op)?;
             let blockdep = op.registers.get("NPU_SET_BLOCKDEP", "blockdep").unwrap_or(0);
             steps.push(Step::Kernel(KernelStep { cycles: t.cycles, jobs, startup, blockdep }));

@@ -5,12 +5,8 @@
 //! write. (The U65-512's two cores split the jobs; the check takes the order of one core.)
 
 use super::{Finding, Span, overlap, volume_spans};
-use crate::{error::EthosUError, feature_map::Which, registers::Operation};
+use crate::{error::EthosUError, feature_map::Which, registers::Operation, up};
 use std::ops::Range;
-
-fn up(a: u64, b: u64) -> u64 {
-    a.div_ceil(b.max(1))
-}
 
 /// The OFM rows, columns and channels of block `index` of `op` (blocks in order of depth, then
 /// width, then height), `None` past the last.

@@ -28,7 +28,7 @@ const OUTPUT_BANKS: u64 = 2;
 const TABLES: u64 = 2048;
 
 /// `x` rounded up to a multiple of `m`.
-fn up(x: u64, m: u64) -> u64 {
+fn round_up(x: u64, m: u64) -> u64 {
     x.div_ceil(m) * m
 }
 
@@ -59,7 +59,7 @@ pub(crate) fn table_span(op: &Operation, shram: u64) -> Result<Option<(u64, u64)
 /// for areas that do not hold its blocks or overlap.
 pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec<Finding>), EthosUError> {
     let name = op.command.name;
-    if !["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"].contains(&name) {
+    if !op.is_kernel() {
         return Ok((None, Vec::new()));
     }
     let mut findings = Vec::new();
@@ -81,17 +81,21 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
         let upscale = op.registers.get("NPU_SET_IFM_UPSCALE", "mode").unwrap_or(0);
         let (scale, nearest) = if upscale == 0 { (1, 0) } else { (2, u64::from(upscale == 1)) };
         let reach = |o: u64, s: u64, k: u64, d: u64| ((o - 1) * s + ((k - 1) * d + 1).min(8) + nearest).div_ceil(scale);
-        [up(reach(block[0], sy, kh, dy), ublock[0]), up(reach(block[1], sx, kw, dx), ublock[1])]
+        [round_up(reach(block[0], sy, kh, dy), ublock[0]), round_up(reach(block[1], sx, kw, dx), ublock[1])]
     };
     let reads_all_channels = name == "NPU_OP_CONV" || (name == "NPU_OP_POOL" && op.param == 2);
     let depth = if reads_all_channels {
         let ifm_depth = op.register("NPU_SET_IFM_DEPTH_M1", "depth_m1")? + 1;
         let part_kernel = name == "NPU_OP_CONV" && op.register("NPU_SET_KERNEL_STRIDE", "weight_order")? == 1;
-        if ifm_bits == 16 { up(ifm_depth.min(16), 4) } else { up(ifm_depth.min(if part_kernel { 16 } else { 32 }), 8) }
+        if ifm_bits == 16 {
+            round_up(ifm_depth.min(16), 4)
+        } else {
+            round_up(ifm_depth.min(if part_kernel { 16 } else { 32 }), 8)
+        }
     } else {
         block[2]
     };
-    let ifm_banks = double_banks(h * w * up(depth * ifm_bits / 8, 8));
+    let ifm_banks = double_banks(h * w * round_up(depth * ifm_bits / 8, 8));
     let ib_end = op.register("NPU_SET_IFM_IB_END", "ib_end")?;
     let ab_start = op.register("NPU_SET_AB_START", "ab_start")?;
     // An elementwise operation of two operands keeps the IFM2's blocks after the IFM's.
@@ -119,7 +123,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
             2 => 16,
             _ => 32,
         };
-        let acc_banks = double_banks(block[0] * block[1] * up(block[2], 8) * acc_bits / 8);
+        let acc_banks = double_banks(block[0] * block[1] * round_up(block[2], 8) * acc_bits / 8);
         if ab_start < ib_end {
             finding(format!("its accumulators start at SHRAM bank {ab_start}, within its IFM's (to bank {ib_end})"));
         }
@@ -127,7 +131,7 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
     };
     let shram = config.shram_bytes();
     let limit = match table_span(op, shram)? {
-        Some(_) => shram - TABLES,
+        Some(_) => shram.saturating_sub(TABLES),
         None => shram,
     };
     if end * BANK > limit {
