@@ -111,7 +111,6 @@ pub(crate) fn legalize_between(
         variables: Variables::scan(model),
         needed: partial.then(|| needed(graph, arguments, results)),
     };
-    let partial = cx.needed.is_some();
     let mut values = Vec::new();
     let opaque = |t: &&usize| matches!(graph.tensors[**t].dtype, DType::Resource | DType::U8);
     if let Some(&t) = arguments.iter().chain(results).find(opaque) {
@@ -170,7 +169,8 @@ fn needed(graph: &Subgraph, arguments: &[usize], results: &[usize]) -> Vec<bool>
 }
 
 /// Whether the partial legalization leaves `op` of the main subgraph out (see
-/// [`legalize_between`]).
+/// [`legalize_between`]): not `needed` (custom operators never are), or not ready to run, or
+/// done already.
 fn left_out(cx: &Cx, needed: &[bool], op: &Operator) -> bool {
     let graph = cx.graph;
     let unready = op.inputs.iter().flatten().any(|&t| {
@@ -178,7 +178,7 @@ fn left_out(cx: &Cx, needed: &[bool], op: &Operator) -> bool {
         cx.values[t].is_none() && tensor.data.is_none() && !tensor.is_variable
     });
     let done = !op.outputs.is_empty() && op.outputs.iter().all(|&t| cx.values[t].is_some());
-    op.code == 32 || !needed[op.index] || unready || done
+    !needed[op.index] || unready || done
 }
 
 /// Writes the operators of `cx`'s subgraph in order, each located at its index: line 0 of the file
