@@ -202,6 +202,7 @@ pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Re
         let done = queue.len().saturating_sub(keep);
         queue.drain(..done);
     };
+    let (mut tables, mut shram_findings) = (shram::Tables::default(), Vec::new());
     for op in ops {
         let parameter = |field: &str| op.command.field(field).map_or(0, |f| f.value(op.param, 0)) as usize;
         match op.command.name {
@@ -217,18 +218,25 @@ pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Re
                     ];
                     report(&mut findings, (op.offset, *at), ("the DMA", "NPU_OP_KERNEL_WAIT"), hazards);
                 }
+                tables.dma(&access.writes);
                 dmas.push((op.offset, access));
             }
             name if name != "NPU_OP_STOP" => {
                 let mut access = op.access(regions)?;
+                // A kernel writes its areas of the internal SRAM and reads its lookup table there.
+                let (areas, mut found) = shram::areas(config, op)?;
+                shram_findings.append(&mut found);
+                let table = if op.is_kernel() { shram::table_span(op, config.shram_bytes())? } else { None };
+                if let Some(end) = areas {
+                    shram_findings.extend(tables.kernel(op, table, end));
+                }
                 if access == Access::default() {
                     continue;
                 }
-                // A kernel writes its areas of the internal SRAM and reads its lookup table there.
-                if let (Some(end), _) = shram::areas(config, op)? {
+                if let Some(end) = areas {
                     access.writes.push((INTERNAL, 0, end));
                 }
-                if let Some((start, end)) = shram::table_span(op, config.shram_bytes())? {
+                if let Some((start, end)) = table {
                     access.reads.push((INTERNAL, start, end));
                 }
                 for (at, dma) in &dmas {
@@ -249,7 +257,8 @@ pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Re
             _ => {}
         }
     }
-    findings.extend(shram::tables(config, ops)?);
+    // The SHRAM's findings after the waits', as a pass of their own would give them.
+    findings.append(&mut shram_findings);
     Ok(findings)
 }
 

@@ -18,7 +18,7 @@
 //! covered it. A DMA into the SHRAM while a kernel whose areas it overlaps is outstanding is
 //! the DMA and kernel waits' business (`rules.rs`, which takes the areas as the kernel's writes).
 
-use super::{Finding, INTERNAL};
+use super::{Finding, INTERNAL, Span};
 use crate::{error::EthosUError, feature_map::Which, payload::Config, registers::Operation, timing::Core};
 
 const BANK: u64 = 1024;
@@ -141,27 +141,27 @@ pub(crate) fn areas(config: &Config, op: &Operation) -> Result<(Option<u64>, Vec
     Ok((Some(end * BANK), findings))
 }
 
-/// Follows which SHRAM bytes hold what a DMA put there through `ops`, and reports each kernel
-/// reading a lookup table that no DMA put there or another kernel's areas overwrote since.
-pub(crate) fn tables(config: &Config, ops: &[Operation]) -> Result<Vec<Finding>, EthosUError> {
-    let shram = config.shram_bytes();
-    // The SHRAM bytes that hold what a DMA put there, merged or not.
-    let mut put: Vec<(u64, u64)> = Vec::new();
-    let mut findings = Vec::new();
-    for op in ops {
-        if op.command.name == "NPU_OP_DMA_START" {
-            if let Some(&(memory, start, end)) = op.access(&[])?.writes.first()
-                && memory == INTERNAL
-            {
-                put.push((start, end));
-            }
-            continue;
-        }
-        let (Some(used), mut found) = areas(config, op)? else { continue };
-        findings.append(&mut found);
-        if let Some((start, end)) = table_span(op, shram)? {
+/// Which SHRAM bytes hold what a DMA put there, as a stream runs: a lookup table a kernel reads
+/// must have been put there, and not overwritten by a kernel's areas since.
+#[derive(Default)]
+pub(crate) struct Tables {
+    /// The SHRAM bytes that hold what a DMA put there, merged or not.
+    put: Vec<(u64, u64)>,
+}
+
+impl Tables {
+    /// A DMA that writes `writes`: what it puts in the SHRAM is there now.
+    pub(crate) fn dma(&mut self, writes: &[Span]) {
+        self.put.extend(writes.iter().filter(|w| w.0 == INTERNAL).map(|&(_, start, end)| (start, end)));
+    }
+
+    /// Kernel `op`, reading the table bytes `table` (if any) and taking the SHRAM's bytes up to
+    /// `used`: a finding if no DMA put all of its table there, then its areas overwrite what
+    /// a DMA put where they lie.
+    pub(crate) fn kernel(&mut self, op: &Operation, table: Option<(u64, u64)>, used: u64) -> Option<Finding> {
+        let finding = table.and_then(|(start, end)| {
             let mut covered: Vec<(u64, u64)> =
-                put.iter().map(|&(s, e)| (s.max(start), e.min(end))).filter(|(s, e)| s < e).collect();
+                self.put.iter().map(|&(s, e)| (s.max(start), e.min(end))).filter(|(s, e)| s < e).collect();
             covered.sort_unstable();
             let mut reached = start;
             for (s, e) in covered {
@@ -169,16 +169,16 @@ pub(crate) fn tables(config: &Config, ops: &[Operation]) -> Result<Vec<Finding>,
                     reached = reached.max(e);
                 }
             }
-            if reached < end {
-                let message = format!(
+            (reached < end).then(|| Finding {
+                offset: op.offset,
+                outstanding: op.offset,
+                message: format!(
                     "it reads lookup table bytes {start:#x}..{end:#x} of the SHRAM; from {reached:#x} no DMA put \
                      them there, or a kernel's areas overwrote them since"
-                );
-                findings.push(Finding { offset: op.offset, outstanding: op.offset, message });
-            }
-        }
-        // What this kernel's areas cover no longer holds what a DMA put there.
-        put = put.into_iter().map(|(s, e)| (s.max(used), e)).filter(|(s, e)| s < e).collect();
+                ),
+            })
+        });
+        self.put = self.put.iter().map(|&(s, e)| (s.max(used), e)).filter(|(s, e)| s < e).collect();
+        finding
     }
-    Ok(findings)
 }
