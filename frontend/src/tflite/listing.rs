@@ -202,8 +202,11 @@ pub struct ListedTensor {
     /// Its bytes: the shape's elements times the element type's size (`None` for a type whose
     /// size the listing does not know, such as STRING, or a negative dimension).
     pub bytes: Option<u64>,
-    /// A variable tensor: state an operator keeps between inferences (an LSTM's), zero at first.
+    /// A variable tensor: state an operator keeps between inferences (an LSTM's). TFLite Micro
+    /// sets it to its zero point at first (an int8 tensor's), or to zeros.
     pub is_variable: bool,
+    /// Its first zero point, if it is quantized.
+    pub zero_point: Option<i64>,
 }
 
 /// The tensors of the first subgraph, by index.
@@ -230,6 +233,10 @@ pub fn tensors(bytes: &[u8]) -> Result<Vec<ListedTensor>, Error> {
             type_name: DType::name_of(code),
             bytes: size.zip(elements).and_then(|(s, n)| s.checked_mul(n)),
             is_variable: tensor.is_variable().map_err(malformed)?,
+            zero_point: match tensor.quantization().map_err(malformed)? {
+                Some(q) => q.zero_point().map_err(malformed)?.and_then(|z| z.iter().next()),
+                None => None,
+            },
         });
     }
     Ok(listed)

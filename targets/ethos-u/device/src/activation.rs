@@ -107,6 +107,12 @@ impl Machine {
         let outside = || op.error(format!("lookup table {} lies outside the internal SRAM", function - 16));
         let (start, end) = rules::shram::table_span(op, self.shram.len() as u64)?.ok_or_else(outside)?;
         let table = self.shram.get(start as usize..end as usize).ok_or_else(outside)?;
+        if self.shram_written[start as usize..end as usize].contains(&false) {
+            return Err(op.error(format!(
+                "lookup table {} ({start:#x}..{end:#x} of the internal SRAM) holds bytes nothing wrote",
+                function - 16
+            )));
+        }
         if int16 {
             let entries = table.chunks_exact(4).map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]])).collect();
             return Ok(Some(Activation::Int16(entries)));

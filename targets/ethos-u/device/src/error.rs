@@ -16,4 +16,8 @@ pub enum EthosUError {
     /// A scale stream is too short or malformed; `offset` is the byte of the stream.
     #[error("scale stream, byte {offset}: {message}")]
     Scales { offset: usize, message: String },
+    /// An output of the operator is not what the stream computes: bytes of it that no command
+    /// wrote (they hold whatever the memory held before).
+    #[error("output {index}: {message}")]
+    Output { index: usize, message: String },
 }

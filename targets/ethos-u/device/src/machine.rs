@@ -26,23 +26,57 @@ pub struct Machine {
     /// The internal SRAM (SHRAM) of a core, which DMA reaches in `DMA_REGION_MODE_INTERNAL`:
     /// lookup tables (each core of a dual-core NPU holds the same).
     pub shram: Vec<u8>,
+    /// Which bytes of each memory, and of the SHRAM, hold something written: the given data, or
+    /// what the stream or the caller wrote since. A byte that is not holds whatever the memory
+    /// held, so reading one is an error at the operation (on hardware, the result would depend
+    /// on it).
+    pub(crate) written: Vec<Vec<bool>>,
+    pub(crate) shram_written: Vec<bool>,
 }
 
 impl Machine {
+    /// A machine whose memories hold `memories` (every byte of them counts as written) and an
+    /// internal SRAM nothing has written yet.
     pub fn new(config: Config, memories: Vec<Vec<u8>>, regions: Vec<(usize, u64)>) -> Machine {
         let shram = vec![0; config.shram_bytes() as usize];
-        Machine { config, memories, regions, shram }
+        let written = memories.iter().map(|m| vec![true; m.len()]).collect();
+        let shram_written = vec![false; shram.len()];
+        Machine { config, memories, regions, shram, written, shram_written }
+    }
+
+    /// Marks the bytes `range` of memory `memory` as holding nothing written (whatever the memory
+    /// held: an arena's bytes before the first inference).
+    pub fn forget(&mut self, memory: usize, range: std::ops::Range<usize>) {
+        if let Some(written) = self.written.get_mut(memory).and_then(|w| w.get_mut(range)) {
+            written.fill(false);
+        }
+    }
+
+    /// Writes `data` at `offset` of memory `memory`, as the caller does (inputs, a variable
+    /// tensor's first value); `None` if it lies outside the memory.
+    pub fn store(&mut self, memory: usize, offset: usize, data: &[u8]) -> Option<()> {
+        let end = offset.checked_add(data.len())?;
+        self.memories.get_mut(memory)?.get_mut(offset..end)?.copy_from_slice(data);
+        self.written[memory][offset..end].fill(true);
+        Some(())
+    }
+
+    /// The first byte of `range` of memory `memory` that holds nothing written, if any.
+    pub fn unwritten(&self, memory: usize, range: std::ops::Range<usize>) -> Option<usize> {
+        let written = self.written.get(memory)?.get(range.clone())?;
+        written.iter().position(|w| !w).map(|k| range.start + k)
+    }
+
+    /// The memory and base of region `region`.
+    fn place(&self, region: u64) -> Option<(usize, usize)> {
+        let &(memory, base) = self.regions.get(region as usize)?;
+        Some((memory, base as usize))
     }
 
     /// The bytes of region `region`, from its start.
     pub fn memory(&self, region: u64) -> Option<&[u8]> {
         let &(memory, base) = self.regions.get(region as usize)?;
         self.memories.get(memory)?.get(base as usize..)
-    }
-
-    pub(crate) fn memory_mut(&mut self, region: u64) -> Option<&mut [u8]> {
-        let &(memory, base) = self.regions.get(region as usize)?;
-        self.memories.get_mut(memory)?.get_mut(base as usize..)
     }
 
     /// Runs the command stream `words` to its end; `each` sees every operation after it ran.
@@ -75,30 +109,35 @@ impl Machine {
         length: u64,
         what: &str,
     ) -> Result<&[u8], EthosUError> {
-        let bytes = self
-            .memory(region)
-            .ok_or_else(|| op.error(format!("{what} is in region {region}, which the model does not give")))?;
-        let end = address.checked_add(length).filter(|&end| end <= bytes.len() as u64).ok_or_else(|| {
-            op.error(format!(
-                "{what} ({length} bytes at {address:#x}) lies outside region {region} ({} bytes)",
-                bytes.len()
-            ))
-        })?;
-        Ok(&bytes[address as usize..end as usize])
+        let (memory, start) = self.span(op, region, address, length, what)?;
+        if let Some(at) = self.unwritten(memory, start..start + length as usize) {
+            let at = at - start + address as usize;
+            return Err(op.error(format!("{what} reads byte {at:#x} of region {region}, which nothing wrote")));
+        }
+        Ok(&self.memories[memory][start..start + length as usize])
     }
 
-    /// The bytes of `region` from `address` for writing `length` of them.
-    pub fn write(
-        &mut self,
+    /// The memory of `length` bytes of `region` at `address`, and where they start in it; an
+    /// error at `op` naming `what` if they lie outside the region.
+    fn span(
+        &self,
         op: &Operation,
         region: u64,
         address: u64,
         length: u64,
         what: &str,
-    ) -> Result<&mut [u8], EthosUError> {
-        self.read(op, region, address, length, what)?;
-        let memory = self.memory_mut(region).expect("read checked the region");
-        Ok(&mut memory[address as usize..(address + length) as usize])
+    ) -> Result<(usize, usize), EthosUError> {
+        let bytes = self
+            .memory(region)
+            .ok_or_else(|| op.error(format!("{what} is in region {region}, which the model does not give")))?;
+        address.checked_add(length).filter(|&end| end <= bytes.len() as u64).ok_or_else(|| {
+            op.error(format!(
+                "{what} ({length} bytes at {address:#x}) lies outside region {region} ({} bytes)",
+                bytes.len()
+            ))
+        })?;
+        let (memory, base) = self.place(region).expect("the region has a memory");
+        Ok((memory, base + address as usize))
     }
 
     /// A copy between regions, or from a region into the internal SRAM (`NPU_SET_DMA0_*`).
@@ -109,7 +148,11 @@ impl Machine {
         let source = (op.register("NPU_SET_DMA0_SRC_REGION", "region")?, op.register("NPU_SET_DMA0_SRC", "addr")?);
         let destination = (op.register("NPU_SET_DMA0_DST_REGION", "region")?, op.register("NPU_SET_DMA0_DST", "addr")?);
         let length = op.register("NPU_SET_DMA0_LEN", "addr")?;
-        let bytes = self.read(op, source.0, source.1, length, "the DMA's source")?.to_vec();
+        // The copy carries which bytes hold something written: a DMA may move bytes no one
+        // wrote (a block's gaps) that no kernel reads.
+        let (memory, start) = self.span(op, source.0, source.1, length, "the DMA's source")?;
+        let range = start..start + length as usize;
+        let (bytes, written) = (self.memories[memory][range.clone()].to_vec(), self.written[memory][range].to_vec());
         if op.register("NPU_SET_DMA0_DST_REGION", "region_mode")? == 1 {
             let end =
                 destination.1.checked_add(length).filter(|&end| end <= self.shram.len() as u64).ok_or_else(|| {
@@ -120,9 +163,13 @@ impl Machine {
                     ))
                 })?;
             self.shram[destination.1 as usize..end as usize].copy_from_slice(&bytes);
+            self.shram_written[destination.1 as usize..end as usize].copy_from_slice(&written);
             return Ok(());
         }
-        self.write(op, destination.0, destination.1, length, "the DMA's destination")?.copy_from_slice(&bytes);
+        let (memory, start) = self.span(op, destination.0, destination.1, length, "the DMA's destination")?;
+        let range = start..start + length as usize;
+        self.memories[memory][range.clone()].copy_from_slice(&bytes);
+        self.written[memory][range].copy_from_slice(&written);
         Ok(())
     }
 }
@@ -172,6 +219,8 @@ impl Machine {
         let bytes = self
             .memory(map.region)
             .ok_or_else(|| op.error(format!("{what} is in region {}, which the model does not give", map.region)))?;
+        let (memory, base) = self.place(map.region).expect("the region has a memory");
+        let written = &self.written[memory][base..];
         let mut values = Vec::with_capacity((h * w * c) as usize);
         for y in 0..h {
             for x in 0..w {
@@ -183,6 +232,12 @@ impl Machine {
                             map.region
                         ))
                     })?;
+                    if written[at..at + size].contains(&false) {
+                        return Err(op.error(format!(
+                            "{what}'s element ({y}, {x}, {z}) at {at:#x} of region {}: nothing wrote it",
+                            map.region
+                        )));
+                    }
                     let mut raw = [0u8; 8];
                     raw[..size].copy_from_slice(element);
                     let value = u64::from_le_bytes(raw);
@@ -207,9 +262,11 @@ impl Machine {
         if ![1, 2, 4].contains(&size) {
             return Err(op.unsupported(&format!("{what} of {size} bytes an element")));
         }
-        let Some(memory) = self.memory_mut(region) else {
+        let Some((index, base)) = self.place(region).filter(|&(m, b)| b <= self.memories.get(m).map_or(0, Vec::len))
+        else {
             return Err(op.error(format!("{what} is in region {region}, which the model does not give")));
         };
+        let (memory, written) = (&mut self.memories[index][base..], &mut self.written[index][base..]);
         let mut k = 0;
         for y in 0..h {
             for x in 0..w {
@@ -221,6 +278,7 @@ impl Machine {
                         )));
                     };
                     slot.copy_from_slice(&values[k].to_le_bytes()[..size]);
+                    written[at..at + size].fill(true);
                     k += 1;
                 }
             }

@@ -40,6 +40,12 @@ pub struct EthosUOperator {
     pub payload: Payload,
     /// Each memory's initial bytes (constant data, or zeros).
     memories: Vec<Vec<u8>>,
+    /// What holds nothing written when the machine starts: the arena, and the memories of
+    /// tensors outside it that are not constant.
+    unwritten: Vec<Place>,
+    /// Each variable tensor and the byte TFLite Micro sets it to at first
+    /// (`ResetVariableTensors`: an int8 tensor's zero point, or zero).
+    resets: Vec<(Place, u8)>,
     /// Each region's place.
     regions: Vec<Place>,
     /// The feature maps the NPU reads (the operator's inputs after the scratch tensors) and
@@ -47,7 +53,7 @@ pub struct EthosUOperator {
     pub inputs: Vec<Place>,
     pub outputs: Vec<Place>,
     /// Which of `inputs` are variable tensors: state the operator keeps from one inference to the
-    /// next (an LSTM's), zero at first, which the caller does not give.
+    /// next (an LSTM's), which the caller does not give.
     pub variables: Vec<bool>,
     /// The tensors the caller gives (`inputs` but the variables), by their index in the model.
     pub given: Vec<usize>,
@@ -101,6 +107,7 @@ impl EthosUOperator {
             }
         }
         let mut memories = vec![vec![0u8; arena as usize]];
+        let mut unwritten = vec![Place { memory: 0, offset: 0, bytes: arena }];
         let mut places = Vec::new();
         for (k, t) in tensors.iter().enumerate() {
             let Some(t) = *t else {
@@ -119,6 +126,7 @@ impl EthosUOperator {
                 }
                 (None, None) => {
                     memories.push(vec![0; bytes as usize]);
+                    unwritten.push(Place { memory: memories.len() - 1, offset: 0, bytes });
                     Place { memory: memories.len() - 1, offset: 0, bytes }
                 }
             };
@@ -132,7 +140,27 @@ impl EthosUOperator {
         let variables: Vec<bool> =
             (0..inputs.len()).map(|k| variable(feature_maps.get(k).copied().flatten())).collect();
         let given = feature_maps.iter().flatten().copied().filter(|&t| !variable(Some(t))).collect();
-        Ok(EthosUOperator { index, payload, memories, regions: places, inputs, outputs, variables, given })
+        let reset = |t: usize| match &listed_tensors[t] {
+            tensor if tensor.type_name == "INT8" => tensor.zero_point.unwrap_or(0) as u8,
+            _ => 0,
+        };
+        let resets = inputs
+            .iter()
+            .zip(&feature_maps)
+            .filter_map(|(place, t)| t.filter(|&t| variable(Some(t))).map(|t| (*place, reset(t))))
+            .collect();
+        Ok(EthosUOperator {
+            index,
+            payload,
+            memories,
+            unwritten,
+            resets,
+            regions: places,
+            inputs,
+            outputs,
+            variables,
+            given,
+        })
     }
 
     /// Each region's memory and where in it the region starts.
@@ -153,9 +181,17 @@ impl EthosUOperator {
         Ok(timing::report::text(config, &system, &timing, &findings, &coverage::unseen(&instructions)))
     }
 
-    /// A machine with the operator's memories as they start.
+    /// A machine with the operator's memories as they start: the constant data, the variable
+    /// tensors set as TFLite Micro sets them, and nothing written elsewhere.
     pub fn machine(&self) -> Machine {
-        Machine::new(self.payload.config, self.memories.clone(), self.regions())
+        let mut machine = Machine::new(self.payload.config, self.memories.clone(), self.regions());
+        for p in &self.unwritten {
+            machine.forget(p.memory, p.offset as usize..(p.offset + p.bytes) as usize);
+        }
+        for (p, byte) in &self.resets {
+            machine.store(p.memory, p.offset as usize, &vec![*byte; p.bytes as usize]);
+        }
+        machine
     }
 
     /// Runs the operator on `machine` with `inputs` (one per feature map it reads but its
@@ -179,15 +215,26 @@ impl EthosUOperator {
                     place.bytes
                 )));
             }
-            let at = place.offset as usize;
-            machine.memories[place.memory][at..at + data.len()].copy_from_slice(data);
+            machine.store(place.memory, place.offset as usize, data).expect("the place lies in its memory");
         }
         machine.run(&self.payload.stream, |_, _| {})?;
-        Ok(self
-            .outputs
-            .iter()
-            .map(|p| machine.memories[p.memory][p.offset as usize..(p.offset + p.bytes) as usize].to_vec())
-            .collect())
+        let mut outputs = Vec::new();
+        for (k, p) in self.outputs.iter().enumerate() {
+            let range = p.offset as usize..(p.offset + p.bytes) as usize;
+            if let Some(at) = machine.unwritten(p.memory, range.clone()) {
+                let missing = range.clone().filter(|&b| machine.unwritten(p.memory, b..b + 1).is_some()).count();
+                return Err(EthosUError::Output {
+                    index: k,
+                    message: format!(
+                        "{missing} of its {} bytes, the first at byte {}, were never written by the command stream",
+                        p.bytes,
+                        at - range.start
+                    ),
+                });
+            }
+            outputs.push(machine.memories[p.memory][range].to_vec());
+        }
+        Ok(outputs)
     }
 }
 

@@ -8,9 +8,9 @@
 //! (equals the reference Vela's stream computes where it differs from TFLite Micro: LiteRT's
 //! reference kernels, the real result rounded once, or, where Vela compiles the operator
 //! wrongly, what its own listing says the stream does; `tests/sweep/references.py` wrote them),
-//! `differs` (the device computes something else: a gap to close, or a case Vela
-//! compiles wrongly, which `tests/sweep/README.md` explains), or
-//! the error the device stops with (what it does not model yet). A changed outcome fails the
+//! `differs` (the device computes something else: a gap to close), or the error the device
+//! stops with (what it does not model yet, or a stream that reads bytes nothing wrote, as one
+//! that Vela compiles wrongly does: `tests/sweep/README.md`). A changed outcome fails the
 //! test until the list says so (`UMAC_UPDATE_SWEEP=1` rewrites it).
 
 mod common;

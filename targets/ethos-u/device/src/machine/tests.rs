@@ -82,12 +82,14 @@ impl Asm {
     /// region 1 afterwards.
     fn run(&mut self, flash: Vec<u8>, sram: Vec<u8>) -> Vec<u8> {
         self.cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
-        let config = Config { product: 0, macs: 128, shram_kib: 24, cmd_stream_version: 0, arch: (1, 0, 6) };
-        let mut machine = Machine::new(config, vec![flash, sram], vec![(0, 0), (1, 0)]);
+        let mut machine = Machine::new(U55_128, vec![flash, sram], vec![(0, 0), (1, 0)]);
         machine.run(&self.0, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
         machine.memories[1].clone()
     }
 }
+
+/// The configuration the hand-written streams run on.
+const U55_128: Config = Config { product: 0, macs: 128, shram_kib: 24, cmd_stream_version: 0, arch: (1, 0, 6) };
 
 /// `values` as bytes of int8.
 fn int8(values: &[i8]) -> Vec<u8> {
@@ -216,4 +218,60 @@ fn a_convolution_weighs_scales_and_rounds_each_channel() {
         .cmd("NPU_OP_CONV", &[]);
     let out = asm.run(flash, [int8(&[3, -4]), vec![0; 2]].concat());
     assert_eq!(&out[2..], int8(&[5, -2]));
+}
+
+#[test]
+fn bytes_nothing_wrote_are_carried_by_a_dma_and_stop_the_kernel_that_reads_them() {
+    // Region 1 holds nothing written but its bytes 0..3 (the caller stored them); a DMA copies
+    // bytes 0..4 to 4..8, so byte 7 holds nothing written either, and a 2x2 max pool over
+    // 4..8 stops at element (1, 1, 0), byte 7; the pool over 0..4 stops at byte 3.
+    let run = |ifm: u64| {
+        let mut asm = Asm::default();
+        asm.cmd("NPU_SET_DMA0_SRC_REGION", &[("region", 1)])
+            .cmd("NPU_SET_DMA0_SRC", &[("addr", 0)])
+            .cmd("NPU_SET_DMA0_DST_REGION", &[("region", 1)])
+            .cmd("NPU_SET_DMA0_DST", &[("addr", 4)])
+            .cmd("NPU_SET_DMA0_LEN", &[("addr", 4)])
+            .cmd("NPU_OP_DMA_START", &[])
+            .cmd("NPU_OP_DMA_WAIT", &[("k", 0)])
+            .map("IFM", 1, ifm, [2, 2, 1], 1, 0)
+            .map("OFM", 1, 8, [1, 1, 1], 1, 0)
+            .kernel([2, 2], 2)
+            .clamp()
+            .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
+            .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
+            .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
+        let mut machine = Machine::new(U55_128, vec![vec![], vec![0; 9]], vec![(0, 0), (1, 0)]);
+        machine.forget(1, 0..9);
+        machine.store(1, 0, &[1, 2, 3]).unwrap();
+        let outcome = machine.run(&asm.0, |_, _| {});
+        (outcome, machine.unwritten(1, 4..8), machine.unwritten(1, 8..9))
+    };
+    let (outcome, copied, ofm) = run(4);
+    let message = outcome.unwrap_err().to_string();
+    assert!(
+        message.contains("(NPU_OP_POOL): the IFM's element (1, 1, 0) at 0x7 of region 1: nothing wrote it"),
+        "{message}"
+    );
+    assert_eq!((copied, ofm), (Some(7), Some(8)));
+    let message = run(0).0.unwrap_err().to_string();
+    assert!(message.contains("element (1, 1, 0) at 0x3 of region 1"), "{message}");
+}
+
+#[test]
+fn a_lookup_table_nothing_wrote_stops_the_kernel() {
+    // A max pool whose activation is table 0, which no DMA filled.
+    let mut asm = Asm::default();
+    asm.map("IFM", 1, 0, [1, 1, 1], 1, 0)
+        .map("OFM", 1, 1, [1, 1, 1], 1, 0)
+        .kernel([1, 1], 1)
+        .cmd("NPU_SET_ACTIVATION", &[("activation_function", 16), ("activation_clip_range", 3)])
+        .cmd("NPU_SET_ACTIVATION_MIN", &[("clip_boundary", 0xff80)])
+        .cmd("NPU_SET_ACTIVATION_MAX", &[("clip_boundary", 0x7f)])
+        .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
+        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
+    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
+    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+    assert!(message.contains("lookup table 0") && message.contains("nothing wrote"), "{message}");
 }
