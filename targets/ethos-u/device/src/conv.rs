@@ -2,7 +2,7 @@
 //! IFMs into 8-, 16- or 32-bit OFMs: for each OFM element, the sum over the kernel of `(ifm - ifm zero point) · weight` (an
 //! IFM element the kernel reaches outside the IFM, in its padding, adds nothing), plus its
 //! channel's bias, scaled by its channel's multiplier and shift, plus the OFM zero point, clamped
-//! to the activation's bounds.
+//! to the activation's bounds, then through a lookup table, TANH or SIGMOID if the activation is one.
 //!
 //! The IFM extends as far as the kernel reaches less the padding: `(ofm - 1) · stride +
 //! (kernel - 1) · dilation + 1 - before - after` rows and columns. Scaling with `ROUND_MODE_DBL`
@@ -12,6 +12,7 @@
 //! is TFLite's 64-bit `MultiplyByQuantizedMultiplier` of the int16 kernels.
 
 use crate::{
+    activation::Activation,
     error::EthosUError,
     feature_map::Which,
     machine::{Machine, OutputStage},
@@ -69,9 +70,8 @@ impl Machine {
         if op.register("NPU_SET_OFM_PRECISION", "scale_mode")? != 0 {
             return Err(op.unsupported("a convolution scaled globally"));
         }
-        if op.register("NPU_SET_ACTIVATION", "activation_function")? != 0 {
-            return Err(op.unsupported("an activation other than a clamp"));
-        }
+        // A clamp, or a lookup table, TANH or SIGMOID (Vela's fused TANH and LOGISTIC).
+        let activation = self.activation(op)?;
         let ofm_shape = [
             op.register("NPU_SET_OFM_HEIGHT_M1", "height_m1")? + 1,
             op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
@@ -175,7 +175,8 @@ impl Machine {
                             }
                         }
                     }
-                    out.push(stage.apply(crate::pool::scale(acc, scales[oc].multiplier, scales[oc].shift, rounding)));
+                    let scaled = crate::pool::scale(acc, scales[oc].multiplier, scales[oc].shift, rounding);
+                    out.push(Activation::finish(activation.as_ref(), &stage, scaled));
                 }
             }
         }

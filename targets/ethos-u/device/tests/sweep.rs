@@ -162,9 +162,35 @@ fn the_derived_models_are_exact() {
     assert_eq!(checked, 6 * 3);
 }
 
+/// The parameter sweep's cases Vela 5.2.0 compiles wrongly, with what the device and the rule
+/// checker say of them. On the U55-32 and U55-64 (16 KiB of SHRAM, whose last 2 KiB hold the
+/// lookup tables: Vela's `lut.py`), the lookup table of the TANH that Vela fuses into the 1x1
+/// average pools after a depthwise convolution of depth multiplier 3 is copied to SHRAM byte
+/// 0x4000, past the SHRAM's end (Vela's SHRAM banks times 1 KiB, where the other configurations
+/// have their tables), while the pools read `ACTIVATION_FUNCTION_TABLE_0` at 0x3800.
+const VELA_WRONG: [(&str, &str, &str); 2] = [
+    (
+        "ethos-u55-32/depthwise_k3_s1_mult3_tanh_int8",
+        "(NPU_OP_DMA_START): the DMA's destination (256 bytes at 0x4000) lies outside the internal SRAM (16384 bytes)",
+        "it reads lookup table bytes 0x3800..0x3900 of the SHRAM; from 0x3800 no DMA put them there",
+    ),
+    (
+        "ethos-u55-64/depthwise_k3_s1_mult3_tanh_int8",
+        "(NPU_OP_DMA_START): the DMA's destination (256 bytes at 0x4000) lies outside the internal SRAM (16384 bytes)",
+        "it reads lookup table bytes 0x3800..0x3900 of the SHRAM; from 0x3800 no DMA put them there",
+    ),
+];
+
+/// What `VELA_WRONG` lists for `configuration/case`: the device's error and the rule checker's
+/// finding.
+fn vela_wrong(configuration: &str, path: &Path) -> Option<(&'static str, &'static str)> {
+    let name = format!("{configuration}/{}", path.file_stem()?.to_string_lossy());
+    VELA_WRONG.iter().find(|(case, _, _)| *case == name).map(|&(_, error, finding)| (error, finding))
+}
+
 /// Vela's streams for every case of both sweeps and every configuration keep the rules: the
 /// waits, BLOCKDEP, the SHRAM areas of each block configuration and the lookup tables (`umac run
-/// --report` reports none).
+/// --report` reports none), but for the cases `VELA_WRONG` lists, which break them as it says.
 #[test]
 fn the_sweeps_streams_keep_the_rules() {
     let mut checked = 0;
@@ -178,22 +204,28 @@ fn the_sweeps_streams_keep_the_rules() {
             }
             let operator = EthosUOperator::read(&std::fs::read(&path).unwrap(), 0).unwrap();
             let ops = operations(&decode(&operator.payload.stream).unwrap());
+            let wrong = vela_wrong(configuration, &path).map(|(_, finding)| finding);
             match rules::check(&operator.payload.config, &ops, &operator.regions()) {
-                Ok(findings) if findings.is_empty() => {}
+                Ok(findings) if findings.is_empty() && wrong.is_none() => {}
+                Ok(findings)
+                    if wrong.is_some_and(|w| {
+                        !findings.is_empty() && findings.iter().all(|f| f.to_string().contains(w))
+                    }) => {}
                 Ok(findings) => broken.push(format!("{}: {}", path.display(), findings[0])),
                 Err(e) => broken.push(format!("{}: {e}", path.display())),
             }
             checked += 1;
         }
     }
-    assert_eq!(checked, 6 * (215 + 46));
+    assert_eq!(checked, 6 * (215 + 52));
     assert!(broken.is_empty(), "{} of {checked}:\n{}", broken.len(), broken.join("\n"));
 }
 
 /// The parameter sweep (`tests/params/`, made by `gen.py`: convolutions, depthwise convolutions
 /// and pools over kernels 1-7, strides 1-3, dilations 1-3, both paddings, channels 1-300, depth
-/// multipliers 1-4, int8 and int16x8) on every configuration: each case's outputs equal TFLite
-/// Micro's byte for byte on its three inputs.
+/// multipliers 1-4, int8 and int16x8, convolutions into TANH and LOGISTIC) on every
+/// configuration: each case's outputs equal TFLite Micro's byte for byte on its three inputs, but
+/// for the cases `VELA_WRONG` lists, which stop with the error it gives.
 #[test]
 fn the_parameter_sweep_is_exact_with_tflite_micro() {
     let dir = root().join("tests/params");
@@ -209,8 +241,11 @@ fn the_parameter_sweep_is_exact_with_tflite_micro() {
             for k in 0..3 {
                 let input = npy_data(&refs.join(format!("input_{k}.npy"))).unwrap();
                 let expected = npy_data(&refs.join(format!("output_{k}.npy"))).unwrap();
+                let stops = vela_wrong(configuration, &path).map(|(error, _)| error);
                 match operator.run(&mut machine, &[&input]) {
-                    Ok(outputs) if outputs[0] == expected => {}
+                    Ok(outputs) if outputs[0] == expected && stops.is_none() => {}
+                    Err(e) if stops.is_some_and(|w| e.to_string().contains(w)) => {}
+                    Ok(_) if stops.is_some() => wrong.push(format!("{configuration}/{case} input {k}: runs")),
                     Ok(outputs) => {
                         let differing = outputs[0].iter().zip(&expected).filter(|(a, b)| a != b).count();
                         wrong.push(format!("{configuration}/{case} input {k}: {differing} bytes differ"));
@@ -221,6 +256,6 @@ fn the_parameter_sweep_is_exact_with_tflite_micro() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 6 * 46);
+    assert_eq!(checked, 6 * 52);
     assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
 }

@@ -1,6 +1,7 @@
 """The parameter sweep for the Ethos-U device: single-operator int8 and int16x8 models over the
 ranges the NPU's kernels take (kernel sizes 1-7, strides 1-3, dilation 1-3, SAME and VALID
-padding, channels from 1 to 300, depth multipliers 1-4, average and max pools), built with
+padding, channels from 1 to 300, depth multipliers 1-4, average and max pools, convolutions whose
+output goes through TANH or LOGISTIC), built with
 test/models/tflite-ops' builders (tflite_builder.py, compute_ops.py: random weights and inputs
 seeded by the case's name, TFLite Micro's outputs), then compiled by the project venv's Vela
 5.2.0 for each configuration. A case Vela does not put wholly on the NPU is left out and listed.
@@ -26,7 +27,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../../../../.."))
 sys.path.insert(0, os.path.join(ROOT, "test/models/tflite-ops"))
-from compute_ops import conv_like, pool  # noqa: E402
+from compute_ops import ACTIVATION_OUT, conv_like, pool  # noqa: E402
 from tflite_builder import BIN, NP, SAME, VALID, random_input, run_tflm  # noqa: E402
 
 VELA = os.path.join(ROOT, ".venv/bin/vela")
@@ -81,6 +82,33 @@ POOLS = [
     ("max_k4x2_s1_c300", BIN.MAX_POOL_2D, dict(in_=[1, 5, 4, 300], k=(4, 2), stride=(1, 1), pad=VALID)),
 ]
 
+# A convolution's output through TANH or LOGISTIC, which Vela makes the convolution's activation
+# (a lookup table for int8, the TANH or SIGMOID function for int16): (name, kind, variant, the
+# activation, the types).
+ACTIVATED = [
+    ("conv_k3_s1_c8to16_tanh", "conv", CONV[3][1], BIN.TANH, ("int8", "int16")),
+    ("conv_k1_s1_c3to300_logistic", "conv", CONV[1][1], BIN.LOGISTIC, ("int8",)),
+    ("depthwise_k5_s1_c17_logistic", "depthwise", DEPTHWISE[2][1], BIN.LOGISTIC, ("int8", "int16")),
+    ("depthwise_k3_s1_mult3_tanh", "depthwise", DEPTHWISE[6][1], BIN.TANH, ("int8",)),
+]
+
+
+def then(build, code):
+    """`build`'s model with `code` (TANH or LOGISTIC) on its output, quantized as TFLite wants the
+    activation's output (int8: compute_ops' ACTIVATION_OUT; int16: 2^-15, zero point 0)."""
+    name = "TANH" if code == BIN.TANH else "LOGISTIC"
+
+    def built(rng, tname, v):
+        m, desc = build(rng, tname, {k: x for k, x in v.items() if k != "act"})
+        y = m.ops[-1].outputs[0]
+        m.tensors[y].name = "hidden"
+        scale, zp = ACTIVATION_OUT[name] if tname == "int8" else (2.0**-15, 0)
+        z = m.tensor(m.tensors[y].shape, m.tensors[y].type, scale=scale, zp=zp)
+        m.op(code, [y], z)
+        return m, f"{desc}, then {name}"
+
+    return built
+
 
 def cases():
     for name, v in CONV:
@@ -92,6 +120,9 @@ def cases():
     for name, code, v in POOLS:
         for tname in ("int8", "int16") if name in ("avg_k3_s1_c300", "max_k7_s2_c12") else ("int8",):
             yield f"pool_{name}_{tname}", pool(code), tname, v
+    for name, kind, v, code, types in ACTIVATED:
+        for tname in types:
+            yield f"{name}_{tname}", then(conv_like(kind), code), tname, v
 
 
 def on_npu(path):
