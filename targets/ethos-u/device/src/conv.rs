@@ -55,6 +55,11 @@ pub fn scale_dbl(acc: i64, multiplier: u32, shift: u32) -> i64 {
     }
 }
 
+/// The most weights one operation may have in the model: 4 Mi, where the largest layer of the
+/// tested models has 64 Ki and a 3x3 convolution of 512 channels in and out 2.4 Mi (a shape
+/// beyond it is a corrupted stream far more likely than a layer).
+const MAX_WEIGHTS: u64 = 1 << 22;
+
 impl Machine {
     pub(crate) fn convolution(&mut self, op: &Operation) -> Result<(), EthosUError> {
         let depthwise = op.command.name == "NPU_OP_DEPTHWISE";
@@ -86,6 +91,15 @@ impl Machine {
             ((out - 1) * stride + (kernel - 1) * dilation + 1).saturating_sub(before + after)
         };
         let ifm_shape = [extent(ofm_shape[0], sy, kh, dy, top, bottom), extent(ofm_shape[1], sx, kw, dx, left, right)];
+        self.fits(op, &ofm, ofm_shape, "the OFM")?;
+        let ifm_depth_read = if depthwise { ofm_shape[2] } else { ifm_depth };
+        let weights = [ofm_shape[2], kh, kw, ifm_depth].into_iter().try_fold(1u64, u64::checked_mul);
+        if weights.is_none_or(|n| n > MAX_WEIGHTS) {
+            return Err(op.unsupported(&format!(
+                "a {kh}x{kw} kernel of {ifm_depth} IFM and {} OFM channels (more than {MAX_WEIGHTS} weights)",
+                ofm_shape[2]
+            )));
+        }
         // The weights in OHWI and each channel's scale record, from the streams in the order
         // the NPU reads them: one core's, or the two cores' of a dual-core configuration
         // (`PARALLEL_MODE_DUAL_CORE_DEPTH`), which take the OFM channels in turn (core 0 the even
@@ -146,8 +160,7 @@ impl Machine {
         }
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;
-        let input =
-            self.ifm_values(op, &ifm, [ifm_shape[0], ifm_shape[1], if depthwise { ofm_shape[2] } else { ifm_depth }])?;
+        let input = self.ifm_values(op, &ifm, [ifm_shape[0], ifm_shape[1], ifm_depth_read])?;
         let [ih, iw] = ifm_shape.map(|d| d as i64);
         let depth = if depthwise { ofm_shape[2] as usize } else { ic };
         let mut out = Vec::with_capacity((ofm_shape[0] * ofm_shape[1] * ofm_shape[2]) as usize);

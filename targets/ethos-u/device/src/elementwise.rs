@@ -73,6 +73,7 @@ impl Machine {
             op.register("NPU_SET_OFM_WIDTH_M1", "width_m1")? + 1,
             op.register("NPU_SET_OFM_DEPTH_M1", "depth_m1")? + 1,
         ];
+        self.fits(op, &ofm, shape, "the OFM")?;
         let a = self.feature_map_values(op, &ifm, shape, "the IFM")?;
         let (b, zero_b) = if unary { (vec![0; a.len()], 0) } else { self.second_operand(op, shape)? };
         let reversed = !unary && op.register("NPU_SET_IFM2_BROADCAST", "operand_order")? == 1;

@@ -203,6 +203,28 @@ impl Machine {
         Ok(values)
     }
 
+    /// An error at `op` unless the `[h, w, c]` feature map `map` has no more elements than its
+    /// region has bytes for. Every map whose elements lie in their region keeps it (Vela's all
+    /// do); it bounds what a kernel computes and holds before it reads or writes an element, so a
+    /// corrupted shape is an error, not hours of work or an allocation that fails.
+    pub(crate) fn fits(
+        &self,
+        op: &Operation,
+        map: &FeatureMap,
+        [h, w, c]: [u64; 3],
+        what: &str,
+    ) -> Result<(), EthosUError> {
+        let bytes = self.memory(map.region).map_or(0, |m| m.len() as u64);
+        let needed = h.checked_mul(w).and_then(|n| n.checked_mul(c)).and_then(|n| n.checked_mul(map.element_bytes));
+        match needed {
+            Some(needed) if needed <= bytes => Ok(()),
+            _ => Err(op.error(format!(
+                "{what} of {h}x{w}x{c} elements of {} bytes is larger than region {} ({bytes} bytes)",
+                map.element_bytes, map.region
+            ))),
+        }
+    }
+
     /// The elements of the `[h, w, c]` feature map `map`, in HWC order (little-endian elements
     /// of 1, 2 or 4 bytes, signed or not as the map says).
     pub(crate) fn feature_map_values(
@@ -219,6 +241,7 @@ impl Machine {
         let bytes = self
             .memory(map.region)
             .ok_or_else(|| op.error(format!("{what} is in region {}, which the model does not give", map.region)))?;
+        self.fits(op, map, [h, w, c], what)?;
         let (memory, base) = self.place(map.region).expect("the region has a memory");
         let written = &self.written[memory][base..];
         let mut values = Vec::with_capacity((h * w * c) as usize);
@@ -262,6 +285,7 @@ impl Machine {
         if ![1, 2, 4].contains(&size) {
             return Err(op.unsupported(&format!("{what} of {size} bytes an element")));
         }
+        self.fits(op, map, [h, w, c], what)?;
         let Some((index, base)) = self.place(region).filter(|&(m, b)| b <= self.memories.get(m).map_or(0, Vec::len))
         else {
             return Err(op.error(format!("{what} is in region {region}, which the model does not give")));
@@ -308,6 +332,9 @@ impl OutputStage {
         } else {
             (lowest, highest)
         };
+        if low > high {
+            return Err(op.unsupported(&format!("an activation whose minimum ({low}) is above its maximum ({high})")));
+        }
         Ok(OutputStage { zero: ofm.zero(), low, high })
     }
 

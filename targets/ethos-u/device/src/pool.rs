@@ -56,6 +56,7 @@ impl Machine {
         let ih = ((ofm_shape[0] - 1) * sy + kh).saturating_sub(top + bottom);
         let iw = ((ofm_shape[1] - 1) * sx + kw).saturating_sub(left + right);
         let depth = ofm_shape[2];
+        self.fits(op, &ofm, ofm_shape, "the OFM")?;
         let input = self.ifm_values(op, &ifm, [ih, iw, depth])?;
         let ifm_zero = ifm.zero();
         let stage = OutputStage::of(op, &ofm)?;

@@ -21,7 +21,7 @@ pub(crate) mod shram;
 
 use crate::{
     error::EthosUError,
-    feature_map::{FeatureMap, Which},
+    feature_map::{FeatureMap, Format, Which},
     payload::Config,
     registers::Operation,
 };
@@ -57,33 +57,74 @@ impl std::fmt::Display for Finding {
 
 const INTERNAL: usize = usize::MAX;
 
-/// The spans the elements of the `[h, w, c]` feature map `map` take, merged, in the memories
-/// `regions` maps regions to (`(memory, base)` each).
-fn map_spans(map: &FeatureMap, [h, w, c]: [u64; 3], regions: &[(usize, u64)]) -> Vec<Span> {
-    volume_spans(map, [0..h, 0..w, 0..c], regions)
-}
+/// The most elements of one feature map the checker follows: 64 Mi (64 MiB of int8), beyond any
+/// tensor of the systems the NPU is built into; a corrupted shape past it is an error.
+const MAX_ELEMENTS: u64 = 1 << 26;
 
-/// The spans the elements of rows `ys`, columns `xs` and channels `cs` of `map` take, merged.
-fn volume_spans(map: &FeatureMap, [ys, xs, cs]: [std::ops::Range<u64>; 3], regions: &[(usize, u64)]) -> Vec<Span> {
-    let Some(&(memory, base)) = regions.get(map.region as usize) else { return Vec::new() };
-    let mut starts = Vec::with_capacity((ys.end - ys.start) as usize * (xs.end - xs.start) as usize);
+/// The spans the elements of rows `ys`, columns `xs` and channels `cs` of `map` take, merged, in
+/// the memories `regions` maps regions to (`(memory, base)` each), sorted; `None` past
+/// `MAX_ELEMENTS`.
+fn volume_spans(
+    map: &FeatureMap,
+    [ys, xs, cs]: [std::ops::Range<u64>; 3],
+    regions: &[(usize, u64)],
+) -> Option<Vec<Span>> {
+    let Some(&(memory, base)) = regions.get(map.region as usize) else { return Some(Vec::new()) };
+    let count = |r: &std::ops::Range<u64>| r.end.saturating_sub(r.start);
+    let elements = count(&ys).checked_mul(count(&xs))?.checked_mul(count(&cs))?;
+    if elements > MAX_ELEMENTS {
+        return None;
+    }
+    // The channels that lie side by side: a pixel's in NHWC, each brick of 16 in NHCWB16, whose
+    // next pixel's follow on; so the runs of a row follow on from each other where the map is
+    // dense, and extend the run before.
+    let groups: Vec<std::ops::Range<u64>> = match map.format {
+        Format::Nhwc => vec![cs],
+        Format::Nhcwb16 => {
+            (cs.start / 16..cs.end.div_ceil(16)).map(|b| (16 * b).max(cs.start)..(16 * b + 16).min(cs.end)).collect()
+        }
+    };
+    let mut runs: Vec<(u64, u64)> = Vec::new();
     for y in ys {
-        for x in xs.clone() {
-            for z in cs.clone() {
-                starts.push(base + map.address(y, x, z));
+        for group in &groups {
+            for x in xs.clone() {
+                let start = base + map.address(y, x, group.start);
+                let end = start + (group.end - group.start) * map.element_bytes;
+                match runs.last_mut() {
+                    Some((_, last)) if *last == start => *last = end,
+                    _ => runs.push((start, end)),
+                }
             }
         }
     }
-    starts.sort_unstable();
+    runs.sort_unstable();
     let mut spans: Vec<Span> = Vec::new();
-    for start in starts {
-        let end = start + map.element_bytes;
+    for (start, end) in runs {
         match spans.last_mut() {
             Some(last) if start <= last.2 => last.2 = last.2.max(end),
             _ => spans.push((memory, start, end)),
         }
     }
-    spans
+    Some(spans)
+}
+
+impl Operation {
+    /// `volume_spans` of the feature map `which` of the operation, or an error at it past
+    /// `MAX_ELEMENTS`.
+    fn spans(
+        &self,
+        which: Which,
+        volume: [std::ops::Range<u64>; 3],
+        regions: &[(usize, u64)],
+    ) -> Result<Vec<Span>, EthosUError> {
+        let map = self.feature_map(which)?;
+        volume_spans(&map, volume.clone(), regions).ok_or_else(|| {
+            let [ys, xs, cs] = volume.map(|r| r.end.saturating_sub(r.start));
+            self.error(format!(
+                "a feature map of {ys}x{xs}x{cs} elements, more than the rule checker follows ({MAX_ELEMENTS})"
+            ))
+        })
+    }
 }
 
 fn span(regions: &[(usize, u64)], region: u64, address: u64, length: u64) -> Vec<Span> {
@@ -93,10 +134,24 @@ fn span(regions: &[(usize, u64)], region: u64, address: u64, length: u64) -> Vec
         .unwrap_or_default()
 }
 
+/// The first span of `a` (in its order) that shares bytes with one of `b`, as the bytes they share
+/// with the first such span of `b`. In O((|a| + |b|) log |b|): `b` merged and searched.
 fn overlap(a: &[Span], b: &[Span]) -> Option<Span> {
-    a.iter()
-        .flat_map(|x| b.iter().map(move |y| (x, y)))
-        .find_map(|(x, y)| (x.0 == y.0 && x.1 < y.2 && y.1 < x.2).then_some((x.0, x.1.max(y.1), x.2.min(y.2))))
+    let mut sorted = b.to_vec();
+    sorted.sort_unstable();
+    let mut union: Vec<Span> = Vec::with_capacity(sorted.len());
+    for s in sorted {
+        match union.last_mut() {
+            Some(last) if last.0 == s.0 && s.1 < last.2 => last.2 = last.2.max(s.2),
+            _ => union.push(s),
+        }
+    }
+    let meets = |x: &&Span| {
+        let k = union.partition_point(|u| (u.0, u.2) <= (x.0, x.1));
+        union.get(k).is_some_and(|u| u.0 == x.0 && u.1 < x.2)
+    };
+    let x = a.iter().find(meets)?;
+    b.iter().find_map(|y| (x.0 == y.0 && x.1 < y.2 && y.1 < x.2).then_some((x.0, x.1.max(y.1), x.2.min(y.2))))
 }
 
 impl Operation {
@@ -144,7 +199,7 @@ impl Operation {
             return Ok(Access::default());
         }
         let (ofm_shape, ifm_shape) = self.shapes()?;
-        let mut reads = map_spans(&self.feature_map(Which::Ifm)?, ifm_shape, regions);
+        let mut reads = self.spans(Which::Ifm, ifm_shape.map(|d| 0..d), regions)?;
         if name == "NPU_OP_ELEMENTWISE" {
             let broadcast = |f: &str| get("NPU_SET_IFM2_BROADCAST", f);
             if self.reads_ifm2_map()? {
@@ -154,7 +209,7 @@ impl Operation {
                     one("broadcast_w", ofm_shape[1])?,
                     one("broadcast_c", ofm_shape[2])?,
                 ];
-                reads.extend(map_spans(&self.feature_map(Which::Ifm2)?, shape, regions));
+                reads.extend(self.spans(Which::Ifm2, shape.map(|d| 0..d), regions)?);
             }
         }
         if name == "NPU_OP_CONV" || name == "NPU_OP_DEPTHWISE" {
@@ -171,7 +226,7 @@ impl Operation {
                 get("NPU_SET_SCALE_LENGTH", "length")?,
             ));
         }
-        Ok(Access { reads, writes: map_spans(&self.feature_map(Which::Ofm)?, ofm_shape, regions) })
+        Ok(Access { reads, writes: self.spans(Which::Ofm, ofm_shape.map(|d| 0..d), regions)? })
     }
 }
 
@@ -265,7 +320,6 @@ pub fn check(config: &Config, ops: &[Operation], regions: &[(usize, u64)]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::feature_map::Format;
 
     #[test]
     fn spans_merge_and_overlap_within_one_memory() {
@@ -284,7 +338,7 @@ mod tests {
             zero_point: 0,
         };
         let regions = [(0, 0), (3, 0x40)];
-        let spans = map_spans(&map, [2, 2, 2], &regions);
+        let spans = volume_spans(&map, [0..2, 0..2, 0..2], &regions).unwrap();
         assert_eq!(spans, [(3, 0x140, 0x144), (3, 0x148, 0x14c)]);
         // The gap between the rows touches neither; the same bytes in another memory neither.
         assert_eq!(overlap(&spans, &[(3, 0x144, 0x148)]), None);

@@ -275,3 +275,45 @@ fn a_lookup_table_nothing_wrote_stops_the_kernel() {
     let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
     assert!(message.contains("lookup table 0") && message.contains("nothing wrote"), "{message}");
 }
+
+#[test]
+fn an_activation_whose_minimum_is_above_its_maximum_is_an_error() {
+    // A 1x1 max pool clamped to 127..-128: no value lies between them.
+    let mut asm = Asm::default();
+    asm.map("IFM", 1, 0, [1, 1, 1], 1, 0)
+        .map("OFM", 1, 1, [1, 1, 1], 1, 0)
+        .kernel([1, 1], 1)
+        .cmd("NPU_SET_ACTIVATION", &[("activation_function", 0)])
+        .cmd("NPU_SET_ACTIVATION_MIN", &[("clip_boundary", 0x7f)])
+        .cmd("NPU_SET_ACTIVATION_MAX", &[("clip_boundary", 0xff80)])
+        .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
+        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
+    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
+    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+    assert!(
+        message.ends_with(
+            "an activation whose minimum (127) is above its maximum (-128) is not supported by the simulator yet"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_feature_map_larger_than_its_region_is_an_error_before_the_kernel_runs() {
+    // An OFM of 300x300x1 elements in a region of 2 bytes.
+    let mut asm = Asm::default();
+    asm.map("IFM", 1, 0, [1, 1, 1], 1, 0)
+        .map("OFM", 1, 1, [300, 300, 1], 1, 0)
+        .kernel([1, 1], 1)
+        .clamp()
+        .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
+        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
+    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
+    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+    assert!(
+        message.ends_with("the OFM of 300x300x1 elements of 1 bytes is larger than region 1 (2 bytes)"),
+        "{message}"
+    );
+}

@@ -4,7 +4,7 @@
 //! before still has its last `n - j` jobs to finish. So job `j` must not read what those jobs
 //! write. (The U65-512's two cores split the jobs; the check takes the order of one core.)
 
-use super::{Finding, Span, overlap, volume_spans};
+use super::{Finding, Span, overlap};
 use crate::{error::EthosUError, feature_map::Which, registers::Operation, up};
 use std::ops::Range;
 
@@ -35,14 +35,14 @@ fn job_reads(op: &Operation, job: u64, regions: &[(usize, u64)]) -> Result<Optio
     let depth_blocks = if conv { up(ifm[2], ifm_block_depth(op)?) } else { 1 };
     let Some([ys, xs, cs]) = block(op, job / depth_blocks)? else { return Ok(None) };
     if name == "NPU_OP_ELEMENTWISE" {
-        let mut spans = volume_spans(&op.feature_map(Which::Ifm)?, [ys.clone(), xs.clone(), cs.clone()], regions);
+        let mut spans = op.spans(Which::Ifm, [ys.clone(), xs.clone(), cs.clone()], regions)?;
         let broadcast = |f: &str| op.register("NPU_SET_IFM2_BROADCAST", f);
         if op.reads_ifm2_map()? {
             let one = |f: &str, r: &Range<u64>| -> Result<Range<u64>, EthosUError> {
                 Ok(if broadcast(f)? == 1 { 0..1 } else { r.clone() })
             };
             let volume = [one("broadcast_h", &ys)?, one("broadcast_w", &xs)?, one("broadcast_c", &cs)?];
-            spans.extend(volume_spans(&op.feature_map(Which::Ifm2)?, volume, regions));
+            spans.extend(op.spans(Which::Ifm2, volume, regions)?);
         }
         return Ok(Some(spans));
     }
@@ -62,7 +62,7 @@ fn job_reads(op: &Operation, job: u64, regions: &[(usize, u64)]) -> Result<Optio
         cs
     };
     let volume = [reach(&ys, sy, kh, dy, top, ifm[0]), reach(&xs, sx, kw, dx, left, ifm[1]), channels];
-    Ok(Some(volume_spans(&op.feature_map(Which::Ifm)?, volume, regions)))
+    Ok(Some(op.spans(Which::Ifm, volume, regions)?))
 }
 
 /// What `op`'s `NPU_SET_BLOCKDEP` lets it read while `before` (the kernel before it) may still be
@@ -73,14 +73,13 @@ pub fn check(before: &Operation, op: &Operation, regions: &[(usize, u64)]) -> Re
     let (ofm, _) = before.shapes()?;
     let size = before.ofm_block()?;
     let before_jobs = up(ofm[0], size[0]) * up(ofm[1], size[1]) * up(ofm[2], size[2]);
-    let map = before.feature_map(Which::Ofm)?;
     let mut findings = Vec::new();
     for job in 0..depth {
         let Some(reads) = job_reads(op, job, regions)? else { break };
         // The kernel before's jobs still outstanding: its last `depth - job`.
         for pending in before_jobs.saturating_sub(depth - job)..before_jobs {
             let Some(volume) = block(before, pending)? else { continue };
-            if let Some((memory, start, end)) = overlap(&reads, &volume_spans(&map, volume, regions)) {
+            if let Some((memory, start, end)) = overlap(&reads, &before.spans(Which::Ofm, volume, regions)?) {
                 let message = format!(
                     "BLOCKDEP {depth} lets its job {job} read bytes (memory {memory}, {start:#x}..{end:#x}) that job \
                      {pending} of {before_jobs} of the kernel before may still be writing"
