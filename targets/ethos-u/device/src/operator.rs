@@ -10,6 +10,8 @@
 //! scratch tensor (Vela's Dedicated_Sram mode, the U65's default) is the driver's fast memory,
 //! which replaces the region's base (Arm's core driver), so it is a memory of its own too.
 
+use umac_frontend::tflite::model::MAX_TENSOR_BYTES;
+
 use crate::{
     coverage,
     error::EthosUError,
@@ -103,9 +105,22 @@ impl EthosUOperator {
         let mut arena = 0;
         for t in tensors.iter().flatten() {
             if let Some(offset) = offset_of(*t) {
-                arena = arena.max(offset + bytes_of(*t)?);
+                arena = arena.max(offset.saturating_add(bytes_of(*t)?));
             }
         }
+        // What the regions take in all, the arena and each memory of its own: no more than the
+        // largest tensor the reader accepts (no system of the NPU holds more).
+        let mut total = 0u64;
+        let mut take = |bytes: u64| {
+            total = total.saturating_add(bytes);
+            if total > MAX_TENSOR_BYTES {
+                return Err(model_error(format!(
+                    "operator #{index}: its regions take more than the {MAX_TENSOR_BYTES} bytes umac simulates"
+                )));
+            }
+            Ok(())
+        };
+        take(arena)?;
         let mut memories = vec![vec![0u8; arena as usize]];
         let mut unwritten = vec![Place { memory: 0, offset: 0, bytes: arena }];
         let mut places = Vec::new();
@@ -121,10 +136,12 @@ impl EthosUOperator {
             let place = match (planned, constant) {
                 (Some(offset), None) => Place { memory: 0, offset, bytes },
                 (_, Some(constant)) => {
+                    take(bytes)?;
                     memories.push(constant.to_vec());
                     Place { memory: memories.len() - 1, offset: 0, bytes }
                 }
                 (None, None) => {
+                    take(bytes)?;
                     memories.push(vec![0; bytes as usize]);
                     unwritten.push(Place { memory: memories.len() - 1, offset: 0, bytes });
                     Place { memory: memories.len() - 1, offset: 0, bytes }

@@ -179,6 +179,19 @@ fn the_offline_plan_puts_kws_input_where_its_first_convolution_reads() {
     );
     // An operator index that is not an ethos-u operator is an error naming it.
     assert!(EthosUOperator::read(&model, 1).is_err());
+    // A plan that puts a tensor past 2 GiB is an error, not an arena of that size: the plan's
+    // offset of the tensor at the input's offset (the first such word after the header) moved
+    // to 0x7fff_fff0.
+    let plan = umac_frontend::tflite::metadata(&model, "OfflineMemoryAllocation").unwrap().unwrap();
+    let at = model.windows(plan.len()).position(|w| w == plan).unwrap();
+    let word = (3..plan.len() / 4).find(|&k| plan[4 * k..4 * k + 4] == (ifm.bases[0] as i32).to_le_bytes()).unwrap();
+    let mut far = model.clone();
+    far[at + 4 * word..at + 4 * word + 4].copy_from_slice(&0x7fff_fff0i32.to_le_bytes());
+    let message = EthosUOperator::read(&far, 0).unwrap_err().to_string();
+    assert!(
+        message.ends_with("operator #0: its regions take more than the 2147483648 bytes umac simulates"),
+        "{message}"
+    );
 }
 
 #[test]
