@@ -92,6 +92,9 @@ impl Machine {
     pub fn execute(&mut self, op: &Operation) -> Result<(), EthosUError> {
         match op.command.name {
             "NPU_OP_DMA_START" => self.dma(op),
+            _ if op.is_kernel() && op.registers.get("NPU_SET_ACC_FORMAT", "acc_format") == Some(2) => {
+                Err(op.unsupported("a float16 accumulator (ACC_FORMAT_F16)"))
+            }
             "NPU_OP_CONV" | "NPU_OP_DEPTHWISE" => self.convolution(op),
             "NPU_OP_POOL" => self.pool(op),
             "NPU_OP_ELEMENTWISE" => self.elementwise(op),
@@ -144,6 +147,13 @@ impl Machine {
     fn dma(&mut self, op: &Operation) -> Result<(), EthosUError> {
         if op.register("NPU_SET_DMA0_SRC_REGION", "region_mode")? != 0 {
             return Err(op.unsupported("a DMA from the internal SRAM"));
+        }
+        // `DMA_STRIDE_MODE_D2` and `D3` copy blocks by `NPU_SET_DMA0_SIZE*` and `SKIP*`, which no
+        // Vela stream sets; the model copies one run of bytes.
+        for side in ["SRC", "DST"] {
+            if op.register(&format!("NPU_SET_DMA0_{side}_REGION"), "stride_mode")? != 0 {
+                return Err(op.unsupported("a strided DMA (DMA_STRIDE_MODE_D2 or D3)"));
+            }
         }
         let source = (op.register("NPU_SET_DMA0_SRC_REGION", "region")?, op.register("NPU_SET_DMA0_SRC", "addr")?);
         let destination = (op.register("NPU_SET_DMA0_DST_REGION", "region")?, op.register("NPU_SET_DMA0_DST", "addr")?);

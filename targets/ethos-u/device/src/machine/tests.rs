@@ -317,3 +317,18 @@ fn a_feature_map_larger_than_its_region_is_an_error_before_the_kernel_runs() {
         "{message}"
     );
 }
+
+#[test]
+fn a_strided_dma_is_an_error_not_a_copy_of_one_run() {
+    let mut asm = Asm::default();
+    asm.cmd("NPU_SET_DMA0_SRC_REGION", &[("region", 0), ("stride_mode", 1)])
+        .cmd("NPU_SET_DMA0_SRC", &[("addr", 0)])
+        .cmd("NPU_SET_DMA0_DST_REGION", &[("region", 1)])
+        .cmd("NPU_SET_DMA0_DST", &[("addr", 0)])
+        .cmd("NPU_SET_DMA0_LEN", &[("addr", 2)])
+        .cmd("NPU_OP_DMA_START", &[])
+        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
+    let mut machine = Machine::new(U55_128, vec![vec![1, 2], vec![0, 0]], vec![(0, 0), (1, 0)]);
+    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+    assert!(message.contains("(NPU_OP_DMA_START): a strided DMA"), "{message}");
+}
