@@ -232,7 +232,9 @@ impl EthosUOperator {
                     place.bytes
                 )));
             }
-            machine.store(place.memory, place.offset as usize, data).expect("the place lies in its memory");
+            machine.store(place.memory, place.offset as usize, data).ok_or_else(|| {
+                model_error(format!("input {k} lies outside its memory (a constant shorter than its tensor)"))
+            })?;
         }
         machine.run(&self.payload.stream, |_, _| {})?;
         let mut outputs = Vec::new();
