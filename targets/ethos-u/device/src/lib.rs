@@ -7,7 +7,8 @@
 //! command with every field of the 97 commands (`commands.rs`) and checked as the hardware reads
 //! it; the register state each operation starts on (`registers.rs`); compressed weight streams
 //! and the order the NPU reads them in (`weights.rs`), scale records (`scales.rs`), feature-map
-//! addressing (`feature_map.rs`); the functional model (`machine.rs`) with DMA, convolutions
+//! addressing (`feature_map.rs`); the functional model (`machine.rs`), which keeps a record of
+//! the bytes written and stops at a read of any other, with DMA, convolutions
 //! (`conv.rs`), pooling (`pool.rs`) and elementwise operations with lookup tables
 //! (`elementwise.rs`) and activations (`activation.rs`); an `ethos-u` operator of a `.tflite`
 //! with Vela's offline memory plan, which `umac run` runs (`operator.rs`); the rule checker for
@@ -16,8 +17,9 @@
 //! streams for the four MLPerf Tiny models, conv_16x8 (int16 activations) and two int8 LSTMs
 //! (their state kept between inferences) run bit-exact with TFLite Micro on all six
 //! configurations (the U65-512's two cores included), and so do the single-operator sweeps
-//! (`tests/sweep/`, `tests/params/`) but for one case Vela compiles wrongly
-//! (`tests/sweep/README.md`).
+//! (`tests/sweep/`, `tests/params/`) but for the cases Vela compiles wrongly, which compute what
+//! Vela's own listing says or stop at the command at fault (`tests/sweep/README.md`).
+//! Corrupted streams end in an error at a command, never a panic (`tests/corrupted.rs`).
 
 mod activation;
 pub mod commands;
