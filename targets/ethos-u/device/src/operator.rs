@@ -240,6 +240,11 @@ impl EthosUOperator {
         let mut outputs = Vec::new();
         for (k, p) in self.outputs.iter().enumerate() {
             let range = p.offset as usize..(p.offset + p.bytes) as usize;
+            if machine.memories[p.memory].get(range.clone()).is_none() {
+                return Err(model_error(format!(
+                    "output {k} lies outside its memory (a constant shorter than its tensor)"
+                )));
+            }
             if let Some(at) = machine.unwritten(p.memory, range.clone()) {
                 let missing = range.clone().filter(|&b| machine.unwritten(p.memory, b..b + 1).is_some()).count();
                 return Err(EthosUError::Output {
