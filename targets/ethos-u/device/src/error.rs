@@ -16,6 +16,11 @@ pub enum EthosUError {
     /// A scale stream is too short or malformed; `offset` is the byte of the stream.
     #[error("scale stream, byte {offset}: {message}")]
     Scales { offset: usize, message: String },
+    /// The model around the payload is not one the operator can run: its `.tflite` structure,
+    /// Vela's offline memory plan, or the feature maps given (the message names the operator,
+    /// tensor or input).
+    #[error("{message}")]
+    Model { message: String },
     /// An output of the operator is not what the stream computes: bytes of it that no command
     /// wrote (they hold whatever the memory held before).
     #[error("output {index}: {message}")]

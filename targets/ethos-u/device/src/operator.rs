@@ -62,7 +62,7 @@ pub struct EthosUOperator {
 }
 
 fn model_error(message: String) -> EthosUError {
-    EthosUError::Payload { offset: 0, message }
+    EthosUError::Model { message }
 }
 
 /// The `OfflineMemoryAllocation` offsets of a model's tensors (`None`: not planned offline).
