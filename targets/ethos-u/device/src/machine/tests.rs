@@ -78,13 +78,27 @@ impl Asm {
         self.cmd("NPU_SET_ACTIVATION_MAX", &[("clip_boundary", 0x7f)])
     }
 
-    /// Runs the stream on a U55-128 whose region 0 is `flash` and region 1 `sram`; returns
-    /// region 1 afterwards.
-    fn run(&mut self, flash: Vec<u8>, sram: Vec<u8>) -> Vec<u8> {
+    /// Ends the stream and runs it on a U55-128 whose region 0 is `flash` and region 1 `sram`;
+    /// returns the outcome and the machine.
+    fn execute(&mut self, flash: Vec<u8>, sram: Vec<u8>) -> (Result<(), EthosUError>, Machine) {
         self.cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
         let mut machine = Machine::new(U55_128, vec![flash, sram], vec![(0, 0), (1, 0)]);
-        machine.run(&self.0, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+        (machine.run(&self.0, |_, _| {}), machine)
+    }
+
+    /// Runs the stream ([`Asm::execute`]); returns region 1 afterwards.
+    fn run(&mut self, flash: Vec<u8>, sram: Vec<u8>) -> Vec<u8> {
+        let (outcome, machine) = self.execute(flash, sram);
+        outcome.unwrap_or_else(|e| panic!("{e}"));
         machine.memories[1].clone()
+    }
+
+    /// Runs the stream ([`Asm::execute`]), which must fail; returns the error's message.
+    fn fails(&mut self, flash: Vec<u8>, sram: Vec<u8>) -> String {
+        match self.execute(flash, sram).0 {
+            Ok(()) => panic!("the stream ran without an error"),
+            Err(e) => e.to_string(),
+        }
     }
 }
 
@@ -269,10 +283,8 @@ fn a_lookup_table_nothing_wrote_stops_the_kernel() {
         .cmd("NPU_SET_ACTIVATION_MIN", &[("clip_boundary", 0xff80)])
         .cmd("NPU_SET_ACTIVATION_MAX", &[("clip_boundary", 0x7f)])
         .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
-        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
-        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
-    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
-    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)]);
+    let message = asm.fails(vec![], vec![5, 0]);
     assert!(message.contains("lookup table 0") && message.contains("nothing wrote"), "{message}");
 }
 
@@ -287,10 +299,8 @@ fn an_activation_whose_minimum_is_above_its_maximum_is_an_error() {
         .cmd("NPU_SET_ACTIVATION_MIN", &[("clip_boundary", 0x7f)])
         .cmd("NPU_SET_ACTIVATION_MAX", &[("clip_boundary", 0xff80)])
         .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
-        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
-        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
-    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
-    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)]);
+    let message = asm.fails(vec![], vec![5, 0]);
     assert!(
         message.ends_with(
             "an activation whose minimum (127) is above its maximum (-128) is not supported by the simulator yet"
@@ -308,10 +318,8 @@ fn a_feature_map_larger_than_its_region_is_an_error_before_the_kernel_runs() {
         .kernel([1, 1], 1)
         .clamp()
         .cmd("NPU_SET_OFM_SCALE", &[("scale", 1), ("shift", 0)])
-        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)])
-        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
-    let mut machine = Machine::new(U55_128, vec![vec![], vec![5, 0]], vec![(0, 0), (1, 0)]);
-    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+        .cmd("NPU_OP_POOL", &[("pooling_mode", 0)]);
+    let message = asm.fails(vec![], vec![5, 0]);
     assert!(
         message.ends_with("the OFM of 300x300x1 elements of 1 bytes is larger than region 1 (2 bytes)"),
         "{message}"
@@ -326,9 +334,7 @@ fn a_strided_dma_is_an_error_not_a_copy_of_one_run() {
         .cmd("NPU_SET_DMA0_DST_REGION", &[("region", 1)])
         .cmd("NPU_SET_DMA0_DST", &[("addr", 0)])
         .cmd("NPU_SET_DMA0_LEN", &[("addr", 2)])
-        .cmd("NPU_OP_DMA_START", &[])
-        .cmd("NPU_OP_STOP", &[("mask", 0xffff)]);
-    let mut machine = Machine::new(U55_128, vec![vec![1, 2], vec![0, 0]], vec![(0, 0), (1, 0)]);
-    let message = machine.run(&asm.0, |_, _| {}).unwrap_err().to_string();
+        .cmd("NPU_OP_DMA_START", &[]);
+    let message = asm.fails(vec![1, 2], vec![0, 0]);
     assert!(message.contains("(NPU_OP_DMA_START): a strided DMA"), "{message}");
 }
