@@ -44,6 +44,13 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
+impl Value {
+    /// The MLIR value, for rewrites the builder does not do (replacing a block argument's uses).
+    pub fn to_raw(self) -> MlirValue {
+        self.raw
+    }
+}
+
 /// The `llvm.getelementptr` index marking a dynamic index among the constant ones.
 const DYNAMIC_INDEX: i32 = i32::MIN;
 

@@ -45,6 +45,14 @@ impl Builder<'_> {
         self.op1("bufferization.to_buffer", &[value], buffer, &[("read_only", super::Attr::Unit)])
     }
 
+    /// A read-only buffer of `values` (integers of type `element`): `bufferization.to_buffer` of
+    /// their `arith.constant` tensor.
+    pub fn constant_buffer(&mut self, element: Ty, values: &[i64]) -> Value {
+        let ty = self.tensor(&[values.len() as i64], element);
+        let constant = self.op1("arith.constant", &[], ty, &[("value", super::Attr::Dense(ty, values))]);
+        self.to_buffer(constant)
+    }
+
     /// `memref.alloc() {alignment}` of type `buffer`.
     pub fn alloc(&mut self, buffer: Ty, alignment: i64) -> Value {
         let attributes = [

@@ -196,6 +196,7 @@ pub fn describe_calls(module: &Module, targets: &TargetSet) -> Vec<CallDescripti
             composite: text(COMPOSITE_ATTR).unwrap_or_default(),
             argument_types: operands.iter().map(|v| type_text(v.r#type())).collect(),
             kernel,
+            constants: operands.iter().map(|v| crate::view::constant_ints(*v)).collect(),
         };
         if let Some(plan) = configured.backend.describe_call(&site, &scalars, &configured.attributes) {
             let at = file_line_cols(op.location());

@@ -254,6 +254,8 @@ enum Planned<'a> {
     Zeros(Ty, i64),
     /// Constant bytes.
     Bytes(&'a [u8]),
+    /// Constant int32 words.
+    Words(&'a [i32]),
     /// The address of region `k` plus `offset`.
     Address(usize, i64),
     I32(i64),
@@ -327,6 +329,14 @@ fn extern_call(
                 types.push(format!("memref<{}xi8>", bytes.len()));
                 passed.push(Passed::Input("i8".to_string()));
             }
+            ExternArg::Words(words) => {
+                if words.is_empty() {
+                    return Err(fail(format!("constant argument #{i} has no words")));
+                }
+                planned.push(Planned::Words(words));
+                types.push(format!("memref<{}xi32>", words.len()));
+                passed.push(Passed::Input("i32".to_string()));
+            }
             ExternArg::Address { region, offset } => {
                 let (k, named) = named(region)?;
                 if !(0..named.bytes as i64).contains(offset) {
@@ -362,6 +372,7 @@ fn extern_call(
                 composite: pattern.to_string(),
                 argument_types: types.clone(),
                 kernel: None,
+                constants: Vec::new(),
             };
             if let Some(symbol) = backend.replace_call_extern(&site) {
                 call.callee = symbol;
@@ -414,10 +425,12 @@ fn extern_call(
                     b.to_buffer(zeros)
                 }
                 Planned::Bytes(bytes) => {
-                    let ty = b.tensor(&[bytes.len() as i64], Ty::I8);
                     let values: Vec<i64> = bytes.iter().map(|v| i64::from(*v)).collect();
-                    let constant = b.op1("arith.constant", &[], ty, &[("value", Attr::Dense(ty, &values))]);
-                    b.to_buffer(constant)
+                    b.constant_buffer(Ty::I8, &values)
+                }
+                Planned::Words(words) => {
+                    let values: Vec<i64> = words.iter().map(|v| i64::from(*v)).collect();
+                    b.constant_buffer(Ty::I32, &values)
                 }
                 Planned::Address(k, offset) => {
                     let offset = b.constant(Ty::I32, offset);

@@ -48,7 +48,7 @@ pub use target_string::{
 };
 pub use umac_dialects::build::{Attr, Builder, Cmp, Ty, Value};
 pub use umac_lowering::Phase;
-pub use view::IntEntries;
+pub use view::{IntEntries, constant_ints};
 
 /// A pass a backend runs at a phase: pipeline text in `umac-opt` syntax (umac passes, upstream
 /// passes, nests), without the anchor: `canonicalize,cse` or `func.func(my-pass)` for module phases.
@@ -246,6 +246,9 @@ pub enum ExternArg {
     /// Bytes the backend computed at compile time, e.g. weights packed in the layout its schedule
     /// chose: a read-only int8 constant (`const int8_t *`), so nothing is packed at run time.
     Bytes(Vec<u8>),
+    /// Words the backend computed at compile time, e.g. a table its kernel indexes: a read-only
+    /// int32 constant (`const int32_t *`), each word aligned.
+    Words(Vec<i32>),
 }
 
 /// The attribute on a callee `backend` defines in which it records the kernel for
@@ -267,6 +270,9 @@ pub struct ExternCallSite {
     /// dictionary on the definition, as [`OpView::int_dict`] gives them (`None`: no such
     /// attribute, or a callee not defined yet).
     pub kernel: Option<IntEntries>,
+    /// The values of each argument that is a constant buffer ([`ExternArg::Bytes`],
+    /// [`ExternArg::Words`]), else `None`.
+    pub constants: Vec<Option<Vec<i64>>>,
 }
 
 /// An accelerator (or any target that claims part of a model). See the module documentation.

@@ -298,51 +298,58 @@ impl OpView<'_, '_> {
     /// `tosa.const_shape`, `arith.constant`; a splat gives its value once per element), in
     /// row-major order.
     pub fn operand_ints(&self, index: usize) -> Option<Vec<i64>> {
-        let value = self.operand(index)?;
-        // SAFETY: the value and its producer are alive; the attribute is read after the kind
-        // checks, at indices below its element count.
-        unsafe {
-            let raw = value.to_raw();
-            if !mlir_sys::mlirValueIsAOpResult(raw) {
-                return None;
-            }
-            let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
-            let name = op_name(&owner);
-            let attr = match name.as_str() {
-                "tosa.const" | "tosa.const_shape" => owner.attribute("values").ok()?,
-                "arith.constant" => owner.attribute("value").ok()?,
-                _ => return None,
-            }
-            .to_raw();
-            if !mlir_sys::mlirAttributeIsADenseElements(attr) {
-                return None;
-            }
-            let ty = mlir_sys::mlirAttributeGetType(attr);
-            let rank = mlir_sys::mlirShapedTypeGetRank(ty);
-            let count: i64 = (0..rank as isize).map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d)).product();
-            let element = mlir_sys::mlirShapedTypeGetElementType(ty);
-            let bits = if mlir_sys::mlirTypeIsAIndex(element) {
-                0
-            } else if mlir_sys::mlirTypeIsAInteger(element) {
-                mlir_sys::mlirIntegerTypeGetWidth(element)
-            } else {
-                return None;
-            };
-            let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
-            (0..count)
-                .map(|i| {
-                    let i = if splat { 0 } else { i as isize };
-                    Some(match bits {
-                        0 => mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i) as i64,
-                        1 => i64::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i)),
-                        8 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i)),
-                        16 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i)),
-                        32 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i)),
-                        64 => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
-                        _ => return None,
-                    })
-                })
-                .collect()
+        constant_ints(self.operand(index)?)
+    }
+}
+
+/// The integer elements `value` holds when a constant op produces it (`tosa.const`,
+/// `tosa.const_shape`, `arith.constant`, or `bufferization.to_buffer` of one; a splat gives its
+/// value once per element), in row-major order.
+pub fn constant_ints(value: melior::ir::Value) -> Option<Vec<i64>> {
+    // SAFETY: the value and its producer are alive; the attribute is read after the kind
+    // checks, at indices below its element count.
+    unsafe {
+        let raw = value.to_raw();
+        if !mlir_sys::mlirValueIsAOpResult(raw) {
+            return None;
         }
+        let owner = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw));
+        let name = op_name(&owner);
+        let attr = match name.as_str() {
+            "tosa.const" | "tosa.const_shape" => owner.attribute("values").ok()?,
+            "arith.constant" => owner.attribute("value").ok()?,
+            "bufferization.to_buffer" => return constant_ints(owner.operand(0).ok()?),
+            _ => return None,
+        }
+        .to_raw();
+        if !mlir_sys::mlirAttributeIsADenseElements(attr) {
+            return None;
+        }
+        let ty = mlir_sys::mlirAttributeGetType(attr);
+        let rank = mlir_sys::mlirShapedTypeGetRank(ty);
+        let count: i64 = (0..rank as isize).map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d)).product();
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        let bits = if mlir_sys::mlirTypeIsAIndex(element) {
+            0
+        } else if mlir_sys::mlirTypeIsAInteger(element) {
+            mlir_sys::mlirIntegerTypeGetWidth(element)
+        } else {
+            return None;
+        };
+        let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr);
+        (0..count)
+            .map(|i| {
+                let i = if splat { 0 } else { i as isize };
+                Some(match bits {
+                    0 => mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i) as i64,
+                    1 => i64::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i)),
+                    8 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt8Value(attr, i)),
+                    16 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt16Value(attr, i)),
+                    32 => i64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i)),
+                    64 => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i),
+                    _ => return None,
+                })
+            })
+            .collect()
     }
 }
