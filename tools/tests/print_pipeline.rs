@@ -57,14 +57,15 @@ fn compile_pipelines_replay_with_umac_opt() {
                         std::fs::read_to_string(&emitted).unwrap().contains("llvm.func @model("),
                         "{model} {target}: not the llvm dialect"
                     );
-                    // The passes over the kernels (double buffering, DM's allocation) are their
-                    // own, with the target's attributes, between legalization and the
-                    // instructions' lowering.
+                    // The passes over the kernels (double buffering, DM's allocation, the
+                    // kernels' copies for their tile tables) are their own, with the target's
+                    // attributes, between legalization and the instructions' lowering.
                     let at = |pass: &str| printed.find(pass);
                     let order = [
                         "umac-legalize-tynnp{",
                         ",umac-double-buffer-tynnp{attributes=",
                         ",umac-allocate-dm-tynnp{attributes=",
+                        ",umac-specialize-tynnp{attributes=",
                         ",umac-convert-tynnp-to-llvm,",
                     ]
                     .map(at);

@@ -366,7 +366,7 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
     assert_eq!(calls.len(), 15, "{calls:?}");
     let first = &calls[0];
     assert_eq!(first["target"], "tynnp");
-    assert_eq!(first["callee"], "tynnp_conv2d_im2col_k3_r10_t2_wo_pf_pff_h");
+    assert_eq!(first["callee"], "tynnp_conv2d_im2col_k3_r10_wo_pf_pff_h_t2");
     assert!(first["locations"][0].as_str().unwrap().ends_with("model.mlir:70:11"), "{first}");
     let plan = &first["plan"];
     assert_eq!((plan["tiles"].as_u64(), plan["gather_copies"].as_u64()), (Some(2), Some(3)), "{plan}");

@@ -15,6 +15,9 @@ pub enum TynnpError {
     /// A kernel loop the rewrite does not take (its markers, its shape).
     #[error("{0}")]
     Loop(String),
+    /// A kernel function whose markers say not what a rewrite of its calls needs.
+    #[error("{0}")]
+    Kernel(String),
 }
 
 impl From<TynnpError> for umac_backend::Error {

@@ -27,7 +27,7 @@ mod kernel;
 mod schedule;
 mod target;
 
-use codegen::{call::lower, describe, dma, double_buffer, instructions, memory, regions};
+use codegen::{call::lower, describe, dma, double_buffer, instructions, memory, regions, specialize};
 use graph::{patterns, pixels, primitives, slice_filters};
 use schedule::{resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
@@ -179,7 +179,7 @@ impl Backend for Tynnp {
     }
 
     fn kernel_steps(&self) -> &'static [KernelStep] {
-        &[double_buffer::STEP, memory::STEP]
+        &[double_buffer::STEP, memory::STEP, specialize::STEP]
     }
 
     /// Step `step` of each kernel's schedule as `tynnp.schedule` (`steps.rs`, `schedule.rs`).
@@ -241,10 +241,11 @@ impl Backend for Tynnp {
 mod tests {
     use crate::kernel::{jobs, split::Split};
 
-    /// The tile table's rows hold exactly the arguments that differ between tiles, each once,
-    /// the same number a tile: with the arguments of no tile (a split of 0 tiles), all of them.
+    /// The tile table's rows hold the values that differ between tiles, each once, the same
+    /// number a tile, none of them an argument; the arguments are the same for every number of
+    /// tiles, and the DM addresses in a row are offsets from an argument ([`JobCode::base_of`]).
     #[test]
-    fn tile_rows_hold_every_tile_argument_once() {
+    fn tile_rows_hold_every_tile_value_once() {
         let splits = [
             Split::bands(4),
             Split { single: true, ..Split::bands(3) },
@@ -267,22 +268,40 @@ mod tests {
                 }
                 let rows: Vec<Vec<String>> = (0..split.bands).map(|t| code.tile_row(split, t)).collect();
                 assert!(rows.iter().all(|row| row.len() == rows[0].len()), "{}", code.symbol(split));
-                let mut all: Vec<String> = code.trailing(Split { bands: 0, ..split });
-                all.extend(rows.into_iter().flatten());
-                let mut expected = code.trailing(split);
-                all.sort();
-                expected.sort();
-                assert_eq!(all, expected, "{}", code.symbol(split));
+                let arguments = code.trailing(split);
+                assert_eq!(arguments, code.trailing(Split { bands: 1, ..split }), "{}", code.symbol(split));
+                let mut values: Vec<&String> = rows.iter().flatten().collect();
+                values.sort();
+                let count = values.len();
+                values.dedup();
+                assert_eq!(values.len(), count, "{}: a value twice", code.symbol(split));
+                assert!(values.iter().all(|v| !arguments.contains(v)), "{}", code.symbol(split));
+                for value in values {
+                    if let Some(crate::kernel::code::Base::Argument(base)) = code.base_of(split, value) {
+                        assert!(arguments.iter().any(|a| a == base), "{}: {value} from {base}", code.symbol(split));
+                    }
+                }
                 checked += 1;
             }
             assert!(checked >= 3, "{}: {checked} splits", code.callee);
         }
         // By hand: a convolution's tile 1 on the NU: its descriptor's input address, input rows,
-        // top padding, output rows and output address, then its copies.
+        // top padding, output rows and output address, then its copies; the addresses are
+        // offsets in the tile's buffers, the buffers arguments.
         let row = jobs::CONV.tile_row(Split::bands(4), 1);
         let expected = ["dm_input_b1", "ih_b1", "pad_top_b1", "oh_b1", "dm_output_b1"];
         assert_eq!(row[..5], expected.map(String::from));
         assert_eq!(row[5..], ["in_offset_b1", "in_bytes_b1", "out_offset_b1", "out_bytes_b1"].map(String::from));
+        use crate::kernel::code::Base;
+        let bases: Vec<Option<Base>> = row.iter().map(|name| jobs::CONV.base_of(Split::bands(4), name)).collect();
+        assert_eq!(bases[..5], [Some(Base::Buffer("input")), None, None, None, Some(Base::Buffer("output"))]);
+        assert!(bases[5..].iter().all(Option::is_none));
+        let arguments = jobs::CONV.trailing(Split::bands(4));
+        let buffers = ["dm_input_buffer0", "dm_input_buffer1", "dm_output_buffer0", "dm_output_buffer1", "tile_count"];
+        assert_eq!(arguments[arguments.len() - 5..], buffers.map(String::from));
+        // Written in place where it is kept, the output's address is an offset from `out_dm`.
+        let kept = Split { writes_kept: true, ..Split::bands(4) };
+        assert_eq!(jobs::CONV.base_of(kept, "dm_output_b0"), Some(Base::Argument("out_dm")));
         // A depthwise convolution's tile 2 of two bands, following a kernel: band 4's and 5's
         // fields, the copies, the row of the kernel before's token table.
         let split = Split { units: 2, reads_kept: [true, false], follows: 1, ..Split::bands(3) };
@@ -292,6 +311,23 @@ mod tests {
             row[row.len() - 5..],
             ["in_offset_b2", "in_bytes_b2", "out_offset_b2", "out_bytes_b2", "after_t2"].map(String::from)
         );
+        // Its input is read where it is kept, the row it follows an offset from the last one.
+        assert_eq!(jobs::DWCONV.base_of(split, &row[0]), Some(Base::Argument("in_dm")));
+        assert_eq!(jobs::DWCONV.base_of(split, "after_t2"), Some(Base::Argument("after_end")));
+    }
+
+    /// The copies `umac-specialize-tynnp` makes are named after the function and read back to it.
+    #[test]
+    fn specialized_copies_name_their_function_and_tiles() {
+        use crate::kernel::split::{generic_symbol, specialized_symbol};
+        assert_eq!(specialized_symbol("tynnp_conv2d_rx_wo", 3, 1), "tynnp_conv2d_rx_wo_t3");
+        assert_eq!(specialized_symbol("tynnp_conv2d_rx_wo", 3, 2), "tynnp_conv2d_rx_wo_t3_2");
+        assert_eq!(generic_symbol("tynnp_conv2d_rx_wo_t3"), ("tynnp_conv2d_rx_wo", Some(3)));
+        assert_eq!(generic_symbol("tynnp_max_pool2d_x4_rx_t1_2"), ("tynnp_max_pool2d_x4_rx", Some(1)));
+        // Not a copy: the general function, whose name may end in other counts.
+        assert_eq!(generic_symbol("tynnp_dwconv2d_x4_rx_f1_w4"), ("tynnp_dwconv2d_x4_rx_f1_w4", None));
+        assert_eq!(generic_symbol("tynnp_table16_x1"), ("tynnp_table16_x1", None));
+        assert_eq!(generic_symbol("tynnp_conv2d_t"), ("tynnp_conv2d_t", None));
     }
 
     /// `tynnp.kernel`'s entries as `OpView::int_dict` reads them back.
@@ -312,33 +348,33 @@ mod tests {
     fn splits_are_named_once_and_recorded_as_ir() {
         let split = |bands, taps, units, single| Split { taps, units, single, ..Split::bands(bands) };
         let cases = [
-            (&jobs::CONV, split(4, 0, 0, false), "tynnp_conv2d_t4"),
-            (&jobs::CONV, split(4, 0, 0, true), "tynnp_conv2d_t4_single"),
-            (&jobs::CONV_FOLDED, split(6, 3, 0, true), "tynnp_conv2d_folded_k3_t6_single"),
-            (&jobs::DWCONV, split(2, 0, 4, false), "tynnp_dwconv2d_x4_t2"),
-            (&jobs::ADD, split(2, 0, 4, true), "tynnp_add_x4_t2_single"),
-            (&jobs::CONV, Split { preloaded: true, ..split(4, 0, 0, false) }, "tynnp_conv2d_t4_pl"),
-            (&jobs::DWCONV, Split { prefetch: true, ..split(2, 0, 4, true) }, "tynnp_dwconv2d_x4_t2_single_pf"),
-            (&jobs::CONV, Split { preloaded: true, prefetch: true, ..split(1, 0, 0, false) }, "tynnp_conv2d_t1_pl_pf"),
+            (&jobs::CONV, split(4, 0, 0, false), "tynnp_conv2d"),
+            (&jobs::CONV, split(4, 0, 0, true), "tynnp_conv2d_single"),
+            (&jobs::CONV_FOLDED, split(6, 3, 0, true), "tynnp_conv2d_folded_k3_single"),
+            (&jobs::DWCONV, split(2, 0, 4, false), "tynnp_dwconv2d_x4"),
+            (&jobs::ADD, split(2, 0, 4, true), "tynnp_add_x4_single"),
+            (&jobs::CONV, Split { preloaded: true, ..split(4, 0, 0, false) }, "tynnp_conv2d_pl"),
+            (&jobs::DWCONV, Split { prefetch: true, ..split(2, 0, 4, true) }, "tynnp_dwconv2d_x4_single_pf"),
+            (&jobs::CONV, Split { preloaded: true, prefetch: true, ..split(1, 0, 0, false) }, "tynnp_conv2d_pl_pf"),
             (
                 &jobs::CONV,
                 Split { reads_kept: [true, false], writes_kept: true, ..split(1, 0, 0, false) },
-                "tynnp_conv2d_t1_rx_wo",
+                "tynnp_conv2d_rx_wo",
             ),
             (
                 &jobs::CONV_IM2COL,
                 Split { rows: 10, writes_kept: true, ..split(2, 3, 0, false) },
-                "tynnp_conv2d_im2col_k3_r10_t2_wo",
+                "tynnp_conv2d_im2col_k3_r10_wo",
             ),
             (
                 &jobs::ADD,
                 Split { reads_kept: [false, true], preloaded: true, ..split(2, 0, 4, false) },
-                "tynnp_add_x4_t2_ry_pl",
+                "tynnp_add_x4_ry_pl",
             ),
             (
                 &jobs::DWCONV,
                 Split { writes_kept: true, prefetch: true, ..split(2, 0, 4, true) },
-                "tynnp_dwconv2d_x4_t2_single_wo_pf",
+                "tynnp_dwconv2d_x4_single_wo_pf",
             ),
             (
                 &jobs::DWCONV,
@@ -353,7 +389,7 @@ mod tests {
                     hands: true,
                     ..split(3, 0, 2, false)
                 },
-                "tynnp_dwconv2d_x2_t3_rx_f4_w1_rl_wo_pf_pff_h",
+                "tynnp_dwconv2d_x2_rx_f4_w1_rl_wo_pf_pff_h",
             ),
         ];
         let mut names = std::collections::HashSet::new();
@@ -361,15 +397,16 @@ mod tests {
             assert!(code.valid(split), "{symbol}");
             assert_eq!(code.symbol(split), symbol);
             assert!(names.insert(symbol), "{symbol} named twice");
-            // The split comes back from the IR whole, and the name is the kind's for it alone.
-            assert_eq!(Split::from_entries(&read_back(split)), Some(split), "{symbol}");
+            // The split but for its tiles comes back from the IR whole, and the name is the
+            // kind's for it alone, whatever the tiles.
+            assert_eq!(Split::from_entries(&read_back(split)), Some(split.function()), "{symbol}");
+            assert_eq!(code.symbol(Split { bands: split.bands + 1, ..split }), symbol);
             let kinds: Vec<_> = jobs::CODES.iter().filter(|c| c.valid(split) && c.symbol(split) == symbol).collect();
             assert_eq!(kinds.len(), 1, "{symbol}");
         }
         // By hand: the entries of a depthwise convolution in 2 tiles of 4 bands, read in place.
         let recorded = read_back(Split { reads_kept: [true, false], ..split(2, 0, 4, false) });
         let expected = [
-            ("bands", vec![2]),
             ("follows", vec![0]),
             ("reads_x", vec![]),
             ("rows", vec![0]),
@@ -380,11 +417,11 @@ mod tests {
         assert_eq!(recorded, expected.map(|(n, v)| (n.to_string(), v)));
         // Entries that are no split: a count missing, an unknown or malformed entry.
         let mut missing = recorded.clone();
-        missing.retain(|(n, _)| n != "bands");
+        missing.retain(|(n, _)| n != "units");
         let mut unknown = recorded.clone();
         unknown.push(("twice".into(), vec![]));
         let mut flag_with_value = recorded.clone();
-        flag_with_value[2].1 = vec![1];
+        flag_with_value[1].1 = vec![1];
         let mut negative = recorded.clone();
         negative[0].1 = vec![-2];
         for wrong in [missing, unknown, flag_with_value, negative] {

@@ -1,13 +1,13 @@
 // umac-partition and umac-legalize-tynnp on TFLite's quantized ADD as the converter writes it
 // (from the IC model: x rescaled by 2^30 >> 10 then by its multiplier, y by 2^30 >> 11, the
 // int32 add, the rescale to int8 and the clamp): all six ops are one tynnp.add composite, and
-// legalization calls @tynnp_add_x4_t2 (vu.eltwise: custom-2, funct3 2, funct7 0; the 128
+// legalization calls @tynnp_add_x4 (specialized for its tiles: @tynnp_add_x4_t2; vu.eltwise: custom-2, funct3 2, funct7 0; the 128
 // elements in two double-buffered tiles of 64, each in four bands of 16, one per vector unit)
 // with the left shifts 20 and 19 taken from the power-of-two rescales. A leading tosa.slice in front of a stride-2
 // convolution that reads nothing past it joins the convolution's composite, which reads the
 // whole tensor; one whose convolution reads its bottom padding stays on the CPU.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp})' | FileCheck %s --check-prefix=PART
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 
 // PART-LABEL: func.func @add(
 // PART-NOT: tosa.rescale
@@ -24,9 +24,13 @@
 // same for y (no multiplier: 0, 0), count, OUT flags (double round), output zero point, bounds;
 // the output channel 1; x, the output and y in DDR (0, 0, 0: none kept in DM); the DM
 // addresses of the multiplier and shift (after x tiles 2 x 64 B
-// and y tiles 2 x 64, 16-byte aligned) and the record's bytes. Output tiles 2 x 64 follow.
+// and y tiles 2 x 64, 16-byte aligned) and the record's bytes; then the tile buffers of x (0,
+// 64), y (128, 192) and the output (288, 352: after the record), two tiles. The tile table:
+// each band's x, y and output offsets in the tile's buffers and its count, the four bands of a
+// tile 16 elements apart, then the tile's copies (from element 0, then 64, 64 bytes).
 // CHECK: %[[W:.*]] = arith.constant dense<[30, 107, 114, 65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 48]> : tensor<17xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[W]] read_only : tensor<17xi8> to memref<17xi8>
+// CHECK-NEXT: arith.constant dense<[0, 0, 0, 16, 16, 16, 16, 16, 32, 32, 32, 16, 48, 48, 48, 16, 0, 64, 0, 64, 0, 0, 0, 16, 16, 16, 16, 16, 32, 32, 32, 16, 48, 48, 48, 16, 64, 64, 64, 64]> : tensor<40xi32>
 // CHECK: arith.constant -128 : i32
 // CHECK-NEXT: arith.constant 20 : i32
 // CHECK-NEXT: arith.constant 1623821475 : i32
@@ -49,44 +53,20 @@
 // CHECK-NEXT: arith.constant 272 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 17 : i32
-// Bands: x, y and output addresses, count; the four of tile 0, then tile 1's in the second
-// buffers.
 // CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 64 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 128 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 288 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 144 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 304 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 32 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 160 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 320 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 48 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 176 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 336 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK-NEXT: arith.constant 64 : i32
-// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 192 : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.constant 288 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.constant 352 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 63, 1>}
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_add_x4_t2, operandSegmentSizes = array<i32: 31, 1>}
 // CHECK-NOT: tosa.
 // CHECK: func.func private @tynnp_add_x4_t2(
 // The record's copy; then per tile its x and y copied in, its four bands, and from the second

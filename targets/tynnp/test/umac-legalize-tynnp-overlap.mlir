@@ -12,8 +12,8 @@
 // kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=CODE
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}})' | FileCheck %s --check-prefix=OFF
 
 // conv (4 tiles of 2 rows) -> depthwise 3x3 (3 tiles of 2, 3 and 3 rows, 2 bands each) -> max
@@ -25,30 +25,38 @@
 // convolution prefetched. After its own token table (TABLE2). The pooling's one tile reads
 // everything: the depthwise convolution's row 2 (two tokens, TABLE2 + 16); handing nothing on,
 // it waits for those before it returns, and for the convolution's last row (TABLE + 12), two
-// back (`_w1`): the depthwise convolution followed it and waits for nothing.
+// back (`_w1`): the depthwise convolution followed it and waits for nothing. The call passes the
+// convolution's last row (TABLE + 12), the tile table each tile's row as an offset from it (-8,
+// -4, 0: the last word of each of the depthwise convolution's rows).
 // CHECK-LABEL: func.func private @tynnp_0(
 // MODEL-LABEL: func.func private @tynnp_0(
-// MODEL: "umac.call_extern"({{.*}}%c360_i32, %c{{[0-9]+}}_i32, %c152_i32, %c[[#%d,TABLE:]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf_h
-// MODEL: "umac.call_extern"({{.*}}%c152_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+4]]_i32, %c[[#TABLE+8]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+16]]_i32{{.*}}callee = @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h
-// MODEL: "umac.call_extern"({{.*}}%c[[#TABLE2+16]]_i32, %c[[#TABLE2+16]]_i32, %c[[#TABLE+12]]_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx_f2_w1
+// MODEL: arith.constant dense<[0, 3, 1, 1, 0, 0, 3, 0, 1, 64, 0, 192, 0, 128, -8, 64, 5, 0, 1, 128, 128, 4, 0, 2, 192, 64, 320, 128, 192, -4, 256, 4, 0, 1, 320, 320, 3, 0, 2, 384, 256, 256, 320, 192, 0]> : tensor<45xi32>
+// MODEL: "umac.call_extern"({{.*}}%c360_i32, %c{{[0-9]+}}_i32, %c152_i32, %c[[#%d,TABLE:]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_h_t4
+// MODEL: "umac.call_extern"({{.*}}%c152_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+16]]_i32, %c3_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3
+// MODEL: "umac.call_extern"({{.*}}%c[[#TABLE2+16]]_i32, %c[[#TABLE+12]]_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_f2_w1_t1
 // With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
-// copying nothing in or out runs in one tile.
-// OFF: callee = @tynnp_conv2d_folded_k4_t4_wo_pf,
-// OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl,
-// OFF: callee = @tynnp_max_pool2d_x4_t1_rx,
+// copying nothing in or out runs in one tile (a table of one row: four bands of five values,
+// the copies).
+// OFF: callee = @tynnp_conv2d_folded_k4_wo_pf,
+// OFF: callee = @tynnp_dwconv2d_x4_rx_wo_pl,
+// OFF-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
+// OFF: callee = @tynnp_max_pool2d_x4_rx,
+// OFF-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
 
 // The convolution's function: in its loop over the tiles, the next record's copy in the first
 // tile that reuses a buffer, each job's token stored at its tile's row of the token table
-// (argument 33, 4 bytes a tile), and after the loop (where the copy comes if no tile reused a
-// buffer), after the rows, the copy's token: it waits for nothing.
-// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf_h(
+// (argument 34, 4 bytes a tile), and after the loop (where the copy comes if no tile reused a
+// buffer), after the rows (at word tiles x bands: 4 x 1), the copy's token: it waits for
+// nothing.
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_h_t4(
+// CODE-NEXT: %[[TILES:.*]] = arith.constant 4 : i32
 // CODE: %[[LOOP:.*]]:8 = scf.for
 // CODE-NEXT: %[[T:.*]] = arith.index_cast
 // CODE: scf.if
 // CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CODE: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : i32
-// CODE-NEXT: %[[AT:.*]] = arith.addi %arg33, %[[ROW]] : i32
+// CODE-NEXT: %[[AT:.*]] = arith.addi %arg34, %[[ROW]] : i32
 // CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
 // CODE-NEXT: scf.yield
@@ -57,27 +65,32 @@
 // CODE: } else {
 // CODE-NEXT: scf.yield %[[LOOP]]#7 : i32
 // CODE-NEXT: }
-// CODE-NEXT: %[[ROW4:.*]] = arith.constant 16 : i32
-// CODE-NEXT: %[[AT4:.*]] = arith.addi %arg33, %[[ROW4]] : i32
+// CODE-NEXT: %[[BANDS:.*]] = arith.constant 1 : i32
+// CODE-NEXT: %[[JOBS:.*]] = arith.muli %[[TILES]], %[[BANDS]] : i32
+// CODE-NEXT: %[[NEXT:.*]] = arith.constant 0 : i32
+// CODE-NEXT: %[[WORD4:.*]] = arith.addi %[[JOBS]], %[[NEXT]] : i32
+// CODE-NEXT: %[[FOUR:.*]] = arith.constant 4 : i32
+// CODE-NEXT: %[[ROW4:.*]] = arith.muli %[[WORD4]], %[[FOUR]] : i32
+// CODE-NEXT: %[[AT4:.*]] = arith.addi %arg34, %[[ROW4]] : i32
 // CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[AT4]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[PF]], %[[P4]] : i32, !llvm.ptr
 // CODE-NEXT: return
 // The depthwise convolution's: the token of its record's copy loaded from after_weights
-// (argument 34), which the loop carries as the bands' second dependency until a tile's copy
+// (argument 32), which the loop carries as the bands' second dependency until a tile's copy
 // out takes its place (with whether it still is that token, 1 at first); each tile's bands depend on the token at the row of the convolution's
-// table its after_t<t> names (argument 30 for tile 0, the last word of the tile's row of the
-// tile table) and on that; each band's token stored; then it returns, waiting for neither
+// table its after_t<t> names (the last word of the tile's row of the tile table, an offset from
+// after_end, argument 31) and on that; each band's token stored; then it returns, waiting for neither
 // its bands nor the convolution's jobs (the pooling does).
-// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_wo_pl_h(
-// CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3(
+// CODE: %[[W:.*]] = arith.addi %arg32, %{{.*}} : i32
 // CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[TW:.*]] = llvm.load %[[PW]] : !llvm.ptr -> i32
-// CODE: llvm.getelementptr %[[TABLE:.*]][14] : (!llvm.ptr) -> !llvm.ptr, i32
-// CODE-NEXT: llvm.store %arg30,
+// CODE: %[[TABLE:.*]] = llvm.inttoptr
 // CODE: scf.for %{{.*}} iter_args({{.*}}, %[[REUSED:.*]] = %[[TW]], %{{.*}} = %c1_i32{{.*}}) -> (i32, i32, i32, i32, i32, i32, i32) {
 // CODE: %[[ROW:.*]] = llvm.getelementptr %[[TABLE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i32
 // CODE: llvm.getelementptr %[[ROW]][14] : (!llvm.ptr) -> !llvm.ptr, i32
-// CODE-NEXT: %[[AFTER:.*]] = llvm.load
+// CODE-NEXT: %[[OFFSET:.*]] = llvm.load
+// CODE-NEXT: %[[AFTER:.*]] = arith.addi %arg31, %[[OFFSET]] : i32
 // CODE: %[[A0:.*]] = arith.addi %[[AFTER]], %{{.*}} : i32
 // CODE-NEXT: %[[P0:.*]] = llvm.inttoptr %[[A0]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> i32
@@ -91,7 +104,7 @@
 // CODE: return
 // The pooling's: after its job, the CU waits for the depthwise convolution's last two bands
 // (after_end, argument 20) and the convolution's last job (after_end2, argument 21).
-// CODE-LABEL: func.func private @tynnp_max_pool2d_x4_t1_rx_f2_w1(
+// CODE-LABEL: func.func private @tynnp_max_pool2d_x4_rx_f2_w1_t1(
 // CODE: arith.addi %arg20, %{{.*}} : i32
 // CODE: CUSTOM_3
 // CODE: arith.addi %arg20, %{{.*}} : i32
@@ -124,35 +137,51 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 
 // conv -> depthwise -> 1x1 conv, each handing its jobs on to the next: the first convolution
 // copies the depthwise convolution's record and the second convolution's, and stores both
-// copies' tokens after its table's four rows (argument 36, bytes 16 and 20); the depthwise
-// convolution (three tiles of two bands) relays the second (after_far, argument 35) into its own
-// table after its six rows (argument 29, byte 24), where the second convolution finds the token
-// its first jobs depend on (after_weights, argument 34).
+// copies' tokens after its table's four rows (argument 37, words 4 and 5: bytes 16 and 20); the
+// depthwise convolution (three tiles of two bands) relays the second (after_far, argument 33)
+// into its own table after its six rows (argument 30, word 6: byte 24), where the second
+// convolution finds the token its first jobs depend on (after_weights, argument 31).
 // CHECK-LABEL: func.func private @tynnp_0(
-// CHECK: callee = @tynnp_conv2d_folded_k4_t4_wo_pf_pff_h
-// CHECK: callee = @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h
-// CHECK: callee = @tynnp_conv2d_t4_rx_f2_w1_pl
-// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf_pff_h(
-// CODE: %[[S4:.*]] = arith.constant 16 : i32
-// CODE-NEXT: %[[A4:.*]] = arith.addi %arg36, %[[S4]] : i32
+// CHECK: callee = @tynnp_conv2d_folded_k4_wo_pf_pff_h,
+// CHECK: callee = @tynnp_dwconv2d_x2_rx_f1_rl_wo_pl_h,
+// CHECK: callee = @tynnp_conv2d_rx_f2_w1_pl,
+// CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_pff_h_t4(
+// CODE-NEXT: %[[TILES:.*]] = arith.constant 4 : i32
+// CODE: %[[J4:.*]] = arith.muli %[[TILES]], %{{.*}} : i32
+// CODE-NEXT: %[[N4:.*]] = arith.constant 0 : i32
+// CODE-NEXT: %[[W4:.*]] = arith.addi %[[J4]], %[[N4]] : i32
+// CODE-NEXT: arith.constant 4 : i32
+// CODE-NEXT: %[[S4:.*]] = arith.muli %[[W4]], %{{.*}} : i32
+// CODE-NEXT: %[[A4:.*]] = arith.addi %arg37, %[[S4]] : i32
 // CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[A4]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %{{.*}}, %[[P4]] : i32, !llvm.ptr
-// CODE-NEXT: %[[S5:.*]] = arith.constant 20 : i32
-// CODE-NEXT: %[[A5:.*]] = arith.addi %arg36, %[[S5]] : i32
+// CODE-NEXT: arith.constant 1 : i32
+// CODE-NEXT: %[[J5:.*]] = arith.muli %[[TILES]], %{{.*}} : i32
+// CODE-NEXT: %[[N5:.*]] = arith.constant 1 : i32
+// CODE-NEXT: %[[W5:.*]] = arith.addi %[[J5]], %[[N5]] : i32
+// CODE-NEXT: arith.constant 4 : i32
+// CODE-NEXT: %[[S5:.*]] = arith.muli %[[W5]], %{{.*}} : i32
+// CODE-NEXT: %[[A5:.*]] = arith.addi %arg37, %[[S5]] : i32
 // CODE-NEXT: %[[P5:.*]] = llvm.inttoptr %[[A5]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %{{.*}}, %[[P5]] : i32, !llvm.ptr
 // CODE-NEXT: return
-// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_t3_rx_f1_rl_wo_pl_h(
-// CODE-SAME: tynnp.kernel = {bands = 3 : i64, follows = 1 : i64, hands, preloaded, reads_x, relays, rows = 0 : i64, taps = 0 : i64, units = 2 : i64, waits_two = 0 : i64, writes_kept}
-// CODE: %[[F:.*]] = arith.addi %arg35, %{{.*}} : i32
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_rx_f1_rl_wo_pl_h_t3(
+// CODE-SAME: tynnp.kernel = {follows = 1 : i64, hands, preloaded, reads_x, relays, rows = 0 : i64, taps = 0 : i64, units = 2 : i64, waits_two = 0 : i64, writes_kept}
+// CODE-NEXT: %[[TILES3:.*]] = arith.constant 3 : i32
+// CODE: %[[F:.*]] = arith.addi %arg33, %{{.*}} : i32
 // CODE-NEXT: %[[PF:.*]] = llvm.inttoptr %[[F]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T:.*]] = llvm.load %[[PF]] : !llvm.ptr -> i32
-// CODE-NEXT: %[[S6:.*]] = arith.constant 24 : i32
-// CODE-NEXT: %[[A6:.*]] = arith.addi %arg29, %[[S6]] : i32
+// CODE-NEXT: %[[TWO:.*]] = arith.constant 2 : i32
+// CODE-NEXT: %[[J6:.*]] = arith.muli %[[TILES3]], %[[TWO]] : i32
+// CODE-NEXT: arith.constant 0 : i32
+// CODE-NEXT: %[[W6:.*]] = arith.addi %[[J6]], %{{.*}} : i32
+// CODE-NEXT: arith.constant 4 : i32
+// CODE-NEXT: %[[S6:.*]] = arith.muli %[[W6]], %{{.*}} : i32
+// CODE-NEXT: %[[A6:.*]] = arith.addi %arg30, %[[S6]] : i32
 // CODE-NEXT: %[[P6:.*]] = llvm.inttoptr %[[A6]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[T]], %[[P6]] : i32, !llvm.ptr
-// CODE-LABEL: func.func private @tynnp_conv2d_t4_rx_f2_w1_pl(
-// CODE: %[[W:.*]] = arith.addi %arg34, %{{.*}} : i32
+// CODE-LABEL: func.func private @tynnp_conv2d_rx_f2_w1_pl_t4(
+// CODE: %[[W:.*]] = arith.addi %arg31, %{{.*}} : i32
 // CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.load %[[PW]] : !llvm.ptr -> i32
 func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {

@@ -4,10 +4,10 @@
 // just before the first tile's copy in that waits for a job (a buffer reused), else after the
 // last copy in — and waits for that copy before it returns (`_pf`); the next kernel finds its
 // record there and copies nothing (`_pl`).
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
-// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-prefetch=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution copies the depthwise convolution's record (its
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the
@@ -20,21 +20,21 @@
 // own record's DM regions (filter, bias at +288, multipliers at +320, shifts at +352) and bytes,
 // then where the next record goes and its bytes.
 // MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[#%d,KEPT:]]_i32, %c[[#%d,OWN:]]_i32,
-// MODEL-SAME: %c[[#OWN+288]]_i32, %c[[#OWN+320]]_i32, %c[[#OWN+352]]_i32, %c360_i32, %c[[#%d,AREA:]]_i32, %c152_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf
-// MODEL-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, i32,
+// MODEL-SAME: %c[[#OWN+288]]_i32, %c[[#OWN+320]]_i32, %c[[#OWN+352]]_i32, %c360_i32, %c[[#%d,AREA:]]_i32, %c152_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_t4
+// MODEL-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, memref<36xi32>, i32,
 // The depthwise convolution: input and output kept in DM, its record's regions where the
 // convolution copied it (filter, bias at +80, multipliers at +112, shifts at +144) and its
-// bytes, no record of its own to copy; its first band reads its input where it is kept.
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[#KEPT]]_i32, %c[[#%d,KEPT2:]]_i32, %c[[#AREA]]_i32, %c[[#AREA+80]]_i32, %c[[#AREA+112]]_i32, %c[[#AREA+144]]_i32, %c152_i32, %c[[#KEPT]]_i32{{.*}}callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
-// MODEL-SAME: (memref<1x8x8x8xi8>, i32,
-// CHECK: callee = @tynnp_max_pool2d_x4_t1_rx,
-// The convolution's function: the next record's copy (source argument 2, to argument 31,
-// argument 32 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the
+// bytes, no record of its own to copy; one tile (its bands read the input where it is kept).
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[#KEPT]]_i32, %c[[#%d,KEPT2:]]_i32, %c[[#AREA]]_i32, %c[[#AREA+80]]_i32, %c[[#AREA+112]]_i32, %c[[#AREA+144]]_i32, %c152_i32, %c1_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x4_rx_wo_pl_t1
+// MODEL-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
+// CHECK: callee = @tynnp_max_pool2d_x4_rx_t1,
+// The convolution's function: the next record's copy (source argument 2, to argument 32,
+// argument 33 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the
 // third), before its fill and gather; the loop carries whether a tile reuses a buffer (two
 // tiles back: 1, 1 at first), whether the record was copied and its copy's token. After the
 // loop the copy comes if no tile reused a buffer (too few tiles). The last job waited for (its
 // output is written in place, nothing is copied out), then the copy.
-// CHECK-LABEL: func.func private @tynnp_conv2d_folded_k4_t4_wo_pf(%arg0: index, %arg1: index, %arg2: index, %arg3: i32
+// CHECK-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_t4(%arg0: index, %arg1: index, %arg2: index, %arg3: index, %arg4: i32
 // CHECK: %[[LOOP:.*]]:8 = scf.for %{{.*}} iter_args(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = %[[ONE:.*]], %[[REUSING:.*]] = %[[ONE]], %[[COPIED:.*]] = %c0_i32, %[[TOKEN:.*]] = %c0_i32) -> (i32, i32, i32, i32, i32, i32, i32, i32) {
 // CHECK-NEXT: arith.index_cast
 // CHECK-NEXT: %[[NOT_YET:.*]] = arith.cmpi eq, %[[COPIED]], %c0_i32 : i32
@@ -44,9 +44,9 @@
 // CHECK: %[[SRC:.*]] = arith.index_cast %arg2 : index to i32
 // CHECK: llvm.store %[[SRC]],
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: llvm.store %arg31,
-// CHECK-NEXT: getelementptr
 // CHECK-NEXT: llvm.store %arg32,
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg33,
 // CHECK: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
 // CHECK-NEXT: scf.yield %{{.*}}, %[[PF]] : i32, i32
 // CHECK-NEXT: } else {
@@ -65,11 +65,11 @@
 // CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LATE]] :
 // CHECK-NEXT: return
 // The depthwise convolution's function takes no record.
-// CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_t1_rx_wo_pl(%arg0: index, %arg1: i32,
+// CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_rx_wo_pl_t1(%arg0: index, %arg1: index, %arg2: i32,
 // With -prefetch=false each kernel copies its own record.
-// OFF: callee = @tynnp_conv2d_folded_k4_t4_wo,
-// OFF: callee = @tynnp_dwconv2d_x4_t1_rx_wo,
-// OFF-SAME: (memref<1x8x8x8xi8>, memref<152xi8>, i32,
+// OFF: callee = @tynnp_conv2d_folded_k4_wo_t4,
+// OFF: callee = @tynnp_dwconv2d_x4_rx_wo_t1,
+// OFF-SAME: (memref<1x8x8x8xi8>, memref<152xi8>, memref<24xi32>, i32,
 func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>

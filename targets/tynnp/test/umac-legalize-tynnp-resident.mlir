@@ -3,10 +3,10 @@
 // DM where the function's DM plan puts it (apart from the own regions of every kernel it lives
 // across), and those kernels read it from there. The in_dm and out_dm arguments (after the output stage and the output channel)
 // carry the addresses, 0 for a tensor in DDR.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
-// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
+// RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-fuse=false -overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s --check-prefix=OFF
 
 // conv -> depthwise -> max pool: the convolution leaves its output in DM (A), its jobs writing it
 // there in place (`_wo`), the depthwise convolution reads it there in place (`_rx`, nothing copied
@@ -14,9 +14,9 @@
 // reads that in place and writes DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
 // MODEL-LABEL: func.func private @tynnp_0(
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[A:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[A]]_i32, %c[[B:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_dwconv2d_x4_t1_rx_wo_pl
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[B]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[A:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_t4
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[A]]_i32, %c[[B:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_dwconv2d_x4_rx_wo_pl_t1
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[B]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_t1
 // With -fuse=false every tensor is in DDR.
 // OFF-LABEL: func.func private @tynnp_0(
 // OFF: arith.constant 127 : i32
@@ -82,9 +82,9 @@ func.func private @tynnp_1(%x: tensor<1x8x8x4xi8>) -> (tensor<1x8x8x8xi8>, tenso
 // regions apart from it), and the pooling of %r reads it there.
 // CHECK-LABEL: func.func private @tynnp_2(
 // MODEL-LABEL: func.func private @tynnp_2(
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_t4
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4{{(_pf)?}}_t1,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_t1,
 func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>
@@ -106,9 +106,9 @@ func.func private @tynnp_2(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // DM across it (C) for the second.
 // CHECK-LABEL: func.func private @tynnp_3(
 // MODEL-LABEL: func.func private @tynnp_3(
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
-// CHECK: callee = @tynnp_max_pool2d_x4_t1{{(_pf)?}},
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_conv2d_t4_rx_pl,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_t4
+// CHECK: callee = @tynnp_max_pool2d_x4{{(_pf)?}}_t1,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_conv2d_rx_pl_t4,
 func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x8x8x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>
@@ -132,8 +132,8 @@ func.func private @tynnp_3(%x: tensor<1x8x8x4xi8>, %y: tensor<1x8x8x8xi8>) -> (t
 // (`_ry`; in_dm_y, after its in_dm and out_dm 0), x from DDR.
 // CHECK-LABEL: func.func private @tynnp_0(
 // MODEL-LABEL: func.func private @tynnp_0(
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[Y:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo_pf
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32, %c[[Y]]_i32{{.*}}callee = @tynnp_add_x4_t2_ry_pl
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[Y:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_t4
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c0_i32, %c[[Y]]_i32{{.*}}callee = @tynnp_add_x4_ry_pl_t2
 // OFF-LABEL: func.func private @tynnp_0(
 func.func @main(%x: tensor<1x8x8x4xi8>, %s: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %0:2 = call @tynnp_0(%x, %s) : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) -> (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>)
@@ -157,9 +157,9 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>, %skip: tensor<1x8x8x4xi8>) ->
 // and both read it there in place.
 // CHECK-LABEL: func.func private @tynnp_5(
 // MODEL-LABEL: func.func private @tynnp_5(
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_t4_wo
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_t1_rx,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[C:[1-9][0-9]*]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_t4
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_t1,
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[C]]_i32, %c0_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_t1_2,
 func.func private @tynnp_5(%x: tensor<1x8x8x4xi8>) -> (tensor<1x4x4x8xi8>, tensor<1x4x4x8xi8>) attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %b = "tosa.const"() <{values = dense<7> : tensor<8xi32>}> : () -> tensor<8xi32>

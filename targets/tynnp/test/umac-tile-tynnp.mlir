@@ -25,8 +25,8 @@
 // ALONE: = "tynnp.conv2d"(
 // ALONE-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 128, 52>, input = array<i64: 0, 64>, input1 = array<i64: 64, 64>, output = array<i64: 192, 64>, output1 = array<i64: 256, 64>}, fold = false, tiles = array<i64: 0, 2, 4, 6, 8>}}
 // LOWERED-LABEL: func.func private @tynnp_0(
-// LOWERED: callee = @tynnp_conv2d_t4
-// LOWERED: callee = @tynnp_conv2d_t4
+// LOWERED: callee = @tynnp_conv2d
+// LOWERED: callee = @tynnp_conv2d
 func.func @two(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %zp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
   %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>

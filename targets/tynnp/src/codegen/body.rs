@@ -3,7 +3,10 @@
 
 use crate::{
     codegen::instructions::{copy_words, instruction, laid_out},
-    kernel::code::{COL_DST, Field, KERNEL_ROW_FIELDS, TILE_COPIES, band_name, kernel_row_name},
+    kernel::code::{
+        Base, COL_DST, Field, JobCode, KERNEL_ROW_FIELDS, TILE_COPIES, TILE_COUNT, band_name, buffer_name,
+        kernel_row_name,
+    },
     kernel::split::Split,
 };
 use std::{collections::HashMap, rc::Rc};
@@ -72,13 +75,6 @@ impl<'a, 'c> Body<'a, 'c> {
         self.b.op1(name, &operands, Ty::I32, if funct7 == 0 { &[] } else { &attribute })
     }
 
-    /// Stores `token` as word `index` of the table at DM address `table` (an i32 value).
-    pub fn store_token(&mut self, table: Value, index: usize, token: Value) {
-        let offset = self.constant(4 * index as i64);
-        let pointer = self.pointer(table, offset);
-        self.b.store(token, pointer);
-    }
-
     /// Stores `token` as word `index` (an i32 value) of the table at DM address `table`.
     pub fn store_token_at(&mut self, table: Value, index: Value, token: Value) {
         let four = self.constant(4);
@@ -100,24 +96,25 @@ impl<'a, 'c> Body<'a, 'c> {
         self.b.inttoptr(at)
     }
 
-    /// `scf.for` over `count` tiles carrying `inits` (i32 values), with the extra attributes
-    /// `marks` (`umac-double-buffer-tynnp`'s markers): `tile` writes a tile given its number (an
-    /// i32 value) and the carried values and returns what it carries into the next; returns the
-    /// values after the last. LLVM is asked to unroll it fully (`llvm.loop.unroll.full`): a
-    /// kernel's tile count is static, and unrolled, its tile table folds into the arguments,
-    /// which LLVM propagates into the function where every call passes the same (kept as a
-    /// loop, the control unit's stores and loads of the table cost KWS 19,634 -> 20,380 cycles).
+    /// `scf.for` over the call's tiles (`tile_count`, a value) carrying `inits` (i32 values), with
+    /// the extra attributes `marks` (`umac-double-buffer-tynnp`'s markers): `tile` writes a tile
+    /// given its number (an i32 value) and the carried values and returns what it carries into
+    /// the next; returns the values after the last. LLVM is asked to unroll it fully
+    /// (`llvm.loop.unroll.full`), which it does once `umac-specialize-tynnp` made the count and
+    /// the table constants of the function: then the table's loads fold away (kept as a loop, the
+    /// control unit's loads of the table cost KWS 19,634 -> 20,380 cycles).
     pub fn for_tiles(
         &mut self,
-        count: usize,
         inits: &[Value],
         marks: &[(&str, Attr)],
         tile: impl FnOnce(&mut Body<'_, 'c>, Value, &[Value]) -> Vec<Value>,
     ) -> Vec<Value> {
-        let bounds = [0, count as i64, 1].map(|v| self.b.constant(Ty::Index, v));
+        let count = self.arg(TILE_COUNT);
+        let count = self.b.index_cast(count, Ty::Index);
+        let [zero, one] = [0, 1].map(|v| self.b.constant(Ty::Index, v));
         let arguments = self.arguments.clone();
         let attributes = [&[UNROLLED][..], marks].concat();
-        self.b.for_loop(bounds, inits, &attributes, |b, induction, carried| {
+        self.b.for_loop([zero, count, one], inits, &attributes, |b, induction, carried| {
             let number = b.index_cast(induction, Ty::I32);
             tile(&mut Body { b, arguments }, number, carried)
         })
@@ -276,16 +273,36 @@ impl<'a, 'c> Body<'a, 'c> {
 pub struct Row(HashMap<String, Value>);
 
 impl Row {
-    /// Loads row `tile` (an i32 value) of the table `table` (an `!llvm.ptr` to i32s) whose rows
-    /// hold `names`.
-    pub fn load(b: &mut Body, table: Value, tile: Value, names: &[String]) -> Row {
+    /// Loads row `tile` (an i32 value) of the table `table` (an `!llvm.ptr` to i32s) of a call
+    /// split as `split` of `code`'s job: its DM addresses are offsets from what they lie in
+    /// ([`JobCode::base_of`]), added here: tile t's buffer of a tensor is buffer `t % 2`.
+    pub fn load(b: &mut Body, (table, tile): (Value, Value), code: &JobCode, split: Split) -> Row {
+        let names = code.tile_row(split, 0);
         let width = b.constant(names.len() as i64);
         let first = b.b.muli(tile, width);
         let row = b.b.gep_dynamic(table, first, Ty::I32);
+        let mut odd = None;
         let mut values = HashMap::new();
         for (k, name) in names.iter().enumerate() {
             let word = b.b.gep(row, k as i32, Ty::I32);
-            values.insert(name.clone(), b.b.load(word, Ty::I32));
+            let mut value = b.b.load(word, Ty::I32);
+            let base = match code.base_of(split, name) {
+                Some(Base::Buffer(buffer)) => {
+                    let odd = *odd.get_or_insert_with(|| {
+                        let one = b.constant(1);
+                        let parity = b.b.andi(tile, one);
+                        b.b.cmpi(Cmp::Eq, parity, one)
+                    });
+                    let [even_buffer, odd_buffer] = [0, 1].map(|k| b.arg(&buffer_name(buffer, k)));
+                    Some(b.b.select(odd, odd_buffer, even_buffer))
+                }
+                Some(Base::Argument(argument)) => Some(b.arg(argument)),
+                None => None,
+            };
+            if let Some(base) = base {
+                value = b.b.addi(base, value);
+            }
+            values.insert(name.clone(), value);
         }
         Row(values)
     }

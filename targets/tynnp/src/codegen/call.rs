@@ -2,7 +2,11 @@
 //! its job (`kernel.rs`), as the legalization passes them.
 
 use crate::{
-    kernel::{code, jobs, split::Split},
+    kernel::{
+        code::{self, Base},
+        jobs,
+        split::Split,
+    },
     schedule::{
         ATTRIBUTE, Schedule, TOKENS, im2col,
         layout::{constant_arguments, tile_arguments},
@@ -144,24 +148,56 @@ pub(crate) fn lower(
         ..Split::bands(schedule.tiles.len() - 1)
     };
     let packed = record.filter(|_| !split.preloaded);
-    // The function for this split, defined with the call (one for every call with the same).
+    values.push((code::TILE_COUNT.to_string(), split.bands as i64));
+    // The tile buffers of each tensor not kept in DM (the same one twice when single-buffered).
+    for (buffer, kept) in code.tiled_buffers(split) {
+        if kept.is_none() {
+            let first = schedule.region(buffer).map(|(at, _)| at);
+            let second = schedule.region(&format!("{buffer}1")).map(|(at, _)| at).or(first);
+            for (k, at) in [first, second].into_iter().enumerate() {
+                let at = at.ok_or_else(|| Error::Invalid(format!("{}: no dm.{buffer}", code.callee)))?;
+                values.push((code::buffer_name(buffer, k), address(Some(at))));
+            }
+        }
+    }
+    let value = |name: &str| {
+        values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))
+    };
+    let word = |name: &str, v: i64| {
+        i32::try_from(v).map_err(|_| Error::Invalid(format!("{}: {name} = {v} does not fit an int32", code.callee)))
+    };
+    // The table: each tile's values, its DM addresses as offsets from what they lie in.
+    let mut table = Vec::new();
+    for t in 0..split.bands {
+        for name in code.tile_row(split, t) {
+            let base = match code.base_of(split, &name) {
+                Some(Base::Buffer(buffer)) => value(&code::buffer_name(buffer, t % 2))?,
+                Some(Base::Argument(argument)) => value(argument)?,
+                None => 0,
+            };
+            table.push(word(&name, value(&name)? - base)?);
+        }
+    }
+    // The function for this split, defined with the call: one for every call with the same
+    // split but for its number of tiles, which is a value (the table's rows and the loop's trip
+    // count); `umac-specialize-tynnp` makes each call's a constant in a copy of its own.
     let mut call = ExternCall::new(&code.symbol(split)).defined_by(std::sync::Arc::new(move |b| code.define(split, b)));
     let buffers = job
         .operands
         .into_iter()
         .chain(packed.map(ExternArg::Bytes))
         .chain(next.map(ExternArg::Bytes))
-        .chain(far.map(ExternArg::Bytes));
+        .chain(far.map(ExternArg::Bytes))
+        .chain([ExternArg::Words(table)]);
     for (name, argument) in code.buffers(split).iter().zip(buffers) {
         call = call.arg(name, argument);
     }
     for name in code.trailing(split) {
-        let value = values
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| Error::Invalid(format!("{}: no value for {name}", code.callee)))?;
-        call = call.arg(&name, ExternArg::I32(value));
+        call = call.arg(&name, ExternArg::I32(value(&name)?));
     }
     Ok(Strategy::Extern(call))
 }

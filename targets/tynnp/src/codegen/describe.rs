@@ -8,9 +8,9 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    kernel::code::{Field, JobCode, TILE_COPIES, band_name, kernel_row_name},
+    kernel::code::{Base, Field, JobCode, TILE_COPIES, TILE_COUNT, TILES, band_name, buffer_name, kernel_row_name},
     kernel::jobs,
-    kernel::split::Split,
+    kernel::split::{Split, generic_symbol},
 };
 use std::collections::{BTreeMap, HashMap};
 use umac_backend::ExternCallSite;
@@ -20,12 +20,40 @@ use umac_tynnp_device::{Params, cost, desc};
 /// callee is not a tynnp kernel (its definition records no valid split, `tynnp.kernel`, of a
 /// job kind whose function for that split it is) or an argument is not a compile-time value.
 pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params) -> Option<serde_json::Value> {
-    let split = Split::from_entries(call.kernel.as_ref()?)?;
-    let code = *jobs::CODES.iter().find(|code| code.valid(split) && code.symbol(split) == call.callee)?;
-    let names = code.trailing(split);
-    let buffers = code.buffers(split).len();
-    let values: HashMap<&str, i64> =
-        names.iter().zip(scalars.get(buffers..)?).map(|(n, v)| Some((n.as_str(), (*v)?))).collect::<Option<_>>()?;
+    let function = Split::from_entries(call.kernel.as_ref()?)?;
+    let (generic, _) = generic_symbol(&call.callee);
+    let code = *jobs::CODES.iter().find(|code| code.symbol(function) == generic)?;
+    let names = code.trailing(function);
+    let buffers = code.buffers(function);
+    let mut values: HashMap<&str, i64> = names
+        .iter()
+        .zip(scalars.get(buffers.len()..)?)
+        .map(|(n, v)| Some((n.as_str(), (*v)?)))
+        .collect::<Option<_>>()?;
+    // The call's tiles, and the values of each from its tile table.
+    let split = Split { bands: usize::try_from(*values.get(TILE_COUNT)?).ok()?, ..function };
+    if !code.valid(split) {
+        return None;
+    }
+    let table = call.constants.get(buffers.iter().position(|b| *b == TILES)?)?.as_ref()?;
+    let rows: Vec<Vec<String>> = (0..split.bands).map(|t| code.tile_row(split, t)).collect();
+    if rows.iter().map(Vec::len).sum::<usize>() != table.len() {
+        return None;
+    }
+    // Each value, its DM addresses from the offsets the table holds.
+    let mut words = table.iter().copied();
+    let mut tiled = HashMap::new();
+    for (t, row) in rows.iter().enumerate() {
+        for name in row {
+            let base = match code.base_of(split, name) {
+                Some(Base::Buffer(buffer)) => *values.get(buffer_name(buffer, t % 2).as_str())?,
+                Some(Base::Argument(argument)) => *values.get(argument)?,
+                None => 0,
+            };
+            tiled.insert(name.as_str(), base + words.next()?);
+        }
+    }
+    values.extend(tiled);
     let get = |name: &str| values.get(name).copied();
     let mut busy: BTreeMap<String, u64> = BTreeMap::new();
     let mut macs = 0;

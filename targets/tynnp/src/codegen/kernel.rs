@@ -12,10 +12,12 @@
 
 use crate::{
     codegen::body::{Body, Row},
+    codegen::specialize::TILE_ARGUMENTS,
     kernel::{
         code::{
             AFTER, AFTER_END, AFTER_END_TWO, AFTER_FAR, AFTER_WEIGHTS, COPY_WORDS, DM_FAR, DM_NEXT, DM_TOKENS,
-            FAR_BYTES, FAR_WEIGHTS, IN_DM, JobCode, NEXT_BYTES, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, WEIGHTS_BYTES,
+            FAR_BYTES, FAR_WEIGHTS, IN_DM, JobCode, NEXT_BYTES, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, TILE_COUNT, TILES,
+            WEIGHTS_BYTES,
         },
         split::Split,
     },
@@ -71,7 +73,15 @@ impl JobCode {
     /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
     /// depend on it), then the kernel before's jobs when it follows one.
     pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<Value>; 2]) {
-        let jobs = split.bands * split.units.max(1);
+        // The word of the token table after the jobs' (a token a band of each tile) holding the
+        // copy `ahead` kernels on.
+        let word = |b: &mut Body, ahead: usize| {
+            let tiles = b.arg(TILE_COUNT);
+            let bands = b.constant(split.units.max(1) as i64);
+            let jobs = b.b.muli(tiles, bands);
+            let after = b.constant(copy_token(0, ahead) as i64);
+            b.b.addi(jobs, after)
+        };
         // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
         let relayed = split.relays.then(|| {
             let table = b.arg(AFTER_FAR);
@@ -79,15 +89,15 @@ impl JobCode {
         });
         for token in [next, relayed].into_iter().flatten() {
             if split.hands {
-                let tokens = b.arg(DM_TOKENS);
-                b.store_token(tokens, copy_token(jobs, 1), token);
+                let (tokens, at) = (b.arg(DM_TOKENS), word(b, 1));
+                b.store_token_at(tokens, at, token);
             } else {
                 b.wait(token);
             }
         }
         if let Some(far) = far {
-            let tokens = b.arg(DM_TOKENS);
-            b.store_token(tokens, copy_token(jobs, 2), far);
+            let (tokens, at) = (b.arg(DM_TOKENS), word(b, 2));
+            b.store_token_at(tokens, at, far);
         }
         self.wait_kernel_before(b, split);
     }
@@ -168,11 +178,14 @@ impl JobCode {
         [next, copy(split.prefetch_far, [FAR_WEIGHTS, DM_FAR, FAR_BYTES])]
     }
 
-    /// The function for `split` (`b` holds it, taking [`JobCode::parameters`]): the copies in, the
-    /// job (or one band per vector unit, the CU waiting for all of them), the copy out and the
-    /// wait for it. It is never inlined, so each call is one kernel in the simulator's report,
+    /// The function for `split` but for its number of tiles (`b` holds it, taking
+    /// [`JobCode::parameters`]): the copies in, the job (or one band per vector unit, the CU
+    /// waiting for all of them), the copy out and the wait for it, for each tile of the call's
+    /// tile table. It is never inlined, so each call is one kernel in the simulator's report,
     /// and it records its split (`tynnp.kernel`), which `describe_call` reads.
     pub fn define(&self, split: Split, b: &mut Builder) -> Result<(), Error> {
+        // The function is the same for every number of tiles (a value of the call).
+        let split = split.function();
         let names = self.parameters(split);
         if names.len() != b.arg_count() {
             return Err(Error::Invalid(format!(
@@ -184,6 +197,9 @@ impl JobCode {
         }
         b.set_function_attribute("passthrough", Attr::Strings(&["noinline"]));
         b.set_function_attribute(&kernel_attribute(NAME), Attr::Dict(&split.entries()));
+        // Which arguments are the tile table and the tile count, for `umac-specialize-tynnp`.
+        let at = |name: &str| names.iter().position(|n| n == name).map_or(-1, |k| k as i64);
+        b.set_function_attribute(TILE_ARGUMENTS, Attr::I64Array(&[at(TILES), at(TILE_COUNT)]));
         let mut body = Body::new(b, &names);
         // One buffer serves every descriptor the function writes: the job's, and the 11 words
         // of a `dma.copy` (longer than a table lookup's).

@@ -1,31 +1,25 @@
-//! The loops of a kernel over its tiles (`scf.for`): the tile table the loop indexes (the
-//! arguments that differ between tiles, stored row by row on the stack), and the tiles of a job
+//! The loops of a kernel over its tiles (`scf.for`, as many as the call's `tile_count`): the
+//! tile table the loop indexes (the values that differ between tiles, row by row, a constant
+//! the call passes), and the tiles of a job
 //! on the NU and of one in bands on the vector units, double-buffered through the tokens the
 //! loop carries. `kernel.rs` has what every kernel does around them.
 
 use crate::{
     codegen::body::{Body, Row},
     codegen::double_buffer::{BUFFERS, DRAIN, REUSE},
-    kernel::code::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES},
+    kernel::code::{DM_TOKENS, Field, IN_DM_Y, JobCode, OUT_CHANNEL, TILE_COPIES, TILES},
     kernel::split::Split,
 };
 use umac_backend::{Attr, Cmp, Ty, Value};
 
 impl JobCode {
-    /// The kernel's tile table: its tiles' arguments ([`JobCode::tile_row`]) stored row by row
-    /// into a stack buffer, which the loop over the tiles indexes; returns it (an `!llvm.ptr`). (As
-    /// arguments, values the same at every call are propagated into the function by LLVM, and
-    /// once it unrolls the loop, the table folds away.)
-    pub(crate) fn tile_table(&self, b: &mut Body, split: Split) -> Value {
-        let rows: Vec<Vec<String>> = (0..split.bands).map(|t| self.tile_row(split, t)).collect();
-        let words = b.constant(rows.iter().map(Vec::len).sum::<usize>() as i64);
-        let table = b.b.alloca(words, Ty::I32);
-        for (k, name) in rows.iter().flatten().enumerate() {
-            let word = b.b.gep(table, k as i32, Ty::I32);
-            let value = b.arg(name);
-            b.b.store(value, word);
-        }
-        table
+    /// The kernel's tile table: its tiles' values ([`JobCode::tile_row`]) row by row, a constant
+    /// the call passes (`tiles`), which the loop over the tiles indexes; returns it (an
+    /// `!llvm.ptr`). (Specialized for a call, the table is a constant of the function: once LLVM
+    /// unrolls the loop, its loads fold away.)
+    pub(crate) fn tile_table(&self, b: &mut Body) -> Value {
+        let address = b.address(TILES);
+        b.b.inttoptr(address)
     }
 
     /// The tiles of a tiled job, in order on its unit, as a loop over the tile table, written
@@ -44,7 +38,6 @@ impl JobCode {
     /// (`_wo`) is not copied out: the job stands for its copy out (a later job on the unit
     /// follows it anyway) and the CU waits for the last job.
     pub(crate) fn tiles(&self, b: &mut Body, d: Value, split: Split) {
-        let tiles = split.bands;
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         // An im2col convolution stages its whole input in DM first, on channel 0.
         let staged = self.im2col.then(|| {
@@ -62,7 +55,7 @@ impl JobCode {
         let early = (!copies_in).then(|| self.prefetch(b, d, split, zero));
         let prefetches = usize::from(split.prefetch) + usize::from(split.prefetch_far);
         let within = if copies_in { prefetches } else { 0 };
-        let table = self.tile_table(b, split);
+        let table = self.tile_table(b);
         // Whether the carried copy out's token is still the constants' copy (a buffer is not
         // reused yet), when a kernel before's tokens or the records' copy need it.
         let fresh = (split.follows > 0 || within > 0).then(|| b.constant(1));
@@ -87,7 +80,7 @@ impl JobCode {
                 }
                 None => Vec::new(),
             };
-            let row = Row::load(b, table, t, &self.tile_row(split, 0));
+            let row = Row::load(b, (table, t), self, split);
             let buffer = row.field(&Field::Dm("input"), 0);
             let loaded = if split.reads_kept[0] {
                 // Read where the kernel before left it: nothing to copy or wait for.
@@ -122,7 +115,7 @@ impl JobCode {
             [yields, records].concat()
         };
         let marks: Vec<(&str, Attr)> = marks.iter().map(|(name, value)| (*name, value.attr())).collect();
-        let last = b.for_tiles(tiles, &[reuse, pending].concat(), &marks, tile);
+        let last = b.for_tiles(&[reuse, pending].concat(), &marks, tile);
         let next = match early {
             Some(early) => early,
             None if within == 0 => [None, None],
@@ -165,7 +158,7 @@ impl JobCode {
     /// (`_wo`) the CU still waits for each tile's bands (its input buffers are then free again)
     /// but copies nothing out, and a tile's bands follow the last band two tiles back.
     pub(crate) fn unit_tiles(&self, b: &mut Body, d: Value, split: Split) {
-        let (tiles, units) = (split.bands, split.units);
+        let units = split.units;
         let [zero, weights, input, output] = self.tile_preamble(b, d, split);
         let out_channel = b.arg(OUT_CHANNEL);
         let (k, funct3, funct7, _) = self.insn;
@@ -195,7 +188,7 @@ impl JobCode {
             let kept = b.arg(IN_DM_Y);
             sources.push(b.in_dm_or(kept, ddr, zero));
         }
-        let table = self.tile_table(b, split);
+        let table = self.tile_table(b);
         let units_constant = b.constant(units as i64);
         let one = b.constant(1);
         // Carried: the tile before's bands' tokens, its output's place, the last copy out, and
@@ -213,7 +206,7 @@ impl JobCode {
             };
             let drain_mark: &[(&str, Attr)] = if split.single { &[] } else { &[(DRAIN, Attr::Unit)] };
             let drained = b.if_else(after_first, drain, last, drain_mark);
-            let row = Row::load(b, table, t, &self.tile_row(split, 0));
+            let row = Row::load(b, (table, t), self, split);
             let mut loaded = zero;
             // An input kept in DM by the kernel before is read there in place.
             let copied = self.tile_inputs().into_iter().zip(&sources).zip(split.reads_kept).filter(|(_, kept)| !kept);
@@ -248,7 +241,7 @@ impl JobCode {
             let place = [Field::Dm("output"), TILE_COPIES[2], TILE_COPIES[3]].map(|f| row.field(&f, 0));
             [&issued[..], &place[..], &drained[..]].concat()
         };
-        let after = b.for_tiles(tiles, &inits, &marks, tile);
+        let after = b.for_tiles(&inits, &marks, tile);
         let next = early.unwrap_or_else(|| self.prefetch(b, d, split, zero));
         let last = copy_out(b, true, &after[..units], &after[units..units + 3]);
         if !split.hands {

@@ -16,3 +16,4 @@ pub(crate) mod kernel;
 pub(crate) mod loops;
 pub(crate) mod memory;
 pub(crate) mod regions;
+pub(crate) mod specialize;

@@ -103,6 +103,27 @@ pub const KERNEL_ROW_FIELDS: [&str; 3] = ["row_src", "row_dst", "row_count"];
 /// The words of a `dma.copy` descriptor (`dma.fill`'s 9 are fewer).
 pub(crate) const COPY_WORDS: i64 = 11;
 
+/// The buffer of the kernel's tile table (the values that differ between its tiles, a row of
+/// [`JobCode::tile_row`] each), and the argument giving its tiles: the loop's trip count.
+pub const TILES: &str = "tiles";
+pub const TILE_COUNT: &str = "tile_count";
+
+/// The arguments giving the DM addresses of the two tile buffers of a tiled tensor (the same one
+/// twice when single-buffered): tile t's go in buffer `t % 2`.
+pub fn buffer_name(tensor: &str, k: usize) -> String {
+    format!("dm_{tensor}_buffer{k}")
+}
+
+/// What a DM address in a tile table is an offset from ([`JobCode::base_of`]), so the table is
+/// the same wherever DM's buffers are allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// The tile's buffer of this tensor (buffer `t % 2`, [`buffer_name`]).
+    Buffer(&'static str),
+    /// The address the argument of this name gives.
+    Argument(&'static str),
+}
+
 /// The argument naming the DMA channel of the copies out and of the constants' copy in.
 pub const OUT_CHANNEL: &str = "out_channel";
 
@@ -180,7 +201,7 @@ impl JobCode {
     /// The buffers a call passes before its scalars: the tensors it reads tile by tile (passed
     /// even when kept in DM, where their DDR buffers go unread), the
     /// packed constants (`weights`) unless preloaded, the next kernel's (`next_weights`) when it
-    /// prefetches them.
+    /// prefetches them, and the tile table ([`TILES`]).
     pub fn buffers(&self, split: Split) -> Vec<&'static str> {
         let mut buffers = self.tile_inputs();
         if self.copies_weights(split) {
@@ -192,6 +213,7 @@ impl JobCode {
         if split.prefetch_far {
             buffers.push(FAR_WEIGHTS);
         }
+        buffers.push(TILES);
         buffers
     }
 
@@ -204,9 +226,11 @@ impl JobCode {
     /// channel, where the input and output are kept (0: DDR; an elementwise job's `y` after
     /// them), the DM address of each packed
     /// constant and the record's bytes (also when preloaded), the next kernel's record's address
-    /// and bytes when prefetching, the token table's address when handing its jobs on, the rows
-    /// of the kernel before's it follows, then each band's (and tile's) values of the banded
-    /// fields.
+    /// and bytes when prefetching, the token table's address when handing its jobs on, the last
+    /// rows of the tables of the kernels before it follows, a folded convolution's pitches and
+    /// copies, then the number of tiles ([`TILE_COUNT`]). What differs between the tiles is in
+    /// the tile table ([`JobCode::tile_row`]), so the arguments are the same for every number
+    /// of tiles.
     pub fn trailing(&self, split: Split) -> Vec<String> {
         let mut names: Vec<String> = self.scalars.iter().map(|s| s.to_string()).collect();
         names.extend([OUT_CHANNEL, IN_DM, OUT_DM].map(String::from));
@@ -227,7 +251,6 @@ impl JobCode {
             names.push(DM_TOKENS.to_string());
         }
         if split.follows > 0 {
-            names.extend((0..split.bands).map(|t| format!("{AFTER}_t{t}")));
             names.push(AFTER_END.to_string());
             if split.preloaded {
                 names.push(AFTER_WEIGHTS.to_string());
@@ -239,18 +262,6 @@ impl JobCode {
                 names.push(AFTER_END_TWO.to_string());
             }
         }
-        if self.units {
-            for k in 0..split.bands * split.units {
-                names.extend(self.banded.iter().map(|f| band_name(f, k)));
-            }
-            for t in 0..split.bands {
-                names.extend(TILE_COPIES.iter().map(|f| band_name(f, t)));
-            }
-        } else {
-            for k in 0..split.bands {
-                names.extend(self.band_fields().iter().map(|f| band_name(f, k)));
-            }
-        }
         if self.folded {
             names.extend(FOLD_PITCHES.iter().map(|s| s.to_string()));
             for j in 0..split.taps {
@@ -260,22 +271,48 @@ impl JobCode {
         if self.im2col {
             names.extend(IM2COL_PITCHES.iter().map(|s| s.to_string()));
             names.extend((0..split.taps).map(|c| format!("{COL_DST}_k{c}")));
-            for t in 0..split.bands {
-                for j in 0..split.rows {
-                    names.extend(KERNEL_ROW_FIELDS.iter().map(|f| kernel_row_name(f, t, j)));
-                }
+        }
+        for (buffer, kept) in self.tiled_buffers(split) {
+            if kept.is_none() {
+                names.extend([0, 1].map(|k| buffer_name(buffer, k)));
             }
         }
+        names.push(TILE_COUNT.to_string());
         names
     }
 
-    /// The arguments of tile `t` (those of [`JobCode::trailing`] that differ between tiles), in
-    /// their order in its row of the kernel's tile table: each band's banded fields (band `u` of
+    /// The tensors the job takes tile by tile (its tiled inputs, then `output`), each with the
+    /// argument giving where it is kept in DM when the job reads or writes it there in place
+    /// (else its tiles go through two tile buffers, [`buffer_name`]).
+    pub fn tiled_buffers(&self, split: Split) -> Vec<(&'static str, Option<&'static str>)> {
+        let inputs = self.tile_inputs().into_iter().zip([IN_DM, IN_DM_Y]).zip(split.reads_kept);
+        let inputs = inputs.map(|((name, kept), reads)| (name, reads.then_some(kept)));
+        inputs.chain([("output", split.writes_kept.then_some(OUT_DM))]).collect()
+    }
+
+    /// What the address value `name` of a tile table's row is relative to (the table holds its
+    /// offset from it), or `None` for a value that is no DM address: a tiled tensor's address
+    /// (`dm_<tensor>_b<band>`) to where the tensor is kept, or else to the tile's buffer; the
+    /// row of the kernel before's token table the tile follows (`after_t<t>`) to its last row.
+    pub fn base_of(&self, split: Split, name: &str) -> Option<Base> {
+        if name.strip_prefix(AFTER).and_then(|rest| rest.strip_prefix("_t")).is_some() {
+            return Some(Base::Argument(AFTER_END));
+        }
+        let (tensor, band) = name.strip_prefix("dm_")?.rsplit_once("_b")?;
+        if band.is_empty() || !band.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let (buffer, kept) = self.tiled_buffers(split).into_iter().find(|(buffer, _)| *buffer == tensor)?;
+        Some(kept.map_or(Base::Buffer(buffer), Base::Argument))
+    }
+
+    /// The values of tile `t` (those that differ between tiles), in their order in its row of
+    /// the kernel's tile table: each band's banded fields (band `u` of
     /// a tile on the vector units numbered `t · units + u`), the tile's copies
     /// ([`TILE_COPIES`]), the row of the kernel before's token table it follows (`after_t<t>`),
-    /// and an im2col convolution's kernel rows. The kernel stores them into its table first;
-    /// its loop over the tiles loads tile t's row at the start of the tile and takes each value
-    /// by its name in tile 0.
+    /// and an im2col convolution's kernel rows. The call passes the table as a constant; the
+    /// kernel's loop over the tiles loads tile t's row at the start of the tile and takes each
+    /// value by its name in tile 0.
     pub fn tile_row(&self, split: Split, t: usize) -> Vec<String> {
         let mut names = Vec::new();
         if self.units {
@@ -332,8 +369,8 @@ impl JobCode {
         split.reads_kept.iter().take(self.tile_inputs().len()).all(|kept| *kept)
     }
 
-    /// The names of the function's arguments for `split`: the buffers, the trailing scalars, the
-    /// output.
+    /// The names of the function's arguments for `split` (the same for every `split.bands`): the
+    /// buffers, the trailing scalars, the output.
     pub fn parameters(&self, split: Split) -> Vec<String> {
         let buffers = self.buffers(split).into_iter().map(String::from);
         buffers.chain(self.trailing(split)).chain(["output".to_string()]).collect()

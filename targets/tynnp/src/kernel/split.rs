@@ -1,8 +1,9 @@
 //! How a call splits its job (`Split`) and the function that runs it so: its name
 //! (`JobCode::symbol`) holds each decision of the schedule that the control unit's code depends
-//! on, so one function serves every call with the same split, and the function records its split
-//! as IR (`tynnp.kernel = {bands = 4 : i64, ...}`, [`Split::entries`]), which is how the split is read back
-//! ([`Split::from_entries`]), never from the name.
+//! on but the number of tiles (a value of the call: its tile table's rows and the loop's trip
+//! count), so one function serves every call with the same split, and the function records its
+//! split as IR (`tynnp.kernel = {taps = 0 : i64, ...}`, [`Split::entries`]), which is how the
+//! split is read back ([`Split::from_entries`]), never from the name.
 
 use crate::kernel::code::JobCode;
 use umac_backend::{Attr, IntEntries, Ty};
@@ -81,14 +82,21 @@ impl Split {
     }
 }
 
-/// The counts of a split as `tynnp.kernel` names them, then its flags.
-const COUNTS: [&str; 6] = ["bands", "taps", "rows", "units", "follows", "waits_two"];
+/// The counts of a split as `tynnp.kernel` names them (not its tiles, which the function does not
+/// depend on), then its flags.
+const COUNTS: [&str; 5] = ["taps", "rows", "units", "follows", "waits_two"];
 const FLAGS: [&str; 9] =
     ["single", "preloaded", "prefetch", "reads_x", "reads_y", "writes_kept", "hands", "prefetch_far", "relays"];
 
 impl Split {
-    fn counts(&self) -> [usize; 6] {
-        [self.bands, self.taps, self.rows, self.units, self.follows, self.waits_two]
+    fn counts(&self) -> [usize; 5] {
+        [self.taps, self.rows, self.units, self.follows, self.waits_two]
+    }
+
+    /// What the function of a call split as `self` depends on: all of it but the number of tiles
+    /// (0 here).
+    pub fn function(self) -> Split {
+        Split { bands: 0, ..self }
     }
 
     fn flags(&self) -> [bool; 9] {
@@ -112,11 +120,11 @@ impl Split {
         counts.chain(flags).collect()
     }
 
-    /// The split `entries` (of `tynnp.kernel`, as `OpView::int_dict` gives them) record: every
-    /// count once, flags as units; `None` for a missing count, an unknown entry or one of the
-    /// wrong kind.
+    /// The split `entries` (of `tynnp.kernel`, as `OpView::int_dict` gives them) record, with
+    /// no tiles ([`Split::function`]): every count once, flags as units; `None` for a missing
+    /// count, an unknown entry or one of the wrong kind.
     pub fn from_entries(entries: &IntEntries) -> Option<Split> {
-        let mut counts = [None; 6];
+        let mut counts = [None; 5];
         let mut flags = [false; 9];
         for (name, values) in entries {
             if let Some(k) = COUNTS.iter().position(|c| c == name) {
@@ -132,10 +140,10 @@ impl Split {
                 flags[k] = true;
             }
         }
-        let [bands, taps, rows, units, follows, waits_two] = counts;
+        let [taps, rows, units, follows, waits_two] = counts;
         let [single, preloaded, prefetch, reads_x, reads_y, writes_kept, hands, prefetch_far, relays] = flags;
         Some(Split {
-            bands: bands?,
+            bands: 0,
             taps: taps?,
             rows: rows?,
             units: units?,
@@ -186,8 +194,9 @@ const FOLLOWS: &str = "_f";
 const WAITS_TWO: &str = "_w";
 
 impl JobCode {
-    /// The function for a call split as `split`: `<callee>_x<units>_t<tiles>` for tiles in bands
-    /// on the vector units, `<callee>_t<tiles>` for tiles, `<callee>_k<taps>_t<tiles>` folded;
+    /// The function for a call split as `split`, whatever its number of tiles: `<callee>_x<units>`
+    /// for tiles in bands on the vector units, `<callee>` for tiles, `<callee>_k<taps>` folded
+    /// (`<callee>_k<taps>_r<rows>` with im2col);
     /// then `_single` when single-buffered, `_rx` / `_ry` when it reads its input (or `x`) / `y`
     /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
     /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
@@ -214,12 +223,10 @@ impl JobCode {
         ]
         .concat();
         match (self.folded, self.units) {
-            (true, _) if self.im2col => {
-                format!("{}_k{}_r{}_t{}{suffix}", self.callee, split.taps, split.rows, split.bands)
-            }
-            (true, _) => format!("{}_k{}_t{}{suffix}", self.callee, split.taps, split.bands),
-            (false, true) => format!("{}_x{}_t{}{suffix}", self.callee, split.units, split.bands),
-            (false, false) => format!("{}_t{}{suffix}", self.callee, split.bands),
+            (true, _) if self.im2col => format!("{}_k{}_r{}{suffix}", self.callee, split.taps, split.rows),
+            (true, _) => format!("{}_k{}{suffix}", self.callee, split.taps),
+            (false, true) => format!("{}_x{}{suffix}", self.callee, split.units),
+            (false, false) => format!("{}{suffix}", self.callee),
         }
     }
 
@@ -253,5 +260,30 @@ impl JobCode {
             && (!split.prefetch_far || split.hands)
             && (!split.relays || split.follows > 0)
             && (split.waits_two == 0 || split.follows > 0)
+    }
+}
+
+/// The name of the copy of the function `generic` that `umac-specialize-tynnp` makes for calls
+/// of `tiles` tiles: `<generic>_t<tiles>`, then `_<k>` for the `k`-th (from 2) such copy with
+/// another tile table.
+pub fn specialized_symbol(generic: &str, tiles: usize, k: usize) -> String {
+    if k <= 1 { format!("{generic}_t{tiles}") } else { format!("{generic}_t{tiles}_{k}") }
+}
+
+/// The function `callee` is a specialized copy of ([`specialized_symbol`]) and its tiles, or
+/// `callee` itself and `None`.
+pub fn generic_symbol(callee: &str) -> (&str, Option<usize>) {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    let mut rest = callee;
+    // An optional `_<k>` after `_t<tiles>`.
+    if let Some((head, k)) = rest.rsplit_once('_')
+        && digits(k)
+        && head.rsplit_once("_t").is_some_and(|(_, tiles)| digits(tiles))
+    {
+        rest = head;
+    }
+    match rest.rsplit_once("_t") {
+        Some((generic, tiles)) if digits(tiles) => (generic, tiles.parse().ok()),
+        _ => (callee, None),
     }
 }

@@ -1,0 +1,169 @@
+//! `umac-specialize-tynnp`: a copy of a kernel's function for each tile table its calls pass,
+//! with the table and the tile count constants of the copy.
+//!
+//! Legalization defines one function for every call with the same split but for its number of
+//! tiles, which is a value: the call passes its tile table (`tiles`, a constant buffer of the
+//! values that differ between tiles, a row each) and its tile count (`tile_count`, the loop's
+//! trip count), and the function records which arguments those are
+//! (`tynnp.tile_arguments = array<i64: table, count>`). This pass gives the calls that pass the
+//! same constant table and count a copy of the function of their own,
+//! `<function>_t<tiles>` (`_t<tiles>_<k>` for the k-th copy of that many tiles), whose table is a
+//! constant of its body (`bufferization.to_buffer` of an `arith.constant`) and whose count is an
+//! `arith.constant`: the loop's trip count is static, so LLVM unrolls it
+//! (`llvm.loop.unroll.full`) and the table's loads fold to the values they read, and the
+//! control unit runs the straight-line code of that call. The function no call is left to is
+//! erased; a call passing a table or count that is not a constant keeps the general function.
+//!
+//! ```mlir
+//! "umac.call_extern"(%x, %table, ..., %c3, %out) {callee = @tynnp_conv2d} ...
+//! func.func private @tynnp_conv2d(%x: index, %tiles: index, ..., %count: i32, %out: index)
+//!     attributes {tynnp.tile_arguments = array<i64: 1, 20>} { ... scf.for ... to %count ... }
+//! // becomes
+//! "umac.call_extern"(%x, %table, ..., %c3, %out) {callee = @tynnp_conv2d_t3} ...
+//! func.func private @tynnp_conv2d_t3(%x: index, %tiles: index, ..., %count: i32, %out: index) {
+//!   %c3 = arith.constant 3 : i32
+//!   %table = bufferization.to_buffer (arith.constant dense<[...]> : tensor<Nxi32>) read_only
+//!   %at = memref.extract_aligned_pointer_as_index %table   // replaces %tiles
+//!   ...                                                      // %c3 replaces %count
+//! }
+//! ```
+
+use crate::{error::TynnpError, kernel::split::specialized_symbol};
+use melior::ir::{Location, OperationRef, attribute::AttributeLike, operation::OperationLike};
+use mlir_sys::*;
+use umac_backend::{Builder, Error, KernelStep, TargetAttrs, Ty, constant_ints};
+use umac_dialects::{
+    ir::{attribute, collect, i64_array, integer_value, op_name, symbol_name, top_level_ops, with_context},
+    location::emit_error,
+    text::{str_ref, string_from},
+    umac::CALL_EXTERN,
+};
+
+/// The function attribute naming its tile table's and tile count's arguments.
+pub(crate) const TILE_ARGUMENTS: &str = "tynnp.tile_arguments";
+
+/// The step, run after `umac-allocate-dm-tynnp`.
+pub(crate) const STEP: KernelStep = KernelStep {
+    name: "specialize",
+    summary: "Give the calls of a tynnp kernel that pass the same constant tile table and tile count a copy of its function with both as constants (<function>_t<tiles>), so its tile loop unrolls and the table folds",
+    run,
+};
+
+/// What a group of calls passes: the tile count and the table's values.
+type Key = (i64, Vec<i64>);
+
+fn run(module: OperationRef, _attributes: &TargetAttrs) -> Result<(), Error> {
+    let kernels: Vec<MlirOperation> = top_level_ops(module)
+        .into_iter()
+        .filter(|op| op_name(op) == "func.func" && op.attribute(TILE_ARGUMENTS).is_ok())
+        .map(|op| op.to_raw())
+        .collect();
+    let mut failed = false;
+    for function in kernels {
+        // SAFETY: each function is a live top-level op of the module; the pass only adds copies
+        // after it and erases it last.
+        if let Err(error) = unsafe { specialize(module, function) } {
+            // SAFETY: a function is refused before anything of it changed: it is live.
+            let location = unsafe { Location::from_raw(mlirOperationGetLocation(function)) };
+            emit_error(location, &format!("umac-specialize-tynnp: {error}"));
+            failed = true;
+        }
+    }
+    if failed { Err(Error::Reported) } else { Ok(()) }
+}
+
+/// The callee symbol of `call` (a `umac.call_extern`).
+fn callee(call: &OperationRef) -> Option<String> {
+    let attribute = call.attribute("callee").ok()?.to_raw();
+    // SAFETY: the attribute is alive; its value is read after the kind check.
+    unsafe { mlirAttributeIsAFlatSymbolRef(attribute).then(|| string_from(mlirFlatSymbolRefAttrGetValue(attribute))) }
+}
+
+/// The integer `arith.constant` that produces operand `index` of `call`.
+fn constant_operand(call: &OperationRef, index: usize) -> Option<i64> {
+    let value = call.operand(index).ok()?;
+    let producer = melior::ir::operation::OperationResult::try_from(value).ok()?.owner();
+    (op_name(&producer) == "arith.constant").then(|| producer.attribute("value").ok().and_then(integer_value))?
+}
+
+/// Specializes the calls of `function` (see the module documentation).
+///
+/// # Safety
+/// `function` must be a live top-level `func.func` of `module` with [`TILE_ARGUMENTS`].
+unsafe fn specialize(module: OperationRef, function: MlirOperation) -> Result<(), TynnpError> {
+    // SAFETY: the caller's contract; the calls are live ops of the module, the copies are made
+    // of the live function and inserted into its block, and each rewrite keeps the IR valid.
+    unsafe {
+        let function_ref = OperationRef::from_raw(function);
+        let symbol = symbol_name(&function_ref).unwrap_or_default();
+        let entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
+        let arguments = if entry.ptr.is_null() { 0 } else { mlirBlockGetNumArguments(entry) as usize };
+        let [table, count] = attribute(function, TILE_ARGUMENTS)
+            .and_then(|a| i64_array(a))
+            .and_then(|v| <[i64; 2]>::try_from(v).ok())
+            .and_then(|v| v.map(|k| usize::try_from(k).ok().filter(|&k| k < arguments)).into_iter().collect::<Option<Vec<_>>>())
+            .and_then(|v| <[usize; 2]>::try_from(v).ok())
+            .ok_or_else(|| {
+                TynnpError::Kernel(format!(
+                    "@{symbol} has a {TILE_ARGUMENTS} that is not array<i64: table, count> of two of its {arguments} arguments"
+                ))
+            })?;
+        let ty = |k: usize| mlirValueGetType(mlirBlockGetArgument(entry, k as isize));
+        if !mlirTypeIsAIndex(ty(table))
+            || !mlirTypeEqual(ty(count), mlirIntegerTypeGet(mlirOperationGetContext(function), 32))
+        {
+            return Err(TynnpError::Kernel(format!(
+                "@{symbol}'s tile table (argument {table}) is not an index or its tile count (argument {count}) not an i32"
+            )));
+        }
+        let calls = collect(module, |op| op_name(op) == CALL_EXTERN && callee(op).as_deref() == Some(&symbol));
+        // The calls by what they pass, in the order each first appears.
+        let mut groups: Vec<(Key, Vec<MlirOperation>)> = Vec::new();
+        let mut general = false;
+        for raw in calls {
+            let call = OperationRef::from_raw(raw);
+            let key = constant_operand(&call, count).zip(call.operand(table).ok().and_then(constant_ints));
+            match key {
+                Some(key) => match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, members)) => members.push(raw),
+                    None => groups.push((key, vec![raw])),
+                },
+                None => general = true,
+            }
+        }
+        let block = mlirOperationGetBlock(function);
+        let mut after = function;
+        let mut copies_of: Vec<i64> = Vec::new();
+        for ((tiles, values), members) in &groups {
+            copies_of.push(*tiles);
+            let k = copies_of.iter().filter(|&&t| t == *tiles).count();
+            let name = specialized_symbol(&symbol, usize::try_from(*tiles).unwrap_or(0), k);
+            let copy = mlirOperationClone(function);
+            let context = mlirOperationGetContext(function);
+            mlirOperationSetAttributeByName(copy, str_ref("sym_name"), mlirStringAttrGet(context, str_ref(&name)));
+            mlirOperationRemoveAttributeByName(copy, str_ref(TILE_ARGUMENTS));
+            mlirBlockInsertOwnedOperationAfter(block, after, copy);
+            after = copy;
+            let entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
+            let first = OperationRef::from_raw(mlirBlockGetFirstOperation(entry));
+            let (count_value, table_value) = with_context(&first, |context| {
+                let mut b = Builder::before(context, first);
+                let count_value = b.constant(Ty::I32, *tiles);
+                let buffer = b.constant_buffer(Ty::I32, values);
+                let at = b.op1("memref.extract_aligned_pointer_as_index", &[buffer], Ty::Index, &[]);
+                b.done().map(|()| (count_value.to_raw(), at.to_raw()))
+            })
+            .map_err(|e| TynnpError::Kernel(e.to_string()))?;
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, count as isize), count_value);
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, table as isize), table_value);
+            let reference = mlirFlatSymbolRefAttrGet(context, str_ref(&name));
+            for call in members {
+                mlirOperationSetAttributeByName(*call, str_ref("callee"), reference);
+            }
+        }
+        if !general && !groups.is_empty() {
+            mlirOperationDestroy(function);
+        }
+        Ok(())
+    }
+}

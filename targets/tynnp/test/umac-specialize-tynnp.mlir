@@ -1,0 +1,104 @@
+// umac-specialize-tynnp: the calls of a kernel function (tynnp.tile_arguments names its tile
+// table's and tile count's arguments) that pass the same constant table and count share a copy
+// of the function, @<function>_t<tiles> (then _t<tiles>_2, ... for other tables of as many
+// tiles), whose table is a constant of its body and whose count an arith.constant: its tile
+// loop's trip count is static. The function goes once no call is left to it; a call whose table
+// or count is not a constant keeps it. (A test op stands for the tile's work.)
+// RUN: umac-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect --pass-pipeline='builtin.module(umac-specialize-tynnp)' | FileCheck %s
+// The kernels of a compiled convolution, end to end: umac-legalize-tynnp.mlir.
+
+// The copy for the two calls of table [0, 4] and two tiles: the count and the table replace the
+// arguments; the marker goes with the general function.
+// CHECK-LABEL: func.func private @k_t2(
+// CHECK-SAME: %{{.*}}: index, %{{.*}}: index, %{{.*}}: i32, %{{.*}}: index) {
+// CHECK-NEXT: %[[COUNT:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %[[ROWS:.*]] = arith.constant dense<[0, 4]> : tensor<2xi32>
+// CHECK-NEXT: %[[TABLE:.*]] = bufferization.to_buffer %[[ROWS]] read_only : tensor<2xi32> to memref<2xi32>
+// CHECK-NEXT: %[[AT:.*]] = memref.extract_aligned_pointer_as_index %[[TABLE]]
+// CHECK: %[[N:.*]] = arith.index_cast %[[COUNT]] : i32 to index
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[AT]] : index to i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// Another table of two tiles: a copy of its own.
+// CHECK-LABEL: func.func private @k_t2_2(
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant dense<[8, 12]> : tensor<2xi32>
+// Three tiles.
+// CHECK-LABEL: func.func private @k_t3(
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+// CHECK-NOT: func.func private @k(
+// CHECK-LABEL: func.func @main(
+// CHECK: {callee = @k_t2,
+// CHECK: {callee = @k_t2_2,
+// CHECK: {callee = @k_t2,
+// CHECK: {callee = @k_t3,
+// CHECK-NOT: tynnp.tile_arguments
+func.func private @k(%x: index, %tiles: index, %count: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 1, 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.index_cast %count : i32 to index
+  %at = arith.index_cast %tiles : index to i32
+  %p = llvm.inttoptr %at : i32 to !llvm.ptr
+  scf.for %t = %c0 to %n step %c1 {
+    %i = arith.index_cast %t : index to i32
+    %q = llvm.getelementptr %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, i32
+    %v = llvm.load %q : !llvm.ptr -> i32
+    "test.tile"(%v) : (i32) -> ()
+  }
+  return
+}
+func.func @main(%x: memref<8xi8>, %out: memref<8xi8>) {
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %a = arith.constant dense<[0, 4]> : tensor<2xi32>
+  %ta = bufferization.to_buffer %a read_only : tensor<2xi32> to memref<2xi32>
+  "umac.call_extern"(%x, %ta, %c2, %out) {callee = @k, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<2xi32>, i32, memref<8xi8>) -> ()
+  %b = arith.constant dense<[8, 12]> : tensor<2xi32>
+  %tb = bufferization.to_buffer %b read_only : tensor<2xi32> to memref<2xi32>
+  "umac.call_extern"(%x, %tb, %c2, %out) {callee = @k, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<2xi32>, i32, memref<8xi8>) -> ()
+  %a2 = arith.constant dense<[0, 4]> : tensor<2xi32>
+  %ta2 = bufferization.to_buffer %a2 read_only : tensor<2xi32> to memref<2xi32>
+  "umac.call_extern"(%x, %ta2, %c2, %out) {callee = @k, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<2xi32>, i32, memref<8xi8>) -> ()
+  %c = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %tc = bufferization.to_buffer %c read_only : tensor<3xi32> to memref<3xi32>
+  "umac.call_extern"(%x, %tc, %c3, %out) {callee = @k, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<3xi32>, i32, memref<8xi8>) -> ()
+  return
+}
+
+// -----
+
+// A count that is not a constant keeps the general function for its call (and its marker, so a
+// later run may still specialize it); the constant call gets its copy.
+// CHECK-LABEL: func.func private @g(
+// CHECK-SAME: tynnp.tile_arguments = array<i64: 1, 2>
+// CHECK-LABEL: func.func private @g_t1(
+// CHECK-LABEL: func.func @caller(
+// CHECK: {callee = @g_t1,
+// CHECK: {callee = @g,
+func.func private @g(%x: index, %tiles: index, %count: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 1, 2>} {
+  "test.tiles"(%tiles, %count) : (index, i32) -> ()
+  return
+}
+func.func @caller(%x: memref<8xi8>, %out: memref<8xi8>, %n: i32) {
+  %c1 = arith.constant 1 : i32
+  %a = arith.constant dense<[5]> : tensor<1xi32>
+  %ta = bufferization.to_buffer %a read_only : tensor<1xi32> to memref<1xi32>
+  "umac.call_extern"(%x, %ta, %c1, %out) {callee = @g, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<1xi32>, i32, memref<8xi8>) -> ()
+  "umac.call_extern"(%x, %ta, %n, %out) {callee = @g, operandSegmentSizes = array<i32: 3, 1>} : (memref<8xi8>, memref<1xi32>, i32, memref<8xi8>) -> ()
+  return
+}
+
+// -----
+
+// A marker that does not name a table (index) and a count (i32) among the arguments is refused.
+// expected-error @+1 {{umac-specialize-tynnp: @bad has a tynnp.tile_arguments that is not array<i64: table, count> of two of its 4 arguments}}
+func.func private @bad(%x: index, %tiles: index, %count: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 1, 7>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{umac-specialize-tynnp: @swapped's tile table (argument 2) is not an index or its tile count (argument 1) not an i32}}
+func.func private @swapped(%x: index, %tiles: index, %count: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 2, 1>} {
+  return
+}
