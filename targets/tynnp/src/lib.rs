@@ -30,7 +30,7 @@ mod target;
 use codegen::{call::lower, describe, dma, double_buffer, instructions, memory, regions, specialize};
 use graph::{patterns, pixels, primitives, slice_filters};
 use schedule::{resident::Handed, steps};
-use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, default_of};
+use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, SPECIALIZE, default_of};
 use umac_backend::{
     Backend, Builder, Composite, Error, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase, PhasePass,
     Primitive, ScheduleStep, Strategy, TargetAttr, TargetAttrs, Value,
@@ -107,6 +107,11 @@ impl Backend for Tynnp {
             DOUBLE_BUFFER,
             true,
             "double-buffer tiles (false: one input and one output buffer, to measure what double buffering earns)",
+        ));
+        attributes.push(TargetAttr::bool(
+            SPECIALIZE,
+            true,
+            "give the calls of a kernel a copy of it with their tile table and count as constants (false: one function loops over any table, to measure what that earns)",
         ));
         attributes
     }

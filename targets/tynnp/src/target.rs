@@ -16,6 +16,9 @@ pub(crate) const FUSE: &str = "fuse";
 /// The attribute that switches double buffering off.
 pub(crate) const DOUBLE_BUFFER: &str = "double-buffer";
 
+/// The attribute that switches the kernels' copies for their calls' tile tables off.
+pub(crate) const SPECIALIZE: &str = "specialize";
+
 /// The attribute that switches kernels handing their jobs on to the next (running at once) off.
 pub(crate) const OVERLAP: &str = "overlap";
 

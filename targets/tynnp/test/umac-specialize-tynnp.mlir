@@ -5,7 +5,17 @@
 // loop's trip count is static. The function goes once no call is left to it; a call whose table
 // or count is not a constant keeps it. (A test op stands for the tile's work.)
 // RUN: umac-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect --pass-pipeline='builtin.module(umac-specialize-tynnp)' | FileCheck %s
+// With -specialize=false (to measure what it earns) nothing changes.
+// RUN: umac-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline='builtin.module(umac-specialize-tynnp{attributes="-specialize=false"})' | FileCheck %s --check-prefix=OFF
 // The kernels of a compiled convolution, end to end: umac-legalize-tynnp.mlir.
+
+// OFF-LABEL: func.func private @k(
+// OFF-SAME: tynnp.tile_arguments = array<i64: 1, 2>
+// OFF-NOT: @k_t
+// OFF: {callee = @k,
+// OFF: {callee = @k,
+// OFF: {callee = @k,
+// OFF: {callee = @k,
 
 // The copy for the two calls of table [0, 4] and two tiles: the count and the table replace the
 // arguments; the marker goes with the general function.

@@ -2,11 +2,7 @@
 //! its job (`kernel.rs`), as the legalization passes them.
 
 use crate::{
-    kernel::{
-        code::{self, Base},
-        jobs,
-        split::Split,
-    },
+    kernel::{code, jobs, split::Split},
     schedule::{
         ATTRIBUTE, Schedule, TOKENS, im2col,
         layout::{constant_arguments, tile_arguments},
@@ -174,11 +170,8 @@ pub(crate) fn lower(
     let mut table = Vec::new();
     for t in 0..split.bands {
         for name in code.tile_row(split, t) {
-            let base = match code.base_of(split, &name) {
-                Some(Base::Buffer(buffer)) => value(&code::buffer_name(buffer, t % 2))?,
-                Some(Base::Argument(argument)) => value(argument)?,
-                None => 0,
-            };
+            let base = code.base_value(split, &name, t, |n| value(n).ok());
+            let base = base.ok_or_else(|| Error::Invalid(format!("{}: no base for {name}", code.callee)))?;
             table.push(word(&name, value(&name)? - base)?);
         }
     }

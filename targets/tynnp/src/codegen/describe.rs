@@ -8,7 +8,7 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    kernel::code::{Base, Field, JobCode, TILE_COPIES, TILE_COUNT, TILES, band_name, buffer_name, kernel_row_name},
+    kernel::code::{Field, JobCode, TILE_COPIES, TILE_COUNT, TILES, band_name, kernel_row_name},
     kernel::jobs,
     kernel::split::{Split, generic_symbol},
 };
@@ -45,11 +45,7 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
     let mut tiled = HashMap::new();
     for (t, row) in rows.iter().enumerate() {
         for name in row {
-            let base = match code.base_of(split, name) {
-                Some(Base::Buffer(buffer)) => *values.get(buffer_name(buffer, t % 2).as_str())?,
-                Some(Base::Argument(argument)) => *values.get(argument)?,
-                None => 0,
-            };
+            let base = code.base_value(split, name, t, |n| values.get(n).copied())?;
             tiled.insert(name.as_str(), base + words.next()?);
         }
     }

@@ -13,6 +13,7 @@
 //! (`llvm.loop.unroll.full`) and the table's loads fold to the values they read, and the
 //! control unit runs the straight-line code of that call. The function no call is left to is
 //! erased; a call passing a table or count that is not a constant keeps the general function.
+//! With `-specialize=false` (to measure what it earns) the pass changes nothing.
 //!
 //! ```mlir
 //! "umac.call_extern"(%x, %table, ..., %c3, %out) {callee = @tynnp_conv2d} ...
@@ -28,7 +29,7 @@
 //! }
 //! ```
 
-use crate::{error::TynnpError, kernel::split::specialized_symbol};
+use crate::{error::TynnpError, kernel::split::specialized_symbol, target::SPECIALIZE};
 use melior::ir::{Location, OperationRef, attribute::AttributeLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_backend::{Builder, Error, KernelStep, TargetAttrs, Ty, constant_ints};
@@ -52,7 +53,10 @@ pub(crate) const STEP: KernelStep = KernelStep {
 /// What a group of calls passes: the tile count and the table's values.
 type Key = (i64, Vec<i64>);
 
-fn run(module: OperationRef, _attributes: &TargetAttrs) -> Result<(), Error> {
+fn run(module: OperationRef, attributes: &TargetAttrs) -> Result<(), Error> {
+    if !attributes.bool(SPECIALIZE) {
+        return Ok(());
+    }
     let kernels: Vec<MlirOperation> = top_level_ops(module)
         .into_iter()
         .filter(|op| op_name(op) == "func.func" && op.attribute(TILE_ARGUMENTS).is_ok())

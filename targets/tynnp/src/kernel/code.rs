@@ -306,6 +306,16 @@ impl JobCode {
         Some(kept.map_or(Base::Buffer(buffer), Base::Argument))
     }
 
+    /// The address value `name` of tile `t`'s row is an offset from, given the call's arguments
+    /// by `value`: 0 for a value that is no address, `None` for a missing argument.
+    pub fn base_value(&self, split: Split, name: &str, t: usize, value: impl Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self.base_of(split, name) {
+            Some(Base::Buffer(buffer)) => value(&buffer_name(buffer, t % 2)),
+            Some(Base::Argument(argument)) => value(argument),
+            None => Some(0),
+        }
+    }
+
     /// The values of tile `t` (those that differ between tiles), in their order in its row of
     /// the kernel's tile table: each band's banded fields (band `u` of
     /// a tile on the vector units numbered `t · units + u`), the tile's copies
