@@ -247,15 +247,13 @@ impl Regions {
 }
 
 /// An argument of an extern call, checked before anything is written.
-enum Planned<'a> {
+enum Planned {
     /// A tensor operand of the composite, passed as its buffer.
     Operand(MlirValue),
     /// `len` zeros of `element`.
     Zeros(Ty, i64),
-    /// Constant bytes.
-    Bytes(&'a [u8]),
-    /// Constant int32 words.
-    Words(&'a [i32]),
+    /// Constant integers of an element type.
+    Constant(Ty, Vec<i64>),
     /// The address of region `k` plus `offset`.
     Address(usize, i64),
     I32(i64),
@@ -321,21 +319,18 @@ fn extern_call(
                 types.push(format!("memref<{len}x{element}>"));
                 passed.push(Passed::Input(element.to_string()));
             }
-            ExternArg::Bytes(bytes) => {
-                if bytes.is_empty() {
-                    return Err(fail(format!("constant argument #{i} has no bytes")));
+            ExternArg::Bytes(_) | ExternArg::Words(_) => {
+                let (element, ty, values): (&str, Ty, Vec<i64>) = match argument {
+                    ExternArg::Bytes(bytes) => ("i8", Ty::I8, bytes.iter().map(|v| i64::from(*v)).collect()),
+                    ExternArg::Words(words) => ("i32", Ty::I32, words.iter().map(|v| i64::from(*v)).collect()),
+                    _ => unreachable!("matched as a constant buffer"),
+                };
+                if values.is_empty() {
+                    return Err(fail(format!("constant argument #{i} has no elements")));
                 }
-                planned.push(Planned::Bytes(bytes));
-                types.push(format!("memref<{}xi8>", bytes.len()));
-                passed.push(Passed::Input("i8".to_string()));
-            }
-            ExternArg::Words(words) => {
-                if words.is_empty() {
-                    return Err(fail(format!("constant argument #{i} has no words")));
-                }
-                planned.push(Planned::Words(words));
-                types.push(format!("memref<{}xi32>", words.len()));
-                passed.push(Passed::Input("i32".to_string()));
+                types.push(format!("memref<{}x{element}>", values.len()));
+                planned.push(Planned::Constant(ty, values));
+                passed.push(Passed::Input(element.to_string()));
             }
             ExternArg::Address { region, offset } => {
                 let (k, named) = named(region)?;
@@ -424,14 +419,7 @@ fn extern_call(
                     let zeros = b.op1("arith.constant", &[], ty, &[("value", Attr::Int(ty, 0))]);
                     b.to_buffer(zeros)
                 }
-                Planned::Bytes(bytes) => {
-                    let values: Vec<i64> = bytes.iter().map(|v| i64::from(*v)).collect();
-                    b.constant_buffer(Ty::I8, &values)
-                }
-                Planned::Words(words) => {
-                    let values: Vec<i64> = words.iter().map(|v| i64::from(*v)).collect();
-                    b.constant_buffer(Ty::I32, &values)
-                }
+                Planned::Constant(element, ref values) => b.constant_buffer(element, values),
                 Planned::Address(k, offset) => {
                     let offset = b.constant(Ty::I32, offset);
                     let at = addresses[k]
