@@ -226,10 +226,15 @@ impl Regions {
         // created in its context and inserted into that block, which then owns it.
         unsafe {
             let context = mlirOperationGetContext(function.to_raw());
-            let ty = memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), Some(&region.space));
-            let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 16);
+            // A buffer on the stack is in the default memory space.
+            let stack = region.space.is_empty();
+            let space = (!stack).then_some(region.space.as_str());
+            let ty = memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), space);
+            // A word's alignment on the stack (more would realign the frame).
+            let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), if stack { 4 } else { 16 });
             let location = mlirOperationGetLocation(function.to_raw());
-            let alloc = umac_dialects::ir::build("memref.alloc", location, &[], &[ty], &[("alignment", alignment)]);
+            let op = if stack { "memref.alloca" } else { "memref.alloc" };
+            let alloc = umac_dialects::ir::build(op, location, &[], &[ty], &[("alignment", alignment)]);
             match self.last {
                 Some(last) => mlirBlockInsertOwnedOperationAfter(block.to_raw(), last, alloc),
                 None => mlirBlockInsertOwnedOperationBefore(
@@ -394,6 +399,7 @@ fn extern_call(
         check_call(kernel, &names, &passed).map_err(|e| fail(e.to_string()))?;
     }
     let releases = call.releases.iter().map(|key| named(key).map(|(k, _)| k)).collect::<Result<Vec<_>, _>>()?;
+    let stack: Vec<bool> = call.regions.iter().map(|r| r.space.is_empty()).collect();
     with_context(&last, |context| {
         let mut b = Builder::before(context, last);
         b.set_location(fused_location(m));
@@ -436,7 +442,8 @@ fn extern_call(
         operands.push(out);
         let attributes = [("callee", Attr::Symbol(&call.callee)), ("operandSegmentSizes", Attr::I32Array(&sizes))];
         b.op(CALL_EXTERN, &operands, &[], &attributes);
-        for k in &releases {
+        // A buffer on the stack lives until the function returns.
+        for k in releases.iter().filter(|&&k| !stack[k]) {
             b.op("memref.dealloc", &[buffers[*k].0], &[], &[]);
         }
         let attributes = [("restrict", Attr::Unit), ("writable", Attr::Unit)];

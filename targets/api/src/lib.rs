@@ -154,7 +154,8 @@ pub struct ExternRegion {
     /// What the function's calls name it.
     pub key: String,
     pub bytes: u64,
-    /// Its memory space, `<backend>.<memory>` (tynnp's DM: `tynnp.dm`).
+    /// Its memory space, `<backend>.<memory>` (tynnp's DM: `tynnp.dm`); empty for a buffer on
+    /// the caller's stack ([`ExternCall::stack_region`]).
     pub space: String,
 }
 
@@ -192,6 +193,14 @@ impl ExternCall {
             self.regions.push(ExternRegion { key: key.to_string(), bytes, space: space.to_string() });
         }
         self
+    }
+
+    /// Names the region `key` of `bytes` on the calling function's stack: a `memref.alloca` at
+    /// its entry, in the memory of the processor running the calls (the control unit's DMEM on
+    /// tynnp), for what only that code reads and writes between calls; it lives until the
+    /// function returns (a release frees nothing).
+    pub fn stack_region(self, key: &str, bytes: u64) -> Self {
+        self.region(key, bytes, "")
     }
 
     /// The region `key` (named by this call) is free once the call returns.

@@ -36,6 +36,8 @@ pub(crate) struct Abs {
     /// Passes `n` as an address in its region `buf` (64 bytes of `<name>.sram`): byte 16 with
     /// the `bitwise_not`, else byte 8, the composite then releasing the region.
     regions: bool,
+    /// With `regions`: `buf` on the calling function's stack instead.
+    stack: bool,
 }
 
 /// `abs_kernel` and its variant: `void abs_kernel(const int32_t *x, int32_t n, int32_t *y)`.
@@ -75,7 +77,11 @@ impl Backend for Abs {
             ExternCall::new("abs_kernel").arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 });
         let call = if self.regions {
             let alone = composite.ops.len() == 1;
-            let call = call.region("buf", 64, &format!("{}.sram", self.name));
+            let call = if self.stack {
+                call.stack_region("buf", 64)
+            } else {
+                call.region("buf", 64, &format!("{}.sram", self.name))
+            };
             let call = call
                 .arg(self.names[1], ExternArg::Address { region: "buf".into(), offset: if alone { 8 } else { 16 } });
             if alone { call.release("buf") } else { call }
@@ -182,6 +188,7 @@ const fn abs(name: &'static str) -> Abs {
         passes: &[],
         names: ["x", "n"],
         regions: false,
+        stack: false,
     }
 }
 
@@ -216,6 +223,7 @@ static MISDEFINED: Abs = Abs {
 };
 /// Cannot define it.
 static REGIONED: Abs = Abs { define: Some(|_| Ok(())), regions: true, ..abs("regioned") };
+static STACKED: Abs = Abs { define: Some(|_| Ok(())), regions: true, stack: true, ..abs("stacked") };
 static UNDEFINED: Abs = Abs { define: Some(|_| Err(Error::Unsupported("no".into()))), ..abs("undefined") };
 static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
 static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
@@ -239,6 +247,7 @@ pub(crate) fn register_test_backends() {
         &DEFINED,
         &DESCRIBED,
         &REGIONED,
+        &STACKED,
         &MISDEFINED,
         &UNDEFINED,
         &UNDECLARED,
@@ -480,6 +489,26 @@ fn calls_share_regions_of_an_accelerators_memory() {
         assert!(calls.len() == 2 && dealloc > calls[1], "after the second call: {first}");
         // The function after (its own [abs]) has its own buffer.
         assert_eq!(functions[1].matches("memref<64xi8, \"regioned.sram\">").count(), 3, "{}", functions[1]);
+    });
+}
+
+/// A region on the stack: one `memref.alloca` (a word's alignment, the default memory space) at
+/// the function's entry, which the calls point into and no release frees.
+#[test]
+fn calls_share_a_buffer_on_the_stack() {
+    with_module(MODEL, |context, module| {
+        partition_and_legalize(context, module, &set(vec![&STACKED])).unwrap();
+        let ir = text(module);
+        let functions: Vec<&str> = ir.split("func.func private @stacked_").skip(1).collect();
+        assert_eq!(functions.len(), 2, "{ir}");
+        let first = functions[0];
+        let alloca = "%alloca = memref.alloca() {alignment = 4 : i64} : memref<64xi8>";
+        assert_eq!(first.lines().nth(1).map(str::trim), Some(alloca), "allocated first: {first}");
+        assert_eq!(first.matches("memref.alloca()").count(), 1, "{first}");
+        let pointers = "memref.extract_aligned_pointer_as_index %alloca : memref<64xi8> -> index";
+        assert_eq!(first.matches(pointers).count(), 2, "{first}");
+        assert!(!first.contains("memref.dealloc %alloca"), "a buffer on the stack is not freed: {first}");
+        assert!(!ir.contains("memref.alloc() {alignment = 16 : i64} : memref<64xi8"), "{ir}");
     });
 }
 
