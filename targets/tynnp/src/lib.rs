@@ -29,7 +29,7 @@ mod target;
 
 use codegen::{call::lower, describe, dma, double_buffer, instructions, memory, regions, specialize};
 use graph::{patterns, pixels, primitives, slice_filters};
-use schedule::{resident::Handed, steps};
+use schedule::{Schedule, resident::Handed, steps};
 use target::{ATTRIBUTES, DOUBLE_BUFFER, FUSE, NAME, OVERLAP, PREFETCH, SPECIALIZE, default_of};
 use umac_backend::{
     Backend, Builder, Composite, Error, ExternCallSite, GraphStep, KernelStep, OpView, Pattern, Phase, PhasePass,
@@ -140,8 +140,13 @@ impl Backend for Tynnp {
         let placed = schedules.clone();
         let outputs: Vec<Option<i64>> =
             jobs.iter().map(|j| j.as_ref().ok().and_then(|j| j.bytes.last().copied())).collect();
-        let nexts: Vec<[Option<Vec<u8>>; 2]> =
-            (0..records.len()).map(|i| [1, 2].map(|d| records.get(i + d).cloned().flatten())).collect();
+        // The records of the next kernel and of the one the far copy is for.
+        let nexts: Vec<[Option<Vec<u8>>; 2]> = (0..records.len())
+            .map(|i| {
+                let ahead = schedules[i].as_ref().map_or(schedule::FAR_AHEAD, Schedule::far_ahead);
+                [1, ahead].map(|d| records.get(i + d).cloned().flatten())
+            })
+            .collect();
         // What a kernel following one that hands its jobs on needs of it, and of the kernel two
         // back when the kernel before followed that one.
         let handed_by = |j: Option<usize>| {
@@ -387,14 +392,13 @@ mod tests {
                     reads_kept: [true, false],
                     follows: 4,
                     waits_two: 1,
-                    relays: true,
                     writes_kept: true,
                     prefetch: true,
                     prefetch_far: true,
                     hands: true,
                     ..split(3, 0, 2, false)
                 },
-                "tynnp_dwconv2d_x2_rx_f4_w1_rl_wo_pf_pff_h",
+                "tynnp_dwconv2d_x2_rx_f4_w1_wo_pf_pff_h",
             ),
         ];
         let mut names = std::collections::HashSet::new();

@@ -6,10 +6,9 @@
 // first's last row (`after_end`) before it returns, unless it hands its own jobs on: then the
 // kernel after it waits for them (`after_end2`, `_w<bands>`), and three kernels run at once.
 // So a depthwise convolution on the vector units runs under the convolution before it on the
-// NU, tile by tile. A handing kernel that
-// copies the next kernel's record hands that copy on too: its token after the table's rows,
-// which the next kernel's first jobs depend on (`after_weights`); it may copy the record of the
-// kernel after next too (`_pff`), whose token the next kernel relays (`_rl`).
+// NU, tile by tile. A kernel copying the next kernel's record, or that of the kernel after it
+// (`_pff`), leaves the copy's token in the function's mailbox on the control unit's stack, which
+// the record's kernel's first jobs depend on.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp,umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
@@ -21,8 +20,7 @@
 // (152): its token table (TABLE). The depthwise convolution's tile 0 (output rows 0-1) reads
 // input rows up to 2, written by the convolution's tile 1 (TABLE + 4), its tile 1 (rows 2-4) rows
 // up to 5 (tile 2, TABLE + 8), its tile 2 rows up to 7 (tile 3, TABLE + 12), the convolution's
-// last row; after the rows, at TABLE + 16, the token of the copy of its record, which the
-// convolution prefetched. After its own token table (TABLE2). The pooling's one tile reads
+// last row. After its own token table (TABLE2). The pooling's one tile reads
 // everything: the depthwise convolution's row 2 (two tokens, TABLE2 + 16); handing nothing on,
 // it waits for those before it returns, and for the convolution's last row (TABLE + 12), two
 // back (`_w1`): the depthwise convolution followed it and waits for nothing. The call passes the
@@ -31,10 +29,10 @@
 // CHECK-LABEL: func.func private @tynnp_0(
 // MODEL-LABEL: func.func private @tynnp_0(
 // MODEL: arith.constant dense<[0, 3, 1, 1, 0, 0, 3, 0, 1, 64, 0, 192, 0, 128, -8, 64, 5, 0, 1, 128, 128, 4, 0, 2, 192, 64, 320, 128, 192, -4, 256, 4, 0, 1, 320, 320, 3, 0, 2, 384, 256, 256, 320, 192, 0]> : tensor<45xi32>
-// MODEL: "umac.call_extern"({{.*}}%c360_i32, %c{{[0-9]+}}_i32, %c152_i32, %c[[#%d,TABLE:]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_h_t4
-// MODEL: "umac.call_extern"({{.*}}%c152_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+12]]_i32, %c[[#TABLE+16]]_i32, %c3_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3
+// MODEL: "umac.call_extern"({{.*}}%c360_i32, %{{[0-9]+}}, %c{{[0-9]+}}_i32, %c152_i32, %c4_i32, %c[[#%d,TABLE:]]_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_h_t4
+// MODEL: "umac.call_extern"({{.*}}%c152_i32, %{{[0-9]+}}, %c4_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+12]]_i32, %c3_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3
 // MODEL: "umac.call_extern"({{.*}}%c[[#TABLE2+16]]_i32, %c[[#TABLE+12]]_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_f2_w1_t1
-// With -overlap=false each kernel waits for its jobs (and for the next record's copy); a kernel
+// With -overlap=false each kernel waits for its jobs (not for the next record's copy); a kernel
 // copying nothing in or out runs in one tile (a table of one row: four bands of five values,
 // the copies).
 // OFF: callee = @tynnp_conv2d_folded_k4_wo_pf,
@@ -45,9 +43,9 @@
 
 // The convolution's function: in its loop over the tiles, the next record's copy in the first
 // tile that reuses a buffer, each job's token stored at its tile's row of the token table
-// (argument 34, 4 bytes a tile), and after the loop (where the copy comes if no tile reused a
-// buffer), after the rows (at word tiles x bands: 4 x 1), the copy's token: it waits for
-// nothing.
+// (argument 36, 4 bytes a tile), and after the loop (where the copy comes if no tile reused a
+// buffer) the copy's token in the mailbox (argument 32, at the offset argument 35 gives): it
+// waits for nothing.
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_h_t4(
 // CODE-NEXT: %[[TILES:.*]] = arith.constant 4 : i32
 // CODE: %[[LOOP:.*]]:8 = scf.for
@@ -56,7 +54,7 @@
 // CODE: llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2"
 // CODE: %[[JOB:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_1, 0, 0, $0, $1, $2"
 // CODE: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : i32
-// CODE-NEXT: %[[AT:.*]] = arith.addi %arg34, %[[ROW]] : i32
+// CODE-NEXT: %[[AT:.*]] = arith.addi %arg36, %[[ROW]] : i32
 // CODE-NEXT: %[[P:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[JOB]], %[[P]] : i32, !llvm.ptr
 // CODE-NEXT: scf.yield
@@ -65,32 +63,26 @@
 // CODE: } else {
 // CODE-NEXT: scf.yield %[[LOOP]]#7 : i32
 // CODE-NEXT: }
-// CODE-NEXT: %[[BANDS:.*]] = arith.constant 1 : i32
-// CODE-NEXT: %[[JOBS:.*]] = arith.muli %[[TILES]], %[[BANDS]] : i32
-// CODE-NEXT: %[[NEXT:.*]] = arith.constant 0 : i32
-// CODE-NEXT: %[[WORD4:.*]] = arith.addi %[[JOBS]], %[[NEXT]] : i32
-// CODE-NEXT: %[[FOUR:.*]] = arith.constant 4 : i32
-// CODE-NEXT: %[[ROW4:.*]] = arith.muli %[[WORD4]], %[[FOUR]] : i32
-// CODE-NEXT: %[[AT4:.*]] = arith.addi %arg34, %[[ROW4]] : i32
-// CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[AT4]] : i32 to !llvm.ptr
+// CODE-NEXT: %[[A4:.*]] = arith.addi %arg32, %arg35 : i32
+// CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[A4]] : i32 to !llvm.ptr
 // CODE-NEXT: llvm.store %[[PF]], %[[P4]] : i32, !llvm.ptr
 // CODE-NEXT: return
-// The depthwise convolution's: the token of its record's copy loaded from after_weights
-// (argument 32), which the loop carries as the bands' second dependency until a tile's copy
+// The depthwise convolution's: the token of its record's copy loaded from the mailbox
+// (argument 30, at the offset argument 31 gives), which the loop carries as the bands' second dependency until a tile's copy
 // out takes its place (with whether it still is that token, 1 at first); each tile's bands depend on the token at the row of the convolution's
 // table its after_t<t> names (the last word of the tile's row of the tile table, an offset from
-// after_end, argument 31) and on that; each band's token stored; then it returns, waiting for neither
+// after_end, argument 33) and on that; each band's token stored; then it returns, waiting for neither
 // its bands nor the convolution's jobs (the pooling does).
 // CODE-LABEL: func.func private @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3(
-// CODE: %[[W:.*]] = arith.addi %arg32, %{{.*}} : i32
-// CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
+// CODE: %[[W:.*]] = arith.addi %arg30, %arg31 : i32
+// CODE: %[[PW:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr
 // CODE-NEXT: %[[TW:.*]] = llvm.load %[[PW]] : !llvm.ptr -> i32
 // CODE: %[[TABLE:.*]] = llvm.inttoptr
 // CODE: scf.for %{{.*}} iter_args({{.*}}, %[[REUSED:.*]] = %[[TW]], %{{.*}} = %c1_i32{{.*}}) -> (i32, i32, i32, i32, i32, i32, i32) {
 // CODE: %[[ROW:.*]] = llvm.getelementptr %[[TABLE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, i32
 // CODE: llvm.getelementptr %[[ROW]][14] : (!llvm.ptr) -> !llvm.ptr, i32
 // CODE-NEXT: %[[OFFSET:.*]] = llvm.load
-// CODE-NEXT: %[[AFTER:.*]] = arith.addi %arg31, %[[OFFSET]] : i32
+// CODE-NEXT: %[[AFTER:.*]] = arith.addi %arg33, %[[OFFSET]] : i32
 // CODE: %[[A0:.*]] = arith.addi %[[AFTER]], %{{.*}} : i32
 // CODE-NEXT: %[[P0:.*]] = llvm.inttoptr %[[A0]] : i32 to !llvm.ptr
 // CODE-NEXT: %[[T0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> i32
@@ -136,54 +128,28 @@ func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x8xi8> attribu
 // -----
 
 // conv -> depthwise -> 1x1 conv, each handing its jobs on to the next: the first convolution
-// copies the depthwise convolution's record and the second convolution's, and stores both
-// copies' tokens after its table's four rows (argument 37, words 4 and 5: bytes 16 and 20); the
-// depthwise convolution (three tiles of two bands) relays the second (after_far, argument 33)
-// into its own table after its six rows (argument 30, word 6: byte 24), where the second
-// convolution finds the token its first jobs depend on (after_weights, argument 31).
+// copies the depthwise convolution's record and the second convolution's, and stores each
+// copy's token in the mailbox (argument 33, at the offsets arguments 36 and 39 give); the
+// depthwise convolution hands nothing but its own jobs on, and the second convolution finds the
+// token its first jobs depend on in the mailbox (argument 30, at the offset argument 31 gives).
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: callee = @tynnp_conv2d_folded_k4_wo_pf_pff_h,
-// CHECK: callee = @tynnp_dwconv2d_x2_rx_f1_rl_wo_pl_h,
+// CHECK: callee = @tynnp_dwconv2d_x2_rx_f1_wo_pl_h,
 // CHECK: callee = @tynnp_conv2d_rx_f2_w1_pl,
 // CODE-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_pff_h_t4(
-// CODE-NEXT: %[[TILES:.*]] = arith.constant 4 : i32
-// CODE: %[[J4:.*]] = arith.muli %[[TILES]], %{{.*}} : i32
-// CODE-NEXT: %[[N4:.*]] = arith.constant 0 : i32
-// CODE-NEXT: %[[W4:.*]] = arith.addi %[[J4]], %[[N4]] : i32
-// CODE-NEXT: arith.constant 4 : i32
-// CODE-NEXT: %[[S4:.*]] = arith.muli %[[W4]], %{{.*}} : i32
-// CODE-NEXT: %[[A4:.*]] = arith.addi %arg37, %[[S4]] : i32
-// CODE-NEXT: %[[P4:.*]] = llvm.inttoptr %[[A4]] : i32 to !llvm.ptr
-// CODE-NEXT: llvm.store %{{.*}}, %[[P4]] : i32, !llvm.ptr
-// CODE-NEXT: arith.constant 1 : i32
-// CODE-NEXT: %[[J5:.*]] = arith.muli %[[TILES]], %{{.*}} : i32
-// CODE-NEXT: %[[N5:.*]] = arith.constant 1 : i32
-// CODE-NEXT: %[[W5:.*]] = arith.addi %[[J5]], %[[N5]] : i32
-// CODE-NEXT: arith.constant 4 : i32
-// CODE-NEXT: %[[S5:.*]] = arith.muli %[[W5]], %{{.*}} : i32
-// CODE-NEXT: %[[A5:.*]] = arith.addi %arg37, %[[S5]] : i32
-// CODE-NEXT: %[[P5:.*]] = llvm.inttoptr %[[A5]] : i32 to !llvm.ptr
-// CODE-NEXT: llvm.store %{{.*}}, %[[P5]] : i32, !llvm.ptr
+// CODE: %[[NA:.*]] = arith.addi %arg33, %arg36 : i32
+// CODE-NEXT: %[[NP:.*]] = llvm.inttoptr %[[NA]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %{{.*}}#0, %[[NP]] : i32, !llvm.ptr
+// CODE-NEXT: %[[FA:.*]] = arith.addi %arg33, %arg39 : i32
+// CODE-NEXT: %[[FP:.*]] = llvm.inttoptr %[[FA]] : i32 to !llvm.ptr
+// CODE-NEXT: llvm.store %{{.*}}#1, %[[FP]] : i32, !llvm.ptr
 // CODE-NEXT: return
-// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_rx_f1_rl_wo_pl_h_t3(
-// CODE-SAME: tynnp.kernel = {follows = 1 : i64, hands, preloaded, reads_x, relays, rows = 0 : i64, taps = 0 : i64, units = 2 : i64, waits_two = 0 : i64, writes_kept}
-// CODE-NEXT: %[[TILES3:.*]] = arith.constant 3 : i32
-// CODE: %[[F:.*]] = arith.addi %arg33, %{{.*}} : i32
-// CODE-NEXT: %[[PF:.*]] = llvm.inttoptr %[[F]] : i32 to !llvm.ptr
-// CODE-NEXT: %[[T:.*]] = llvm.load %[[PF]] : !llvm.ptr -> i32
-// CODE-NEXT: %[[TWO:.*]] = arith.constant 2 : i32
-// CODE-NEXT: %[[J6:.*]] = arith.muli %[[TILES3]], %[[TWO]] : i32
-// CODE-NEXT: arith.constant 0 : i32
-// CODE-NEXT: %[[W6:.*]] = arith.addi %[[J6]], %{{.*}} : i32
-// CODE-NEXT: arith.constant 4 : i32
-// CODE-NEXT: %[[S6:.*]] = arith.muli %[[W6]], %{{.*}} : i32
-// CODE-NEXT: %[[A6:.*]] = arith.addi %arg30, %[[S6]] : i32
-// CODE-NEXT: %[[P6:.*]] = llvm.inttoptr %[[A6]] : i32 to !llvm.ptr
-// CODE-NEXT: llvm.store %[[T]], %[[P6]] : i32, !llvm.ptr
+// CODE-LABEL: func.func private @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3(
+// CODE-SAME: tynnp.kernel = {follows = 1 : i64, hands, preloaded, reads_x, rows = 0 : i64, taps = 0 : i64, units = 2 : i64, waits_two = 0 : i64, writes_kept}
 // CODE-LABEL: func.func private @tynnp_conv2d_rx_f2_w1_pl_t4(
-// CODE: %[[W:.*]] = arith.addi %arg31, %{{.*}} : i32
-// CODE-NEXT: %[[PW:.*]] = llvm.inttoptr %[[W]] : i32 to !llvm.ptr
-// CODE-NEXT: llvm.load %[[PW]] : !llvm.ptr -> i32
+// CODE: %[[W2:.*]] = arith.addi %arg30, %arg31 : i32
+// CODE: %[[PW2:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr
+// CODE-NEXT: llvm.load %[[PW2]] : !llvm.ptr -> i32
 func.func private @tynnp_0(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x8xi8> attributes {umac.composite = "tynnp.conv2d", umac.target = "tynnp"} {
   %w = "tosa.const"() <{values = dense<3> : tensor<8x3x3x4xi8>}> : () -> tensor<8x3x3x4xi8>
   %w1 = "tosa.const"() <{values = dense<1> : tensor<8x1x1x8xi8>}> : () -> tensor<8x1x1x8xi8>

@@ -2,8 +2,9 @@
 // kernel's constant record into DM (where the function's DM plan puts it, apart from both
 // kernels' own regions and what they keep in DM) on channel 0 where the channel would idle —
 // just before the first tile's copy in that waits for a job (a buffer reused), else after the
-// last copy in — and waits for that copy before it returns (`_pf`); the next kernel finds its
-// record there and copies nothing (`_pl`).
+// last copy in — and leaves the copy's token in the function's mailbox, a word a kernel on the
+// control unit's stack (`_pf`); the next kernel finds its record there, its first jobs waiting
+// for that token, and copies nothing (`_pl`).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm,canonicalize)' | FileCheck %s --check-prefix=MODEL
@@ -14,26 +15,32 @@
 // shifts of 36: 152 bytes) into DM (AREA); the pooling has no record to prefetch.
 // CHECK-LABEL: func.func private @tynnp_0(
 // MODEL-LABEL: func.func private @tynnp_0(
+// The mailbox of copies' tokens, a word for each of the three kernels, on the stack; both calls
+// pass its address and the offset of the depthwise convolution's word (4).
+// MODEL: %[[MAILBOX:.*]] = memref.alloca() {alignment = 4 : i64} : memref<12xi8>
+// MODEL: %[[BOX:.*]] = memref.extract_aligned_pointer_as_index %[[MAILBOX]]
+// MODEL-NEXT: %[[BASE:.*]] = arith.index_cast %[[BOX]] : index to i32
 // CHECK: %[[NEXT:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000070000000700000007000000070000000700000007000000070000000700000000000040000000400000004000000040000000400000004000000040000000402424242424242424"> : tensor<152xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[NEXT]] read_only : tensor<152xi8> to memref<152xi8>
 // After the convolution's output stage: its output channel, input in DDR, output kept in DM, its
 // own record's DM regions (filter, bias at +288, multipliers at +320, shifts at +352) and bytes,
 // then where the next record goes and its bytes.
 // MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c0_i32, %c[[#%d,KEPT:]]_i32, %c[[#%d,OWN:]]_i32,
-// MODEL-SAME: %c[[#OWN+288]]_i32, %c[[#OWN+320]]_i32, %c[[#OWN+352]]_i32, %c360_i32, %c[[#%d,AREA:]]_i32, %c152_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_t4
+// MODEL-SAME: %c[[#OWN+288]]_i32, %c[[#OWN+320]]_i32, %c[[#OWN+352]]_i32, %c360_i32, %[[BASE]], %c[[#%d,AREA:]]_i32, %c152_i32, %c4_i32{{.*}}callee = @tynnp_conv2d_folded_k4_wo_pf_t4
 // MODEL-SAME: (memref<1x8x8x4xi8>, memref<360xi8>, memref<152xi8>, memref<36xi32>, i32,
 // The depthwise convolution: input and output kept in DM, its record's regions where the
 // convolution copied it (filter, bias at +80, multipliers at +112, shifts at +144) and its
 // bytes, no record of its own to copy; one tile (its bands read the input where it is kept).
-// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[#KEPT]]_i32, %c[[#%d,KEPT2:]]_i32, %c[[#AREA]]_i32, %c[[#AREA+80]]_i32, %c[[#AREA+112]]_i32, %c[[#AREA+144]]_i32, %c152_i32, %c1_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x4_rx_wo_pl_t1
+// MODEL: "umac.call_extern"({{.*}}%c127_i32, %c1_i32, %c[[#KEPT]]_i32, %c[[#%d,KEPT2:]]_i32, %c[[#AREA]]_i32, %c[[#AREA+80]]_i32, %c[[#AREA+112]]_i32, %c[[#AREA+144]]_i32, %c152_i32, %{{[0-9]+}}, %c4_i32, %c1_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x4_rx_wo_pl_t1
 // MODEL-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
 // CHECK: callee = @tynnp_max_pool2d_x4_rx_t1,
-// The convolution's function: the next record's copy (source argument 2, to argument 32,
-// argument 33 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the
+// The convolution's function: the next record's copy (source argument 2, to argument 33,
+// argument 34 bytes) on channel 0 in the first tile that reuses a buffer (double-buffered: the
 // third), before its fill and gather; the loop carries whether a tile reuses a buffer (two
 // tiles back: 1, 1 at first), whether the record was copied and its copy's token. After the
 // loop the copy comes if no tile reused a buffer (too few tiles). The last job waited for (its
-// output is written in place, nothing is copied out), then the copy.
+// output is written in place, nothing is copied out), then the copy's token stored in the
+// mailbox (argument 32, at the offset argument 35 gives).
 // CHECK-LABEL: func.func private @tynnp_conv2d_folded_k4_wo_pf_t4(%arg0: index, %arg1: index, %arg2: index, %arg3: index, %arg4: i32
 // CHECK: %[[LOOP:.*]]:8 = scf.for %{{.*}} iter_args(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = %[[ONE:.*]], %[[REUSING:.*]] = %[[ONE]], %[[COPIED:.*]] = %c0_i32, %[[TOKEN:.*]] = %c0_i32) -> (i32, i32, i32, i32, i32, i32, i32, i32) {
 // CHECK-NEXT: arith.index_cast
@@ -44,9 +51,9 @@
 // CHECK: %[[SRC:.*]] = arith.index_cast %arg2 : index to i32
 // CHECK: llvm.store %[[SRC]],
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: llvm.store %arg32,
-// CHECK-NEXT: getelementptr
 // CHECK-NEXT: llvm.store %arg33,
+// CHECK-NEXT: getelementptr
+// CHECK-NEXT: llvm.store %arg34,
 // CHECK: %[[PF:.*]] = llvm.inline_asm has_side_effects ".insn r CUSTOM_0, 0, 0, $0, $1, $2", "=r,r,r,~{memory}" %{{.*}}, %c0_i32 :
 // CHECK-NEXT: scf.yield %{{.*}}, %[[PF]] : i32, i32
 // CHECK-NEXT: } else {
@@ -62,10 +69,16 @@
 // CHECK-NEXT: scf.yield %[[LOOP]]#7 : i32
 // CHECK-NEXT: }
 // CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LOOP]]#2 :
-// CHECK-NEXT: llvm.inline_asm has_side_effects ".insn r CUSTOM_3, 0, 0, x0, $0, x0", "r,~{memory}" %[[LATE]] :
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %arg32, %arg35 : i32
+// CHECK-NEXT: %[[SLOT:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr
+// CHECK-NEXT: llvm.store %[[LATE]], %[[SLOT]] : i32, !llvm.ptr
 // CHECK-NEXT: return
-// The depthwise convolution's function takes no record.
+// The depthwise convolution's function takes no record: it reads its copy's token from the
+// mailbox (argument 30, at the offset argument 31 gives).
 // CHECK-LABEL: func.func private @tynnp_dwconv2d_x4_rx_wo_pl_t1(%arg0: index, %arg1: index, %arg2: i32,
+// CHECK: %[[DWWORD:.*]] = arith.addi %arg30, %arg31 : i32
+// CHECK: %[[DWSLOT:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr
+// CHECK-NEXT: llvm.load %[[DWSLOT]] : !llvm.ptr -> i32
 // With -prefetch=false each kernel copies its own record.
 // OFF: callee = @tynnp_conv2d_folded_k4_wo_t4,
 // OFF: callee = @tynnp_dwconv2d_x4_rx_wo_t1,

@@ -21,16 +21,16 @@
 // RUN: not umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-partition{targets=tynnp},umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-keep-tynnp,umac-legalize-tynnp)' 2>&1 | FileCheck %s --check-prefix=UNTILED
 
 // Three convolutions, the first two handing their jobs on, so all three run at once: their own
-// regions apart (the first's [0, 376), the second's token table at 1184, the third's output
-// buffers at 896 and 960), the outputs kept at 384 (first to second) and 640 (second to third),
-// the second's record at 1120 and the third's at 1024, both copied by the first.
+// regions apart (the first's [0, 368), the second's token table at 1168, the third's output
+// buffers at 880 and 944), the outputs kept at 368 (first to second) and 624 (second to third),
+// the second's record at 1104 and the third's at 1008 (96 bytes each), both copied by the first.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 24>}, fold = false, kept = {output = 384 : i64}, prefetch = 1120 : i64, prefetch_far = 1024 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 16>}, fold = false, kept = {output = 368 : i64}, prefetch = 1104 : i64, prefetch_far = 1008 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}}
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {tokens = array<i64: 1184, 20>}, fold = false, kept = {input = 384 : i64, output = 640 : i64}, preloaded = 1120 : i64, tiles = array<i64: 0, 2, 5, 8>}}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {tokens = array<i64: 1168, 12>}, fold = false, kept = {input = 368 : i64, output = 624 : i64}, preloaded = 1104 : i64, tiles = array<i64: 0, 2, 5, 8>}}
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {output = array<i64: 896, 64>, output1 = array<i64: 960, 64>}, fold = false, kept = {input = 640 : i64}, preloaded = 1024 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {output = array<i64: 880, 64>, output1 = array<i64: 944, 64>}, fold = false, kept = {input = 624 : i64}, preloaded = 1008 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}}
 // UNPLACED: error: tynnp cannot lower tynnp.conv2d: tynnp.schedule: kept.output is not placed in DM (umac-place-tynnp places it)
 // UNTILED: error: tynnp cannot lower tynnp.conv2d: tynnp.schedule: the kernel is not tiled (umac-tile-tynnp tiles it)
 func.func @three(%x: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {

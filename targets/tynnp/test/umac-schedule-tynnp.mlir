@@ -19,19 +19,18 @@
 
 // A convolution (3x1, 8 rows of 32 bytes) in four tiles of two output rows, double-buffered:
 // input buffers of the four input rows a tile reads (128 bytes), the 84-byte record at 256; its
-// output kept in DM for the pooling (at 384, after the convolution's own regions:
+// output kept in DM for the pooling (at 368, after the convolution's own regions:
 // umac-plan-memory's algorithm places the function's DM), written there in place, so it has no
-// output buffers. It hands its jobs on to the pooling (their four tokens in its table at 352,
-// with room for the tokens of two records' copies),
+// output buffers. It hands its jobs on to the pooling (their four tokens in its table at 352),
 // which starts while they run: the convolution's regions live until the pooling ends, which
 // places the pooling's apart from them. The pooling reads its input in place in one tile of
 // its four output rows (it copies nothing in), one band a vector unit, and has one output
 // buffer.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 24>}, fold = false, kept = {output = 384 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 16>}, fold = false, kept = {output = 368 : i64}, tiles = array<i64: 0, 2, 4, 6, 8>}
 // CHECK: = "tynnp.max_pool2d"(
-// CHECK-SAME: tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 640, 64>}, kept = {input = 384 : i64}, tiles = array<i64: 0, 4>}
+// CHECK-SAME: tynnp.schedule = {bands = 4 : i64, buffers = 2 : i64, dm = {output = array<i64: 624, 64>}, kept = {input = 368 : i64}, tiles = array<i64: 0, 4>}
 // Nothing kept, one buffer each (the record then comes right after the one input buffer).
 // OFF-LABEL: func.func private @tynnp_0(
 // OFF: = "tynnp.conv2d"(
@@ -56,15 +55,15 @@ func.func @conv_pool(%x: tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8> {
 
 // -----
 
-// Two convolutions: the first copies the second's record into DM (at 768) while its last tiles
+// Two convolutions: the first copies the second's record into DM (at 752) while its last tiles
 // run (prefetch), the second finds it there (preloaded) and so has no constants region of its
-// own; the activation between them stays in DM (at 384), written and read in place, the first
-// handing its jobs on to the second (its table holds the record's copy's token too).
+// own; the activation between them stays in DM (at 368), written and read in place, the first
+// handing its jobs on to the second.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 24>}, fold = false, kept = {output = 384 : i64}, prefetch = 768 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 16>}, fold = false, kept = {output = 368 : i64}, prefetch = 752 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {output = array<i64: 640, 64>, output1 = array<i64: 704, 64>}, fold = false, kept = {input = 384 : i64}, preloaded = 768 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {output = array<i64: 624, 64>, output1 = array<i64: 688, 64>}, fold = false, kept = {input = 368 : i64}, preloaded = 752 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}
 // OFF-LABEL: func.func private @tynnp_0(
 // OFF: = "tynnp.conv2d"(
 // OFF-SAME: tynnp.schedule = {buffers = 1 : i64, dm = {constants = array<i64: 128, 84>, input = array<i64: 0, 128>, output = array<i64: 224, 64>}, fold = false, prefetch = 288 : i64, tiles = array<i64: 0, 2, 4, 6, 8>}

@@ -11,12 +11,12 @@
 
 // Two convolutions, the first's output kept for the second, which it hands its jobs on to: the
 // first in four tiles of two output rows (input buffers of the four input rows a tile reads, 128
-// bytes each, its 84-byte record at 256, its token table at 352: four tokens and two records'
-// copies'), no output buffers (it writes in place); the second reads in place and writes its
+// bytes each, its 84-byte record at 256, its token table at 352: four tokens, one a job), no
+// output buffers (it writes in place); the second reads in place and writes its
 // own output buffers, its record preloaded.
 // CHECK-LABEL: func.func private @tynnp_0(
 // CHECK: = "tynnp.conv2d"(
-// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 24>}, fold = false, kept = {output}, prefetch, tiles = array<i64: 0, 2, 4, 6, 8>}}
+// CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {constants = array<i64: 256, 84>, input = array<i64: 0, 128>, input1 = array<i64: 128, 128>, tokens = array<i64: 352, 16>}, fold = false, kept = {output}, prefetch, tiles = array<i64: 0, 2, 4, 6, 8>}}
 // CHECK: = "tynnp.conv2d"(
 // CHECK-SAME: tynnp.schedule = {buffers = 2 : i64, dm = {output = array<i64: 0, 64>, output1 = array<i64: 64, 64>}, fold = false, kept = {input}, preloaded, tiles = array<i64: 0, 2, 4, 6, 8>}}
 // ALONE-LABEL: func.func private @tynnp_0(

@@ -83,6 +83,12 @@ impl<'a, 'c> Body<'a, 'c> {
         self.b.store(token, pointer);
     }
 
+    /// Stores `token` at address `at` (an i32 value: in DM, or a word of the mailbox in DMEM).
+    pub fn store_token(&mut self, at: Value, token: Value) {
+        let pointer = self.b.inttoptr(at);
+        self.b.store(token, pointer);
+    }
+
     /// Loads word `index` of the table at DM address `table` (an i32 value): a token stored there.
     pub fn load_token(&mut self, table: Value, index: usize) -> Value {
         let offset = self.constant(4 * index as i64);

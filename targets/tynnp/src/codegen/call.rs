@@ -31,9 +31,15 @@ pub(crate) fn lower(
     values.push((code::OUT_DM.to_string(), address(schedule.kept_output)));
     values.push((code::IN_DM_Y.to_string(), address(schedule.kept_inputs[1])));
     // The record: copied by this kernel, or already in DM (copied by the kernel before).
+    // Where the tokens of records' copies ahead are: words of the function's mailbox, which
+    // `regions::share` gives (the record's kernel, counted from this one, for now).
     if let Some(record) = &record {
         values.push((code::WEIGHTS_BYTES.to_string(), record.len() as i64));
+        if schedule.preloaded.is_some() {
+            values.push((code::WEIGHTS_TOKEN.to_string(), 0));
+        }
     }
+    values.push((code::MAILBOX.to_string(), 0));
     if let Some(at) = schedule.constants_at() {
         values.extend(constant_arguments(&job, at));
     }
@@ -41,11 +47,13 @@ pub(crate) fn lower(
     if let Some(record) = &next {
         values.push((code::DM_NEXT.to_string(), address(schedule.prefetch)));
         values.push((code::NEXT_BYTES.to_string(), record.len() as i64));
+        values.push((code::NEXT_TOKEN.to_string(), 1));
     }
     let far = far.filter(|_| schedule.prefetch_far.is_some());
     if let Some(record) = &far {
         values.push((code::DM_FAR.to_string(), address(schedule.prefetch_far)));
         values.push((code::FAR_BYTES.to_string(), record.len() as i64));
+        values.push((code::FAR_TOKEN.to_string(), schedule.far_ahead() as i64));
     }
     let mut code = job.code;
     let (mut taps, mut rows) = (0, 0);
@@ -110,10 +118,6 @@ pub(crate) fn lower(
                 values.push((format!("{}_t{t}", code::AFTER), before.row(*need)));
             }
             values.push((code::AFTER_END.to_string(), before.row(i64::MAX)));
-            // After the table's rows, the token of the copy of this kernel's record, then that of
-            // the next kernel's (copied by the kernel before when it copies two ahead).
-            values.push((code::AFTER_WEIGHTS.to_string(), before.copy_token(1)));
-            values.push((code::AFTER_FAR.to_string(), before.copy_token(2)));
             if let Some(two_back) = &two_back {
                 values.push((code::AFTER_END_TWO.to_string(), two_back.row(i64::MAX)));
             }
@@ -139,7 +143,6 @@ pub(crate) fn lower(
         hands: hands.is_some(),
         follows,
         prefetch_far: far.is_some(),
-        relays: before.as_ref().is_some_and(|b| b.far),
         waits_two: two_back.as_ref().filter(|_| follows > 0).map_or(0, |t| t.bands),
         ..Split::bands(schedule.tiles.len() - 1)
     };

@@ -8,7 +8,7 @@
 //! roofline are the simulator's report's.
 
 use crate::{
-    kernel::code::{Field, JobCode, TILE_COPIES, TILE_COUNT, TILES, band_name, kernel_row_name},
+    kernel::code::{Field, JobCode, MAILBOX, TILE_COPIES, TILE_COUNT, TILES, band_name, kernel_row_name},
     kernel::jobs,
     kernel::split::{Split, generic_symbol},
 };
@@ -25,9 +25,12 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
     let code = *jobs::CODES.iter().find(|code| code.symbol(function) == generic)?;
     let names = code.trailing(function);
     let buffers = code.buffers(function);
+    // Every argument but the mailbox's address (on the stack: known when the code runs) is a
+    // compile-time value.
     let mut values: HashMap<&str, i64> = names
         .iter()
         .zip(scalars.get(buffers.len()..)?)
+        .filter(|(n, _)| n.as_str() != MAILBOX)
         .map(|(n, v)| Some((n.as_str(), (*v)?)))
         .collect::<Option<_>>()?;
     // The call's tiles, and the values of each from its tile table.
@@ -261,7 +264,7 @@ fn regions(
         get(crate::kernel::code::NEXT_BYTES),
     ));
     let far = get(crate::kernel::code::DM_FAR);
-    out.extend(region("the constants of the kernel after next", far, get(crate::kernel::code::FAR_BYTES)));
+    out.extend(region("the constants of a kernel further ahead", far, get(crate::kernel::code::FAR_BYTES)));
     if split.hands {
         let bytes = Some(4 * crate::schedule::token_words(split.bands, split.units) as i64);
         out.extend(region(

@@ -15,16 +15,21 @@ use crate::{
     codegen::specialize::TILE_ARGUMENTS,
     kernel::{
         code::{
-            AFTER, AFTER_END, AFTER_END_TWO, AFTER_FAR, AFTER_WEIGHTS, COPY_WORDS, DM_FAR, DM_NEXT, DM_TOKENS,
-            FAR_BYTES, FAR_WEIGHTS, IN_DM, JobCode, NEXT_BYTES, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, TILE_COUNT, TILES,
-            WEIGHTS_BYTES,
+            AFTER, AFTER_END, AFTER_END_TWO, COPY_WORDS, DM_FAR, DM_NEXT, FAR_BYTES, FAR_TOKEN, FAR_WEIGHTS, IN_DM,
+            JobCode, MAILBOX, NEXT_BYTES, NEXT_TOKEN, NEXT_WEIGHTS, OUT_CHANNEL, OUT_DM, TILE_COUNT, TILES,
+            WEIGHTS_BYTES, WEIGHTS_TOKEN,
         },
         split::Split,
     },
-    schedule::copy_token,
     target::NAME,
 };
 use umac_backend::{Attr, Builder, Cmp, Error, Ty, Value, kernel_attribute};
+
+/// The address of the mailbox's word at the offset argument `offset` gives.
+fn mailbox_word(b: &mut Body, offset: &str) -> Value {
+    let (mailbox, offset) = (b.arg(MAILBOX), b.arg(offset));
+    b.b.addi(mailbox, offset)
+}
 
 impl JobCode {
     /// The descriptor of the tile's band `band` (its banded fields from the tile's `row`) after
@@ -43,9 +48,10 @@ impl JobCode {
 
     /// What both kinds of tiled jobs start with: the packed constants copied into DM on the
     /// output channel, idle until the first tile's copy out, so their DDR latency overlaps the
-    /// first tile's copy in on channel 0. Returns the constant 0, the token of the constants'
-    /// copy (0 without constants: what the first tile's job waits for besides its input), and
-    /// the input's and output's addresses.
+    /// first tile's copy in on channel 0, or, preloaded by a kernel before, the token of that
+    /// copy read from the function's mailbox ([`WEIGHTS_TOKEN`]). Returns the constant 0, the token of the
+    /// constants' copy (0 without constants: what the first tile's job waits for besides its
+    /// input), and the input's and output's addresses.
     pub(crate) fn tile_preamble(&self, b: &mut Body, d: Value, split: Split) -> [Value; 4] {
         let zero = b.constant(0);
         let weights = match self.packed.first().filter(|_| self.copies_weights(split)) {
@@ -54,10 +60,10 @@ impl JobCode {
                 let (dst, bytes, channel) = (b.arg(&format!("dm_{first}")), b.arg(WEIGHTS_BYTES), b.arg(OUT_CHANNEL));
                 b.copy(d, zero, src, dst, bytes, channel)
             }
-            // Copied by the kernel before, which handed its copy on when it handed its jobs on.
-            None if split.preloaded && split.follows > 0 => {
-                let table = b.arg(AFTER_WEIGHTS);
-                b.load_token(table, 0)
+            // Copied by a kernel before, which left the copy's token in the mailbox.
+            None if split.preloaded => {
+                let at = mailbox_word(b, WEIGHTS_TOKEN);
+                b.load_token(at, 0)
             }
             None => zero,
         };
@@ -69,35 +75,15 @@ impl JobCode {
         [zero, weights, input, output]
     }
 
-    /// The end of a kernel: the next kernel's record's copy waited for (or, when the kernel
-    /// hands its jobs on, its token stored after the table's rows: the next kernel's first jobs
-    /// depend on it), then the kernel before's jobs when it follows one.
+    /// The end of a kernel: the tokens of its copies of the records of kernels ahead stored in
+    /// the function's mailbox ([`NEXT_TOKEN`], [`FAR_TOKEN`]), where their kernels find them, then the
+    /// kernel before's jobs waited for when it follows one.
     pub(crate) fn finish(&self, b: &mut Body, split: Split, [next, far]: [Option<Value>; 2]) {
-        // The word of the token table after the jobs' (a token a band of each tile) holding the
-        // copy `ahead` kernels on.
-        let word = |b: &mut Body, ahead: usize| {
-            let tiles = b.arg(TILE_COUNT);
-            let bands = b.constant(split.units.max(1) as i64);
-            let jobs = b.b.muli(tiles, bands);
-            let after = b.constant(copy_token(0, ahead) as i64);
-            b.b.addi(jobs, after)
-        };
-        // The next kernel's record's copy: this kernel's, or the kernel before's (relayed).
-        let relayed = split.relays.then(|| {
-            let table = b.arg(AFTER_FAR);
-            b.load_token(table, 0)
-        });
-        for token in [next, relayed].into_iter().flatten() {
-            if split.hands {
-                let (tokens, at) = (b.arg(DM_TOKENS), word(b, 1));
-                b.store_token_at(tokens, at, token);
-            } else {
-                b.wait(token);
+        for (token, at) in [(next, NEXT_TOKEN), (far, FAR_TOKEN)] {
+            if let Some(token) = token {
+                let at = mailbox_word(b, at);
+                b.store_token(at, token);
             }
-        }
-        if let Some(far) = far {
-            let (tokens, at) = (b.arg(DM_TOKENS), word(b, 2));
-            b.store_token_at(tokens, at, far);
         }
         self.wait_kernel_before(b, split);
     }
@@ -164,8 +150,8 @@ impl JobCode {
 
     /// When `split` prefetches: the next kernel's constants copied into DM on channel 0, after
     /// this kernel's last copy in (its channel is idle while the last tiles run), or first when
-    /// it copies nothing else, then those of the kernel after next when it copies them too;
-    /// returns the copies' tokens.
+    /// it copies nothing else, then those of a kernel further ahead when it copies them too;
+    /// returns the copies' tokens ([`JobCode::finish`] leaves them in the mailbox).
     pub(crate) fn prefetch(&self, b: &mut Body, d: Value, split: Split, zero: Value) -> [Option<Value>; 2] {
         let mut copy = |on: bool, [buffer, dm, bytes]: [&str; 3]| {
             on.then(|| {

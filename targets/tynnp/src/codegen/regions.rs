@@ -14,7 +14,7 @@
 
 use crate::{
     kernel::code,
-    schedule::{Schedule, TOKENS, a16, resident::lives_until},
+    schedule::{MAX_AHEAD, Schedule, TOKENS, a16, resident::lives_until},
 };
 use umac_backend::{Error, ExternArg, ExternCall, Strategy};
 use umac_tynnp_device::params::DM_BASE;
@@ -83,8 +83,8 @@ fn blocks(schedules: &[&Schedule], outputs: &[i64], records: &[Option<Vec<u8>>])
     split
 }
 
-/// The records kernels copy into DM for the kernel after or the one after that, each a block
-/// from the copying kernel to the one waiting for its own kernel's jobs (`last`).
+/// The records kernels copy into DM for a kernel ahead, each a block from the copying kernel to
+/// the one waiting for its own kernel's jobs (`last`).
 fn records_of(
     schedules: &[&Schedule],
     records: &[Option<Vec<u8>>],
@@ -93,9 +93,9 @@ fn records_of(
 ) {
     for (j, schedule) in schedules.iter().enumerate() {
         let Some(at) = schedule.preloaded else { continue };
-        let copier = (1..=2).filter_map(|back| j.checked_sub(back)).find(|&c| {
+        let copier = (1..=MAX_AHEAD).filter_map(|back| j.checked_sub(back)).find(|&c| {
             let s = schedules[c];
-            (c + 1 == j && s.prefetch == Some(at)) || (c + 2 == j && s.prefetch_far == Some(at))
+            (c + 1 == j && s.prefetch == Some(at)) || (c + s.far_ahead() == j && s.prefetch_far == Some(at))
         });
         let bytes = a16(records.get(j).and_then(Option::as_ref).map_or(0, |r| r.len() as i64));
         if let Some(c) = copier.filter(|_| bytes > 0) {
@@ -128,14 +128,49 @@ pub(crate) fn share(
         return calls;
     };
     let blocks = blocks(&placed, &outputs, records);
+    let n = calls.len();
     calls
         .into_iter()
         .enumerate()
         .map(|(i, call)| match call? {
-            Strategy::Extern(call) => Ok(Strategy::Extern(in_blocks(call, i, &blocks)?)),
+            Strategy::Extern(call) => Ok(Strategy::Extern(with_mailbox(in_blocks(call, i, &blocks)?, i, n)?)),
             other => Ok(other),
         })
         .collect()
+}
+
+/// The region of a function's calls holding the tokens of the copies of records copied ahead,
+/// a word for each kernel's record: on the control unit's stack (its DMEM), which the copying
+/// kernel writes and the record's kernel reads, so the tokens take no DM.
+pub(crate) const MAILBOX: &str = "copies";
+
+/// Call `i` of `n` with the tokens of the copies it makes or waits for ([`code::WEIGHTS_TOKEN`],
+/// [`code::NEXT_TOKEN`], [`code::FAR_TOKEN`], each the number of kernels on its record's
+/// kernel is) as byte offsets of their words in the mailbox, whose address it passes
+/// ([`code::MAILBOX`]) and which it names.
+fn with_mailbox(mut call: ExternCall, i: usize, n: usize) -> Result<ExternCall, Error> {
+    let mut uses = false;
+    for (name, argument) in &mut call.arguments {
+        let ExternArg::I32(ahead) = *argument else { continue };
+        if ![code::WEIGHTS_TOKEN, code::NEXT_TOKEN, code::FAR_TOKEN].contains(&name.as_str()) {
+            continue;
+        }
+        let kernel = i as i64 + ahead;
+        if !(0..n as i64).contains(&kernel) {
+            return Err(Error::Invalid(format!("{}: {name} names kernel {kernel} of {n}", call.callee)));
+        }
+        *argument = ExternArg::I32(4 * kernel);
+        uses = true;
+    }
+    if !uses {
+        return Ok(call);
+    }
+    for (name, argument) in &mut call.arguments {
+        if name == code::MAILBOX {
+            *argument = ExternArg::Address { region: MAILBOX.to_string(), offset: 0 };
+        }
+    }
+    Ok(call.stack_region(MAILBOX, 4 * n as u64))
 }
 
 /// Call `i` with its DM addresses in `blocks`: the first call names every block (in their

@@ -67,16 +67,21 @@ pub const AFTER_END: &str = "after_end";
 /// row of that kernel's table.
 pub const AFTER_END_TWO: &str = "after_end2";
 
-/// The argument giving, for a following kernel whose record the kernel before copied, the DM
-/// address of that copy's token (after the rows of the kernel before's table).
-pub const AFTER_WEIGHTS: &str = "after_weights";
+/// The arguments giving where the token of the copy of a record copied ahead is (the offset of a
+/// word of the function's mailbox of copies' tokens on the control unit's stack,
+/// `codegen::regions`): of this kernel's record when preloaded, of the next kernel's and of the
+/// one further ahead when it copies them. The copying kernel stores the token there, the
+/// record's kernel waits for it, so a record may be copied any number of kernels ahead.
+pub const WEIGHTS_TOKEN: &str = "weights_token";
+/// The argument giving the address of the function's mailbox, of which [`WEIGHTS_TOKEN`],
+/// [`NEXT_TOKEN`] and [`FAR_TOKEN`] give the byte offsets of words: one address for every call
+/// (what the calling code keeps in a register), the offsets constants.
+pub const MAILBOX: &str = "mailbox";
+pub const NEXT_TOKEN: &str = "next_token";
+pub const FAR_TOKEN: &str = "far_token";
 
-/// The argument giving, for a kernel relaying it, the DM address of the token of the kernel
-/// before's copy of the record of the kernel after this one (the last word of its table).
-pub const AFTER_FAR: &str = "after_far";
-
-/// The buffer of the record of the kernel after next, and the arguments giving where in DM it
-/// goes and its bytes.
+/// The buffer of the record of a kernel further ahead (`ahead` in the schedule, 2 or more), and
+/// the arguments giving where in DM it goes and its bytes.
 pub const FAR_WEIGHTS: &str = "far_weights";
 pub const DM_FAR: &str = "dm_far";
 pub const FAR_BYTES: &str = "far_bytes";
@@ -225,8 +230,9 @@ impl JobCode {
     /// The names of every argument after the buffers, in call order: the scalars, the output
     /// channel, where the input and output are kept (0: DDR; an elementwise job's `y` after
     /// them), the DM address of each packed
-    /// constant and the record's bytes (also when preloaded), the next kernel's record's address
-    /// and bytes when prefetching, the token table's address when handing its jobs on, the last
+    /// constant and the record's bytes (also when preloaded; then where its copy's token is), the
+    /// next kernel's record's address, bytes and token word when prefetching (and the far
+    /// record's), the token table's address when handing its jobs on, the last
     /// rows of the tables of the kernels before it follows, a folded convolution's pitches and
     /// copies, then the number of tiles ([`TILE_COUNT`]). What differs between the tiles is in
     /// the tile table ([`JobCode::tile_row`]), so the arguments are the same for every number
@@ -241,23 +247,23 @@ impl JobCode {
         if !self.packed.is_empty() {
             names.push(WEIGHTS_BYTES.to_string());
         }
+        if split.preloaded || split.prefetch || split.prefetch_far {
+            names.push(MAILBOX.to_string());
+        }
+        if split.preloaded {
+            names.push(WEIGHTS_TOKEN.to_string());
+        }
         if split.prefetch {
-            names.extend([DM_NEXT, NEXT_BYTES].map(String::from));
+            names.extend([DM_NEXT, NEXT_BYTES, NEXT_TOKEN].map(String::from));
         }
         if split.prefetch_far {
-            names.extend([DM_FAR, FAR_BYTES].map(String::from));
+            names.extend([DM_FAR, FAR_BYTES, FAR_TOKEN].map(String::from));
         }
         if split.hands {
             names.push(DM_TOKENS.to_string());
         }
         if split.follows > 0 {
             names.push(AFTER_END.to_string());
-            if split.preloaded {
-                names.push(AFTER_WEIGHTS.to_string());
-            }
-            if split.relays {
-                names.push(AFTER_FAR.to_string());
-            }
             if split.waits_two > 0 {
                 names.push(AFTER_END_TWO.to_string());
             }

@@ -35,8 +35,7 @@ pub struct Split {
     pub writes_kept: bool,
     /// The kernel hands its jobs on to the next kernel, which reads its kept output in place:
     /// it stores each job's token in its token table in DM (`dm_tokens`, a row of one token per
-    /// band for each tile, then the token of the copy of the next kernel's record, its own or
-    /// relayed, then that of the copy of the record of the kernel after next) and returns
+    /// band for each tile) and returns
     /// without waiting for them, so the next kernel's jobs start as soon as the rows they read
     /// are written (the next kernel waits for them before it returns).
     pub hands: bool,
@@ -46,13 +45,11 @@ pub struct Split {
     /// as descriptor dependencies where a slot is free and CU waits before the issue otherwise;
     /// before it returns, the CU waits for the row at `after_end` (the kernel before's last).
     pub follows: usize,
-    /// The kernel copies the record of the kernel after next into DM too (`far_weights`), after
-    /// the next kernel's, and stores the copy's token in the last word of its table.
+    /// The kernel copies the record of a kernel further ahead into DM too (`far_weights`), after
+    /// the next kernel's. Like that one, the copy's token goes in the function's mailbox
+    /// ([`crate::kernel::code::FAR_TOKEN`]), where the record's kernel finds it: the function
+    /// does not depend on how far ahead.
     pub prefetch_far: bool,
-    /// The kernel before copied the record of the kernel after this one: this one hands that
-    /// copy's token on (from the kernel before's table at `after_far` to its own, or the CU
-    /// waits for it when it hands nothing on).
-    pub relays: bool,
     /// The kernel before follows one that handed its jobs on too, whose tiles have this many
     /// bands each (0: no such kernel two back): this kernel waits for that kernel's last jobs
     /// (the last row of its table, at `after_end2`) before it returns, and the kernel before did
@@ -76,7 +73,6 @@ impl Split {
             hands: false,
             follows: 0,
             prefetch_far: false,
-            relays: false,
             waits_two: 0,
         }
     }
@@ -85,8 +81,8 @@ impl Split {
 /// The counts of a split as `tynnp.kernel` names them (not its tiles, which the function does not
 /// depend on), then its flags.
 const COUNTS: [&str; 5] = ["taps", "rows", "units", "follows", "waits_two"];
-const FLAGS: [&str; 9] =
-    ["single", "preloaded", "prefetch", "reads_x", "reads_y", "writes_kept", "hands", "prefetch_far", "relays"];
+const FLAGS: [&str; 8] =
+    ["single", "preloaded", "prefetch", "reads_x", "reads_y", "writes_kept", "hands", "prefetch_far"];
 
 impl Split {
     fn counts(&self) -> [usize; 5] {
@@ -99,7 +95,7 @@ impl Split {
         Split { bands: 0, ..self }
     }
 
-    fn flags(&self) -> [bool; 9] {
+    fn flags(&self) -> [bool; 8] {
         [
             self.single,
             self.preloaded,
@@ -109,7 +105,6 @@ impl Split {
             self.writes_kept,
             self.hands,
             self.prefetch_far,
-            self.relays,
         ]
     }
 
@@ -125,7 +120,7 @@ impl Split {
     /// count, an unknown entry or one of the wrong kind.
     pub fn from_entries(entries: &IntEntries) -> Option<Split> {
         let mut counts = [None; 5];
-        let mut flags = [false; 9];
+        let mut flags = [false; 8];
         for (name, values) in entries {
             if let Some(k) = COUNTS.iter().position(|c| c == name) {
                 counts[k] = match values[..] {
@@ -141,7 +136,7 @@ impl Split {
             }
         }
         let [taps, rows, units, follows, waits_two] = counts;
-        let [single, preloaded, prefetch, reads_x, reads_y, writes_kept, hands, prefetch_far, relays] = flags;
+        let [single, preloaded, prefetch, reads_x, reads_y, writes_kept, hands, prefetch_far] = flags;
         Some(Split {
             bands: 0,
             taps: taps?,
@@ -155,7 +150,6 @@ impl Split {
             hands,
             follows: follows?,
             prefetch_far,
-            relays,
             waits_two: waits_two?,
         })
     }
@@ -186,10 +180,8 @@ const PREFETCH: &str = "_pf";
 /// one following such a call includes before its number of bands a tile (`_f4`).
 const HANDS: &str = "_h";
 
-/// What the symbol of a call copying the record of the kernel after next includes (after `_pf`),
-/// and that of one handing on the token of such a copy by the kernel before (after `_f<bands>`).
+/// What the symbol of a call copying the record of a kernel further ahead includes (after `_pf`).
 const PREFETCH_FAR: &str = "_pff";
-const RELAYS: &str = "_rl";
 const FOLLOWS: &str = "_f";
 const WAITS_TWO: &str = "_w";
 
@@ -201,9 +193,9 @@ impl JobCode {
     /// in place where the kernel before kept it, `_wo` when it writes its output in place for the
     /// next kernel, `_pl` when its constants are preloaded, `_pf` when it prefetches the next
     /// kernel's, in that order; `_f<bands>` after `_ry` when it follows a kernel that handed its
-    /// jobs on (then `_w<bands>` when the kernel before followed one too, `_rl` when it relays
-    /// a copy's token), `_pff` after `_pf` when it copies the
-    /// record of the kernel after next, `_h` last when it hands its own jobs on.
+    /// jobs on (then `_w<bands>` when the kernel before followed one too), `_pff` after `_pf`
+    /// when it copies the record of a kernel further ahead, `_h` last when it hands its own jobs
+    /// on.
     pub fn symbol(&self, split: Split) -> String {
         let flag = |on: bool, text: &'static str| if on { text } else { "" };
         let follows = if split.follows > 0 { format!("{FOLLOWS}{}", split.follows) } else { String::new() };
@@ -214,7 +206,6 @@ impl JobCode {
             flag(split.reads_kept[1], READS_Y),
             &follows,
             &waits_two,
-            flag(split.relays, RELAYS),
             flag(split.writes_kept, WRITES),
             flag(split.preloaded, PRELOADED),
             flag(split.prefetch, PREFETCH),
@@ -256,9 +247,6 @@ impl JobCode {
             // its input in place follows.
             && (!split.hands || split.writes_kept)
             && (split.follows == 0 || split.reads_kept.contains(&true))
-            // The copy two ahead hands its token on through the tables.
-            && (!split.prefetch_far || split.hands)
-            && (!split.relays || split.follows > 0)
             && (split.waits_two == 0 || split.follows > 0)
     }
 }

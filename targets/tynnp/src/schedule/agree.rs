@@ -5,7 +5,7 @@
 use crate::error::TynnpError;
 use crate::{
     schedule::resident,
-    schedule::{ATTRIBUTE, Range, Schedule, TOKENS},
+    schedule::{ATTRIBUTE, MAX_AHEAD, Range, Schedule, TOKENS},
 };
 use umac_backend::{Composite, Error};
 
@@ -32,7 +32,6 @@ pub fn check_function(
             continue;
         }
         let next = (i + 1 < n).then(|| ok(&schedules[i + 1])).flatten();
-        let before = (i > 0).then(|| ok(&schedules[i - 1])).flatten();
         if let Some(at) = this.kept_output {
             errors.extend(kept_across(composites, schedules, ranges, i, at).err().map(|e| (i, e.to_string())));
         }
@@ -53,20 +52,21 @@ pub fn check_function(
         {
             errors.push((i, format!("prefetch is {at}, but the next kernel's record is not preloaded there")));
         }
-        let after_next = (i + 2 < n).then(|| ok(&schedules[i + 2])).flatten();
-        if let Some(at) = this.prefetch_far
-            && (after_next.as_ref().and_then(|s| s.preloaded) != Some(at)
-                || next.as_ref().is_none_or(|s| s.prefetch.is_some()))
-        {
-            errors.push((
-                i,
-                format!("prefetch_far is {at}, but the record of the kernel after next is not preloaded there alone"),
-            ));
+        if let Some(at) = this.prefetch_far {
+            let j = i + this.far_ahead();
+            let preloaded = j < n && ok(&schedules[j]).and_then(|s| s.preloaded) == Some(at);
+            if !preloaded || copiers(schedules, j, at) != 1 {
+                let message = format!(
+                    "prefetch_far is {at}, but the record of the kernel {} on is not preloaded there alone",
+                    this.far_ahead()
+                );
+                errors.push((i, message));
+            } else if let Err(e) = record_across(ranges, (i, j), at) {
+                errors.push((i, e.to_string()));
+            }
         }
-        let two_before = (i >= 2).then(|| ok(&schedules[i - 2])).flatten();
         if let Some(at) = this.preloaded
-            && before.as_ref().and_then(|s| s.prefetch) != Some(at)
-            && two_before.as_ref().and_then(|s| s.prefetch_far) != Some(at)
+            && copiers(schedules, i, at) == 0
         {
             errors.push((i, format!("preloaded is {at}, but no kernel before copies the record there")));
         }
@@ -123,6 +123,37 @@ fn overlapping(mine: Option<&Option<Vec<Range>>>, theirs: Option<&Option<Vec<Ran
         }
     }
     None
+}
+
+/// How many kernels before kernel `j` copy a record to `at` for it: the kernel before
+/// (`prefetch`), or one further back (`prefetch_far`, that many kernels back).
+fn copiers(schedules: &[Result<Schedule, Error>], j: usize, at: i64) -> usize {
+    (j.saturating_sub(MAX_AHEAD)..j)
+        .filter(|&c| {
+            schedules[c].as_ref().is_ok_and(|s| {
+                (c + 1 == j && s.prefetch == Some(at)) || (c + s.far_ahead() == j && s.prefetch_far == Some(at))
+            })
+        })
+        .count()
+}
+
+/// Checks the record kernel `c` copies to `at` for kernel `j` further ahead: no kernel between
+/// has a range in DM over it, for it lives from the copy to its kernel.
+fn record_across(ranges: &[Option<Vec<Range>>], (c, j): (usize, usize), at: i64) -> Result<(), TynnpError> {
+    let bytes = ranges[c].iter().flatten().find(|r| r.0 == "prefetch_far").map_or(0, |r| r.2);
+    for (m, between) in ranges.iter().enumerate().take(j).skip(c + 1) {
+        for (name, start, length) in between.iter().flatten() {
+            if *start < at + bytes && at < start + length {
+                return Err(TynnpError::Schedule(format!(
+                    "prefetch_far [{at}, {}) lives until kernel {j} of the function, but kernel {m}'s {name} [{start}, {}) \
+                     lies over it",
+                    at + bytes,
+                    start + length
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks kernel `i`'s output kept in DM at `at`: every kernel reading it (`resident::readers`)

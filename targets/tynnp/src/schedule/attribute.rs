@@ -20,15 +20,13 @@
 //!   place and has no buffers (but a folded convolution's input, which it gathers);
 //! - `kept`: the DM offset of each tensor kept on chip between kernels (`input`, `x`, `y` left
 //!   there by the kernel before, `output` for the kernel after);
-//! - `preloaded`: the DM offset of its constant record, copied there by the kernel before;
+//! - `preloaded`: the DM offset of its constant record, copied there by a kernel before;
 //! - `prefetch`: the DM offset it copies the next kernel's record to;
-//! - `prefetch_far`: the DM offset it copies the record of the kernel after next to (when it
-//!   and the next kernel hand their jobs on: the copy's token goes from table to table);
+//! - `prefetch_far`: the DM offset it copies the record of the kernel `ahead` kernels on to
+//!   (`ahead`: 2, the kernel after next, unless the entry says more, up to [`MAX_AHEAD`]);
 //! - `dm.tokens`: when present, the kernel hands its jobs on to the next kernel, which reads its
 //!   kept output in place and starts while they run (`resident.rs`): their tokens go in this
-//!   table, a row of one per band (one on the NU) for each tile, then the token of the copy of
-//!   the next kernel's record (its own, or handed on from the kernel before), then that of the
-//!   copy of the record of the kernel after next.
+//!   table, a row of one per band (one on the NU) for each tile.
 //!
 //! Before `umac-tile-tynnp`, a schedule has no `tiles` (nor `bands`, `buffers`, `fold`); before
 //! `umac-place-tynnp`, what it shares is decided but not placed: a unit entry (`kept = {output}`,
@@ -56,17 +54,18 @@ pub const TOKENS: &str = "tokens";
 pub const UNPLACED: i64 = i64::MIN;
 
 /// The words of the token table of a kernel of `tiles` tiles in `bands` bands each (0 on the NU):
-/// a token per job, a row per tile, then the tokens of the copies of the record of the next
-/// kernel (its own or relayed) and of the kernel after next ([`copy_token`]).
+/// a token per job, a row per tile.
 pub fn token_words(tiles: usize, bands: usize) -> usize {
-    tiles * bands.max(1) + 2
+    tiles * bands.max(1)
 }
 
-/// The word of a token table after `jobs` job tokens holding the token of the copy of the record
-/// of the kernel `ahead` kernels on (1: the next, 2: the one after).
-pub fn copy_token(jobs: usize, ahead: usize) -> usize {
-    jobs + ahead - 1
-}
+/// How many kernels on the record a kernel's far copy (`prefetch_far`) is for, unless `ahead`
+/// says otherwise: the kernel after next.
+pub const FAR_AHEAD: usize = 2;
+
+/// The most kernels ahead a record may be copied: a record copied earlier holds its DM longer,
+/// which the kernels it lives across give up.
+pub const MAX_AHEAD: usize = 4;
 
 /// How one job runs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,14 +84,21 @@ pub struct Schedule {
     pub kept_output: Option<i64>,
     pub preloaded: Option<i64>,
     pub prefetch: Option<i64>,
-    /// The DM offset it copies the record of the kernel after next to.
+    /// The DM offset it copies the record of the kernel [`Schedule::far_ahead`] kernels on to.
     pub prefetch_far: Option<i64>,
+    /// How many kernels on that record's kernel is (0: [`FAR_AHEAD`]).
+    pub ahead: usize,
 }
 
 impl Schedule {
     /// The DM the kernel's own regions take: up to the end of the last.
     pub fn own_bytes(&self) -> i64 {
         self.dm.iter().map(|(_, at, bytes)| at + bytes).max().unwrap_or(0)
+    }
+
+    /// How many kernels on the kernel whose record `prefetch_far` copies is.
+    pub fn far_ahead(&self) -> usize {
+        if self.ahead == 0 { FAR_AHEAD } else { self.ahead }
     }
 
     /// The DM region `name`: offset and bytes.
@@ -182,6 +188,9 @@ impl Schedule {
         if !kept.is_empty() {
             entries.push(format!("kept = {{{}}}", kept.join(", ")));
         }
+        if self.prefetch_far.is_some() && self.far_ahead() != FAR_AHEAD {
+            entries.push(format!("ahead = {} : i64", self.far_ahead()));
+        }
         let records = [("preloaded", self.preloaded), ("prefetch", self.prefetch), ("prefetch_far", self.prefetch_far)];
         entries.extend(records.iter().filter_map(|(name, offset)| offset.map(|offset| at(name, offset))));
         if tiled {
@@ -222,6 +231,15 @@ impl Schedule {
                 "preloaded" => schedule.preloaded = Some(one(name, values)?),
                 "prefetch" => schedule.prefetch = Some(one(name, values)?),
                 "prefetch_far" => schedule.prefetch_far = Some(one(name, values)?),
+                "ahead" => match values[..] {
+                    [ahead] if (FAR_AHEAD as i64..=MAX_AHEAD as i64).contains(&ahead) => {
+                        schedule.ahead = ahead as usize
+                    }
+                    _ => {
+                        let message = format!("'ahead' must be one integer from {FAR_AHEAD} to {MAX_AHEAD}");
+                        return Err(TynnpError::Schedule(message));
+                    }
+                },
                 "kept.output" => schedule.kept_output = Some(one(name, values)?),
                 kept if kept.starts_with("kept.") => {
                     let k = inputs.iter().position(|i| kept == format!("kept.{i}")).ok_or_else(|| {
@@ -308,14 +326,13 @@ impl Schedule {
             if bytes < need {
                 let jobs = tiles * self.bands.max(1);
                 return Err(TynnpError::Schedule(format!(
-                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens and the two records' copies' need {need}"
+                    "dm.tokens has {bytes} bytes; the {jobs} jobs' tokens need {need}"
                 )));
             }
             expected.push(TOKENS.into());
-        } else if self.prefetch_far.is_some() {
-            return Err(TynnpError::Schedule(
-                "prefetch_far is set, but the kernel hands no jobs on (no dm.tokens) to hand the copy on".into(),
-            ));
+        }
+        if self.ahead != 0 && self.prefetch_far.is_none() {
+            return Err(TynnpError::Schedule("ahead is set, but prefetch_far is not".into()));
         }
         match (record, self.preloaded) {
             (None, Some(_)) => {
@@ -349,9 +366,10 @@ impl Schedule {
             ));
         }
         if self.prefetch_far.is_some() && far.is_none() {
-            return Err(TynnpError::Schedule(
-                "prefetch_far is set, but no kernel two on in the function has constants to copy".into(),
-            ));
+            return Err(TynnpError::Schedule(format!(
+                "prefetch_far is set, but no kernel {} on in the function has constants to copy",
+                self.far_ahead()
+            )));
         }
         let ranges = self.ranges(job, records)?;
         let dm = i64::from(params.dm_bytes);
@@ -407,7 +425,8 @@ impl Schedule {
 /// A range of DM: its name, offset and bytes.
 pub type Range = (String, i64, i64);
 
-/// The bytes of a kernel's constant record, of the next kernel's and of the one after that.
+/// The bytes of a kernel's constant record, of the next kernel's and of the one its far copy is
+/// for ([`Schedule::far_ahead`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Records {
     pub own: Option<usize>,
@@ -468,6 +487,33 @@ mod tests {
             Schedule::read(&wrong, &job),
             Err(TynnpError::Schedule("'kept.x' names no tensor the convolution reads tile by tile".into()))
         );
+    }
+
+    #[test]
+    fn a_far_copy_names_how_far_ahead() {
+        let (job, schedule) = conv();
+        let params = Params::default();
+        let records = Records { own: Some(84), next: None, far: Some(100) };
+        // Two kernels on unless `ahead` says more; written only then.
+        let far = Schedule { prefetch_far: Some(98_304), ..schedule.clone() };
+        assert_eq!(far.far_ahead(), FAR_AHEAD);
+        assert!(!far.text(&job).contains("ahead"));
+        let four = Schedule { ahead: 4, ..far.clone() };
+        assert!(four.text(&job).contains("ahead = 4 : i64, prefetch_far = 98304 : i64"), "{}", four.text(&job));
+        assert_eq!(four.check(&job, records, &params), Ok(()));
+        let read = |values: Vec<i64>| Schedule::read(&[("ahead".to_string(), values)], &job).map(|s| s.ahead);
+        assert_eq!(read(vec![3]), Ok(3));
+        for wrong in [vec![1], vec![5], vec![], vec![2, 3]] {
+            let message = "'ahead' must be one integer from 2 to 4";
+            assert_eq!(read(wrong), Err(TynnpError::Schedule(message.into())));
+        }
+        // Without a far copy, `ahead` says nothing; nor is there a far record to copy.
+        let alone = Schedule { ahead: 3, ..schedule.clone() };
+        let message = "ahead is set, but prefetch_far is not";
+        assert_eq!(alone.check(&job, records, &params), Err(TynnpError::Schedule(message.into())));
+        let message = "prefetch_far is set, but no kernel 4 on in the function has constants to copy";
+        let none = Records { far: None, ..records };
+        assert_eq!(four.check(&job, none, &params), Err(TynnpError::Schedule(message.into())));
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! nothing is copied for it and the DDR port is left to the weights.
 //!
 //! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into DM after
-//! its last tile's copy in, so the copy overlaps its last tiles; the next kernel finds its record
-//! there and copies nothing.
+//! its last tile's copy in, so the copy overlaps its last tiles, and the record of a kernel
+//! further ahead too; that kernel finds its record there (the copy's token in the function's
+//! mailbox on the control unit's stack, `codegen::regions::MAILBOX`) and copies nothing.
 //!
 //! Both are decided for a whole function at once (`steps.rs`), in the order the kernels run,
 //! keeping before prefetching: an activation or a record is taken when every kernel it lives
@@ -27,7 +28,7 @@
 //! before it returns, so at most two kernels run at once; what the first reads or writes in DM
 //! lives until the second ends.
 
-use crate::schedule::{Schedule, TOKENS};
+use crate::schedule::{FAR_AHEAD, Schedule, TOKENS};
 use umac_backend::{Composite, Error, OpView};
 use umac_lowering::memory_plan::{Buffer, plan_within};
 
@@ -109,10 +110,10 @@ pub struct Shared {
     pub kept_output: bool,
     /// Its constant record, copied into DM by the kernel before.
     pub preloaded: bool,
-    /// The next kernel's record, which it copies into DM, and the record of the kernel after
-    /// that (when it hands its jobs on, as does the next kernel).
+    /// The next kernel's record, which it copies into DM, and how many kernels on the kernel is
+    /// whose record it copies too (0: none).
     pub prefetch: bool,
-    pub prefetch_far: bool,
+    pub far: usize,
     /// It hands its jobs on to the next kernel, which reads its kept output (a token table in
     /// its DM, `split::Split::hands`), and it follows the kernel before, which handed its on:
     /// the two run at once, pipelined tile by tile.
@@ -206,6 +207,7 @@ pub fn place(
                         s.prefetch = Some(at);
                     } else {
                         s.prefetch_far = Some(at);
+                        s.ahead = if i - c == FAR_AHEAD { 0 } else { i - c };
                     }
                 }
                 if let Ok(s) = &mut placed[i] {
@@ -219,14 +221,11 @@ pub fn place(
 
 /// What a kernel following one that hands its jobs on needs of that one: the DM offset of its
 /// token table, its bands a tile (the tokens of a row) and the bytes of its output written
-/// through each of its tiles (a row each; after them, the token of the copy of the next
-/// kernel's record, when it prefetched it).
+/// through each of its tiles (a row each).
 pub struct Handed {
     pub table: i64,
     pub bands: usize,
     pub ends: Vec<i64>,
-    /// It copies the record of the kernel after next (the follower hands the copy on).
-    pub far: bool,
 }
 
 impl Handed {
@@ -235,14 +234,7 @@ impl Handed {
         let (table, _) = schedule.region(TOKENS)?;
         let (output, total) = (*job.bytes.last()?, *schedule.tiles.last()?);
         let ends = schedule.tiles.get(1..)?.iter().map(|bound| bound * output / total.max(1)).collect();
-        Some(Handed { table, bands: schedule.bands.max(1), ends, far: schedule.prefetch_far.is_some() })
-    }
-
-    /// The DM address of the word of its table holding the token of its copy of the record of
-    /// the kernel `ahead` kernels on (1: the follower, 2: the one after).
-    pub fn copy_token(&self, ahead: usize) -> i64 {
-        let word = crate::schedule::copy_token(self.ends.len() * self.bands, ahead);
-        i64::from(umac_tynnp_device::params::DM_BASE) + self.table + 4 * word as i64
+        Some(Handed { table, bands: schedule.bands.max(1), ends })
     }
 
     /// The DM address of the row of the first tile through which `need` bytes of the output are
@@ -353,7 +345,7 @@ mod tests {
     fn a_following_tile_depends_on_the_first_tile_writing_what_it_reads() {
         // Tiles writing the output through bytes 16, 32 and 48, two bands each, the table at 100:
         // a row of two tokens (8 bytes) a tile.
-        let handed = Handed { table: 100, bands: 2, ends: vec![16, 32, 48], far: false };
+        let handed = Handed { table: 100, bands: 2, ends: vec![16, 32, 48] };
         let row = |need: i64| handed.row(need) - i64::from(umac_tynnp_device::params::DM_BASE);
         assert_eq!((row(1), row(16), row(17), row(32), row(48)), (100, 100, 108, 108, 116));
         // All of it, or more: the last row.

@@ -5,7 +5,8 @@
 //!    them (`kept`), and which kernels hand their jobs on to the next, so the two run at once
 //!    (`dm.tokens`);
 //! 2. `umac-prefetch-tynnp`: which kernel copies each kernel's constant record into DM, the one
-//!    before or the one two before (`prefetch`, `prefetch_far`; `preloaded` on the reader);
+//!    before or one up to `MAX_AHEAD` before (`prefetch`, `prefetch_far` and `ahead`;
+//!    `preloaded` on the reader);
 //! 3. `umac-tile-tynnp`: each kernel's tiles, bands, buffers and folds in the DM that what it
 //!    shares leaves it (`tiles`, `bands`, `buffers`, `fold`, `im2col`, and its own regions in
 //!    `dm`, from offset 0);
@@ -30,7 +31,7 @@ use crate::{
     schedule::agree,
     schedule::decide,
     schedule::resident::{self, Shared},
-    schedule::{self, Records, Schedule, TOKENS, UNPLACED, a16},
+    schedule::{self, FAR_AHEAD, MAX_AHEAD, Records, Schedule, TOKENS, UNPLACED, a16},
     target::{DOUBLE_BUFFER, FUSE, OVERLAP, PREFETCH},
 };
 use umac_backend::{Composite, Error, ScheduleStep, TargetAttrs};
@@ -74,7 +75,7 @@ pub struct Kernels<'k, 'c, 'a> {
 #[derive(Clone, Debug, Default)]
 struct Decisions {
     kept: Kept,
-    /// Which kernel copies each kernel's record into DM: the one before, or the one before that.
+    /// Which kernel copies each kernel's record into DM: the one before, or one further back.
     copier: Vec<Option<usize>>,
     /// Which kernels hand their jobs on to the next.
     hands: Vec<bool>,
@@ -109,10 +110,10 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         self.records.get(i).and_then(Option::as_ref).map_or(0, |r| a16(r.len() as i64))
     }
 
-    /// The bytes of kernel `i`'s record, the next kernel's and the one after's.
-    pub fn sizes(&self, i: usize) -> Records {
+    /// The bytes of kernel `i`'s record, the next kernel's and the one `ahead` kernels on's.
+    pub fn sizes(&self, i: usize, ahead: usize) -> Records {
         let len = |j: usize| self.records.get(j).and_then(|r| r.as_ref().map(Vec::len));
-        Records { own: len(i), next: len(i + 1), far: len(i + 2) }
+        Records { own: len(i), next: len(i + 1), far: len(i + ahead) }
     }
 
     /// Kernel `i`'s schedule alone, its own regions from offset 0 in at most `budget` bytes.
@@ -216,13 +217,12 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
                 }
             }
             if s.preloaded.is_some() {
-                d.copier[i] = if i >= 1 && at(i - 1).is_some_and(|b| b.prefetch.is_some()) {
-                    Some(i - 1)
-                } else if i >= 2 && at(i - 2).is_some_and(|b| b.prefetch_far.is_some()) {
-                    Some(i - 2)
-                } else {
-                    None
+                let copies = |c: usize| {
+                    at(c).is_some_and(|b| {
+                        (c + 1 == i && b.prefetch.is_some()) || (c + b.far_ahead() == i && b.prefetch_far.is_some())
+                    })
                 };
+                d.copier[i] = (i.saturating_sub(MAX_AHEAD)..i).rev().find(|&c| copies(c));
             }
             d.hands[i] = s.region(TOKENS).is_some();
             if !s.tiles.is_empty() {
@@ -245,8 +245,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
             .filter(|&p| resident::last_reader(&d.kept, p).is_some_and(|last| i <= last))
             .map(|p| self.output(p))
             .sum();
-        let records: i64 =
-            (i..n.min(i + 3)).filter(|&j| d.copier[j].is_some_and(|c| c <= i)).map(|j| self.record(j)).sum();
+        let records: i64 = (i..n).filter(|&j| d.copier[j].is_some_and(|c| c <= i)).map(|j| self.record(j)).sum();
         i64::from(self.params.dm_bytes) - activations - records
     }
 
@@ -270,14 +269,30 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         d.hands = (0..self.n()).map(|i| overlap && reads_next(&d.kept, i).is_some()).collect();
     }
 
-    /// Step 2: each record copied into DM as early as it fits: two kernels ahead when those two
-    /// hand their jobs on (the second hands the copy's token on to its kernel), else one.
+    /// Step 2: each record copied into DM as early as it fits, in the order the kernels run: two
+    /// kernels ahead when those two hand their jobs on (they run at once), else one. Then the
+    /// largest records first, each earlier still, by a kernel up to [`MAX_AHEAD`] back, where
+    /// that costs no kernel the record lives across its tiles ([`Kernels::copy_earlier`]).
     fn prefetch(&self, d: &mut Decisions) {
-        for j in 1..self.n() {
+        self.copy_near(d);
+        let mut order: Vec<usize> = (1..self.n()).filter(|&j| d.copier[j].is_some()).collect();
+        order.sort_by_key(|&j| (std::cmp::Reverse(self.record(j)), j));
+        for j in order {
+            self.copy_earlier(d, j);
+        }
+    }
+
+    /// Each record copied by the kernel two before its own when the two between hand their jobs
+    /// on and every kernel it lives across can still be tiled, else by the one before if they
+    /// can, in the order the kernels run.
+    fn copy_near(&self, d: &mut Decisions) {
+        let n = self.n();
+        d.copier = vec![None; n];
+        for j in 1..n {
             if !(self.switches.1 && self.ok(j) && self.ok(j - 1) && self.record(j) > 0) {
                 continue;
             }
-            let far = j >= 2 && self.ok(j - 2) && d.hands[j - 2] && d.hands[j - 1];
+            let far = j >= FAR_AHEAD && self.ok(j - 2) && d.hands[j - 2] && d.hands[j - 1];
             let copiers = if far { vec![j - 2, j - 1] } else { vec![j - 1] };
             for c in copiers {
                 d.copier[j] = Some(c);
@@ -289,28 +304,75 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         }
     }
 
+    /// Kernel `j`'s record copied by the earliest kernel `c`, more than [`FAR_AHEAD`] and at most
+    /// [`MAX_AHEAD`] back, before the one copying it now, such that every kernel of the function
+    /// is tiled as it is now: an earlier copy starts the record's DDR transfer while the DMA
+    /// channels idle, but may not cost a kernel its tiles (the DM it holds longer would shrink
+    /// them), nor delay one: every kernel from `c` on reads its input in place, as
+    /// the copy holds channel 0 (across kernels copying their tiles in, VWW -fuse=false took
+    /// 96,958 cycles for 88,290). A kernel copies one record that far ahead: `c`'s, when it
+    /// copies a smaller one, goes to the kernel before that one's own.
+    fn copy_earlier(&self, d: &mut Decisions, j: usize) {
+        let Some(now) = d.copier[j] else { return };
+        for c in j.saturating_sub(MAX_AHEAD)..now.min(j.saturating_sub(FAR_AHEAD)) {
+            if !(c..j).all(|m| self.ok(m)) {
+                continue;
+            }
+            let taken = (c + 2..self.n()).find(|&k| k != j && d.copier[k] == Some(c));
+            if taken.is_some_and(|k| self.record(k) >= self.record(j)) {
+                continue;
+            }
+            let tiled =
+                |d: &Decisions| -> Vec<Option<Schedule>> { self.tiled(d).into_iter().map(Result::ok).collect() };
+            let before = tiled(d);
+            // The copy goes on channel 0, which would delay any tile copied in behind it.
+            let copies_in = |m: usize| {
+                let inputs = self.jobs[m].as_ref().map_or(0, |job| job.code.tile_inputs().len());
+                let kept = d.shared(m).kept_inputs[..inputs].iter().all(|&kept| kept);
+                before[m].as_ref().is_none_or(|s| !kept || s.fold || s.im2col)
+            };
+            if (c..j).any(copies_in) {
+                continue;
+            }
+            let saved = d.copier.clone();
+            if let Some(k) = taken {
+                d.copier[k] = Some(k - 1);
+            }
+            d.copier[j] = Some(c);
+            if before.iter().all(Option::is_some) && tiled(d) == before {
+                return;
+            }
+            d.copier = saved;
+        }
+    }
+
+    /// Every kernel's schedule with what `d` has it share, in order: a kernel running on beside
+    /// the ones before it (they hand their jobs on) gets what their own regions leave.
+    fn tiled(&self, d: &Decisions) -> Vec<Result<Schedule, Error>> {
+        let mut schedules: Vec<Result<Schedule, Error>> = Vec::with_capacity(self.n());
+        for i in 0..self.n() {
+            let beside: i64 = (i.saturating_sub(2)..i)
+                .filter(|&p| d.hands[p..i].iter().all(|&h| h))
+                .map(|p| schedules[p].as_ref().map_or(0, Schedule::own_bytes))
+                .sum();
+            schedules.push(self.decide(i, d.shared(i), self.budget(d, i) - beside));
+        }
+        schedules
+    }
+
     /// Step 3: every kernel tiled in the DM left to it, in order: a kernel running beside the one
     /// or two before it (they hand their jobs on, so their regions live on) in what their own
     /// regions leave too. A kernel that gathers its kept input (folded) does not read it in place:
-    /// the kernel before hands no jobs on to it (and copies no record two ahead), and the two are
-    /// tiled again.
+    /// the kernel before hands no jobs on to it, and the two are tiled again.
     fn tile(&self, d: &mut Decisions) {
         loop {
-            // In order: a kernel running on beside the ones before it (they hand their jobs on)
-            // gets what their own regions leave.
-            let mut schedules: Vec<Result<Schedule, Error>> = Vec::with_capacity(self.n());
-            for i in 0..self.n() {
-                let beside: i64 = (i.saturating_sub(2)..i)
-                    .filter(|&p| d.hands[p..i].iter().all(|&h| h))
-                    .map(|p| schedules[p].as_ref().map_or(0, Schedule::own_bytes))
-                    .sum();
-                schedules.push(self.decide(i, d.shared(i), self.budget(d, i) - beside));
-            }
+            let schedules = self.tiled(d);
             let mut again = false;
             for i in 0..self.n().saturating_sub(1) {
                 let gathers = schedules[i + 1].as_ref().is_ok_and(|next| next.fold || next.im2col);
                 if d.hands[i] && (gathers || schedules[i + 1].is_err()) {
                     d.hands[i] = false;
+                    // Two kernels ahead only beside kernels running at once (`prefetch`).
                     if d.copier.get(i + 2) == Some(&Some(i)) {
                         d.copier[i + 2] = None;
                     }
@@ -344,6 +406,12 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
                     d.schedules = placed.into_iter().map(Some).collect();
                     return;
                 }
+                Err(_) if (0..self.n()).any(|j| d.copier[j].is_some_and(|c| c + FAR_AHEAD < j)) => {
+                    // Records copied more than two kernels ahead go back first: each is copied
+                    // as `copy_near` has it.
+                    self.copy_near(d);
+                    d.schedules = vec![None; self.n()];
+                }
                 Err(over) => {
                     let n = self.n();
                     // The largest activation or record alive where DM overflows (any, when the
@@ -364,7 +432,8 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
                         (Some(k), None) => d.kept[k] = None,
                         (None, None) => return,
                     }
-                    // What needed the tensor kept or the copy handed on goes too.
+                    // What needed the tensor kept goes too, and a record copied two kernels
+                    // ahead when those no longer run at once (`prefetch`).
                     for i in 0..n {
                         d.hands[i] &= reads_next(&d.kept, i).is_some();
                         if i >= 2 && d.copier[i] == Some(i - 2) && !(d.hands[i - 2] && d.hands[i - 1]) {
@@ -381,7 +450,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
     fn check(&self, schedules: &mut [Result<Schedule, Error>]) {
         for (i, planned) in schedules.iter_mut().enumerate() {
             if let (Ok(schedule), Ok(job)) = (&*planned, &self.jobs[i])
-                && let Err(e) = schedule.check(job, self.sizes(i), &self.params)
+                && let Err(e) = schedule.check(job, self.sizes(i, schedule.far_ahead()), &self.params)
             {
                 *planned = Err(Error::Unsupported(format!("{}: {e}", schedule::ATTRIBUTE)));
             }
@@ -389,7 +458,7 @@ impl<'k, 'c, 'a> Kernels<'k, 'c, 'a> {
         let ranges: Vec<Option<Vec<schedule::Range>>> = (0..schedules.len())
             .map(|i| {
                 let (Ok(schedule), Ok(job)) = (&schedules[i], &self.jobs[i]) else { return None };
-                schedule.ranges(job, self.sizes(i)).ok()
+                schedule.ranges(job, self.sizes(i, schedule.far_ahead())).ok()
             })
             .collect();
         agree::check_function(self.composites, schedules, &ranges);
@@ -407,7 +476,7 @@ impl Decisions {
         let mut s = Shared {
             kept_output: self.kept[i].is_some(),
             prefetch: copies(i + 1),
-            prefetch_far: copies(i + 2),
+            far: (i + 2..self.copier.len()).find(|&j| copies(j)).map_or(0, |j| j - i),
             hands: self.hands[i],
             preloaded: self.copier[i].is_some(),
             follows: i > 0 && self.hands[i - 1],
@@ -430,7 +499,8 @@ fn marked(mut schedule: Schedule, shared: Shared) -> Schedule {
     schedule.kept_output = unplaced(shared.kept_output);
     schedule.preloaded = unplaced(shared.preloaded);
     schedule.prefetch = unplaced(shared.prefetch);
-    schedule.prefetch_far = unplaced(shared.prefetch_far);
+    schedule.prefetch_far = unplaced(shared.far > 0);
+    schedule.ahead = if shared.far > FAR_AHEAD { shared.far } else { 0 };
     if shared.hands && schedule.region(TOKENS).is_none() {
         schedule.dm.push((TOKENS.to_string(), UNPLACED, 0));
     }
