@@ -383,7 +383,7 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
             "input, staged for the gather",
             "output, kept for the kernels after",
             "the next kernel's constants",
-            "the constants of the kernel after next",
+            "the constants of a kernel further ahead",
             "the jobs' tokens, handed on to the kernel after"
         ]
     );
