@@ -227,7 +227,7 @@ impl Regions {
         unsafe {
             let context = mlirOperationGetContext(function.to_raw());
             // A buffer on the stack is in the default memory space.
-            let stack = region.space.is_empty();
+            let stack = region.on_stack();
             let space = (!stack).then_some(region.space.as_str());
             let ty = memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), space);
             // A word's alignment on the stack (more would realign the frame).
@@ -399,7 +399,7 @@ fn extern_call(
         check_call(kernel, &names, &passed).map_err(|e| fail(e.to_string()))?;
     }
     let releases = call.releases.iter().map(|key| named(key).map(|(k, _)| k)).collect::<Result<Vec<_>, _>>()?;
-    let stack: Vec<bool> = call.regions.iter().map(|r| r.space.is_empty()).collect();
+    let stack: Vec<bool> = call.regions.iter().map(ExternRegion::on_stack).collect();
     with_context(&last, |context| {
         let mut b = Builder::before(context, last);
         b.set_location(fused_location(m));

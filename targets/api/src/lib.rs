@@ -159,6 +159,13 @@ pub struct ExternRegion {
     pub space: String,
 }
 
+impl ExternRegion {
+    /// Whether it is a buffer on the calling function's stack ([`ExternCall::stack_region`]).
+    pub fn on_stack(&self) -> bool {
+        self.space.is_empty()
+    }
+}
+
 /// What writes a defined callee's body ([`ExternCall::definition`]).
 pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
 
