@@ -131,7 +131,7 @@ func.func @words(%d: !llvm.ptr, %w: i32) -> i32 {
 
 func.func @funct7(%d: !llvm.ptr, %w: i32) -> i32 {
   // expected-error @+1 {{'tynnp.vu_pool' op has funct7 2; this instruction takes 0 to 1}}
-  %t = "tynnp.vu_pool"(%d, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w) {funct7 = 2 : i64} : (!llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> i32
+  %t = "tynnp.vu_pool"(%d, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w, %w) {funct7 = 2 : i64} : (!llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> i32
   return %t : i32
 }
 

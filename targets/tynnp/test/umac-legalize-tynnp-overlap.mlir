@@ -33,13 +33,13 @@
 // MODEL: "umac.call_extern"({{.*}}%c152_i32, %{{[0-9]+}}, %c4_i32, %c[[#%d,TABLE2:]]_i32, %c[[#TABLE+12]]_i32, %c3_i32, %{{.*}}) {callee = @tynnp_dwconv2d_x2_rx_f1_wo_pl_h_t3
 // MODEL: "umac.call_extern"({{.*}}%c[[#TABLE2+16]]_i32, %c[[#TABLE+12]]_i32{{.*}}callee = @tynnp_max_pool2d_x4_rx_f2_w1_t1
 // With -overlap=false each kernel waits for its jobs (not for the next record's copy); a kernel
-// copying nothing in or out runs in one tile (a table of one row: four bands of five values,
-// the copies).
+// copying nothing in or out runs in one tile (a table of one row: four bands of six values,
+// the pooling's rows and channels, then the copies).
 // OFF: callee = @tynnp_conv2d_folded_k4_wo_pf,
 // OFF: callee = @tynnp_dwconv2d_x4_rx_wo_pl,
 // OFF-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
 // OFF: callee = @tynnp_max_pool2d_x4_rx,
-// OFF-SAME: (memref<1x8x8x8xi8>, memref<24xi32>, i32,
+// OFF-SAME: (memref<1x8x8x8xi8>, memref<28xi32>, i32,
 
 // The convolution's function: in its loop over the tiles, the next record's copy in the first
 // tile that reuses a buffer, each job's token stored at its tile's row of the token table

@@ -121,10 +121,10 @@ func.func private @tynnp_0(%x: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8> attribu
 // Average pooling 3x3, stride 3, over 6x6x8 with zero points -128 and 5: ih, iw, c, oh, ow,
 // kh, kw, strides, pads, zero points, int8 bounds, the output channel (no constants to copy),
 // the tile buffers (input 0, output 288), one tile. The tile table: two bands of one output row
-// each (the second from input row 3); the tile's copies.
+// each (the second from input row 3), all 8 channels each; the tile's copies.
 // CHECK-LABEL: func.func private @tynnp_1(
 // CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1x6x6x8xi8> to memref<1x6x6x8xi8>
-// CHECK-NEXT: arith.constant dense<[0, 6, 0, 1, 0, 144, 3, 0, 1, 16, 0, 288, 0, 32]> : tensor<14xi32>
+// CHECK-NEXT: arith.constant dense<[0, 6, 0, 1, 0, 8, 144, 3, 0, 1, 16, 8, 0, 288, 0, 32]> : tensor<16xi32>
 // CHECK-NEXT: bufferization.to_buffer
 // CHECK-NEXT: arith.constant 6 : i32
 // CHECK-NEXT: arith.constant 6 : i32
@@ -163,6 +163,25 @@ func.func private @tynnp_1(%x: tensor<1x6x6x8xi8>) -> tensor<1x2x2x8xi8> attribu
   %ozp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
   %p = tosa.avg_pool2d %x, %izp, %ozp {acc_type = i32, kernel = array<i64: 3, 3>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>} : (tensor<1x6x6x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x8xi8>
   return %p : tensor<1x2x2x8xi8>
+}
+
+// -----
+
+// A global average pooling (5x5x40 to one pixel): fewer output rows than units, so its one tile
+// is banded by channels, three bands of whole vectors of 16 lanes (16, 16, 8), each over all five
+// rows, from byte 16u of the input's buffer to byte 16u of the output's (the table holds offsets
+// from the buffers), its pixels 40 bytes apart (the descriptor's pitch, its last word); one tile
+// copy of 1000 bytes in and 40 out.
+// CHECK-LABEL: func.func private @tynnp_3(
+// CHECK: arith.constant dense<[0, 5, 0, 1, 0, 16, 16, 5, 0, 1, 16, 16, 32, 5, 0, 1, 32, 8, 0, 1000, 0, 40]> : tensor<22xi32>
+// CHECK: "umac.call_extern"({{.*}}) {callee = @tynnp_avg_pool2d_x3_t1, operandSegmentSizes = array<i32: 25, 1>}
+// CHECK: func.func private @tynnp_avg_pool2d_x3_t1(
+// CHECK-COUNT-3: ".insn r CUSTOM_2, 1, 1, $0, $1, $2"
+func.func private @tynnp_3(%x: tensor<1x5x5x40xi8>) -> tensor<1x1x1x40xi8> attributes {umac.composite = "tynnp.avg_pool2d", umac.target = "tynnp"} {
+  %izp = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %ozp = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.avg_pool2d %x, %izp, %ozp {acc_type = i32, kernel = array<i64: 5, 5>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x5x5x40xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x40xi8>
+  return %p : tensor<1x1x1x40xi8>
 }
 
 // -----

@@ -796,3 +796,54 @@ fn edited_schedules_equal_the_reference() {
     assert!(edited >= 60, "only {edited} schedules edited");
     assert!(handed >= 3, "only {handed} edited schedules hand their jobs on");
 }
+
+/// A pooling whose tiles have fewer output rows than there are vector units (a global pooling's
+/// one pixel) is banded by its channels, as many bands as its channels have vectors of 16 lanes
+/// (at most one a unit): each band pools its channels over all the rows, its pixels the tensor's
+/// channels apart. Each case: the input, the window (its stride equal to it), average or max,
+/// the target and the units that must have run a job; the result equals the reference.
+#[test]
+fn poolings_with_few_output_rows_are_banded_by_channels() {
+    umac_driver::register_targets();
+    let mut rng = Rng(0x1f83_d9ab_fb41_bd6b);
+    type Case = ([i64; 3], [i64; 2], bool, &'static str, usize);
+    let cases: [Case; 7] = [
+        ([5, 5, 64], [5, 5], true, "tynnp", 4),
+        ([3, 3, 40], [3, 3], false, "tynnp", 3),
+        ([7, 2, 20], [7, 2], true, "tynnp", 2),
+        ([4, 4, 16], [4, 4], true, "tynnp", 1),
+        ([5, 5, 64], [5, 5], true, "tynnp -vu=3", 3),
+        ([6, 6, 48], [3, 6], true, "tynnp", 3),
+        ([6, 6, 48], [3, 6], false, "tynnp -double-buffer=false", 3),
+    ];
+    for ([ih, iw, c], [kh, kw], average, target, units) in cases {
+        let (x, out) = (shape(&[1, ih, iw, c], "i8"), shape(&[1, ih / kh, iw / kw, c], "i8"));
+        let attributes =
+            format!("kernel = array<i64: {kh}, {kw}>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: {kh}, {kw}>");
+        let body = if average {
+            let (izp, ozp) = (rng.range(-128, 127), rng.range(-128, 127));
+            format!(
+                "  %izp = \"tosa.const\"() <{{values = dense<{izp}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+                 %ozp = \"tosa.const\"() <{{values = dense<{ozp}> : tensor<1xi8>}}> : () -> tensor<1xi8>\n  \
+                 %p = tosa.avg_pool2d %x, %izp, %ozp {{acc_type = i32, {attributes}}} : ({x}, tensor<1xi8>, tensor<1xi8>) -> {out}\n"
+            )
+        } else {
+            format!("  %p = tosa.max_pool2d %x {{{attributes}}} : ({x}) -> {out}\n")
+        };
+        let text = format!("func.func @main(%x: {x}) -> {out} {{\n{body}  return %p : {out}\n}}\n");
+        let data: Vec<u8> = (0..ih * iw * c).map(|_| rng.next() as u8).collect();
+        let input = Tensor { dtype: DType::I8, shape: vec![1, ih as usize, iw as usize, c as usize], data };
+        let accelerators = parse_target_string(target).unwrap();
+        let npu = devices(&accelerators).unwrap();
+        let (firmware, expected) = compile_both(&text, &input, accelerators);
+        let what = format!("{target}\n{text}");
+        let report = assert_runs_to(&firmware, &input, npu, &expected, &what);
+        let busy: Vec<&str> = report
+            .units
+            .iter()
+            .filter(|(unit, jobs, _)| unit.starts_with("vu") && *jobs > 0)
+            .map(|u| u.0.as_str())
+            .collect();
+        assert_eq!(busy.len(), units, "{what}: units {busy:?}");
+    }
+}

@@ -38,6 +38,17 @@ impl Reader<'_> {
         self.reads.push((addr, len));
         Ok(data)
     }
+    /// `pixels` pixels of `c` bytes each, `pitch` bytes apart from `addr`, gathered dense.
+    fn pixels(&mut self, addr: u32, pixels: u32, c: u32, pitch: u32) -> Result<Vec<u8>, NpuError> {
+        if pitch == c {
+            return self.bytes(addr, pixels * c);
+        }
+        let mut data = Vec::with_capacity((pixels * c) as usize);
+        for p in 0..pixels {
+            data.extend(self.bytes(pixel_address(addr, p, pitch)?, c)?);
+        }
+        Ok(data)
+    }
     fn i32s(&mut self, addr: u32, count: u32) -> Result<Vec<i32>, NpuError> {
         let bytes = self.bytes(addr, count * 4)?;
         Ok(bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
@@ -88,6 +99,21 @@ fn fill(d: &Fill) -> Vec<(u32, Vec<u8>)> {
 }
 
 /// The input value at `(row, col, channel)` minus the zero point (0 in the padding).
+/// The address of pixel `p` of a tensor at `addr` whose pixels are `pitch` bytes apart.
+fn pixel_address(addr: u32, p: u32, pitch: u32) -> Result<u32, NpuError> {
+    u32::try_from(u64::from(addr) + u64::from(p) * u64::from(pitch))
+        .map_err(|_| NpuError::Memory(format!("pixel {p} of the tensor at {addr:#010x} lies past the address space")))
+}
+
+/// Dense pixels of `c` bytes written `pitch` bytes apart from `addr`: one write, or one a pixel.
+fn strided_writes(addr: u32, dense: Vec<u8>, c: u32, pitch: u32) -> Result<Vec<(u32, Vec<u8>)>, NpuError> {
+    if pitch == c {
+        return Ok(vec![(addr, dense)]);
+    }
+    let pixels = dense.chunks(c as usize).zip(0..);
+    pixels.map(|(pixel, p)| Ok((pixel_address(addr, p, pitch)?, pixel.to_vec()))).collect()
+}
+
 fn tap_value(input: &[u8], w: &Window, at: (i64, i64), channels: u32, channel: u32, zp: i32) -> i32 {
     if !w.inside(at) {
         return 0;
@@ -216,7 +242,7 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
         }
         Job::Pool(d) => {
             let w = &d.window;
-            let input = r.bytes(d.input, w.ih * w.iw * d.c)?;
+            let input = r.pixels(d.input, w.ih * w.iw, d.c, d.pitch)?;
             let mut out = vec![0u8; (w.oh * w.ow * d.c) as usize];
             for y in 0..w.oh {
                 for x in 0..w.ow {
@@ -251,7 +277,7 @@ pub fn execute(job: &Job, params: &Params, space: &dyn Space) -> Result<Effect, 
                     }
                 }
             }
-            vec![(d.output, out)]
+            strided_writes(d.output, out, d.c, d.pitch)?
         }
         Job::Eltwise(d) => {
             let fetch = |r: &mut Reader, o: &super::desc::Operand| -> Result<Vec<i32>, NpuError> {

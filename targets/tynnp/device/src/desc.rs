@@ -148,6 +148,9 @@ pub struct Pool {
     pub input: u32,
     pub c: u32,
     pub output: u32,
+    /// Bytes from one pixel to the next in the input and in the output (`c` for dense tensors;
+    /// more for a band of a tensor's channels).
+    pub pitch: u32,
     pub window: Window,
     pub input_zp: i32,
     pub output_zp: i32,
@@ -408,11 +411,16 @@ pub fn decode(opcode: u8, funct3: u8, funct7: u8, w: Words) -> Result<([u32; 2],
             if !(-128 <= min && min <= max && max <= 127) {
                 return Err(NpuError::Malformed(format!("clamp [{min}, {max}] is not within int8")));
             }
+            let (c, pitch) = (positive("c", word("c"))?, word("pitch"));
+            if pitch < c {
+                return Err(NpuError::Malformed(format!("pitch {pitch} is less than c {c}")));
+            }
             Job::Pool(Pool {
                 average: mode == 1,
                 input: word("input"),
-                c: positive("c", word("c"))?,
+                c,
                 output: word("output"),
+                pitch,
                 window: windowed()?,
                 input_zp: word("input_zp") as i32,
                 output_zp: word("output_zp") as i32,

@@ -80,7 +80,7 @@ pub const DESCRIPTORS: [Descriptor; 9] = [
     Descriptor {
         mnemonic: "vu.pool", custom: 2, funct3: 1,
         words: &["input", "ih", "iw", "c", "output", "oh", "ow", "kh", "kw", "stride_y", "stride_x", "pad_top",
-                 "pad_left", "input_zp", "output_zp", "min", "max"],
+                 "pad_left", "input_zp", "output_zp", "min", "max", "pitch"],
         addresses: &["input", "output"],
     },
     Descriptor {
@@ -150,7 +150,7 @@ mod tests {
                 ("nu.conv", 30),
                 ("nu.matmul", 20),
                 ("vu.dwconv", 30),
-                ("vu.pool", 19),
+                ("vu.pool", 20),
                 ("vu.eltwise", 23),
                 ("vu.table", 6),
                 ("vu.rescale", 14)

@@ -170,7 +170,7 @@ pub fn run(job: &Job, m: &TestMemory) -> Vec<(u32, Vec<u8>)> {
                                 let yy = y * w.stride_y as i64 + i - w.pad_top as i64;
                                 let xx = x * w.stride_x as i64 + j - w.pad_left as i64;
                                 if yy >= 0 && xx >= 0 && yy < w.ih as i64 && xx < w.iw as i64 {
-                                    values.push(m.i8(d.input + ((yy * w.iw as i64 + xx) as u32) * d.c + c));
+                                    values.push(m.i8(d.input + ((yy * w.iw as i64 + xx) as u32) * d.pitch + c));
                                 }
                             }
                         }
@@ -185,7 +185,12 @@ pub fn run(job: &Job, m: &TestMemory) -> Vec<(u32, Vec<u8>)> {
                     }
                 }
             }
-            vec![(d.output, out)]
+            if d.pitch == d.c {
+                return vec![(d.output, out)];
+            }
+            // Pixel p at output + p·pitch.
+            let pixels = out.chunks(d.c as usize).zip(0..);
+            pixels.map(|(pixel, p): (&[u8], u32)| (d.output + p * d.pitch, pixel.to_vec())).collect()
         }
         Job::Eltwise(d) => {
             let st = stage(m, &d.out, 1);

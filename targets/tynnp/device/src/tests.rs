@@ -168,12 +168,15 @@ fn random_job(kind: u32, rng: &mut Rng, m: &mut TestMemory) -> Job {
             w.pad_top = w.pad_top.min(w.kh - 1);
             w.pad_left = w.pad_left.min(w.kw - 1);
             let c = u(rng, 1, 40);
-            let input = at.put(m, &rng.bytes((w.ih * w.iw * c) as usize));
+            // Dense half the time, else a band of the channels of wider pixels.
+            let pitch = if rng.coin() { c } else { c + u(rng, 1, 24) };
+            let input = at.put(m, &rng.bytes((w.ih * w.iw * pitch) as usize));
             Job::Pool(Pool {
                 average: rng.coin(),
                 input,
                 c,
                 output: at.reserve(1),
+                pitch,
                 window: w,
                 input_zp: zp(rng),
                 output_zp: rng.range(-20, 20) as i32,
@@ -295,7 +298,19 @@ fn descriptors_decode_from_their_layout() {
     w[28] = 200;
     assert!(decode(0x2B, 0, 0, &w).unwrap_err().to_string().contains("clamp [-128, 200]"));
     assert!(decode(0x2B, 2, 0, &w).unwrap_err().to_string().contains("no NPU instruction"));
-    assert!(decode(0x5B, 1, 2, &[0; 19]).unwrap_err().to_string().contains("no NPU instruction"));
+    assert!(decode(0x5B, 1, 2, &[0; 20]).unwrap_err().to_string().contains("no NPU instruction"));
+    // vu.pool: c at +20, pitch (the last word) at least c.
+    let mut p = [0u32; 20];
+    for (i, v) in [(2, 0x1000_0000), (3, 2), (4, 2), (5, 16), (6, 0x1000_0100), (7, 1), (8, 1), (9, 2), (10, 2)]
+        .into_iter()
+        .chain([(11, 1), (12, 1), (19, 64)])
+    {
+        p[i] = v;
+    }
+    let Job::Pool(d) = decode(0x5B, 1, 1, &p).unwrap().1 else { panic!() };
+    assert_eq!((d.average, d.input, d.c, d.output, d.pitch), (true, 0x1000_0000, 16, 0x1000_0100, 64));
+    p[19] = 15;
+    assert_eq!(decode(0x5B, 1, 1, &p).unwrap_err().to_string(), "pitch 15 is less than c 16");
     // vu.eltwise: each input's zero point, left shift, multiplier and shift, then OUT at +64.
     let mut e = [0u32; 23];
     for (i, v) in

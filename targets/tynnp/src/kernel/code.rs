@@ -198,6 +198,12 @@ impl JobCode {
         self.insn.0 == 1
     }
 
+    /// Whether a tile of the job may be banded by its channels (a pooling,
+    /// `schedule::tiling::Bands`).
+    pub fn channel_bands(&self) -> bool {
+        self.banded.contains(&Field::Scalar(crate::kernel::jobs::CHANNELS))
+    }
+
     /// Whether the job works on elements (in tiles of whole vectors) rather than rows.
     pub fn elementwise(&self) -> bool {
         self.banded.contains(&Field::Scalar("count"))

@@ -11,6 +11,15 @@ use umac_backend::{Composite, Error, ExternArg, OpView, TensorType};
 /// per band: where its input starts, its rows, its top padding, its output rows and where they go.
 pub(crate) const ROWS: [Field; 5] = [Dm("input"), Scalar("ih"), Scalar("pad_top"), Scalar("oh"), Dm("output")];
 
+/// The banded field of a pooling's channels: a band of a tile with fewer output rows than bands
+/// takes some of its channels over all its rows (`schedule::tiling::Bands`), a band of rows
+/// every channel. Its descriptor's `c` is the band's channels, `pitch` the tensor's (`c`).
+pub(crate) const CHANNELS: &str = "channels";
+
+/// What a pooling split into bands changes per band: [`ROWS`] and its channels.
+const POOL_BANDS: [Field; 6] =
+    [Dm("input"), Scalar("ih"), Scalar("pad_top"), Scalar("oh"), Dm("output"), Scalar(CHANNELS)];
+
 /// What an elementwise job split into bands of elements changes per band.
 pub(crate) const ELEMENTS: [Field; 4] = [Dm("x"), Dm("y"), Dm("output"), Scalar("count")];
 
@@ -112,9 +121,9 @@ const POOL_CODE: JobCode = JobCode {
     what: "pooling",
     packed: &[],
     scalars: &POOL_SCALARS,
-    aliases: &[],
+    aliases: &[("c", Scalar(CHANNELS)), ("pitch", Scalar("c"))],
     insn: (2, 1, 1, 0),
-    banded: &ROWS,
+    banded: &POOL_BANDS,
     folded: false,
     im2col: false,
     units: true,

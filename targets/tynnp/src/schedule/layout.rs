@@ -2,9 +2,9 @@
 //! as few as fit the room the kernels around it leave; the capacity error when none do.
 
 use crate::{
-    kernel::jobs,
+    kernel::{code::JobCode, jobs},
     schedule::Schedule,
-    schedule::tiling::{self, Place},
+    schedule::tiling::{self, Bands, Place},
 };
 use umac_backend::Error;
 use umac_tynnp_device::{Params, params::DM_BASE};
@@ -168,9 +168,11 @@ pub fn tiled_layout(job: &jobs::Job, values: &[(String, i64)], in_row: i64, room
             match place(&regions, room) {
                 Ok(placed) => {
                     // On the vector units, as many bands a tile as units, while every tile has an
-                    // output row for each.
+                    // output row for each (or, pooling, a vector of channels).
                     let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(1);
-                    let bands = if job.code.units { i64::from(params.vu_count).min(fewest).max(1) as usize } else { 0 };
+                    let channels = channels(job.code, values, i64::from(params.vu_lanes))?;
+                    let units = i64::from(params.vu_count);
+                    let bands = if job.code.units { Bands::most(units, fewest, channels) } else { 0 };
                     let bounds = tiles.iter().map(|t| t.first).chain([oh]).collect();
                     return Ok(Plan { dm: plan_regions(job, placed), tiles: bounds, bands });
                 }
@@ -303,11 +305,20 @@ pub fn tile_arguments(
         return Ok(tiling::tile_values(&tiles, (src_row, in_row), out_row, inputs, outputs));
     }
     let fewest = tiles.iter().map(|t| t.last - t.first).min().unwrap_or(0);
-    if bands as i64 > fewest {
-        return Err(bad(format!("{bands} bands, but a tile has {fewest} output rows")));
+    let channels = channels(code, values, lanes)?;
+    if bands > Bands::most(bands as i64, fewest, channels) {
+        let vectors = if channels.is_some() { " and too few channels" } else { "" };
+        return Err(bad(format!("{bands} bands, but a tile has {fewest} output rows{vectors}")));
     }
     let window = (tiling::lookup(values, "stride_y")?, tiling::lookup(values, "pad_top")?);
+    let bands = Bands { count: bands, channels };
     Ok(tiling::unit_tile_values(&tiles, bands, window, (in_row, out_row), inputs, outputs))
+}
+
+/// A pooling's channels and the vector units' `lanes`, which its tiles may be banded by
+/// ([`Bands`]); `None` for other jobs.
+fn channels(code: &JobCode, values: &[(String, i64)], lanes: i64) -> Result<Option<(i64, i64)>, Error> {
+    Ok(if code.channel_bands() { Some((tiling::lookup(values, "c")?, lanes)) } else { None })
 }
 
 /// An error of a schedule.

@@ -6,7 +6,7 @@
 
 use crate::{
     kernel::code::{FOLD_PITCHES, Field, TAP_FIELDS, TILE_COPIES, band_name},
-    kernel::jobs::ROWS,
+    kernel::jobs::{CHANNELS, ROWS},
 };
 use umac_backend::Error;
 
@@ -268,35 +268,77 @@ pub fn gather(iw: i64, ic: i64, ow: i64, kw: i64, (stride, dilation, pad): (i64,
     Some(copies)
 }
 
-/// The arguments of a tiled job on the vector units: tile t split into `units` bands of its
-/// output rows (band u's banded fields numbered `t · units + u`: where its first input row is in
-/// the tile's input (its buffer, or its rows in a tensor kept in DM: `inputs`), the rows from
-/// there to the tile's end, its top padding, its output rows and where they go (`outputs`
-/// likewise)), then each tile's copies.
+/// How the tiles of a job on the vector units split into bands: `count` a tile, of its output
+/// rows; for a pooling (`channels`: its channels and the units' lanes), a tile with fewer output
+/// rows than bands is split into bands of whole vectors of its channels instead, each over all
+/// its rows (its pixels `channels` bytes apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bands {
+    pub count: usize,
+    pub channels: Option<(i64, i64)>,
+}
+
+impl Bands {
+    /// The most bands a plan of tiles with at least `fewest_rows` output rows each can have on
+    /// `units` vector units (at least 1).
+    pub fn most(units: i64, fewest_rows: i64, channels: Option<(i64, i64)>) -> usize {
+        let vectors = channels.map_or(0, |(c, lanes)| (c + lanes - 1) / lanes.max(1));
+        units.min(fewest_rows.max(vectors)).max(1) as usize
+    }
+
+    /// Band `u` of `n` of a tile's channels: its first channel and its channels, whole vectors
+    /// each (the last band takes the rest).
+    fn channels_of(c: i64, lanes: i64, u: i64, n: i64) -> (i64, i64) {
+        let vectors = (c + lanes - 1) / lanes;
+        let (first, last) = (lanes * (vectors * u / n), (lanes * (vectors * (u + 1) / n)).min(c));
+        (first, last - first)
+    }
+}
+
+/// The banded fields of a job on the vector units: [`ROWS`], and a pooling's band of channels.
+pub fn unit_fields(bands: Bands) -> Vec<Field> {
+    ROWS.iter().copied().chain(bands.channels.map(|_| Field::Scalar(CHANNELS))).collect()
+}
+
+/// The arguments of a tiled job on the vector units: tile t split into `bands.count` bands
+/// (band u's banded fields numbered `t · units + u`: where its first input row is in the tile's
+/// input (its buffer, or its rows in a tensor kept in DM: `inputs`), the rows from there to the
+/// tile's end, its top padding, its output rows and where they go (`outputs` likewise), and a
+/// pooling's channels), then each tile's copies. Bands of output rows, or of channels over a
+/// tile with fewer output rows than bands ([`Bands`]).
 pub fn unit_tile_values(
     tiles: &[Tile],
-    units: usize,
+    bands: Bands,
     (stride, pad): (i64, i64),
     (in_row, out_row): (i64, i64),
     inputs: Place,
     outputs: Place,
 ) -> Vec<(String, i64)> {
     let mut out = Vec::new();
+    let (units, fields) = (bands.count, unit_fields(bands));
     for (t, tile) in tiles.iter().enumerate() {
         let (rows, n) = (tile.last - tile.first, units as i64);
         let (input, output) = (inputs.tile(t, tile.start * in_row), outputs.tile(t, tile.first * out_row));
+        let by_channels = bands.channels.filter(|_| rows < n);
         for u in 0..n {
-            let (first, last) = (tile.first + rows * u / n, tile.first + rows * (u + 1) / n);
+            let (first, last, channel, channels) = match (by_channels, bands.channels) {
+                (Some((c, lanes)), _) => {
+                    let (channel, channels) = Bands::channels_of(c, lanes, u, n);
+                    (tile.first, tile.last, channel, Some(channels))
+                }
+                (None, c) => (tile.first + rows * u / n, tile.first + rows * (u + 1) / n, 0, c.map(|c| c.0)),
+            };
             let top = first * stride - pad;
             let start = top.max(tile.start);
             let band = [
-                input + (start - tile.start) * in_row,
+                input + (start - tile.start) * in_row + channel,
                 tile.start + tile.rows - start,
                 (-top).max(0),
                 last - first,
-                output + (first - tile.first) * out_row,
+                output + (first - tile.first) * out_row + channel,
             ];
-            out.extend(ROWS.iter().zip(band).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
+            let values = band.into_iter().chain(channels);
+            out.extend(fields.iter().zip(values).map(|(f, v)| (band_name(f, t * units + u as usize), v)));
         }
     }
     for (t, tile) in tiles.iter().enumerate() {
@@ -328,14 +370,59 @@ mod tests {
         bands.chunks(fields).map(|band| band.iter().map(|(_, v)| *v).collect()).collect()
     }
 
+    fn rows(count: usize) -> Bands {
+        Bands { count, channels: None }
+    }
+
+    #[test]
+    fn a_pooling_tile_with_fewer_rows_than_bands_is_banded_by_channels() {
+        // A 1x1 window over 3-pixel rows of 40 channels (16 lanes: 3 vectors), 4 units: at most
+        // 3 bands, even for a tile of one row.
+        assert_eq!(Bands::most(4, 1, Some((40, 16))), 3);
+        assert_eq!(Bands::most(4, 1, None), 1);
+        assert_eq!(Bands::most(4, 5, Some((8, 16))), 4);
+        let bands = Bands { count: 3, channels: Some((40, 16)) };
+        let t = |first, last, start, rows| Tile { first, last, start, rows, pad_top: 0 };
+        // Tile 0 (row [0,1)) by channels: 16, 16 and 8, each over the whole tile, its pixels
+        // 40 bytes apart. Tile 1 (rows [1,4)) by rows, each band all 40 channels.
+        let tiles = [t(0, 1, 0, 1), t(1, 4, 1, 3)];
+        let args = unit_tile_values(
+            &tiles,
+            bands,
+            (1, 0),
+            (120, 120),
+            Place::buffers([1000, 2000]),
+            Place::buffers([3000, 4000]),
+        );
+        assert_eq!(args[5].0, "channels_b0");
+        assert_eq!(
+            by_band(&args[..36], 6),
+            [
+                vec![1000, 1, 0, 1, 3000, 16],
+                vec![1016, 1, 0, 1, 3016, 16],
+                vec![1032, 1, 0, 1, 3032, 8],
+                vec![2000, 3, 0, 1, 4000, 40],
+                vec![2120, 2, 0, 1, 4120, 40],
+                vec![2240, 1, 0, 1, 4240, 40],
+            ]
+        );
+        assert_eq!(by_band(&args[36..], 4), [vec![0, 120, 0, 120], vec![120, 360, 120, 360]]);
+    }
+
     #[test]
     fn tiles_on_the_vector_units_split_into_bands() {
         // 3x3 stride 2, pad 1 over 9 rows of 10 bytes -> 5 output rows of 4 bytes in two tiles,
         // [0,2) from input rows 0..2 and [2,5) from rows 3..8, two bands each.
         let t = |first, last, start, rows, pad_top| Tile { first, last, start, rows, pad_top };
         let tiles = [t(0, 2, 0, 3, 1), t(2, 5, 3, 6, 0)];
-        let args =
-            unit_tile_values(&tiles, 2, (2, 1), (10, 4), Place::buffers([1000, 2000]), Place::buffers([3000, 4000]));
+        let args = unit_tile_values(
+            &tiles,
+            rows(2),
+            (2, 1),
+            (10, 4),
+            Place::buffers([1000, 2000]),
+            Place::buffers([3000, 4000]),
+        );
         assert_eq!(args[0].0, "dm_input_b0");
         assert_eq!(args[5].0, "dm_input_b1");
         assert_eq!(args[20].0, "in_offset_b0");
@@ -356,7 +443,7 @@ mod tests {
         // Read and written in place (the input kept at 5000, the output at 9000): band u reads
         // from its first input row's place in the tensor and writes its first output row's.
         let kept = |at| Place { buffers: [0, 0], kept: Some(at) };
-        let args = unit_tile_values(&tiles, 2, (2, 1), (10, 4), kept(5000), kept(9000));
+        let args = unit_tile_values(&tiles, rows(2), (2, 1), (10, 4), kept(5000), kept(9000));
         let first_and_last = |band: &[i64]| (band[0], band[4]);
         let bands: Vec<(i64, i64)> = by_band(&args[..20], 5).iter().map(|b| first_and_last(b)).collect();
         assert_eq!(bands, [(5000, 9000), (5010, 9004), (5030, 9008), (5050, 9012)]);
