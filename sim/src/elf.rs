@@ -1,10 +1,10 @@
 //! Loading programs (targets/tynnp/docs/isa.md, section 8): RV32 executables are loaded where they are
 //! linked; relocatable objects (what `umac compile` writes) are placed and linked here, code in
-//! IMEM and everything else in DDR.
+//! IMEM, the section [`LOCAL_SECTION`] in DMEM and everything else in DDR.
 
 use crate::{
     machine::{Function, Machine},
-    memory::{DDR_BASE, IMEM_BASE, IMEM_BYTES},
+    memory::{DDR_BASE, DMEM_BASE, DMEM_BYTES, IMEM_BASE, IMEM_BYTES},
 };
 use object::{
     Architecture, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionFlags, SectionIndex,
@@ -29,7 +29,15 @@ pub struct Program {
     pub symbols: HashMap<String, u32>,
     /// The first DDR address after the program's data.
     pub ddr_end: u32,
+    /// The first DMEM address after the program's [`LOCAL_SECTION`] (`DMEM_BASE` when it has
+    /// none, or is an executable, which places its own).
+    pub local_end: u32,
 }
+
+/// The section a relocatable object keeps in the core's own data memory (DMEM, from its start):
+/// what only the core's code reads and writes, at a link-time address (umac's static buffers of
+/// extern calls, `umac_backend::LOCAL_SECTION`), as firmware's linker script would place it.
+pub const LOCAL_SECTION: &str = ".dmem";
 
 impl Program {
     /// The address of `name`.
@@ -105,7 +113,7 @@ pub fn load_executable(m: &mut Machine, name: &str, data: &[u8]) -> Result<Progr
         .collect();
     let entry = file.entry() as u32;
     m.pc = entry;
-    Ok(Program { entry, symbols, ddr_end: 0 })
+    Ok(Program { entry, symbols, ddr_end: 0, local_end: DMEM_BASE })
 }
 
 /// Where relocatable objects go.
@@ -117,12 +125,19 @@ pub struct Layout {
     pub code_end: u32,
     /// First address for data.
     pub data: u32,
+    /// Where [`LOCAL_SECTION`] may go: its first address and the end.
+    pub local: (u32, u32),
 }
 
 impl Default for Layout {
     /// Code in IMEM, data in DDR.
     fn default() -> Self {
-        Layout { code: IMEM_BASE, code_end: IMEM_BASE + IMEM_BYTES, data: DDR_BASE }
+        Layout {
+            code: IMEM_BASE,
+            code_end: IMEM_BASE + IMEM_BYTES,
+            data: DDR_BASE,
+            local: (DMEM_BASE, DMEM_BASE + DMEM_BYTES),
+        }
     }
 }
 
@@ -136,7 +151,7 @@ fn align(value: u32, to: u64) -> Option<u32> {
 pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -> Result<Program, LoadError> {
     let files: Vec<(&str, object::File<'d>)> =
         objects.iter().map(|(name, data)| Ok((*name, parse(name, data)?))).collect::<Result<_, LoadError>>()?;
-    let (mut code, mut data) = (layout.code, layout.data);
+    let (mut code, mut data, mut local) = (layout.code, layout.data, layout.local.0);
     // Section addresses, per object.
     let mut placed: Vec<HashMap<SectionIndex, u32>> = Vec::new();
     for (name, file) in &files {
@@ -151,7 +166,16 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
             }
             let size = u32::try_from(section.size()).map_err(|_| error(format!("{name}: section too large")))?;
             let executable = sh_flags & u64::from(elf::SHF_EXECINSTR) != 0;
-            let cursor = if executable { &mut code } else { &mut data };
+            let own = section
+                .name()
+                .is_ok_and(|n| n.strip_prefix(LOCAL_SECTION).is_some_and(|r| r.is_empty() || r.starts_with('.')));
+            let cursor = if executable {
+                &mut code
+            } else if own {
+                &mut local
+            } else {
+                &mut data
+            };
             let at = align(*cursor, section.align())
                 .ok_or_else(|| error(format!("{name}: a section's alignment {} is impossible", section.align())))?;
             *cursor =
@@ -161,6 +185,13 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
                     "{name}: code does not fit the CU's instruction memory ({} bytes needed, {} available)",
                     *cursor - layout.code,
                     layout.code_end - layout.code
+                )));
+            }
+            if own && *cursor > layout.local.1 {
+                return Err(error(format!(
+                    "{name}: {LOCAL_SECTION} does not fit the core's data memory ({} bytes needed, {} available)",
+                    *cursor - layout.local.0,
+                    layout.local.1 - layout.local.0
                 )));
             }
             // A section without contents (`.bss`) is zeroed: memory starts as garbage.
@@ -201,7 +232,7 @@ pub fn link<'d>(m: &mut Machine, objects: &[(&str, &'d [u8])], layout: Layout) -
     for ((name, file), here) in files.iter().zip(&placed) {
         relocate(m, name, file, here, &symbols)?;
     }
-    Ok(Program { entry: 0, symbols, ddr_end: data })
+    Ok(Program { entry: 0, symbols, ddr_end: data, local_end: local })
 }
 
 /// Applies one object's relocations.

@@ -6,7 +6,7 @@ use crate::{
     device::{Device, DeviceError, Instruction, Outcome},
     elf::{Layout, link},
     machine::{Exit, Machine},
-    memory::{DDR_BASE, Memory, RegionSpec},
+    memory::{DDR_BASE, DMEM_BASE, Memory, RegionSpec},
     testing::{STACK, assemble, call, load},
 };
 
@@ -442,4 +442,23 @@ fn label_differences_and_relaxation_hints_link() {
     assert_eq!(load(&m, table + 6, 1), lb - la);
     assert_eq!(load(&m, table + 8, 4), f.wrapping_sub(table + 8));
     assert_eq!(call(&mut m, &program, "f", &[41]), 42);
+}
+
+/// `.dmem` goes to DMEM from its start, the other data to DDR; code addressing it gets its DMEM address, and a `.dmem` larger than the room
+/// the layout gives it is an error.
+#[test]
+fn the_local_section_is_placed_in_dmem() {
+    let source = ".globl f\n.type f, @function\nf:\n  lui a0, %hi(w)\n  addi a0, a0, %lo(w)\n  ret\n.size f, . - f\n\
+                  .globl g\n.type g, @function\ng:\n  lui a0, %hi(d)\n  addi a0, a0, %lo(d)\n  ret\n.size g, . - g\n\
+                  .section .dmem,\"aw\",@progbits\n.p2align 3\n.zero 12\nw: .word 5\n.data\nd: .word 7\n";
+    let object = assemble(source, "+m");
+    let mut m = Machine::new();
+    let program = link(&mut m, &[("a.o", &object)], Layout::default()).unwrap();
+    assert_eq!(program.local_end, DMEM_BASE + 16);
+    assert_eq!(call(&mut m, &program, "f", &[]), DMEM_BASE + 12);
+    assert_eq!(m.memory.load(DMEM_BASE + 12, 4).unwrap().0, 5);
+    assert!(call(&mut m, &program, "g", &[]) >= DDR_BASE);
+    let tight = Layout { local: (DMEM_BASE, DMEM_BASE + 8), ..Layout::default() };
+    let error = link(&mut Machine::new(), &[("a.o", &object)], tight).unwrap_err();
+    assert_eq!(error.0, "a.o: .dmem does not fit the core's data memory (16 bytes needed, 8 available)");
 }

@@ -169,6 +169,9 @@ pub struct ObjectSizes {
     pub rodata: u64,
     /// Writable data: the model's state (an LSTM's), kept from one call to the next.
     pub state: u64,
+    /// The static buffers of accelerators' calls in the processor's own memory
+    /// (`umac_backend::LOCAL_SECTION`).
+    pub local: u64,
     /// The undefined symbols, sorted (memory functions, integer helpers, kernels).
     pub imports: Vec<String>,
     /// Bytes per section the program loads (code, constants and state), by name, sorted.
@@ -180,13 +183,14 @@ pub struct ObjectSizes {
 pub fn inspect_object(bytes: &[u8], kernels: &[Kernel]) -> Result<ObjectSizes, Error> {
     let file =
         object::File::parse(bytes).map_err(|e| Error::Compile(format!("cannot read the generated object: {e}")))?;
-    let mut sizes = ObjectSizes { text: 0, rodata: 0, state: 0, imports: Vec::new(), sections: Vec::new() };
+    let mut sizes = ObjectSizes::default();
     for section in file.sections() {
         let (name, size) = (section.name().unwrap_or("?"), section.size());
         // Arm's index table for nounwind code holds only "cannot unwind" entries (no unwinder
         // is referenced); it is accounted with the code, not the constants.
         let counted = match section.kind() {
             _ if name.starts_with(".ARM.exidx") => &mut sizes.text,
+            _ if name == umac_backend::LOCAL_SECTION => &mut sizes.local,
             SectionKind::Text => &mut sizes.text,
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString | SectionKind::ReadOnlyDataWithRel => {
                 &mut sizes.rodata

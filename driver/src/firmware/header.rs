@@ -78,7 +78,11 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         ));
     }
     let state = |n: &str| n.starts_with(".data") || n.starts_with(".bss");
-    let constants = firmware.sections.iter().filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx") && !state(n));
+    let local = umac_backend::LOCAL_SECTION;
+    let constants = firmware
+        .sections
+        .iter()
+        .filter(|(n, _)| n != ".text" && !n.starts_with(".ARM.exidx") && !state(n) && n != local);
     for (section, bytes) in constants {
         h.push_str(&format!(" * Constants: {bytes} bytes in section {section}"));
         if options.constants_section.as_deref() == Some(section.as_str()) {
@@ -87,6 +91,16 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
             ));
         }
         h.push_str(".\n");
+    }
+    if firmware.local_bytes > 0 {
+        h.push_str(&format!(
+            " *\n * Local: {} bytes in section {local}, words the code passes from one accelerator kernel\n \
+             * to a later one (the tokens of copies made ahead). Place the section in the processor's own\n \
+             * data memory (the tynnp control unit's DMEM), e.g. `{local} (NOLOAD) : {{ *({local}) }} > DMEM`\n \
+             * (the code writes each word before reading it). It is static, so {name}_run() is not\n \
+             * reentrant.\n",
+            firmware.local_bytes
+        ));
     }
     if firmware.state_bytes > 0 {
         let sections: Vec<&str> = firmware.sections.iter().filter(|(n, _)| state(n)).map(|(n, _)| n.as_str()).collect();

@@ -41,6 +41,7 @@ pub fn metadata(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixe
         },
         "constants_bytes": firmware.rodata_bytes,
         "state_bytes": firmware.state_bytes,
+        "local_bytes": firmware.local_bytes,
         "text_bytes": firmware.text_bytes,
         "constants_section": options.constants_section.as_deref().unwrap_or(".rodata"),
         "sections": firmware.sections.iter().map(|(name, bytes)| (name.clone(), serde_json::json!(bytes))).collect::<serde_json::Map<_, _>>(),

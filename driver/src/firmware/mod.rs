@@ -110,6 +110,9 @@ pub struct Firmware {
     /// variables: an LSTM's or SVDF's state), which persists between calls; `N_reset_state()`
     /// resets it.
     pub state_bytes: u64,
+    /// Bytes of the static buffers accelerators' calls share in the processor's own memory (the
+    /// section `umac_backend::LOCAL_SECTION`, which firmware places there).
+    pub local_bytes: u64,
     /// Bytes per loaded section of the object (`.text`, `.rodata`, the constants' own section).
     pub sections: Vec<(String, u64)>,
     /// The symbols the object needs from the firmware it is linked into, sorted.
@@ -290,6 +293,7 @@ pub fn compile(
         text_bytes: sizes.text,
         rodata_bytes: sizes.rodata,
         state_bytes: sizes.state,
+        local_bytes: sizes.local,
         imports: sizes.imports,
         sections: sizes.sections,
         signature,

@@ -112,7 +112,9 @@ pub fn simulate_sequence(
         objects.extend(libgcc::helpers(&helpers, &defined)?);
     }
     let objects: Vec<(&str, &[u8])> = objects.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())).collect();
-    let program = link(&mut m, &objects, Layout::default()).map_err(|e| run_error(e.to_string()))?;
+    // The program's static buffers of the CPU (`.dmem`) from DMEM's start, below the stack.
+    let layout = Layout { local: (DMEM_BASE, DMEM_BASE + DMEM_BYTES - STACK_BYTES), ..Layout::default() };
+    let program = link(&mut m, &objects, layout).map_err(|e| run_error(e.to_string()))?;
     let entry = firmware.metadata["entry"].as_str().ok_or_else(|| Error::Compile("metadata names no entry".into()))?;
     let entry = program.symbol(entry).map_err(|e| run_error(e.to_string()))?;
 
@@ -135,8 +137,8 @@ pub fn simulate_sequence(
     for sig in &signature.outputs {
         output_addresses.push(place(&mut m, &vec![0x5a; sig.byte_size() as usize])?);
     }
-    // The workspace, or with pools one per pool: a CPU-only pool in DMEM, from its start (the
-    // stack grows down from its end), the others in DDR.
+    // The workspace, or with pools one per pool: a CPU-only pool in DMEM, after the program's
+    // static buffers there (the stack grows down from its end), the others in DDR.
     let mut workspaces = Vec::new();
     if firmware.pool_sizes.is_empty() {
         workspaces.push(place(&mut m, &vec![0xa5; firmware.workspace_size as usize])?);
@@ -147,14 +149,14 @@ pub fn simulate_sequence(
         // Every CPU-only pool, at its capacity, in DMEM below the stack.
         let capacities: u64 =
             firmware.pools.iter().filter(|p| p.cpu_only).map(|p| p.capacity.next_multiple_of(64)).sum();
-        let room = DMEM_BYTES - STACK_BYTES;
+        let mut dmem = program.local_end.next_multiple_of(64);
+        let room = DMEM_BASE + DMEM_BYTES - STACK_BYTES - dmem;
         if capacities > u64::from(room) {
             return Err(Error::Usage(format!(
                 "the CPU-only pools hold {capacities} bytes; the simulator puts them in DMEM, which has {room} \
-                 bytes beside the stack's {STACK_BYTES}"
+                 bytes beside the stack's {STACK_BYTES} and the program's static buffers"
             )));
         }
-        let mut dmem = DMEM_BASE;
         for (pool, &bytes) in firmware.pools.iter().zip(&firmware.pool_sizes) {
             if pool.cpu_only {
                 m.memory

@@ -20,6 +20,7 @@ use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, RawType, Ty, Value, memref_type},
     ir::{name, op_name, string_value, symbol_name, top_level_ops, type_text, with_context},
+    text::str_ref,
     umac::{CALL_EXTERN, TARGET_ATTR, is_c_identifier},
 };
 
@@ -222,32 +223,89 @@ impl Regions {
             .ok()
             .and_then(|r| r.first_block())
             .ok_or_else(|| Error::Invalid("a function without a body".into()))?;
-        // SAFETY: the function is live, its entry block holds ops (the composites); the alloc is
-        // created in its context and inserted into that block, which then owns it.
+        // SAFETY: the function is live, its entry block holds ops (the composites); the ops are
+        // created in its context and inserted into that block, which then owns them.
         unsafe {
             let context = mlirOperationGetContext(function.to_raw());
-            // A buffer on the stack is in the default memory space.
-            let stack = region.on_stack();
-            let space = (!stack).then_some(region.space.as_str());
-            let ty = memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), space);
-            // A word's alignment on the stack (more would realign the frame).
-            let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), if stack { 4 } else { 16 });
             let location = mlirOperationGetLocation(function.to_raw());
-            let op = if stack { "memref.alloca" } else { "memref.alloc" };
-            let alloc = umac_dialects::ir::build(op, location, &[], &[ty], &[("alignment", alignment)]);
-            match self.last {
-                Some(last) => mlirBlockInsertOwnedOperationAfter(block.to_raw(), last, alloc),
-                None => mlirBlockInsertOwnedOperationBefore(
-                    block.to_raw(),
-                    mlirBlockGetFirstOperation(block.to_raw()),
-                    alloc,
-                ),
+            let ops = if region.is_static() {
+                static_buffer(function, region, context, location)?.to_vec()
+            } else {
+                let ty =
+                    memref_type(context, &[region.bytes as i64], mlirIntegerTypeGet(context, 8), Some(&region.space));
+                let alignment = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 16);
+                vec![umac_dialects::ir::build("memref.alloc", location, &[], &[ty], &[("alignment", alignment)])]
+            };
+            for &op in &ops {
+                match self.last {
+                    Some(last) => mlirBlockInsertOwnedOperationAfter(block.to_raw(), last, op),
+                    None => mlirBlockInsertOwnedOperationBefore(
+                        block.to_raw(),
+                        mlirBlockGetFirstOperation(block.to_raw()),
+                        op,
+                    ),
+                }
+                self.last = Some(op);
             }
-            self.last = Some(alloc);
-            let value = mlirOperationGetResult(alloc, 0);
+            let value = mlirOperationGetResult(ops[ops.len() - 1], 0);
             self.buffers.push((region.clone(), value));
             Ok(value)
         }
+    }
+}
+
+/// The static buffer of `region` for `function` ([`crate::ExternCall::static_region`]):
+/// `llvm.mlir.global internal @__umac_<function>_<key>`, zeroed and word-aligned in
+/// [`crate::LOCAL_SECTION`], before the function; returns the ops giving its address (an i32):
+/// `llvm.mlir.addressof` and `llvm.ptrtoint`, for the function's entry.
+///
+/// # Safety
+/// `function` is a live function of a module; `context` and `location` are its own.
+unsafe fn static_buffer(
+    function: OperationRef,
+    region: &ExternRegion,
+    context: MlirContext,
+    location: MlirLocation,
+) -> Result<[MlirOperation; 2], Error> {
+    let symbol = format!("__umac_{}_{}", symbol_name(&function).unwrap_or_default(), region.key);
+    if !is_c_identifier(&symbol) {
+        return Err(Error::Invalid(format!(
+            "the static region '{}' would be named {symbol}, no C identifier",
+            region.key
+        )));
+    }
+    let module = function.parent_operation().ok_or_else(|| Error::Invalid("a function outside a module".into()))?;
+    if top_level_ops(module).iter().any(|op| symbol_name(op).as_deref() == Some(symbol.as_str())) {
+        return Err(Error::Invalid(format!("the static region '{}': @{symbol} is defined already", region.key)));
+    }
+    let bytes = u32::try_from(region.bytes)
+        .map_err(|_| Error::Invalid(format!("the static region '{}' has {} bytes", region.key, region.bytes)))?;
+    // SAFETY: the caller's contract; the global is inserted into the module's body before the
+    // function, which then owns it.
+    unsafe {
+        let text = |s: &str| mlirStringAttrGet(context, str_ref(s));
+        let i8 = mlirIntegerTypeGet(context, 8);
+        let tensor = mlirRankedTensorTypeGet(1, [i64::from(bytes)].as_ptr(), i8, mlirAttributeGetNull());
+        let attributes = [
+            ("sym_name", text(&symbol)),
+            ("global_type", mlirTypeAttrGet(mlirLLVMArrayTypeGet(i8, bytes))),
+            ("linkage", mlirLLVMLinkageAttrGet(context, MlirLLVMLinkage_MlirLLVMLinkageInternal)),
+            ("value", mlirDenseElementsAttrInt8SplatGet(tensor, 0)),
+            ("alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), 4)),
+            ("section", text(crate::LOCAL_SECTION)),
+            ("addr_space", mlirIntegerAttrGet(mlirIntegerTypeGet(context, 32), 0)),
+        ];
+        let global =
+            umac_dialects::ir::build_with_regions("llvm.mlir.global", location, &[], &[], &attributes, &[None]);
+        let body = mlirOperationGetBlock(function.to_raw());
+        mlirBlockInsertOwnedOperationBefore(body, function.to_raw(), global);
+        let at = mlirFlatSymbolRefAttrGet(context, str_ref(&symbol));
+        let pointer = mlirLLVMPointerTypeGet(context, 0);
+        let addressof =
+            umac_dialects::ir::build("llvm.mlir.addressof", location, &[], &[pointer], &[("global_name", at)]);
+        let address = mlirOperationGetResult(addressof, 0);
+        let i32 = mlirIntegerTypeGet(context, 32);
+        Ok([addressof, umac_dialects::ir::build("llvm.ptrtoint", location, &[address], &[i32], &[])])
     }
 }
 
@@ -399,16 +457,21 @@ fn extern_call(
         check_call(kernel, &names, &passed).map_err(|e| fail(e.to_string()))?;
     }
     let releases = call.releases.iter().map(|key| named(key).map(|(k, _)| k)).collect::<Result<Vec<_>, _>>()?;
-    let stack: Vec<bool> = call.regions.iter().map(ExternRegion::on_stack).collect();
+    let fixed: Vec<bool> = call.regions.iter().map(ExternRegion::is_static).collect();
     with_context(&last, |context| {
         let mut b = Builder::before(context, last);
         b.set_location(fused_location(m));
         let buffers: Vec<(Value, bool)> = buffers.iter().map(|(v, points)| (b.existing(*v), *points)).collect();
+        // A static buffer is its address already.
         let addresses: Vec<Option<Value>> = buffers
             .iter()
-            .map(|(buffer, points)| {
+            .zip(&fixed)
+            .map(|(&(buffer, points), &fixed)| {
                 points.then(|| {
-                    let x = b.op1("memref.extract_aligned_pointer_as_index", &[*buffer], Ty::Index, &[]);
+                    if fixed {
+                        return buffer;
+                    }
+                    let x = b.op1("memref.extract_aligned_pointer_as_index", &[buffer], Ty::Index, &[]);
                     b.index_cast(x, Ty::I32)
                 })
             })
@@ -442,8 +505,8 @@ fn extern_call(
         operands.push(out);
         let attributes = [("callee", Attr::Symbol(&call.callee)), ("operandSegmentSizes", Attr::I32Array(&sizes))];
         b.op(CALL_EXTERN, &operands, &[], &attributes);
-        // A buffer on the stack lives until the function returns.
-        for k in releases.iter().filter(|&&k| !stack[k]) {
+        // A static buffer lives as long as the program.
+        for k in releases.iter().filter(|&&k| !fixed[k]) {
             b.op("memref.dealloc", &[buffers[*k].0], &[], &[]);
         }
         let attributes = [("restrict", Attr::Unit), ("writable", Attr::Unit)];

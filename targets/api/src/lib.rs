@@ -154,17 +154,22 @@ pub struct ExternRegion {
     /// What the function's calls name it.
     pub key: String,
     pub bytes: u64,
-    /// Its memory space, `<backend>.<memory>` (tynnp's DM: `tynnp.dm`); empty for a buffer on
-    /// the caller's stack ([`ExternCall::stack_region`]).
+    /// Its memory space, `<backend>.<memory>` (tynnp's DM: `tynnp.dm`); empty for a static
+    /// buffer of the calling processor ([`ExternCall::static_region`]).
     pub space: String,
 }
 
 impl ExternRegion {
-    /// Whether it is a buffer on the calling function's stack ([`ExternCall::stack_region`]).
-    pub fn on_stack(&self) -> bool {
+    /// Whether it is a static buffer of the calling processor ([`ExternCall::static_region`]).
+    pub fn is_static(&self) -> bool {
         self.space.is_empty()
     }
 }
+
+/// The ELF section of the static buffers extern calls share ([`ExternCall::static_region`]):
+/// firmware places it in the data memory of the processor running the calls, next to it (the
+/// tynnp control unit's DMEM, where umac's simulator puts it; a Cortex-M's DTCM).
+pub const LOCAL_SECTION: &str = ".dmem";
 
 /// What writes a defined callee's body ([`ExternCall::definition`]).
 pub type Define = dyn Fn(&mut Builder) -> Result<(), Error> + Send + Sync;
@@ -202,11 +207,13 @@ impl ExternCall {
         self
     }
 
-    /// Names the region `key` of `bytes` on the calling function's stack: a `memref.alloca` at
-    /// its entry, in the memory of the processor running the calls (the control unit's DMEM on
-    /// tynnp), for what only that code reads and writes between calls; it lives until the
-    /// function returns (a release frees nothing).
-    pub fn stack_region(self, key: &str, bytes: u64) -> Self {
+    /// Names the region `key` of `bytes` in the memory of the processor running the calls, for
+    /// what only that code reads and writes between calls: a static buffer of the function, an
+    /// `llvm.mlir.global` (`@__umac_<function>_<key>`, word-aligned, zeroed) in the section
+    /// [`LOCAL_SECTION`], whose address the calls take as a link-time constant. Unlike a buffer on
+    /// the stack, it costs the function no frame and keeps no call from being a tail call;
+    /// like the model's state, it makes the function not reentrant. A release frees nothing.
+    pub fn static_region(self, key: &str, bytes: u64) -> Self {
         self.region(key, bytes, "")
     }
 

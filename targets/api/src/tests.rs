@@ -36,8 +36,8 @@ pub(crate) struct Abs {
     /// Passes `n` as an address in its region `buf` (64 bytes of `<name>.sram`): byte 16 with
     /// the `bitwise_not`, else byte 8, the composite then releasing the region.
     regions: bool,
-    /// With `regions`: `buf` on the calling function's stack instead.
-    stack: bool,
+    /// With `regions`: `buf` a static buffer of the calling processor instead.
+    fixed: bool,
 }
 
 /// `abs_kernel` and its variant: `void abs_kernel(const int32_t *x, int32_t n, int32_t *y)`.
@@ -77,8 +77,8 @@ impl Backend for Abs {
             ExternCall::new("abs_kernel").arg(self.names[0], ExternArg::Operand { role: "tosa.abs".into(), index: 0 });
         let call = if self.regions {
             let alone = composite.ops.len() == 1;
-            let call = if self.stack {
-                call.stack_region("buf", 64)
+            let call = if self.fixed {
+                call.static_region("buf", 64)
             } else {
                 call.region("buf", 64, &format!("{}.sram", self.name))
             };
@@ -188,7 +188,7 @@ const fn abs(name: &'static str) -> Abs {
         passes: &[],
         names: ["x", "n"],
         regions: false,
-        stack: false,
+        fixed: false,
     }
 }
 
@@ -223,7 +223,7 @@ static MISDEFINED: Abs = Abs {
 };
 /// Cannot define it.
 static REGIONED: Abs = Abs { define: Some(|_| Ok(())), regions: true, ..abs("regioned") };
-static STACKED: Abs = Abs { define: Some(|_| Ok(())), regions: true, stack: true, ..abs("stacked") };
+static STATIC: Abs = Abs { define: Some(|_| Ok(())), regions: true, fixed: true, ..abs("static") };
 static UNDEFINED: Abs = Abs { define: Some(|_| Err(Error::Unsupported("no".into()))), ..abs("undefined") };
 static UNDECLARED: Abs = Abs { replace: Some("abs_kernel_v3"), ..abs("undeclared") };
 static WRONG_NAMES: Abs = Abs { names: ["x", "count"], ..abs("wrongnames") };
@@ -247,7 +247,7 @@ pub(crate) fn register_test_backends() {
         &DEFINED,
         &DESCRIBED,
         &REGIONED,
-        &STACKED,
+        &STATIC,
         &MISDEFINED,
         &UNDEFINED,
         &UNDECLARED,
@@ -492,23 +492,31 @@ fn calls_share_regions_of_an_accelerators_memory() {
     });
 }
 
-/// A region on the stack: one `memref.alloca` (a word's alignment, the default memory space) at
-/// the function's entry, which the calls point into and no release frees.
+/// A static region: one `llvm.mlir.global` per function before it (zeroed, word-aligned, in
+/// `LOCAL_SECTION`), whose address the function takes once at its entry and its calls point
+/// into; nothing frees it.
 #[test]
-fn calls_share_a_buffer_on_the_stack() {
+fn calls_share_a_static_buffer() {
     with_module(MODEL, |context, module| {
-        partition_and_legalize(context, module, &set(vec![&STACKED])).unwrap();
+        partition_and_legalize(context, module, &set(vec![&STATIC])).unwrap();
         let ir = text(module);
-        let functions: Vec<&str> = ir.split("func.func private @stacked_").skip(1).collect();
+        for f in ["static_0", "static_1"] {
+            let global = format!(
+                "llvm.mlir.global internal @__umac_{f}_buf(dense<0> : tensor<64xi8>) {{addr_space = 0 : i32, \
+                 alignment = 4 : i64, section = \"{}\"}} : !llvm.array<64 x i8>\n  func.func private @{f}(",
+                crate::LOCAL_SECTION
+            );
+            assert!(ir.contains(&global), "{f}'s buffer before it: {ir}");
+        }
+        let functions: Vec<&str> = ir.split("func.func private @static_").skip(1).collect();
         assert_eq!(functions.len(), 2, "{ir}");
-        let first = functions[0];
-        let alloca = "%alloca = memref.alloca() {alignment = 4 : i64} : memref<64xi8>";
-        assert_eq!(first.lines().nth(1).map(str::trim), Some(alloca), "allocated first: {first}");
-        assert_eq!(first.matches("memref.alloca()").count(), 1, "{first}");
-        let pointers = "memref.extract_aligned_pointer_as_index %alloca : memref<64xi8> -> index";
-        assert_eq!(first.matches(pointers).count(), 2, "{first}");
-        assert!(!first.contains("memref.dealloc %alloca"), "a buffer on the stack is not freed: {first}");
-        assert!(!ir.contains("memref.alloc() {alignment = 16 : i64} : memref<64xi8"), "{ir}");
+        let first: Vec<&str> = functions[0].lines().map(str::trim).collect();
+        assert_eq!(first[1], "%0 = llvm.mlir.addressof @__umac_static_0_buf : !llvm.ptr", "{ir}");
+        assert_eq!(first[2], "%1 = llvm.ptrtoint %0 : !llvm.ptr to i32", "{ir}");
+        // Both calls point into it (bytes 16 and 8), neither takes a pointer of a buffer.
+        assert_eq!(functions[0].matches("= arith.addi %1, %c").count(), 2, "{ir}");
+        assert!(!ir.contains("memref.extract_aligned_pointer_as_index"), "{ir}");
+        assert!(!ir.contains("memref.alloca") && !ir.contains("memref<64xi8"), "{ir}");
     });
 }
 

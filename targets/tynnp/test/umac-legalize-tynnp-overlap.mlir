@@ -7,7 +7,7 @@
 // kernel after it waits for them (`after_end2`, `_w<bands>`), and three kernels run at once.
 // So a depthwise convolution on the vector units runs under the convolution before it on the
 // NU, tile by tile. A kernel copying the next kernel's record, or that of the kernel after it
-// (`_pff`), leaves the copy's token in the function's mailbox on the control unit's stack, which
+// (`_pff`), leaves the copy's token in the function's mailbox in the control unit's DMEM, which
 // the record's kernel's first jobs depend on.
 // RUN: umac-opt %s --split-input-file --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.

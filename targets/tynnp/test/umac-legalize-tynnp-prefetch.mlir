@@ -2,8 +2,8 @@
 // kernel's constant record into DM (where the function's DM plan puts it, apart from both
 // kernels' own regions and what they keep in DM) on channel 0 where the channel would idle —
 // just before the first tile's copy in that waits for a job (a buffer reused), else after the
-// last copy in — and leaves the copy's token in the function's mailbox, a word a kernel on the
-// control unit's stack (`_pf`); the next kernel finds its record there, its first jobs waiting
+// last copy in — and leaves the copy's token in the function's mailbox, a word a kernel in the
+// control unit's DMEM (a static buffer in section .dmem) (`_pf`); the next kernel finds its record there, its first jobs waiting
 // for that token, and copies nothing (`_pl`).
 // RUN: umac-opt %s --pass-pipeline='builtin.module(umac-primitives-tynnp{attributes="-pack-pixels=false"},umac-legalize-tynnp{attributes={-overlap=false}},umac-double-buffer-tynnp,umac-allocate-dm-tynnp,umac-specialize-tynnp,umac-convert-tynnp-to-llvm)' | FileCheck %s
 // The calls, their DM addresses folded once placed: their constants named by value.
@@ -14,12 +14,12 @@
 // 72 filter bytes of 2, from byte 80 the bias of 7s, from 112 the multipliers 2^30, from 144 the
 // shifts of 36: 152 bytes) into DM (AREA); the pooling has no record to prefetch.
 // CHECK-LABEL: func.func private @tynnp_0(
+// The mailbox of copies' tokens, a word for each of the three kernels, a static buffer before the
+// function; both calls pass its address and the offset of the depthwise convolution's word (4).
+// MODEL: llvm.mlir.global internal @__umac_tynnp_0_copies(dense<0> : tensor<12xi8>) {addr_space = 0 : i32, alignment = 4 : i64, section = ".dmem"} : !llvm.array<12 x i8>
 // MODEL-LABEL: func.func private @tynnp_0(
-// The mailbox of copies' tokens, a word for each of the three kernels, on the stack; both calls
-// pass its address and the offset of the depthwise convolution's word (4).
-// MODEL: %[[MAILBOX:.*]] = memref.alloca() {alignment = 4 : i64} : memref<12xi8>
-// MODEL: %[[BOX:.*]] = memref.extract_aligned_pointer_as_index %[[MAILBOX]]
-// MODEL-NEXT: %[[BASE:.*]] = arith.index_cast %[[BOX]] : index to i32
+// MODEL: %[[MAILBOX:.*]] = llvm.mlir.addressof @__umac_tynnp_0_copies : !llvm.ptr
+// MODEL-NEXT: %[[BASE:.*]] = llvm.ptrtoint %[[MAILBOX]] : !llvm.ptr to i32
 // CHECK: %[[NEXT:.*]] = arith.constant dense<"0x0202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020000000000000000070000000700000007000000070000000700000007000000070000000700000000000040000000400000004000000040000000400000004000000040000000402424242424242424"> : tensor<152xi8>
 // CHECK-NEXT: bufferization.to_buffer %[[NEXT]] read_only : tensor<152xi8> to memref<152xi8>
 // After the convolution's output stage: its output channel, input in DDR, output kept in DM, its

@@ -25,7 +25,7 @@ pub fn describe(call: &ExternCallSite, scalars: &[Option<i64>], params: &Params)
     let code = *jobs::CODES.iter().find(|code| code.symbol(function) == generic)?;
     let names = code.trailing(function);
     let buffers = code.buffers(function);
-    // Every argument but the mailbox's address (on the stack: known when the code runs) is a
+    // Every argument but the mailbox's address (a static buffer's: known once linked) is a
     // compile-time value.
     let mut values: HashMap<&str, i64> = names
         .iter()

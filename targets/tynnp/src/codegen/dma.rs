@@ -159,7 +159,7 @@ pub fn lower_pointer(op: &OpView, b: &mut Builder) -> Option<Result<Vec<Value>, 
     // SAFETY: the operand is a live value of the op being lowered.
     let in_dm = side(unsafe { mlirValueGetType(buffer) }).is_ok_and(|s| s.dm);
     if !in_dm {
-        // A buffer in DDR or on the stack (`regions::MAILBOX`) keeps its pointer.
+        // A buffer in DDR keeps its pointer.
         return None;
     }
     Some(address(buffer, b).map(|at| vec![b.index_cast(at, Ty::Index)]))

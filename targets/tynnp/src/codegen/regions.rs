@@ -140,8 +140,10 @@ pub(crate) fn share(
 }
 
 /// The region of a function's calls holding the tokens of the copies of records copied ahead,
-/// a word for each kernel's record: on the control unit's stack (its DMEM), which the copying
-/// kernel writes and the record's kernel reads, so the tokens take no DM.
+/// a word for each kernel's record: a static buffer of the control unit (in its DMEM,
+/// `umac_backend::LOCAL_SECTION`), which the copying kernel writes and the record's kernel reads,
+/// so the tokens take no DM, and no stack frame keeps the function's last kernel from being a
+/// tail call.
 pub(crate) const MAILBOX: &str = "copies";
 
 /// Call `i` of `n` with the tokens of the copies it makes or waits for ([`code::WEIGHTS_TOKEN`],
@@ -170,7 +172,7 @@ fn with_mailbox(mut call: ExternCall, i: usize, n: usize) -> Result<ExternCall, 
             *argument = ExternArg::Address { region: MAILBOX.to_string(), offset: 0 };
         }
     }
-    Ok(call.stack_region(MAILBOX, 4 * n as u64))
+    Ok(call.static_region(MAILBOX, 4 * n as u64))
 }
 
 /// Call `i` with its DM addresses in `blocks`: the first call names every block (in their

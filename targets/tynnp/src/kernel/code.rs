@@ -68,7 +68,7 @@ pub const AFTER_END: &str = "after_end";
 pub const AFTER_END_TWO: &str = "after_end2";
 
 /// The arguments giving where the token of the copy of a record copied ahead is (the offset of a
-/// word of the function's mailbox of copies' tokens on the control unit's stack,
+/// word of the function's mailbox of copies' tokens in the control unit's DMEM,
 /// `codegen::regions`): of this kernel's record when preloaded, of the next kernel's and of the
 /// one further ahead when it copies them. The copying kernel stores the token there, the
 /// record's kernel waits for it, so a record may be copied any number of kernels ahead.

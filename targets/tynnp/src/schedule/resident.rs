@@ -10,7 +10,7 @@
 //! Constants: a kernel copies the next kernel's constant record (see `Job::packed`) into DM after
 //! its last tile's copy in, so the copy overlaps its last tiles, and the record of a kernel
 //! further ahead too; that kernel finds its record there (the copy's token in the function's
-//! mailbox on the control unit's stack, `codegen::regions::MAILBOX`) and copies nothing.
+//! mailbox in the control unit's DMEM, `codegen::regions::MAILBOX`) and copies nothing.
 //!
 //! Both are decided for a whole function at once (`steps.rs`), in the order the kernels run,
 //! keeping before prefetching: an activation or a record is taken when every kernel it lives
