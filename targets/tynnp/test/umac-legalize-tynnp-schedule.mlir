@@ -1,6 +1,7 @@
 // umac-legalize-tynnp lowers each primitive op as its tynnp.schedule says (umac-schedule-tynnp
 // decides one; a compiler engineer may write or edit it), and refuses, at the op, a schedule that
-// the job cannot run by: tiles that do not cover its output or do not fit their buffers, regions
+// the job cannot run by: tiles that do not cover its output or do not fit their buffers, more
+// bands than a tile's output rows (or, pooling, than its channels' vectors), regions
 // outside DM or overlapping, kept tensors or prefetched records the kernels around it do not hand
 // on, token tables too small, handing jobs on to a kernel that may overwrite what they use, or
 // a kernel's regions over a tensor kept across it.
@@ -409,3 +410,15 @@ module {
   }
 }
 
+
+// -----
+
+// Three bands of a pooling whose one tile has two output rows and whose 8 channels are one
+// vector: neither its rows nor its channels split three ways.
+module {
+  func.func private @tynnp_3(%arg0: tensor<1x8x8x8xi8>) -> tensor<1x2x2x8xi8> attributes {umac.composite = "tynnp.max_pool2d", umac.target = "tynnp"} {
+    // expected-error@+1 {{tynnp cannot lower tynnp.max_pool2d: tynnp.schedule: 3 bands, but a tile has 2 output rows and too few channels}}
+    %0 = "tynnp.max_pool2d"(%arg0) {input_zp = 0 : i64, kh = 4 : i64, kw = 4 : i64, max = 127 : i64, min = -128 : i64, output_zp = 0 : i64, pad_left = 0 : i64, pad_top = 0 : i64, stride_x = 4 : i64, stride_y = 4 : i64, tynnp.schedule = {bands = 3 : i64, buffers = 1 : i64, dm = {input = array<i64: 0, 512>, output = array<i64: 512, 32>}, tiles = array<i64: 0, 2>}} : (tensor<1x8x8x8xi8>) -> tensor<1x2x2x8xi8>
+    return %0 : tensor<1x2x2x8xi8>
+  }
+}
