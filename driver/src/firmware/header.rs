@@ -96,7 +96,7 @@ pub fn header(firmware: &Firmware, name: &str, options: &FirmwareOptions, fixed_
         h.push_str(&format!(
             " *\n * Local: {} bytes in section {local}, words the code passes from one accelerator kernel\n \
              * to a later one (the tokens of copies made ahead). Place the section in the processor's own\n \
-             * data memory (the tynnp control unit's DMEM), e.g. `{local} (NOLOAD) : {{ *({local}) }} > DMEM`\n \
+             * data memory (the accelerator's control-unit DMEM), e.g. `{local} (NOLOAD) : {{ *({local}) }} > DMEM`\n \
              * (the code writes each word before reading it). It is static, so {name}_run() is not\n \
              * reentrant.\n",
             firmware.local_bytes
