@@ -68,6 +68,44 @@ pub unsafe fn only_user(value: MlirValue) -> Option<MlirOperation> {
     }
 }
 
+/// Whether every use of `value` but by `through` lies in `block` (directly, or nested in an op of
+/// it) before `op` (a buffer's uses before the copy that reads it by `through`).
+///
+/// # Safety
+/// All must be live; `op` in `block`.
+pub unsafe fn uses_before(value: MlirValue, through: MlirOperation, op: MlirOperation, block: MlirBlock) -> bool {
+    // SAFETY: the caller's contract; the use list and parents are only read.
+    unsafe {
+        let mut used = mlirValueGetFirstUse(value);
+        while !mlirOpOperandIsNull(used) {
+            let owner = mlirOpOperandGetOwner(used);
+            used = mlirOpOperandGetNextUse(used);
+            if owner.ptr == through.ptr {
+                continue;
+            }
+            match ancestor_in(owner, block) {
+                Some(user) if user.ptr != op.ptr && mlirOperationIsBeforeInBlock(user, op) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The ancestor of `op` (itself, or an op it is nested in) that lies directly in `block`, if any.
+///
+/// # Safety
+/// Both must be live.
+pub unsafe fn ancestor_in(mut op: MlirOperation, block: MlirBlock) -> Option<MlirOperation> {
+    // SAFETY: the caller's contract; parents of live ops are live or null.
+    unsafe {
+        while !op.ptr.is_null() && mlirOperationGetBlock(op).ptr != block.ptr {
+            op = mlirOperationGetParentOperation(op);
+        }
+        (!op.ptr.is_null()).then_some(op)
+    }
+}
+
 /// The memref ops that view their first operand's buffer (`memref.view` aside: it places a typed
 /// buffer at a byte offset of an `i8` one).
 pub const VIEW_OPS: &[&str] =

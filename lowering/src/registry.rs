@@ -69,6 +69,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::buffers::order_constant_globals::INFO,
     passes::buffers::strided_copy_to_linalg::INFO,
     passes::buffers::elide_output_copies::INFO,
+    passes::buffers::elide_slice_copies::INFO,
     passes::graph::decompose_transpose_conv2d::INFO,
     passes::linalg::apply_scale_32::INFO,
     passes::linalg::fold_zero_points::INFO,

@@ -228,7 +228,8 @@ fn fold_and_fuse(vectors: bool, dsp: bool, jam: bool, spend_workspace: bool) -> 
 }
 
 /// Bufferization for firmware: results become out-parameters (a buffer copied whole into one at
-/// the end, through a reshape, becomes a view of it: `umac-elide-output-copies`), allocations of
+/// the end, through a reshape, becomes a view of it: `umac-elide-output-copies`; one copied into a
+/// contiguous part of another, a concat's operand, a view of that part: `umac-elide-slice-copies`), allocations of
 /// static size are hoisted out of loops and left for `umac-plan-memory` (no deallocation:
 /// nothing is allocated at run time). Every bufferization orders its constant globals by first
 /// use (the same model gives the same bytes; upstream's order varies between runs when a module
@@ -237,7 +238,7 @@ const FIRMWARE_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-lo
 function-boundary-type-conversion=identity-layout-map unknown-type-conversion=identity-layout-map},umac-order-constant-globals,\
 buffer-results-to-out-params{hoist-static-allocs=true},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-func.func(buffer-loop-hoisting),canonicalize,cse,umac-elide-output-copies";
+func.func(buffer-loop-hoisting),canonicalize,cse,umac-elide-output-copies,umac-elide-slice-copies";
 
 /// One workspace, one function per operator: the AOT executor's shape.
 const PLAN_AND_OUTLINE: &str = "umac-plan-memory,umac-outline-operators";

@@ -50,7 +50,10 @@ pub const TOSA_OPS: &[TosaOp] = &[
     op("tosa.cast", "float to integer rounds in integer arithmetic on firmware (`umac-expand-rounding`: no libm)"),
     op("tosa.clamp", ""),
     op("tosa.clz", ""),
-    op("tosa.concat", ""),
+    op(
+        "tosa.concat",
+        "an operand whose part of the result is one run of bytes (outer dimensions of one element) is written there, not copied (`umac-elide-slice-copies`)",
+    ),
     op("tosa.conv2d", CONV),
     op("tosa.depthwise_conv2d", DEPTHWISE),
     op("tosa.equal", ""),

@@ -28,7 +28,9 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use umac_dialects::ir::{attribute, build, collect, identity_layout, name, only_user, op_name, produced_by};
+use umac_dialects::ir::{
+    attribute, build, collect, identity_layout, name, only_user, op_name, produced_by, uses_before,
+};
 
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
@@ -116,32 +118,5 @@ unsafe fn elide(copy: MlirOperation) {
             mlirOperationDestroy(reshape);
         }
         mlirOperationDestroy(alloc);
-    }
-}
-
-/// Whether every use of `buffer` but `through` (the op the copy reads it by) lies in `block`
-/// (directly, or nested in an op of it) before `copy`.
-///
-/// # Safety
-/// All must be live; `copy` in `block`.
-unsafe fn uses_before(buffer: MlirValue, through: MlirOperation, copy: MlirOperation, block: MlirBlock) -> bool {
-    // SAFETY: the caller's contract; the use list and parents are only read.
-    unsafe {
-        let mut used = mlirValueGetFirstUse(buffer);
-        while !mlirOpOperandIsNull(used) {
-            let mut owner = mlirOpOperandGetOwner(used);
-            used = mlirOpOperandGetNextUse(used);
-            if owner.ptr == through.ptr {
-                continue;
-            }
-            // The ancestor of the user in the copy's block.
-            while !owner.ptr.is_null() && mlirOperationGetBlock(owner).ptr != block.ptr {
-                owner = mlirOperationGetParentOperation(owner);
-            }
-            if owner.ptr.is_null() || owner.ptr == copy.ptr || !mlirOperationIsBeforeInBlock(owner, copy) {
-                return false;
-            }
-        }
-        true
     }
 }

@@ -2,6 +2,7 @@
 //! memory plan.
 
 pub mod elide_output_copies;
+pub mod elide_slice_copies;
 pub mod order_constant_globals;
 pub mod plan_memory;
 pub mod strided_copy_to_linalg;

@@ -6,7 +6,7 @@
 //! function's top-level ops, with the ops inside its control flow (`scf.if`, `scf.while`: TFLite's
 //! IF and WHILE) in their place after it. A buffer is alive from the first to the last step that
 //! uses it or a view of it (`subview`, `collapse_shape`, `expand_shape`, `cast`,
-//! `reinterpret_cast`); one used inside a `scf.while` is alive through the whole loop (the next
+//! `reinterpret_cast`, `view`); one used inside a `scf.while` is alive through the whole loop (the next
 //! iteration may read it). Buffers allocated inside a loop nest (per-tile scratch) are alive for
 //! that nest. Offsets come from
 //! [`crate::memory_plan::plan`] (greedy by size, then hill climbing), aligned to `alignment`.
@@ -155,7 +155,7 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
             if name == "memref.alloc" {
                 return Some(owner);
             }
-            if !VIEW_OPS.contains(&name.as_str()) {
+            if !VIEW_OPS.contains(&name.as_str()) && name != "memref.view" {
                 return None;
             }
             value = mlirOperationGetOperand(owner, 0);
@@ -407,7 +407,7 @@ unsafe fn called_with(buffer: MlirValue) -> bool {
                 if kind.ends_with("call") || kind.ends_with("call_extern") {
                     return true;
                 }
-                if VIEW_OPS.contains(&kind.as_str()) {
+                if VIEW_OPS.contains(&kind.as_str()) || kind == "memref.view" {
                     pending.push(mlirOperationGetResult(user, 0));
                 }
                 use_ = mlirOpOperandGetNextUse(use_);
