@@ -153,6 +153,33 @@ pub unsafe fn constant_int(value: MlirValue) -> Option<i64> {
     }
 }
 
+/// The integer `value` always holds when it is computed from integer constants, through
+/// `arith.addi`, `arith.subi`, `arith.muli` and `arith.index_cast` (as canonicalization would
+/// fold them), wrapped to its type's width (an `index` as 64 bits); `leaf` gives the value of
+/// any other op's result it knows (an address a later pass makes a constant).
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn folded_int(value: MlirValue, leaf: &dyn Fn(MlirOperation) -> Option<i64>) -> Option<i64> {
+    // SAFETY: the caller's contract; operands of a live op are live.
+    unsafe {
+        let op = producer(value)?;
+        let operand = |k: isize| folded_int(mlirOperationGetOperand(op, k), leaf);
+        let raw = match name(op).as_str() {
+            "arith.constant" => return constant_int(value),
+            "arith.index_cast" => operand(0)?,
+            "arith.addi" => operand(0)?.wrapping_add(operand(1)?),
+            "arith.subi" => operand(0)?.wrapping_sub(operand(1)?),
+            "arith.muli" => operand(0)?.wrapping_mul(operand(1)?),
+            _ => leaf(op)?,
+        };
+        let ty = mlirValueGetType(value);
+        let bits = if mlirTypeIsAIndex(ty) { 64 } else if mlirTypeIsAInteger(ty) { mlirIntegerTypeGetWidth(ty) } else { return None };
+        let shift = 64 - bits.clamp(1, 64);
+        Some((raw << shift) >> shift)
+    }
+}
+
 /// The `value` attribute of the `arith.constant` producing `value`.
 ///
 /// # Safety

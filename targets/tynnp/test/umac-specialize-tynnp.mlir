@@ -112,3 +112,52 @@ func.func private @bad(%x: index, %tiles: index, %count: i32, %out: index) attri
 func.func private @swapped(%x: index, %tiles: index, %count: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 2, 1>} {
   return
 }
+
+// -----
+
+// Arguments the calls of a copy pass as constants that differ between calls, each equal in
+// every call to an earlier such argument plus one offset (the DM address of a region at a fixed
+// distance from another, a token word after the kernel's own), become that argument plus the
+// offset in the body: unused, LLVM drops them, and fewer arguments go on the stack. A DM address
+// is a view of tynnp.dm at a constant offset. An argument every call passes the same constant,
+// or one that no earlier argument matches, keeps its uses.
+// CHECK-LABEL: func.func private @r_t1(
+// CHECK-SAME: %[[X:[^:]*]]: index, %{{.*}}: index, %{{.*}}: i32, %[[A:[^:]*]]: i32, %[[B:[^:]*]]: i32, %[[C:[^:]*]]: i32, %[[D:[^:]*]]: i32, %[[E:[^:]*]]: i32, %[[F:[^:]*]]: i32, %[[OUT:[^:]*]]: index)
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : i32
+// CHECK-NEXT: %[[B2:.*]] = arith.addi %[[A]], %[[EIGHT]] : i32
+// CHECK-NEXT: %[[K:.*]] = arith.constant 9216 : i32
+// CHECK-NEXT: %[[F2:.*]] = arith.addi %[[E]], %[[K]] : i32
+// CHECK: "test.use"(%[[A]], %[[B2]], %[[C]], %[[D]], %[[E]], %[[F2]])
+func.func private @r(%x: index, %tiles: index, %count: i32, %a: i32, %b: i32, %c: i32, %d: i32, %e: i32, %f: i32, %out: index) attributes {tynnp.tile_arguments = array<i64: 1, 2>} {
+  "test.use"(%a, %b, %c, %d, %e, %f) : (i32, i32, i32, i32, i32, i32) -> ()
+  return
+}
+func.func @calls(%x: memref<8xi8>, %out: memref<8xi8>) {
+  %c1 = arith.constant 1 : i32
+  %t = arith.constant dense<[0]> : tensor<1xi32>
+  %table = bufferization.to_buffer %t read_only : tensor<1xi32> to memref<1xi32>
+  %c5 = arith.constant 5 : i32
+  %dm = "tynnp.dm"() : () -> memref<32768xi8, "tynnp.dm">
+  // The first call: a = 40, b = 48, d = 1, e and f at DM bytes 512 and 9728.
+  %a0 = arith.constant 40 : i32
+  %b0 = arith.constant 48 : i32
+  %d0 = arith.constant 1 : i32
+  %o0 = arith.constant 512 : index
+  %v0 = memref.view %dm[%o0][] : memref<32768xi8, "tynnp.dm"> to memref<64xi8, "tynnp.dm">
+  %p0 = memref.extract_aligned_pointer_as_index %v0 : memref<64xi8, "tynnp.dm"> -> index
+  %e0 = arith.index_cast %p0 : index to i32
+  %k = arith.constant 9216 : i32
+  %f0 = arith.addi %e0, %k : i32
+  "umac.call_extern"(%x, %table, %c1, %a0, %b0, %c5, %d0, %e0, %f0, %out) {callee = @r, operandSegmentSizes = array<i32: 9, 1>} : (memref<8xi8>, memref<1xi32>, i32, i32, i32, i32, i32, i32, i32, memref<8xi8>) -> ()
+  // The second: a = 44, b = 52, d = 3, e and f at DM bytes 9872 and 19088.
+  %a1 = arith.constant 44 : i32
+  %b1 = arith.constant 52 : i32
+  %d1 = arith.constant 3 : i32
+  %o1 = arith.constant 9872 : index
+  %v1 = memref.view %dm[%o1][] : memref<32768xi8, "tynnp.dm"> to memref<64xi8, "tynnp.dm">
+  %p1 = memref.extract_aligned_pointer_as_index %v1 : memref<64xi8, "tynnp.dm"> -> index
+  %e1 = arith.index_cast %p1 : index to i32
+  %f1 = arith.addi %e1, %k : i32
+  "umac.call_extern"(%x, %table, %c1, %a1, %b1, %c5, %d1, %e1, %f1, %out) {callee = @r, operandSegmentSizes = array<i32: 9, 1>} : (memref<8xi8>, memref<1xi32>, i32, i32, i32, i32, i32, i32, i32, memref<8xi8>) -> ()
+  return
+}

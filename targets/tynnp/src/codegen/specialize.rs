@@ -13,6 +13,10 @@
 //! (`llvm.loop.unroll.full`) and the table's loads fold to the values they read, and the
 //! control unit runs the straight-line code of that call. The function no call is left to is
 //! erased; a call passing a table or count that is not a constant keeps the general function.
+//! In each copy, an i32 argument that its calls pass as constants differing between calls, but
+//! always at one offset from an earlier such argument (DM regions at a fixed distance from one
+//! another, the token words of the kernel's record and the next one's), is computed from that
+//! argument: LLVM then drops it, and fewer of a kernel's many arguments go on the stack.
 //! With `-specialize=false` (to measure what it earns) the pass changes nothing.
 //!
 //! ```mlir
@@ -29,12 +33,14 @@
 //! }
 //! ```
 
+use super::memory::DM;
 use crate::{error::TynnpError, kernel::split::specialized_symbol, target::SPECIALIZE};
 use melior::ir::{Location, OperationRef, attribute::AttributeLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_backend::{Builder, Error, KernelStep, TargetAttrs, Ty, constant_ints};
+use umac_tynnp_device::params::DM_BASE;
 use umac_dialects::{
-    ir::{attribute, collect, i64_array, integer_value, op_name, symbol_name, top_level_ops, with_context},
+    ir::{attribute, collect, constant_int, folded_int, name, produced_by, i64_array, integer_value, op_name, symbol_name, top_level_ops, with_context},
     location::emit_error,
     text::{str_ref, string_from},
     umac::CALL_EXTERN,
@@ -46,7 +52,7 @@ pub(crate) const TILE_ARGUMENTS: &str = "tynnp.tile_arguments";
 /// The step, run after `umac-allocate-dm-tynnp`.
 pub(crate) const STEP: KernelStep = KernelStep {
     name: "specialize",
-    summary: "Give the calls of a tynnp kernel that pass the same constant tile table and tile count a copy of its function with both as constants (<function>_t<tiles>), so its tile loop unrolls and the table folds",
+    summary: "Give the calls of a tynnp kernel that pass the same constant tile table and tile count a copy of its function with both as constants (<function>_t<tiles>), so its tile loop unrolls and the table folds; in a copy, an argument its calls pass at a constant offset from another is computed from it",
     run,
 };
 
@@ -164,9 +170,104 @@ unsafe fn specialize(module: OperationRef, function: MlirOperation) -> Result<()
             for call in members {
                 mlirOperationSetAttributeByName(*call, str_ref("callee"), reference);
             }
+            relate_arguments(copy, members)?;
         }
         if !general && !groups.is_empty() {
             mlirOperationDestroy(function);
+        }
+        Ok(())
+    }
+}
+
+/// The address of a buffer in DM, `memref.extract_aligned_pointer_as_index` of a view at a
+/// constant offset of `tynnp.dm` (as umac-allocate-dm-tynnp places it): a constant once
+/// umac-convert-tynnp-to-llvm writes DM's base.
+fn dm_address(op: MlirOperation) -> Option<i64> {
+    // SAFETY: `op` is live, and so are its operands and their producers.
+    unsafe {
+        if name(op) != "memref.extract_aligned_pointer_as_index" {
+            return None;
+        }
+        let view = produced_by(mlirOperationGetOperand(op, 0), "memref.view")?;
+        produced_by(mlirOperationGetOperand(view, 0), DM)?;
+        Some(i64::from(DM_BASE) + constant_int(mlirOperationGetOperand(view, 1))?)
+    }
+}
+
+/// The constants the calls pass as each i32 argument of `entry` (`None` for an argument of
+/// another type or one some call passes a value that is not a constant).
+fn constant_arguments(entry: MlirBlock, calls: &[MlirOperation]) -> Vec<Option<Vec<i32>>> {
+    // SAFETY: `entry` is a live block; the calls are live ops.
+    unsafe {
+        let context = mlirOperationGetContext(*calls.first().expect("a group has a call"));
+        let i32_type = mlirIntegerTypeGet(context, 32);
+        (0..mlirBlockGetNumArguments(entry) as usize)
+            .map(|k| {
+                if !mlirTypeEqual(mlirValueGetType(mlirBlockGetArgument(entry, k as isize)), i32_type) {
+                    return None;
+                }
+                calls
+                    .iter()
+                    .map(|&call| folded_int(mlirOperationGetOperand(call, k as isize), &dm_address).map(|v| v as i32))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// For each i32 argument of `function` that its `calls` pass as constants, differing between
+/// calls, and equal in every call to an earlier such argument plus the same offset (a DM region
+/// at a fixed distance from another, the token word after the one of the kernel's record): its
+/// uses become `earlier + offset`, so the argument is dead and LLVM drops it (dead-argument
+/// elimination of an internal function). Arguments a kernel takes are many (forty for a
+/// convolution that preloads and prefetches), and past the eighth the calls pass them on the
+/// stack; an argument every call passes the same constant is left to LLVM, which folds it.
+///
+/// # Safety
+/// `function` must be a live `func.func` with a body, called by each of the live `calls`.
+unsafe fn relate_arguments(function: MlirOperation, calls: &[MlirOperation]) -> Result<(), TynnpError> {
+    if calls.len() < 2 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract; the new ops go at the start of the function's entry block.
+    unsafe {
+        let entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
+        let constants = constant_arguments(entry, calls);
+        let varies = |k: usize| constants[k].as_ref().filter(|v| v.iter().any(|&c| c != v[0]));
+        let mut anchors: Vec<usize> = Vec::new();
+        let mut related: Vec<(usize, usize, i64)> = Vec::new();
+        for j in 0..constants.len() {
+            let Some(values) = varies(j) else { continue };
+            let offset_from = |i: usize| {
+                let base = varies(i)?;
+                let offset = values[0].wrapping_sub(base[0]);
+                values.iter().zip(base).all(|(v, b)| v.wrapping_sub(*b) == offset).then_some(i64::from(offset))
+            };
+            match anchors.iter().find_map(|&i| offset_from(i).map(|offset| (i, offset))) {
+                Some((i, offset)) => related.push((j, i, offset)),
+                None => anchors.push(j),
+            }
+        }
+        if related.is_empty() {
+            return Ok(());
+        }
+        let first = OperationRef::from_raw(mlirBlockGetFirstOperation(entry));
+        let values = with_context(&first, |context| {
+            let mut b = Builder::before(context, first);
+            let values: Vec<MlirValue> = related
+                .iter()
+                .map(|&(_, i, offset)| {
+                    // Argument i of the entry block: defined before every op of it.
+                    let base = b.existing(mlirBlockGetArgument(entry, i as isize));
+                    let offset = b.constant(Ty::I32, offset);
+                    b.op1("arith.addi", &[base, offset], Ty::I32, &[]).to_raw()
+                })
+                .collect();
+            b.done().map(|()| values)
+        })
+        .map_err(|e| TynnpError::Kernel(e.to_string()))?;
+        for (&(j, _, _), value) in related.iter().zip(values) {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, j as isize), value);
         }
         Ok(())
     }
