@@ -174,7 +174,13 @@ pub unsafe fn folded_int(value: MlirValue, leaf: &dyn Fn(MlirOperation) -> Optio
             _ => leaf(op)?,
         };
         let ty = mlirValueGetType(value);
-        let bits = if mlirTypeIsAIndex(ty) { 64 } else if mlirTypeIsAInteger(ty) { mlirIntegerTypeGetWidth(ty) } else { return None };
+        let bits = if mlirTypeIsAIndex(ty) {
+            64
+        } else if mlirTypeIsAInteger(ty) {
+            mlirIntegerTypeGetWidth(ty)
+        } else {
+            return None;
+        };
         let shift = 64 - bits.clamp(1, 64);
         Some((raw << shift) >> shift)
     }
@@ -579,5 +585,42 @@ func.func private @g(%x: tensor<?xi8>) attributes {pads = array<i64: 1, 2>} {
             assert!(text.contains("func.func private @k(tensor<2x3xi8>)"), "{text}");
             assert!(module.as_operation().verify());
         });
+    }
+
+    #[test]
+    fn folds_integer_arithmetic() {
+        // (7 + 2^31 - 1) wraps in i32; (3 * 4 - 5) through index and back; a leaf the caller
+        // knows (test.address is 100); an argument is not a constant.
+        let text = r#"
+func.func @h(%a: i32) {
+  %c7 = arith.constant 7 : i32
+  %max = arith.constant 2147483647 : i32
+  %wrapped = arith.addi %c7, %max : i32
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %m = arith.muli %c3, %c4 : index
+  %d = arith.subi %m, %c5 : index
+  %back = arith.index_cast %d : index to i32
+  %at = "test.address"() : () -> i32
+  %past = arith.addi %at, %back : i32
+  %x = arith.addi %a, %c7 : i32
+  "test.use"(%wrapped, %back, %past, %x) : (i32, i32, i32, i32) -> ()
+  return
+}
+"#;
+        let context = create_context(ContextOptions { allow_unregistered_dialects: true, ..Default::default() });
+        let module = Module::parse(&context, text).unwrap();
+        let uses = collect(module.as_operation(), |op| op_name(op) == "test.use");
+        let leaf = |op: MlirOperation| {
+            // SAFETY: the folder passes live ops.
+            (unsafe { name(op) } == "test.address").then_some(100)
+        };
+        // SAFETY: the use and its operands are live.
+        let folded: Vec<Option<i64>> =
+            (0..4).map(|k| unsafe { folded_int(mlirOperationGetOperand(uses[0], k), &leaf) }).collect();
+        assert_eq!(folded, [Some(7 - 2_147_483_647 - 2), Some(7), Some(107), None]);
+        // SAFETY: as above.
+        assert_eq!(unsafe { folded_int(mlirOperationGetOperand(uses[0], 2), &|_| None) }, None);
     }
 }

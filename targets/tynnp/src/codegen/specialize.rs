@@ -38,13 +38,16 @@ use crate::{error::TynnpError, kernel::split::specialized_symbol, target::SPECIA
 use melior::ir::{Location, OperationRef, attribute::AttributeLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_backend::{Builder, Error, KernelStep, TargetAttrs, Ty, constant_ints};
-use umac_tynnp_device::params::DM_BASE;
 use umac_dialects::{
-    ir::{attribute, collect, constant_int, folded_int, name, produced_by, i64_array, integer_value, op_name, symbol_name, top_level_ops, with_context},
+    ir::{
+        attribute, collect, constant_int, folded_int, i64_array, integer_value, name, op_name, produced_by,
+        symbol_name, top_level_ops, with_context,
+    },
     location::emit_error,
     text::{str_ref, string_from},
     umac::CALL_EXTERN,
 };
+use umac_tynnp_device::params::DM_BASE;
 
 /// The function attribute naming its tile table's and tile count's arguments.
 pub(crate) const TILE_ARGUMENTS: &str = "tynnp.tile_arguments";
