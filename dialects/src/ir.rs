@@ -211,6 +211,35 @@ pub fn static_tensor_shape(ty: MlirType) -> Option<Vec<i64>> {
     }
 }
 
+/// The sizes of a ranked shaped type (a dynamic one as MLIR's marker, `i64::MIN`).
+pub fn shape_of(ty: MlirType) -> Vec<i64> {
+    // SAFETY: a type handle is owned by its context; sizes are read only of a ranked shaped type.
+    unsafe {
+        if !mlirTypeIsAShaped(ty) || !mlirShapedTypeHasRank(ty) {
+            return Vec::new();
+        }
+        (0..mlirShapedTypeGetRank(ty) as isize).map(|d| mlirShapedTypeGetDimSize(ty, d)).collect()
+    }
+}
+
+/// A ranked memref type's strides and offset, in elements (`None` for a dynamic one), when its
+/// layout is strided.
+pub fn strides_and_offset(ty: MlirType) -> Option<(Vec<Option<i64>>, Option<i64>)> {
+    // SAFETY: a type handle is owned by its context; the strides fill a buffer of the memref's rank.
+    unsafe {
+        if !mlirTypeIsAMemRef(ty) || !mlirShapedTypeHasRank(ty) {
+            return None;
+        }
+        let rank = usize::try_from(mlirShapedTypeGetRank(ty)).ok()?;
+        let (mut strides, mut offset) = (vec![0; rank], 0);
+        if mlirMemRefTypeGetStridesAndOffset(ty, strides.as_mut_ptr(), &mut offset).value == 0 {
+            return None;
+        }
+        let known = |v: i64| (!mlirShapedTypeIsDynamicStrideOrOffset(v)).then_some(v);
+        Some((strides.into_iter().map(known).collect(), known(offset)))
+    }
+}
+
 /// The elements of a statically shaped memref of integers or floats and the bits of one.
 pub fn static_memref_bits(ty: MlirType) -> Option<(i64, i64)> {
     // SAFETY: the type is owned by its context; sizes and widths are read after the kind checks.

@@ -47,7 +47,7 @@ use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::ir::{
     VIEW_OPS, ancestor_in, attribute, build, collect, constant_int, identity_layout, name, op_name, produced_by,
-    producer, static_memref_bits, uses_before,
+    producer, shape_of, static_memref_bits, strides_and_offset, uses_before,
 };
 
 /// The registry entry.
@@ -86,22 +86,9 @@ struct Part {
 }
 
 /// A memref type's static strides and offset (elements), if its layout is strided and static.
-fn strides_and_offset(ty: MlirType) -> Option<(Vec<i64>, i64)> {
-    // SAFETY: the type is owned by its context; its strides fill a buffer of its rank.
-    unsafe {
-        let rank = mlirShapedTypeGetRank(ty) as usize;
-        let (mut strides, mut offset) = (vec![0; rank], 0);
-        if mlirMemRefTypeGetStridesAndOffset(ty, strides.as_mut_ptr(), &mut offset).value == 0 {
-            return None;
-        }
-        let dynamic = mlirShapedTypeGetDynamicStrideOrOffset();
-        (offset != dynamic && !strides.contains(&dynamic)).then_some((strides, offset))
-    }
-}
-
-fn shape(ty: MlirType) -> Vec<i64> {
-    // SAFETY: the caller passes a shaped type, owned by its context.
-    unsafe { (0..mlirShapedTypeGetRank(ty) as isize).map(|d| mlirShapedTypeGetDimSize(ty, d)).collect() }
+fn static_strides_and_offset(ty: MlirType) -> Option<(Vec<i64>, i64)> {
+    let (strides, offset) = strides_and_offset(ty)?;
+    Some((strides.into_iter().collect::<Option<_>>()?, offset?))
 }
 
 /// The bytes an element of a memref type takes, when whole.
@@ -121,9 +108,9 @@ unsafe fn part(target: MlirValue, block: MlirBlock) -> Option<Part> {
         let ty = mlirValueGetType(target);
         let (elements, _) = static_memref_bits(ty)?;
         let bytes = element_bytes(ty)?;
-        let (strides, offset) = strides_and_offset(ty)?;
+        let (strides, offset) = static_strides_and_offset(ty)?;
         let mut dense = 1;
-        for (&size, &stride) in shape(ty).iter().zip(&strides).rev() {
+        for (&size, &stride) in shape_of(ty).iter().zip(&strides).rev() {
             if size > 1 && stride != dense {
                 return None;
             }
@@ -203,10 +190,11 @@ unsafe fn touched_before(part: &Part, copy: MlirOperation, block: MlirBlock) -> 
                             }
                         }
                         ("memref.subview", Some(at)) => {
-                            let span = strides_and_offset(ty).zip(element_bytes(ty)).map(|((strides, offset), b)| {
-                                let last: i64 = shape(ty).iter().zip(&strides).map(|(&n, &s)| (n - 1) * s).sum();
-                                (at + offset * b, at + (offset + last + 1) * b)
-                            });
+                            let span =
+                                static_strides_and_offset(ty).zip(element_bytes(ty)).map(|((strides, offset), b)| {
+                                    let last: i64 = shape_of(ty).iter().zip(&strides).map(|(&n, &s)| (n - 1) * s).sum();
+                                    (at + offset * b, at + (offset + last + 1) * b)
+                                });
                             (span.unwrap_or(reach), None)
                         }
                         ("memref.expand_shape" | "memref.collapse_shape" | "memref.cast", at) => {
@@ -276,7 +264,7 @@ unsafe fn elide(copy: MlirOperation) {
             let dims: Vec<MlirAttribute> = (0..rank).map(|d| mlirIntegerAttrGet(i64_type, d)).collect();
             let group = mlirArrayAttrGet(context, rank as isize, dims.as_ptr());
             let reassociation = mlirArrayAttrGet(context, 1, &group);
-            let elements = shape(root_ty).iter().product::<i64>();
+            let elements = shape_of(root_ty).iter().product::<i64>();
             let flat_ty = mlirMemRefTypeContiguousGet(
                 mlirShapedTypeGetElementType(root_ty),
                 1,

@@ -50,7 +50,7 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use umac_dialects::{
     build::{Attr, Builder, Ty, Value},
-    ir::{body_ops, collect, constant_int, defined_inside, name, op_name, produced_by},
+    ir::{body_ops, collect, constant_int, defined_inside, name, op_name, produced_by, strides_and_offset},
 };
 
 mod dsp;
@@ -282,17 +282,9 @@ fn is_integer(ty: MlirType, width: u32) -> bool {
 /// # Safety
 /// `value` must be live.
 unsafe fn unit_stride(value: MlirValue) -> bool {
-    unsafe {
-        let ty = mlirValueGetType(value);
-        let rank = mlirShapedTypeGetRank(ty);
-        if !mlirTypeIsAMemRef(ty) || rank < 1 {
-            return false;
-        }
-        let mut strides = vec![0i64; rank as usize];
-        let mut offset = 0i64;
-        mlirMemRefTypeGetStridesAndOffset(ty, strides.as_mut_ptr(), &mut offset).value != 0
-            && strides.last() == Some(&1)
-    }
+    // SAFETY: the caller's contract.
+    let ty = unsafe { mlirValueGetType(value) };
+    strides_and_offset(ty).is_some_and(|(strides, _)| strides.last() == Some(&Some(1)))
 }
 
 fn is_jam(index: MlirValue, jam: Option<MlirValue>) -> bool {

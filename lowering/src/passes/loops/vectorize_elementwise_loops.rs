@@ -54,7 +54,7 @@ use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
-    ir::{build, collect, constant_int, defined_inside, name, op_name},
+    ir::{build, collect, constant_int, defined_inside, name, op_name, strides_and_offset},
     text::{str_ref, string_from},
 };
 
@@ -341,17 +341,7 @@ unsafe fn offset_along(index: MlirValue, iv: MlirValue, lp: MlirOperation) -> Op
 
 /// The strides of a memref type, if all are static.
 fn static_strides(ty: MlirType) -> Option<Vec<i64>> {
-    // SAFETY: the type is live; strides are read only for a ranked memref.
-    unsafe {
-        if !mlirTypeIsAMemRef(ty) {
-            return None;
-        }
-        let rank = usize::try_from(mlirShapedTypeGetRank(ty)).ok().filter(|r| *r > 0)?;
-        let mut strides = vec![0i64; rank];
-        let mut offset = 0i64;
-        let ok = mlirMemRefTypeGetStridesAndOffset(ty, strides.as_mut_ptr(), &mut offset).value != 0;
-        (ok && strides.iter().all(|s| !mlirShapedTypeIsDynamicStrideOrOffset(*s))).then_some(strides)
-    }
+    strides_and_offset(ty).filter(|(strides, _)| !strides.is_empty())?.0.into_iter().collect()
 }
 
 /// Builds ops in front of one op (`at`), all at one location.

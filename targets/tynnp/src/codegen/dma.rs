@@ -29,7 +29,10 @@ use crate::{
 use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike};
 use mlir_sys::*;
 use umac_backend::{Builder, OpView, Ty, Value};
-use umac_dialects::{ir::static_memref_bits, text::string_from};
+use umac_dialects::{
+    ir::{shape_of, static_memref_bits, strides_and_offset},
+    text::string_from,
+};
 use umac_tynnp_device::params::DM_BASE;
 
 /// The op.
@@ -53,25 +56,17 @@ fn side(ty: MlirType) -> Result<Side, TynnpError> {
     if bits % 8 != 0 {
         return Err(contract(&format!("copies whole bytes; an element has {bits} bits")));
     }
-    // SAFETY: `static_memref_bits` found a live memref type; its strides fill a buffer of its rank.
+    // SAFETY: `static_memref_bits` found a live memref type; its memory space is read.
     unsafe {
         let space = mlirMemRefTypeGetMemorySpace(ty);
         let dm = !space.ptr.is_null();
         if dm && !(mlirAttributeIsAString(space) && string_from(mlirStringAttrGetValue(space)) == DM_SPACE) {
             return Err(contract(&format!("copies between DDR (the default memory space) and DM (\"{DM_SPACE}\")")));
         }
-        let rank = mlirShapedTypeGetRank(ty);
-        let shape: Vec<i64> = (0..rank).map(|i| mlirShapedTypeGetDimSize(ty, i as isize)).collect();
-        let mut strides = vec![0; rank as usize];
-        let mut offset = 0;
-        if mlirMemRefTypeGetStridesAndOffset(ty, strides.as_mut_ptr(), &mut offset).value == 0 {
-            return Err(contract("takes memrefs of strided layouts"));
-        }
-        let dynamic = mlirShapedTypeGetDynamicStrideOrOffset();
-        if strides.contains(&dynamic) {
-            return Err(contract("takes memrefs of static strides"));
-        }
-        Ok(Side { dm, shape, strides, offset: (offset != dynamic).then_some(offset), bytes: bits / 8 })
+        let (strides, offset) = strides_and_offset(ty).ok_or_else(|| contract("takes memrefs of strided layouts"))?;
+        let strides: Vec<i64> =
+            strides.into_iter().collect::<Option<_>>().ok_or_else(|| contract("takes memrefs of static strides"))?;
+        Ok(Side { dm, shape: shape_of(ty), strides, offset, bytes: bits / 8 })
     }
 }
 
