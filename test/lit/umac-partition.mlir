@@ -90,6 +90,64 @@ func.func @merged(%x: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi32> {
 
 // -----
 
+// Siblings merge too: both convs read %x (constants do not count: each region copies its own).
+// The CPU op between them reads the first conv's result, so it moves after the call.
+// CHECK-LABEL: func.func @siblings(
+// CHECK: %[[R:.*]]:2 = call @vanilla_0(%{{.*}}) : (tensor<1x4x4x2xi8>) -> (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>)
+// CHECK-NEXT: tosa.abs %[[R]]#0
+// CHECK: func.func private @vanilla_0(
+// CHECK-COUNT-2: tosa.conv2d
+// CHECK-NOT: func.func private @vanilla_1
+func.func @siblings(%x: tensor<1x4x4x2xi8>) -> (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>) {
+  %w = "tosa.const"() <{values = dense<1> : tensor<2x1x1x2xi8>}> : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %a = tosa.abs %c : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
+  %c2 = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  return %a, %c2 : tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>
+}
+
+// -----
+
+// Convs sharing only constants are not siblings: two functions.
+// CHECK-LABEL: func.func @constants_only(
+// CHECK: call @vanilla_0
+// CHECK: call @vanilla_1
+func.func @constants_only(%x: tensor<1x4x4x2xi8>, %y: tensor<1x4x4x2xi8>) -> (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>) {
+  %w = "tosa.const"() <{values = dense<1> : tensor<2x1x1x2xi8>}> : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c2 = tosa.conv2d %y, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  return %c, %c2 : tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>
+}
+
+// -----
+
+// The second conv, reached from the first through the CPU, stays apart from it (merged, the call
+// would need its own result); the third, a sibling of the first through %x, joins the first.
+// CHECK-LABEL: func.func @sibling_cycle(
+// CHECK: %[[R:.*]]:2 = call @vanilla_0(%arg0)
+// CHECK-NEXT: tosa.cast %[[R]]#0
+// CHECK-NEXT: tosa.add
+// CHECK-NEXT: %[[S:.*]] = call @vanilla_1(
+// CHECK-NEXT: tosa.add %[[S]], %[[R]]#1
+func.func @sibling_cycle(%x: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi32> {
+  %w = "tosa.const"() <{values = dense<1> : tensor<2x1x1x2xi8>}> : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %n = tosa.cast %c : (tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi8>
+  %s = tosa.add %x, %n : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8>
+  %c2 = tosa.conv2d %s, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c3 = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %o = tosa.add %c2, %c3 : (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
+  return %o : tensor<1x4x4x2xi32>
+}
+
+// -----
+
 // No merge through ops of another target: two functions, the CPU ops between them (the int32
 // clamp is the first composite's optional clamp).
 // CHECK-LABEL: func.func @split(

@@ -391,11 +391,12 @@ fn tynnp_kernels_have_plans_in_the_metadata() {
     // 16 output channels, the 32-cycle fill per tile and a cycle per pixel and block.
     assert_eq!(plan["unit_cycles"]["nu"].as_u64(), Some(25 * 5 * 3 * 4 + 2 * 32 + 25 * 5 * 4));
     assert_eq!(plan["expected_cycles"], plan["unit_cycles"]["nu"]);
-    // The mailbox of copies' tokens of the function of 11 kernels: 44 bytes of .dmem, which the
-    // header tells firmware to place in the control unit's DMEM.
-    assert_eq!((m["local_bytes"].as_u64(), m["sections"][".dmem"].as_u64()), (Some(44), Some(44)), "{m}");
+    // The mailboxes of copies' tokens, a word a kernel, of the function of 11 kernels and of the
+    // function of the four lookups: 60 bytes of .dmem, which the header tells firmware to place
+    // in the control unit's DMEM.
+    assert_eq!((m["local_bytes"].as_u64(), m["sections"][".dmem"].as_u64()), (Some(60), Some(60)), "{m}");
     let header = std::fs::read_to_string(out.join("model.h")).unwrap();
-    assert!(header.contains(" * Local: 44 bytes in section .dmem,"), "{header}");
+    assert!(header.contains(" * Local: 60 bytes in section .dmem,"), "{header}");
     assert!(header.contains("`.dmem (NOLOAD) : { *(.dmem) } > DMEM`"), "{header}");
     assert!(!header.contains("section .dmem."), "not constants: {header}");
 }

@@ -141,14 +141,17 @@ fn plan_function<'c, 'a>(
     matches.sort_by_key(|(_, _, m)| position[&key(&m.root_op())]);
 
     // Group into regions; merge a match into the latest region of its backend that it consumes
-    // from, when no path leaves the region and comes back through another op.
+    // from or shares an input with (siblings, such as the lookups of one softmax reading one
+    // tensor), when no path leaves the region and comes back through another op.
     let mut regions: Vec<Region> = Vec::new();
     for (b, name, m) in matches {
         let new_ops: Vec<OperationRef> = m.ops.iter().map(|(_, o)| *o).collect();
         let merge_into = if backends[b].backend.merge_compiler_regions() {
-            regions
-                .iter()
-                .rposition(|r| r.backend == b && consumes(&new_ops, &r.ops) && !creates_cycle(&r.ops, &new_ops))
+            regions.iter().rposition(|r| {
+                r.backend == b
+                    && (consumes(&new_ops, &r.ops) || shares_input(&new_ops, &r.ops))
+                    && !creates_cycle(&r.ops, &new_ops)
+            })
         } else {
             None
         };
@@ -246,6 +249,31 @@ unsafe fn top_level_ancestor(mut user: MlirOperation, of: MlirOperation) -> Mlir
 fn consumes(new_ops: &[OperationRef], region: &[OperationRef]) -> bool {
     let new: HashSet<usize> = new_ops.iter().map(key).collect();
     region.iter().any(|op| users(op).iter().any(|u| new.contains(&key(u))))
+}
+
+/// Whether an op of `new_ops` reads a value that an op of `region` reads too, other than a
+/// constant (each region copies its constants) and other than one of their own results.
+fn shares_input(new_ops: &[OperationRef], region: &[OperationRef]) -> bool {
+    let inside: HashSet<usize> = new_ops.iter().chain(region).map(key).collect();
+    let inputs = |ops: &[OperationRef]| {
+        let mut values = HashSet::new();
+        for op in ops {
+            // SAFETY: the ops are live; their operands are only read.
+            unsafe {
+                for_each_operand(op.to_raw(), &mut |value| {
+                    let outside = !mlirValueIsAOpResult(value) || {
+                        let owner = mlirOpResultGetOwner(value);
+                        !is_constant_op(&name(owner)) && !inside.contains(&(owner.ptr as usize))
+                    };
+                    if outside {
+                        values.insert(value.ptr as usize);
+                    }
+                });
+            }
+        }
+        values
+    };
+    !inputs(new_ops).is_disjoint(&inputs(region))
 }
 
 /// Whether merging `a` and `b` would create a cycle: a path from one to the other through ops of
