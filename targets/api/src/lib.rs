@@ -426,8 +426,8 @@ pub trait Backend: Send + Sync {
         None
     }
 
-    /// Whether adjacent regions of this backend (one consuming the other, with no op of another
-    /// target between them) become one function.
+    /// Whether regions of this backend where one consumes the other or both read one value become
+    /// one function (when no path leaves it through another target's op and comes back).
     fn merge_compiler_regions(&self) -> bool {
         true
     }

@@ -1,7 +1,8 @@
 //! The partitioner (TVM's `MergeComposite` → `AnnotateTarget` → `MergeCompilerRegions` →
 //! `PartitionGraph`): in each public function, match the backends' composite patterns (the
 //! earlier backend in the target string wins an op), group matches of one backend into regions
-//! (adjacent ones merged when the backend allows), and outline each region into
+//! (one consuming another's result or reading a value it reads merged, when the backend allows
+//! and no path through other ops leads out and back), and outline each region into
 //! `func.func private @<target>_<n>` with `umac.target` and `umac.composite`, called from where it
 //! was. Everything unclaimed stays for the CPU. Constants a region uses are copied into it.
 
