@@ -200,10 +200,9 @@ fn dm_address(op: MlirOperation) -> Option<i64> {
 /// The constants the calls pass as each i32 argument of `entry` (`None` for an argument of
 /// another type or one some call passes a value that is not a constant).
 fn constant_arguments(entry: MlirBlock, calls: &[MlirOperation]) -> Vec<Option<Vec<i32>>> {
-    // SAFETY: `entry` is a live block; the calls are live ops.
+    // SAFETY: `entry` is a live block of a function; the calls are live ops.
     unsafe {
-        let context = mlirOperationGetContext(*calls.first().expect("a group has a call"));
-        let i32_type = mlirIntegerTypeGet(context, 32);
+        let i32_type = mlirIntegerTypeGet(mlirOperationGetContext(mlirBlockGetParentOperation(entry)), 32);
         (0..mlirBlockGetNumArguments(entry) as usize)
             .map(|k| {
                 if !mlirTypeEqual(mlirValueGetType(mlirBlockGetArgument(entry, k as isize)), i32_type) {
