@@ -111,6 +111,12 @@ pub unsafe fn ancestor_in(mut op: MlirOperation, block: MlirBlock) -> Option<Mli
 pub const VIEW_OPS: &[&str] =
     &["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast", "memref.reinterpret_cast"];
 
+/// Whether an op named `name` gives a view of its first operand's bytes: one of [`VIEW_OPS`] or
+/// a `memref.view` (what follows a buffer to the allocation it lives in, or to its users).
+pub fn views_bytes(name: &str) -> bool {
+    name == "memref.view" || VIEW_OPS.contains(&name)
+}
+
 /// A model's own control flow after `tosa-to-scf` (TFLite's IF and WHILE): the executor keeps it,
 /// and the ops of its regions are operators and planning steps of their own.
 pub const CONTROL_FLOW_OPS: &[&str] = &["scf.if", "scf.while", "scf.index_switch"];

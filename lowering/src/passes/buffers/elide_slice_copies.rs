@@ -46,8 +46,8 @@ use crate::{
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use umac_dialects::ir::{
-    VIEW_OPS, ancestor_in, attribute, build, collect, constant_int, identity_layout, name, op_name, produced_by,
-    producer, shape_of, static_memref_bits, strides_and_offset, uses_before,
+    ancestor_in, attribute, build, collect, constant_int, identity_layout, name, op_name, produced_by, producer,
+    shape_of, static_memref_bits, strides_and_offset, uses_before, views_bytes,
 };
 
 /// The registry entry.
@@ -176,7 +176,7 @@ unsafe fn touched_before(part: &Part, copy: MlirOperation, block: MlirBlock) -> 
                 let index = mlirOpOperandGetOperandNumber(used);
                 used = mlirOpOperandGetNextUse(used);
                 let kind = name(owner);
-                if index == 0 && (VIEW_OPS.contains(&kind.as_str()) || kind == "memref.view") {
+                if index == 0 && views_bytes(&kind) {
                     let result = mlirOperationGetResult(owner, 0);
                     let ty = mlirValueGetType(result);
                     let bytes = static_memref_bits(ty).zip(element_bytes(ty)).map(|((n, _), b)| n * b);

@@ -51,8 +51,8 @@ use mlir_sys::*;
 use std::collections::HashMap;
 use umac_dialects::{
     ir::{
-        CONTROL_FLOW_OPS, LOOP_OPS, VIEW_OPS, attribute, build, function_type, has_body, is_private, name, op_name,
-        set_function_type, static_memref_bits, top_level_ops,
+        CONTROL_FLOW_OPS, LOOP_OPS, attribute, build, function_type, has_body, is_private, name, op_name,
+        set_function_type, static_memref_bits, top_level_ops, views_bytes,
     },
     text::{attribute_text, str_ref, type_text},
     umac::{
@@ -155,7 +155,7 @@ unsafe fn root_alloc(mut value: MlirValue) -> Option<MlirOperation> {
             if name == "memref.alloc" {
                 return Some(owner);
             }
-            if !VIEW_OPS.contains(&name.as_str()) && name != "memref.view" {
+            if !views_bytes(&name) {
                 return None;
             }
             value = mlirOperationGetOperand(owner, 0);
@@ -407,7 +407,7 @@ unsafe fn called_with(buffer: MlirValue) -> bool {
                 if kind.ends_with("call") || kind.ends_with("call_extern") {
                     return true;
                 }
-                if VIEW_OPS.contains(&kind.as_str()) || kind == "memref.view" {
+                if views_bytes(&kind) {
                     pending.push(mlirOperationGetResult(user, 0));
                 }
                 use_ = mlirOpOperandGetNextUse(use_);

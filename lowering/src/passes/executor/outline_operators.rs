@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use umac_dialects::{
     ir::{
         CONTROL_FLOW_OPS, VIEW_OPS, build, constant_int, defined_inside, function_type_get, has_body, identity_layout,
-        is_private, name, op_name, private_function, static_memref_bits, symbol_name,
+        is_private, name, op_name, private_function, static_memref_bits, symbol_name, views_bytes,
     },
     text::str_ref,
 };
@@ -286,7 +286,7 @@ unsafe fn rebuilt_inside(value: MlirValue) -> bool {
         let owner = mlirOpResultGetOwner(value);
         match name(owner).as_str() {
             "arith.constant" | "memref.get_global" | "ub.poison" | "memref.alloca" => true,
-            view if view == "memref.view" || VIEW_OPS.contains(&view) => !identity_layout(mlirValueGetType(value)),
+            view if views_bytes(view) => !identity_layout(mlirValueGetType(value)),
             _ => false,
         }
     }
