@@ -147,6 +147,31 @@ pub unsafe fn i64_array(attribute: MlirAttribute) -> Option<Vec<i64>> {
     }
 }
 
+/// Every integer of a dense integer elements attribute, in order (a splat as many times as the
+/// type has elements), sign-extended from the element type's width (1, 8, 16, 32 or 64 bits).
+///
+/// # Safety
+/// `attribute` must be live.
+pub unsafe fn dense_ints(attribute: MlirAttribute) -> Option<Vec<i64>> {
+    // SAFETY: the caller's contract; elements are read after the kind checks, within the count.
+    unsafe {
+        if !mlirAttributeIsADenseIntElements(attribute) {
+            return None;
+        }
+        let count = mlirElementsAttrGetNumElements(attribute) as isize;
+        let element = mlirShapedTypeGetElementType(mlirAttributeGetType(attribute));
+        let read: fn(MlirAttribute, isize) -> i64 = match mlirIntegerTypeGetWidth(element) {
+            1 => |a, i| i64::from(mlirDenseElementsAttrGetBoolValue(a, i)),
+            8 => |a, i| i64::from(mlirDenseElementsAttrGetInt8Value(a, i)),
+            16 => |a, i| i64::from(mlirDenseElementsAttrGetInt16Value(a, i)),
+            32 => |a, i| i64::from(mlirDenseElementsAttrGetInt32Value(a, i)),
+            64 => |a, i| mlirDenseElementsAttrGetInt64Value(a, i),
+            _ => return None,
+        };
+        Some((0..count).map(|i| read(attribute, i)).collect())
+    }
+}
+
 /// The integer an `arith.constant` producing `value` holds.
 ///
 /// # Safety
@@ -199,6 +224,20 @@ pub unsafe fn folded_int(value: MlirValue, leaf: &dyn Fn(MlirOperation) -> Optio
 pub unsafe fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
     // SAFETY: the caller's contract.
     unsafe { attribute(produced_by(value, "arith.constant")?, "value") }
+}
+
+/// The elements attribute of the `tosa.const` (its `values`) or `arith.constant` producing `value`.
+///
+/// # Safety
+/// `value` must be live.
+pub unsafe fn constant_elements(value: MlirValue) -> Option<MlirAttribute> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match produced_by(value, "tosa.const") {
+            Some(op) => attribute(op, "values"),
+            None => constant_value(value),
+        }
+    }
 }
 
 /// Sets the discardable attribute `name` of `op` to `value`.
