@@ -85,6 +85,7 @@ impl<'a> EntrySteps<'a> {
         if let Some(name) = self.rename {
             steps.push(format!("umac-rename-entry{{entry={entry} name={}}}", quote(name)));
         }
+        steps.push(stages::GRAPH_OPTIMIZATIONS.to_string());
         steps.join(",")
     }
 }
@@ -256,7 +257,8 @@ mod tests {
         assert_eq!(
             pipeline.parts[0].text,
             "umac-legalize-tfl-lstm,tosa-to-mlprogram,umac-isolate-global-values,umac-specialize-entry{entry=main shapes=2x4},\
-             umac-strip-entry-attributes{entry=main},umac-rename-entry{entry=main name=kws}"
+             umac-strip-entry-attributes{entry=main},umac-rename-entry{entry=main name=kws},\
+             func.func(umac-tabulate-lookups)"
         );
         assert!(pipeline.parts[1].text.is_empty() && pipeline.parts[2].text.is_empty(), "no accelerators, no part");
         let text = pipeline.text();

@@ -24,6 +24,7 @@ pub mod schedule;
 pub mod stages;
 mod stderr_capture;
 pub mod supported_ops;
+mod tosa_elementwise;
 pub mod transform;
 mod unit_expansion;
 mod windows;

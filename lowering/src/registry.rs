@@ -65,6 +65,7 @@ const BUILTIN: &[PassInfo] = &[
     passes::graph::strip_entry_attributes::INFO,
     passes::graph::expose_intermediates::INFO,
     passes::graph::rename_entry::INFO,
+    passes::graph::tabulate_lookups::INFO,
     passes::graph::on_target_functions::INFO,
     passes::buffers::order_constant_globals::INFO,
     passes::buffers::strided_copy_to_linalg::INFO,

@@ -69,6 +69,11 @@ fn passes(text: &str) -> Step {
     Step::Passes(text.to_string())
 }
 
+/// The graph optimizations every target gets, after the entry's shapes are static and before
+/// accelerators partition the graph: several table lookups of one index and the arithmetic
+/// combining them become one lookup (`umac-tabulate-lookups`: softmax's exponentials).
+pub const GRAPH_OPTIMIZATIONS: &str = "func.func(umac-tabulate-lookups)";
+
 /// TOSA → linalg/arith/tensor/scf on tensors, with `$rescale` lowering `tosa.apply_scale` (the
 /// int8 rescale arithmetic) instead of leaving it behind; `arith`/`math` ops on tensors beside
 /// TOSA (the f32 division TOSA lacks, which the `.tflite` reader writes for QUANTIZE) as

@@ -12,4 +12,5 @@ pub mod rename_entry;
 pub mod resolve_slice_sizes;
 pub mod set_entry_shapes;
 pub mod strip_entry_attributes;
+pub mod tabulate_lookups;
 pub mod verify;
