@@ -264,6 +264,9 @@ struct Chain {
 
 const INDEX: usize = usize::MAX;
 
+/// The integer widths of an index and a table's entries.
+const WIDTHS: [u32; 3] = [8, 16, 32];
+
 impl Chain {
     /// The chain from `index` worth tabulating, if any.
     ///
@@ -273,6 +276,9 @@ impl Chain {
         // SAFETY: the caller's contract; operands, results and uses of live ops are live.
         unsafe {
             let shape = static_tensor_shape(mlirValueGetType(index))?;
+            if !WIDTHS.contains(&element_bits(mlirValueGetType(index))?) {
+                return None;
+            }
             let (lo, hi) = ranges.of(index)?;
             let start = match producer(index) {
                 Some(op) => ops.iter().position(|&o| o.ptr == op.ptr)? + 1,
@@ -321,7 +327,7 @@ impl Chain {
                     .sum();
                 let lookups = members.iter().filter(|&&m| matches!(chain[m].1.kind, Kind::Table(_))).count();
                 let bytes = (hi - lo + 1) * i64::from(e.bits.div_ceil(8));
-                if !only_inside || lookups < 2 || bytes > table_bytes {
+                if !only_inside || lookups < 2 || bytes > table_bytes || !WIDTHS.contains(&e.bits) {
                     continue;
                 }
                 let Some(table) = tabulate(&chain, &members, lo, hi) else { continue };
