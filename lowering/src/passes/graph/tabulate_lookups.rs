@@ -3,19 +3,19 @@
 //!
 //! TFLite's int8 softmax, as the TOSA converter writes it (and umac's .tflite reader after it),
 //! computes `exp(x - max(x))` with four `tosa.table`s of 513 int16 entries over the same index,
-//! each interpolated, then shifts and adds the four parts into one Q0.31 value. The index is a
-//! difference of two int8 values: it takes at most 511 values. Every value the chain can produce is
-//! computed here, exactly as TOSA defines each op ([`crate::tosa_elementwise`]), into one int32
-//! table of 511 entries (2,044 bytes in place of 4,104) read by one elementwise `linalg.generic`
+//! each interpolated, then shifts and adds the four parts into one Q0.31 value. The index is
+//! `x - max(x)` of int8 values: it takes at most 256 values, -255 to 0. Every value the chain can
+//! produce is computed here, exactly as TOSA defines each op ([`crate::tosa_elementwise`]), into
+//! one int32 table of 256 entries (1,024 bytes in place of 4,104) read by one elementwise `linalg.generic`
 //! (as TOSA's lowering writes a `tosa.gather`, without its reshapes to and from `1xNx1`, so
 //! fusion and `umac-recompute-elementwise` take it like any elementwise op):
 //! ```mlir
-//! %d = tosa.sub %x, %max : (tensor<1x12xi32>, tensor<1x1xi32>) -> tensor<1x12xi32>  // in [-255, 255]
+//! %d = tosa.sub %x, %max : (tensor<1x12xi32>, tensor<1x1xi32>) -> tensor<1x12xi32>  // in [-255, 0]
 //! %i = tosa.rescale %d, ... -> tensor<1x12xi16>
 //! %a = tosa.table %i, %t0 ...   %b = tosa.table %i, %t1 ...   (four)
 //! %s = tosa.logical_left_shift %a, %c17 ...   %e = tosa.add %s, ...   (shifts and adds)
 //! // becomes
-//! %table = arith.constant dense<[...]> : tensor<511xi32>
+//! %table = arith.constant dense<[...]> : tensor<256xi32>
 //! %e = linalg.generic {identity maps, parallel} ins(%d) outs(tensor.empty) {
 //! ^bb0(%v: i32, %out: i32):
 //!   %k = arith.subi %v, %c-255   %p = arith.index_cast %k   %y = tensor.extract %table[%p]
@@ -24,7 +24,8 @@
 //! ```
 //! The chain is found from each `tosa.table`: its index is followed back through integer
 //! elementwise ops of one non-constant operand to the earliest value whose range (from the element
-//! types, constants, rescales, reductions and interval arithmetic) holds at most
+//! types, constants, rescales, reductions, interval arithmetic, and a value less its own maximum
+//! or minimum) holds at most
 //! [`MAX_ENTRIES`] values; from there every elementwise op computable from that value alone (and
 //! splat constants) joins, in the value's shape. A value of the chain that others read is a
 //! candidate result when no other value of the chain is read outside the ops that compute it. It
@@ -204,7 +205,12 @@ impl Ranges {
                     let [(a, b), (c, d)] = [inputs[0], inputs[1]];
                     let (lo, hi) = match e.kind {
                         Kind::Add => (a + c, b + d),
-                        Kind::Sub => (a - d, b - c),
+                        // x - max(x) is never positive, x - min(x) never negative.
+                        Kind::Sub => match reduced_from(op) {
+                            Some("tosa.reduce_max") => (a - d, 0),
+                            Some("tosa.reduce_min") => (0, b - c),
+                            _ => (a - d, b - c),
+                        },
                         Kind::Maximum => (a.max(c), b.max(d)),
                         Kind::Minimum => (a.min(c), b.min(d)),
                         _ => return None,
@@ -243,6 +249,24 @@ impl Ranges {
 
 /// An op of a chain: the op, what it computes, and its element inputs.
 type Link = (MlirOperation, Elementwise, Vec<Input>);
+
+/// For `a - r` where `r` reduces `a` itself (`tosa.reduce_max` or `tosa.reduce_min`, over an axis
+/// of `a`, kept as a unit dimension), the reduction's name.
+///
+/// # Safety
+/// `sub` must be a live op of two operands.
+unsafe fn reduced_from(sub: MlirOperation) -> Option<&'static str> {
+    // SAFETY: the caller's contract; operands of live ops are live.
+    unsafe {
+        let reduction = producer(mlirOperationGetOperand(sub, 1))?;
+        let kind = match name(reduction).as_str() {
+            "tosa.reduce_max" => "tosa.reduce_max",
+            "tosa.reduce_min" => "tosa.reduce_min",
+            _ => return None,
+        };
+        mlirValueEqual(mlirOperationGetOperand(reduction, 0), mlirOperationGetOperand(sub, 0)).then_some(kind)
+    }
+}
 
 /// An operand of an op of a chain.
 #[derive(Clone, Copy)]
