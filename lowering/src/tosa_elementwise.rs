@@ -9,7 +9,7 @@
 
 use mlir_sys::*;
 use umac_dialects::{
-    ir::{attribute, constant_elements, dense_ints, name},
+    ir::{attribute, constant_elements, dense_ints, integer_value, name},
     text::attribute_text,
 };
 
@@ -109,15 +109,6 @@ unsafe fn flag(op: MlirOperation, name: &str) -> bool {
     unsafe { attribute(op, name).is_some_and(|a| mlirAttributeIsABool(a) && mlirBoolAttrGetValue(a)) }
 }
 
-/// An integer attribute of `op`.
-///
-/// # Safety
-/// `op` must be live.
-unsafe fn int_attribute(op: MlirOperation, name: &str) -> Option<i64> {
-    // SAFETY: the caller's contract; the attribute is read after the kind check.
-    unsafe { attribute(op, name).filter(|&a| mlirAttributeIsAInteger(a)).map(|a| mlirIntegerAttrGetValueInt(a)) }
-}
-
 impl Elementwise {
     /// `op` when it is an integer elementwise op of this module with constant parameters.
     ///
@@ -171,7 +162,10 @@ impl Elementwise {
                 "tosa.logical_left_shift" => Kind::LogicalLeftShift,
                 "tosa.logical_right_shift" => Kind::LogicalRightShift,
                 "tosa.arithmetic_right_shift" => Kind::ArithmeticRightShift { round: flag(op, "round") },
-                "tosa.clamp" => Kind::Clamp { min: int_attribute(op, "min_val")?, max: int_attribute(op, "max_val")? },
+                "tosa.clamp" => {
+                    let bound = |name| integer_value(melior::ir::Attribute::from_raw(attribute(op, name)?));
+                    Kind::Clamp { min: bound("min_val")?, max: bound("max_val")? }
+                }
                 _ => return None,
             };
             Some(Elementwise { kind, input_bits, bits })

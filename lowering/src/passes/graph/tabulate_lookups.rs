@@ -45,7 +45,7 @@ use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 use umac_dialects::{
     build::{Attr, Builder, Ty, projection},
-    ir::{name, producer, static_tensor_shape, with_context},
+    ir::{body_ops, has_body, name, producer, static_tensor_shape, with_context},
 };
 
 /// The registry entry.
@@ -67,6 +67,9 @@ struct TabulateLookups;
 
 impl UmacPass for TabulateLookups {
     fn run(&mut self, operation: OperationRef) -> Result<(), Error> {
+        if !has_body(&operation) {
+            return Ok(());
+        }
         // One chain at a time (a rewrite changes what the others see); each removes two lookups
         // or more, so this ends.
         // SAFETY: the function is live; each chain is found in it as it is now.
@@ -78,38 +81,14 @@ impl UmacPass for TabulateLookups {
     }
 }
 
-/// The ops of the function's body, in order.
-///
-/// # Safety
-/// `function` must be live.
-unsafe fn body(function: MlirOperation) -> Vec<MlirOperation> {
-    // SAFETY: the caller's contract; ops are read while the block is live.
-    unsafe {
-        let mut ops = Vec::new();
-        if mlirOperationGetNumRegions(function) == 0 {
-            return ops;
-        }
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
-        if block.ptr.is_null() {
-            return ops;
-        }
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            ops.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-        ops
-    }
-}
-
 /// The first chain worth tabulating in `function`.
 ///
 /// # Safety
-/// `function` must be live.
+/// `function` must be live, with a body.
 unsafe fn find(function: MlirOperation) -> Option<Chain> {
     // SAFETY: the caller's contract; operands of live ops are live.
     unsafe {
-        let ops = body(function);
+        let ops = body_ops(function);
         let mut ranges = Ranges::default();
         let mut tried = HashSet::new();
         for &op in &ops {
